@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Named fault points with the semantics of the kernel's struct fault_attr.
+ *
+ * A fault point is a global struct fault_attr defined once with
+ * DEFINE_FAULT_POINT() and registered automatically at program start. Call
+ * sites ask fault_should_fail(&point, size) on the path that can fail in the
+ * kernel (an allocation, an I/O) and take their real error path when it
+ * returns true.
+ *
+ * Decision order (cheapest first, as lib/fault-inject.c does):
+ *   1. the per-thread fail-nth countdown, if armed on this thread;
+ *   2. the point's own "nth" one-shot countdown;
+ *   3. times == 0 -> never (times < 0 means unlimited);
+ *   4. space: a byte budget consumed before any failure is allowed;
+ *   5. interval: only every interval-th call is a candidate;
+ *   6. probability (percent) against the seeded PRNG.
+ *
+ * Configuration comes from the environment variable TTM_FAULTS (read once, on
+ * the first fault_should_fail() or fault_init_from_env() call), or from
+ * fault_configure() with the same syntax:
+ *
+ *   TTM_FAULTS="pool_alloc:probability=10,times=5;bo_alloc:nth=3;seed=42"
+ *
+ * A point name of "all" applies the settings to every registered point.
+ * TTM_FAULTS_SEED overrides the seed. Bad strings are rejected with a message
+ * naming the token.
+ *
+ * With the meson option fault_inject=false (FAULT_INJECT_ENABLED == 0) every
+ * hook is a static inline returning false, so call sites need no #ifdef and
+ * the compiler removes them.
+ *
+ * Thread safety: fault_should_fail() may be called from any thread. The
+ * configuration calls must not race with each other (configure before the
+ * workload starts, or from a single controlling thread).
+ */
+#ifndef FAULT_INJECT_H
+#define FAULT_INJECT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef FAULT_INJECT_ENABLED
+#define FAULT_INJECT_ENABLED 1
+#endif
+
+/**
+ * struct fault_attr - one named fault point.
+ * @name: stable name used in TTM_FAULTS and by the listing tool.
+ * @probability: percent chance (0..100) that a candidate call fails.
+ * @interval: only every @interval-th call is a candidate (0 or 1: every call).
+ * @times: failures left to inject; -1 for unlimited, 0 disables the point.
+ * @space: bytes that must be consumed (by @size of calls) before failing.
+ * @verbose: 0 silent, 1 one line per injected failure, 2 with a backtrace.
+ * @nth: one-shot: the nth hit (1-based) from now fails; 0 when unarmed.
+ * @hits: calls that reached this point since the last reset.
+ * @fired: failures injected since the last reset.
+ * @next: registry link, owned by the registry.
+ *
+ * All fields are atomics because hot paths read them without a lock.
+ */
+struct fault_attr {
+	const char *name;
+	atomic_ulong probability;
+	atomic_ulong interval;
+	atomic_long times;
+	atomic_long space;
+	atomic_ulong verbose;
+	atomic_ulong nth;
+	atomic_ulong hits;
+	atomic_ulong fired;
+	struct fault_attr *next;
+};
+
+#define FAULT_ATTR_INITIALIZER(str)                                                                \
+	{                                                                                          \
+		.name = (str), .probability = 0, .interval = 1, .times = 0, .space = 0,            \
+		.verbose = 0, .nth = 0, .hits = 0, .fired = 0, .next = NULL                        \
+	}
+
+void fault_register(struct fault_attr *attr);
+
+/*
+ * DEFINE_FAULT_POINT - define and register a fault point. Use once, in a .c
+ * file, at file scope; declare it elsewhere with extern struct fault_attr.
+ */
+#define DEFINE_FAULT_POINT(var, str)                                                               \
+	struct fault_attr var = FAULT_ATTR_INITIALIZER(str);                                       \
+	static void __attribute__((constructor)) fault_register_##var(void)                        \
+	{                                                                                          \
+		fault_register(&var);                                                              \
+	}
+
+#if FAULT_INJECT_ENABLED
+/**
+ * fault_should_fail - should this call at @attr fail?
+ * @attr: the point.
+ * @size: bytes this call would allocate or transfer (for @space), 0 if n/a.
+ *
+ * Returns true when the caller must take its failure path. Never blocks.
+ */
+bool fault_should_fail(struct fault_attr *attr, size_t size);
+#else
+static inline bool fault_should_fail(struct fault_attr *attr, size_t size)
+{
+	(void)attr;
+	(void)size;
+	return false;
+}
+#endif
+
+/**
+ * fault_configure - apply a TTM_FAULTS-syntax string.
+ * @spec: the string.
+ * @err: buffer for a message naming the bad token, may be NULL.
+ * @errlen: size of @err.
+ *
+ * Returns 0 on success, -EINVAL on a syntax error or unknown point/key (no
+ * setting of @spec is applied then), -ENOTSUP when fault points are compiled
+ * out and @spec is not empty.
+ */
+int fault_configure(const char *spec, char *err, size_t errlen);
+
+/*
+ * fault_init_from_env - read TTM_FAULTS / TTM_FAULTS_SEED once. Returns 0 or
+ * the fault_configure() error; on error the message is printed to stderr.
+ */
+int fault_init_from_env(void);
+
+/* Clear every point's configuration and counters (not the seed). */
+void fault_reset_all(void);
+/* Clear one point's configuration and counters. */
+void fault_reset(struct fault_attr *attr);
+
+/* Seed of the PRNG deciding probabilistic failures; printed on first use. */
+void fault_set_seed(uint64_t seed);
+uint64_t fault_get_seed(void);
+
+/* Look a point up by name; NULL when there is none. */
+struct fault_attr *fault_lookup(const char *name);
+
+/* Call @fn for every registered point, in name order. */
+void fault_for_each(void (*fn)(struct fault_attr *attr, void *data), void *data);
+/* Number of registered points. */
+size_t fault_count(void);
+
+/* Arm the point's one-shot nth countdown: the @nth next hit fails (0 disarms). */
+void fault_set_nth(struct fault_attr *attr, unsigned long nth);
+
+/*
+ * Per-thread fail-nth (the kernel's /proc/self/fail-nth): the @nth next hit of
+ * any point on the calling thread fails; 0 disarms. When @only is not NULL,
+ * only hits of that point count.
+ */
+void fault_thread_fail_nth(struct fault_attr *only, unsigned long nth);
+/* Remaining countdown on this thread (0 once it fired or when unarmed). */
+unsigned long fault_thread_nth_pending(void);
+
+/* Print every point with its configuration and counters, one per line. */
+void fault_print(FILE *out);
+
+/* Total failures injected across all points since the last reset. */
+unsigned long fault_total_fired(void);
+
+#endif /* FAULT_INJECT_H */
