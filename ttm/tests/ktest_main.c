@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#define _GNU_SOURCE
 #include "ktest.h"
 
 #include <fnmatch.h>
@@ -86,6 +85,16 @@ static bool ktest_selected(const struct ktest_case *c, int argc, char **argv)
 	return !any;
 }
 
+/* Runs one case; 0 ran to the end, 1 aborted by ASSERT_*, 2 skipped. */
+static int ktest_run_case(struct ktest_case *c)
+{
+	int how = setjmp(ktest_jmp);
+
+	if (how == 0)
+		c->fn();
+	return how;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned passed = 0, failed = 0, skipped = 0, n = 0;
@@ -106,7 +115,7 @@ int main(int argc, char **argv)
 	ktest_seed_value = seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL);
 	printf("TAP version 13\n# KTEST_SEED=%llu\n", (unsigned long long)ktest_seed_value);
 	for (struct ktest_case *c = ktest_head; c; c = c->next) {
-		volatile int how;
+		int how;
 
 		if (!ktest_selected(c, argc, argv))
 			continue;
@@ -114,9 +123,7 @@ int main(int argc, char **argv)
 		atomic_store(&ktest_case_failed, 0);
 		ktest_rng = ktest_seed_value * 0x9e3779b97f4a7c15ull + n;
 		ktest_skip_why = NULL;
-		how = setjmp(ktest_jmp);
-		if (how == 0)
-			c->fn();
+		how = ktest_run_case(c);
 		if (how == 2) {
 			printf("ok %u - %s # SKIP %s\n", n, c->name, ktest_skip_why);
 			skipped++;

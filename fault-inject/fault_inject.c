@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fault points with the kernel's fault_attr semantics; see fault_inject.h.
+ *
+ * The registry is a singly linked list kept sorted by name and protected by
+ * registry_lock; points are only ever added (at program start, by
+ * constructors), so fault_should_fail() never takes the lock.
+ */
+#include "fault_inject.h"
+
+#include <errno.h>
+#include <execinfo.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fault_attr *registry;
+static size_t registry_count;
+
+static atomic_uint_fast64_t fault_seed = 0x5eed5eed5eedull;
+static atomic_uint_fast64_t fault_rng_counter;
+static atomic_bool seed_printed;
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static int env_result;
+
+/* Per-thread fail-nth countdown (the kernel's /proc/self/fail-nth). */
+static _Thread_local unsigned long thread_nth;
+static _Thread_local struct fault_attr *thread_nth_only;
+
+void fault_register(struct fault_attr *attr)
+{
+	struct fault_attr **p;
+
+	pthread_mutex_lock(&registry_lock);
+	for (p = &registry; *p; p = &(*p)->next) {
+		if (*p == attr)
+			goto out;
+		if (strcmp((*p)->name, attr->name) > 0)
+			break;
+	}
+	attr->next = *p;
+	*p = attr;
+	registry_count++;
+out:
+	pthread_mutex_unlock(&registry_lock);
+}
+
+struct fault_attr *fault_lookup(const char *name)
+{
+	struct fault_attr *a;
+
+	pthread_mutex_lock(&registry_lock);
+	for (a = registry; a; a = a->next)
+		if (!strcmp(a->name, name))
+			break;
+	pthread_mutex_unlock(&registry_lock);
+	return a;
+}
+
+void fault_for_each(void (*fn)(struct fault_attr *attr, void *data), void *data)
+{
+	struct fault_attr *a;
+
+	/* The list only grows and is sorted at insertion: walk it unlocked
+	 * so that @fn may call back into the registry. */
+	pthread_mutex_lock(&registry_lock);
+	a = registry;
+	pthread_mutex_unlock(&registry_lock);
+	for (; a; a = a->next)
+		fn(a, data);
+}
+
+size_t fault_count(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&registry_lock);
+	n = registry_count;
+	pthread_mutex_unlock(&registry_lock);
+	return n;
+}
+
+void fault_reset(struct fault_attr *a)
+{
+	atomic_store(&a->probability, 0);
+	atomic_store(&a->interval, 1);
+	atomic_store(&a->times, 0);
+	atomic_store(&a->space, 0);
+	atomic_store(&a->verbose, 0);
+	atomic_store(&a->nth, 0);
+	atomic_store(&a->hits, 0);
+	atomic_store(&a->fired, 0);
+}
+
+static void reset_one(struct fault_attr *a, void *data)
+{
+	(void)data;
+	fault_reset(a);
+}
+
+void fault_reset_all(void)
+{
+	fault_for_each(reset_one, NULL);
+	thread_nth = 0;
+	thread_nth_only = NULL;
+}
+
+void fault_set_seed(uint64_t seed)
+{
+	atomic_store(&fault_seed, seed);
+	atomic_store(&fault_rng_counter, 0);
+	atomic_store(&seed_printed, false);
+}
+
+uint64_t fault_get_seed(void)
+{
+	return atomic_load(&fault_seed);
+}
+
+void fault_set_nth(struct fault_attr *attr, unsigned long nth)
+{
+	atomic_store(&attr->nth, nth);
+}
+
+void fault_thread_fail_nth(struct fault_attr *only, unsigned long nth)
+{
+	thread_nth_only = only;
+	thread_nth = nth;
+}
+
+unsigned long fault_thread_nth_pending(void)
+{
+	return thread_nth;
+}
+
+static void sum_fired(struct fault_attr *a, void *data)
+{
+	*(unsigned long *)data += atomic_load(&a->fired);
+}
+
+unsigned long fault_total_fired(void)
+{
+	unsigned long n = 0;
+
+	fault_for_each(sum_fired, &n);
+	return n;
+}
+
+static void print_one(struct fault_attr *a, void *data)
+{
+	fprintf((FILE *)data,
+		"%-16s probability=%lu interval=%lu times=%ld space=%ld verbose=%lu nth=%lu hits=%lu fired=%lu\n",
+		a->name, atomic_load(&a->probability), atomic_load(&a->interval),
+		atomic_load(&a->times), atomic_load(&a->space), atomic_load(&a->verbose),
+		atomic_load(&a->nth), atomic_load(&a->hits), atomic_load(&a->fired));
+}
+
+void fault_print(FILE *out)
+{
+	fault_for_each(print_one, out);
+}
+
+/* ---- configuration parsing ------------------------------------------- */
+
+enum fault_key { KEY_PROBABILITY, KEY_INTERVAL, KEY_TIMES, KEY_SPACE, KEY_VERBOSE, KEY_NTH, KEY_MAX };
+
+static const char *const key_names[KEY_MAX] = {
+	[KEY_PROBABILITY] = "probability", [KEY_INTERVAL] = "interval", [KEY_TIMES] = "times",
+	[KEY_SPACE] = "space",		   [KEY_VERBOSE] = "verbose",	[KEY_NTH] = "nth",
+};
+
+struct fault_setting {
+	struct fault_attr *attr; /* NULL: every point ("all") */
+	bool set[KEY_MAX];
+	long long value[KEY_MAX];
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int parse_number(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static void apply_setting(struct fault_attr *a, const struct fault_setting *s)
+{
+	if (s->set[KEY_PROBABILITY])
+		atomic_store(&a->probability, (unsigned long)s->value[KEY_PROBABILITY]);
+	if (s->set[KEY_INTERVAL])
+		atomic_store(&a->interval, (unsigned long)s->value[KEY_INTERVAL]);
+	if (s->set[KEY_SPACE])
+		atomic_store(&a->space, (long)s->value[KEY_SPACE]);
+	if (s->set[KEY_VERBOSE])
+		atomic_store(&a->verbose, (unsigned long)s->value[KEY_VERBOSE]);
+	if (s->set[KEY_NTH])
+		atomic_store(&a->nth, (unsigned long)s->value[KEY_NTH]);
+	if (s->set[KEY_TIMES])
+		atomic_store(&a->times, (long)s->value[KEY_TIMES]);
+	else if (s->set[KEY_PROBABILITY] && atomic_load(&a->times) == 0)
+		/* A probability without a times budget means "unlimited", as
+		 * writing only the probability file does in debugfs. */
+		atomic_store(&a->times, -1);
+}
+
+struct apply_all_ctx {
+	const struct fault_setting *s;
+};
+
+static void apply_all(struct fault_attr *a, void *data)
+{
+	apply_setting(a, ((struct apply_all_ctx *)data)->s);
+}
+
+/* Parse "key=value,key=value" into @s. @body is modified. */
+static int parse_keys(char *body, struct fault_setting *s, const char *point, char *err,
+		      size_t errlen)
+{
+	static const long long limits[KEY_MAX][2] = {
+		[KEY_PROBABILITY] = { 0, 100 }, [KEY_INTERVAL] = { 1, 1ll << 40 },
+		[KEY_TIMES] = { -1, 1ll << 40 }, [KEY_SPACE] = { 0, 1ll << 50 },
+		[KEY_VERBOSE] = { 0, 2 },	[KEY_NTH] = { 0, 1ll << 40 },
+	};
+	char *save = NULL;
+
+	if (!*body) {
+		set_err(err, errlen, "fault point '%s' has no settings", point);
+		return -EINVAL;
+	}
+	for (char *kv = strtok_r(body, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		int k;
+
+		if (!eq) {
+			set_err(err, errlen, "expected key=value, got '%s' for fault point '%s'", kv,
+				point);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		for (k = 0; k < KEY_MAX; k++)
+			if (!strcmp(kv, key_names[k]))
+				break;
+		if (k == KEY_MAX) {
+			set_err(err, errlen, "unknown key '%s' for fault point '%s'", kv, point);
+			return -EINVAL;
+		}
+		if (parse_number(eq + 1, limits[k][0], limits[k][1], &s->value[k])) {
+			set_err(err, errlen, "bad value '%s' for key '%s' of fault point '%s'",
+				eq + 1, kv, point);
+			return -EINVAL;
+		}
+		s->set[k] = true;
+	}
+	return 0;
+}
+
+int fault_configure(const char *spec, char *err, size_t errlen)
+{
+	struct fault_setting *settings = NULL;
+	size_t nsettings = 0, cap = 0;
+	bool have_seed = false;
+	long long seed = 0;
+	char *copy, *save = NULL;
+	int ret = 0;
+
+	set_err(err, errlen, "ok");
+	if (!spec)
+		return -EINVAL;
+	if (!FAULT_INJECT_ENABLED) {
+		for (const char *p = spec; *p; p++)
+			if (*p != ' ' && *p != ';') {
+				set_err(err, errlen, "fault points are compiled out (-Dfault_inject=false)");
+				return -ENOTSUP;
+			}
+		return 0;
+	}
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	/* Parse everything first; apply only if the whole string is good. */
+	for (char *item = strtok_r(copy, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+		struct fault_setting s;
+		char *colon;
+
+		while (*item == ' ')
+			item++;
+		if (!*item)
+			continue;
+		if (!strncmp(item, "seed=", 5)) {
+			if (parse_number(item + 5, 0, INT64_MAX, &seed)) {
+				set_err(err, errlen, "bad seed '%s'", item + 5);
+				ret = -EINVAL;
+				goto out;
+			}
+			have_seed = true;
+			continue;
+		}
+		colon = strchr(item, ':');
+		if (!colon) {
+			set_err(err, errlen, "expected point:key=value, got '%s'", item);
+			ret = -EINVAL;
+			goto out;
+		}
+		*colon = '\0';
+		memset(&s, 0, sizeof(s));
+		if (strcmp(item, "all")) {
+			s.attr = fault_lookup(item);
+			if (!s.attr) {
+				set_err(err, errlen, "unknown fault point '%s'", item);
+				ret = -EINVAL;
+				goto out;
+			}
+		}
+		ret = parse_keys(colon + 1, &s, item, err, errlen);
+		if (ret)
+			goto out;
+		if (nsettings == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct fault_setting *n = realloc(settings, ncap * sizeof(*n));
+
+			if (!n) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			settings = n;
+			cap = ncap;
+		}
+		settings[nsettings++] = s;
+	}
+	if (have_seed)
+		fault_set_seed((uint64_t)seed);
+	for (size_t i = 0; i < nsettings; i++) {
+		if (settings[i].attr) {
+			apply_setting(settings[i].attr, &settings[i]);
+		} else {
+			struct apply_all_ctx c = { &settings[i] };
+
+			fault_for_each(apply_all, &c);
+		}
+	}
+out:
+	free(settings);
+	free(copy);
+	return ret;
+}
+
+static void env_init_once(void)
+{
+	const char *spec = getenv("TTM_FAULTS");
+	const char *seed = getenv("TTM_FAULTS_SEED");
+	char err[256];
+
+	if (seed) {
+		char *end;
+		unsigned long long v = strtoull(seed, &end, 0);
+
+		if (*seed && !*end) {
+			fault_set_seed(v);
+		} else {
+			fprintf(stderr, "TTM_FAULTS_SEED: bad seed '%s'\n", seed);
+			env_result = -EINVAL;
+			return;
+		}
+	}
+	if (!spec || !*spec)
+		return;
+	env_result = fault_configure(spec, err, sizeof(err));
+	if (env_result)
+		fprintf(stderr, "TTM_FAULTS: %s (no fault point configured)\n", err);
+}
+
+int fault_init_from_env(void)
+{
+	pthread_once(&env_once, env_init_once);
+	return env_result;
+}
+
+#if FAULT_INJECT_ENABLED
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void report(struct fault_attr *a, unsigned long hit)
+{
+	unsigned long v = atomic_load_explicit(&a->verbose, memory_order_relaxed);
+
+	if (!v)
+		return;
+	fprintf(stderr, "fault-inject: injecting failure at %s (hit %lu, seed=%llu)\n", a->name,
+		hit, (unsigned long long)fault_get_seed());
+	if (v > 1) {
+		void *frames[32];
+		int n = backtrace(frames, 32);
+
+		backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	}
+}
+
+static bool fire(struct fault_attr *a, unsigned long hit)
+{
+	atomic_fetch_add_explicit(&a->fired, 1, memory_order_relaxed);
+	report(a, hit);
+	return true;
+}
+
+bool fault_should_fail(struct fault_attr *a, size_t size)
+{
+	unsigned long hit, interval, prob, nth;
+	long times;
+
+	pthread_once(&env_once, env_init_once);
+	hit = atomic_fetch_add_explicit(&a->hits, 1, memory_order_relaxed) + 1;
+
+	/* 1. The per-thread countdown: deterministic sweeps. */
+	if (thread_nth && (!thread_nth_only || thread_nth_only == a)) {
+		if (--thread_nth == 0) {
+			thread_nth_only = NULL;
+			return fire(a, hit);
+		}
+	}
+	/* 2. The point's own one-shot countdown. */
+	nth = atomic_load_explicit(&a->nth, memory_order_relaxed);
+	if (nth) {
+		unsigned long left = nth;
+
+		while (left && !atomic_compare_exchange_weak(&a->nth, &left, left - 1))
+			;
+		if (left == 1)
+			return fire(a, hit);
+	}
+	/* 3. Disabled unless a times budget is left. */
+	times = atomic_load_explicit(&a->times, memory_order_relaxed);
+	if (times == 0)
+		return false;
+	/* 4. A byte budget consumed before failing starts. */
+	if (atomic_load_explicit(&a->space, memory_order_relaxed) > 0) {
+		long before = atomic_fetch_sub(&a->space, (long)size);
+
+		if (before > (long)size)
+			return false;
+		atomic_store(&a->space, 0);
+	}
+	/* 5. Only every interval-th call is a candidate. */
+	interval = atomic_load_explicit(&a->interval, memory_order_relaxed);
+	if (interval > 1 && hit % interval)
+		return false;
+	/* 6. Probability against the seeded PRNG. */
+	prob = atomic_load_explicit(&a->probability, memory_order_relaxed);
+	if (prob < 100) {
+		uint64_t n = atomic_fetch_add(&fault_rng_counter, 1);
+		uint64_t r = splitmix64(fault_get_seed() ^ name_hash(a->name) ^ (n << 20) ^ hit);
+
+		if (!atomic_exchange(&seed_printed, true))
+			fprintf(stderr, "fault-inject: seed=%llu\n",
+				(unsigned long long)fault_get_seed());
+		if (prob == 0 || r % 100 >= prob)
+			return false;
+	}
+	/* Consume one of the remaining times, unless unlimited. */
+	while (times > 0 && !atomic_compare_exchange_weak(&a->times, &times, times - 1))
+		;
+	if (times == 0)
+		return false;
+	return fire(a, hit);
+}
+
+#endif /* FAULT_INJECT_ENABLED */

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+#include <fault_inject.h>
+#include <ktest.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+DEFINE_FAULT_POINT(pa, "test_a")
+DEFINE_FAULT_POINT(pb, "test_b")
+DEFINE_FAULT_POINT(pc, "test_c")
+
+static unsigned count_failures(struct fault_attr *a, unsigned calls, size_t size)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < calls; i++)
+		n += fault_should_fail(a, size);
+	return n;
+}
+
+KTEST(fault_should_fail_unconfigured_never_fails)
+{
+	fault_reset_all();
+	EXPECT_EQ(count_failures(&pa, 1000, 0), 0);
+	EXPECT_EQ(atomic_load(&pa.hits), 1000);
+	EXPECT_EQ(atomic_load(&pa.fired), 0);
+}
+
+KTEST(fault_configure_good_spec_applies)
+{
+	char err[128];
+
+	fault_reset_all();
+	ASSERT_EQ(fault_configure("test_a:probability=10,times=5;test_b:nth=3", err, sizeof(err)), 0);
+	EXPECT_EQ(atomic_load(&pa.probability), 10);
+	EXPECT_EQ(atomic_load(&pa.times), 5);
+	EXPECT_EQ(atomic_load(&pb.nth), 3);
+}
+
+KTEST(fault_configure_unknown_point_names_it)
+{
+	char err[128];
+
+	fault_reset_all();
+	EXPECT_EQ(fault_configure("test_a:times=1;tset_b:nth=2", err, sizeof(err)), -EINVAL);
+	EXPECT_TRUE(strstr(err, "tset_b") != NULL);
+	/* Nothing of a rejected spec is applied, not even the good part. */
+	EXPECT_EQ(atomic_load(&pa.times), 0);
+}
+
+KTEST(fault_configure_bad_key_and_value_named)
+{
+	char err[128];
+
+	fault_reset_all();
+	EXPECT_EQ(fault_configure("test_a:prob=10", err, sizeof(err)), -EINVAL);
+	EXPECT_TRUE(strstr(err, "'prob'") != NULL);
+	EXPECT_EQ(fault_configure("test_a:probability=x", err, sizeof(err)), -EINVAL);
+	EXPECT_TRUE(strstr(err, "'x'") != NULL);
+	EXPECT_EQ(fault_configure("test_a:probability=101", err, sizeof(err)), -EINVAL);
+	EXPECT_TRUE(strstr(err, "101") != NULL);
+	EXPECT_EQ(fault_configure("test_a", err, sizeof(err)), -EINVAL);
+	EXPECT_EQ(fault_configure("test_a:", err, sizeof(err)), -EINVAL);
+	EXPECT_EQ(fault_configure("test_a:times", err, sizeof(err)), -EINVAL);
+	EXPECT_EQ(fault_configure("seed=abc", err, sizeof(err)), -EINVAL);
+	EXPECT_TRUE(strstr(err, "abc") != NULL);
+	EXPECT_EQ(atomic_load(&pa.probability), 0);
+}
+
+KTEST(fault_configure_all_applies_to_every_point)
+{
+	char err[128];
+
+	fault_reset_all();
+	ASSERT_EQ(fault_configure("all:interval=7", err, sizeof(err)), 0);
+	EXPECT_EQ(atomic_load(&pa.interval), 7);
+	EXPECT_EQ(atomic_load(&pb.interval), 7);
+	EXPECT_EQ(atomic_load(&pc.interval), 7);
+	fault_reset_all();
+}
+
+KTEST(fault_should_fail_times_limits_failures)
+{
+	fault_reset_all();
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, 3);
+	EXPECT_EQ(count_failures(&pa, 100, 0), 3);
+	EXPECT_EQ(atomic_load(&pa.fired), 3);
+	EXPECT_EQ(atomic_load(&pa.times), 0);
+}
+
+KTEST(fault_should_fail_unlimited_times)
+{
+	fault_reset_all();
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, -1);
+	EXPECT_EQ(count_failures(&pa, 50, 0), 50);
+}
+
+KTEST(fault_should_fail_interval_every_nth_call)
+{
+	fault_reset_all();
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, -1);
+	atomic_store(&pa.interval, 4);
+	for (unsigned i = 1; i <= 20; i++)
+		EXPECT_EQ(fault_should_fail(&pa, 0), i % 4 == 0);
+}
+
+KTEST(fault_should_fail_space_budget_consumed_first)
+{
+	fault_reset_all();
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, -1);
+	atomic_store(&pa.space, 10000);
+	/* 4096 + 4096 = 8192 < 10000: both pass; the third crosses the budget. */
+	EXPECT_FALSE(fault_should_fail(&pa, 4096));
+	EXPECT_FALSE(fault_should_fail(&pa, 4096));
+	EXPECT_TRUE(fault_should_fail(&pa, 4096));
+	EXPECT_TRUE(fault_should_fail(&pa, 4096));
+}
+
+KTEST(fault_should_fail_nth_is_one_shot)
+{
+	fault_reset_all();
+	fault_set_nth(&pa, 3);
+	EXPECT_FALSE(fault_should_fail(&pa, 0));
+	EXPECT_FALSE(fault_should_fail(&pa, 0));
+	EXPECT_TRUE(fault_should_fail(&pa, 0));
+	EXPECT_EQ(count_failures(&pa, 100, 0), 0);
+}
+
+KTEST(fault_should_fail_probability_roughly_honoured)
+{
+	unsigned n;
+
+	fault_reset_all();
+	fault_set_seed(1234);
+	atomic_store(&pa.probability, 25);
+	atomic_store(&pa.times, -1);
+	n = count_failures(&pa, 10000, 0);
+	/* Binomial(10000, 0.25): sd ~43; 10 sd either side. */
+	EXPECT_GT(n, 2070);
+	EXPECT_LT(n, 2930);
+}
+
+static void record_pattern(uint64_t seed, unsigned char *out, unsigned n)
+{
+	fault_reset_all();
+	fault_set_seed(seed);
+	atomic_store(&pb.probability, 30);
+	atomic_store(&pb.times, -1);
+	for (unsigned i = 0; i < n; i++)
+		out[i] = fault_should_fail(&pb, 0);
+}
+
+KTEST(fault_set_seed_replays_exactly)
+{
+	unsigned char a[512], b[512], c[512];
+
+	record_pattern(42, a, sizeof(a));
+	record_pattern(42, b, sizeof(b));
+	record_pattern(43, c, sizeof(c));
+	EXPECT_MEMEQ(a, b, sizeof(a));
+	EXPECT_TRUE(memcmp(a, c, sizeof(a)) != 0);
+	EXPECT_EQ(fault_get_seed(), 43);
+}
+
+static void *other_thread_hits(void *arg)
+{
+	for (int i = 0; i < 10; i++)
+		(void)fault_should_fail(arg, 0);
+	return NULL;
+}
+
+KTEST(fault_thread_fail_nth_counts_only_this_thread)
+{
+	pthread_t t;
+
+	fault_reset_all();
+	fault_thread_fail_nth(NULL, 2);
+	ASSERT_EQ(pthread_create(&t, NULL, other_thread_hits, &pa), 0);
+	pthread_join(t, NULL);
+	EXPECT_EQ(atomic_load(&pa.fired), 0);
+	EXPECT_EQ(fault_thread_nth_pending(), 2);
+	EXPECT_FALSE(fault_should_fail(&pb, 0));
+	EXPECT_TRUE(fault_should_fail(&pc, 0));
+	EXPECT_EQ(fault_thread_nth_pending(), 0);
+	EXPECT_FALSE(fault_should_fail(&pc, 0));
+}
+
+KTEST(fault_thread_fail_nth_filtered_by_point)
+{
+	fault_reset_all();
+	fault_thread_fail_nth(&pb, 1);
+	EXPECT_FALSE(fault_should_fail(&pa, 0));
+	EXPECT_FALSE(fault_should_fail(&pc, 0));
+	EXPECT_TRUE(fault_should_fail(&pb, 0));
+	EXPECT_FALSE(fault_should_fail(&pb, 0));
+}
+
+static void collect(struct fault_attr *a, void *data)
+{
+	char *buf = data;
+
+	if (!strncmp(a->name, "test_", 5)) {
+		strcat(buf, a->name);
+		strcat(buf, " ");
+	}
+}
+
+KTEST(fault_for_each_in_name_order)
+{
+	char buf[128] = "";
+
+	fault_for_each(collect, buf);
+	EXPECT_STREQ(buf, "test_a test_b test_c ");
+	EXPECT_TRUE(fault_lookup("test_b") == &pb);
+	EXPECT_NULL(fault_lookup("test_zz"));
+	EXPECT_GE(fault_count(), 3);
+}
+
+KTEST(fault_reset_all_clears_counters)
+{
+	fault_reset_all();
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, -1);
+	(void)count_failures(&pa, 5, 0);
+	EXPECT_EQ(fault_total_fired(), 5);
+	fault_reset_all();
+	EXPECT_EQ(fault_total_fired(), 0);
+	EXPECT_EQ(atomic_load(&pa.hits), 0);
+	EXPECT_FALSE(fault_should_fail(&pa, 0));
+}
+
+struct race_arg {
+	struct fault_attr *a;
+	unsigned fired;
+};
+
+static void *race_thread(void *p)
+{
+	struct race_arg *r = p;
+
+	for (int i = 0; i < 20000; i++)
+		r->fired += fault_should_fail(r->a, 0);
+	return NULL;
+}
+
+KTEST(fault_should_fail_times_exact_under_concurrency)
+{
+	struct race_arg r[4];
+	pthread_t t[4];
+	unsigned total = 0;
+
+	fault_reset_all();
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, 777);
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct race_arg){ &pa, 0 };
+		ASSERT_EQ(pthread_create(&t[i], NULL, race_thread, &r[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		total += r[i].fired;
+	}
+	EXPECT_EQ(total, 777);
+	EXPECT_EQ(atomic_load(&pa.hits), 80000);
+}
