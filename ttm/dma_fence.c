@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+/* dma_fence: see the protocol in ttm/dma_fence.h. */
+#include <ttm/dma_fence.h>
+#include <ttm/ttm_faults.h>
+#include <ttm/ttm_trace.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static atomic_uint_fast64_t fence_context_counter = 1;
+static atomic_long fence_live;
+static _Thread_local struct dma_fence_interrupt *thread_intr;
+
+uint64_t dma_fence_context_alloc(unsigned num)
+{
+	return atomic_fetch_add(&fence_context_counter, num);
+}
+
+int64_t dma_fence_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+long dma_fence_live_count(void)
+{
+	return atomic_load(&fence_live);
+}
+
+static void fence_lock(struct dma_fence *f)
+{
+	while (atomic_flag_test_and_set_explicit(&f->lock, memory_order_acquire))
+		sched_yield();
+}
+
+static void fence_unlock(struct dma_fence *f)
+{
+	atomic_flag_clear_explicit(&f->lock, memory_order_release);
+}
+
+static long futex(atomic_uint *word, int op, unsigned val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, (unsigned *)word, op, val, ts, NULL, 0);
+}
+
+void dma_fence_init(struct dma_fence *fence, const struct dma_fence_ops *ops, uint64_t context,
+		    uint64_t seqno)
+{
+	fence->ops = ops;
+	fence->context = context;
+	fence->seqno = seqno;
+	atomic_init(&fence->flags, 0);
+	atomic_init(&fence->refcount, 1);
+	fence->error = 0;
+	fence->timestamp = 0;
+	atomic_flag_clear(&fence->lock);
+	INIT_LIST_HEAD(&fence->cb_list);
+	atomic_fetch_add_explicit(&fence_live, 1, memory_order_relaxed);
+}
+
+void *dma_fence_alloc(size_t size)
+{
+	if (size < sizeof(struct dma_fence) || fault_should_fail(&ttm_fault_fence_alloc, size))
+		return NULL;
+	return malloc(size);
+}
+
+void dma_fence_release(struct dma_fence *fence)
+{
+	atomic_fetch_sub_explicit(&fence_live, 1, memory_order_relaxed);
+	if (fence->ops && fence->ops->release)
+		fence->ops->release(fence);
+	else
+		free(fence);
+}
+
+int dma_fence_signal_timestamp(struct dma_fence *fence, int64_t timestamp_ns)
+{
+	unsigned old;
+
+	if (!fence)
+		return -EINVAL;
+	/* The timestamp is written before SIGNALED is published (release). */
+	if (dma_fence_test_signaled_flag(fence))
+		return -EINVAL;
+	old = atomic_fetch_or_explicit(&fence->flags, DMA_FENCE_FLAG_SIGNALED,
+				       memory_order_acq_rel);
+	if (old & DMA_FENCE_FLAG_SIGNALED)
+		return -EINVAL;
+	fence->timestamp = timestamp_ns;
+	atomic_fetch_or_explicit(&fence->flags, DMA_FENCE_FLAG_TIMESTAMP, memory_order_release);
+	TTM_PROBE2(fence_signal, fence->context, fence->seqno);
+
+	if (old & DMA_FENCE_FLAG_HAS_CB) {
+		/*
+		 * Callbacks run under the fence lock, as in the kernel, so that
+		 * dma_fence_remove_callback() on another thread either removes
+		 * a callback before it runs or waits until it has run.
+		 */
+		fence_lock(fence);
+		while (!list_empty(&fence->cb_list)) {
+			struct dma_fence_cb *cb =
+				list_first_entry(&fence->cb_list, struct dma_fence_cb, node);
+
+			list_del_init(&cb->node);
+			cb->func(fence, cb);
+		}
+		fence_unlock(fence);
+	}
+	if (old & DMA_FENCE_FLAG_WAITERS)
+		futex(&fence->flags, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+	return 0;
+}
+
+int dma_fence_signal(struct dma_fence *fence)
+{
+	return dma_fence_signal_timestamp(fence, fence ? dma_fence_now_ns() : 0);
+}
+
+bool dma_fence_is_signaled(struct dma_fence *fence)
+{
+	if (dma_fence_test_signaled_flag(fence))
+		return true;
+	if (fence->ops && fence->ops->signaled && fence->ops->signaled(fence)) {
+		dma_fence_signal(fence);
+		return true;
+	}
+	return false;
+}
+
+int dma_fence_set_error(struct dma_fence *fence, int error)
+{
+	if (!fence || error >= 0 || dma_fence_test_signaled_flag(fence))
+		return -EINVAL;
+	fence->error = error;
+	return 0;
+}
+
+int dma_fence_get_status(struct dma_fence *fence)
+{
+	if (!dma_fence_is_signaled(fence))
+		return 0;
+	return fence->error ? fence->error : 1;
+}
+
+void dma_fence_enable_sw_signaling(struct dma_fence *fence)
+{
+	unsigned old = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_ENABLE_SIGNAL);
+
+	if (old & (DMA_FENCE_FLAG_ENABLE_SIGNAL | DMA_FENCE_FLAG_SIGNALED))
+		return;
+	if (fence->ops && fence->ops->enable_signaling && !fence->ops->enable_signaling(fence))
+		dma_fence_signal(fence);
+}
+
+int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb,
+			   dma_fence_func_t func)
+{
+	unsigned old;
+
+	if (!fence || !cb || !func)
+		return -EINVAL;
+	if (dma_fence_test_signaled_flag(fence)) {
+		INIT_LIST_HEAD(&cb->node);
+		return -ENOENT;
+	}
+	dma_fence_enable_sw_signaling(fence);
+	fence_lock(fence);
+	old = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_HAS_CB);
+	if (old & DMA_FENCE_FLAG_SIGNALED) {
+		fence_unlock(fence);
+		INIT_LIST_HEAD(&cb->node);
+		return -ENOENT;
+	}
+	cb->func = func;
+	list_add_tail(&cb->node, &fence->cb_list);
+	fence_unlock(fence);
+	return 0;
+}
+
+bool dma_fence_remove_callback(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	bool pending;
+
+	fence_lock(fence);
+	pending = !list_empty(&cb->node);
+	if (pending)
+		list_del_init(&cb->node);
+	fence_unlock(fence);
+	return pending;
+}
+
+void dma_fence_interrupt_init(struct dma_fence_interrupt *intr)
+{
+	pthread_mutex_init(&intr->lock, NULL);
+	atomic_init(&intr->pending, false);
+	intr->waiting_on = NULL;
+}
+
+void dma_fence_interrupt_install(struct dma_fence_interrupt *intr)
+{
+	thread_intr = intr;
+}
+
+void dma_fence_interrupt_raise(struct dma_fence_interrupt *intr)
+{
+	pthread_mutex_lock(&intr->lock);
+	atomic_store(&intr->pending, true);
+	if (intr->waiting_on) {
+		/* Change the futex word so a waiter about to sleep sees it moved. */
+		atomic_fetch_xor(&intr->waiting_on->flags, DMA_FENCE_FLAG_KICK);
+		futex(&intr->waiting_on->flags, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+	}
+	pthread_mutex_unlock(&intr->lock);
+}
+
+void dma_fence_interrupt_clear(struct dma_fence_interrupt *intr)
+{
+	atomic_store(&intr->pending, false);
+}
+
+bool dma_fence_interrupt_pending(void)
+{
+	return thread_intr && atomic_load(&thread_intr->pending);
+}
+
+static void set_waiting_on(struct dma_fence_interrupt *intr, struct dma_fence *f)
+{
+	if (!intr)
+		return;
+	pthread_mutex_lock(&intr->lock);
+	intr->waiting_on = f;
+	pthread_mutex_unlock(&intr->lock);
+}
+
+static struct timespec ns_to_ts(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ll, .tv_nsec = ns % 1000000000ll };
+
+	return ts;
+}
+
+int64_t dma_fence_wait_timeout(struct dma_fence *fence, bool intr, int64_t timeout_ns)
+{
+	struct dma_fence_interrupt *ti = intr ? thread_intr : NULL;
+	int64_t deadline = 0, left = timeout_ns;
+	int64_t ret;
+	unsigned v;
+
+	if (!fence || timeout_ns < 0)
+		return -EINVAL;
+	if (dma_fence_test_signaled_flag(fence))
+		return timeout_ns ? timeout_ns : 1;
+	if (dma_fence_is_signaled(fence))
+		return timeout_ns ? timeout_ns : 1;
+	if (timeout_ns == 0)
+		return 0;
+	TTM_PROBE2(fence_wait, fence->context, fence->seqno);
+	dma_fence_enable_sw_signaling(fence);
+	if (timeout_ns != MAX_SCHEDULE_TIMEOUT)
+		deadline = dma_fence_now_ns() + timeout_ns;
+	set_waiting_on(ti, fence);
+	for (;;) {
+		struct timespec ts;
+
+		v = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_WAITERS) | DMA_FENCE_FLAG_WAITERS;
+		if (v & DMA_FENCE_FLAG_SIGNALED) {
+			ret = deadline ? deadline - dma_fence_now_ns() : MAX_SCHEDULE_TIMEOUT;
+			if (ret < 1)
+				ret = 1;
+			break;
+		}
+		if (ti && atomic_load(&ti->pending)) {
+			ret = -EINTR;
+			break;
+		}
+		if (deadline) {
+			left = deadline - dma_fence_now_ns();
+			if (left <= 0) {
+				ret = 0;
+				break;
+			}
+			ts = ns_to_ts(left);
+		}
+		futex(&fence->flags, FUTEX_WAIT_PRIVATE, v, deadline ? &ts : NULL);
+	}
+	set_waiting_on(ti, NULL);
+	return ret;
+}
+
+int dma_fence_wait(struct dma_fence *fence, bool intr)
+{
+	int64_t r = dma_fence_wait_timeout(fence, intr, MAX_SCHEDULE_TIMEOUT);
+
+	return r < 0 ? (int)r : 0;
+}
+
+struct wait_any_cb {
+	struct dma_fence_cb base;
+	atomic_uint *word;
+};
+
+static void wait_any_wake(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct wait_any_cb *w = container_of(cb, struct wait_any_cb, base);
+
+	(void)fence;
+	atomic_fetch_add(w->word, 1);
+	futex(w->word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+}
+
+int64_t dma_fence_wait_any_timeout(struct dma_fence **fences, unsigned count, bool intr,
+				   int64_t timeout_ns, unsigned *idx)
+{
+	struct dma_fence_interrupt *ti = intr ? thread_intr : NULL;
+	struct wait_any_cb *cbs;
+	atomic_uint word = 0;
+	int64_t deadline = 0, ret = 0;
+	unsigned i, armed = 0;
+
+	if (!fences || !count || timeout_ns < 0)
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		if (dma_fence_is_signaled(fences[i])) {
+			if (idx)
+				*idx = i;
+			return timeout_ns ? timeout_ns : 1;
+		}
+	}
+	if (!timeout_ns)
+		return 0;
+	cbs = calloc(count, sizeof(*cbs));
+	if (!cbs)
+		return -ENOMEM;
+	for (armed = 0; armed < count; armed++) {
+		cbs[armed].word = &word;
+		if (dma_fence_add_callback(fences[armed], &cbs[armed].base, wait_any_wake)) {
+			if (idx)
+				*idx = armed;
+			ret = timeout_ns;
+			goto out;
+		}
+	}
+	if (timeout_ns != MAX_SCHEDULE_TIMEOUT)
+		deadline = dma_fence_now_ns() + timeout_ns;
+	for (;;) {
+		unsigned v = atomic_load(&word);
+		struct timespec ts;
+
+		for (i = 0; i < count; i++) {
+			if (dma_fence_test_signaled_flag(fences[i])) {
+				if (idx)
+					*idx = i;
+				ret = deadline ? deadline - dma_fence_now_ns() : MAX_SCHEDULE_TIMEOUT;
+				if (ret < 1)
+					ret = 1;
+				goto out;
+			}
+		}
+		if (ti && atomic_load(&ti->pending)) {
+			ret = -EINTR;
+			goto out;
+		}
+		if (deadline) {
+			int64_t left = deadline - dma_fence_now_ns();
+
+			if (left <= 0) {
+				ret = 0;
+				goto out;
+			}
+			ts = ns_to_ts(left < 1000000 ? left : 1000000);
+		} else {
+			/* Interrupts do not kick this word: re-check every ms. */
+			ts = ns_to_ts(1000000);
+		}
+		futex(&word, FUTEX_WAIT_PRIVATE, v, &ts);
+	}
+out:
+	for (i = 0; i < armed; i++)
+		dma_fence_remove_callback(fences[i], &cbs[i].base);
+	free(cbs);
+	return ret;
+}
+
+static const char *stub_name(struct dma_fence *f)
+{
+	(void)f;
+	return "stub";
+}
+
+static void stub_release_static(struct dma_fence *f)
+{
+	/* The global stub lives forever; undo the live-count drop. */
+	atomic_fetch_add(&fence_live, 1);
+	atomic_store(&f->refcount, 1);
+}
+
+static const struct dma_fence_ops stub_static_ops = {
+	.get_driver_name = stub_name,
+	.get_timeline_name = stub_name,
+	.release = stub_release_static,
+};
+
+static const struct dma_fence_ops stub_ops = {
+	.get_driver_name = stub_name,
+	.get_timeline_name = stub_name,
+};
+
+static struct dma_fence stub_fence;
+static pthread_once_t stub_once = PTHREAD_ONCE_INIT;
+
+static void stub_init(void)
+{
+	dma_fence_init(&stub_fence, &stub_static_ops, 0, 0);
+	atomic_fetch_sub(&fence_live, 1); /* not a leak candidate */
+	dma_fence_signal_timestamp(&stub_fence, 0);
+}
+
+struct dma_fence *dma_fence_get_stub(void)
+{
+	pthread_once(&stub_once, stub_init);
+	return dma_fence_get(&stub_fence);
+}
+
+struct dma_fence *dma_fence_allocate_private_stub(int64_t timestamp_ns)
+{
+	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+
+	if (!f)
+		return NULL;
+	dma_fence_init(f, &stub_ops, dma_fence_context_alloc(1), 0);
+	dma_fence_signal_timestamp(f, timestamp_ns);
+	return f;
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dma_fence: a point on a timeline (context + 64-bit seqno) that signals once.
+ *
+ * Signalling, waiting and callback registration are lock-free on their fast
+ * paths: everything hangs off one 32-bit flags word that is also the futex
+ * the waiters sleep on. The protocol that rules out lost wake-ups:
+ *  - a waiter sets DMA_FENCE_FLAG_WAITERS with an atomic RMW and sleeps only
+ *    while the word it read has no SIGNALED bit;
+ *  - a callback adder takes the fence lock and sets DMA_FENCE_FLAG_HAS_CB with
+ *    an atomic RMW before it checks SIGNALED;
+ *  - the signaller sets SIGNALED with an atomic RMW and looks at the bits it
+ *    replaced: it calls FUTEX_WAKE only when WAITERS was set and takes the
+ *    lock to run callbacks only when HAS_CB was set.
+ * All RMWs on one word are totally ordered, so either the signaller sees the
+ * other side's bit, or the other side sees SIGNALED.
+ *
+ * Lock order: a fence's lock is innermost. Callbacks run with it held, on the
+ * signalling thread: they must not add or remove callbacks on the same fence
+ * (adding returns -ENOENT anyway, the fence being signalled) and must not sleep.
+ */
+#ifndef TTM_DMA_FENCE_H
+#define TTM_DMA_FENCE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include <ttm/list.h>
+
+/* Wait forever. */
+#define MAX_SCHEDULE_TIMEOUT INT64_MAX
+
+enum dma_fence_flag_bits {
+	DMA_FENCE_FLAG_SIGNALED = 1u << 0,
+	DMA_FENCE_FLAG_TIMESTAMP = 1u << 1,
+	DMA_FENCE_FLAG_ENABLE_SIGNAL = 1u << 2,
+	DMA_FENCE_FLAG_WAITERS = 1u << 3,
+	DMA_FENCE_FLAG_HAS_CB = 1u << 4,
+	/* Toggled by dma_fence_interrupt_raise() to kick sleeping waiters. */
+	DMA_FENCE_FLAG_KICK = 1u << 5,
+	/* First bit a driver may use for its own state. */
+	DMA_FENCE_FLAG_USER_BITS = 1u << 8,
+};
+
+struct dma_fence;
+struct dma_fence_cb;
+
+typedef void (*dma_fence_func_t)(struct dma_fence *fence, struct dma_fence_cb *cb);
+
+/**
+ * struct dma_fence_cb - a callback run once when the fence signals.
+ * @node: link in the fence's callback list, protected by the fence lock.
+ * @func: called once, with the fence lock held, from the signalling thread;
+ *	it may free @cb (the node is already unlinked).
+ */
+struct dma_fence_cb {
+	struct list_head node;
+	dma_fence_func_t func;
+};
+
+/**
+ * struct dma_fence_ops - the fence class's implementation.
+ * @get_driver_name: required; a static string.
+ * @get_timeline_name: required; a static string or one that lives as long
+ *	as the fence.
+ * @enable_signaling: optional; called once, without the fence lock, when
+ *	the first waiter or callback arrives. Return false when the fence has
+ *	already completed: the core then signals it.
+ * @signaled: optional; a cheap poll of the hardware state. Returning true
+ *	makes dma_fence_is_signaled() signal the fence.
+ * @release: optional; frees the fence when the last reference goes. The
+ *	default is free() of the fence pointer, which must then be the start of
+ *	a malloc'ed block.
+ */
+struct dma_fence_ops {
+	const char *(*get_driver_name)(struct dma_fence *fence);
+	const char *(*get_timeline_name)(struct dma_fence *fence);
+	bool (*enable_signaling)(struct dma_fence *fence);
+	bool (*signaled)(struct dma_fence *fence);
+	void (*release)(struct dma_fence *fence);
+};
+
+/**
+ * struct dma_fence - the fence itself, embedded by the driver.
+ * @ops: the class.
+ * @context: the timeline, from dma_fence_context_alloc().
+ * @seqno: position on the timeline; later fences have larger seqnos
+ *	(compared wrap-safe, see __dma_fence_is_later()).
+ * @flags: DMA_FENCE_FLAG_*; also the futex word waiters sleep on.
+ * @refcount: references; the fence is released when it drops to zero.
+ * @error: set with dma_fence_set_error() before signalling.
+ * @timestamp: CLOCK_MONOTONIC ns of the signal, valid once TIMESTAMP is set.
+ * @lock: a small spinlock protecting @cb_list.
+ * @cb_list: pending callbacks, protected by @lock.
+ */
+struct dma_fence {
+	const struct dma_fence_ops *ops;
+	uint64_t context;
+	uint64_t seqno;
+	atomic_uint flags;
+	atomic_int refcount;
+	int error;
+	int64_t timestamp;
+	atomic_flag lock;
+	struct list_head cb_list;
+};
+
+/* Reserve @num consecutive timeline contexts; returns the first. Thread safe. */
+uint64_t dma_fence_context_alloc(unsigned num);
+
+/* Initialise a caller-allocated fence with one reference, unsignalled. */
+void dma_fence_init(struct dma_fence *fence, const struct dma_fence_ops *ops, uint64_t context,
+		    uint64_t seqno);
+
+/*
+ * Allocate @size bytes (>= sizeof(struct dma_fence), the fence first) for a
+ * driver fence through the fence_alloc fault point. NULL on (injected)
+ * failure; the default release frees it.
+ */
+void *dma_fence_alloc(size_t size);
+
+static inline struct dma_fence *dma_fence_get(struct dma_fence *fence)
+{
+	if (fence)
+		atomic_fetch_add_explicit(&fence->refcount, 1, memory_order_relaxed);
+	return fence;
+}
+
+void dma_fence_release(struct dma_fence *fence);
+
+static inline void dma_fence_put(struct dma_fence *fence)
+{
+	if (fence && atomic_fetch_sub_explicit(&fence->refcount, 1, memory_order_acq_rel) == 1)
+		dma_fence_release(fence);
+}
+
+/**
+ * dma_fence_signal - mark the fence completed, wake waiters, run callbacks.
+ * Returns 0, or -EINVAL when it had already been signalled (nothing runs).
+ * Callable from any thread, including from inside a callback of another fence.
+ */
+int dma_fence_signal(struct dma_fence *fence);
+/* As dma_fence_signal() with an explicit CLOCK_MONOTONIC timestamp. */
+int dma_fence_signal_timestamp(struct dma_fence *fence, int64_t timestamp_ns);
+
+static inline bool dma_fence_test_signaled_flag(const struct dma_fence *fence)
+{
+	return atomic_load_explicit(&((struct dma_fence *)fence)->flags, memory_order_acquire) &
+	       DMA_FENCE_FLAG_SIGNALED;
+}
+
+/* Signalled? Polls ops->signaled and signals the fence when it says so. */
+bool dma_fence_is_signaled(struct dma_fence *fence);
+
+/*
+ * Record @error (negative errno) to be reported once the fence signals.
+ * Returns -EINVAL when @error is not negative or the fence has signalled.
+ */
+int dma_fence_set_error(struct dma_fence *fence, int error);
+
+/* 0 while pending; after signal 1, or the error set before signal. */
+int dma_fence_get_status(struct dma_fence *fence);
+
+/**
+ * dma_fence_add_callback - run @func once @fence signals.
+ * Returns 0 when queued, -ENOENT when the fence has already signalled (then
+ * @func is never called), -EINVAL on a NULL argument.
+ */
+int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb,
+			   dma_fence_func_t func);
+
+/* Remove a queued callback. Returns true when it was still pending. */
+bool dma_fence_remove_callback(struct dma_fence *fence, struct dma_fence_cb *cb);
+
+/* Ask the class to start signalling (calls ops->enable_signaling once). */
+void dma_fence_enable_sw_signaling(struct dma_fence *fence);
+
+/**
+ * struct dma_fence_interrupt - a way to cancel a thread's interruptible waits.
+ * A thread that wants its waits to be cancellable installs one with
+ * dma_fence_interrupt_install(); another thread then calls
+ * dma_fence_interrupt_raise() and the wait returns -EINTR (and so does
+ * every later interruptible wait until dma_fence_interrupt_clear()). This is
+ * the userspace stand-in for a pending signal in the kernel.
+ * @lock: protects @waiting_on.
+ * @pending: set by raise, cleared by clear.
+ * @waiting_on: the fence the owning thread sleeps on, or NULL.
+ */
+struct dma_fence_interrupt {
+	pthread_mutex_t lock;
+	atomic_bool pending;
+	struct dma_fence *waiting_on;
+};
+
+void dma_fence_interrupt_init(struct dma_fence_interrupt *intr);
+/* Install @intr for the calling thread (NULL uninstalls). */
+void dma_fence_interrupt_install(struct dma_fence_interrupt *intr);
+void dma_fence_interrupt_raise(struct dma_fence_interrupt *intr);
+void dma_fence_interrupt_clear(struct dma_fence_interrupt *intr);
+/* True when the calling thread has a raised interrupt pending. */
+bool dma_fence_interrupt_pending(void);
+
+/**
+ * dma_fence_wait_timeout - sleep until @fence signals.
+ * @intr: interruptible: return -EINTR when the thread's interrupt is raised.
+ * @timeout_ns: 0 polls; MAX_SCHEDULE_TIMEOUT waits forever.
+ *
+ * Returns the time left in ns (at least 1) when signalled, 0 on timeout,
+ * -EINTR when interrupted.
+ */
+int64_t dma_fence_wait_timeout(struct dma_fence *fence, bool intr, int64_t timeout_ns);
+
+/* Wait forever: 0 or -EINTR. */
+int dma_fence_wait(struct dma_fence *fence, bool intr);
+
+/**
+ * dma_fence_wait_any_timeout - wait until any of @fences signals.
+ * @idx: if not NULL, set to the index of a signalled fence.
+ * Returns as dma_fence_wait_timeout(); -EINVAL for an empty array.
+ */
+int64_t dma_fence_wait_any_timeout(struct dma_fence **fences, unsigned count, bool intr,
+				   int64_t timeout_ns, unsigned *idx);
+
+/* The always-signalled stub fence (a reference is taken). */
+struct dma_fence *dma_fence_get_stub(void);
+/* A new signalled fence with @timestamp_ns, or NULL on allocation failure. */
+struct dma_fence *dma_fence_allocate_private_stub(int64_t timestamp_ns);
+
+/* Wrap-safe "a later than b" for 64-bit seqnos on one timeline. */
+static inline bool __dma_fence_is_later(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) > 0;
+}
+
+/* @f1 later than @f2? Both must be on the same context (false otherwise). */
+static inline bool dma_fence_is_later(const struct dma_fence *f1, const struct dma_fence *f2)
+{
+	return f1->context == f2->context && __dma_fence_is_later(f1->seqno, f2->seqno);
+}
+
+static inline bool dma_fence_is_later_or_same(const struct dma_fence *f1,
+					      const struct dma_fence *f2)
+{
+	return f1 == f2 || (f1->context == f2->context && f1->seqno == f2->seqno) ||
+	       dma_fence_is_later(f1, f2);
+}
+
+/* CLOCK_MONOTONIC in ns (the timestamp clock). */
+int64_t dma_fence_now_ns(void);
+
+/* Live fences allocated by the core helpers (leak checks in tests). */
+long dma_fence_live_count(void);
+
+#endif /* TTM_DMA_FENCE_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Wound/wait mutexes: locks taken in any order by transactions (acquire
+ * contexts) that resolve deadlocks by backing off, as the kernel's ww_mutex.
+ *
+ * Every acquire context gets a stamp from a global counter; a smaller stamp
+ * is older. When a context must wait for a lock held by another context:
+ *  - wait-die class: an older context waits; a younger one that already
+ *    holds a lock "dies" at once with -EDEADLK;
+ *  - wound-wait class: a younger context waits; an older one wounds the
+ *    holder, which gets -EDEADLK at its next contended lock attempt (or while
+ *    it sleeps on one) provided it holds a lock, and then waits.
+ * After -EDEADLK the transaction unlocks everything it holds and takes the
+ * contended lock with ww_mutex_lock_slow(), which never fails, then retries.
+ *
+ * Implementation: each lock has a small pthread mutex and condition variable.
+ * A wounded sleeper cannot be woken through the lock it sleeps on by the
+ * wounder (who holds a different one), so wound-wait sleepers re-check their
+ * wound every millisecond.
+ */
+#ifndef TTM_WW_MUTEX_H
+#define TTM_WW_MUTEX_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/**
+ * struct ww_class - a family of locks that may be taken together.
+ * @is_wait_die: wait-die when true, wound-wait when false.
+ * @name: for debugging.
+ */
+struct ww_class {
+	bool is_wait_die;
+	const char *name;
+};
+
+#define DEFINE_WD_CLASS(var) struct ww_class var = { .is_wait_die = true, .name = #var }
+#define DEFINE_WW_CLASS(var) struct ww_class var = { .is_wait_die = false, .name = #var }
+
+/**
+ * struct ww_acquire_ctx - one transaction's ticket.
+ * @stamp: age; smaller is older.
+ * @acquired: locks held under this ticket (only the owning thread changes it).
+ * @wounded: set by an older wound-wait transaction that wants a lock we hold.
+ * @ww_class: the class every lock taken under this ticket must belong to.
+ * @done: ww_acquire_done() was called: no more locks may be taken.
+ */
+struct ww_acquire_ctx {
+	uint64_t stamp;
+	unsigned acquired;
+	atomic_bool wounded;
+	struct ww_class *ww_class;
+	bool done;
+};
+
+/**
+ * struct ww_mutex - the lock.
+ * @wait_lock: protects @locked, @ctx and @waiters.
+ * @cond: signalled on unlock.
+ * @locked: held (with or without a ticket).
+ * @ctx: the holder's ticket, NULL when held without one.
+ * @waiters: threads sleeping on @cond.
+ * @ww_class: the family.
+ */
+struct ww_mutex {
+	pthread_mutex_t wait_lock;
+	pthread_cond_t cond;
+	bool locked;
+	struct ww_acquire_ctx *ctx;
+	unsigned waiters;
+	struct ww_class *ww_class;
+};
+
+void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class);
+void ww_mutex_destroy(struct ww_mutex *lock);
+
+void ww_acquire_init(struct ww_acquire_ctx *ctx, struct ww_class *ww_class);
+/* No more locks will be taken under @ctx (a debugging aid, as in the kernel). */
+void ww_acquire_done(struct ww_acquire_ctx *ctx);
+/* End the transaction; every lock must have been released. */
+void ww_acquire_fini(struct ww_acquire_ctx *ctx);
+
+/**
+ * ww_mutex_lock - take @lock under @ctx (NULL: as a plain mutex).
+ * Returns 0; -EALREADY when @ctx already holds @lock; -EDEADLK when the
+ * transaction must back off (only ever when @ctx holds another lock);
+ * -EINVAL on a class mismatch or after ww_acquire_done().
+ */
+int ww_mutex_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+/*
+ * As ww_mutex_lock(), and -EINTR when the thread's dma_fence interrupt (see
+ * dma_fence.h) is raised while waiting.
+ */
+int ww_mutex_lock_interruptible(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+/* After -EDEADLK with every other lock released: sleep until @lock is ours. */
+void ww_mutex_lock_slow(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+/* Take @lock if free. Returns true on success. @ctx may be NULL. */
+bool ww_mutex_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+void ww_mutex_unlock(struct ww_mutex *lock);
+bool ww_mutex_is_locked(struct ww_mutex *lock);
+/* The ticket holding @lock, NULL when free or held without one. */
+struct ww_acquire_ctx *ww_mutex_owner_ctx(struct ww_mutex *lock);
+
+#endif /* TTM_WW_MUTEX_H */
