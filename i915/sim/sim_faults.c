@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulator's fault points. Kept in their own file so that the listing
+ * tool and tests see them registered as soon as libsim is linked.
+ */
+#include "sim_gpu.h"
+
+DEFINE_FAULT_POINT(sim_fault_gpu_hang, "gpu_hang")
