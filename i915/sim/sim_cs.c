@@ -714,7 +714,7 @@ int sim_cs_exec(struct sim_engine *e, uint32_t head, uint32_t tail, uint32_t *ne
 		struct sim_fault *f)
 {
 	struct sim_gpu *gpu = e->gpu;
-	struct cs_ctx c = { .e = e, .gpu = gpu, .f = f };
+	struct cs_ctx c = { .e = e, .gpu = gpu, .f = f, .debt_ns = e->lat_debt_ns };
 	uint32_t dw[CS_MAX_DW], size, start, avail;
 	uint64_t acthd, fault;
 	enum cs_kind kind;
@@ -760,11 +760,8 @@ int sim_cs_exec(struct sim_engine *e, uint32_t head, uint32_t tail, uint32_t *ne
 		ret = cs_exec_simple(&c, acthd, dw, n);
 	}
 	atomic_fetch_add_explicit(&e->cmd_count, c.cmds, memory_order_relaxed);
-	if (c.debt_ns) {
-		struct timespec ts = { 0, (long)c.debt_ns };
-
-		nanosleep(&ts, NULL);
-	}
+	/* Carry the unslept charge over: one sleep per slice, not per ring command. */
+	e->lat_debt_ns = c.debt_ns;
 	if (ret)
 		return ret;
 	*new_head = (head + 4 * n) % size;

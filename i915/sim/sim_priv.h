@@ -75,6 +75,9 @@ struct sim_engine {
 	struct sim_error_state error;
 	unsigned long error_count;
 
+	/* Owned by whoever has @executing set. */
+	uint64_t lat_debt_ns;
+
 	/* Lock-free: written by the parser (or a register write). */
 	atomic_uint ccid;
 	_Atomic uint64_t gpr[SIM_RING_NUM_GPRS];
