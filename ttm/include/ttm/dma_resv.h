@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dma_resv: a buffer's reservation object: a ww_mutex and the fences that
+ * tell who uses the buffer.
+ *
+ * Each fence is stored with a usage, ordered KERNEL < WRITE < READ <
+ * BOOKKEEP: asking for usage U returns every fence whose usage is <= U
+ * (waiting for READ also waits for WRITE and KERNEL fences, which is what an
+ * access that only reads must respect; BOOKKEEP returns everything).
+ *
+ * Locking: the fence array is changed only with @lock held (and, briefly,
+ * @fences_lock, so readers that do not hold @lock can take a consistent
+ * snapshot with dma_resv_get_fences()). Lock order: @lock, then
+ * @fences_lock, then a fence's own lock.
+ */
+#ifndef TTM_DMA_RESV_H
+#define TTM_DMA_RESV_H
+
+#include <ttm/dma_fence.h>
+#include <ttm/ww_mutex.h>
+
+enum dma_resv_usage {
+	DMA_RESV_USAGE_KERNEL,
+	DMA_RESV_USAGE_WRITE,
+	DMA_RESV_USAGE_READ,
+	DMA_RESV_USAGE_BOOKKEEP,
+};
+
+/* Every reservation lock belongs to this wait-die class (ticketed validate lists). */
+extern struct ww_class reservation_ww_class;
+
+/**
+ * struct dma_resv - the reservation object.
+ * @lock: the ww_mutex; held while fences are added.
+ * @fences_lock: protects the array against unlocked readers.
+ * @fences: the fences, one reference each.
+ * @usages: usage of each fence.
+ * @num_fences: entries in use.
+ * @max_fences: entries allocated (reserved slots = max - num).
+ */
+struct dma_resv {
+	struct ww_mutex lock;
+	pthread_mutex_t fences_lock;
+	struct dma_fence **fences;
+	uint8_t *usages;
+	unsigned num_fences;
+	unsigned max_fences;
+};
+
+void dma_resv_init(struct dma_resv *obj);
+/* Drops every fence. The object must be unlocked. */
+void dma_resv_fini(struct dma_resv *obj);
+
+static inline int dma_resv_lock(struct dma_resv *obj, struct ww_acquire_ctx *ctx)
+{
+	return ww_mutex_lock(&obj->lock, ctx);
+}
+
+static inline int dma_resv_lock_interruptible(struct dma_resv *obj, struct ww_acquire_ctx *ctx)
+{
+	return ww_mutex_lock_interruptible(&obj->lock, ctx);
+}
+
+static inline void dma_resv_lock_slow(struct dma_resv *obj, struct ww_acquire_ctx *ctx)
+{
+	ww_mutex_lock_slow(&obj->lock, ctx);
+}
+
+static inline bool dma_resv_trylock(struct dma_resv *obj)
+{
+	return ww_mutex_trylock(&obj->lock, NULL);
+}
+
+static inline void dma_resv_unlock(struct dma_resv *obj)
+{
+	ww_mutex_unlock(&obj->lock);
+}
+
+static inline bool dma_resv_is_locked(struct dma_resv *obj)
+{
+	return ww_mutex_is_locked(&obj->lock);
+}
+
+/**
+ * dma_resv_reserve_fences - make room for @num more fences. Locked.
+ * Returns 0 or -ENOMEM (fault point resv_reserve); nothing changes on error.
+ */
+int dma_resv_reserve_fences(struct dma_resv *obj, unsigned num);
+
+/**
+ * dma_resv_add_fence - attach @fence with @usage. Locked.
+ * A fence of the same context that is not later than @fence and whose usage
+ * is not stronger, or a signalled fence, is replaced in place; otherwise a
+ * reserved slot is used. Returns 0, or -ENOSPC when no slot was reserved
+ * (a caller bug; the fence is not added), -EINVAL on bad arguments.
+ */
+int dma_resv_add_fence(struct dma_resv *obj, struct dma_fence *fence, enum dma_resv_usage usage);
+
+/* Drop signalled fences. Locked. */
+void dma_resv_prune(struct dma_resv *obj);
+
+/*
+ * Locked iteration: for (i = 0; i < obj->num_fences; i++) over fences whose
+ * usage is <= @usage.
+ */
+#define dma_resv_for_each_fence(obj, usage, i, fence)                                              \
+	for ((i) = 0; (i) < (obj)->num_fences; (i)++)                                              \
+		if (((fence) = (obj)->fences[i]), (obj)->usages[i] <= (usage))
+
+/**
+ * dma_resv_get_fences - snapshot the fences with usage <= @usage, with a
+ * reference each, without holding the lock. *@fences is malloc'ed (NULL when
+ * *@num is 0); release with dma_resv_put_fences(). Returns 0 or -ENOMEM.
+ */
+int dma_resv_get_fences(struct dma_resv *obj, enum dma_resv_usage usage, unsigned *num,
+			struct dma_fence ***fences);
+void dma_resv_put_fences(struct dma_fence **fences, unsigned num);
+
+/* True when every fence with usage <= @usage has signalled. Unlocked. */
+bool dma_resv_test_signaled(struct dma_resv *obj, enum dma_resv_usage usage);
+
+/*
+ * Wait for every fence with usage <= @usage. Unlocked. Returns the time left
+ * (> 0), 0 on timeout, -EINTR, -ENOMEM; as dma_fence_wait_timeout().
+ */
+int64_t dma_resv_wait_timeout(struct dma_resv *obj, enum dma_resv_usage usage, bool intr,
+			      int64_t timeout_ns);
+
+/* Number of unsignalled fences (for the info dump). Unlocked. */
+unsigned dma_resv_count_pending(struct dma_resv *obj);
+
+#endif /* TTM_DMA_RESV_H */

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+#include <ttm/dma_fence.h>
+#include <ttm/ttm_faults.h>
+#include <ktest.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char *test_name(struct dma_fence *f)
+{
+	(void)f;
+	return "test";
+}
+
+static atomic_int enable_calls;
+
+static bool test_enable(struct dma_fence *f)
+{
+	(void)f;
+	atomic_fetch_add(&enable_calls, 1);
+	return true;
+}
+
+static const struct dma_fence_ops test_ops = {
+	.get_driver_name = test_name,
+	.get_timeline_name = test_name,
+	.enable_signaling = test_enable,
+};
+
+static struct dma_fence *new_fence(uint64_t ctx, uint64_t seqno)
+{
+	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+
+	if (f)
+		dma_fence_init(f, &test_ops, ctx, seqno);
+	return f;
+}
+
+struct counting_cb {
+	struct dma_fence_cb base;
+	atomic_int calls;
+};
+
+static void count_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	(void)f;
+	atomic_fetch_add(&container_of(cb, struct counting_cb, base)->calls, 1);
+}
+
+KTEST(dma_fence_signal_once)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+
+	ASSERT_NOT_NULL(f);
+	EXPECT_FALSE(dma_fence_is_signaled(f));
+	EXPECT_EQ(dma_fence_get_status(f), 0);
+	EXPECT_EQ(dma_fence_signal(f), 0);
+	EXPECT_TRUE(dma_fence_is_signaled(f));
+	EXPECT_EQ(dma_fence_signal(f), -EINVAL);
+	EXPECT_EQ(dma_fence_get_status(f), 1);
+	EXPECT_TRUE(atomic_load(&f->flags) & DMA_FENCE_FLAG_TIMESTAMP);
+	dma_fence_put(f);
+}
+
+KTEST(dma_fence_set_error_visible_after_signal)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+
+	EXPECT_EQ(dma_fence_set_error(f, 5), -EINVAL);
+	EXPECT_EQ(dma_fence_set_error(f, -EIO), 0);
+	EXPECT_EQ(dma_fence_get_status(f), 0);
+	dma_fence_signal(f);
+	EXPECT_EQ(dma_fence_get_status(f), -EIO);
+	EXPECT_EQ(dma_fence_set_error(f, -ENOMEM), -EINVAL);
+	EXPECT_EQ(dma_fence_get_status(f), -EIO);
+	dma_fence_put(f);
+}
+
+KTEST(dma_fence_add_callback_runs_once)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+	struct counting_cb cb = { .calls = 0 };
+
+	atomic_store(&enable_calls, 0);
+	EXPECT_EQ(dma_fence_add_callback(f, &cb.base, count_cb), 0);
+	EXPECT_EQ(atomic_load(&enable_calls), 1);
+	EXPECT_EQ(atomic_load(&cb.calls), 0);
+	dma_fence_signal(f);
+	EXPECT_EQ(atomic_load(&cb.calls), 1);
+	EXPECT_EQ(dma_fence_signal(f), -EINVAL);
+	EXPECT_EQ(atomic_load(&cb.calls), 1);
+	dma_fence_put(f);
+}
+
+KTEST(dma_fence_add_callback_signaled_returns_enoent)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+	struct counting_cb cb = { .calls = 0 };
+
+	dma_fence_signal(f);
+	EXPECT_EQ(dma_fence_add_callback(f, &cb.base, count_cb), -ENOENT);
+	EXPECT_EQ(atomic_load(&cb.calls), 0);
+	EXPECT_FALSE(dma_fence_remove_callback(f, &cb.base));
+	EXPECT_EQ(dma_fence_add_callback(NULL, &cb.base, count_cb), -EINVAL);
+	dma_fence_put(f);
+}
+
+KTEST(dma_fence_remove_callback_pending_and_done)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+	struct counting_cb a = { .calls = 0 }, b = { .calls = 0 };
+
+	EXPECT_EQ(dma_fence_add_callback(f, &a.base, count_cb), 0);
+	EXPECT_EQ(dma_fence_add_callback(f, &b.base, count_cb), 0);
+	EXPECT_TRUE(dma_fence_remove_callback(f, &a.base));
+	EXPECT_FALSE(dma_fence_remove_callback(f, &a.base));
+	dma_fence_signal(f);
+	EXPECT_EQ(atomic_load(&a.calls), 0);
+	EXPECT_EQ(atomic_load(&b.calls), 1);
+	EXPECT_FALSE(dma_fence_remove_callback(f, &b.base));
+	dma_fence_put(f);
+}
+
+static void stack_release(struct dma_fence *f)
+{
+	(void)f;
+}
+
+static const struct dma_fence_ops stack_ops = {
+	.get_driver_name = test_name,
+	.get_timeline_name = test_name,
+	.release = stack_release,
+};
+
+KTEST(dma_fence_is_later_wraps)
+{
+	struct dma_fence a, b, c;
+	uint64_t ctx = dma_fence_context_alloc(2);
+
+	dma_fence_init(&a, &stack_ops, ctx, UINT64_MAX - 1);
+	dma_fence_init(&b, &stack_ops, ctx, 2); /* after a wrap */
+	dma_fence_init(&c, &stack_ops, ctx + 1, 100);
+	EXPECT_TRUE(dma_fence_is_later(&b, &a));
+	EXPECT_FALSE(dma_fence_is_later(&a, &b));
+	EXPECT_FALSE(dma_fence_is_later(&c, &a)); /* other timeline */
+	EXPECT_TRUE(dma_fence_is_later_or_same(&a, &a));
+	EXPECT_TRUE(__dma_fence_is_later(10, 9));
+	EXPECT_FALSE(__dma_fence_is_later(9, 9));
+	dma_fence_put(&a);
+	dma_fence_put(&b);
+	dma_fence_put(&c);
+}
+
+KTEST(dma_fence_context_alloc_unique)
+{
+	uint64_t a = dma_fence_context_alloc(4);
+	uint64_t b = dma_fence_context_alloc(1);
+
+	EXPECT_GE(b, a + 4);
+}
+
+KTEST(dma_fence_wait_timeout_poll_and_timeout)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+
+	EXPECT_EQ(dma_fence_wait_timeout(f, false, 0), 0);
+	EXPECT_EQ(dma_fence_wait_timeout(f, false, 2000000), 0);
+	EXPECT_EQ(dma_fence_wait_timeout(f, false, -1), -EINVAL);
+	dma_fence_signal(f);
+	EXPECT_EQ(dma_fence_wait_timeout(f, false, 0), 1);
+	EXPECT_GT(dma_fence_wait_timeout(f, false, 1000), 0);
+	EXPECT_EQ(dma_fence_wait(f, true), 0);
+	dma_fence_put(f);
+}
+
+static void *signal_later(void *p)
+{
+	usleep(2000);
+	dma_fence_signal(p);
+	return NULL;
+}
+
+KTEST(dma_fence_wait_woken_by_signal)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+	pthread_t t;
+
+	ASSERT_EQ(pthread_create(&t, NULL, signal_later, f), 0);
+	EXPECT_GT(dma_fence_wait_timeout(f, false, 5000000000ll), 0);
+	EXPECT_TRUE(dma_fence_is_signaled(f));
+	pthread_join(t, NULL);
+	dma_fence_put(f);
+}
+
+struct intr_arg {
+	struct dma_fence *f;
+	struct dma_fence_interrupt intr;
+	atomic_int installed;
+	int64_t ret;
+};
+
+static void *wait_interruptible(void *p)
+{
+	struct intr_arg *a = p;
+
+	dma_fence_interrupt_install(&a->intr);
+	atomic_store(&a->installed, 1);
+	a->ret = dma_fence_wait_timeout(a->f, true, MAX_SCHEDULE_TIMEOUT);
+	dma_fence_interrupt_install(NULL);
+	return NULL;
+}
+
+KTEST(dma_fence_wait_interruptible_returns_eintr)
+{
+	struct intr_arg a = { .f = new_fence(dma_fence_context_alloc(1), 1), .installed = 0 };
+	pthread_t t;
+
+	dma_fence_interrupt_init(&a.intr);
+	ASSERT_EQ(pthread_create(&t, NULL, wait_interruptible, &a), 0);
+	while (!atomic_load(&a.installed))
+		usleep(100);
+	usleep(2000);
+	dma_fence_interrupt_raise(&a.intr);
+	pthread_join(t, NULL);
+	EXPECT_EQ(a.ret, -EINTR);
+	EXPECT_FALSE(dma_fence_is_signaled(a.f));
+	/* Non-interruptible waits ignore it. */
+	dma_fence_interrupt_install(&a.intr);
+	EXPECT_EQ(dma_fence_wait_timeout(a.f, false, 1000000), 0);
+	EXPECT_EQ(dma_fence_wait_timeout(a.f, true, 1000000), -EINTR);
+	dma_fence_interrupt_clear(&a.intr);
+	EXPECT_EQ(dma_fence_wait_timeout(a.f, true, 1000000), 0);
+	dma_fence_interrupt_install(NULL);
+	dma_fence_signal(a.f);
+	dma_fence_put(a.f);
+}
+
+KTEST(dma_fence_get_stub_is_signaled)
+{
+	struct dma_fence *s = dma_fence_get_stub();
+	struct dma_fence *p = dma_fence_allocate_private_stub(1234);
+
+	EXPECT_TRUE(dma_fence_is_signaled(s));
+	ASSERT_NOT_NULL(p);
+	EXPECT_TRUE(dma_fence_is_signaled(p));
+	EXPECT_EQ(p->timestamp, 1234);
+	EXPECT_EQ(dma_fence_wait_timeout(s, false, 0), 1);
+	dma_fence_put(s);
+	dma_fence_put(p);
+}
+
+KTEST(dma_fence_alloc_fault_point_fails_cleanly)
+{
+	long live = dma_fence_live_count();
+
+	fault_set_nth(&ttm_fault_fence_alloc, 1);
+	EXPECT_NULL(dma_fence_allocate_private_stub(0));
+	EXPECT_EQ(dma_fence_live_count(), live);
+	fault_reset(&ttm_fault_fence_alloc);
+}
+
+KTEST(dma_fence_wait_any_returns_signaled_index)
+{
+	uint64_t ctx = dma_fence_context_alloc(1);
+	struct dma_fence *f[3] = { new_fence(ctx, 1), new_fence(ctx, 2), new_fence(ctx, 3) };
+	unsigned idx = 99;
+	pthread_t t;
+
+	EXPECT_EQ(dma_fence_wait_any_timeout(f, 3, false, 0, &idx), 0);
+	EXPECT_EQ(dma_fence_wait_any_timeout(f, 0, false, 0, &idx), -EINVAL);
+	ASSERT_EQ(pthread_create(&t, NULL, signal_later, f[2]), 0);
+	EXPECT_GT(dma_fence_wait_any_timeout(f, 3, false, 5000000000ll, &idx), 0);
+	EXPECT_EQ(idx, 2);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 3; i++) {
+		dma_fence_signal(f[i]);
+		dma_fence_put(f[i]);
+	}
+}
+
+/* The race the signal protocol exists for: adder vs signaller. */
+struct race {
+	struct dma_fence *f;
+	struct counting_cb cb;
+	atomic_int go;
+	int add_ret;
+};
+
+static void *race_adder(void *p)
+{
+	struct race *r = p;
+
+	while (!atomic_load(&r->go))
+		;
+	r->add_ret = dma_fence_add_callback(r->f, &r->cb.base, count_cb);
+	return NULL;
+}
+
+KTEST(dma_fence_add_callback_races_signal)
+{
+	unsigned iters = 2000 * ktest_scale(), ran = 0, refused = 0;
+
+	for (unsigned i = 0; i < iters; i++) {
+		struct race r = { .f = new_fence(dma_fence_context_alloc(1), 1), .go = 0 };
+		pthread_t t;
+
+		r.cb.calls = 0;
+		ASSERT_EQ(pthread_create(&t, NULL, race_adder, &r), 0);
+		atomic_store(&r.go, 1);
+		dma_fence_signal(r.f);
+		pthread_join(t, NULL);
+		/* Exactly one of: the callback ran once, or add said -ENOENT. */
+		if (r.add_ret == 0) {
+			EXPECT_EQ(atomic_load(&r.cb.calls), 1);
+			ran++;
+		} else {
+			EXPECT_EQ(r.add_ret, -ENOENT);
+			EXPECT_EQ(atomic_load(&r.cb.calls), 0);
+			refused++;
+		}
+		dma_fence_put(r.f);
+	}
+	EXPECT_EQ(ran + refused, iters);
+}
+
+static void *race_waiter(void *p)
+{
+	struct race *r = p;
+
+	while (!atomic_load(&r->go))
+		;
+	r->add_ret = (int)dma_fence_wait_timeout(r->f, false, 10000000000ll);
+	return NULL;
+}
+
+KTEST(dma_fence_wait_races_signal_no_lost_wakeup)
+{
+	unsigned iters = 2000 * ktest_scale();
+
+	for (unsigned i = 0; i < iters; i++) {
+		struct race r = { .f = new_fence(dma_fence_context_alloc(1), 1), .go = 0 };
+		pthread_t t;
+
+		ASSERT_EQ(pthread_create(&t, NULL, race_waiter, &r), 0);
+		atomic_store(&r.go, 1);
+		dma_fence_signal(r.f);
+		pthread_join(t, NULL);
+		EXPECT_GT(r.add_ret, 0);
+		dma_fence_put(r.f);
+	}
+}
+
+KTEST(dma_fence_live_count_back_to_start)
+{
+	long live = dma_fence_live_count();
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+
+	EXPECT_EQ(dma_fence_live_count(), live + 1);
+	dma_fence_get(f);
+	dma_fence_put(f);
+	EXPECT_EQ(dma_fence_live_count(), live + 1);
+	dma_fence_put(f);
+	EXPECT_EQ(dma_fence_live_count(), live);
+}
