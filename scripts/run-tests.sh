@@ -46,6 +46,10 @@ run_suites() {
 	grep -E '^\[' "$logdir/$name.log" | grep -v '^\[ok' | sed "s/^/[$name] /" >&2
 	local line
 	line=$(grep -E '^finished [0-9]+ tests' "$logdir/$name.log" | tail -n 1)
+	if [ -z "$line" ] && grep -q '^no tests defined' "$logdir/$name.log"; then
+		ttm_log "$name: no tests registered in suites $*"
+		return
+	fi
 	if [ -z "$line" ]; then
 		ttm_log "$name: the test runner printed no summary (exit $rc)"
 		tail -n 40 "$logdir/$name.log" >&2
