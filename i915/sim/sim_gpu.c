@@ -86,7 +86,7 @@ static uint8_t *pte_page(struct sim_gpu *gpu, uint64_t index)
 void *sim_ggtt_resolve(struct sim_gpu *gpu, uint64_t addr, size_t want, size_t *run)
 {
 	uint64_t index = addr >> SIM_PAGE_SHIFT;
-	uint8_t *page = pte_page(gpu, index);
+	uint8_t *page = pte_page(gpu, index), *first = page;
 	size_t got;
 
 	if (!page)
@@ -103,7 +103,8 @@ void *sim_ggtt_resolve(struct sim_gpu *gpu, uint64_t addr, size_t want, size_t *
 		got += SIM_PAGE_SIZE;
 	}
 	*run = got < want ? got : want;
-	return pte_page(gpu, addr >> SIM_PAGE_SHIFT) + (addr & (SIM_PAGE_SIZE - 1));
+	/* The first lookup, not a second one: the PTE may change under us. */
+	return first + (addr & (SIM_PAGE_SIZE - 1));
 }
 
 int sim_ggtt_read(struct sim_gpu *gpu, uint64_t addr, void *dst, size_t len, uint64_t *fault)

@@ -52,6 +52,11 @@
  * command on the wrong engine or a page fault stops the engine with an error
  * state (sim_error_state_get(), sim_error_state_dump()).
  *
+ * Memory the GPU polls (semaphores) or stores seqnos to is accessed with
+ * atomic loads/stores; CPU code sharing it with a running engine should use
+ * atomics too. In the synchronous mode a semaphore is polled on the caller's
+ * thread, so only another thread (or hangcheck) can end the wait.
+ *
  * Hangcheck: a semaphore wait unsatisfied for hangcheck_ms, or one batch
  * (from the ring's MI_BATCH_BUFFER_START to its end) running longer than
  * hangcheck_ms, stops the engine with reason SIM_ERR_HANG. The fault point
@@ -110,7 +115,7 @@ enum sim_engine_id {
 #define SIM_RING_CTL(base) ((base) + 0x3c)	/* size and valid */
 #define SIM_RING_ACTHD(base) ((base) + 0x74)	/* RO: GGTT address being executed */
 #define SIM_RING_HWS_PGA(base) ((base) + 0x80)	/* status page GGTT address */
-#define SIM_RING_IMR(base) ((base) + 0xa8)	/* interrupt mask: set bits drop */
+#define SIM_RING_IMR(base) ((base) + 0xa8)	/* interrupt mask: set bits drop; resets to 0 */
 #define SIM_RING_CCID(base) ((base) + 0x180)	/* context tag, see below */
 #define SIM_RING_GPR(base, n) ((base) + 0x600 + 8 * (n)) /* 16 x 64-bit, lo then hi */
 #define SIM_RING_NUM_GPRS 16
