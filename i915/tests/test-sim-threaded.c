@@ -226,6 +226,8 @@ KTEST(threaded_gpu_hang_fault_point)
 	uint32_t batch[8], *bb = batch, b[4];
 	struct sim_error_state es;
 
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out (fault_inject=false)");
 	fx_init(&fx, 40);
 	bb = i915_emit_store_dword_imm(bb, DATA, 9);
 	bb = i915_emit_bb_end(bb);
