@@ -633,14 +633,20 @@ static int cs_fetch(struct cs_ctx *c, uint64_t addr, uint32_t *dw, unsigned int 
 		    enum cs_kind *kind)
 {
 	uint64_t fault;
+	size_t run;
+	const uint32_t *p = sim_ggtt_resolve(c->gpu, addr, 4 * CS_MAX_DW, &run);
 	int ret;
 
-	if (sim_ggtt_read(c->gpu, addr, dw, 4, &fault))
-		return cs_fault(c, addr, NULL, 0, fault, "command fetch from unmapped page");
+	if (!p)
+		return cs_fault(c, addr, NULL, 0, addr, "command fetch from unmapped page");
+	dw[0] = p[0];
 	ret = cs_decode(c, dw[0], addr, n, kind);
 	if (ret)
 		return ret;
-	if (*n > 1 && sim_ggtt_read(c->gpu, addr + 4, dw + 1, 4 * (*n - 1), &fault))
+	/* One lookup serves the whole command unless it straddles a page run. */
+	if (4 * (size_t)*n <= run)
+		memcpy(dw + 1, p + 1, 4 * (*n - 1));
+	else if (sim_ggtt_read(c->gpu, addr + 4, dw + 1, 4 * (*n - 1), &fault))
 		return cs_fault(c, addr, dw, 1, fault, "command fetch from unmapped page");
 	return 0;
 }
