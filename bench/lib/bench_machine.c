@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_machine.c - what machine a result came from, and thread pinning.
+ *
+ * The machine id hashes only what changes the numbers (CPU model, core and
+ * PU counts, RAM in GiB), not the hostname, so a reinstalled or renamed box
+ * keeps its baselines.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "ttm_config.h"
+
+#if TTM_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+static void read_cpu_model(char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *v;
+		size_t n;
+
+		/* x86 says "model name"; arm64 has no model, "CPU part" is the nearest. */
+		if (!colon || strncmp(line, "model name", 10))
+			continue;
+		v = colon + 1;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		n = strcspn(v, "\n");
+		v[n] = '\0';
+		if (*v)
+			snprintf(buf, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--) {
+		h ^= *c++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+#if TTM_HAVE_HWLOC
+static uint64_t cache_size(hwloc_topology_t t, hwloc_obj_type_t type)
+{
+	hwloc_obj_t o = hwloc_get_obj_by_type(t, type, 0);
+
+	return o && o->attr ? o->attr->cache.size : 0;
+}
+
+static uint64_t llc_size(hwloc_topology_t t)
+{
+	uint64_t s = cache_size(t, HWLOC_OBJ_L3CACHE);
+
+	return s ? s : cache_size(t, HWLOC_OBJ_L2CACHE);
+}
+
+static int probe_hwloc(struct bench_machine *m)
+{
+	hwloc_topology_t t;
+	int n;
+
+	if (hwloc_topology_init(&t))
+		return -ENOMEM;
+	if (hwloc_topology_load(t)) {
+		hwloc_topology_destroy(t);
+		return -EIO;
+	}
+	n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE);
+	m->packages = n > 0 ? (unsigned)n : 1;
+	n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+	m->cores = n > 0 ? (unsigned)n : m->pus;
+	n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+	if (n > 0)
+		m->pus = (unsigned)n;
+	n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+	m->numa_nodes = n > 0 ? (unsigned)n : 1;
+	m->l1d_bytes = cache_size(t, HWLOC_OBJ_L1CACHE);
+	m->l2_bytes = cache_size(t, HWLOC_OBJ_L2CACHE);
+	m->l3_bytes = llc_size(t);
+	m->have_hwloc = true;
+	m->topo = t;
+	return 0;
+}
+#endif
+
+/* Truncating copy; uname fields are longer than ours but never that long in practice. */
+static void copy_trunc(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static uint64_t sysconf_cache(int name)
+{
+	long v = sysconf(name);
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+int bench_machine_probe(struct bench_machine *m)
+{
+	struct utsname u;
+	long pages, psz, online;
+	uint64_t h = 0xcbf29ce484222325ull, gib;
+
+	memset(m, 0, sizeof(*m));
+	if (gethostname(m->hostname, sizeof(m->hostname) - 1))
+		snprintf(m->hostname, sizeof(m->hostname), "unknown");
+	read_cpu_model(m->cpu_model, sizeof(m->cpu_model));
+	if (!uname(&u)) {
+		copy_trunc(m->kernel, sizeof(m->kernel), u.release);
+		copy_trunc(m->arch, sizeof(m->arch), u.machine);
+	} else {
+		snprintf(m->kernel, sizeof(m->kernel), "unknown");
+		snprintf(m->arch, sizeof(m->arch), "unknown");
+	}
+	pages = sysconf(_SC_PHYS_PAGES);
+	psz = sysconf(_SC_PAGESIZE);
+	m->ram_bytes = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	m->pus = online > 0 ? (unsigned)online : 1;
+	m->cores = m->pus;
+	m->packages = 1;
+	m->numa_nodes = 1;
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+	m->l1d_bytes = sysconf_cache(_SC_LEVEL1_DCACHE_SIZE);
+	m->l2_bytes = sysconf_cache(_SC_LEVEL2_CACHE_SIZE);
+	m->l3_bytes = sysconf_cache(_SC_LEVEL3_CACHE_SIZE);
+	if (!m->l3_bytes)
+		m->l3_bytes = m->l2_bytes;
+#else
+	(void)sysconf_cache;
+#endif
+#if TTM_HAVE_HWLOC
+	/* Without a topology the fallbacks above stand; pinning still works. */
+	if (probe_hwloc(m))
+		m->have_hwloc = false;
+#endif
+	gib = (m->ram_bytes + (1ull << 29)) >> 30;
+	h = fnv1a(h, m->cpu_model, strlen(m->cpu_model));
+	h = fnv1a(h, &m->cores, sizeof(m->cores));
+	h = fnv1a(h, &m->pus, sizeof(m->pus));
+	h = fnv1a(h, &gib, sizeof(gib));
+	snprintf(m->id, sizeof(m->id), "%016" PRIx64, h);
+	return 0;
+}
+
+void bench_machine_fini(struct bench_machine *m)
+{
+#if TTM_HAVE_HWLOC
+	if (m->topo)
+		hwloc_topology_destroy(m->topo);
+#endif
+	m->topo = NULL;
+	m->have_hwloc = false;
+}
+
+static int pin_to_pu_sched(unsigned pu)
+{
+	cpu_set_t set;
+	int rc;
+
+	if (pu >= CPU_SETSIZE)
+		return -EINVAL;
+	CPU_ZERO(&set);
+	CPU_SET(pu, &set);
+	rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return -rc;
+}
+
+int bench_pin_thread(struct bench_run *r, unsigned index)
+{
+	const struct bench_options *o = &r->opts;
+	const struct bench_machine *m = &r->machine;
+
+#if TTM_HAVE_HWLOC
+	if (m->topo) {
+		hwloc_topology_t t = m->topo;
+		hwloc_obj_t obj;
+		int ncores;
+
+		if (o->ncpus) {
+			obj = hwloc_get_pu_obj_by_os_index(t, o->cpus[index % o->ncpus]);
+		} else {
+			ncores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+			if (ncores > 0)
+				obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE,
+							    index % (unsigned)ncores);
+			else
+				obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, index % m->pus);
+			/* The first PU of the core: its sibling stays free. */
+			while (obj && obj->type != HWLOC_OBJ_PU && obj->first_child)
+				obj = obj->first_child;
+		}
+		if (!obj || !obj->cpuset)
+			return -EINVAL;
+		if (hwloc_set_cpubind(t, obj->cpuset, HWLOC_CPUBIND_THREAD))
+			return errno ? -errno : -EINVAL;
+		return 0;
+	}
+#endif
+	if (o->ncpus) {
+		unsigned pu = o->cpus[index % o->ncpus];
+		long online = sysconf(_SC_NPROCESSORS_CONF);
+
+		if (online > 0 && pu >= (unsigned long)online)
+			return -EINVAL;
+		return pin_to_pu_sched(pu);
+	}
+	return pin_to_pu_sched(index % (m->pus ? m->pus : 1));
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/* Results files of the bench harness: JSON round trip, atomic write, load errors, plot data. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <ktest.h>
+
+#include "bench.h"
+
+static char *make_tmpdir(void)
+{
+	char *d = strdup("/tmp/bench-results-test.XXXXXX");
+
+	if (d && !mkdtemp(d)) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static void rm_rf(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[512];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static unsigned count_entries(const char *dir, const char *substr)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && strstr(e->d_name, substr))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static int init_run(struct bench_run *r)
+{
+	struct bench_options o;
+	char err[128];
+	char *argv[] = { "prog", "--quick", "--seed", "5", NULL };
+	int rc = bench_options_parse(&o, 4, argv, NULL, NULL, err, sizeof(err));
+
+	return rc ? rc : bench_run_init(r, "unittest", &o);
+}
+
+static json_object *find_metric(json_object *root, const char *name)
+{
+	json_object *ms, *m, *n;
+	size_t i;
+
+	if (!json_object_object_get_ex(root, "metrics", &ms))
+		return NULL;
+	for (i = 0; i < json_object_array_length(ms); i++) {
+		m = json_object_array_get_idx(ms, i);
+		if (json_object_object_get_ex(m, "name", &n) && !strcmp(json_object_get_string(n), name))
+			return m;
+	}
+	return NULL;
+}
+
+KTEST(bench_run_write_round_trip)
+{
+	char *dir = make_tmpdir(), path[512], err[256], *written = NULL;
+	struct bench_metric *ms, *mh;
+	struct bench_hist *h = malloc(sizeof(*h)), *back = malloc(sizeof(*back));
+	struct bench_stats s, sb;
+	struct bench_run r;
+	json_object *root, *m, *x, *y;
+	void *loaded;
+	unsigned i;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_TRUE(h && back);
+	ASSERT_EQ(init_run(&r), 0);
+	EXPECT_EQ(strlen(r.machine.id), 16);
+	EXPECT_EQ(bench_run_param(&r, "sizes", "%s", "4k,64k"), 0);
+	EXPECT_EQ(bench_run_param(&r, "sizes", "%d", 4), 0);
+	EXPECT_EQ(bench_run_param(&r, "", "%d", 4), -EINVAL);
+	EXPECT_EQ(bench_run_backend_param(&r, "latency_ns", "%u", 500u), 0);
+	ms = bench_metric_add(&r, "unit.samples", "ns", BENCH_LOWER_IS_BETTER);
+	ASSERT_NOT_NULL(ms);
+	EXPECT_NULL(bench_metric_add(&r, "unit.samples", "ns", BENCH_LOWER_IS_BETTER));
+	for (i = 0; i < 7; i++)
+		EXPECT_EQ(bench_metric_sample(ms, 100.0 + i / 3.0), 0);
+	EXPECT_EQ(bench_metric_sample(ms, NAN), -EINVAL);
+	EXPECT_EQ(bench_metric_use_hist(ms), -EBUSY);
+	bench_metric_target(ms, 150.0, BENCH_TARGET_AT_MOST);
+	EXPECT_EQ(bench_metric_label(ms, "threads", "4"), 0);
+	mh = bench_metric_add(&r, "validate.unit.4k", "ns", BENCH_LOWER_IS_BETTER);
+	ASSERT_NOT_NULL(mh);
+	ASSERT_EQ(bench_metric_use_hist(mh), 0);
+	EXPECT_EQ(bench_metric_sample(mh, 1.0), -EINVAL);
+	bench_hist_init(h);
+	for (i = 0; i < 5000; i++) {
+		EXPECT_EQ(bench_metric_record(mh, 1000 + ktest_rand() % 100000), 0);
+		bench_hist_record(h, 50 + i);
+	}
+	EXPECT_EQ(bench_metric_merge_hist(mh, h), 0);
+	EXPECT_EQ(bench_metric_merge_hist(ms, h), -EINVAL);
+	ASSERT_EQ(bench_metric_stats(mh, &s), 0);
+	EXPECT_EQ(s.n, 10000);
+	{
+		const char *cols[] = { "pages", "rss" };
+		struct bench_series *se = bench_series_add(&r, "pages", cols, 2);
+		double row[2] = { 1, 2 };
+
+		ASSERT_NOT_NULL(se);
+		EXPECT_EQ(bench_series_append(se, 0.5, row), 0);
+	}
+
+	ASSERT_EQ(bench_run_write(&r, dir, &written), 0);
+	ASSERT_NOT_NULL(written);
+	EXPECT_TRUE(strstr(written, "unittest-") != NULL);
+	EXPECT_TRUE(strstr(written, r.machine.id) != NULL);
+	EXPECT_EQ(count_entries(dir, ".tmp."), 0);
+	EXPECT_EQ(count_entries(dir, ".json"), 1);
+
+	ASSERT_EQ(bench_results_load(written, &loaded, err, sizeof(err)), 0);
+	root = loaded;
+	ASSERT_TRUE(json_object_object_get_ex(root, "benchmark", &x));
+	EXPECT_STREQ(json_object_get_string(x), "unittest");
+	ASSERT_TRUE(json_object_object_get_ex(root, "parameters", &x));
+	ASSERT_TRUE(json_object_object_get_ex(x, "sizes", &y));
+	EXPECT_STREQ(json_object_get_string(y), "4");
+	ASSERT_TRUE(json_object_object_get_ex(root, "machine", &x));
+	ASSERT_TRUE(json_object_object_get_ex(x, "id", &y));
+	EXPECT_STREQ(json_object_get_string(y), r.machine.id);
+	ASSERT_TRUE(json_object_object_get_ex(x, "build", &y));
+	ASSERT_TRUE(json_object_object_get_ex(x, "backend_params", &y));
+
+	m = find_metric(root, "unit.samples");
+	ASSERT_NOT_NULL(m);
+	ASSERT_TRUE(json_object_object_get_ex(m, "samples", &x));
+	ASSERT_EQ(json_object_array_length(x), 7);
+	/* Doubles survive the text form exactly. */
+	EXPECT_TRUE(json_object_get_double(json_object_array_get_idx(x, 1)) == 100.0 + 1 / 3.0);
+	EXPECT_EQ(bench_results_metric_hist(m, back), -ENOENT);
+	ASSERT_TRUE(json_object_object_get_ex(m, "target", &x));
+	ASSERT_TRUE(json_object_object_get_ex(x, "pass", &y));
+	EXPECT_TRUE(json_object_get_boolean(y));
+
+	m = find_metric(root, "validate.unit.4k");
+	ASSERT_NOT_NULL(m);
+	ASSERT_EQ(bench_results_metric_hist(m, back), 0);
+	ASSERT_EQ(bench_hist_stats(back, &sb), 0);
+	EXPECT_EQ(sb.n, s.n);
+	EXPECT_TRUE(sb.median == s.median && sb.p99 == s.p99 && sb.min == s.min &&
+		    sb.max == s.max && sb.mean == s.mean);
+	json_object_put(root);
+
+	/* Same file name on purpose: a second write replaces the file atomically. */
+	snprintf(path, sizeof(path), "%s/fixed.json", dir);
+	EXPECT_EQ(bench_run_write(&r, path, NULL), 0);
+	EXPECT_EQ(bench_run_write(&r, path, NULL), 0);
+	EXPECT_EQ(count_entries(dir, "fixed.json"), 1);
+	EXPECT_EQ(count_entries(dir, ".tmp."), 0);
+
+	free(written);
+	free(h);
+	free(back);
+	bench_run_fini(&r);
+	rm_rf(dir);
+	free(dir);
+}
+
+KTEST(bench_run_write_failure_leaves_nothing)
+{
+	char *dir = make_tmpdir(), path[512];
+	struct bench_run r;
+	char *written = (char *)1;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(init_run(&r), 0);
+	snprintf(path, sizeof(path), "%s/missing/x.json", dir);
+	EXPECT_EQ(bench_run_write(&r, path, &written), -ENOENT);
+	EXPECT_NULL(written);
+	EXPECT_EQ(count_entries(dir, ""), 0);
+	bench_run_fini(&r);
+	rm_rf(dir);
+	free(dir);
+}
+
+KTEST(bench_results_load_errors)
+{
+	char *dir = make_tmpdir(), path[512], err[256];
+	void *root;
+
+	ASSERT_NOT_NULL(dir);
+	snprintf(path, sizeof(path), "%s/none.json", dir);
+	EXPECT_EQ(bench_results_load(path, &root, err, sizeof(err)), -ENOENT);
+	EXPECT_TRUE(strstr(err, "none.json") != NULL);
+
+	snprintf(path, sizeof(path), "%s/bad.json", dir);
+	write_text(path, "{\"schema\": \"ttm-bench-results\", ");
+	EXPECT_EQ(bench_results_load(path, &root, err, sizeof(err)), -EINVAL);
+	EXPECT_TRUE(strstr(err, "malformed") != NULL);
+	EXPECT_TRUE(strchr(err, '\n') == NULL);
+
+	write_text(path, "{\"schema\": \"ttm-bench-results\", \"schema_version\": 2,"
+			 " \"benchmark\": \"x\", \"machine\": {}, \"metrics\": []}");
+	EXPECT_EQ(bench_results_load(path, &root, err, sizeof(err)), -EPROTO);
+	EXPECT_TRUE(strstr(err, "schema_version") != NULL);
+
+	write_text(path, "{\"schema\": \"other\", \"schema_version\": 1}");
+	EXPECT_EQ(bench_results_load(path, &root, err, sizeof(err)), -EPROTO);
+
+	write_text(path, "{\"schema\": \"ttm-bench-results\", \"schema_version\": 1,"
+			 " \"benchmark\": \"x\", \"machine\": {}}");
+	EXPECT_EQ(bench_results_load(path, &root, err, sizeof(err)), -EINVAL);
+	EXPECT_TRUE(strstr(err, "metrics") != NULL);
+
+	write_text(path, "[1, 2]");
+	EXPECT_EQ(bench_results_load(path, &root, err, sizeof(err)), -EINVAL);
+
+	write_text(path, "{\"schema\": \"ttm-bench-results\", \"schema_version\": 1,"
+			 " \"benchmark\": \"x\", \"machine\": {}, \"metrics\": []}");
+	ASSERT_EQ(bench_results_load(path, &root, err, sizeof(err)), 0);
+	json_object_put(root);
+	rm_rf(dir);
+	free(dir);
+}
+
+KTEST(bench_results_to_csv_writes_plot_inputs)
+{
+	char *dir = make_tmpdir(), out[512], err[256], *written = NULL;
+	struct bench_metric *m;
+	struct bench_run r;
+	unsigned i;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(init_run(&r), 0);
+	m = bench_metric_add(&r, "validate.hit.4k", "ns", BENCH_LOWER_IS_BETTER);
+	ASSERT_NOT_NULL(m);
+	ASSERT_EQ(bench_metric_use_hist(m), 0);
+	for (i = 0; i < 100; i++)
+		bench_metric_record(m, 100 + i);
+	m = bench_metric_add(&r, "evict.lru.ws150.throughput", "GB/s", BENCH_HIGHER_IS_BETTER);
+	ASSERT_NOT_NULL(m);
+	bench_metric_sample(m, 1.5);
+	ASSERT_EQ(bench_run_write(&r, dir, &written), 0);
+	snprintf(out, sizeof(out), "%s/plots", dir);
+	{
+		const char *paths[] = { written };
+
+		ASSERT_EQ(bench_results_to_csv(paths, 1, out, err, sizeof(err)), 0);
+	}
+	EXPECT_EQ(count_entries(out, "metrics.dat"), 1);
+	EXPECT_EQ(count_entries(out, "validate-cdf.dat"), 1);
+	EXPECT_EQ(count_entries(out, "eviction.dat"), 1);
+	EXPECT_EQ(count_entries(out, "fence.dat"), 0);
+	rm_rf(out);
+	free(written);
+	bench_run_fini(&r);
+	rm_rf(dir);
+	free(dir);
+}
