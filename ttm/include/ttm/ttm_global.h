@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ttm_global: the process-wide page accounting shared by every device.
+ *
+ * What is counted: every 4 KiB page the page pools hold from the operating
+ * system, whether it backs a ttm_tt or waits on a pool free list. A pool
+ * charges pages here (ttm_global_reserve()) before it maps them and
+ * uncharges them (ttm_global_unreserve()) when it gives them back to the OS.
+ * Counting free-list pages too is what makes "shrink the pools first" a real
+ * way to make room under the cap: those pages are the cheapest to reclaim.
+ *
+ * The cap: the count never exceeds @limit_pages (default: half of physical
+ * memory, sysconf(_SC_PHYS_PAGES) / 2, as modern TTM does), and the pages of
+ * DMA32 pools never exceed @dma32_limit_pages (default: the pages below 4 GiB,
+ * or the main limit if smaller). A reservation is a compare-and-swap on the
+ * counter, never add-then-check-then-subtract, so the accounted count is never
+ * above the cap even transiently; the high-water mark records the largest
+ * count ever reached so tests can prove it.
+ *
+ * When a reservation would exceed the cap, ttm_global_reserve() asks the
+ * registered shrinkers for pages, in two stages:
+ *   1. shrinkers without @swaps (the page pools' free lists);
+ *   2. shrinkers with @swaps (devices swapping LRU buffers out to shmem),
+ *      skipped when swap is disabled by ttm_global_config();
+ * and retries after each scan that freed something. When nothing more can be
+ * freed it returns -ENOMEM.
+ *
+ * Locking: the counters are atomics. The shrinker list is protected by an
+ * internal rwlock, held for reading while scans run: a scan may reserve and
+ * unreserve (swapping out frees pages) but must not register or unregister a
+ * shrinker. No lock is held across calls into a shrinker other than that read
+ * lock, so a scan may take its own device/pool locks; callers of
+ * ttm_global_reserve() must not hold locks that their own scan takes.
+ */
+#ifndef TTM_GLOBAL_H
+#define TTM_GLOBAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ttm/list.h>
+
+/* Defined by the BO code (ttm_bo.h); passed through to shrinkers untouched. */
+struct ttm_operation_ctx;
+
+/**
+ * struct ttm_global_config - the limits of the page accounting.
+ * @limit_pages: cap on all accounted pages; 0 selects the default (half of RAM).
+ * @dma32_limit_pages: cap on pages of DMA32 pools; 0 selects the default.
+ * @swap_disabled: when true, reservations never call @swaps shrinkers, so a
+ *	full cap fails with -ENOMEM after trimming the pools (page-limit runs).
+ */
+struct ttm_global_config {
+	uint64_t limit_pages;
+	uint64_t dma32_limit_pages;
+	bool swap_disabled;
+};
+
+/**
+ * struct ttm_global_stats - a snapshot of the accounting.
+ * @pages: pages accounted now.
+ * @dma32_pages: of which in DMA32 pools.
+ * @high_water: the largest @pages ever reached (since the last reset).
+ * @dma32_high_water: the largest @dma32_pages ever reached.
+ * @limit_pages: the cap in force.
+ * @dma32_limit_pages: the DMA32 cap in force.
+ * @shrink_calls: shrinker scans run because a reservation hit a cap.
+ * @failures: reservations that returned -ENOMEM.
+ */
+struct ttm_global_stats {
+	uint64_t pages;
+	uint64_t dma32_pages;
+	uint64_t high_water;
+	uint64_t dma32_high_water;
+	uint64_t limit_pages;
+	uint64_t dma32_limit_pages;
+	uint64_t shrink_calls;
+	uint64_t failures;
+};
+
+/**
+ * struct ttm_global_shrinker - something that can give accounted pages back.
+ * @scan: asked to free about @nr_pages accounted pages (it may free more or
+ *	fewer). @ctx is the reserving caller's, NULL when there is none. Returns
+ *	the number of pages it uncharged (0 when it had nothing to free). Called
+ *	from whichever thread reserves, possibly from several at once; it must not
+ *	register or unregister shrinkers.
+ * @swaps: true when @scan swaps buffers out (stage 2, skipped when swap is
+ *	disabled); false for caches that are simply dropped (stage 1).
+ * @link: list link, owned by ttm_global.
+ */
+struct ttm_global_shrinker {
+	unsigned long (*scan)(struct ttm_global_shrinker *shrinker, unsigned long nr_pages,
+			      struct ttm_operation_ctx *ctx);
+	bool swaps;
+	struct list_head link;
+};
+
+/*
+ * ttm_global_config - set the limits. Fields at 0 select the defaults. May be
+ * called at any time; a lower cap than the current count does not free pages,
+ * it only makes the next reservations reclaim first. Returns 0, or -EINVAL when
+ * @cfg is NULL.
+ */
+int ttm_global_config(const struct ttm_global_config *cfg);
+
+/* Snapshot of the counters and limits; never fails. */
+void ttm_global_get_stats(struct ttm_global_stats *stats);
+
+/* Restart the high-water marks from the current counts (tests). */
+void ttm_global_reset_high_water(void);
+
+/*
+ * ttm_global_reserve - charge @pages pages against the cap.
+ * @pages: pages to charge (0 succeeds at once).
+ * @dma32: also charge them against the DMA32 cap.
+ * @ctx: passed to the shrinkers.
+ *
+ * Reclaims through the shrinkers when the cap is reached (see above). Returns
+ * 0 when charged, -ENOMEM when the pages cannot fit (at once when @pages is
+ * larger than the cap itself). May sleep in the shrinkers.
+ */
+int ttm_global_reserve(unsigned long pages, bool dma32, struct ttm_operation_ctx *ctx);
+
+/* Uncharge @pages pages charged by ttm_global_reserve() with the same @dma32. */
+void ttm_global_unreserve(unsigned long pages, bool dma32);
+
+/*
+ * ttm_global_register_shrinker - add @shrinker (with @scan and @swaps set).
+ * Must not be called from a scan. ttm_global_unregister_shrinker() removes it
+ * and returns once no scan of it runs any more.
+ */
+void ttm_global_register_shrinker(struct ttm_global_shrinker *shrinker);
+void ttm_global_unregister_shrinker(struct ttm_global_shrinker *shrinker);
+
+/*
+ * ttm_global_shrink - run the stage-1 shrinkers (the pools) for @nr_pages,
+ * without reserving anything. Returns the pages freed.
+ */
+unsigned long ttm_global_shrink(unsigned long nr_pages);
+
+/* One line per counter, for the info dump. */
+void ttm_global_print(FILE *out);
+
+#endif /* TTM_GLOBAL_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ttm_pool: a cache of free system pages, per caching mode and page order.
+ *
+ * A device embeds one pool. Pages are taken from the OS in blocks of
+ * 2^order 4 KiB pages (order 0..TTM_POOL_MAX_ORDER); a tt of n pages gets the
+ * highest orders that fit (as the kernel's pool does, to keep large buffers
+ * physically contiguous), falling back to lower orders when a block cannot
+ * be had. Each block is split into 4 KiB page pointers for the tt and goes
+ * back whole, on free, to the bucket of its own caching mode and order: a page
+ * freed write-combined only comes back for a write-combined allocation.
+ *
+ * Accounting: the pool charges ttm_global for each block before mapping it
+ * and uncharges it when the block goes back to the OS (shrink, fini, or a
+ * free with @reclaim). Pages on the free lists stay charged; the pool
+ * registers a stage-1 ttm_global shrinker so a full cap trims them first.
+ *
+ * Locking: @lock protects the buckets and their counters; it is never held
+ * across ttm_global_reserve() or the OS calls, so a reservation from this pool
+ * may run this pool's own shrinker.
+ */
+#ifndef TTM_POOL_H
+#define TTM_POOL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ttm/list.h>
+#include <ttm/ttm_caching.h>
+#include <ttm/ttm_global.h>
+
+struct ttm_tt;
+struct ttm_operation_ctx;
+
+/* Largest block: 2^9 pages = 2 MiB, a huge page. */
+#define TTM_POOL_MAX_ORDER 9
+
+/**
+ * struct ttm_pool_type - one bucket: free blocks of one caching mode and order.
+ * @free: free blocks (the link lives in the free block's first bytes).
+ * @nr_free: blocks on @free.
+ * @allocs: blocks handed out from @free (reuse) since init.
+ * @os_allocs: blocks freshly mapped from the OS for this bucket since init.
+ * All protected by the pool's @lock.
+ */
+struct ttm_pool_type {
+	struct list_head free;
+	unsigned long nr_free;
+	unsigned long allocs;
+	unsigned long os_allocs;
+};
+
+/**
+ * struct ttm_pool - a device's page pool.
+ * @use_dma32: pages are charged against the DMA32 cap too (a device that can
+ *	only address 32 bits).
+ * @lock: protects @types and @nr_free_pages.
+ * @types: buckets indexed by [caching][order].
+ * @nr_free_pages: 4 KiB pages on all free lists.
+ * @shrinker: the stage-1 shrinker registered with ttm_global.
+ */
+struct ttm_pool {
+	bool use_dma32;
+	pthread_mutex_t lock;
+	struct ttm_pool_type types[TTM_NUM_CACHING_TYPES][TTM_POOL_MAX_ORDER + 1];
+	unsigned long nr_free_pages;
+	struct ttm_global_shrinker shrinker;
+};
+
+/*
+ * ttm_pool_init - set up @pool and register its shrinker. Returns 0 or
+ * -ENOMEM (mutex). Not to be called from a ttm_global shrinker scan.
+ */
+int ttm_pool_init(struct ttm_pool *pool, bool use_dma32);
+/* ttm_pool_fini - unregister and give every free page back to the OS. */
+void ttm_pool_fini(struct ttm_pool *pool);
+
+/*
+ * ttm_pool_alloc - fill tt->pages (array already allocated, tt->orders too)
+ * in tt->caching, zeroing recycled pages when TTM_TT_FLAG_ZERO_ALLOC is set.
+ * Fault point "pool_alloc" is asked once per block. Returns 0, or -ENOMEM
+ * with every page taken given back (to the free lists).
+ */
+int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation_ctx *ctx);
+
+/*
+ * ttm_pool_free - give tt->pages back: to their buckets, or to the OS (and
+ * uncharged) when @reclaim. Clears the page pointers.
+ */
+void ttm_pool_free(struct ttm_pool *pool, struct ttm_tt *tt, bool reclaim);
+
+/*
+ * ttm_pool_shrink - give at least @nr_pages free pages back to the OS if the
+ * pool has them (highest orders first, whole blocks). Returns the pages freed.
+ */
+unsigned long ttm_pool_shrink(struct ttm_pool *pool, unsigned long nr_pages);
+
+/* Free blocks in bucket [@caching][@order]; 0 for invalid arguments. */
+unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching,
+			       unsigned int order);
+
+/* The debugfs-like table: one line per non-empty bucket, then totals. */
+void ttm_pool_print(struct ttm_pool *pool, FILE *out);
+
+#endif /* TTM_POOL_H */
