@@ -113,6 +113,16 @@ double bench_percentile_sorted(const double *v, size_t n, double q);
 int bench_stats_compute(const double *v, size_t n, uint64_t seed, struct bench_stats *out);
 
 /**
+ * bench_bootstrap_medians() - medians of @nres bootstrap resamples of @n
+ * ascending samples @sorted, drawn with bench_rng_next(@rng), into @out
+ * (unsorted). O(n) per resample. Shared by bench_stats_compute() and
+ * ttm-compare's interval of a change.
+ * Return: 0, -EINVAL when @n is 0, -ENOMEM.
+ */
+int bench_bootstrap_medians(const double *sorted, size_t n, uint64_t *rng, double *out,
+			    size_t nres);
+
+/**
  * bench_rng_next() - xorshift64* step on *@state (a non-zero state); returns
  * 64 random bits. Shared by the bootstrap code and the comparison tool so a
  * seed means the same thing everywhere.

@@ -92,22 +92,37 @@ static double resample_median(const double *s, size_t n, uint32_t *count, uint64
 	return (lo + hi) / 2.0;
 }
 
+int bench_bootstrap_medians(const double *sorted, size_t n, uint64_t *rng, double *out,
+			    size_t nres)
+{
+	uint32_t *count;
+	size_t i;
+
+	if (!n)
+		return -EINVAL;
+	count = malloc(n * sizeof(*count));
+	if (!count)
+		return -ENOMEM;
+	for (i = 0; i < nres; i++)
+		out[i] = resample_median(sorted, n, count, rng);
+	free(count);
+	return 0;
+}
+
 int bench_stats_compute(const double *v, size_t n, uint64_t seed, struct bench_stats *out)
 {
 	double *s, *med, sum = 0.0, ss = 0.0;
-	uint32_t *count;
 	uint64_t rng;
 	size_t i;
+	int rc;
 
 	if (!n)
 		return -EINVAL;
 	s = malloc(n * sizeof(*s));
 	med = malloc(BENCH_BOOTSTRAP_RESAMPLES * sizeof(*med));
-	count = malloc(n * sizeof(*count));
-	if (!s || !med || !count) {
+	if (!s || !med) {
 		free(s);
 		free(med);
-		free(count);
 		return -ENOMEM;
 	}
 	memcpy(s, v, n * sizeof(*s));
@@ -131,15 +146,18 @@ int bench_stats_compute(const double *v, size_t n, uint64_t seed, struct bench_s
 	rng = (seed ^ 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
 	if (!rng)
 		rng = 0x9e3779b97f4a7c15ull;
-	for (i = 0; i < BENCH_BOOTSTRAP_RESAMPLES; i++)
-		med[i] = resample_median(s, n, count, &rng);
+	rc = bench_bootstrap_medians(s, n, &rng, med, BENCH_BOOTSTRAP_RESAMPLES);
+	if (rc) {
+		free(s);
+		free(med);
+		return rc;
+	}
 	qsort(med, BENCH_BOOTSTRAP_RESAMPLES, sizeof(*med), cmp_double);
 	out->ci_lo = bench_percentile_sorted(med, BENCH_BOOTSTRAP_RESAMPLES, 0.025);
 	out->ci_hi = bench_percentile_sorted(med, BENCH_BOOTSTRAP_RESAMPLES, 0.975);
 
 	free(s);
 	free(med);
-	free(count);
 	return 0;
 }
 

@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# compare-test.sh GEN COMPARE CASE: generate two results files for CASE, run
+# ttm-compare on them and check its exit status (identical 0, slower 1,
+# malformed 2, schema 2).
+set -u
+gen=$1 cmp=$2 case=$3
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ttm-compare-test.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+"$gen" "$dir/base.json" 1.0 1 || exit 1
+case $case in
+identical) "$gen" "$dir/new.json" 1.0 1 || exit 1; want=0 ;;
+noise)     "$gen" "$dir/new.json" 1.0 2 || exit 1; want=0 ;;
+slower)    "$gen" "$dir/new.json" 1.2 2 || exit 1; want=1 ;;
+faster)    "$gen" "$dir/new.json" 0.8 2 || exit 1; want=0 ;;
+malformed) "$gen" "$dir/new.json" 1.0 1 malformed || exit 1; want=2 ;;
+schema)    "$gen" "$dir/new.json" 1.0 1 schema || exit 1; want=2 ;;
+missing)   want=2 ;;
+*) echo "unknown case $case"; exit 1 ;;
+esac
+"$cmp" "$dir/base.json" "$dir/new.json" >"$dir/out" 2>"$dir/err"
+got=$?
+cat "$dir/out" "$dir/err"
+if [ "$got" -ne "$want" ]; then
+	echo "ttm-compare exited $got, expected $want"
+	exit 1
+fi
+if [ "$want" -eq 2 ] && [ "$(wc -l <"$dir/err")" -ne 1 ]; then
+	echo "expected exactly one error line"
+	exit 1
+fi
+exit 0

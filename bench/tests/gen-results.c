@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gen-results - write a synthetic results file for the ttm-compare tests.
+ *
+ *   gen-results OUT.json SCALE SEED [malformed|schema]
+ *
+ * Two metrics (a latency from 10 samples with 1% noise, and a histogram
+ * latency), both scaled by SCALE, so SCALE 1.2 is "20% slower". "malformed"
+ * writes truncated JSON, "schema" a file with schema_version 99.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return 1;
+	fputs(text, f);
+	return fclose(f) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_options o;
+	struct bench_metric *m, *h;
+	struct bench_run r;
+	char err[128];
+	char *pargv[] = { "gen-results", "--quick", NULL };
+	uint64_t rng;
+	double scale;
+	int i, rc;
+
+	if (argc < 4)
+		return 2;
+	if (argc > 4 && !strcmp(argv[4], "malformed"))
+		return write_text(argv[1], "{\"schema\": \"ttm-bench-results\", \"schema_version\": 1, \"metr");
+	if (argc > 4 && !strcmp(argv[4], "schema"))
+		return write_text(argv[1], "{\"schema\": \"ttm-bench-results\", \"schema_version\": 99, "
+					   "\"benchmark\": \"gen\", \"machine\": {}, \"metrics\": []}\n");
+	scale = strtod(argv[2], NULL);
+	rng = strtoull(argv[3], NULL, 10) | 1;
+	if (bench_options_parse(&o, 2, pargv, NULL, NULL, err, sizeof(err)) ||
+	    bench_run_init(&r, "gen", &o))
+		return 1;
+	bench_run_param(&r, "size", "%s", "64k");
+	m = bench_metric_add(&r, "gen.latency", "ns", BENCH_LOWER_IS_BETTER);
+	h = bench_metric_add(&r, "gen.hist", "ns", BENCH_LOWER_IS_BETTER);
+	if (!m || !h || bench_metric_use_hist(h)) {
+		bench_run_fini(&r);
+		return 1;
+	}
+	for (i = 0; i < 10; i++) {
+		double noise = (double)(bench_rng_next(&rng) % 2001) / 100000.0 - 0.01;
+
+		bench_metric_sample(m, 1000.0 * scale * (1.0 + noise));
+	}
+	for (i = 0; i < 20000; i++)
+		bench_metric_record(h, (uint64_t)(scale * (double)(5000 + bench_rng_next(&rng) % 1000)));
+	rc = bench_run_write(&r, argv[1], NULL);
+	bench_run_fini(&r);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttm-compare - compare two sets of benchmark results (files or directories
+ * of *.json) metric by metric, with a confidence interval of each change.
+ *
+ * Results are matched by benchmark name + parameters + metric name. Several
+ * files on one side with the same key (repeated runs) are pooled. The
+ * change is (new - base) / base of the medians; its 95% interval comes from
+ * a paired percentile bootstrap on the stored samples, or, for histogram
+ * metrics, from the delta method on the stored order-statistic intervals.
+ *
+ * Exit: 0 no regression, 1 a regression beyond --threshold whose interval
+ * excludes zero, 2 usage error or unreadable / malformed / schema-mismatched
+ * input (one line naming the problem).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "bench.h"
+
+#define EXIT_REGRESSION 1
+#define EXIT_BAD_INPUT 2
+
+/**
+ * struct cmp_entry - one metric of one side, pooled over that side's files.
+ * @key: benchmark '\t' sorted parameters '\t' metric (owned).
+ * @label: printable "benchmark[params] metric" (owned).
+ * @unit: unit (owned).
+ * @higher_better: direction.
+ * @samples: pooled raw samples, already divided into ratios with --ratios.
+ * @n: used samples.
+ * @cap: allocated samples.
+ * @is_hist: the metric carries a histogram (no samples): @median, @ci_lo
+ *           and @ci_hi are taken from the (first) stored stats.
+ * @median: the median when @is_hist.
+ * @ci_lo: lower end of the median's interval when @is_hist.
+ * @ci_hi: upper end when @is_hist.
+ */
+struct cmp_entry {
+	char *key;
+	char *label;
+	char *unit;
+	bool higher_better;
+	double *samples;
+	size_t n;
+	size_t cap;
+	bool is_hist;
+	double median;
+	double ci_lo;
+	double ci_hi;
+};
+
+/**
+ * struct cmp_side - every metric of one side.
+ * @e: entries.
+ * @n: used.
+ * @cap: allocated.
+ * @machine: machine id of the first file ("" until one is read).
+ * @mixed_machines: files of this side come from different machines.
+ */
+struct cmp_side {
+	struct cmp_entry *e;
+	size_t n;
+	size_t cap;
+	char machine[64];
+	bool mixed_machines;
+};
+
+struct cmp_opts {
+	double threshold_pct;
+	bool ratios;
+	bool csv;
+	uint64_t seed;
+};
+
+static const char *prog = "ttm-compare";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s [--threshold PCT] [--ratios] [--csv] [--seed N] BASE NEW\n"
+		"  BASE, NEW       results files or directories of *.json\n"
+		"  --threshold PCT a regression smaller than this is noise (default 5)\n"
+		"  --ratios        compare ratios to the same-run references, not values\n"
+		"                  (for results from different machines)\n"
+		"  --csv           print CSV instead of the table\n"
+		"  --seed N        bootstrap seed (default 1)\n"
+		"exit: 0 no regression, 1 regression, 2 bad input\n",
+		prog);
+}
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *x;
+
+	if (!o || !json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_string))
+		return NULL;
+	return json_object_get_string(x);
+}
+
+static bool jnum(json_object *o, const char *key, double *v)
+{
+	json_object *x;
+
+	if (!o || !json_object_object_get_ex(o, key, &x) ||
+	    !(json_object_is_type(x, json_type_double) || json_object_is_type(x, json_type_int)))
+		return false;
+	*v = json_object_get_double(x);
+	return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "k1=v1,k2=v2" with keys sorted: parameter order must not break matching. */
+static char *params_string(json_object *params)
+{
+	size_t n = 0, i, len = 1;
+	char **items, *out;
+
+	if (!params || !json_object_is_type(params, json_type_object))
+		return strdup("");
+	items = calloc((size_t)json_object_object_length(params) + 1, sizeof(*items));
+	if (!items)
+		return NULL;
+	json_object_object_foreach(params, k, v)
+	{
+		if (asprintf(&items[n], "%s=%s", k, json_object_get_string(v)) < 0)
+			goto fail;
+		len += strlen(items[n]) + 1;
+		n++;
+	}
+	qsort(items, n, sizeof(*items), cmp_str);
+	out = malloc(len);
+	if (!out)
+		goto fail;
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(out, ",");
+		strcat(out, items[i]);
+		free(items[i]);
+	}
+	free(items);
+	return out;
+fail:
+	for (i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	return NULL;
+}
+
+static struct cmp_entry *side_find(struct cmp_side *s, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->e[i].key, key))
+			return &s->e[i];
+	return NULL;
+}
+
+static int entry_push(struct cmp_entry *e, double v)
+{
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? 2 * e->cap : 32;
+		double *nv = realloc(e->samples, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		e->samples = nv;
+		e->cap = cap;
+	}
+	e->samples[e->n++] = v;
+	return 0;
+}
+
+/*
+ * With --ratios every value becomes its ratio to the reference measured in
+ * the same file, and "better" follows the ratio's form: value/reference
+ * keeps the metric's direction, reference/value inverts it.
+ */
+static bool ratio_transform(json_object *m, json_object *refs, bool *higher_better, double *refval,
+			    bool *value_over_ref)
+{
+	json_object *ref, *rs, *st;
+	const char *name, *form;
+
+	if (!json_object_object_get_ex(m, "reference", &ref))
+		return false;
+	name = jstr(ref, "name");
+	form = jstr(ref, "form");
+	if (!name || !form || !refs || !json_object_object_get_ex(refs, name, &rs) ||
+	    !json_object_object_get_ex(rs, "stats", &st) || !jnum(st, "median", refval) ||
+	    !(*refval > 0.0))
+		return false;
+	*value_over_ref = !strcmp(form, "value/reference");
+	if (!*value_over_ref)
+		*higher_better = !*higher_better;
+	return true;
+}
+
+static int add_file(struct cmp_side *side, const char *path, const struct cmp_opts *o, char *err,
+		    size_t errlen)
+{
+	json_object *root, *metrics, *machine, *pobj, *refs = NULL;
+	const char *bench, *mid;
+	char *params;
+	void *loaded;
+	size_t i, n;
+	int rc;
+
+	rc = bench_results_load(path, &loaded, err, errlen);
+	if (rc)
+		return rc;
+	root = loaded;
+	bench = jstr(root, "benchmark");
+	json_object_object_get_ex(root, "machine", &machine);
+	json_object_object_get_ex(root, "metrics", &metrics);
+	json_object_object_get_ex(root, "references", &refs);
+	mid = jstr(machine, "id");
+	if (!mid)
+		mid = "unknown";
+	if (!side->machine[0])
+		snprintf(side->machine, sizeof(side->machine), "%s", mid);
+	else if (strcmp(side->machine, mid))
+		side->mixed_machines = true;
+	params = params_string(json_object_object_get_ex(root, "parameters", &pobj) ? pobj : NULL);
+	if (!params) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	n = json_object_array_length(metrics);
+	for (i = 0; i < n && !rc; i++) {
+		json_object *m = json_object_array_get_idx(metrics, i), *samples, *st;
+		const char *name = jstr(m, "name"), *unit = jstr(m, "unit"), *dir = jstr(m, "direction");
+		bool higher, vor = true;
+		double refval = 1.0, v;
+		struct cmp_entry *e;
+		char *key;
+		size_t k, ns;
+
+		if (!name || !unit || !dir) {
+			snprintf(err, errlen, "%s: malformed: metric %zu lacks name, unit or direction",
+				 path, i);
+			rc = -EINVAL;
+			break;
+		}
+		higher = !strcmp(dir, "higher_is_better");
+		if (o->ratios && !ratio_transform(m, refs, &higher, &refval, &vor))
+			continue; /* no reference: nothing to compare in ratio mode */
+		if (asprintf(&key, "%s\t%s\t%s", bench, params, name) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		e = side_find(side, key);
+		if (e) {
+			free(key);
+		} else {
+			struct cmp_entry *ne;
+
+			if (side->n == side->cap) {
+				size_t cap = side->cap ? 2 * side->cap : 32;
+
+				ne = realloc(side->e, cap * sizeof(*ne));
+				if (!ne) {
+					free(key);
+					rc = -ENOMEM;
+					break;
+				}
+				side->e = ne;
+				side->cap = cap;
+			}
+			e = &side->e[side->n];
+			memset(e, 0, sizeof(*e));
+			e->key = key;
+			e->higher_better = higher;
+			e->unit = strdup(o->ratios ? "ratio" : unit);
+			if (asprintf(&e->label, "%s%s%s%s %s", bench, params[0] ? "[" : "", params,
+				     params[0] ? "]" : "", name) < 0)
+				e->label = NULL;
+			if (!e->unit || !e->label) {
+				free(e->key);
+				free(e->unit);
+				free(e->label);
+				rc = -ENOMEM;
+				break;
+			}
+			side->n++;
+		}
+		if (json_object_object_get_ex(m, "samples", &samples)) {
+			if (!json_object_is_type(samples, json_type_array)) {
+				snprintf(err, errlen, "%s: malformed: samples of %s", path, name);
+				rc = -EINVAL;
+				break;
+			}
+			ns = json_object_array_length(samples);
+			for (k = 0; k < ns && !rc; k++) {
+				json_object *x = json_object_array_get_idx(samples, k);
+
+				if (!json_object_is_type(x, json_type_double) &&
+				    !json_object_is_type(x, json_type_int))
+					continue;
+				v = json_object_get_double(x);
+				if (o->ratios)
+					v = vor ? v / refval : (v > 0.0 ? refval / v : NAN);
+				if (isfinite(v))
+					rc = entry_push(e, v);
+			}
+		} else if (json_object_object_get_ex(m, "stats", &st) &&
+			   json_object_is_type(st, json_type_object)) {
+			double med, lo, hi;
+
+			if (!jnum(st, "median", &med) || !jnum(st, "ci_lo", &lo) ||
+			    !jnum(st, "ci_hi", &hi)) {
+				snprintf(err, errlen, "%s: malformed: stats of %s", path, name);
+				rc = -EINVAL;
+				break;
+			}
+			if (o->ratios) {
+				med = vor ? med / refval : refval / med;
+				lo = vor ? lo / refval : refval / lo;
+				hi = vor ? hi / refval : refval / hi;
+				if (lo > hi) {
+					double t = lo;
+
+					lo = hi;
+					hi = t;
+				}
+			}
+			/* Pooling histograms would need the buckets; the first one stands. */
+			if (!e->is_hist) {
+				e->is_hist = true;
+				e->median = med;
+				e->ci_lo = lo;
+				e->ci_hi = hi;
+			}
+		}
+	}
+	free(params);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+out:
+	json_object_put(root);
+	return rc;
+}
+
+static int add_path(struct cmp_side *side, const char *path, const struct cmp_opts *o, char *err,
+		    size_t errlen)
+{
+	struct dirent **list;
+	struct stat st;
+	int i, n, rc = 0, files = 0;
+
+	if (stat(path, &st)) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return add_file(side, path, o, err, errlen);
+	/* Sorted so that the pooled order, and so the bootstrap, is reproducible. */
+	n = scandir(path, &list, NULL, alphasort);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: cannot read directory: %s", path, strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(list[i]->d_name);
+		char *p;
+
+		if (!rc && len > 5 && !strcmp(list[i]->d_name + len - 5, ".json") &&
+		    list[i]->d_name[0] != '.') {
+			if (asprintf(&p, "%s/%s", path, list[i]->d_name) < 0) {
+				rc = -ENOMEM;
+			} else {
+				rc = add_file(side, p, o, err, errlen);
+				free(p);
+				files++;
+			}
+		}
+		free(list[i]);
+	}
+	free(list);
+	if (!rc && !files) {
+		snprintf(err, errlen, "%s: no *.json results files", path);
+		rc = -ENOENT;
+	}
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * struct cmp_result - the comparison of one metric.
+ * @base: base median.
+ * @new: new median.
+ * @change: (new - base) / base, percent.
+ * @lo: lower end of the change's 95% interval, percent.
+ * @hi: upper end, percent.
+ */
+struct cmp_result {
+	double base, new, change, lo, hi;
+};
+
+static int compare_entry(const struct cmp_entry *b, const struct cmp_entry *n, uint64_t seed,
+			 struct cmp_result *r)
+{
+	if (b->n && n->n) {
+		double *bs = malloc(b->n * sizeof(*bs)), *ns = malloc(n->n * sizeof(*ns));
+		double *mb = malloc(BENCH_BOOTSTRAP_RESAMPLES * sizeof(*mb));
+		double *mn = malloc(BENCH_BOOTSTRAP_RESAMPLES * sizeof(*mn));
+		uint64_t rng = (seed ^ 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull | 1;
+		int rc = -ENOMEM;
+		size_t i;
+
+		if (!bs || !ns || !mb || !mn)
+			goto out;
+		memcpy(bs, b->samples, b->n * sizeof(*bs));
+		memcpy(ns, n->samples, n->n * sizeof(*ns));
+		qsort(bs, b->n, sizeof(*bs), cmp_double);
+		qsort(ns, n->n, sizeof(*ns), cmp_double);
+		r->base = bench_percentile_sorted(bs, b->n, 0.5);
+		r->new = bench_percentile_sorted(ns, n->n, 0.5);
+		rc = bench_bootstrap_medians(bs, b->n, &rng, mb, BENCH_BOOTSTRAP_RESAMPLES);
+		if (!rc)
+			rc = bench_bootstrap_medians(ns, n->n, &rng, mn, BENCH_BOOTSTRAP_RESAMPLES);
+		if (rc)
+			goto out;
+		/* Independent resamples of each side; the change of each pair. */
+		for (i = 0; i < BENCH_BOOTSTRAP_RESAMPLES; i++)
+			mb[i] = mb[i] != 0.0 ? (mn[i] - mb[i]) / fabs(mb[i]) * 100.0 : 0.0;
+		qsort(mb, BENCH_BOOTSTRAP_RESAMPLES, sizeof(*mb), cmp_double);
+		r->lo = bench_percentile_sorted(mb, BENCH_BOOTSTRAP_RESAMPLES, 0.025);
+		r->hi = bench_percentile_sorted(mb, BENCH_BOOTSTRAP_RESAMPLES, 0.975);
+out:
+		free(bs);
+		free(ns);
+		free(mb);
+		free(mn);
+		if (rc)
+			return rc;
+	} else {
+		/* Delta method on log(new/base) with each side's interval as +-1.96 se. */
+		double sb, sn, se, lr;
+
+		r->base = b->is_hist ? b->median : NAN;
+		r->new = n->is_hist ? n->median : NAN;
+		if (!(r->base > 0.0) || !(r->new > 0.0))
+			return -EDOM;
+		sb = (b->ci_hi - b->ci_lo) / (2 * 1.96) / r->base;
+		sn = (n->ci_hi - n->ci_lo) / (2 * 1.96) / r->new;
+		se = sqrt(sb * sb + sn * sn);
+		lr = log(r->new / r->base);
+		r->lo = (exp(lr - 1.96 * se) - 1.0) * 100.0;
+		r->hi = (exp(lr + 1.96 * se) - 1.0) * 100.0;
+	}
+	r->change = r->base != 0.0 ? (r->new - r->base) / fabs(r->base) * 100.0 : 0.0;
+	return 0;
+}
+
+static void side_fini(struct cmp_side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->e[i].key);
+		free(s->e[i].label);
+		free(s->e[i].unit);
+		free(s->e[i].samples);
+	}
+	free(s->e);
+}
+
+static int parse_args(int argc, char **argv, struct cmp_opts *o, const char **paths)
+{
+	int i, npaths = 0;
+
+	o->threshold_pct = 5.0;
+	o->seed = 1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		char *end;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 1;
+		} else if (!strcmp(a, "--ratios")) {
+			o->ratios = true;
+		} else if (!strcmp(a, "--csv")) {
+			o->csv = true;
+		} else if (!strncmp(a, "--threshold", 11) || !strncmp(a, "--seed", 6)) {
+			bool thr = a[2] == 't';
+			size_t nl = thr ? 11 : 6;
+
+			if (a[nl] == '=')
+				val = a + nl + 1;
+			else if (!a[nl] && i + 1 < argc)
+				val = argv[++i];
+			else if (!a[nl]) {
+				fprintf(stderr, "%s: %s: missing value\n", prog, a);
+				return -EINVAL;
+			} else {
+				goto unknown;
+			}
+			errno = 0;
+			if (thr) {
+				o->threshold_pct = strtod(val, &end);
+				if (!*val || *end || errno || !isfinite(o->threshold_pct) ||
+				    o->threshold_pct < 0) {
+					fprintf(stderr, "%s: --threshold: expected a percentage >= 0, got '%s'\n",
+						prog, val);
+					return -EINVAL;
+				}
+			} else {
+				o->seed = strtoull(val, &end, 10);
+				if (!*val || *end || errno || *val == '-') {
+					fprintf(stderr, "%s: --seed: expected a non-negative integer, got '%s'\n",
+						prog, val);
+					return -EINVAL;
+				}
+			}
+		} else if (a[0] == '-' && a[1]) {
+			goto unknown;
+		} else {
+			if (npaths == 2) {
+				fprintf(stderr, "%s: more than two inputs ('%s'); see --help\n", prog, a);
+				return -EINVAL;
+			}
+			paths[npaths++] = a;
+		}
+		continue;
+unknown:
+		fprintf(stderr, "%s: unknown option '%s' (see --help)\n", prog, a);
+		return -EINVAL;
+	}
+	if (npaths != 2) {
+		fprintf(stderr, "%s: expected BASE and NEW (see --help)\n", prog);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *verdict(const struct cmp_entry *e, const struct cmp_result *r, double thr,
+			   bool *regressed)
+{
+	bool worse = e->higher_better ? r->change < 0 : r->change > 0;
+	bool excludes_zero = r->lo > 0.0 || r->hi < 0.0;
+
+	*regressed = false;
+	if (!excludes_zero || fabs(r->change) < thr)
+		return "within noise";
+	*regressed = worse;
+	return worse ? "REGRESSED" : "improved";
+}
+
+int main(int argc, char **argv)
+{
+	struct cmp_side base = { 0 }, cur = { 0 };
+	const char *paths[2] = { NULL, NULL };
+	unsigned matched = 0, regressions = 0;
+	struct cmp_opts o = { 0 };
+	char err[512] = "";
+	size_t i;
+	int rc;
+
+	rc = parse_args(argc, argv, &o, paths);
+	if (rc)
+		return rc > 0 ? 0 : EXIT_BAD_INPUT;
+	rc = add_path(&base, paths[0], &o, err, sizeof(err));
+	if (!rc)
+		rc = add_path(&cur, paths[1], &o, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", prog, err[0] ? err : strerror(-rc));
+		rc = EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (strcmp(base.machine, cur.machine) || base.mixed_machines || cur.mixed_machines)
+		fprintf(stderr,
+			"%s: warning: machine ids differ (%s%s vs %s%s): absolute figures are not "
+			"comparable%s\n",
+			prog, base.machine, base.mixed_machines ? "+others" : "", cur.machine,
+			cur.mixed_machines ? "+others" : "",
+			o.ratios ? "; comparing ratios to same-run references" : "; consider --ratios");
+
+	if (o.csv)
+		printf("benchmark_metric,unit,base,new,change_pct,ci_lo_pct,ci_hi_pct,verdict\n");
+	else
+		printf("%-56s %-6s %12s %12s %9s %21s  %s\n", "metric", "unit", "base", "new",
+		       "change", "95% CI of change", "verdict");
+	for (i = 0; i < base.n; i++) {
+		const struct cmp_entry *b = &base.e[i], *n = side_find(&cur, b->key);
+		struct cmp_result r;
+		const char *v;
+		bool reg;
+
+		if (!n) {
+			if (!o.csv)
+				printf("%-56s only in %s\n", b->label, paths[0]);
+			continue;
+		}
+		if (compare_entry(b, n, o.seed, &r)) {
+			if (!o.csv)
+				printf("%-56s not comparable (no usable values)\n", b->label);
+			continue;
+		}
+		matched++;
+		v = verdict(b, &r, o.threshold_pct, &reg);
+		regressions += reg;
+		if (o.csv)
+			printf("\"%s\",%s,%.17g,%.17g,%.4f,%.4f,%.4f,%s\n", b->label, b->unit, r.base,
+			       r.new, r.change, r.lo, r.hi, v);
+		else
+			printf("%-56s %-6s %12.5g %12.5g %+8.2f%% [%+8.2f%% %+8.2f%%]  %s\n", b->label,
+			       b->unit, r.base, r.new, r.change, r.lo, r.hi, v);
+	}
+	for (i = 0; i < cur.n; i++)
+		if (!side_find(&base, cur.e[i].key) && !o.csv)
+			printf("%-56s only in %s\n", cur.e[i].label, paths[1]);
+	if (!matched) {
+		fprintf(stderr, "%s: no metric in common between %s and %s\n", prog, paths[0],
+			paths[1]);
+		rc = EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (!o.csv)
+		printf("%u metrics compared, %u regressed beyond %.3g%% (95%% CI excludes 0)\n",
+		       matched, regressions, o.threshold_pct);
+	rc = regressions ? EXIT_REGRESSION : 0;
+out:
+	side_fini(&base);
+	side_fini(&cur);
+	return rc;
+}
