@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: MIT
+/*
+ * drm_mm: interval allocator with holes indexed by size and by address.
+ * See drm_mm.h for the contract. The hole after a node is described by the
+ * node itself (hole_size), so a hole needs no allocation of its own; the head
+ * node's hole is the space before the first node.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include <ttm/drm_mm.h>
+
+#define size_node(rb) container_of(rb, struct drm_mm_node, rb_size)
+#define addr_node(rb) container_of(rb, struct drm_mm_node, rb_addr)
+
+static inline uint64_t node_end(const struct drm_mm_node *n)
+{
+	return n->start + n->size; /* wraps to the range start for the head */
+}
+
+static inline struct drm_mm_node *list_next_node(const struct drm_mm_node *n)
+{
+	return list_entry(n->node_list.next, struct drm_mm_node, node_list);
+}
+
+static inline struct drm_mm_node *list_prev_node(const struct drm_mm_node *n)
+{
+	return list_entry(n->node_list.prev, struct drm_mm_node, node_list);
+}
+
+static inline uint64_t mm_start(const struct drm_mm *mm)
+{
+	return node_end(&mm->head_node);
+}
+
+static inline uint64_t mm_end(const struct drm_mm *mm)
+{
+	return mm->head_node.start;
+}
+
+static inline uint64_t hole_start(const struct drm_mm_node *n)
+{
+	return node_end(n);
+}
+
+static inline uint64_t hole_end(const struct drm_mm_node *n)
+{
+	return list_next_node(n)->start;
+}
+
+static void addr_augment(struct rb_root *tree, struct rb_node *rb)
+{
+	struct drm_mm_node *n = addr_node(rb);
+	uint64_t max = n->hole_size;
+
+	if (!rb_is_nil(tree, rb->left) && addr_node(rb->left)->subtree_max_hole > max)
+		max = addr_node(rb->left)->subtree_max_hole;
+	if (!rb_is_nil(tree, rb->right) && addr_node(rb->right)->subtree_max_hole > max)
+		max = addr_node(rb->right)->subtree_max_hole;
+	n->subtree_max_hole = max;
+}
+
+static bool size_less(const struct drm_mm_node *a, const struct drm_mm_node *b)
+{
+	if (a->hole_size != b->hole_size)
+		return a->hole_size < b->hole_size;
+	return hole_start(a) < hole_start(b);
+}
+
+/* Record @n's hole (recomputed from its neighbours) in both trees. */
+static void add_hole(struct drm_mm *mm, struct drm_mm_node *n)
+{
+	struct rb_node *parent, *cur;
+	bool left = false;
+
+	n->hole_size = hole_end(n) - hole_start(n);
+	if (!n->hole_size)
+		return;
+
+	parent = &mm->holes_size.nil;
+	for (cur = mm->holes_size.root; !rb_is_nil(&mm->holes_size, cur);) {
+		parent = cur;
+		left = size_less(n, size_node(cur));
+		cur = left ? cur->left : cur->right;
+	}
+	rb_insert(&mm->holes_size, &n->rb_size, parent, left);
+
+	parent = &mm->holes_addr.nil;
+	for (cur = mm->holes_addr.root; !rb_is_nil(&mm->holes_addr, cur);) {
+		parent = cur;
+		left = hole_start(n) < hole_start(addr_node(cur));
+		cur = left ? cur->left : cur->right;
+	}
+	n->subtree_max_hole = n->hole_size;
+	rb_insert(&mm->holes_addr, &n->rb_addr, parent, left);
+}
+
+static void rm_hole(struct drm_mm *mm, struct drm_mm_node *n)
+{
+	if (!n->hole_size)
+		return;
+	rb_erase(&mm->holes_size, &n->rb_size);
+	rb_erase(&mm->holes_addr, &n->rb_addr);
+	n->hole_size = 0;
+	n->subtree_max_hole = 0;
+}
+
+int drm_mm_init(struct drm_mm *mm, uint64_t start, uint64_t size)
+{
+	if (!size || start + size < start)
+		return -EINVAL;
+	*mm = (struct drm_mm){ 0 };
+	rb_init(&mm->holes_size, NULL);
+	rb_init(&mm->holes_addr, addr_augment);
+	INIT_LIST_HEAD(&mm->head_node.node_list);
+	mm->head_node.start = start + size;
+	mm->head_node.size = -size; /* so the head's end wraps to @start */
+	mm->head_node.allocated = true;
+	add_hole(mm, &mm->head_node);
+	return 0;
+}
+
+void drm_mm_takedown(struct drm_mm *mm)
+{
+	struct drm_mm_node *n;
+
+	if (drm_mm_clean(mm))
+		return;
+	fprintf(stderr, "drm_mm_takedown: %lu node(s) still allocated\n", mm->nodes);
+	drm_mm_for_each_node(n, mm)
+		fprintf(stderr, "  node [0x%" PRIx64 ", 0x%" PRIx64 ")\n", n->start, node_end(n));
+}
+
+bool drm_mm_clean(const struct drm_mm *mm)
+{
+	return list_empty(&mm->head_node.node_list);
+}
+
+static bool is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+/*
+ * Where a @size block aligned to @alignment would go inside the hole after
+ * @h clipped to [@rs, @re): lowest for BEST/LOW, highest for HIGH.
+ */
+static bool hole_fit(const struct drm_mm_node *h, uint64_t size, uint64_t alignment, uint64_t rs,
+		     uint64_t re, enum drm_mm_insert_mode mode, uint64_t *out)
+{
+	uint64_t as = hole_start(h), ae = hole_end(h), start, rem;
+
+	if (as < rs)
+		as = rs;
+	if (ae > re)
+		ae = re;
+	if (ae <= as || ae - as < size)
+		return false;
+	if (mode == DRM_MM_INSERT_HIGH) {
+		start = ae - size;
+		start -= start % alignment;
+		if (start < as)
+			return false;
+	} else {
+		rem = as % alignment;
+		if (rem && alignment - rem > ae - as - size)
+			return false;
+		start = rem ? as + (alignment - rem) : as;
+	}
+	*out = start;
+	return true;
+}
+
+/* Lowest hole with hole_size >= @size ending above @lo. */
+static struct drm_mm_node *first_hole_above(const struct drm_mm *mm, const struct rb_node *rb,
+					    uint64_t lo, uint64_t size)
+{
+	const struct rb_root *t = &mm->holes_addr;
+
+	while (!rb_is_nil(t, rb) && addr_node(rb)->subtree_max_hole >= size) {
+		struct drm_mm_node *n = addr_node(rb);
+
+		if (hole_end(n) > lo) {
+			struct drm_mm_node *l = first_hole_above(mm, rb->left, lo, size);
+
+			if (l)
+				return l;
+			if (n->hole_size >= size)
+				return n;
+		}
+		rb = rb->right;
+	}
+	return NULL;
+}
+
+/* Highest hole with hole_size >= @size starting below @hi. */
+static struct drm_mm_node *last_hole_below(const struct drm_mm *mm, const struct rb_node *rb,
+					   uint64_t hi, uint64_t size)
+{
+	const struct rb_root *t = &mm->holes_addr;
+
+	while (!rb_is_nil(t, rb) && addr_node(rb)->subtree_max_hole >= size) {
+		struct drm_mm_node *n = addr_node(rb);
+
+		if (hole_start(n) < hi) {
+			struct drm_mm_node *r = last_hole_below(mm, rb->right, hi, size);
+
+			if (r)
+				return r;
+			if (n->hole_size >= size)
+				return n;
+		}
+		rb = rb->left;
+	}
+	return NULL;
+}
+
+/* Smallest hole of at least @size. */
+static struct rb_node *best_hole(const struct drm_mm *mm, uint64_t size)
+{
+	const struct rb_root *t = &mm->holes_size;
+	struct rb_node *rb = t->root, *best = NULL;
+
+	while (!rb_is_nil(t, rb)) {
+		if (size_node(rb)->hole_size >= size) {
+			best = rb;
+			rb = rb->left;
+		} else {
+			rb = rb->right;
+		}
+	}
+	return best;
+}
+
+/* Link @node (start/size set) into the hole after @h. */
+static void place_node(struct drm_mm *mm, struct drm_mm_node *h, struct drm_mm_node *node)
+{
+	rm_hole(mm, h);
+	list_insert_(&node->node_list, &h->node_list, h->node_list.next);
+	node->allocated = true;
+	node->scanned = false;
+	node->hole_size = 0;
+	mm->nodes++;
+	add_hole(mm, h);
+	add_hole(mm, node);
+}
+
+static int check_request(const struct drm_mm *mm, uint64_t size, uint64_t alignment,
+			 uint64_t range_start, uint64_t range_end, enum drm_mm_insert_mode mode)
+{
+	if (!size || (alignment > 1 && !is_pow2(alignment)))
+		return -EINVAL;
+	if (range_start >= range_end || range_start < mm_start(mm) || range_end > mm_end(mm))
+		return -EINVAL;
+	if (mode != DRM_MM_INSERT_BEST && mode != DRM_MM_INSERT_LOW && mode != DRM_MM_INSERT_HIGH)
+		return -EINVAL;
+	return 0;
+}
+
+int drm_mm_insert_node_in_range(struct drm_mm *mm, struct drm_mm_node *node, uint64_t size,
+				uint64_t alignment, unsigned long color, uint64_t range_start,
+				uint64_t range_end, enum drm_mm_insert_mode mode)
+{
+	struct drm_mm_node *h = NULL;
+	uint64_t start = 0;
+	int ret;
+
+	ret = check_request(mm, size, alignment, range_start, range_end, mode);
+	if (ret)
+		return ret;
+	if (node->allocated)
+		return -EINVAL;
+	if (mm->scan_active)
+		return -EBUSY;
+	if (alignment < 1)
+		alignment = 1;
+	if (size > range_end - range_start)
+		return -ENOSPC;
+
+	if (mode == DRM_MM_INSERT_BEST) {
+		struct rb_node *rb;
+
+		/* Sizes grow along the walk: the first fit is the tightest. */
+		for (rb = best_hole(mm, size); rb; rb = rb_next(&mm->holes_size, rb)) {
+			if (hole_fit(size_node(rb), size, alignment, range_start, range_end, mode,
+				     &start)) {
+				h = size_node(rb);
+				break;
+			}
+		}
+	} else if (mode == DRM_MM_INSERT_LOW) {
+		uint64_t lo = range_start;
+
+		while ((h = first_hole_above(mm, mm->holes_addr.root, lo, size))) {
+			if (hole_start(h) >= range_end)
+				h = NULL;
+			if (!h || hole_fit(h, size, alignment, range_start, range_end, mode, &start))
+				break;
+			lo = hole_end(h);
+		}
+	} else {
+		uint64_t hi = range_end;
+
+		while ((h = last_hole_below(mm, mm->holes_addr.root, hi, size))) {
+			if (hole_end(h) <= range_start)
+				h = NULL;
+			if (!h || hole_fit(h, size, alignment, range_start, range_end, mode, &start))
+				break;
+			hi = hole_start(h);
+		}
+	}
+	if (!h)
+		return -ENOSPC;
+
+	node->start = start;
+	node->size = size;
+	node->color = color;
+	place_node(mm, h, node);
+	return 0;
+}
+
+int drm_mm_insert_node(struct drm_mm *mm, struct drm_mm_node *node, uint64_t size,
+		       uint64_t alignment, unsigned long color, enum drm_mm_insert_mode mode)
+{
+	return drm_mm_insert_node_in_range(mm, node, size, alignment, color, mm_start(mm),
+					   mm_end(mm), mode);
+}
+
+int drm_mm_reserve_node(struct drm_mm *mm, struct drm_mm_node *node)
+{
+	const struct rb_root *t = &mm->holes_addr;
+	struct rb_node *rb = t->root;
+	struct drm_mm_node *h = NULL;
+	uint64_t end = node->start + node->size;
+
+	if (!node->size || end < node->start || node->allocated)
+		return -EINVAL;
+	if (node->start < mm_start(mm) || end > mm_end(mm))
+		return -EINVAL;
+	if (mm->scan_active)
+		return -EBUSY;
+
+	/* The hole starting at or below node->start, nearest to it. */
+	while (!rb_is_nil(t, rb)) {
+		if (hole_start(addr_node(rb)) <= node->start) {
+			h = addr_node(rb);
+			rb = rb->right;
+		} else {
+			rb = rb->left;
+		}
+	}
+	if (!h || hole_end(h) < end)
+		return -ENOSPC;
+	place_node(mm, h, node);
+	return 0;
+}
+
+void drm_mm_remove_node(struct drm_mm *mm, struct drm_mm_node *node)
+{
+	struct drm_mm_node *prev = list_prev_node(node);
+
+	rm_hole(mm, prev);
+	rm_hole(mm, node);
+	list_del_init(&node->node_list);
+	node->allocated = false;
+	mm->nodes--;
+	add_hole(mm, prev);
+}
+
+struct drm_mm_node *drm_mm_first_node(const struct drm_mm *mm)
+{
+	if (drm_mm_clean(mm))
+		return NULL;
+	return list_next_node(&mm->head_node);
+}
+
+struct drm_mm_node *drm_mm_next_node(const struct drm_mm *mm, const struct drm_mm_node *node)
+{
+	struct drm_mm_node *next = list_next_node(node);
+
+	return next == &mm->head_node ? NULL : next;
+}
+
+#define MM_BUG(...)                                                                                \
+	do {                                                                                       \
+		fprintf(stderr, "drm_mm_check: " __VA_ARGS__);                                     \
+		fputc('\n', stderr);                                                               \
+		return -EINVAL;                                                                    \
+	} while (0)
+
+/* Subtree maxima and address ordering of the address tree. */
+static int check_addr_subtree(const struct drm_mm *mm, const struct rb_node *rb)
+{
+	const struct rb_root *t = &mm->holes_addr;
+	const struct drm_mm_node *n;
+	uint64_t max;
+
+	if (rb_is_nil(t, rb))
+		return 0;
+	n = addr_node(rb);
+	max = n->hole_size;
+	if (!rb_is_nil(t, rb->left)) {
+		if (hole_start(addr_node(rb->left)) >= hole_start(n))
+			MM_BUG("address tree out of order at 0x%" PRIx64, hole_start(n));
+		if (addr_node(rb->left)->subtree_max_hole > max)
+			max = addr_node(rb->left)->subtree_max_hole;
+	}
+	if (!rb_is_nil(t, rb->right)) {
+		if (hole_start(addr_node(rb->right)) <= hole_start(n))
+			MM_BUG("address tree out of order at 0x%" PRIx64, hole_start(n));
+		if (addr_node(rb->right)->subtree_max_hole > max)
+			max = addr_node(rb->right)->subtree_max_hole;
+	}
+	if (max != n->subtree_max_hole)
+		MM_BUG("subtree max at hole 0x%" PRIx64 " is 0x%" PRIx64 ", should be 0x%" PRIx64,
+		       hole_start(n), n->subtree_max_hole, max);
+	if (check_addr_subtree(mm, rb->left) || check_addr_subtree(mm, rb->right))
+		return -EINVAL;
+	return 0;
+}
+
+int drm_mm_check(const struct drm_mm *mm)
+{
+	const struct drm_mm_node *n, *prev = NULL;
+	unsigned long count = 0, holes = 0;
+	const struct rb_node *rb;
+	long sized, addressed;
+
+	if (mm->scan_active)
+		MM_BUG("called during an eviction scan");
+	for (n = &mm->head_node;; n = list_next_node(n)) {
+		uint64_t hs = hole_start(n), he = hole_end(n);
+
+		if (list_next_node(n)->node_list.prev != &n->node_list)
+			MM_BUG("broken node list after 0x%" PRIx64, n->start);
+		if (n != &mm->head_node) {
+			count++;
+			if (!n->allocated)
+				MM_BUG("listed node 0x%" PRIx64 " not marked allocated", n->start);
+			if (!n->size || node_end(n) < n->start)
+				MM_BUG("node 0x%" PRIx64 " has bad size 0x%" PRIx64, n->start, n->size);
+			if (n->start < mm_start(mm) || node_end(n) > mm_end(mm))
+				MM_BUG("node [0x%" PRIx64 ", 0x%" PRIx64 ") outside the range",
+				       n->start, node_end(n));
+			if (prev && prev != &mm->head_node && n->start < node_end(prev))
+				MM_BUG("node 0x%" PRIx64 " overlaps or precedes 0x%" PRIx64, n->start,
+				       prev->start);
+		}
+		if (he < hs)
+			MM_BUG("negative hole after 0x%" PRIx64, n->start);
+		if (n->hole_size != he - hs)
+			MM_BUG("hole after 0x%" PRIx64 " recorded as 0x%" PRIx64 ", is 0x%" PRIx64,
+			       n->start, n->hole_size, he - hs);
+		if (n->hole_size)
+			holes++;
+		prev = n;
+		if (list_next_node(n) == &mm->head_node)
+			break;
+	}
+	if (count != mm->nodes)
+		MM_BUG("%lu nodes listed, %lu counted", count, mm->nodes);
+
+	sized = rb_validate(&mm->holes_size);
+	addressed = rb_validate(&mm->holes_addr);
+	if (sized < 0 || addressed < 0)
+		MM_BUG("red-black shape broken (size tree %ld, address tree %ld)", sized, addressed);
+	if ((unsigned long)sized != holes || (unsigned long)addressed != holes)
+		MM_BUG("%lu holes but trees hold %ld by size and %ld by address", holes, sized,
+		       addressed);
+	prev = NULL;
+	for (rb = rb_first(&mm->holes_size); rb; rb = rb_next(&mm->holes_size, rb)) {
+		n = size_node(rb);
+		if (!n->hole_size)
+			MM_BUG("empty hole 0x%" PRIx64 " in the size tree", hole_start(n));
+		if (prev && !size_less(prev, n))
+			MM_BUG("size tree out of order at 0x%" PRIx64, hole_start(n));
+		prev = n;
+	}
+	return check_addr_subtree(mm, mm->holes_addr.root);
+}
+
+void drm_mm_print(const struct drm_mm *mm, FILE *f)
+{
+	const struct drm_mm_node *n = &mm->head_node;
+	uint64_t used = 0, free = 0;
+
+	do {
+		if (n != &mm->head_node) {
+			fprintf(f, "0x%016" PRIx64 "-0x%016" PRIx64 ": %" PRIu64 " used (color %lu)\n",
+				n->start, node_end(n), n->size, n->color);
+			used += n->size;
+		}
+		if (n->hole_size) {
+			fprintf(f, "0x%016" PRIx64 "-0x%016" PRIx64 ": %" PRIu64 " free\n",
+				hole_start(n), hole_end(n), n->hole_size);
+			free += n->hole_size;
+		}
+		n = list_next_node(n);
+	} while (n != &mm->head_node);
+	fprintf(f, "total: %" PRIu64 ", used %" PRIu64 " free %" PRIu64 "\n", used + free, used,
+		free);
+}
+
+int drm_mm_scan_init_with_range(struct drm_mm_scan *scan, struct drm_mm *mm, uint64_t size,
+				uint64_t alignment, unsigned long color, uint64_t start,
+				uint64_t end, enum drm_mm_insert_mode mode)
+{
+	int ret = check_request(mm, size, alignment, start, end, mode);
+
+	if (ret)
+		return ret;
+	*scan = (struct drm_mm_scan){
+		.mm = mm,
+		.size = size,
+		.alignment = alignment < 1 ? 1 : alignment,
+		.color = color,
+		.mode = mode,
+		.range_start = start,
+		.range_end = end,
+	};
+	return 0;
+}
+
+bool drm_mm_scan_add_block(struct drm_mm_scan *scan, struct drm_mm_node *node)
+{
+	struct drm_mm *mm = scan->mm;
+	struct drm_mm_node *prev;
+	uint64_t start;
+
+	if (!scan->count++)
+		mm->scan_active++;
+	node->scanned = true;
+	/*
+	 * Unlink but keep node's own links: blocks come back in reverse order,
+	 * so each one's neighbours are exactly as it left them.
+	 */
+	prev = list_prev_node(node);
+	prev->node_list.next = node->node_list.next;
+	node->node_list.next->prev = &prev->node_list;
+
+	if (scan->found)
+		return true;
+	/* prev's "hole" now spans everything freed around node. */
+	if (!hole_fit(prev, scan->size, scan->alignment, scan->range_start, scan->range_end,
+		      scan->mode == DRM_MM_INSERT_HIGH ? DRM_MM_INSERT_HIGH : DRM_MM_INSERT_LOW,
+		      &start))
+		return false;
+	scan->hit_start = start;
+	scan->hit_end = start + scan->size;
+	scan->found = true;
+	return true;
+}
+
+bool drm_mm_scan_remove_block(struct drm_mm_scan *scan, struct drm_mm_node *node)
+{
+	struct drm_mm_node *prev = list_prev_node(node);
+
+	/* Relink where add_block took it out (valid because of the reverse order). */
+	prev->node_list.next = &node->node_list;
+	node->node_list.next->prev = &node->node_list;
+	node->scanned = false;
+	if (!--scan->count)
+		scan->mm->scan_active--;
+	return scan->found && node->start < scan->hit_end && node_end(node) > scan->hit_start;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rbtree - an intrusive red-black tree with an optional augmentation hook.
+ *
+ * Written for this project (not the kernel's lib/rbtree.c): the classic
+ * sentinel formulation, so every node's child and parent pointers are always
+ * valid and the rebalancing code needs no NULL checks. The caller embeds a
+ * struct rb_node in its object and does the ordered descent itself (as with
+ * the kernel's rbtree), then links the new node with rb_insert().
+ *
+ * Augmentation: when @augment is set, the tree calls it for every node whose
+ * subtree changed shape, children before parents, so a per-subtree summary
+ * (drm_mm's largest hole below a node) stays exact. The callback must derive
+ * the node's summary only from the node itself and its two children.
+ *
+ * Locking: none; the owner of the tree serialises all access.
+ */
+#ifndef TTM_RBTREE_H
+#define TTM_RBTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/**
+ * struct rb_node - link embedded in a tree member.
+ * @parent: parent, or the tree's sentinel for the root.
+ * @left: left child or the sentinel.
+ * @right: right child or the sentinel.
+ * @red: colour; the sentinel is always black.
+ */
+struct rb_node {
+	struct rb_node *parent, *left, *right;
+	bool red;
+};
+
+/**
+ * struct rb_root - a tree.
+ * @nil: sentinel standing for every absent child and the root's parent.
+ * @root: the root or &@nil when the tree is empty.
+ * @augment: optional; recomputes the caller's summary of one node from its
+ *	children (which may be rb_is_nil()). Called after every structural change.
+ */
+struct rb_root {
+	struct rb_node nil;
+	struct rb_node *root;
+	void (*augment)(struct rb_root *tree, struct rb_node *node);
+};
+
+/** rb_init() - make @tree empty; @augment may be NULL. */
+void rb_init(struct rb_root *tree, void (*augment)(struct rb_root *, struct rb_node *));
+
+/** rb_is_nil() - true when @n is @tree's sentinel (an absent child). */
+static inline bool rb_is_nil(const struct rb_root *tree, const struct rb_node *n)
+{
+	return n == &tree->nil;
+}
+
+static inline bool rb_empty(const struct rb_root *tree)
+{
+	return rb_is_nil(tree, tree->root);
+}
+
+/**
+ * rb_insert() - link @node as the @left or right child of @parent and rebalance.
+ * @parent: the leaf position found by the caller's descent, or the sentinel
+ *	(rb_is_nil) when the tree is empty.
+ */
+void rb_insert(struct rb_root *tree, struct rb_node *node, struct rb_node *parent, bool left);
+
+/** rb_erase() - unlink @node (which must be in @tree) and rebalance. */
+void rb_erase(struct rb_root *tree, struct rb_node *node);
+
+/** rb_first()/rb_last() - in-order extremes, NULL when empty. */
+struct rb_node *rb_first(const struct rb_root *tree);
+struct rb_node *rb_last(const struct rb_root *tree);
+/** rb_next()/rb_prev() - in-order neighbours, NULL at the ends. */
+struct rb_node *rb_next(const struct rb_root *tree, const struct rb_node *n);
+struct rb_node *rb_prev(const struct rb_root *tree, const struct rb_node *n);
+
+/**
+ * rb_validate() - check the red-black shape: parent links, no red node with a
+ * red child, equal black height on every path, black root.
+ * Return: the number of nodes, or -1 on the first violation.
+ */
+long rb_validate(const struct rb_root *tree);
+
+#endif /* TTM_RBTREE_H */
