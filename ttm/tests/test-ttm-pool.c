@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/* Tests of the page pool: orders, reuse per caching mode, trim, accounting, faults. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <ttm/ttm_faults.h>
+#include <ttm/ttm_global.h>
+#include <ttm/ttm_pool.h>
+#include <ttm/ttm_tt.h>
+
+#include "ktest.h"
+
+/* A bare tt, built by hand so these tests need nothing but the pool. */
+static void fake_tt(struct ttm_tt *tt, unsigned long pages, enum ttm_caching c, uint32_t flags)
+{
+	memset(tt, 0, sizeof(*tt));
+	tt->num_pages = (uint32_t)pages;
+	tt->caching = c;
+	tt->page_flags = flags;
+	tt->swap_storage = -1;
+	tt->pages = calloc(pages, sizeof(*tt->pages));
+	tt->orders = calloc(pages, 1);
+	ASSERT_NOT_NULL(tt->pages);
+	ASSERT_NOT_NULL(tt->orders);
+}
+
+static void fake_tt_fini(struct ttm_tt *tt)
+{
+	free(tt->pages);
+	free(tt->orders);
+}
+
+static uint64_t global_pages(void)
+{
+	struct ttm_global_stats s;
+
+	ttm_global_get_stats(&s);
+	return s.pages;
+}
+
+static void default_cap(void)
+{
+	struct ttm_global_config cfg = { 0 };
+
+	ASSERT_EQ(ttm_global_config(&cfg), 0);
+}
+
+KTEST(ttm_pool_alloc_prefers_high_orders)
+{
+	struct ttm_pool pool;
+	struct ttm_tt tt;
+	unsigned long i;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	fake_tt(&tt, 512 + 2 + 1, ttm_cached, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	EXPECT_EQ(global_pages(), 515);
+	EXPECT_EQ(tt.orders[0], 9);
+	EXPECT_EQ(tt.orders[512], 1);
+	EXPECT_EQ(tt.orders[514], 0);
+	/* Pages of one block are contiguous and every page is writable. */
+	for (i = 1; i < 512; i++)
+		EXPECT_TRUE((char *)tt.pages[i] == (char *)tt.pages[i - 1] + TTM_PAGE_SIZE);
+	for (i = 0; i < tt.num_pages; i++)
+		memset(tt.pages[i], (int)i, TTM_PAGE_SIZE);
+	ttm_pool_free(&pool, &tt, false);
+	EXPECT_NULL(tt.pages[0]);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 9), 1);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 1), 1);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 0), 1);
+	/* Free pages stay charged: they are memory the process holds. */
+	EXPECT_EQ(global_pages(), 515);
+	fake_tt_fini(&tt);
+	ttm_pool_fini(&pool);
+	EXPECT_EQ(global_pages(), 0);
+}
+
+KTEST(ttm_pool_reuse_by_caching_and_order)
+{
+	struct ttm_pool pool;
+	struct ttm_tt wc, cached, wc2;
+	void *wc_page;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	fake_tt(&wc, 1, ttm_write_combined, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &wc, NULL), 0);
+	wc_page = wc.pages[0];
+	ttm_pool_free(&pool, &wc, false);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_write_combined, 0), 1);
+
+	/* A cached request must not take the WC page. */
+	fake_tt(&cached, 1, ttm_cached, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &cached, NULL), 0);
+	EXPECT_TRUE(cached.pages[0] != wc_page);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_write_combined, 0), 1);
+
+	/* A two-page WC request wants an order-1 block, not the order-0 page. */
+	fake_tt(&wc2, 2, ttm_write_combined, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &wc2, NULL), 0);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_write_combined, 0), 1);
+	ttm_pool_free(&pool, &wc2, false);
+
+	/* A one-page WC request gets the very page freed in WC. */
+	ASSERT_EQ(ttm_pool_alloc(&pool, &wc, NULL), 0);
+	EXPECT_TRUE(wc.pages[0] == wc_page);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_write_combined, 0), 0);
+
+	ttm_pool_free(&pool, &wc, false);
+	ttm_pool_free(&pool, &cached, false);
+	fake_tt_fini(&wc);
+	fake_tt_fini(&wc2);
+	fake_tt_fini(&cached);
+	ttm_pool_fini(&pool);
+	EXPECT_EQ(global_pages(), 0);
+}
+
+KTEST(ttm_pool_zero_alloc_clears_recycled_pages)
+{
+	struct ttm_pool pool;
+	struct ttm_tt tt;
+	unsigned long i;
+	bool all_zero = true;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	fake_tt(&tt, 4, ttm_cached, TTM_TT_FLAG_ZERO_ALLOC);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	for (i = 0; i < 4; i++)
+		memset(tt.pages[i], 0xa5, TTM_PAGE_SIZE);
+	ttm_pool_free(&pool, &tt, false);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	for (i = 0; i < 4 * TTM_PAGE_SIZE; i++)
+		all_zero &= ((unsigned char *)tt.pages[0])[i] == 0;
+	EXPECT_TRUE(all_zero);
+	ttm_pool_free(&pool, &tt, false);
+	fake_tt_fini(&tt);
+	ttm_pool_fini(&pool);
+}
+
+KTEST(ttm_pool_shrink_frees_to_os)
+{
+	struct ttm_pool pool;
+	struct ttm_tt a, b;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	fake_tt(&a, 8, ttm_cached, 0);
+	fake_tt(&b, 1, ttm_uncached, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &a, NULL), 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &b, NULL), 0);
+	ttm_pool_free(&pool, &a, false);
+	ttm_pool_free(&pool, &b, false);
+	EXPECT_EQ(pool.nr_free_pages, 9);
+	/* Largest block first, whole blocks only. */
+	EXPECT_EQ(ttm_pool_shrink(&pool, 1), 8);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 3), 0);
+	EXPECT_EQ(global_pages(), 1);
+	EXPECT_EQ(ttm_pool_shrink(&pool, 100), 1);
+	EXPECT_EQ(ttm_pool_shrink(&pool, 100), 0);
+	EXPECT_EQ(global_pages(), 0);
+	/* The global stage-1 shrink reaches the pool too. */
+	ASSERT_EQ(ttm_pool_alloc(&pool, &b, NULL), 0);
+	ttm_pool_free(&pool, &b, false);
+	EXPECT_GE(ttm_global_shrink(1), 1);
+	EXPECT_EQ(pool.nr_free_pages, 0);
+	fake_tt_fini(&a);
+	fake_tt_fini(&b);
+	ttm_pool_fini(&pool);
+}
+
+KTEST(ttm_pool_cap_trims_free_pages_first)
+{
+	struct ttm_global_config cfg = { .limit_pages = 64 };
+	struct ttm_pool pool;
+	struct ttm_tt cached, wc;
+
+	ASSERT_EQ(ttm_global_config(&cfg), 0);
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	fake_tt(&cached, 64, ttm_cached, 0);
+	fake_tt(&wc, 64, ttm_write_combined, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &cached, NULL), 0);
+	/* The cap is full with in-use pages: nothing to trim, -ENOMEM, nothing kept. */
+	EXPECT_EQ(ttm_pool_alloc(&pool, &wc, NULL), -ENOMEM);
+	EXPECT_EQ(global_pages(), 64);
+	EXPECT_EQ(pool.nr_free_pages, 0);
+	/* Once freed to the cached bucket, a WC request trims them to make room. */
+	ttm_pool_free(&pool, &cached, false);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &wc, NULL), 0);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 6), 0);
+	EXPECT_EQ(global_pages(), 64);
+	ttm_pool_free(&pool, &wc, true);
+	EXPECT_EQ(global_pages(), 0);
+	fake_tt_fini(&cached);
+	fake_tt_fini(&wc);
+	ttm_pool_fini(&pool);
+	default_cap();
+}
+
+KTEST(ttm_pool_dma32_pool_charges_dma32_cap)
+{
+	struct ttm_global_config cfg = { .limit_pages = 1000, .dma32_limit_pages = 16 };
+	struct ttm_global_stats s;
+	struct ttm_pool pool;
+	struct ttm_tt tt;
+
+	ASSERT_EQ(ttm_global_config(&cfg), 0);
+	ASSERT_EQ(ttm_pool_init(&pool, true), 0);
+	fake_tt(&tt, 17, ttm_cached, 0);
+	EXPECT_EQ(ttm_pool_alloc(&pool, &tt, NULL), -ENOMEM);
+	tt.num_pages = 16;
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	ttm_global_get_stats(&s);
+	EXPECT_EQ(s.dma32_pages, 16);
+	ttm_pool_free(&pool, &tt, true);
+	ttm_global_get_stats(&s);
+	EXPECT_EQ(s.dma32_pages, 0);
+	EXPECT_EQ(s.pages, 0);
+	fake_tt_fini(&tt);
+	ttm_pool_fini(&pool);
+	default_cap();
+}
+
+KTEST(ttm_pool_alloc_fault_gives_back_everything)
+{
+	struct ttm_pool pool;
+	struct ttm_tt tt;
+	unsigned long i;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	fake_tt(&tt, 7, ttm_cached, 0); /* blocks of order 2, 1, 0 */
+	/* The first block (16 KiB) passes on the space budget, every later ask fails. */
+	fault_reset(&ttm_fault_pool_alloc);
+	if (fault_configure("pool_alloc:probability=100,times=-1,space=16385", NULL, 0) == -ENOTSUP)
+		KTEST_SKIP("fault points compiled out");
+	EXPECT_EQ(ttm_pool_alloc(&pool, &tt, NULL), -ENOMEM);
+	fault_reset(&ttm_fault_pool_alloc);
+	for (i = 0; i < 7; i++)
+		EXPECT_NULL(tt.pages[i]);
+	/* The block it had was given back to its bucket, still charged. */
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 2), 1);
+	EXPECT_EQ(global_pages(), 4);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	ttm_pool_free(&pool, &tt, false);
+	fake_tt_fini(&tt);
+	ttm_pool_fini(&pool);
+	EXPECT_EQ(global_pages(), 0);
+}
