@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # compare-test.sh GEN COMPARE CASE: generate two results files for CASE, run
 # ttm-compare on them and check its exit status (identical 0, slower 1,
-# malformed 2, schema 2).
+# malformed 2, schema 2, ...).
 set -u
-gen=$1 cmp=$2 case=$3
+gen=$1 cmp=$2 case=$3 opts=
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ttm-compare-test.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 "$gen" "$dir/base.json" 1.0 1 || exit 1
@@ -16,9 +16,15 @@ faster)    "$gen" "$dir/new.json" 0.8 2 || exit 1; want=0 ;;
 malformed) "$gen" "$dir/new.json" 1.0 1 malformed || exit 1; want=2 ;;
 schema)    "$gen" "$dir/new.json" 1.0 1 schema || exit 1; want=2 ;;
 missing)   want=2 ;;
+ratios)    "$gen" "$dir/new.json" 1.2 2 othermachine || exit 1; want=0; opts=--ratios ;;
+othermachine) "$gen" "$dir/new.json" 1.0 2 othermachine || exit 1; want=0 ;;
+csv)       "$gen" "$dir/new.json" 1.2 2 || exit 1; want=1; opts=--csv ;;
+threshold) "$gen" "$dir/new.json" 1.2 2 || exit 1; want=0; opts=--threshold=50 ;;
+badoption) "$gen" "$dir/new.json" 1.0 1 || exit 1; want=2; opts=--threshold=x ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac
-"$cmp" "$dir/base.json" "$dir/new.json" >"$dir/out" 2>"$dir/err"
+# shellcheck disable=SC2086 # $opts is one word or empty
+"$cmp" $opts "$dir/base.json" "$dir/new.json" >"$dir/out" 2>"$dir/err"
 got=$?
 cat "$dir/out" "$dir/err"
 if [ "$got" -ne "$want" ]; then
@@ -29,4 +35,11 @@ if [ "$want" -eq 2 ] && [ "$(wc -l <"$dir/err")" -ne 1 ]; then
 	echo "expected exactly one error line"
 	exit 1
 fi
+case $case in
+othermachine|ratios)
+	grep -q "machine ids differ" "$dir/err" || { echo "no machine id warning"; exit 1; } ;;
+csv)
+	head -n1 "$dir/out" | grep -q "^benchmark_metric,unit," || { echo "no CSV header"; exit 1; }
+	grep -q ",REGRESSED$" "$dir/out" || { echo "no CSV verdict"; exit 1; } ;;
+esac
 exit 0

@@ -2,11 +2,13 @@
 /*
  * gen-results - write a synthetic results file for the ttm-compare tests.
  *
- *   gen-results OUT.json SCALE SEED [malformed|schema]
+ *   gen-results OUT.json SCALE SEED [malformed|schema|othermachine]
  *
  * Two metrics (a latency from 10 samples with 1% noise, and a histogram
- * latency), both scaled by SCALE, so SCALE 1.2 is "20% slower". "malformed"
- * writes truncated JSON, "schema" a file with schema_version 99.
+ * latency), both scaled by SCALE, so SCALE 1.2 is "20% slower", related to a
+ * syscall reference that is scaled too (a uniformly slower machine: the
+ * ratios stay put). "malformed" writes truncated JSON, "schema" a file with
+ * schema_version 99, "othermachine" a different machine id.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +50,22 @@ int main(int argc, char **argv)
 	    bench_run_init(&r, "gen", &o))
 		return 1;
 	bench_run_param(&r, "size", "%s", "64k");
+	if (argc > 4 && !strcmp(argv[4], "othermachine"))
+		snprintf(r.machine.id, sizeof(r.machine.id), "00000000deadbeef");
+	/* A fixed reference instead of a measured one: the test needs exact ratios. */
+	r.refs[BENCH_REF_SYSCALL].measured = true;
+	r.refs[BENCH_REF_SYSCALL].stats = (struct bench_stats){
+		.n = 1, .min = 100 * scale, .median = 100 * scale, .max = 100 * scale,
+		.mean = 100 * scale, .ci_lo = 100 * scale, .ci_hi = 100 * scale,
+	};
 	m = bench_metric_add(&r, "gen.latency", "ns", BENCH_LOWER_IS_BETTER);
 	h = bench_metric_add(&r, "gen.hist", "ns", BENCH_LOWER_IS_BETTER);
 	if (!m || !h || bench_metric_use_hist(h)) {
 		bench_run_fini(&r);
 		return 1;
 	}
+	bench_metric_reference(m, BENCH_REF_SYSCALL, BENCH_RATIO_VALUE_OVER_REF);
+	bench_metric_reference(h, BENCH_REF_SYSCALL, BENCH_RATIO_VALUE_OVER_REF);
 	for (i = 0; i < 10; i++) {
 		double noise = (double)(bench_rng_next(&rng) % 2001) / 100000.0 - 0.01;
 
