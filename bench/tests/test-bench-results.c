@@ -288,3 +288,90 @@ KTEST(bench_results_to_csv_writes_plot_inputs)
 	rm_rf(dir);
 	free(dir);
 }
+
+struct rep_ctx {
+	int calls;
+	int negative;
+	int fail_at;
+};
+
+static int rep_fn(void *ctx, int rep, double *value)
+{
+	struct rep_ctx *c = ctx;
+
+	c->calls++;
+	if (rep < 0)
+		c->negative++;
+	if (rep == c->fail_at)
+		return -EIO;
+	*value = 10.0 + rep;
+	return 0;
+}
+
+KTEST(bench_repeat_warmup_then_samples)
+{
+	struct rep_ctx c = { .fail_at = 1000 };
+	struct bench_metric *m;
+	struct bench_stats s;
+	struct bench_run r;
+
+	ASSERT_EQ(init_run(&r), 0); /* --quick: 1 warm-up, 3 reps */
+	m = bench_metric_add(&r, "rep", "ns", BENCH_LOWER_IS_BETTER);
+	ASSERT_NOT_NULL(m);
+	EXPECT_EQ(bench_repeat(&r, m, rep_fn, &c), 0);
+	EXPECT_EQ(c.calls, 4);
+	EXPECT_EQ(c.negative, 1);
+	ASSERT_EQ(bench_metric_stats(m, &s), 0);
+	EXPECT_EQ(s.n, 3);
+	EXPECT_TRUE(s.median == 11.0);
+	m = bench_metric_add(&r, "rep.fail", "ns", BENCH_LOWER_IS_BETTER);
+	ASSERT_NOT_NULL(m);
+	c = (struct rep_ctx){ .fail_at = 1 };
+	EXPECT_EQ(bench_repeat(&r, m, rep_fn, &c), -EIO);
+	bench_run_fini(&r);
+}
+
+KTEST(bench_summary_print_columns)
+{
+	struct bench_metric *a, *b;
+	struct bench_run r;
+	char buf[8192];
+	size_t n;
+	FILE *f;
+
+	ASSERT_EQ(init_run(&r), 0);
+	r.refs[BENCH_REF_SYSCALL].measured = true;
+	r.refs[BENCH_REF_SYSCALL].stats.median = 50.0;
+	a = bench_metric_add(&r, "sum.pass", "ns", BENCH_LOWER_IS_BETTER);
+	b = bench_metric_add(&r, "sum.miss", "ns", BENCH_LOWER_IS_BETTER);
+	ASSERT_TRUE(a && b);
+	bench_metric_sample(a, 100.0);
+	bench_metric_sample(b, 300.0);
+	bench_metric_reference(a, BENCH_REF_SYSCALL, BENCH_RATIO_VALUE_OVER_REF);
+	bench_metric_target(a, 200.0, BENCH_TARGET_AT_MOST);
+	bench_metric_target(b, 200.0, BENCH_TARGET_AT_MOST);
+	f = tmpfile();
+	ASSERT_NOT_NULL(f);
+	bench_summary_print(&r, f);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	EXPECT_TRUE(strstr(buf, "syscall_getppid 50 ns") != NULL);
+	EXPECT_TRUE(strstr(buf, " 2x ") != NULL);
+	EXPECT_TRUE(strstr(buf, "pass") != NULL);
+	EXPECT_TRUE(strstr(buf, "MISS") != NULL);
+	EXPECT_TRUE(strstr(buf, r.machine.id) != NULL);
+	bench_run_fini(&r);
+}
+
+KTEST(bench_setup_help_and_usage)
+{
+	struct bench_run r;
+	char *bad[] = { "prog", "--nope", NULL };
+
+	EXPECT_EQ(bench_setup(&r, "x", 2, bad, NULL, NULL), BENCH_SETUP_USAGE);
+	EXPECT_EQ(bench_exit_code(BENCH_SETUP_USAGE), 2);
+	ASSERT_EQ(bench_setup(&r, "x", 1, (char *[]){ "prog", NULL }, NULL, NULL), 0);
+	bench_run_fini(&r);
+}
