@@ -470,9 +470,11 @@ void bench_summary_print(struct bench_run *r, FILE *f)
 	size_t i;
 	int k;
 
-	fprintf(f, "%s: median over repetitions; [min max] spread; 95%% CI of the median\n",
+	fprintf(f,
+		"%s: median over repetitions, [min max] spread, 95%% CI of the median;"
+		" ratio v/r = value/reference, r/v = reference/value\n",
 		r->name);
-	fprintf(f, "%-36s %12s %-6s %-30s %10s %-14s %s\n", "metric", "value", "unit",
+	fprintf(f, "%-36s %24s %-6s %-30s %10s %-14s %s\n", "metric", "value", "unit",
 		"reference", "ratio", "target", "result");
 	for (i = 0; i < p->nmetrics; i++) {
 		const struct bench_metric *m = p->metrics[i];
@@ -482,7 +484,7 @@ void bench_summary_print(struct bench_run *r, FILE *f)
 		double rt;
 
 		if (bench_metric_stats(m, &s)) {
-			fprintf(f, "%-36s %12s %-6s (no samples)\n", m->name, "-", m->unit);
+			fprintf(f, "%-36s %24s %-6s (no samples)\n", m->name, "-", m->unit);
 			continue;
 		}
 		if (m->hist)
@@ -499,14 +501,14 @@ void bench_summary_print(struct bench_run *r, FILE *f)
 				snprintf(ref, sizeof(ref), "%s (not measured)", rf->name);
 		}
 		if (bench_metric_ratio(m, s.median, &rt))
-			snprintf(ratio, sizeof(ratio), "%.3g%s", rt,
-				 m->form == BENCH_RATIO_VALUE_OVER_REF ? "x" : "x ref");
+			snprintf(ratio, sizeof(ratio), "%s%.3g",
+				 m->form == BENCH_RATIO_VALUE_OVER_REF ? "v/r " : "r/v ", rt);
 		if (m->has_target) {
 			snprintf(tgt, sizeof(tgt), "%s %.4g",
 				 m->cmp == BENCH_TARGET_AT_MOST ? "<=" : ">=", m->target);
 			res = bench_metric_passes(m, s.median) ? "pass" : "MISS";
 		}
-		fprintf(f, "%-36s %12s %-6s %-30s %10s %-14s %s\n", m->name, val, m->unit, ref,
+		fprintf(f, "%-36s %24s %-6s %-30s %10s %-14s %s\n", m->name, val, m->unit, ref,
 			ratio, tgt, res);
 		fprintf(f, "%-36s   n=%llu [%.4g %.4g] CI [%.4g %.4g]\n", "",
 			(unsigned long long)s.n, s.min, s.max, s.ci_lo, s.ci_hi);

@@ -358,7 +358,7 @@ KTEST(bench_summary_print_columns)
 	buf[n] = '\0';
 	fclose(f);
 	EXPECT_TRUE(strstr(buf, "syscall_getppid 50 ns") != NULL);
-	EXPECT_TRUE(strstr(buf, " 2x ") != NULL);
+	EXPECT_TRUE(strstr(buf, "v/r 2 ") != NULL);
 	EXPECT_TRUE(strstr(buf, "pass") != NULL);
 	EXPECT_TRUE(strstr(buf, "MISS") != NULL);
 	EXPECT_TRUE(strstr(buf, r.machine.id) != NULL);
