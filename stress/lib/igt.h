@@ -119,7 +119,7 @@
 	static void igt_main_body_(void)
 
 /**
- * igt_main_args_description - like igt_main with a --help-description text.
+ * igt_main_description - like igt_main with a --help-description text.
  * @desc: one paragraph, printed by --help-description.
  */
 #define igt_main_description(desc)                                                    \
@@ -142,9 +142,8 @@
  * marks every later subtest SKIP/FAIL.
  */
 #define igt_fixture                                                                   \
-	for (int igt_fx_ = igt_fixture_begin_();                                      \
-	     igt_fx_ && sigsetjmp(igt_fixture_jmp_, 1) == 0;                          \
-	     igt_fx_ = igt_fixture_end_())
+	for (int igt_fx_ = igt_fixture_begin_(); igt_fx_; igt_fx_ = igt_fixture_end_()) \
+		if (sigsetjmp(igt_fixture_jmp_, 1) == 0)
 
 /**
  * igt_subtest - a subtest named @name (string literal or pointer; the
