@@ -99,7 +99,8 @@ static const char *jstr(json_object *o, const char *key)
 {
 	json_object *x;
 
-	if (!o || !json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_string))
+	if (!o || !json_object_object_get_ex(o, key, &x) ||
+	    !json_object_is_type(x, json_type_string))
 		return NULL;
 	return json_object_get_string(x);
 }
@@ -241,7 +242,8 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 	n = json_object_array_length(metrics);
 	for (i = 0; i < n && !rc; i++) {
 		json_object *m = json_object_array_get_idx(metrics, i), *samples, *st;
-		const char *name = jstr(m, "name"), *unit = jstr(m, "unit"), *dir = jstr(m, "direction");
+		const char *name = jstr(m, "name"), *unit = jstr(m, "unit"),
+			   *dir = jstr(m, "direction");
 		bool higher, vor = true;
 		double refval = 1.0, v;
 		struct cmp_entry *e;
@@ -249,8 +251,9 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 		size_t k, ns;
 
 		if (!name || !unit || !dir) {
-			snprintf(err, errlen, "%s: malformed: metric %zu lacks name, unit or direction",
-				 path, i);
+			snprintf(err, errlen,
+				 "%s: malformed: metric %zu lacks name, unit or direction", path,
+				 i);
 			rc = -EINVAL;
 			break;
 		}
@@ -445,7 +448,7 @@ static int compare_entry(const struct cmp_entry *b, const struct cmp_entry *n, u
 		qsort(mb, BENCH_BOOTSTRAP_RESAMPLES, sizeof(*mb), cmp_double);
 		r->lo = bench_percentile_sorted(mb, BENCH_BOOTSTRAP_RESAMPLES, 0.025);
 		r->hi = bench_percentile_sorted(mb, BENCH_BOOTSTRAP_RESAMPLES, 0.975);
-out:
+	out:
 		free(bs);
 		free(ns);
 		free(mb);
@@ -520,14 +523,18 @@ static int parse_args(int argc, char **argv, struct cmp_opts *o, const char **pa
 				o->threshold_pct = strtod(val, &end);
 				if (!*val || *end || errno || !isfinite(o->threshold_pct) ||
 				    o->threshold_pct < 0) {
-					fprintf(stderr, "%s: --threshold: expected a percentage >= 0, got '%s'\n",
+					fprintf(stderr,
+						"%s: --threshold: expected a percentage >= 0, got "
+						"'%s'\n",
 						prog, val);
 					return -EINVAL;
 				}
 			} else {
 				o->seed = strtoull(val, &end, 10);
 				if (!*val || *end || errno || *val == '-') {
-					fprintf(stderr, "%s: --seed: expected a non-negative integer, got '%s'\n",
+					fprintf(stderr,
+						"%s: --seed: expected a non-negative integer, got "
+						"'%s'\n",
 						prog, val);
 					return -EINVAL;
 				}
@@ -536,13 +543,14 @@ static int parse_args(int argc, char **argv, struct cmp_opts *o, const char **pa
 			goto unknown;
 		} else {
 			if (npaths == 2) {
-				fprintf(stderr, "%s: more than two inputs ('%s'); see --help\n", prog, a);
+				fprintf(stderr, "%s: more than two inputs ('%s'); see --help\n",
+					prog, a);
 				return -EINVAL;
 			}
 			paths[npaths++] = a;
 		}
 		continue;
-unknown:
+	unknown:
 		fprintf(stderr, "%s: unknown option '%s' (see --help)\n", prog, a);
 		return -EINVAL;
 	}
@@ -568,10 +576,10 @@ static const char *verdict(const struct cmp_entry *e, const struct cmp_result *r
 
 int main(int argc, char **argv)
 {
-	struct cmp_side base = { 0 }, cur = { 0 };
-	const char *paths[2] = { NULL, NULL };
+	struct cmp_side base = {0}, cur = {0};
+	const char *paths[2] = {NULL, NULL};
 	unsigned matched = 0, regressions = 0;
-	struct cmp_opts o = { 0 };
+	struct cmp_opts o = {0};
 	char err[512] = "";
 	size_t i;
 	int rc;
@@ -593,7 +601,8 @@ int main(int argc, char **argv)
 			"comparable%s\n",
 			prog, base.machine, base.mixed_machines ? "+others" : "", cur.machine,
 			cur.mixed_machines ? "+others" : "",
-			o.ratios ? "; comparing ratios to same-run references" : "; consider --ratios");
+			o.ratios ? "; comparing ratios to same-run references"
+				 : "; consider --ratios");
 
 	if (o.csv)
 		printf("benchmark_metric,unit,base,new,change_pct,ci_lo_pct,ci_hi_pct,verdict\n");
@@ -620,11 +629,11 @@ int main(int argc, char **argv)
 		v = verdict(b, &r, o.threshold_pct, &reg);
 		regressions += reg;
 		if (o.csv)
-			printf("\"%s\",%s,%.17g,%.17g,%.4f,%.4f,%.4f,%s\n", b->label, b->unit, r.base,
-			       r.new, r.change, r.lo, r.hi, v);
+			printf("\"%s\",%s,%.17g,%.17g,%.4f,%.4f,%.4f,%s\n", b->label, b->unit,
+			       r.base, r.new, r.change, r.lo, r.hi, v);
 		else
-			printf("%-56s %-6s %12.5g %12.5g %+8.2f%% [%+8.2f%% %+8.2f%%]  %s\n", b->label,
-			       b->unit, r.base, r.new, r.change, r.lo, r.hi, v);
+			printf("%-56s %-6s %12.5g %12.5g %+8.2f%% [%+8.2f%% %+8.2f%%]  %s\n",
+			       b->label, b->unit, r.base, r.new, r.change, r.lo, r.hi, v);
 	}
 	for (i = 0; i < cur.n; i++)
 		if (!side_find(&base, cur.e[i].key) && !o.csv)

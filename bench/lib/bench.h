@@ -460,7 +460,7 @@ void bench_run_fini(struct bench_run *r);
  * Return: 0, -ENOMEM, -EINVAL (empty key).
  */
 int bench_run_param(struct bench_run *r, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /**
  * bench_run_backend_param() - record a back-end parameter (sim latency model,
@@ -468,7 +468,7 @@ int bench_run_param(struct bench_run *r, const char *key, const char *fmt, ...)
  * Return: 0, -ENOMEM, -EINVAL.
  */
 int bench_run_backend_param(struct bench_run *r, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /**
  * bench_references_measure() - measure every reference (about 1 s in total,

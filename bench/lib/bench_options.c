@@ -82,7 +82,7 @@ int bench_parse_cpu_list(const char *s, unsigned *cpus, unsigned max)
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -114,16 +114,16 @@ static const struct {
 	const char *arg;
 	const char *help;
 } common_opts[OPT_COUNT] = {
-	[OPT_REPS] = { "reps", "N", "measured repetitions (default 10, 3 with --quick)" },
-	[OPT_WARMUP] = { "warmup", "N", "unmeasured repetitions first (default 2, 1 with --quick)" },
-	[OPT_DURATION] = { "duration", "S", "seconds per time-bounded repetition (default 1.0)" },
-	[OPT_QUICK] = { "quick", NULL, "CI smoke run: small sizes, short repetitions" },
-	[OPT_OUT] = { "out", "FILE|DIR", "where the results JSON goes (default: .)" },
-	[OPT_CPUS] = { "cpus", "LIST", "pin workers to these CPUs, e.g. 0,2,4-7" },
-	[OPT_THREADS] = { "threads", "N", "worker threads (default 1)" },
-	[OPT_BACKEND] = { "backend", "sim|hw", "GPU back end (default sim)" },
-	[OPT_SEED] = { "seed", "N", "seed of workloads and bootstrap (default 1)" },
-	[OPT_HELP] = { "help", NULL, "print this help" },
+    [OPT_REPS] = {"reps", "N", "measured repetitions (default 10, 3 with --quick)"},
+    [OPT_WARMUP] = {"warmup", "N", "unmeasured repetitions first (default 2, 1 with --quick)"},
+    [OPT_DURATION] = {"duration", "S", "seconds per time-bounded repetition (default 1.0)"},
+    [OPT_QUICK] = {"quick", NULL, "CI smoke run: small sizes, short repetitions"},
+    [OPT_OUT] = {"out", "FILE|DIR", "where the results JSON goes (default: .)"},
+    [OPT_CPUS] = {"cpus", "LIST", "pin workers to these CPUs, e.g. 0,2,4-7"},
+    [OPT_THREADS] = {"threads", "N", "worker threads (default 1)"},
+    [OPT_BACKEND] = {"backend", "sim|hw", "GPU back end (default sim)"},
+    [OPT_SEED] = {"seed", "N", "seed of workloads and bootstrap (default 1)"},
+    [OPT_HELP] = {"help", NULL, "print this help"},
 };
 
 void bench_options_usage(FILE *f, const char *prog, const char *bench_name,
@@ -134,12 +134,13 @@ void bench_options_usage(FILE *f, const char *prog, const char *bench_name,
 
 	fprintf(f, "usage: %s [options]\n", prog ? prog : "benchmark");
 	if (bench_name)
-		fprintf(f, "benchmark '%s'; results schema %s v%d\n", bench_name,
-			BENCH_SCHEMA_NAME, BENCH_SCHEMA_VERSION);
+		fprintf(f, "benchmark '%s'; results schema %s v%d\n", bench_name, BENCH_SCHEMA_NAME,
+			BENCH_SCHEMA_VERSION);
 	fprintf(f, "options:\n");
 	for (i = 0; i < OPT_COUNT; i++) {
 		snprintf(lhs, sizeof(lhs), "--%s%s%s", common_opts[i].name,
-			 common_opts[i].arg ? " " : "", common_opts[i].arg ? common_opts[i].arg : "");
+			 common_opts[i].arg ? " " : "",
+			 common_opts[i].arg ? common_opts[i].arg : "");
 		fprintf(f, "  %-24s %s\n", lhs, common_opts[i].help);
 	}
 	for (; extra && extra->name; extra++) {
@@ -199,7 +200,8 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 		n = bench_parse_cpu_list(val, o->cpus, BENCH_MAX_CPUS);
 		if (n < 0) {
 			set_err(err, errlen,
-				"--cpus: bad CPU list '%s' (expected e.g. 0,2,4-7; no duplicates)", val);
+				"--cpus: bad CPU list '%s' (expected e.g. 0,2,4-7; no duplicates)",
+				val);
 			return -EINVAL;
 		}
 		o->ncpus = (unsigned)n;
@@ -216,7 +218,8 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 		return 0;
 	case OPT_SEED:
 		if (parse_u64(val, &o->seed)) {
-			set_err(err, errlen, "--seed: expected a non-negative integer, got '%s'", val);
+			set_err(err, errlen, "--seed: expected a non-negative integer, got '%s'",
+				val);
 			return -EINVAL;
 		}
 		return 0;
@@ -252,7 +255,8 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 		eq = strchr(a, '=');
 		len = eq ? (size_t)(eq - a) : strlen(a);
 		for (k = 0; k < OPT_COUNT; k++)
-			if (strlen(common_opts[k].name) == len && !strncmp(common_opts[k].name, a, len))
+			if (strlen(common_opts[k].name) == len &&
+			    !strncmp(common_opts[k].name, a, len))
 				id = k;
 		if (id < 0)
 			for (x = extra; x && x->name; x++)
@@ -288,7 +292,8 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 			char why[160] = "";
 
 			if (x->set && x->set(ctx, val, why, sizeof(why))) {
-				set_err(err, errlen, "--%s: %s", x->name, why[0] ? why : "bad value");
+				set_err(err, errlen, "--%s: %s", x->name,
+					why[0] ? why : "bad value");
 				return -EINVAL;
 			}
 		}
@@ -303,8 +308,8 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 	if (!o->duration_set)
 		o->duration_s = o->quick ? 0.2 : 1.0;
 	if (o->ncpus && o->threads > o->ncpus) {
-		set_err(err, errlen, "--threads %u exceeds the %u CPUs given with --cpus", o->threads,
-			o->ncpus);
+		set_err(err, errlen, "--threads %u exceeds the %u CPUs given with --cpus",
+			o->threads, o->ncpus);
 		return -EINVAL;
 	}
 	return 0;

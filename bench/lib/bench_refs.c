@@ -211,11 +211,9 @@ static int measure_memfd(struct bench_run *r, double *v, int reps)
 typedef int (*ref_fn)(struct bench_run *r, double *v, int reps);
 
 static const ref_fn ref_fns[BENCH_REF_COUNT] = {
-	[BENCH_REF_MEMCPY_BW] = measure_memcpy,
-	[BENCH_REF_FUTEX_RTT] = measure_futex,
-	[BENCH_REF_MUTEX] = measure_mutex,
-	[BENCH_REF_SYSCALL] = measure_syscall,
-	[BENCH_REF_MEMFD_WRITE_BW] = measure_memfd,
+    [BENCH_REF_MEMCPY_BW] = measure_memcpy,	[BENCH_REF_FUTEX_RTT] = measure_futex,
+    [BENCH_REF_MUTEX] = measure_mutex,		[BENCH_REF_SYSCALL] = measure_syscall,
+    [BENCH_REF_MEMFD_WRITE_BW] = measure_memfd,
 };
 
 int bench_references_measure(struct bench_run *r)

@@ -229,15 +229,16 @@ static json_object *jmetric(const struct bench_metric *m, bool *ok)
 		if (x) {
 			jadd(x, "name", json_object_new_string(rf->name), ok);
 			jadd(x, "form",
-			     json_object_new_string(m->form == BENCH_RATIO_VALUE_OVER_REF ?
-							    "value/reference" :
-							    "reference/value"),
+			     json_object_new_string(m->form == BENCH_RATIO_VALUE_OVER_REF
+							? "value/reference"
+							: "reference/value"),
 			     ok);
-			jadd(x, "value", rf->measured ? jdouble(rf->stats.median) : json_object_new_null(),
-			     ok);
+			jadd(x, "value",
+			     rf->measured ? jdouble(rf->stats.median) : json_object_new_null(), ok);
 			jadd(x, "ratio",
-			     have && bench_metric_ratio(m, s.median, &ratio) ? jdouble(ratio) :
-									       json_object_new_null(),
+			     have && bench_metric_ratio(m, s.median, &ratio)
+				 ? jdouble(ratio)
+				 : json_object_new_null(),
 			     ok);
 		}
 		jadd(o, "reference", x, ok);
@@ -247,10 +248,11 @@ static json_object *jmetric(const struct bench_metric *m, bool *ok)
 		if (x) {
 			jadd(x, "value", jdouble(m->target), ok);
 			jadd(x, "cmp",
-			     json_object_new_string(m->cmp == BENCH_TARGET_AT_MOST ? "<=" : ">="), ok);
+			     json_object_new_string(m->cmp == BENCH_TARGET_AT_MOST ? "<=" : ">="),
+			     ok);
 			jadd(x, "pass",
-			     have ? json_object_new_boolean(bench_metric_passes(m, s.median)) :
-				    json_object_new_null(),
+			     have ? json_object_new_boolean(bench_metric_passes(m, s.median))
+				  : json_object_new_null(),
 			     ok);
 		}
 		jadd(o, "target", x, ok);
@@ -390,8 +392,8 @@ int bench_run_write(struct bench_run *r, const char *path, char **written)
 		free(final);
 		return -ENOMEM;
 	}
-	text = json_object_to_json_string_length(root, JSON_C_TO_STRING_PRETTY |
-							       JSON_C_TO_STRING_SPACED, &len);
+	text = json_object_to_json_string_length(
+	    root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED, &len);
 	if (!text || asprintf(&tmp, "%s.tmp.%ld", final, (long)getpid()) < 0) {
 		rc = -ENOMEM;
 		tmp = NULL;
@@ -427,7 +429,7 @@ out:
 /* ------------------------------------------------------------ loading */
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -595,11 +597,13 @@ int bench_results_metric_hist(void *metric, struct bench_hist *h)
 		json_object *pair = json_object_array_get_idx(b, i), *ix, *cx;
 		int64_t idx;
 
-		if (!json_object_is_type(pair, json_type_array) || json_object_array_length(pair) != 2)
+		if (!json_object_is_type(pair, json_type_array) ||
+		    json_object_array_length(pair) != 2)
 			return -EINVAL;
 		ix = json_object_array_get_idx(pair, 0);
 		cx = json_object_array_get_idx(pair, 1);
-		if (!json_object_is_type(ix, json_type_int) || !json_object_is_type(cx, json_type_int))
+		if (!json_object_is_type(ix, json_type_int) ||
+		    !json_object_is_type(cx, json_type_int))
 			return -EINVAL;
 		idx = json_object_get_int64(ix);
 		if (idx < 0 || idx >= BENCH_HIST_BUCKETS)
@@ -700,9 +704,9 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 			     "# machine benchmark metric unit median min max ci_lo ci_hi ratio");
 		if (!f)
 			break;
-		fprintf(f, "%s %s %s %s %.17g %.17g %.17g %.17g %.17g %.17g\n", mid, bench, name, unit,
-			jnum(st, "median"), jnum(st, "min"), jnum(st, "max"), jnum(st, "ci_lo"),
-			jnum(st, "ci_hi"), metric_ratio(m));
+		fprintf(f, "%s %s %s %s %.17g %.17g %.17g %.17g %.17g %.17g\n", mid, bench, name,
+			unit, jnum(st, "median"), jnum(st, "min"), jnum(st, "max"),
+			jnum(st, "ci_lo"), jnum(st, "ci_hi"), metric_ratio(m));
 		if (!strncmp(name, "validate.", 9)) {
 			struct bench_hist *h = malloc(sizeof(*h));
 			uint64_t seen = 0;
@@ -719,7 +723,8 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 					if (!h->counts[k])
 						continue;
 					seen += h->counts[k];
-					fprintf(f, "%s %.17g %.9f\n", name, bench_hist_bucket_mid(k),
+					fprintf(f, "%s %.17g %.9f\n", name,
+						bench_hist_bucket_mid(k),
 						(double)seen / (double)h->n);
 				}
 				fprintf(f, "\n\n");
@@ -770,7 +775,8 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 			}
 			fprintf(f, "# %s %s", mid, bench);
 			for (c = 0; c < json_object_array_length(cols); c++)
-				fprintf(f, " %s", json_object_get_string(json_object_array_get_idx(cols, c)));
+				fprintf(f, " %s",
+					json_object_get_string(json_object_array_get_idx(cols, c)));
 			fprintf(f, "\n");
 			nr = json_object_array_length(rows);
 			for (j = 0; j < nr; j++) {
@@ -778,7 +784,8 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 
 				for (c = 0; c < json_object_array_length(row); c++)
 					fprintf(f, "%s%.17g", c ? " " : "",
-						json_object_get_double(json_object_array_get_idx(row, c)));
+						json_object_get_double(
+						    json_object_array_get_idx(row, c)));
 				fprintf(f, "\n");
 			}
 			fprintf(f, "\n\n");
@@ -786,14 +793,15 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 		}
 	}
 	if (d->rc)
-		set_err(err, errlen, "%s: cannot write into %s: %s", path, d->dir, strerror(-d->rc));
+		set_err(err, errlen, "%s: cannot write into %s: %s", path, d->dir,
+			strerror(-d->rc));
 	return d->rc;
 }
 
 int bench_results_to_csv(const char *const *paths, unsigned n, const char *dir, char *err,
 			 size_t errlen)
 {
-	struct dat_files d = { .dir = dir };
+	struct dat_files d = {.dir = dir};
 	unsigned i;
 	int rc = 0;
 

@@ -18,11 +18,11 @@ static const struct {
 	const char *unit;
 	enum bench_direction dir;
 } ref_desc[BENCH_REF_COUNT] = {
-	[BENCH_REF_MEMCPY_BW] = { "memcpy_bw", "GB/s", BENCH_HIGHER_IS_BETTER },
-	[BENCH_REF_FUTEX_RTT] = { "futex_rtt", "ns", BENCH_LOWER_IS_BETTER },
-	[BENCH_REF_MUTEX] = { "mutex_lock_unlock", "ns", BENCH_LOWER_IS_BETTER },
-	[BENCH_REF_SYSCALL] = { "syscall_getppid", "ns", BENCH_LOWER_IS_BETTER },
-	[BENCH_REF_MEMFD_WRITE_BW] = { "memfd_write_bw", "GB/s", BENCH_HIGHER_IS_BETTER },
+    [BENCH_REF_MEMCPY_BW] = {"memcpy_bw", "GB/s", BENCH_HIGHER_IS_BETTER},
+    [BENCH_REF_FUTEX_RTT] = {"futex_rtt", "ns", BENCH_LOWER_IS_BETTER},
+    [BENCH_REF_MUTEX] = {"mutex_lock_unlock", "ns", BENCH_LOWER_IS_BETTER},
+    [BENCH_REF_SYSCALL] = {"syscall_getppid", "ns", BENCH_LOWER_IS_BETTER},
+    [BENCH_REF_MEMFD_WRITE_BW] = {"memfd_write_bw", "GB/s", BENCH_HIGHER_IS_BETTER},
 };
 
 /* ---------------------------------------------------------- key/value */
@@ -80,7 +80,7 @@ static int kvs_set(struct bench_kvs *k, const char *key, char *value)
 }
 
 static int kvs_vsetf(struct bench_kvs *k, const char *key, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+    __attribute__((format(printf, 3, 0)));
 
 static int kvs_vsetf(struct bench_kvs *k, const char *key, const char *fmt, va_list ap)
 {
@@ -474,8 +474,8 @@ void bench_summary_print(struct bench_run *r, FILE *f)
 		"%s: median over repetitions, [min max] spread, 95%% CI of the median;"
 		" ratio v/r = value/reference, r/v = reference/value\n",
 		r->name);
-	fprintf(f, "%-36s %24s %-6s %-30s %10s %-14s %s\n", "metric", "value", "unit",
-		"reference", "ratio", "target", "result");
+	fprintf(f, "%-36s %24s %-6s %-30s %10s %-14s %s\n", "metric", "value", "unit", "reference",
+		"ratio", "target", "result");
 	for (i = 0; i < p->nmetrics; i++) {
 		const struct bench_metric *m = p->metrics[i];
 		char val[64], ref[64] = "-", ratio[32] = "-", tgt[32] = "-";

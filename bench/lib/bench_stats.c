@@ -92,8 +92,7 @@ static double resample_median(const double *s, size_t n, uint32_t *count, uint64
 	return (lo + hi) / 2.0;
 }
 
-int bench_bootstrap_medians(const double *sorted, size_t n, uint64_t *rng, double *out,
-			    size_t nres)
+int bench_bootstrap_medians(const double *sorted, size_t n, uint64_t *rng, double *out, size_t nres)
 {
 	uint32_t *count;
 	size_t i;

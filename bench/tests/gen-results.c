@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 	struct bench_metric *m, *h;
 	struct bench_run r;
 	char err[128];
-	char *pargv[] = { "gen-results", "--quick", NULL };
+	char *pargv[] = {"gen-results", "--quick", NULL};
 	uint64_t rng;
 	double scale;
 	int i, rc;
@@ -40,10 +40,12 @@ int main(int argc, char **argv)
 	if (argc < 4)
 		return 2;
 	if (argc > 4 && !strcmp(argv[4], "malformed"))
-		return write_text(argv[1], "{\"schema\": \"ttm-bench-results\", \"schema_version\": 1, \"metr");
+		return write_text(
+		    argv[1], "{\"schema\": \"ttm-bench-results\", \"schema_version\": 1, \"metr");
 	if (argc > 4 && !strcmp(argv[4], "schema"))
-		return write_text(argv[1], "{\"schema\": \"ttm-bench-results\", \"schema_version\": 99, "
-					   "\"benchmark\": \"gen\", \"machine\": {}, \"metrics\": []}\n");
+		return write_text(argv[1],
+				  "{\"schema\": \"ttm-bench-results\", \"schema_version\": 99, "
+				  "\"benchmark\": \"gen\", \"machine\": {}, \"metrics\": []}\n");
 	scale = strtod(argv[2], NULL);
 	rng = strtoull(argv[3], NULL, 10) | 1;
 	if (bench_options_parse(&o, 2, pargv, NULL, NULL, err, sizeof(err)) ||
@@ -55,8 +57,13 @@ int main(int argc, char **argv)
 	/* A fixed reference instead of a measured one: the test needs exact ratios. */
 	r.refs[BENCH_REF_SYSCALL].measured = true;
 	r.refs[BENCH_REF_SYSCALL].stats = (struct bench_stats){
-		.n = 1, .min = 100 * scale, .median = 100 * scale, .max = 100 * scale,
-		.mean = 100 * scale, .ci_lo = 100 * scale, .ci_hi = 100 * scale,
+	    .n = 1,
+	    .min = 100 * scale,
+	    .median = 100 * scale,
+	    .max = 100 * scale,
+	    .mean = 100 * scale,
+	    .ci_lo = 100 * scale,
+	    .ci_hi = 100 * scale,
 	};
 	m = bench_metric_add(&r, "gen.latency", "ns", BENCH_LOWER_IS_BETTER);
 	h = bench_metric_add(&r, "gen.hist", "ns", BENCH_LOWER_IS_BETTER);
@@ -72,7 +79,8 @@ int main(int argc, char **argv)
 		bench_metric_sample(m, 1000.0 * scale * (1.0 + noise));
 	}
 	for (i = 0; i < 20000; i++)
-		bench_metric_record(h, (uint64_t)(scale * (double)(5000 + bench_rng_next(&rng) % 1000)));
+		bench_metric_record(
+		    h, (uint64_t)(scale * (double)(5000 + bench_rng_next(&rng) % 1000)));
 	rc = bench_run_write(&r, argv[1], NULL);
 	bench_run_fini(&r);
 	return rc ? 1 : 0;

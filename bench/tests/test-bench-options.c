@@ -13,15 +13,15 @@ static int parse(struct bench_options *o, char *err, const struct bench_opt *ext
 	return bench_options_parse(o, argc, argv, extra, ctx, err, 256);
 }
 
-#define ARGV(...) ((char *[]){ "prog", __VA_ARGS__, NULL })
-#define ARGC(...) ((int)(sizeof((char *[]){ "prog", __VA_ARGS__ }) / sizeof(char *)))
+#define ARGV(...) ((char *[]){"prog", __VA_ARGS__, NULL})
+#define ARGC(...) ((int)(sizeof((char *[]){"prog", __VA_ARGS__}) / sizeof(char *)))
 #define PARSE(o, err, ...) parse(o, err, NULL, NULL, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
 
 KTEST(bench_options_parse_defaults)
 {
 	struct bench_options o;
 	char err[256];
-	char *argv[] = { "prog", NULL };
+	char *argv[] = {"prog", NULL};
 
 	ASSERT_EQ(bench_options_parse(&o, 1, argv, NULL, NULL, err, sizeof(err)), 0);
 	EXPECT_EQ(o.reps, 10);
@@ -49,7 +49,8 @@ KTEST(bench_options_parse_quick_and_explicit)
 	EXPECT_EQ(o.warmup, 0);
 	EXPECT_TRUE(o.duration_s == 0.5);
 	ASSERT_EQ(PARSE(&o, err, "--cpus", "0,2,4-6", "--threads=3", "--backend=hw", "--seed", "99",
-			"--out", "x.json"), 0);
+			"--out", "x.json"),
+		  0);
 	EXPECT_EQ(o.ncpus, 5);
 	EXPECT_EQ(o.cpus[4], 6);
 	EXPECT_EQ(o.threads, 3);
@@ -138,18 +139,20 @@ static int set_flag(void *ctx, const char *arg, char *err, size_t errlen)
 KTEST(bench_options_parse_extra)
 {
 	static const struct bench_opt extra[] = {
-		{ .name = "level", .arg = "lo|hi", .help = "level", .set = set_level },
-		{ .name = "flag", .help = "a flag", .set = set_flag },
-		{ 0 },
+	    {.name = "level", .arg = "lo|hi", .help = "level", .set = set_level},
+	    {.name = "flag", .help = "a flag", .set = set_flag},
+	    {0},
 	};
-	struct extra_ctx x = { 0 };
+	struct extra_ctx x = {0};
 	struct bench_options o;
 	char err[256];
 
-	ASSERT_EQ(parse(&o, err, extra, &x, ARGC("--level=hi", "--flag"), ARGV("--level=hi", "--flag")),
-		  0);
+	ASSERT_EQ(
+	    parse(&o, err, extra, &x, ARGC("--level=hi", "--flag"), ARGV("--level=hi", "--flag")),
+	    0);
 	EXPECT_EQ(x.level, 1);
 	EXPECT_TRUE(x.flag);
-	EXPECT_EQ(parse(&o, err, extra, &x, ARGC("--level", "mid"), ARGV("--level", "mid")), -EINVAL);
+	EXPECT_EQ(parse(&o, err, extra, &x, ARGC("--level", "mid"), ARGV("--level", "mid")),
+		  -EINVAL);
 	EXPECT_TRUE(strstr(err, "--level") && strstr(err, "mid"));
 }

@@ -40,7 +40,7 @@ KTEST(bench_machine_probe_fills)
 
 KTEST(bench_references_measure_quick)
 {
-	char *argv[] = { "prog", "--quick", NULL };
+	char *argv[] = {"prog", "--quick", NULL};
 	struct bench_run r;
 	int i;
 
@@ -58,8 +58,8 @@ KTEST(bench_references_measure_quick)
 
 KTEST(bench_pin_thread_valid_and_invalid)
 {
-	char *argv_ok[] = { "prog", "--cpus", "0", NULL };
-	char *argv_bad[] = { "prog", "--cpus", "4000", NULL };
+	char *argv_ok[] = {"prog", "--cpus", "0", NULL};
+	char *argv_bad[] = {"prog", "--cpus", "4000", NULL};
 	struct bench_run r;
 
 	ASSERT_EQ(init_run(&r, 3, argv_ok), 0);
@@ -69,7 +69,7 @@ KTEST(bench_pin_thread_valid_and_invalid)
 	ASSERT_EQ(init_run(&r, 3, argv_bad), 0);
 	EXPECT_EQ(bench_pin_thread(&r, 0), -EINVAL);
 	bench_run_fini(&r);
-	ASSERT_EQ(init_run(&r, 1, (char *[]){ "prog", NULL }), 0);
+	ASSERT_EQ(init_run(&r, 1, (char *[]){"prog", NULL}), 0);
 	EXPECT_EQ(bench_pin_thread(&r, 1), 0);
 	bench_run_fini(&r);
 }

@@ -71,7 +71,7 @@ static int init_run(struct bench_run *r)
 {
 	struct bench_options o;
 	char err[128];
-	char *argv[] = { "prog", "--quick", "--seed", "5", NULL };
+	char *argv[] = {"prog", "--quick", "--seed", "5", NULL};
 	int rc = bench_options_parse(&o, 4, argv, NULL, NULL, err, sizeof(err));
 
 	return rc ? rc : bench_run_init(r, "unittest", &o);
@@ -86,7 +86,8 @@ static json_object *find_metric(json_object *root, const char *name)
 		return NULL;
 	for (i = 0; i < json_object_array_length(ms); i++) {
 		m = json_object_array_get_idx(ms, i);
-		if (json_object_object_get_ex(m, "name", &n) && !strcmp(json_object_get_string(n), name))
+		if (json_object_object_get_ex(m, "name", &n) &&
+		    !strcmp(json_object_get_string(n), name))
 			return m;
 	}
 	return NULL;
@@ -134,9 +135,9 @@ KTEST(bench_run_write_round_trip)
 	ASSERT_EQ(bench_metric_stats(mh, &s), 0);
 	EXPECT_EQ(s.n, 10000);
 	{
-		const char *cols[] = { "pages", "rss" };
+		const char *cols[] = {"pages", "rss"};
 		struct bench_series *se = bench_series_add(&r, "pages", cols, 2);
-		double row[2] = { 1, 2 };
+		double row[2] = {1, 2};
 
 		ASSERT_NOT_NULL(se);
 		EXPECT_EQ(bench_series_append(se, 0.5, row), 0);
@@ -274,7 +275,7 @@ KTEST(bench_results_to_csv_writes_plot_inputs)
 	ASSERT_EQ(bench_run_write(&r, dir, &written), 0);
 	snprintf(out, sizeof(out), "%s/plots", dir);
 	{
-		const char *paths[] = { written };
+		const char *paths[] = {written};
 
 		ASSERT_EQ(bench_results_to_csv(paths, 1, out, err, sizeof(err)), 0);
 	}
@@ -310,7 +311,7 @@ static int rep_fn(void *ctx, int rep, double *value)
 
 KTEST(bench_repeat_warmup_then_samples)
 {
-	struct rep_ctx c = { .fail_at = 1000 };
+	struct rep_ctx c = {.fail_at = 1000};
 	struct bench_metric *m;
 	struct bench_stats s;
 	struct bench_run r;
@@ -326,7 +327,7 @@ KTEST(bench_repeat_warmup_then_samples)
 	EXPECT_TRUE(s.median == 11.0);
 	m = bench_metric_add(&r, "rep.fail", "ns", BENCH_LOWER_IS_BETTER);
 	ASSERT_NOT_NULL(m);
-	c = (struct rep_ctx){ .fail_at = 1 };
+	c = (struct rep_ctx){.fail_at = 1};
 	EXPECT_EQ(bench_repeat(&r, m, rep_fn, &c), -EIO);
 	bench_run_fini(&r);
 }
@@ -368,10 +369,10 @@ KTEST(bench_summary_print_columns)
 KTEST(bench_setup_help_and_usage)
 {
 	struct bench_run r;
-	char *bad[] = { "prog", "--nope", NULL };
+	char *bad[] = {"prog", "--nope", NULL};
 
 	EXPECT_EQ(bench_setup(&r, "x", 2, bad, NULL, NULL), BENCH_SETUP_USAGE);
 	EXPECT_EQ(bench_exit_code(BENCH_SETUP_USAGE), 2);
-	ASSERT_EQ(bench_setup(&r, "x", 1, (char *[]){ "prog", NULL }, NULL, NULL), 0);
+	ASSERT_EQ(bench_setup(&r, "x", 1, (char *[]){"prog", NULL}, NULL, NULL), 0);
 	bench_run_fini(&r);
 }

@@ -8,13 +8,13 @@
 
 #include "bench.h"
 
-#define EXPECT_NEAR(a, b, tol) \
-	KTEST_CHECK_(fabs((double)(a) - (double)(b)) <= (tol), false, "%s ~ %s (%.9g vs %.9g)", #a, #b, \
-		     (double)(a), (double)(b))
+#define EXPECT_NEAR(a, b, tol)                                                                     \
+	KTEST_CHECK_(fabs((double)(a) - (double)(b)) <= (tol), false, "%s ~ %s (%.9g vs %.9g)",    \
+		     #a, #b, (double)(a), (double)(b))
 
 KTEST(bench_percentile_sorted_interpolates)
 {
-	const double v[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	const double v[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 
 	EXPECT_NEAR(bench_percentile_sorted(v, 10, 0.5), 5.5, 1e-12);
 	EXPECT_NEAR(bench_percentile_sorted(v, 10, 0.9), 9.1, 1e-12);
@@ -28,7 +28,7 @@ KTEST(bench_percentile_sorted_interpolates)
 KTEST(bench_stats_compute_known_data)
 {
 	/* Unsorted on purpose: the input must not need to be sorted nor be modified. */
-	double v[] = { 9, 2, 7, 4, 5, 6, 3, 8, 1, 10 };
+	double v[] = {9, 2, 7, 4, 5, 6, 3, 8, 1, 10};
 	struct bench_stats s;
 
 	ASSERT_EQ(bench_stats_compute(v, 10, 1, &s), 0);
@@ -50,7 +50,7 @@ KTEST(bench_stats_compute_known_data)
 
 KTEST(bench_stats_compute_odd_and_single)
 {
-	const double v[] = { 3, 1, 2 };
+	const double v[] = {3, 1, 2};
 	struct bench_stats s;
 
 	ASSERT_EQ(bench_stats_compute(v, 3, 7, &s), 0);
@@ -130,7 +130,7 @@ static int cmp_u64(const void *a, const void *b)
 
 KTEST(bench_hist_percentile_within_bound)
 {
-	static const double qs[] = { 0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 1.0 };
+	static const double qs[] = {0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 1.0};
 	struct bench_hist *h = malloc(sizeof(*h));
 	unsigned n = 20000, i, k;
 	uint64_t *v = malloc(n * sizeof(*v));
@@ -160,7 +160,8 @@ KTEST(bench_hist_percentile_within_bound)
 
 KTEST(bench_hist_merge_equals_single)
 {
-	struct bench_hist *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b)), *all = malloc(sizeof(*all));
+	struct bench_hist *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b)),
+			  *all = malloc(sizeof(*all));
 	struct bench_stats sa, sall;
 	unsigned i;
 
