@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+/* Tests of ttm_tt: sizes, populate, zeroing, copies, swap to memfd and its faults. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <ttm/ttm_faults.h>
+#include <ttm/ttm_global.h>
+#include <ttm/ttm_pool.h>
+#include <ttm/ttm_tt.h>
+
+#include "ktest.h"
+
+static struct ttm_pool pool;
+
+static void setup(void)
+{
+	struct ttm_global_config cfg = { 0 };
+
+	fault_reset_all();
+	ASSERT_EQ(ttm_global_config(&cfg), 0);
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+}
+
+static void teardown(void)
+{
+	struct ttm_global_stats s;
+
+	ttm_pool_fini(&pool);
+	ttm_global_get_stats(&s);
+	EXPECT_EQ(s.pages, 0);
+}
+
+static uint64_t global_pages(void)
+{
+	struct ttm_global_stats s;
+
+	ttm_global_get_stats(&s);
+	return s.pages;
+}
+
+static void fill_random(unsigned char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)ktest_rand();
+}
+
+KTEST(ttm_tt_init_rounding)
+{
+	struct ttm_tt tt;
+
+	ASSERT_EQ(ttm_tt_init(&tt, 1, 0, ttm_cached, 0), 0);
+	EXPECT_EQ(tt.num_pages, 1);
+	ASSERT_EQ(ttm_tt_init(&tt, 4096, 0, ttm_cached, 0), 0);
+	EXPECT_EQ(tt.num_pages, 1);
+	ASSERT_EQ(ttm_tt_init(&tt, 4097, 0, ttm_write_combined, 0), 0);
+	EXPECT_EQ(tt.num_pages, 2);
+	ASSERT_EQ(ttm_tt_init(&tt, 3 * 4096, 0, ttm_uncached, 2), 0);
+	EXPECT_EQ(tt.num_pages, 5);
+	EXPECT_EQ(tt.swap_storage, -1);
+	EXPECT_FALSE(ttm_tt_is_populated(&tt));
+	EXPECT_NULL(ttm_tt_page_ptr(&tt, 0));
+	EXPECT_EQ(ttm_tt_init(&tt, 0, 0, ttm_cached, 0), -EINVAL);
+	EXPECT_EQ(ttm_tt_init(&tt, 1, TTM_TT_FLAG_POPULATED, ttm_cached, 0), -EINVAL);
+	EXPECT_EQ(ttm_tt_init(&tt, 1, TTM_TT_FLAG_SWAPPED, ttm_cached, 0), -EINVAL);
+	EXPECT_EQ(ttm_tt_init(&tt, 1, 0, (enum ttm_caching)7, 0), -EINVAL);
+	EXPECT_EQ(ttm_tt_init(&tt, 1, 0, ttm_cached, 0xffffffffu), -EINVAL);
+}
+
+KTEST(ttm_tt_populate_idempotent)
+{
+	struct ttm_tt tt;
+	void *first;
+
+	setup();
+	ASSERT_EQ(ttm_tt_init(&tt, 10 * 4096, 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	EXPECT_TRUE(ttm_tt_is_populated(&tt));
+	first = ttm_tt_page_ptr(&tt, 9);
+	ASSERT_NOT_NULL(first);
+	EXPECT_NULL(ttm_tt_page_ptr(&tt, 10));
+	EXPECT_EQ(global_pages(), 10);
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	EXPECT_TRUE(ttm_tt_page_ptr(&tt, 9) == first);
+	EXPECT_EQ(global_pages(), 10);
+	ttm_tt_unpopulate(&pool, &tt);
+	EXPECT_FALSE(ttm_tt_is_populated(&tt));
+	ttm_tt_unpopulate(&pool, &tt); /* no-op */
+	EXPECT_EQ(pool.nr_free_pages, 10);
+	ttm_tt_fini(&pool, &tt);
+	teardown();
+}
+
+KTEST(ttm_tt_zero_alloc_on_recycled_pages)
+{
+	struct ttm_tt dirty, clean;
+	unsigned char buf[3 * 4096], zero[3 * 4096];
+
+	setup();
+	memset(buf, 0x5a, sizeof(buf));
+	memset(zero, 0, sizeof(zero));
+	ASSERT_EQ(ttm_tt_init(&dirty, sizeof(buf), 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &dirty, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_to(&dirty, 0, buf, sizeof(buf)), 0);
+	ttm_tt_unpopulate(&pool, &dirty);
+
+	/* Same size and caching: it gets the dirty blocks back, and must see zeros. */
+	ASSERT_EQ(ttm_tt_init(&clean, sizeof(buf), TTM_TT_FLAG_ZERO_ALLOC, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &clean, NULL), 0);
+	EXPECT_EQ(pool.nr_free_pages, 0);
+	ASSERT_EQ(ttm_tt_copy_from(&clean, 0, buf, sizeof(buf)), 0);
+	EXPECT_MEMEQ(buf, zero, sizeof(buf));
+	ttm_tt_fini(&pool, &clean);
+	ttm_tt_fini(&pool, &dirty);
+	teardown();
+}
+
+KTEST(ttm_tt_copy_across_pages)
+{
+	struct ttm_tt tt;
+	unsigned char in[9000], out[9000];
+
+	setup();
+	fill_random(in, sizeof(in));
+	ASSERT_EQ(ttm_tt_init(&tt, 5 * 4096, 0, ttm_cached, 0), 0);
+	EXPECT_EQ(ttm_tt_copy_to(&tt, 0, in, 1), -EINVAL); /* not populated */
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_to(&tt, 4000, in, sizeof(in)), 0);
+	ASSERT_EQ(ttm_tt_copy_from(&tt, 4000, out, sizeof(out)), 0);
+	EXPECT_MEMEQ(in, out, sizeof(in));
+	EXPECT_EQ(memcmp((char *)ttm_tt_page_ptr(&tt, 1), in + 96, 4096), 0);
+	EXPECT_EQ(ttm_tt_copy_to(&tt, 5 * 4096 - 10, in, 11), -EINVAL);
+	EXPECT_EQ(ttm_tt_copy_from(&tt, 5 * 4096 + 1, out, 0), -EINVAL);
+	EXPECT_EQ(ttm_tt_copy_from(&tt, 5 * 4096, out, 0), 0);
+	ttm_tt_fini(&pool, &tt);
+	teardown();
+}
+
+KTEST(ttm_tt_swapout_swapin_content_identity)
+{
+	static const size_t sizes[] = { 1, 4096, 4097, 3 * 4096 + 17, 513 * 4096 + 5, (1u << 20) + 3 };
+	size_t k;
+
+	setup();
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t len = sizes[k];
+		unsigned char *in = malloc(len), *out = malloc(len);
+		struct ttm_tt tt;
+		uint64_t before;
+
+		ASSERT_NOT_NULL(in);
+		ASSERT_NOT_NULL(out);
+		fill_random(in, len);
+		ASSERT_EQ(ttm_tt_init(&tt, len, 0, k & 1 ? ttm_write_combined : ttm_cached, 0), 0);
+		ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+		ASSERT_EQ(ttm_tt_copy_to(&tt, 0, in, len), 0);
+		before = global_pages();
+		EXPECT_EQ(ttm_tt_swapout(&pool, &tt), (long)tt.num_pages);
+		EXPECT_TRUE(ttm_tt_is_swapped(&tt));
+		EXPECT_FALSE(ttm_tt_is_populated(&tt));
+		EXPECT_GE(tt.swap_storage, 0);
+		EXPECT_NULL(ttm_tt_page_ptr(&tt, 0));
+		/* The pages went back to the OS, not to a free list. */
+		EXPECT_EQ(global_pages(), before - tt.num_pages);
+		EXPECT_EQ(ttm_tt_swapout(&pool, &tt), -EINVAL);
+		/* Alternate the two ways back in. */
+		if (k & 1)
+			ASSERT_EQ(ttm_tt_swapin(&pool, &tt, NULL), 0);
+		else
+			ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+		EXPECT_FALSE(ttm_tt_is_swapped(&tt));
+		EXPECT_EQ(tt.swap_storage, -1);
+		EXPECT_EQ(ttm_tt_swapin(&pool, &tt, NULL), -EINVAL);
+		memset(out, 0, len);
+		ASSERT_EQ(ttm_tt_copy_from(&tt, 0, out, len), 0);
+		EXPECT_MEMEQ(in, out, len);
+		ttm_tt_fini(&pool, &tt);
+		free(in);
+		free(out);
+	}
+	teardown();
+}
+
+KTEST(ttm_tt_swapout_fault_keeps_tt_populated)
+{
+	unsigned char in[5 * 4096], out[5 * 4096];
+	struct ttm_tt tt;
+	uint64_t before;
+
+	setup();
+	fill_random(in, sizeof(in));
+	ASSERT_EQ(ttm_tt_init(&tt, sizeof(in), 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_to(&tt, 0, in, sizeof(in)), 0);
+	before = global_pages();
+	fault_set_nth(&ttm_fault_swapout_write, 1);
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	EXPECT_EQ(ttm_tt_swapout(&pool, &tt), -ENOMEM);
+	EXPECT_TRUE(ttm_tt_is_populated(&tt));
+	EXPECT_FALSE(ttm_tt_is_swapped(&tt));
+	EXPECT_EQ(tt.swap_storage, -1);
+	EXPECT_EQ(global_pages(), before);
+	ASSERT_EQ(ttm_tt_copy_from(&tt, 0, out, sizeof(out)), 0);
+	EXPECT_MEMEQ(in, out, sizeof(in));
+	/* Without the fault it goes through and the content survives the round trip. */
+	EXPECT_EQ(ttm_tt_swapout(&pool, &tt), 5);
+	ASSERT_EQ(ttm_tt_swapin(&pool, &tt, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_from(&tt, 0, out, sizeof(out)), 0);
+	EXPECT_MEMEQ(in, out, sizeof(in));
+	ttm_tt_fini(&pool, &tt);
+	teardown();
+}
+
+KTEST(ttm_tt_swapin_fault_keeps_swap_copy)
+{
+	unsigned char in[7 * 4096], out[7 * 4096];
+	struct ttm_tt tt;
+	int fd;
+
+	setup();
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	fill_random(in, sizeof(in));
+	ASSERT_EQ(ttm_tt_init(&tt, sizeof(in), 0, ttm_uncached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_to(&tt, 0, in, sizeof(in)), 0);
+	ASSERT_EQ(ttm_tt_swapout(&pool, &tt), 7);
+	fd = tt.swap_storage;
+
+	fault_set_nth(&ttm_fault_swapin_read, 1);
+	EXPECT_EQ(ttm_tt_swapin(&pool, &tt, NULL), -EIO);
+	EXPECT_TRUE(ttm_tt_is_swapped(&tt));
+	EXPECT_FALSE(ttm_tt_is_populated(&tt));
+	EXPECT_EQ(tt.swap_storage, fd);
+	/* The pages it took are back in the pool (still charged, reclaimable). */
+	EXPECT_EQ(global_pages(), pool.nr_free_pages);
+
+	/* A page-allocation failure during swapin leaves it swapped as well. */
+	ttm_pool_shrink(&pool, ~0ul);
+	fault_configure("pool_alloc:probability=100,times=-1", NULL, 0);
+	EXPECT_EQ(ttm_tt_populate(&pool, &tt, NULL), -ENOMEM);
+	fault_reset(&ttm_fault_pool_alloc);
+	EXPECT_TRUE(ttm_tt_is_swapped(&tt));
+
+	fault_set_nth(&ttm_fault_tt_alloc, 1);
+	EXPECT_EQ(ttm_tt_swapin(&pool, &tt, NULL), -ENOMEM);
+	EXPECT_TRUE(ttm_tt_is_swapped(&tt));
+
+	ASSERT_EQ(ttm_tt_swapin(&pool, &tt, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_from(&tt, 0, out, sizeof(out)), 0);
+	EXPECT_MEMEQ(in, out, sizeof(in));
+	ttm_tt_fini(&pool, &tt);
+	teardown();
+}
+
+KTEST(ttm_tt_populate_fault_leaves_nothing)
+{
+	struct ttm_tt tt;
+
+	setup();
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	ASSERT_EQ(ttm_tt_init(&tt, 3 * 4096, 0, ttm_cached, 0), 0);
+	fault_set_nth(&ttm_fault_tt_alloc, 1);
+	EXPECT_EQ(ttm_tt_populate(&pool, &tt, NULL), -ENOMEM);
+	EXPECT_FALSE(ttm_tt_is_populated(&tt));
+	EXPECT_NULL(tt.pages);
+	fault_configure("pool_alloc:probability=100,times=-1", NULL, 0);
+	EXPECT_EQ(ttm_tt_populate(&pool, &tt, NULL), -ENOMEM);
+	fault_reset(&ttm_fault_pool_alloc);
+	EXPECT_NULL(tt.pages);
+	EXPECT_EQ(global_pages(), 0);
+	ttm_tt_fini(&pool, &tt);
+	teardown();
+}
+
+KTEST(ttm_tt_external_gets_only_the_array)
+{
+	struct ttm_tt tt;
+	static char user[2][4096];
+
+	setup();
+	ASSERT_EQ(ttm_tt_init(&tt, sizeof(user), TTM_TT_FLAG_EXTERNAL, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	EXPECT_EQ(global_pages(), 0);
+	tt.pages[0] = user[0];
+	tt.pages[1] = user[1];
+	ASSERT_EQ(ttm_tt_copy_to(&tt, 4090, "hello world", 12), 0);
+	EXPECT_STREQ(user[1], "world");
+	EXPECT_EQ(ttm_tt_swapout(&pool, &tt), -EINVAL);
+	ttm_tt_fini(&pool, &tt);
+	teardown();
+}
+
+/* A device-like shrinker: swaps its one tt out when the cap is hit. */
+struct swapper {
+	struct ttm_global_shrinker base;
+	struct ttm_tt *victim;
+	unsigned long scans;
+};
+
+static unsigned long swapper_scan(struct ttm_global_shrinker *s, unsigned long nr,
+				  struct ttm_operation_ctx *ctx)
+{
+	struct swapper *w = container_of(s, struct swapper, base);
+	long r;
+
+	w->scans++;
+	if (!ttm_tt_is_populated(w->victim))
+		return 0;
+	r = ttm_tt_swapout(&pool, w->victim);
+	return r > 0 ? (unsigned long)r : 0;
+}
+
+KTEST(ttm_tt_cap_swaps_out_through_shrinker)
+{
+	struct ttm_global_config cfg = { .limit_pages = 64 };
+	unsigned char in[48 * 4096], out[48 * 4096];
+	struct ttm_tt a, b;
+	struct swapper w = { .base = { .scan = swapper_scan, .swaps = true }, .victim = &a };
+
+	setup();
+	ASSERT_EQ(ttm_global_config(&cfg), 0);
+	ttm_global_register_shrinker(&w.base);
+	fill_random(in, sizeof(in));
+	ASSERT_EQ(ttm_tt_init(&a, sizeof(in), 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_init(&b, sizeof(in), 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_to(&a, 0, in, sizeof(in)), 0);
+
+	/* b does not fit next to a: a is swapped out to make room. */
+	ASSERT_EQ(ttm_tt_populate(&pool, &b, NULL), 0);
+	EXPECT_TRUE(ttm_tt_is_swapped(&a));
+	EXPECT_GE(w.scans, 1);
+	EXPECT_LE(global_pages(), 64);
+
+	/* Nothing left to swap: a cannot come back while b holds the pages. */
+	EXPECT_EQ(ttm_tt_populate(&pool, &a, NULL), -ENOMEM);
+	EXPECT_TRUE(ttm_tt_is_swapped(&a));
+
+	ttm_tt_unpopulate(&pool, &b);
+	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_from(&a, 0, out, sizeof(out)), 0);
+	EXPECT_MEMEQ(in, out, sizeof(in));
+	ttm_global_unregister_shrinker(&w.base);
+	ttm_tt_fini(&pool, &a);
+	ttm_tt_fini(&pool, &b);
+	teardown();
+	cfg.limit_pages = 0;
+	ttm_global_config(&cfg);
+}
