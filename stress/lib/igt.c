@@ -107,6 +107,8 @@ static void igt_log_dump(void)
 	igt_write_all(STDERR_FILENO, tail, sizeof(tail) - 1);
 }
 
+static void igt_vlog(FILE *out, const char *fmt, va_list ap) igt_printf_fmt(2, 0);
+
 static void igt_vlog(FILE *out, const char *fmt, va_list ap)
 {
 	char line[1024];
@@ -249,7 +251,7 @@ static bool igt_match_one(const char *t, const char *p, const char *pend)
 		case '\\':
 			if (p + 1 < pend)
 				p++;
-			/* fall through */
+			__attribute__((fallthrough));
 		default:
 			if (*t != *p)
 				return false;
