@@ -472,7 +472,8 @@ int bench_run_backend_param(struct bench_run *r, const char *key, const char *fm
 
 /**
  * bench_references_measure() - measure every reference (about 1 s in total,
- * 0.2 s with --quick), pinned to the first CPU of the run.
+ * 0.2 s with --quick), pinned to the first CPU of the run (the futex
+ * partner thread to the second); the caller's CPU affinity is restored after.
  * Return: 0, or the first error (the others are still measured; a failed
  * reference is reported as not measured and metrics using it get no ratio).
  */
@@ -644,7 +645,8 @@ int bench_results_metric_hist(void *metric, struct bench_hist *h);
  * bench_results_to_csv() - write the plot inputs derived from the results
  * files @paths[0..n-1] into directory @dir (created if missing): metrics.dat,
  * validate-cdf.dat, eviction.dat, fence.dat, series-<name>.dat; formats in
- * results/README.md. Files whose input metrics are absent are not created.
+ * results/README.md. Files whose input metrics are absent are not created;
+ * the others are rewritten, except series-<name>.dat which is appended to.
  * Return: 0, or -errno / -EINVAL / -EPROTO (message in @err).
  */
 int bench_results_to_csv(const char *const *paths, unsigned n, const char *dir, char *err,
