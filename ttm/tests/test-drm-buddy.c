@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/* drm_buddy: split and merge, range/topdown/contiguous placement, errors. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <ttm/drm_buddy.h>
+
+#include "ktest.h"
+
+#define SZ_4K 4096ull
+#define SZ_1M (1ull << 20)
+
+static uint64_t list_bytes(const struct drm_buddy *mm, struct list_head *blocks)
+{
+	struct drm_buddy_block *b;
+	uint64_t n = 0;
+
+	list_for_each_entry(b, blocks, struct drm_buddy_block, link)
+		n += drm_buddy_block_size(mm, b);
+	return n;
+}
+
+/* Only the roots are free: one per set bit of size / chunk. */
+static bool only_roots_free(const struct drm_buddy *mm)
+{
+	unsigned long blocks = 0;
+
+	for (unsigned o = 0; o <= mm->max_order; o++)
+		blocks += drm_buddy_free_count(mm, o);
+	return blocks == mm->n_roots && drm_buddy_avail(mm) == mm->size;
+}
+
+KTEST(drm_buddy_init_errors)
+{
+	struct drm_buddy mm;
+
+	EXPECT_EQ(drm_buddy_init(&mm, SZ_1M, 2048), -EINVAL);
+	EXPECT_EQ(drm_buddy_init(&mm, SZ_1M, 3 * SZ_4K), -EINVAL);
+	EXPECT_EQ(drm_buddy_init(&mm, 1024, SZ_4K), -EINVAL);
+	ASSERT_EQ(drm_buddy_init(&mm, 3 * SZ_1M + 5000, SZ_4K), 0);
+	EXPECT_UEQ(mm.size, 3 * SZ_1M + SZ_4K);
+	EXPECT_EQ(mm.n_roots, 3);
+	EXPECT_UEQ(drm_buddy_largest_free(&mm), 2 * SZ_1M);
+	drm_buddy_fini(&mm);
+}
+
+KTEST(drm_buddy_alloc_split_merge_to_top)
+{
+	enum { N = 256 };
+	struct drm_buddy mm;
+	struct list_head lists[N];
+	int i;
+
+	ASSERT_EQ(drm_buddy_init(&mm, N * SZ_4K, SZ_4K), 0);
+	for (i = 0; i < N; i++) {
+		INIT_LIST_HEAD(&lists[i]);
+		ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &lists[i], 0), 0);
+	}
+	EXPECT_UEQ(drm_buddy_avail(&mm), 0);
+	EXPECT_UEQ(drm_buddy_largest_free(&mm), 0);
+	{
+		struct list_head extra = LIST_HEAD_INIT(extra);
+
+		EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &extra, 0),
+			  -ENOSPC);
+	}
+	/* Free in a shuffled order; merges must climb back to the single top block. */
+	for (i = N - 1; i > 0; i--) {
+		int j = (int)(ktest_rand() % (uint64_t)(i + 1));
+		if (j != i) {
+			struct list_head a = LIST_HEAD_INIT(a), b = LIST_HEAD_INIT(b);
+
+			list_splice_tail_init(&lists[i], &a);
+			list_splice_tail_init(&lists[j], &b);
+			list_splice_tail_init(&a, &lists[j]);
+			list_splice_tail_init(&b, &lists[i]);
+		}
+	}
+	for (i = 0; i < N; i++)
+		drm_buddy_free_list(&mm, &lists[i]);
+	EXPECT_TRUE(only_roots_free(&mm));
+	EXPECT_EQ(drm_buddy_free_count(&mm, 8), 1);
+	drm_buddy_fini(&mm);
+}
+
+KTEST(drm_buddy_alloc_sizes_random)
+{
+	enum { N = 64 };
+	struct drm_buddy mm;
+	struct list_head lists[N];
+	unsigned iters = 2000 * ktest_scale();
+
+	ASSERT_EQ(drm_buddy_init(&mm, 64 * SZ_1M + 12 * SZ_4K, SZ_4K), 0);
+	for (int i = 0; i < N; i++)
+		INIT_LIST_HEAD(&lists[i]);
+	for (unsigned it = 0; it < iters; it++) {
+		struct list_head *l = &lists[ktest_rand() % N];
+
+		if (!list_empty(l)) {
+			uint64_t bytes = list_bytes(&mm, l), before = drm_buddy_avail(&mm);
+
+			drm_buddy_free_list(&mm, l);
+			EXPECT_UEQ(drm_buddy_avail(&mm), before + bytes);
+		} else {
+			uint64_t min = SZ_4K << (ktest_rand() % 4);
+			uint64_t size = min * (1 + ktest_rand() % 300), before = drm_buddy_avail(&mm);
+			unsigned long flags = ktest_rand() % 2 ? DRM_BUDDY_TOPDOWN_ALLOCATION : 0;
+			uint64_t start = 0, end = mm.size;
+			int ret;
+
+			if (ktest_rand() % 3 == 0) {
+				flags |= DRM_BUDDY_RANGE_ALLOCATION;
+				start = (ktest_rand() % (mm.size / SZ_4K / 2)) * SZ_4K;
+				end = start + size + (ktest_rand() % 64) * SZ_4K;
+				if (end > mm.size)
+					end = mm.size;
+			}
+			if (ktest_rand() % 4 == 0)
+				flags |= DRM_BUDDY_CONTIGUOUS_ALLOCATION;
+			ret = drm_buddy_alloc_blocks(&mm, start, end, size, min, l, flags);
+			EXPECT_TRUE(ret == 0 || ret == -ENOSPC || (ret == -EINVAL && size > end - start));
+			if (ret) {
+				EXPECT_TRUE(list_empty(l));
+				EXPECT_UEQ(drm_buddy_avail(&mm), before);
+				continue;
+			}
+			EXPECT_UEQ(list_bytes(&mm, l), size);
+			EXPECT_UEQ(drm_buddy_avail(&mm), before - size);
+			struct drm_buddy_block *b;
+			uint64_t next = UINT64_MAX;
+
+			list_for_each_entry(b, l, struct drm_buddy_block, link) {
+				uint64_t bs = drm_buddy_block_size(&mm, b);
+
+				EXPECT_UEQ(drm_buddy_block_offset(b) % bs, 0);
+				if (flags & DRM_BUDDY_RANGE_ALLOCATION)
+					EXPECT_TRUE(b->offset >= start && b->offset + bs <= end);
+				if (flags & DRM_BUDDY_CONTIGUOUS_ALLOCATION) {
+					if (next != UINT64_MAX)
+						EXPECT_UEQ(b->offset, next);
+					next = b->offset + bs;
+				} else {
+					EXPECT_UGE(bs, min);
+				}
+			}
+		}
+	}
+	for (int i = 0; i < N; i++)
+		drm_buddy_free_list(&mm, &lists[i]);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
+
+KTEST(drm_buddy_alloc_topdown_and_range)
+{
+	struct drm_buddy mm;
+	struct list_head l = LIST_HEAD_INIT(l), r = LIST_HEAD_INIT(r);
+	struct drm_buddy_block *b;
+
+	ASSERT_EQ(drm_buddy_init(&mm, 16 * SZ_1M, SZ_4K), 0);
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &l,
+					 DRM_BUDDY_TOPDOWN_ALLOCATION), 0);
+	b = list_first_entry(&l, struct drm_buddy_block, link);
+	EXPECT_UEQ(b->offset, mm.size - SZ_4K);
+	drm_buddy_free_list(&mm, &l);
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &l, 0), 0);
+	b = list_first_entry(&l, struct drm_buddy_block, link);
+	EXPECT_UEQ(b->offset, 0);
+	/* A range in the middle, not aligned to the request's natural block. */
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 3 * SZ_1M + 8 * SZ_4K, 5 * SZ_1M, SZ_1M, SZ_4K, &r,
+					 DRM_BUDDY_RANGE_ALLOCATION), 0);
+	list_for_each_entry(b, &r, struct drm_buddy_block, link)
+		EXPECT_TRUE(b->offset >= 3 * SZ_1M + 8 * SZ_4K &&
+			    b->offset + drm_buddy_block_size(&mm, b) <= 5 * SZ_1M);
+	EXPECT_UEQ(list_bytes(&mm, &r), SZ_1M);
+	drm_buddy_free_list(&mm, &r);
+	/* Range + topdown: the last page of the range. */
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, SZ_1M, 2 * SZ_1M, SZ_4K, SZ_4K, &r,
+					 DRM_BUDDY_RANGE_ALLOCATION | DRM_BUDDY_TOPDOWN_ALLOCATION), 0);
+	b = list_first_entry(&r, struct drm_buddy_block, link);
+	EXPECT_UEQ(b->offset, 2 * SZ_1M - SZ_4K);
+	drm_buddy_free_list(&mm, &r);
+	/* Contiguous 3 pages: one run, the rest of the 4-page block stays free. */
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 3 * SZ_4K, SZ_4K, &r,
+					 DRM_BUDDY_CONTIGUOUS_ALLOCATION), 0);
+	EXPECT_UEQ(list_bytes(&mm, &r), 3 * SZ_4K);
+	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size - 4 * SZ_4K);
+	drm_buddy_free_list(&mm, &r);
+	drm_buddy_free_list(&mm, &l);
+	EXPECT_TRUE(only_roots_free(&mm));
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		ASSERT_NOT_NULL(f);
+		drm_buddy_print(&mm, f);
+		fclose(f);
+		EXPECT_TRUE(strstr(text, "order-12: 1 free block(s) of 16384 KiB") != NULL);
+		free(text);
+	}
+	drm_buddy_fini(&mm);
+}
+
+KTEST(drm_buddy_alloc_errors)
+{
+	struct drm_buddy mm;
+	struct list_head l = LIST_HEAD_INIT(l), big = LIST_HEAD_INIT(big);
+
+	ASSERT_EQ(drm_buddy_init(&mm, 4 * SZ_1M, SZ_4K), 0);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 0, SZ_4K, &l, 0), -EINVAL);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 100, SZ_4K, &l, 0), -EINVAL);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, 3 * SZ_4K, &l, 0), -EINVAL);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 3 * SZ_4K, 2 * SZ_4K, &l, 0), -EINVAL);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, SZ_1M, SZ_4K, SZ_4K, SZ_4K, &l,
+					 DRM_BUDDY_RANGE_ALLOCATION), -EINVAL);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, 8 * SZ_1M, SZ_4K, SZ_4K, &l,
+					 DRM_BUDDY_RANGE_ALLOCATION), -EINVAL);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 8 * SZ_1M, SZ_4K, &l, 0), -ENOSPC);
+	/* Fragment: take every other page, then a contiguous 2-page run cannot exist. */
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, mm.size, SZ_4K, &big, 0), 0);
+	{
+		struct drm_buddy_block *b, *n;
+		int k = 0;
+
+		EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &l, 0), -ENOSPC);
+		drm_buddy_free_list(&mm, &big);
+		for (uint64_t off = 0; off < mm.size; off += SZ_4K) {
+			struct list_head one = LIST_HEAD_INIT(one);
+
+			ASSERT_EQ(drm_buddy_alloc_blocks(&mm, off, off + SZ_4K, SZ_4K, SZ_4K, &one,
+							 DRM_BUDDY_RANGE_ALLOCATION), 0);
+			list_splice_tail_init(&one, &big);
+		}
+		list_for_each_entry_safe(b, n, &big, struct drm_buddy_block, link)
+			if (k++ % 2)
+				drm_buddy_free_block(&mm, b);
+	}
+	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size / 2);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 2 * SZ_4K, SZ_4K, &l,
+					 DRM_BUDDY_CONTIGUOUS_ALLOCATION), -ENOSPC);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 2 * SZ_4K, 2 * SZ_4K, &l, 0), -ENOSPC);
+	EXPECT_TRUE(list_empty(&l));
+	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size / 2);
+	drm_buddy_free_list(&mm, &big);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
