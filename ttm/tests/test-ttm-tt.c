@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Tests of ttm_tt: sizes, populate, zeroing, copies, swap to memfd and its faults. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include <ttm/ttm_faults.h>
@@ -347,6 +348,91 @@ KTEST(ttm_tt_cap_swaps_out_through_shrinker)
 	ttm_global_unregister_shrinker(&w.base);
 	ttm_tt_fini(&pool, &a);
 	ttm_tt_fini(&pool, &b);
+	teardown();
+	cfg.limit_pages = 0;
+	ttm_global_config(&cfg);
+}
+
+struct churn {
+	unsigned long iters;
+	uint64_t seed;
+	unsigned long ok;
+	unsigned long bad_content;
+	unsigned long bad_error;
+};
+
+static uint64_t churn_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Populate, stamp, sometimes swap out and in, check, unpopulate: on one shared pool. */
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	uint64_t x = c->seed | 1;
+	unsigned long i;
+
+	for (i = 0; i < c->iters; i++) {
+		uint64_t r = churn_rand(&x);
+		unsigned long n = 1 + r % 40;
+		struct ttm_tt tt;
+		unsigned char stamp = (unsigned char)(r >> 8), got = 0;
+		int err;
+
+		if (ttm_tt_init(&tt, n * TTM_PAGE_SIZE, 0, (enum ttm_caching)((r >> 16) % 3), 0)) {
+			c->bad_error++;
+			continue;
+		}
+		err = ttm_tt_populate(&pool, &tt, NULL);
+		if (err) {
+			c->bad_error += err != -ENOMEM;
+			continue;
+		}
+		ttm_tt_copy_to(&tt, n * TTM_PAGE_SIZE - 1, &stamp, 1);
+		if ((r >> 24) % 4 == 0 && ttm_tt_swapout(&pool, &tt) > 0) {
+			err = ttm_tt_swapin(&pool, &tt, NULL);
+			if (err) {
+				c->bad_error += err != -ENOMEM;
+				ttm_tt_fini(&pool, &tt);
+				continue;
+			}
+		}
+		ttm_tt_copy_from(&tt, n * TTM_PAGE_SIZE - 1, &got, 1);
+		c->bad_content += got != stamp;
+		c->ok++;
+		ttm_tt_fini(&pool, &tt);
+	}
+	return NULL;
+}
+
+KTEST(ttm_tt_two_threads_share_pool_under_cap)
+{
+	struct ttm_global_config cfg = { .limit_pages = 128 };
+	struct ttm_global_stats s;
+	struct churn c[2];
+	pthread_t t[2];
+	int i;
+
+	setup();
+	ASSERT_EQ(ttm_global_config(&cfg), 0);
+	ttm_global_reset_high_water();
+	for (i = 0; i < 2; i++) {
+		c[i] = (struct churn){ .iters = 3000 * ktest_scale(), .seed = ktest_rand() };
+		ASSERT_EQ(pthread_create(&t[i], NULL, churn_thread, &c[i]), 0);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ttm_global_get_stats(&s);
+	EXPECT_LE(s.high_water, 128);
+	EXPECT_GT(c[0].ok + c[1].ok, 0);
+	EXPECT_EQ(c[0].bad_content + c[1].bad_content, 0);
+	EXPECT_EQ(c[0].bad_error + c[1].bad_error, 0);
+	/* Everything left is on the free lists. */
+	EXPECT_EQ(s.pages, pool.nr_free_pages);
 	teardown();
 	cfg.limit_pages = 0;
 	ttm_global_config(&cfg);
