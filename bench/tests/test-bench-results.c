@@ -272,8 +272,26 @@ KTEST(bench_results_to_csv_writes_plot_inputs)
 	m = bench_metric_add(&r, "evict.lru.ws150.throughput", "GB/s", BENCH_HIGHER_IS_BETTER);
 	ASSERT_NOT_NULL(m);
 	bench_metric_sample(m, 1.5);
+	m = bench_metric_add(&r, "fence.signal.t4.throughput", "ops/s", BENCH_HIGHER_IS_BETTER);
+	ASSERT_NOT_NULL(m);
+	bench_metric_sample(m, 1e6);
+	{
+		const char *cols[] = {"pages"};
+		struct bench_series *se = bench_series_add(&r, "pool", cols, 1);
+		double v = 3;
+
+		ASSERT_NOT_NULL(se);
+		EXPECT_EQ(bench_series_append(se, 0.1, &v), 0);
+		EXPECT_NULL(bench_series_add(&r, "bad", cols, 0));
+	}
 	ASSERT_EQ(bench_run_write(&r, dir, &written), 0);
 	snprintf(out, sizeof(out), "%s/plots", dir);
+	{
+		const char *missing[] = {"/nonexistent/x.json"};
+
+		EXPECT_EQ(bench_results_to_csv(missing, 1, out, err, sizeof(err)), -ENOENT);
+		EXPECT_TRUE(strstr(err, "/nonexistent/x.json") != NULL);
+	}
 	{
 		const char *paths[] = {written};
 
@@ -282,7 +300,8 @@ KTEST(bench_results_to_csv_writes_plot_inputs)
 	EXPECT_EQ(count_entries(out, "metrics.dat"), 1);
 	EXPECT_EQ(count_entries(out, "validate-cdf.dat"), 1);
 	EXPECT_EQ(count_entries(out, "eviction.dat"), 1);
-	EXPECT_EQ(count_entries(out, "fence.dat"), 0);
+	EXPECT_EQ(count_entries(out, "fence.dat"), 1);
+	EXPECT_EQ(count_entries(out, "series-pool.dat"), 1);
 	rm_rf(out);
 	free(written);
 	bench_run_fini(&r);
