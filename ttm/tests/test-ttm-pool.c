@@ -248,3 +248,29 @@ KTEST(ttm_pool_alloc_fault_gives_back_everything)
 	ttm_pool_fini(&pool);
 	EXPECT_EQ(global_pages(), 0);
 }
+
+KTEST(ttm_pool_print_lists_buckets)
+{
+	struct ttm_pool pool;
+	struct ttm_tt tt;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	fake_tt(&tt, 2, ttm_write_combined, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	ttm_pool_free(&pool, &tt, false);
+	f = open_memstream(&text, &len);
+	ASSERT_NOT_NULL(f);
+	ttm_pool_print(&pool, f);
+	ttm_global_print(f);
+	fclose(f);
+	EXPECT_TRUE(strstr(text, "wc            1        1") != NULL);
+	EXPECT_TRUE(strstr(text, "free pages: 2") != NULL);
+	EXPECT_TRUE(strstr(text, "pages: 2 /") != NULL);
+	free(text);
+	fake_tt_fini(&tt);
+	ttm_pool_fini(&pool);
+}
