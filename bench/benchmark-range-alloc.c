@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/*
+ * benchmark-range-alloc: cost of one drm_mm remove+insert pair (random size,
+ * DRM_MM_INSERT_BEST) with 1 Ki, 64 Ki and 1 Mi nodes resident, against a
+ * glibc tdelete+tsearch pair on a tree holding the same number of random
+ * keys, measured in the same run. Both sides are balanced-tree updates, so
+ * the ratio says what the drm_mm bookkeeping (two hole trees, placement
+ * search) costs over a bare ordered-set update.
+ *
+ * Self-contained (the shared harness's run/report layer was not usable when
+ * this was written): prints median/min/max over --reps repetitions.
+ *
+ * Usage: benchmark-range-alloc [--quick] [--reps N]
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <inttypes.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ttm/drm_mm.h>
+
+#define MAX_REPS 32
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+
+	return (x > y) - (x < y);
+}
+
+static void no_free(void *p)
+{
+	(void)p;
+}
+
+/* Node sizes in pages: 1..16 pages of 4 KiB, space for twice the mean demand. */
+static uint64_t rand_size(void)
+{
+	return (1 + rnd() % 16) * 4096;
+}
+
+/* ns per remove+insert pair, or a negative value on an unexpected failure. */
+static double measure_mm(size_t n, size_t pairs)
+{
+	struct drm_mm_node *nodes = calloc(n, sizeof(*nodes));
+	struct drm_mm mm;
+	uint64_t t0, t1;
+	double ret = -1;
+	size_t i;
+
+	if (!nodes || drm_mm_init(&mm, 0, (uint64_t)n * 17 * 4096)) {
+		free(nodes);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (drm_mm_insert_node(&mm, &nodes[i], rand_size(), 0, 0, DRM_MM_INSERT_BEST))
+			goto out;
+	t0 = now_ns();
+	for (i = 0; i < pairs; i++) {
+		struct drm_mm_node *node = &nodes[rnd() % n];
+
+		drm_mm_remove_node(&mm, node);
+		if (drm_mm_insert_node(&mm, node, rand_size(), 0, 0, DRM_MM_INSERT_BEST))
+			goto out;
+	}
+	t1 = now_ns();
+	ret = (double)(t1 - t0) / (double)pairs;
+out:
+	for (i = 0; i < n; i++)
+		if (nodes[i].allocated)
+			drm_mm_remove_node(&mm, &nodes[i]);
+	drm_mm_takedown(&mm);
+	free(nodes);
+	return ret;
+}
+
+static double measure_tsearch(size_t n, size_t pairs)
+{
+	uintptr_t *keys = malloc(n * sizeof(*keys));
+	void *root = NULL;
+	uint64_t t0, t1;
+	size_t i;
+
+	if (!keys)
+		return -1;
+	for (i = 0; i < n; i++) {
+		keys[i] = (uintptr_t)(rnd() | 1);
+		if (!tsearch((void *)keys[i], &root, cmp_key))
+			goto fail;
+	}
+	t0 = now_ns();
+	for (i = 0; i < pairs; i++) {
+		size_t k = rnd() % n;
+
+		tdelete((void *)keys[k], &root, cmp_key);
+		keys[k] = (uintptr_t)(rnd() | 1);
+		if (!tsearch((void *)keys[k], &root, cmp_key))
+			goto fail;
+	}
+	t1 = now_ns();
+	tdestroy(root, no_free);
+	free(keys);
+	return (double)(t1 - t0) / (double)pairs;
+fail:
+	tdestroy(root, no_free);
+	free(keys);
+	return -1;
+}
+
+static void summarize(double *v, int reps, double *med, double *min, double *max)
+{
+	qsort(v, (size_t)reps, sizeof(*v), cmp_double);
+	*min = v[0];
+	*max = v[reps - 1];
+	*med = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+	static const size_t sizes[] = { 1024, 64 * 1024, 1024 * 1024 };
+	size_t pairs = 200000;
+	int reps = 5;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			pairs = 20000;
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			reps = atoi(argv[++i]);
+			if (reps < 1 || reps > MAX_REPS) {
+				fprintf(stderr, "--reps must be 1..%d\n", MAX_REPS);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "usage: %s [--quick] [--reps N]\n", argv[0]);
+			return 2;
+		}
+	}
+	printf("# drm_mm remove+insert pair (random 4..64 KiB, BEST) vs glibc tdelete+tsearch pair\n");
+	printf("# %zu pairs per repetition, %d repetitions, unit: ns per pair\n", pairs, reps);
+	printf("%-9s %-28s %-28s %s\n", "resident", "drm_mm median [min, max]",
+	       "tsearch median [min, max]", "ratio drm_mm/tsearch (median)");
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		double mm[MAX_REPS], ts[MAX_REPS], mmed, mmin, mmax, tmed, tmin, tmax;
+
+		for (int r = 0; r < reps; r++) {
+			/* Alternate which side runs first so drift hits both alike. */
+			if (r % 2) {
+				ts[r] = measure_tsearch(sizes[s], pairs);
+				mm[r] = measure_mm(sizes[s], pairs);
+			} else {
+				mm[r] = measure_mm(sizes[s], pairs);
+				ts[r] = measure_tsearch(sizes[s], pairs);
+			}
+			if (mm[r] < 0 || ts[r] < 0) {
+				fprintf(stderr, "setup failed at %zu nodes\n", sizes[s]);
+				return 1;
+			}
+		}
+		summarize(mm, reps, &mmed, &mmin, &mmax);
+		summarize(ts, reps, &tmed, &tmin, &tmax);
+		printf("%-9zu %7.1f [%7.1f, %7.1f] ns    %7.1f [%7.1f, %7.1f] ns    %.2f\n",
+		       sizes[s], mmed, mmin, mmax, tmed, tmin, tmax, mmed / tmed);
+	}
+	return 0;
+}
