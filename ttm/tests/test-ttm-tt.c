@@ -189,6 +189,9 @@ KTEST(ttm_tt_swapout_fault_keeps_tt_populated)
 	struct ttm_tt tt;
 	uint64_t before;
 
+	/* Before setup(): a skipped case must leave no pool registered. */
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
 	setup();
 	fill_random(in, sizeof(in));
 	ASSERT_EQ(ttm_tt_init(&tt, sizeof(in), 0, ttm_cached, 0), 0);
@@ -196,8 +199,6 @@ KTEST(ttm_tt_swapout_fault_keeps_tt_populated)
 	ASSERT_EQ(ttm_tt_copy_to(&tt, 0, in, sizeof(in)), 0);
 	before = global_pages();
 	fault_set_nth(&ttm_fault_swapout_write, 1);
-	if (!FAULT_INJECT_ENABLED)
-		KTEST_SKIP("fault points compiled out");
 	EXPECT_EQ(ttm_tt_swapout(&pool, &tt), -ENOMEM);
 	EXPECT_TRUE(ttm_tt_is_populated(&tt));
 	EXPECT_FALSE(ttm_tt_is_swapped(&tt));
@@ -220,9 +221,10 @@ KTEST(ttm_tt_swapin_fault_keeps_swap_copy)
 	struct ttm_tt tt;
 	int fd;
 
-	setup();
+	/* Before setup(): a skipped case must leave no pool registered. */
 	if (!FAULT_INJECT_ENABLED)
 		KTEST_SKIP("fault points compiled out");
+	setup();
 	fill_random(in, sizeof(in));
 	ASSERT_EQ(ttm_tt_init(&tt, sizeof(in), 0, ttm_uncached, 0), 0);
 	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
@@ -260,9 +262,10 @@ KTEST(ttm_tt_populate_fault_leaves_nothing)
 {
 	struct ttm_tt tt;
 
-	setup();
+	/* Before setup(): a skipped case must leave no pool registered. */
 	if (!FAULT_INJECT_ENABLED)
 		KTEST_SKIP("fault points compiled out");
+	setup();
 	ASSERT_EQ(ttm_tt_init(&tt, 3 * 4096, 0, ttm_cached, 0), 0);
 	fault_set_nth(&ttm_fault_tt_alloc, 1);
 	EXPECT_EQ(ttm_tt_populate(&pool, &tt, NULL), -ENOMEM);
