@@ -39,6 +39,16 @@ KTEST(drm_mm_insert_errors)
 	EXPECT_EQ(drm_mm_insert_node(&mm, &big, 1, 0, 0, DRM_MM_INSERT_BEST), -EINVAL);
 	EXPECT_FALSE(drm_mm_node_allocated(&n));
 	EXPECT_EQ(drm_mm_check(&mm), 0);
+	{
+		struct drm_mm_scan scan;
+
+		EXPECT_EQ(drm_mm_scan_init_with_range(&scan, &mm, 0, 0, 0, 0, MM_SIZE,
+						      DRM_MM_INSERT_LOW), -EINVAL);
+		EXPECT_EQ(drm_mm_scan_init_with_range(&scan, &mm, 16, 6, 0, 0, MM_SIZE,
+						      DRM_MM_INSERT_LOW), -EINVAL);
+		EXPECT_EQ(drm_mm_scan_init_with_range(&scan, &mm, 16, 0, 0, 0, MM_SIZE * 2,
+						      DRM_MM_INSERT_LOW), -EINVAL);
+	}
 	drm_mm_remove_node(&mm, &big);
 	EXPECT_TRUE(drm_mm_clean(&mm));
 	EXPECT_EQ(drm_mm_check(&mm), 0);
@@ -146,6 +156,11 @@ KTEST(drm_mm_reserve_node_occupied_and_outside)
 	b = (struct drm_mm_node){ .start = 150, .size = 914 };
 	EXPECT_EQ(drm_mm_reserve_node(&mm, &b), 0);
 	EXPECT_EQ(drm_mm_check(&mm), 0);
+	/* The checker notices a hole recorded with the wrong size. */
+	a.hole_size++;
+	EXPECT_EQ(drm_mm_check(&mm), -EINVAL);
+	a.hole_size--;
+	EXPECT_EQ(drm_mm_check(&mm), 0);
 	drm_mm_for_each_node(pos, &mm)
 		count++;
 	EXPECT_EQ(count, 2);
@@ -165,13 +180,77 @@ static bool overlaps(const struct drm_mm_node *n, const struct drm_mm_node *node
 	return false;
 }
 
+/*
+ * Brute force over the node list: the start each mode must pick, and for BEST
+ * the size of the hole it must pick from. Return false when nothing fits.
+ */
+static bool reference_fit(struct drm_mm *mm, uint64_t lo, uint64_t hi, uint64_t size,
+			  uint64_t align, uint64_t rs, uint64_t re, enum drm_mm_insert_mode mode,
+			  uint64_t *start, uint64_t *best_hole)
+{
+	struct drm_mm_node *n = drm_mm_first_node(mm);
+	uint64_t hs = lo;
+	bool found = false;
+
+	if (align < 1)
+		align = 1;
+	for (;;) {
+		uint64_t he = n ? n->start : hi;
+		uint64_t as = hs > rs ? hs : rs, ae = he < re ? he : re, s;
+
+		if (ae > as && ae - as >= size) {
+			bool fits;
+
+			if (mode == DRM_MM_INSERT_HIGH) {
+				s = (ae - size) / align * align;
+				fits = s >= as;
+			} else {
+				s = (as + align - 1) / align * align;
+				fits = s + size <= ae;
+			}
+			if (fits) {
+				if (!found || (mode == DRM_MM_INSERT_LOW && s < *start) ||
+				    (mode == DRM_MM_INSERT_HIGH && s > *start) ||
+				    (mode == DRM_MM_INSERT_BEST && he - hs < *best_hole)) {
+					*start = s;
+					*best_hole = he - hs;
+				}
+				found = true;
+			}
+		}
+		if (!n)
+			break;
+		hs = n->start + n->size;
+		n = drm_mm_next_node(mm, n);
+	}
+	return found;
+}
+
+/* Size of the hole that @n was carved from (its free neighbours plus itself). */
+static uint64_t hole_around(struct drm_mm *mm, struct drm_mm_node *n, uint64_t lo, uint64_t hi)
+{
+	struct drm_mm_node *pos, *prev = NULL, *next;
+	uint64_t hs = lo, he;
+
+	drm_mm_for_each_node(pos, mm) {
+		if (pos == n)
+			break;
+		prev = pos;
+	}
+	if (prev)
+		hs = prev->start + prev->size;
+	next = drm_mm_next_node(mm, n);
+	he = next ? next->start : hi;
+	return he - hs;
+}
+
 /* Random churn with every mode, checked after each step against a slow reference. */
 KTEST(drm_mm_insert_remove_random)
 {
 	enum { N = 200 };
 	static struct drm_mm_node nodes[N];
 	struct drm_mm mm;
-	unsigned iters = 20000 * ktest_scale();
+	unsigned iters = 20000 * ktest_scale(), placed = 0, refused = 0;
 
 	memset(nodes, 0, sizeof(nodes));
 	ASSERT_EQ(drm_mm_init(&mm, 1ull << 32, MM_SIZE), 0);
@@ -195,8 +274,18 @@ KTEST(drm_mm_insert_remove_random)
 				if (!ret)
 					EXPECT_UEQ(n->start, rs);
 			} else {
+				uint64_t want = 0, want_hole = 0;
+				bool fits = reference_fit(&mm, 1ull << 32, (1ull << 32) + MM_SIZE, size,
+							  align, rs, re, mode, &want, &want_hole);
+
 				ret = drm_mm_insert_node_in_range(&mm, n, size, align, it, rs, re,
 								  mode);
+				EXPECT_EQ(ret, fits ? 0 : -ENOSPC);
+				if (!ret && mode != DRM_MM_INSERT_BEST)
+					EXPECT_UEQ(n->start, want);
+				if (!ret && mode == DRM_MM_INSERT_BEST)
+					EXPECT_UEQ(hole_around(&mm, n, 1ull << 32,
+							       (1ull << 32) + MM_SIZE), want_hole);
 				if (!ret) {
 					EXPECT_TRUE(n->start >= rs && n->start + size <= re);
 					if (align)
@@ -207,9 +296,16 @@ KTEST(drm_mm_insert_remove_random)
 			EXPECT_TRUE(ret == 0 || ret == -ENOSPC);
 			if (!ret)
 				EXPECT_FALSE(overlaps(n, nodes, N));
+			if (ret)
+				refused++;
+			else
+				placed++;
 		}
 		ASSERT_EQ(drm_mm_check(&mm), 0);
 	}
+	/* Both outcomes must have been exercised for the churn to mean anything. */
+	EXPECT_GT(placed, iters / 10);
+	EXPECT_GT(refused, 0);
 	for (int i = 0; i < N; i++)
 		if (nodes[i].allocated)
 			drm_mm_remove_node(&mm, &nodes[i]);
