@@ -80,9 +80,13 @@
  * stress/tests/check-subtests.sh to keep that list equal to --list-subtests
  * (see the harness block in stress/meson.build for the pattern to copy).
  *
- * Not thread safe: the assert family must be called from the thread running
- * the subtest block (as in igt, use igt_assert in helper threads only if the
- * failure may take the whole subtest process down, which it does: _exit).
+ * Caveats, as in igt: code between blocks in igt_main runs on every
+ * invocation, --list-subtests included, so keep real work in fixtures and
+ * subtests. A fixture that jumps out (skip/fail) leaves the locals it
+ * assigned indeterminate (siglongjmp); nothing later reads them because every
+ * later fixture and subtest is then skipped. The assert family may be called
+ * from helper threads of a subtest: it ends the whole subtest process with
+ * _exit(), which is the intended result. Not for use from signal handlers.
  */
 #ifndef IGT_H
 #define IGT_H
