@@ -28,9 +28,9 @@ static struct {
 	pthread_rwlock_t lock;
 	struct list_head shrinkers;
 } glob = {
-	.once = PTHREAD_ONCE_INIT,
-	.lock = PTHREAD_RWLOCK_INITIALIZER,
-	.shrinkers = LIST_HEAD_INIT(glob.shrinkers),
+    .once = PTHREAD_ONCE_INIT,
+    .lock = PTHREAD_RWLOCK_INITIALIZER,
+    .shrinkers = LIST_HEAD_INIT(glob.shrinkers),
 };
 
 static uint64_t default_limit(void)
@@ -144,7 +144,7 @@ static unsigned long run_stage(bool swaps, unsigned long nr_pages, struct ttm_op
 	struct ttm_global_shrinker *s;
 	unsigned long freed = 0;
 
-	list_for_each_entry(s, &glob.shrinkers, struct ttm_global_shrinker, link) {
+	list_for_each_entry (s, &glob.shrinkers, struct ttm_global_shrinker, link) {
 		if (s->swaps != swaps)
 			continue;
 		atomic_fetch_add(&glob.shrink_calls, 1);
@@ -164,8 +164,7 @@ int ttm_global_reserve(unsigned long pages, bool dma32, struct ttm_operation_ctx
 	ttm_global_ensure();
 	if (try_reserve(pages, dma32))
 		return 0;
-	if (pages > atomic_load(&glob.limit) ||
-	    (dma32 && pages > atomic_load(&glob.dma32_limit)))
+	if (pages > atomic_load(&glob.limit) || (dma32 && pages > atomic_load(&glob.dma32_limit)))
 		goto fail;
 
 	pthread_rwlock_rdlock(&glob.lock);

@@ -151,7 +151,7 @@ int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operatio
 			order = fit;
 		r = block_alloc(pool, tt->caching, order, zero, ctx, &p);
 		if (r) {
-			/* As the kernel does: a big block may be unavailable where small ones are not. */
+			/* As the kernel does: small blocks may exist where big ones do not. */
 			if (order > 0) {
 				order--;
 				continue;
@@ -237,8 +237,7 @@ void ttm_pool_fini(struct ttm_pool *pool)
 	pthread_mutex_destroy(&pool->lock);
 }
 
-unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching,
-			       unsigned int order)
+unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, unsigned int order)
 {
 	unsigned long n;
 
@@ -263,8 +262,9 @@ void ttm_pool_print(struct ttm_pool *pool, FILE *out)
 
 			if (!pt->nr_free && !pt->allocs && !pt->os_allocs)
 				continue;
-			fprintf(out, "%-9s %5u %8lu %10lu %10lu\n", ttm_caching_name((enum ttm_caching)c),
-				o, pt->nr_free, pt->allocs, pt->os_allocs);
+			fprintf(out, "%-9s %5u %8lu %10lu %10lu\n",
+				ttm_caching_name((enum ttm_caching)c), o, pt->nr_free, pt->allocs,
+				pt->os_allocs);
 		}
 	}
 	fprintf(out, "free pages: %lu%s\n", pool->nr_free_pages, pool->use_dma32 ? " (dma32)" : "");

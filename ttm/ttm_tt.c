@@ -111,8 +111,7 @@ static int tt_file_io(struct ttm_tt *tt, int fd, bool write)
 		size_t len, done = 0;
 		char *base = tt->pages[i];
 
-		while (j < tt->num_pages &&
-		       (char *)tt->pages[j] == base + (j - i) * TTM_PAGE_SIZE)
+		while (j < tt->num_pages && (char *)tt->pages[j] == base + (j - i) * TTM_PAGE_SIZE)
 			j++;
 		len = (j - i) * TTM_PAGE_SIZE;
 		while (done < len) {

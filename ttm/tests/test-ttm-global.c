@@ -45,8 +45,7 @@ static void fake_init(struct fake_shrinker *f, bool swaps)
 static void set_cap(uint64_t limit, uint64_t dma32, bool swap_disabled)
 {
 	struct ttm_global_config cfg = {
-		.limit_pages = limit, .dma32_limit_pages = dma32, .swap_disabled = swap_disabled
-	};
+	    .limit_pages = limit, .dma32_limit_pages = dma32, .swap_disabled = swap_disabled};
 
 	ASSERT_EQ(ttm_global_config(&cfg), 0);
 	ttm_global_reset_high_water();
@@ -62,7 +61,7 @@ static uint64_t cur_pages(void)
 
 KTEST(ttm_global_config_defaults_half_of_ram)
 {
-	struct ttm_global_config cfg = { 0 };
+	struct ttm_global_config cfg = {0};
 	struct ttm_global_stats s;
 
 	EXPECT_EQ(ttm_global_config(NULL), -EINVAL);
@@ -218,7 +217,8 @@ KTEST(ttm_global_cap_never_exceeded_by_two_threads)
 	fake_init(&dev, true);
 	ASSERT_EQ(pthread_barrier_init(&hammer_start, NULL, 2), 0);
 	for (i = 0; i < 2; i++) {
-		h[i] = (struct hammer){ .dev = &dev, .iters = 200000 * ktest_scale(), .seed = ktest_rand() };
+		h[i] = (struct hammer){
+		    .dev = &dev, .iters = 200000 * ktest_scale(), .seed = ktest_rand()};
 		ASSERT_EQ(pthread_create(&t[i], NULL, hammer_thread, &h[i]), 0);
 	}
 	for (i = 0; i < 2; i++)

@@ -40,7 +40,7 @@ static uint64_t global_pages(void)
 
 static void default_cap(void)
 {
-	struct ttm_global_config cfg = { 0 };
+	struct ttm_global_config cfg = {0};
 
 	ASSERT_EQ(ttm_global_config(&cfg), 0);
 }
@@ -172,7 +172,7 @@ KTEST(ttm_pool_shrink_frees_to_os)
 
 KTEST(ttm_pool_cap_trims_free_pages_first)
 {
-	struct ttm_global_config cfg = { .limit_pages = 64 };
+	struct ttm_global_config cfg = {.limit_pages = 64};
 	struct ttm_pool pool;
 	struct ttm_tt cached, wc;
 
@@ -200,7 +200,7 @@ KTEST(ttm_pool_cap_trims_free_pages_first)
 
 KTEST(ttm_pool_dma32_pool_charges_dma32_cap)
 {
-	struct ttm_global_config cfg = { .limit_pages = 1000, .dma32_limit_pages = 16 };
+	struct ttm_global_config cfg = {.limit_pages = 1000, .dma32_limit_pages = 16};
 	struct ttm_global_stats s;
 	struct ttm_pool pool;
 	struct ttm_tt tt;

@@ -15,7 +15,7 @@ static struct ttm_pool pool;
 
 static void setup(void)
 {
-	struct ttm_global_config cfg = { 0 };
+	struct ttm_global_config cfg = {0};
 
 	fault_reset_all();
 	ASSERT_EQ(ttm_global_config(&cfg), 0);
@@ -140,7 +140,8 @@ KTEST(ttm_tt_copy_across_pages)
 
 KTEST(ttm_tt_swapout_swapin_content_identity)
 {
-	static const size_t sizes[] = { 1, 4096, 4097, 3 * 4096 + 17, 513 * 4096 + 5, (1u << 20) + 3 };
+	static const size_t sizes[] = {
+	    1, 4096, 4097, 3 * 4096 + 17, 513 * 4096 + 5, (1u << 20) + 3};
 	size_t k;
 
 	setup();
@@ -320,10 +321,10 @@ static unsigned long swapper_scan(struct ttm_global_shrinker *s, unsigned long n
 
 KTEST(ttm_tt_cap_swaps_out_through_shrinker)
 {
-	struct ttm_global_config cfg = { .limit_pages = 64 };
+	struct ttm_global_config cfg = {.limit_pages = 64};
 	unsigned char in[48 * 4096], out[48 * 4096];
 	struct ttm_tt a, b;
-	struct swapper w = { .base = { .scan = swapper_scan, .swaps = true }, .victim = &a };
+	struct swapper w = {.base = {.scan = swapper_scan, .swaps = true}, .victim = &a};
 
 	setup();
 	ASSERT_EQ(ttm_global_config(&cfg), 0);
@@ -414,7 +415,7 @@ static void *churn_thread(void *arg)
 
 KTEST(ttm_tt_two_threads_share_pool_under_cap)
 {
-	struct ttm_global_config cfg = { .limit_pages = 128 };
+	struct ttm_global_config cfg = {.limit_pages = 128};
 	struct ttm_global_stats s;
 	struct churn c[2];
 	pthread_t t[2];
@@ -424,7 +425,7 @@ KTEST(ttm_tt_two_threads_share_pool_under_cap)
 	ASSERT_EQ(ttm_global_config(&cfg), 0);
 	ttm_global_reset_high_water();
 	for (i = 0; i < 2; i++) {
-		c[i] = (struct churn){ .iters = 3000 * ktest_scale(), .seed = ktest_rand() };
+		c[i] = (struct churn){.iters = 3000 * ktest_scale(), .seed = ktest_rand()};
 		ASSERT_EQ(pthread_create(&t[i], NULL, churn_thread, &c[i]), 0);
 	}
 	for (i = 0; i < 2; i++)

@@ -98,8 +98,7 @@ void ttm_pool_free(struct ttm_pool *pool, struct ttm_tt *tt, bool reclaim);
 unsigned long ttm_pool_shrink(struct ttm_pool *pool, unsigned long nr_pages);
 
 /* Free blocks in bucket [@caching][@order]; 0 for invalid arguments. */
-unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching,
-			       unsigned int order);
+unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, unsigned int order);
 
 /* The debugfs-like table: one line per non-empty bucket, then totals. */
 void ttm_pool_print(struct ttm_pool *pool, FILE *out);
