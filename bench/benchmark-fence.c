@@ -12,13 +12,17 @@
  *                      reference: a bare futex ping-pong round trip between two
  *                      threads, ratio = fence / futex
  *
- * Every figure is the median over --reps repetitions (default 7) after one
- * warm-up, with min and max printed as the spread. The two round trips are
- * measured in alternating repetitions.
+ * Every figure is sampled over --reps repetitions after one warm-up and
+ * reported by the harness (median, spread, bootstrap CI, JSON results file,
+ * summary with ratio and target). The two round trips are measured in
+ * alternating repetitions.
  */
 #include <ttm/dma_fence.h>
+#include <bench.h>
 
 #include <errno.h>
+
+#define BENCH_MAX_REPS_LOCAL 256
 #include <stdbool.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -30,36 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-struct fig {
-	double med, min, max;
-};
-
-static struct fig summarize(double *v, unsigned n)
-{
-	struct fig f;
-
-	qsort(v, n, sizeof(*v), cmp_double);
-	f.min = v[0];
-	f.max = v[n - 1];
-	f.med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	return f;
-}
-
 static const char *bname(struct dma_fence *f)
 {
 	(void)f;
@@ -70,23 +44,10 @@ static const struct dma_fence_ops bops = { .get_driver_name = bname, .get_timeli
 
 /* --- the measured operations, each returning ns per operation --- */
 
-static double rep_mutex(unsigned long iters)
-{
-	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-	uint64_t t0 = now_ns();
-
-	for (unsigned long i = 0; i < iters; i++) {
-		pthread_mutex_lock(&m);
-		__asm__ __volatile__("" ::: "memory");
-		pthread_mutex_unlock(&m);
-	}
-	return (double)(now_ns() - t0) / (double)iters;
-}
-
 static double rep_create_signal_put(unsigned long iters)
 {
 	uint64_t ctx = dma_fence_context_alloc(1);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 
 	for (unsigned long i = 0; i < iters; i++) {
 		struct dma_fence *f = dma_fence_alloc(sizeof(*f));
@@ -97,7 +58,7 @@ static double rep_create_signal_put(unsigned long iters)
 		dma_fence_signal_timestamp(f, 0);
 		dma_fence_put(f);
 	}
-	return (double)(now_ns() - t0) / (double)iters;
+	return (double)(bench_now_ns() - t0) / (double)iters;
 }
 
 static double rep_wait_signaled(unsigned long iters)
@@ -108,10 +69,10 @@ static double rep_wait_signaled(unsigned long iters)
 
 	if (!f)
 		return -1;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (unsigned long i = 0; i < iters; i++)
 		sum += dma_fence_wait_timeout(f, false, 1000);
-	t0 = now_ns() - t0;
+	t0 = bench_now_ns() - t0;
 	dma_fence_put(f);
 	return sum > 0 ? (double)t0 / (double)iters : -1;
 }
@@ -154,7 +115,7 @@ static double rep_futex_rtt(unsigned long iters)
 	uint64_t t0;
 
 	pthread_create(&t, NULL, pong_thread, &pp);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (unsigned long i = 0; i < iters; i++) {
 		unsigned v = 2 * (unsigned)i;
 
@@ -163,7 +124,7 @@ static double rep_futex_rtt(unsigned long iters)
 		while (atomic_load(&pp.word) != v + 2)
 			futex_wait(&pp.word, v + 1);
 	}
-	t0 = now_ns() - t0;
+	t0 = bench_now_ns() - t0;
 	pthread_join(t, NULL);
 	return (double)t0 / (double)iters;
 }
@@ -201,12 +162,12 @@ static double rep_fence_rtt(unsigned long iters)
 		dma_fence_init(pp.pong[i], &bops, ctx + 1, i + 1);
 	}
 	pthread_create(&t, NULL, fence_pong, &pp);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (unsigned long i = 0; i < iters; i++) {
 		dma_fence_signal(pp.ping[i]);
 		dma_fence_wait_timeout(pp.pong[i], false, MAX_SCHEDULE_TIMEOUT);
 	}
-	t0 = now_ns() - t0;
+	t0 = bench_now_ns() - t0;
 	pthread_join(t, NULL);
 	for (unsigned long i = 0; i < iters; i++) {
 		dma_fence_put(pp.ping[i]);
@@ -217,83 +178,90 @@ static double rep_fence_rtt(unsigned long iters)
 	return (double)t0 / (double)iters;
 }
 
-static struct fig measure(double (*fn)(unsigned long), unsigned long iters, unsigned reps)
-{
-	double v[64];
-
-	fn(iters / 4 + 1); /* warm-up */
-	for (unsigned r = 0; r < reps; r++)
-		v[r] = fn(iters);
-	return summarize(v, reps);
-}
-
 /*
- * One summary line. @f is in ns per operation; a rate (@rate) is shown as
- * M/s with its spread converted too. The ratio is always ns / reference ns.
+ * Samples of one figure, in ns per operation: @reps repetitions of @fn after
+ * one warm-up.
  */
-static void row(const char *metric, bool rate, struct fig f, const char *ref, struct fig rf,
-		const char *target, int pass)
+static int sample(struct bench_metric *m, double (*fn)(unsigned long), unsigned long iters,
+		  unsigned reps)
 {
-	double v = rate ? 1000.0 / f.med : f.med;
-	double lo = rate ? 1000.0 / f.max : f.min, hi = rate ? 1000.0 / f.min : f.max;
-
-	printf("%-20s %9.2f %-4s [%.2f..%.2f]  ref %-17s %8.2f ns  ratio %5.2fx  target %-8s %s\n",
-	       metric, v, rate ? "M/s" : "ns", lo, hi, ref, rf.med, f.med / rf.med, target,
-	       pass ? "pass" : "MISS");
-}
-
-/*
- * Measure @fn and its reference @ref in alternating repetitions so that
- * whatever else the machine is doing weighs on both alike.
- */
-static void measure_pair(double (*fn)(unsigned long), double (*ref)(unsigned long),
-			 unsigned long iters, unsigned reps, struct fig *f, struct fig *rf)
-{
-	double v[64], r[64];
-
 	fn(iters / 4 + 1);
-	ref(iters / 4 + 1);
-	for (unsigned i = 0; i < reps; i++) {
-		r[i] = ref(iters);
-		v[i] = fn(iters);
+	for (unsigned r = 0; r < reps; r++) {
+		double v = fn(iters);
+
+		if (v < 0 || bench_metric_sample(m, v))
+			return -ENOMEM;
 	}
-	*f = summarize(v, reps);
-	*rf = summarize(r, reps);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned reps = 7;
-	unsigned long scale = 1;
-	struct fig mutex, csp, wait, futex_rtt, fence_rtt;
+	struct bench_run run;
+	struct bench_metric *csp, *wait, *rtt;
+	struct bench_reference *futex_ref;
+	double futex_samples[BENCH_MAX_REPS_LOCAL];
+	unsigned long scale;
+	unsigned reps;
+	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strncmp(argv[i], "--reps=", 7)) {
-			reps = (unsigned)strtoul(argv[i] + 7, NULL, 10);
-		} else if (!strcmp(argv[i], "--quick")) {
-			scale = 10;
-			reps = 3;
-		} else {
-			fprintf(stderr, "benchmark-fence: unknown option '%s' (use --reps=N, --quick)\n",
-				argv[i]);
-			return 2;
-		}
-	}
-	if (reps < 1 || reps > 64) {
-		fprintf(stderr, "benchmark-fence: --reps must be 1..64\n");
+	rc = bench_setup(&run, "fence", argc, argv, NULL, NULL);
+	if (rc)
+		return bench_exit_code(rc);
+	reps = run.opts.reps;
+	if (reps > BENCH_MAX_REPS_LOCAL) {
+		fprintf(stderr, "benchmark-fence: --reps must be at most %d\n", BENCH_MAX_REPS_LOCAL);
+		bench_run_fini(&run);
 		return 2;
 	}
-	mutex = measure(rep_mutex, 4000000 / scale, reps);
-	csp = measure(rep_create_signal_put, 4000000 / scale, reps);
-	wait = measure(rep_wait_signaled, 10000000 / scale, reps);
-	measure_pair(rep_fence_rtt, rep_futex_rtt, 50000 / scale, reps, &fence_rtt, &futex_rtt);
+	scale = run.opts.quick ? 10 : 1;
+	bench_run_param(&run, "path", "%s", "core");
+	bench_run_param(&run, "threads", "%s", "1");
+	rc = bench_references_measure(&run);
+	if (rc) {
+		fprintf(stderr, "benchmark-fence: measuring references failed (%d)\n", rc);
+		bench_run_fini(&run);
+		return 1;
+	}
+	bench_pin_thread(&run, 0);
 
-	printf("benchmark-fence: median of %u reps (after a warm-up), spread as [min max]\n", reps);
-	row("create+signal+put", true, csp, "mutex lock+unlock", mutex, ">=20M/s",
-	    1000.0 / csp.med >= 20.0);
-	row("wait(signalled)", false, wait, "mutex lock+unlock", mutex, "<=20ns", wait.med <= 20.0);
-	/* Each fence round trip is two signal-to-wake hops, as is a futex one. */
-	row("signal-to-wake rtt", false, fence_rtt, "futex round trip", futex_rtt, "<=1.5x",
-	    fence_rtt.med / futex_rtt.med <= 1.5);
-	return 0;
+	/* 20 M/s is 50 ns per create+signal+put. */
+	csp = bench_metric_add(&run, "fence.create_signal_put", "ns", BENCH_LOWER_IS_BETTER);
+	wait = bench_metric_add(&run, "fence.wait_signalled", "ns", BENCH_LOWER_IS_BETTER);
+	rtt = bench_metric_add(&run, "fence.signal_to_wake_rtt", "ns", BENCH_LOWER_IS_BETTER);
+	if (!csp || !wait || !rtt) {
+		bench_run_fini(&run);
+		return 1;
+	}
+	if (sample(csp, rep_create_signal_put, 4000000 / scale, reps) ||
+	    sample(wait, rep_wait_signaled, 10000000 / scale, reps)) {
+		bench_run_fini(&run);
+		return 1;
+	}
+	bench_metric_reference(csp, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
+	bench_metric_target(csp, 50.0, BENCH_TARGET_AT_MOST);
+	bench_metric_reference(wait, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
+	bench_metric_target(wait, 20.0, BENCH_TARGET_AT_MOST);
+
+	/*
+	 * The round trip and its futex reference alternate repetitions, so
+	 * whatever else the machine does weighs on both alike; the futex
+	 * figures measured here replace the harness's own futex reference.
+	 */
+	rep_fence_rtt(50000 / scale / 4 + 1);
+	rep_futex_rtt(50000 / scale / 4 + 1);
+	for (unsigned r = 0; r < reps; r++) {
+		futex_samples[r] = rep_futex_rtt(50000 / scale);
+		if (bench_metric_sample(rtt, rep_fence_rtt(50000 / scale))) {
+			bench_run_fini(&run);
+			return 1;
+		}
+	}
+	futex_ref = &run.refs[BENCH_REF_FUTEX_RTT];
+	if (bench_stats_compute(futex_samples, reps, run.opts.seed, &futex_ref->stats) == 0)
+		futex_ref->measured = true;
+	bench_metric_reference(rtt, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
+	bench_metric_target(rtt, 1.5 * futex_ref->stats.median, BENCH_TARGET_AT_MOST);
+	bench_metric_label(rtt, "target", "<= 1.5x futex round trip");
+	return bench_run_finish(&run);
 }

@@ -42,7 +42,12 @@ fi
 for p in "${progs[@]}"; do
 	name=$(basename "$p")
 	ttm_log "running $name $quick"
-	if ! "$p" $quick >"$out.partial/$name.txt" 2>"$out.partial/$name.err"; then
+	# Programs on the shared harness write a JSON results file too.
+	args=($quick)
+	if "$p" --help 2>/dev/null | grep -q -- '--out'; then
+		args+=(--out "$out.partial")
+	fi
+	if ! "$p" "${args[@]}" >"$out.partial/$name.txt" 2>"$out.partial/$name.err"; then
 		echo "$name failed (exit $?), see $out/$name.err" >&2
 		rc=1
 	fi
