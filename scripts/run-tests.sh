@@ -98,7 +98,8 @@ for r in $runs; do
 			tsan
 		;;
 	fuzz)
-		CC=clang build_and_run fuzz build-fuzz \
+		# Same options as the asan tree, so it is reused, not rebuilt.
+		CC=clang build_and_run fuzz build-asan \
 			"-Dwerror=$werror -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Doptimization=1" \
 			fuzz
 		;;
