@@ -26,7 +26,12 @@
 #define DRM_BUDDY_RANGE_ALLOCATION (1u << 0)
 /* Prefer the highest addresses (blocks the CPU rarely maps). */
 #define DRM_BUDDY_TOPDOWN_ALLOCATION (1u << 1)
-/* One physically contiguous run of exactly @size (possibly several blocks). */
+/*
+ * One physically contiguous run of exactly @size (possibly several blocks):
+ * a block of @size rounded up to a power of two is taken and its tail freed
+ * again, so the run always starts on that power-of-two boundary (the kernel's
+ * fallback to unaligned runs is not implemented).
+ */
 #define DRM_BUDDY_CONTIGUOUS_ALLOCATION (1u << 2)
 
 /**
