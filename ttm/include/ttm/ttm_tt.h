@@ -38,7 +38,8 @@ struct ttm_operation_ctx;
  * Page flags:
  * ZERO_ALLOC: pages are zeroed when populated. Without it a page recycled by
  *	the pool keeps old content (as the kernel's pool does without
- *	__GFP_ZERO); pages fresh from the OS are zero anyway.
+ *	__GFP_ZERO), except the first 16 bytes of each block, where the pool
+ *	kept its free-list link; pages fresh from the OS are zero anyway.
  * SWAPPED: the content lives in @swap_storage, no pages are held.
  * EXTERNAL: pages belong to someone else (a user pointer); the owner fills
  *	@pages after ttm_tt_populate() allocated the array; never swapped, never
