@@ -147,7 +147,7 @@ static void summarize(double *v, int reps, double *med, double *min, double *max
 
 int main(int argc, char **argv)
 {
-	static const size_t sizes[] = { 1024, 64 * 1024, 1024 * 1024 };
+	static const size_t sizes[] = {1024, 64 * 1024, 1024 * 1024};
 	size_t pairs = 200000;
 	int reps = 5;
 
@@ -165,7 +165,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("# drm_mm remove+insert pair (random 4..64 KiB, BEST) vs glibc tdelete+tsearch pair\n");
+	printf(
+	    "# drm_mm remove+insert pair (random 4..64 KiB, BEST) vs glibc tdelete+tsearch pair\n");
 	printf("# %zu pairs per repetition, %d repetitions, unit: ns per pair\n", pairs, reps);
 	printf("%-9s %-28s %-28s %s\n", "resident", "drm_mm median [min, max]",
 	       "tsearch median [min, max]", "ratio drm_mm/tsearch (median)");

@@ -80,7 +80,7 @@ int drm_buddy_init(struct drm_buddy *mm, uint64_t size, uint64_t chunk_size)
 
 	if (chunk_size < 4096 || !is_pow2(chunk_size) || size < chunk_size)
 		return -EINVAL;
-	*mm = (struct drm_buddy){ 0 };
+	*mm = (struct drm_buddy){0};
 	mm->chunk_size = chunk_size;
 	mm->size = size - size % chunk_size;
 	mm->avail = mm->size;
@@ -126,7 +126,7 @@ void drm_buddy_fini(struct drm_buddy *mm)
 			free(mm->roots[i]);
 	free(mm->roots);
 	free(mm->free_list);
-	*mm = (struct drm_buddy){ 0 };
+	*mm = (struct drm_buddy){0};
 }
 
 /* Give @b back and merge upwards while the buddy is free too. */
@@ -193,7 +193,7 @@ static int alloc_from_lists(struct drm_buddy *mm, unsigned int order, bool topdo
 			b = list_first_entry(&mm->free_list[o], struct drm_buddy_block, link);
 			break;
 		}
-		list_for_each_entry(pos, &mm->free_list[o], struct drm_buddy_block, link)
+		list_for_each_entry (pos, &mm->free_list[o], struct drm_buddy_block, link)
 			if (!b || pos->offset > b->offset)
 				b = pos;
 	}
@@ -213,8 +213,8 @@ static int alloc_from_lists(struct drm_buddy *mm, unsigned int order, bool topdo
 }
 
 /* One block of @order inside [@start, @end), by depth-first walk from the roots. */
-static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t start,
-			  uint64_t end, bool topdown, struct drm_buddy_block **out)
+static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t start, uint64_t end,
+			  bool topdown, struct drm_buddy_block **out)
 {
 	/* Each level pushes at most two blocks: roots + 2 per order bounds the depth. */
 	struct drm_buddy_block *stack[64 + 2 * 64 + 2];
@@ -227,8 +227,7 @@ static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t sta
 		struct drm_buddy_block *b = stack[--sp];
 		uint64_t bs = b->offset, be = bs + block_size(mm, b);
 
-		if (be <= start || bs >= end || b->order < order ||
-		    b->state == DRM_BUDDY_ALLOCATED)
+		if (be <= start || bs >= end || b->order < order || b->state == DRM_BUDDY_ALLOCATED)
 			continue;
 		if (b->state == DRM_BUDDY_FREE) {
 			if (b->order == order) {
@@ -358,7 +357,7 @@ int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, u
 		remaining -= block_size(mm, b);
 	}
 done:
-	list_for_each_entry(pos, &taken, struct drm_buddy_block, link)
+	list_for_each_entry (pos, &taken, struct drm_buddy_block, link)
 		mm->avail -= block_size(mm, pos);
 	list_splice_tail_init(&taken, blocks);
 	return 0;
@@ -389,7 +388,7 @@ unsigned long drm_buddy_free_count(const struct drm_buddy *mm, unsigned int orde
 
 	if (order > mm->max_order)
 		return 0;
-	list_for_each_entry(pos, &mm->free_list[order], struct drm_buddy_block, link)
+	list_for_each_entry (pos, &mm->free_list[order], struct drm_buddy_block, link)
 		n++;
 	return n;
 }
@@ -398,8 +397,9 @@ void drm_buddy_print(const struct drm_buddy *mm, FILE *f)
 {
 	unsigned int o;
 
-	fprintf(f, "chunk_size: %" PRIu64 " KiB, total: %" PRIu64 " MiB, free: %" PRIu64
-		   " MiB, largest free block: %" PRIu64 " KiB\n",
+	fprintf(f,
+		"chunk_size: %" PRIu64 " KiB, total: %" PRIu64 " MiB, free: %" PRIu64
+		" MiB, largest free block: %" PRIu64 " KiB\n",
 		mm->chunk_size >> 10, mm->size >> 20, mm->avail >> 20,
 		drm_buddy_largest_free(mm) >> 10);
 	for (o = mm->max_order + 1; o--;) {

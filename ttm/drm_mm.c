@@ -109,7 +109,7 @@ int drm_mm_init(struct drm_mm *mm, uint64_t start, uint64_t size)
 {
 	if (!size || start + size < start)
 		return -EINVAL;
-	*mm = (struct drm_mm){ 0 };
+	*mm = (struct drm_mm){0};
 	rb_init(&mm->holes_size, NULL);
 	rb_init(&mm->holes_addr, addr_augment);
 	INIT_LIST_HEAD(&mm->head_node.node_list);
@@ -127,7 +127,7 @@ void drm_mm_takedown(struct drm_mm *mm)
 	if (drm_mm_clean(mm))
 		return;
 	fprintf(stderr, "drm_mm_takedown: %lu node(s) still allocated\n", mm->nodes);
-	drm_mm_for_each_node(n, mm)
+	drm_mm_for_each_node (n, mm)
 		fprintf(stderr, "  node [0x%" PRIx64 ", 0x%" PRIx64 ")\n", n->start, node_end(n));
 }
 
@@ -294,7 +294,8 @@ int drm_mm_insert_node_in_range(struct drm_mm *mm, struct drm_mm_node *node, uin
 		while ((h = first_hole_above(mm, mm->holes_addr.root, lo, size))) {
 			if (hole_start(h) >= range_end)
 				h = NULL;
-			if (!h || hole_fit(h, size, alignment, range_start, range_end, mode, &start))
+			if (!h ||
+			    hole_fit(h, size, alignment, range_start, range_end, mode, &start))
 				break;
 			lo = hole_end(h);
 		}
@@ -304,7 +305,8 @@ int drm_mm_insert_node_in_range(struct drm_mm *mm, struct drm_mm_node *node, uin
 		while ((h = last_hole_below(mm, mm->holes_addr.root, hi, size))) {
 			if (hole_end(h) <= range_start)
 				h = NULL;
-			if (!h || hole_fit(h, size, alignment, range_start, range_end, mode, &start))
+			if (!h ||
+			    hole_fit(h, size, alignment, range_start, range_end, mode, &start))
 				break;
 			hi = hole_start(h);
 		}
@@ -438,13 +440,14 @@ int drm_mm_check(const struct drm_mm *mm)
 			if (!n->allocated)
 				MM_BUG("listed node 0x%" PRIx64 " not marked allocated", n->start);
 			if (!n->size || node_end(n) < n->start)
-				MM_BUG("node 0x%" PRIx64 " has bad size 0x%" PRIx64, n->start, n->size);
+				MM_BUG("node 0x%" PRIx64 " has bad size 0x%" PRIx64, n->start,
+				       n->size);
 			if (n->start < mm_start(mm) || node_end(n) > mm_end(mm))
 				MM_BUG("node [0x%" PRIx64 ", 0x%" PRIx64 ") outside the range",
 				       n->start, node_end(n));
 			if (prev && prev != &mm->head_node && n->start < node_end(prev))
-				MM_BUG("node 0x%" PRIx64 " overlaps or precedes 0x%" PRIx64, n->start,
-				       prev->start);
+				MM_BUG("node 0x%" PRIx64 " overlaps or precedes 0x%" PRIx64,
+				       n->start, prev->start);
 		}
 		if (he < hs)
 			MM_BUG("negative hole after 0x%" PRIx64, n->start);
@@ -463,7 +466,8 @@ int drm_mm_check(const struct drm_mm *mm)
 	sized = rb_validate(&mm->holes_size);
 	addressed = rb_validate(&mm->holes_addr);
 	if (sized < 0 || addressed < 0)
-		MM_BUG("red-black shape broken (size tree %ld, address tree %ld)", sized, addressed);
+		MM_BUG("red-black shape broken (size tree %ld, address tree %ld)", sized,
+		       addressed);
 	if ((unsigned long)sized != holes || (unsigned long)addressed != holes)
 		MM_BUG("%lu holes but trees hold %ld by size and %ld by address", holes, sized,
 		       addressed);
@@ -486,7 +490,8 @@ void drm_mm_print(const struct drm_mm *mm, FILE *f)
 
 	do {
 		if (n != &mm->head_node) {
-			fprintf(f, "0x%016" PRIx64 "-0x%016" PRIx64 ": %" PRIu64 " used (color %lu)\n",
+			fprintf(f,
+				"0x%016" PRIx64 "-0x%016" PRIx64 ": %" PRIu64 " used (color %lu)\n",
 				n->start, node_end(n), n->size, n->color);
 			used += n->size;
 		}
@@ -510,13 +515,13 @@ int drm_mm_scan_init_with_range(struct drm_mm_scan *scan, struct drm_mm *mm, uin
 	if (ret)
 		return ret;
 	*scan = (struct drm_mm_scan){
-		.mm = mm,
-		.size = size,
-		.alignment = alignment < 1 ? 1 : alignment,
-		.color = color,
-		.mode = mode,
-		.range_start = start,
-		.range_end = end,
+	    .mm = mm,
+	    .size = size,
+	    .alignment = alignment < 1 ? 1 : alignment,
+	    .color = color,
+	    .mode = mode,
+	    .range_start = start,
+	    .range_end = end,
 	};
 	return 0;
 }

@@ -15,7 +15,7 @@ static uint64_t list_bytes(const struct drm_buddy *mm, struct list_head *blocks)
 	struct drm_buddy_block *b;
 	uint64_t n = 0;
 
-	list_for_each_entry(b, blocks, struct drm_buddy_block, link)
+	list_for_each_entry (b, blocks, struct drm_buddy_block, link)
 		n += drm_buddy_block_size(mm, b);
 	return n;
 }
@@ -103,7 +103,8 @@ KTEST(drm_buddy_alloc_sizes_random)
 			EXPECT_UEQ(drm_buddy_avail(&mm), before + bytes);
 		} else {
 			uint64_t min = SZ_4K << (ktest_rand() % 4);
-			uint64_t size = min * (1 + ktest_rand() % 300), before = drm_buddy_avail(&mm);
+			uint64_t size = min * (1 + ktest_rand() % 300),
+				 before = drm_buddy_avail(&mm);
 			unsigned long flags = ktest_rand() % 2 ? DRM_BUDDY_TOPDOWN_ALLOCATION : 0;
 			uint64_t start = 0, end = mm.size;
 			int ret;
@@ -118,7 +119,8 @@ KTEST(drm_buddy_alloc_sizes_random)
 			if (ktest_rand() % 4 == 0)
 				flags |= DRM_BUDDY_CONTIGUOUS_ALLOCATION;
 			ret = drm_buddy_alloc_blocks(&mm, start, end, size, min, l, flags);
-			EXPECT_TRUE(ret == 0 || ret == -ENOSPC || (ret == -EINVAL && size > end - start));
+			EXPECT_TRUE(ret == 0 || ret == -ENOSPC ||
+				    (ret == -EINVAL && size > end - start));
 			if (ret) {
 				EXPECT_TRUE(list_empty(l));
 				EXPECT_UEQ(drm_buddy_avail(&mm), before);
@@ -129,7 +131,7 @@ KTEST(drm_buddy_alloc_sizes_random)
 			struct drm_buddy_block *b;
 			uint64_t next = UINT64_MAX;
 
-			list_for_each_entry(b, l, struct drm_buddy_block, link) {
+			list_for_each_entry (b, l, struct drm_buddy_block, link) {
 				uint64_t bs = drm_buddy_block_size(&mm, b);
 
 				EXPECT_UEQ(drm_buddy_block_offset(b) % bs, 0);
@@ -158,8 +160,9 @@ KTEST(drm_buddy_alloc_topdown_and_range)
 	struct drm_buddy_block *b;
 
 	ASSERT_EQ(drm_buddy_init(&mm, 16 * SZ_1M, SZ_4K), 0);
-	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &l,
-					 DRM_BUDDY_TOPDOWN_ALLOCATION), 0);
+	ASSERT_EQ(
+	    drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &l, DRM_BUDDY_TOPDOWN_ALLOCATION),
+	    0);
 	b = list_first_entry(&l, struct drm_buddy_block, link);
 	EXPECT_UEQ(b->offset, mm.size - SZ_4K);
 	drm_buddy_free_list(&mm, &l);
@@ -168,21 +171,24 @@ KTEST(drm_buddy_alloc_topdown_and_range)
 	EXPECT_UEQ(b->offset, 0);
 	/* A range in the middle, not aligned to the request's natural block. */
 	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 3 * SZ_1M + 8 * SZ_4K, 5 * SZ_1M, SZ_1M, SZ_4K, &r,
-					 DRM_BUDDY_RANGE_ALLOCATION), 0);
-	list_for_each_entry(b, &r, struct drm_buddy_block, link)
+					 DRM_BUDDY_RANGE_ALLOCATION),
+		  0);
+	list_for_each_entry (b, &r, struct drm_buddy_block, link)
 		EXPECT_TRUE(b->offset >= 3 * SZ_1M + 8 * SZ_4K &&
 			    b->offset + drm_buddy_block_size(&mm, b) <= 5 * SZ_1M);
 	EXPECT_UEQ(list_bytes(&mm, &r), SZ_1M);
 	drm_buddy_free_list(&mm, &r);
 	/* Range + topdown: the last page of the range. */
 	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, SZ_1M, 2 * SZ_1M, SZ_4K, SZ_4K, &r,
-					 DRM_BUDDY_RANGE_ALLOCATION | DRM_BUDDY_TOPDOWN_ALLOCATION), 0);
+					 DRM_BUDDY_RANGE_ALLOCATION | DRM_BUDDY_TOPDOWN_ALLOCATION),
+		  0);
 	b = list_first_entry(&r, struct drm_buddy_block, link);
 	EXPECT_UEQ(b->offset, 2 * SZ_1M - SZ_4K);
 	drm_buddy_free_list(&mm, &r);
 	/* Contiguous 3 pages: one run, the rest of the 4-page block stays free. */
 	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 3 * SZ_4K, SZ_4K, &r,
-					 DRM_BUDDY_CONTIGUOUS_ALLOCATION), 0);
+					 DRM_BUDDY_CONTIGUOUS_ALLOCATION),
+		  0);
 	EXPECT_UEQ(list_bytes(&mm, &r), 3 * SZ_4K);
 	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size - 4 * SZ_4K);
 	drm_buddy_free_list(&mm, &r);
@@ -212,10 +218,12 @@ KTEST(drm_buddy_alloc_errors)
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 100, SZ_4K, &l, 0), -EINVAL);
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, 3 * SZ_4K, &l, 0), -EINVAL);
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 3 * SZ_4K, 2 * SZ_4K, &l, 0), -EINVAL);
-	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, SZ_1M, SZ_4K, SZ_4K, SZ_4K, &l,
-					 DRM_BUDDY_RANGE_ALLOCATION), -EINVAL);
-	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, 8 * SZ_1M, SZ_4K, SZ_4K, &l,
-					 DRM_BUDDY_RANGE_ALLOCATION), -EINVAL);
+	EXPECT_EQ(
+	    drm_buddy_alloc_blocks(&mm, SZ_1M, SZ_4K, SZ_4K, SZ_4K, &l, DRM_BUDDY_RANGE_ALLOCATION),
+	    -EINVAL);
+	EXPECT_EQ(
+	    drm_buddy_alloc_blocks(&mm, 0, 8 * SZ_1M, SZ_4K, SZ_4K, &l, DRM_BUDDY_RANGE_ALLOCATION),
+	    -EINVAL);
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 8 * SZ_1M, SZ_4K, &l, 0), -ENOSPC);
 	/* Fragment: take every other page, then a contiguous 2-page run cannot exist. */
 	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, mm.size, SZ_4K, &big, 0), 0);
@@ -229,16 +237,18 @@ KTEST(drm_buddy_alloc_errors)
 			struct list_head one = LIST_HEAD_INIT(one);
 
 			ASSERT_EQ(drm_buddy_alloc_blocks(&mm, off, off + SZ_4K, SZ_4K, SZ_4K, &one,
-							 DRM_BUDDY_RANGE_ALLOCATION), 0);
+							 DRM_BUDDY_RANGE_ALLOCATION),
+				  0);
 			list_splice_tail_init(&one, &big);
 		}
-		list_for_each_entry_safe(b, n, &big, struct drm_buddy_block, link)
+		list_for_each_entry_safe (b, n, &big, struct drm_buddy_block, link)
 			if (k++ % 2)
 				drm_buddy_free_block(&mm, b);
 	}
 	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size / 2);
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 2 * SZ_4K, SZ_4K, &l,
-					 DRM_BUDDY_CONTIGUOUS_ALLOCATION), -ENOSPC);
+					 DRM_BUDDY_CONTIGUOUS_ALLOCATION),
+		  -ENOSPC);
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 2 * SZ_4K, 2 * SZ_4K, &l, 0), -ENOSPC);
 	EXPECT_TRUE(list_empty(&l));
 	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size / 2);

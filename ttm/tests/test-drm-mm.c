@@ -24,7 +24,7 @@ KTEST(drm_mm_init_errors)
 KTEST(drm_mm_insert_errors)
 {
 	struct drm_mm mm;
-	struct drm_mm_node n = { 0 }, big = { 0 };
+	struct drm_mm_node n = {0}, big = {0};
 
 	ASSERT_EQ(drm_mm_init(&mm, 0, MM_SIZE), 0);
 	EXPECT_EQ(drm_mm_insert_node(&mm, &n, 0, 0, 0, DRM_MM_INSERT_BEST), -EINVAL);
@@ -42,12 +42,15 @@ KTEST(drm_mm_insert_errors)
 	{
 		struct drm_mm_scan scan;
 
-		EXPECT_EQ(drm_mm_scan_init_with_range(&scan, &mm, 0, 0, 0, 0, MM_SIZE,
-						      DRM_MM_INSERT_LOW), -EINVAL);
+		EXPECT_EQ(
+		    drm_mm_scan_init_with_range(&scan, &mm, 0, 0, 0, 0, MM_SIZE, DRM_MM_INSERT_LOW),
+		    -EINVAL);
 		EXPECT_EQ(drm_mm_scan_init_with_range(&scan, &mm, 16, 6, 0, 0, MM_SIZE,
-						      DRM_MM_INSERT_LOW), -EINVAL);
+						      DRM_MM_INSERT_LOW),
+			  -EINVAL);
 		EXPECT_EQ(drm_mm_scan_init_with_range(&scan, &mm, 16, 0, 0, 0, MM_SIZE * 2,
-						      DRM_MM_INSERT_LOW), -EINVAL);
+						      DRM_MM_INSERT_LOW),
+			  -EINVAL);
 	}
 	drm_mm_remove_node(&mm, &big);
 	EXPECT_TRUE(drm_mm_clean(&mm));
@@ -59,10 +62,10 @@ KTEST(drm_mm_insert_errors)
 KTEST(drm_mm_insert_modes_pick_their_hole)
 {
 	struct drm_mm mm;
-	struct drm_mm_node fixed[3] = { { .start = 4096, .size = 4096 },
-					{ .start = 4 * 4096, .size = 4096 },
-					{ .start = 7 * 4096, .size = 4096 } };
-	struct drm_mm_node n = { 0 };
+	struct drm_mm_node fixed[3] = {{.start = 4096, .size = 4096},
+				       {.start = 4 * 4096, .size = 4096},
+				       {.start = 7 * 4096, .size = 4096}};
+	struct drm_mm_node n = {0};
 	int i;
 
 	ASSERT_EQ(drm_mm_init(&mm, 0, 10 * 4096), 0);
@@ -79,8 +82,9 @@ KTEST(drm_mm_insert_modes_pick_their_hole)
 	EXPECT_UEQ(n.start, 2 * 4096);
 	drm_mm_remove_node(&mm, &n);
 	/* BEST: the one-page hole for one page. */
-	ASSERT_EQ(drm_mm_insert_node_in_range(&mm, &n, 4096, 0, 0, 4096, 10 * 4096,
-					      DRM_MM_INSERT_BEST), 0);
+	ASSERT_EQ(
+	    drm_mm_insert_node_in_range(&mm, &n, 4096, 0, 0, 4096, 10 * 4096, DRM_MM_INSERT_BEST),
+	    0);
 	EXPECT_EQ(drm_mm_check(&mm), 0);
 	EXPECT_UEQ(n.start % 4096, 0);
 	EXPECT_TRUE(n.start >= 2 * 4096);
@@ -91,16 +95,19 @@ KTEST(drm_mm_insert_modes_pick_their_hole)
 	drm_mm_remove_node(&mm, &n);
 	/* Alignment 4 pages, LOW, range from page 1: page 8. */
 	ASSERT_EQ(drm_mm_insert_node_in_range(&mm, &n, 4096, 4 * 4096, 0, 4096, 10 * 4096,
-					      DRM_MM_INSERT_LOW), 0);
+					      DRM_MM_INSERT_LOW),
+		  0);
 	EXPECT_UEQ(n.start, 8 * 4096);
 	drm_mm_remove_node(&mm, &n);
 	/* Range restricted to pages [5, 7): two pages fit exactly, three do not. */
 	ASSERT_EQ(drm_mm_insert_node_in_range(&mm, &n, 2 * 4096, 0, 0, 5 * 4096, 7 * 4096,
-					      DRM_MM_INSERT_HIGH), 0);
+					      DRM_MM_INSERT_HIGH),
+		  0);
 	EXPECT_UEQ(n.start, 5 * 4096);
 	drm_mm_remove_node(&mm, &n);
 	EXPECT_EQ(drm_mm_insert_node_in_range(&mm, &n, 3 * 4096, 0, 0, 4 * 4096, 8 * 4096,
-					      DRM_MM_INSERT_BEST), -ENOSPC);
+					      DRM_MM_INSERT_BEST),
+		  -ENOSPC);
 	for (i = 0; i < 3; i++)
 		drm_mm_remove_node(&mm, &fixed[i]);
 	EXPECT_EQ(drm_mm_check(&mm), 0);
@@ -110,10 +117,9 @@ KTEST(drm_mm_insert_modes_pick_their_hole)
 KTEST(drm_mm_insert_best_takes_smallest_hole)
 {
 	struct drm_mm mm;
-	struct drm_mm_node fixed[3] = { { .start = 10, .size = 10 },
-					{ .start = 25, .size = 10 },
-					{ .start = 38, .size = 10 } };
-	struct drm_mm_node n = { 0 };
+	struct drm_mm_node fixed[3] = {
+	    {.start = 10, .size = 10}, {.start = 25, .size = 10}, {.start = 38, .size = 10}};
+	struct drm_mm_node n = {0};
 	int i;
 
 	/* Holes: [0,10) [20,25) [35,38) [48,100). */
@@ -137,23 +143,23 @@ KTEST(drm_mm_insert_best_takes_smallest_hole)
 KTEST(drm_mm_reserve_node_occupied_and_outside)
 {
 	struct drm_mm mm;
-	struct drm_mm_node a = { .start = 100, .size = 50 }, b = { 0 };
+	struct drm_mm_node a = {.start = 100, .size = 50}, b = {0};
 	struct drm_mm_node *pos;
 	int count = 0;
 
 	ASSERT_EQ(drm_mm_init(&mm, 64, 1000), 0);
 	ASSERT_EQ(drm_mm_reserve_node(&mm, &a), 0);
-	b = (struct drm_mm_node){ .start = 149, .size = 10 };
+	b = (struct drm_mm_node){.start = 149, .size = 10};
 	EXPECT_EQ(drm_mm_reserve_node(&mm, &b), -ENOSPC);
-	b = (struct drm_mm_node){ .start = 90, .size = 11 };
+	b = (struct drm_mm_node){.start = 90, .size = 11};
 	EXPECT_EQ(drm_mm_reserve_node(&mm, &b), -ENOSPC);
-	b = (struct drm_mm_node){ .start = 0, .size = 10 };
+	b = (struct drm_mm_node){.start = 0, .size = 10};
 	EXPECT_EQ(drm_mm_reserve_node(&mm, &b), -EINVAL);
-	b = (struct drm_mm_node){ .start = 1000, .size = 65 };
+	b = (struct drm_mm_node){.start = 1000, .size = 65};
 	EXPECT_EQ(drm_mm_reserve_node(&mm, &b), -EINVAL);
-	b = (struct drm_mm_node){ .start = 200, .size = 0 };
+	b = (struct drm_mm_node){.start = 200, .size = 0};
 	EXPECT_EQ(drm_mm_reserve_node(&mm, &b), -EINVAL);
-	b = (struct drm_mm_node){ .start = 150, .size = 914 };
+	b = (struct drm_mm_node){.start = 150, .size = 914};
 	EXPECT_EQ(drm_mm_reserve_node(&mm, &b), 0);
 	EXPECT_EQ(drm_mm_check(&mm), 0);
 	/* The checker notices a hole recorded with the wrong size. */
@@ -161,7 +167,7 @@ KTEST(drm_mm_reserve_node_occupied_and_outside)
 	EXPECT_EQ(drm_mm_check(&mm), -EINVAL);
 	a.hole_size--;
 	EXPECT_EQ(drm_mm_check(&mm), 0);
-	drm_mm_for_each_node(pos, &mm)
+	drm_mm_for_each_node (pos, &mm)
 		count++;
 	EXPECT_EQ(count, 2);
 	EXPECT_EQ(drm_mm_first_node(&mm), &a);
@@ -232,7 +238,7 @@ static uint64_t hole_around(struct drm_mm *mm, struct drm_mm_node *n, uint64_t l
 	struct drm_mm_node *pos, *prev = NULL, *next;
 	uint64_t hs = lo, he;
 
-	drm_mm_for_each_node(pos, mm) {
+	drm_mm_for_each_node (pos, mm) {
 		if (pos == n)
 			break;
 		prev = pos;
@@ -275,8 +281,9 @@ KTEST(drm_mm_insert_remove_random)
 					EXPECT_UEQ(n->start, rs);
 			} else {
 				uint64_t want = 0, want_hole = 0;
-				bool fits = reference_fit(&mm, 1ull << 32, (1ull << 32) + MM_SIZE, size,
-							  align, rs, re, mode, &want, &want_hole);
+				bool fits =
+				    reference_fit(&mm, 1ull << 32, (1ull << 32) + MM_SIZE, size,
+						  align, rs, re, mode, &want, &want_hole);
 
 				ret = drm_mm_insert_node_in_range(&mm, n, size, align, it, rs, re,
 								  mode);
@@ -284,8 +291,9 @@ KTEST(drm_mm_insert_remove_random)
 				if (!ret && mode != DRM_MM_INSERT_BEST)
 					EXPECT_UEQ(n->start, want);
 				if (!ret && mode == DRM_MM_INSERT_BEST)
-					EXPECT_UEQ(hole_around(&mm, n, 1ull << 32,
-							       (1ull << 32) + MM_SIZE), want_hole);
+					EXPECT_UEQ(
+					    hole_around(&mm, n, 1ull << 32, (1ull << 32) + MM_SIZE),
+					    want_hole);
 				if (!ret) {
 					EXPECT_TRUE(n->start >= rs && n->start + size <= re);
 					if (align)
@@ -328,7 +336,7 @@ KTEST(drm_mm_scan_evicts_then_insert_fits)
 	ASSERT_EQ(drm_mm_init(&mm, 0, MM_SCAN), 0);
 	for (unsigned r = 0; r < rounds; r++) {
 		struct drm_mm_scan scan;
-		struct drm_mm_node big = { 0 };
+		struct drm_mm_node big = {0};
 		enum drm_mm_insert_mode mode = (enum drm_mm_insert_mode)(r % 3);
 		uint64_t size = 4096 + ktest_rand() % 16384, align = 1ull << (ktest_rand() % 13);
 		int count = 0, nevict = 0, i, first = (int)(ktest_rand() % N);
@@ -339,8 +347,8 @@ KTEST(drm_mm_scan_evicts_then_insert_fits)
 			if (drm_mm_insert_node(&mm, &nodes[i], 256 + ktest_rand() % 1024, 0, 0,
 					       DRM_MM_INSERT_LOW))
 				break;
-		ASSERT_EQ(drm_mm_scan_init_with_range(&scan, &mm, size, align, 0, 0, MM_SCAN,
-						      mode), 0);
+		ASSERT_EQ(drm_mm_scan_init_with_range(&scan, &mm, size, align, 0, 0, MM_SCAN, mode),
+			  0);
 		/* LRU order: a random rotation of the array. */
 		for (int k = 0; k < N && !found; k++) {
 			struct drm_mm_node *n = &nodes[(first + k) % N];
