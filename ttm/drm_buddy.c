@@ -164,7 +164,8 @@ void drm_buddy_free_list(struct drm_buddy *mm, struct list_head *blocks)
 /* Undo splits whose halves are both free again (after a failed range walk). */
 static void coalesce(struct drm_buddy *mm, struct drm_buddy_block *b)
 {
-	if (b->state != DRM_BUDDY_SPLIT)
+	/* A split block always has both children; the check keeps analyzers sure of it. */
+	if (b->state != DRM_BUDDY_SPLIT || !b->left || !b->right)
 		return;
 	coalesce(mm, b->left);
 	coalesce(mm, b->right);
