@@ -10,7 +10,7 @@
  * Self-contained (the shared harness's run/report layer was not usable when
  * this was written): prints median/min/max over --reps repetitions.
  *
- * Usage: benchmark-range-alloc [--quick] [--reps N]
+ * Usage: benchmark-range-alloc [--quick] [--reps N] | --callgrind NODES
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -23,6 +23,13 @@
 #include <time.h>
 
 #include <ttm/drm_mm.h>
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND 1
+#else
+#define HAVE_CALLGRIND 0
+#endif
 
 #define MAX_REPS 32
 
@@ -145,6 +152,57 @@ static void summarize(double *v, int reps, double *med, double *min, double *max
 	*med = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
 }
 
+/*
+ * --callgrind N: fill N nodes uninstrumented, then run CALLGRIND_PAIRS
+ * remove+insert pairs with callgrind's instrumentation on, so that
+ * `valgrind --tool=callgrind --instr-atstart=no` counts the pairs' instructions
+ * only (scripts/callgrind-range-alloc.sh divides by the pair count).
+ */
+#define CALLGRIND_PAIRS 20000
+
+static int run_callgrind(size_t n)
+{
+	struct drm_mm_node *nodes = calloc(n, sizeof(*nodes));
+	struct drm_mm mm;
+	size_t i;
+	int ret = 1;
+
+	if (!HAVE_CALLGRIND) {
+		fprintf(stderr, "built without valgrind/callgrind.h\n");
+		free(nodes);
+		return 1;
+	}
+	if (!nodes || drm_mm_init(&mm, 0, (uint64_t)n * 17 * 4096)) {
+		free(nodes);
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		if (drm_mm_insert_node(&mm, &nodes[i], rand_size(), 0, 0, DRM_MM_INSERT_BEST))
+			goto out;
+#if HAVE_CALLGRIND
+	CALLGRIND_START_INSTRUMENTATION;
+#endif
+	for (i = 0; i < CALLGRIND_PAIRS; i++) {
+		struct drm_mm_node *node = &nodes[rnd() % n];
+
+		drm_mm_remove_node(&mm, node);
+		if (drm_mm_insert_node(&mm, node, rand_size(), 0, 0, DRM_MM_INSERT_BEST))
+			break;
+	}
+#if HAVE_CALLGRIND
+	CALLGRIND_STOP_INSTRUMENTATION;
+#endif
+	ret = i == CALLGRIND_PAIRS ? 0 : 1;
+	printf("pairs %d resident %zu\n", CALLGRIND_PAIRS, n);
+out:
+	for (i = 0; i < n; i++)
+		if (nodes[i].allocated)
+			drm_mm_remove_node(&mm, &nodes[i]);
+	drm_mm_takedown(&mm);
+	free(nodes);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = {1024, 64 * 1024, 1024 * 1024};
@@ -152,7 +210,15 @@ int main(int argc, char **argv)
 	int reps = 5;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
+		if (!strcmp(argv[i], "--callgrind") && i + 1 < argc) {
+			long n = atol(argv[i + 1]);
+
+			if (n < 1 || n > 16 * 1024 * 1024) {
+				fprintf(stderr, "--callgrind needs a node count 1..16Mi\n");
+				return 2;
+			}
+			return run_callgrind((size_t)n);
+		} else if (!strcmp(argv[i], "--quick")) {
 			pairs = 20000;
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			reps = atoi(argv[++i]);
@@ -161,7 +227,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--reps N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--reps N] | --callgrind NODES\n", argv[0]);
 			return 2;
 		}
 	}
