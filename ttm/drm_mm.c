@@ -48,7 +48,7 @@ static inline uint64_t hole_end(const struct drm_mm_node *n)
 	return list_next_node(n)->start;
 }
 
-static void addr_augment(struct rb_root *tree, struct rb_node *rb)
+static bool addr_augment(struct rb_root *tree, struct rb_node *rb)
 {
 	struct drm_mm_node *n = addr_node(rb);
 	uint64_t max = n->hole_size;
@@ -57,7 +57,10 @@ static void addr_augment(struct rb_root *tree, struct rb_node *rb)
 		max = addr_node(rb->left)->subtree_max_hole;
 	if (!rb_is_nil(tree, rb->right) && addr_node(rb->right)->subtree_max_hole > max)
 		max = addr_node(rb->right)->subtree_max_hole;
+	if (n->subtree_max_hole == max)
+		return false;
 	n->subtree_max_hole = max;
+	return true;
 }
 
 static bool size_less(const struct drm_mm_node *a, const struct drm_mm_node *b)

@@ -4,12 +4,13 @@
  * algorithm; see rbtree.h for why). Augmented summaries are kept exact by two
  * rules: a rotation changes only the two rotated subtrees, so it refreshes
  * those two (lower first); an insertion or an unlink changes the node set of
- * every subtree on one path, so that path is refreshed up to the root before
- * the colour fix-up runs.
+ * every subtree on one path, so that path is refreshed before the colour
+ * fix-up runs. The path walk stops at the first node whose summary comes out
+ * unchanged: its parent's inputs are then exactly what they were, and so on up.
  */
 #include <ttm/rbtree.h>
 
-void rb_init(struct rb_root *tree, void (*augment)(struct rb_root *, struct rb_node *))
+void rb_init(struct rb_root *tree, bool (*augment)(struct rb_root *, struct rb_node *))
 {
 	tree->nil.parent = tree->nil.left = tree->nil.right = &tree->nil;
 	tree->nil.red = false;
@@ -23,12 +24,35 @@ static void rb_refresh(struct rb_root *tree, struct rb_node *n)
 		tree->augment(tree, n);
 }
 
+/* Refresh @n and its ancestors until one's summary is unchanged. */
 static void rb_refresh_path(struct rb_root *tree, struct rb_node *n)
 {
 	if (!tree->augment)
 		return;
 	for (; !rb_is_nil(tree, n); n = n->parent)
-		tree->augment(tree, n);
+		if (!tree->augment(tree, n))
+			break;
+}
+
+/*
+ * As rb_refresh_path(), but an unchanged summary below @must does not end the
+ * walk there: @must itself (an ancestor of @n, or @n) got new children and
+ * has to be recomputed whatever happened below it.
+ */
+static void rb_refresh_path_through(struct rb_root *tree, struct rb_node *n, struct rb_node *must)
+{
+	if (!tree->augment)
+		return;
+	for (; n != must; n = n->parent)
+		if (!tree->augment(tree, n))
+			break;
+	tree->augment(tree, must);
+	rb_refresh_path(tree, must->parent);
+}
+
+void rb_propagate(struct rb_root *tree, struct rb_node *node)
+{
+	rb_refresh_path(tree, node);
 }
 
 static void rb_set_child(struct rb_root *tree, struct rb_node *parent, struct rb_node *old,
@@ -83,7 +107,8 @@ void rb_insert(struct rb_root *tree, struct rb_node *z, struct rb_node *parent, 
 		parent->left = z;
 	else
 		parent->right = z;
-	rb_refresh_path(tree, z);
+	/* z is new: its stored summary means nothing, so it is always computed. */
+	rb_refresh_path_through(tree, z, z);
 
 	while (z->parent->red) {
 		struct rb_node *g = z->parent->parent;
@@ -235,8 +260,15 @@ void rb_erase(struct rb_root *tree, struct rb_node *z)
 		y->left->parent = y;
 		y->red = z->red;
 	}
-	/* x->parent lies on the only path whose subtrees lost a member. */
-	rb_refresh_path(tree, x->parent);
+	/*
+	 * x->parent lies on the only path whose subtrees lost a member. When y
+	 * took z's place it carries the summary of its old, smaller subtree, so
+	 * it is recomputed even if the walk below it found nothing changed.
+	 */
+	if (y != z)
+		rb_refresh_path_through(tree, x->parent, y);
+	else
+		rb_refresh_path(tree, x->parent);
 	if (!y_was_red)
 		rb_erase_fixup(tree, x);
 	/* Leave the sentinel as rb_init() made it. */

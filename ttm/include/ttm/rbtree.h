@@ -11,7 +11,9 @@
  * Augmentation: when @augment is set, the tree calls it for every node whose
  * subtree changed shape, children before parents, so a per-subtree summary
  * (drm_mm's largest hole below a node) stays exact. The callback must derive
- * the node's summary only from the node itself and its two children.
+ * the node's summary only from the node itself and its two children, and
+ * return whether the summary changed: the upward walk after an insertion or
+ * an erase stops at the first node whose summary did not.
  *
  * Locking: none; the owner of the tree serialises all access.
  */
@@ -38,16 +40,17 @@ struct rb_node {
  * @nil: sentinel standing for every absent child and the root's parent.
  * @root: the root or &@nil when the tree is empty.
  * @augment: optional; recomputes the caller's summary of one node from its
- *	children (which may be rb_is_nil()). Called after every structural change.
+ *	children (which may be rb_is_nil()) and returns true when it differs from
+ *	the value stored before. Called after every structural change.
  */
 struct rb_root {
 	struct rb_node nil;
 	struct rb_node *root;
-	void (*augment)(struct rb_root *tree, struct rb_node *node);
+	bool (*augment)(struct rb_root *tree, struct rb_node *node);
 };
 
 /** rb_init() - make @tree empty; @augment may be NULL. */
-void rb_init(struct rb_root *tree, void (*augment)(struct rb_root *, struct rb_node *));
+void rb_init(struct rb_root *tree, bool (*augment)(struct rb_root *, struct rb_node *));
 
 /** rb_is_nil() - true when @n is @tree's sentinel (an absent child). */
 static inline bool rb_is_nil(const struct rb_root *tree, const struct rb_node *n)
@@ -69,6 +72,13 @@ void rb_insert(struct rb_root *tree, struct rb_node *node, struct rb_node *paren
 
 /** rb_erase() - unlink @node (which must be in @tree) and rebalance. */
 void rb_erase(struct rb_root *tree, struct rb_node *node);
+
+/**
+ * rb_propagate() - the caller changed @node's own contribution to its summary
+ * (not its position in the order): recompute @node and its ancestors, stopping
+ * at the first whose summary is unchanged. No-op without @augment.
+ */
+void rb_propagate(struct rb_root *tree, struct rb_node *node);
 
 /** rb_first()/rb_last() - in-order extremes, NULL when empty. */
 struct rb_node *rb_first(const struct rb_root *tree);
