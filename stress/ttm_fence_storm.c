@@ -1,0 +1,880 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttm_fence_storm - races on dma_fence, dma_fence_chain and dma_resv.
+ *
+ * Every subtest runs rounds of signallers against waiters (or callback
+ * adders/removers, chain builders, reservation users) until the stress
+ * budget or an iteration cap runs out, then checks what must hold whatever
+ * the interleaving: each fence signals exactly once, every wait returns
+ * before its (generous) timeout, each callback is delivered exactly once
+ * unless it was refused or removed, and no fence outlives its round
+ * (dma_fence_live_count() is back where it started).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <ttm/dma_fence.h>
+#include <ttm/dma_fence_chain.h>
+#include <ttm/dma_resv.h>
+#include <ttm/ww_mutex.h>
+
+#include "igt.h"
+
+/*
+ * A wait that is only ever satisfied by a running signaller must never get
+ * near this; it is long so that a slow sanitizer build on a loaded machine
+ * is not mistaken for a lost wake-up.
+ */
+#define STORM_WAIT_NS (10ll * 1000 * 1000 * 1000)
+
+#define container_of_storm(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* ---- fence class and helpers ------------------------------------------- */
+
+static const char *storm_driver_name(struct dma_fence *fence)
+{
+	(void)fence;
+	return "storm";
+}
+
+static const char *storm_timeline_name(struct dma_fence *fence)
+{
+	(void)fence;
+	return "storm-timeline";
+}
+
+/* Software fences: signalled only by explicit dma_fence_signal() calls. */
+static const struct dma_fence_ops storm_fence_ops = {
+	.get_driver_name = storm_driver_name,
+	.get_timeline_name = storm_timeline_name,
+};
+
+static struct dma_fence *storm_fence_create(uint64_t context, uint64_t seqno)
+{
+	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+
+	if (f)
+		dma_fence_init(f, &storm_fence_ops, context, seqno);
+	return f;
+}
+
+/* splitmix64: cheap, per-thread, reproducible from igt_seed(). */
+static uint64_t storm_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void storm_shuffle(unsigned *idx, unsigned n, uint64_t *rng)
+{
+	for (unsigned i = 0; i < n; i++)
+		idx[i] = i;
+	for (unsigned i = n; i > 1; i--) {
+		unsigned j = (unsigned)(storm_rand(rng) % i);
+		unsigned t = idx[i - 1];
+
+		idx[i - 1] = idx[j];
+		idx[j] = t;
+	}
+}
+
+static double storm_now_s(void)
+{
+	return (double)dma_fence_now_ns() / 1e9;
+}
+
+/*
+ * The loop bound every subtest shares: the stress budget, and an iteration
+ * cap so the default run stays far below it on a quick machine.
+ */
+struct storm_clock {
+	double deadline;
+};
+
+static void storm_clock_start(struct storm_clock *clk)
+{
+	clk->deadline = storm_now_s() + igt_stress_budget_s();
+}
+
+static bool storm_clock_expired(const struct storm_clock *clk)
+{
+	return storm_now_s() >= clk->deadline;
+}
+
+/* "Interrupt-like" jitter: a signaller sometimes yields so waiters get to sleep. */
+static void storm_jitter(uint64_t *rng)
+{
+	if ((storm_rand(rng) & 7) == 0)
+		sched_yield();
+}
+
+static void storm_start_threads(pthread_t *tids, unsigned n, void *(*fn)(void *), void *args,
+				size_t arg_size)
+{
+	for (unsigned i = 0; i < n; i++)
+		igt_assert_eq(pthread_create(&tids[i], NULL, fn, (char *)args + i * arg_size), 0);
+}
+
+static void storm_join_threads(pthread_t *tids, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		igt_assert_eq(pthread_join(tids[i], NULL), 0);
+}
+
+/* ---- signal-vs-wait ---------------------------------------------------- */
+
+#define SVW_FENCES 512
+#define SVW_SIGNALLERS 2
+#define SVW_WAITERS 2
+#define SVW_MAX_ROUNDS 200
+
+/**
+ * struct svw_slot - one fence of a signal-vs-wait round.
+ * @cb: counts deliveries of the fence's callback in @delivered.
+ * @fence: the fence, one reference held by the round.
+ * @delivered: callback runs; must end at exactly one.
+ * @won: dma_fence_signal() calls that returned 0; must end at exactly one.
+ */
+struct svw_slot {
+	struct dma_fence_cb cb;
+	struct dma_fence *fence;
+	atomic_uint delivered;
+	atomic_uint won;
+};
+
+struct svw_round {
+	struct svw_slot slot[SVW_FENCES];
+	pthread_barrier_t start, done;
+	atomic_bool stop;
+	atomic_ulong timeouts, lost_races, waits, bad_returns;
+};
+
+struct svw_thread {
+	struct svw_round *round;
+	uint64_t rng;
+	unsigned index;
+};
+
+static void svw_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct svw_slot *slot = container_of_storm(cb, struct svw_slot, cb);
+
+	(void)fence;
+	atomic_fetch_add(&slot->delivered, 1);
+}
+
+static void *svw_signaller(void *arg)
+{
+	struct svw_thread *t = arg;
+	struct svw_round *r = t->round;
+	unsigned order[SVW_FENCES];
+
+	for (;;) {
+		pthread_barrier_wait(&r->start);
+		if (atomic_load(&r->stop))
+			return NULL;
+		/* Every signaller tries every fence: only one may win each. */
+		storm_shuffle(order, SVW_FENCES, &t->rng);
+		for (unsigned i = 0; i < SVW_FENCES; i++) {
+			struct svw_slot *s = &r->slot[order[i]];
+			int ret = dma_fence_signal(s->fence);
+
+			if (ret == 0)
+				atomic_fetch_add(&s->won, 1);
+			else if (ret == -EINVAL)
+				atomic_fetch_add(&r->lost_races, 1);
+			else
+				atomic_fetch_add(&r->bad_returns, 1);
+			storm_jitter(&t->rng);
+		}
+		pthread_barrier_wait(&r->done);
+	}
+}
+
+static void *svw_waiter(void *arg)
+{
+	struct svw_thread *t = arg;
+	struct svw_round *r = t->round;
+	unsigned order[SVW_FENCES];
+
+	for (;;) {
+		pthread_barrier_wait(&r->start);
+		if (atomic_load(&r->stop))
+			return NULL;
+		storm_shuffle(order, SVW_FENCES, &t->rng);
+		for (unsigned i = 0; i < SVW_FENCES; i++) {
+			int64_t left = dma_fence_wait_timeout(r->slot[order[i]].fence, false,
+							      STORM_WAIT_NS);
+
+			if (left == 0)
+				atomic_fetch_add(&r->timeouts, 1);
+			else if (left < 0)
+				atomic_fetch_add(&r->bad_returns, 1);
+			atomic_fetch_add(&r->waits, 1);
+		}
+		pthread_barrier_wait(&r->done);
+	}
+}
+
+static void subtest_signal_vs_wait(void)
+{
+	enum { NTHREADS = SVW_SIGNALLERS + SVW_WAITERS };
+	long live0 = dma_fence_live_count();
+	struct svw_round *r = calloc(1, sizeof(*r));
+	struct svw_thread th[NTHREADS];
+	pthread_t tids[NTHREADS];
+	struct storm_clock clk;
+	uint64_t ops = 0;
+	unsigned rounds = 0;
+
+	igt_assert(r);
+	pthread_barrier_init(&r->start, NULL, NTHREADS + 1);
+	pthread_barrier_init(&r->done, NULL, NTHREADS + 1);
+	for (unsigned i = 0; i < NTHREADS; i++)
+		th[i] = (struct svw_thread){ .round = r, .rng = igt_seed() * 31 + i, .index = i };
+	storm_start_threads(tids, SVW_SIGNALLERS, svw_signaller, th, sizeof(th[0]));
+	storm_start_threads(tids + SVW_SIGNALLERS, SVW_WAITERS, svw_waiter, th + SVW_SIGNALLERS,
+			    sizeof(th[0]));
+
+	storm_clock_start(&clk);
+	do {
+		uint64_t ctx = dma_fence_context_alloc(1);
+
+		for (unsigned i = 0; i < SVW_FENCES; i++) {
+			struct svw_slot *s = &r->slot[i];
+
+			s->fence = storm_fence_create(ctx, i + 1);
+			igt_assert(s->fence);
+			atomic_store(&s->delivered, 0);
+			atomic_store(&s->won, 0);
+			igt_assert_eq(dma_fence_add_callback(s->fence, &s->cb, svw_count_cb), 0);
+		}
+		pthread_barrier_wait(&r->start);
+		pthread_barrier_wait(&r->done);
+		for (unsigned i = 0; i < SVW_FENCES; i++) {
+			struct svw_slot *s = &r->slot[i];
+
+			igt_assert_eq(atomic_load(&s->won), 1);
+			igt_assert_eq(atomic_load(&s->delivered), 1);
+			igt_assert(dma_fence_test_signaled_flag(s->fence));
+			/* A late signal is refused and delivers nothing. */
+			igt_assert_eq(dma_fence_signal(s->fence), -EINVAL);
+			igt_assert_eq(atomic_load(&s->delivered), 1);
+			dma_fence_put(s->fence);
+		}
+		ops += SVW_FENCES * SVW_SIGNALLERS;
+		rounds++;
+	} while (rounds < SVW_MAX_ROUNDS && !storm_clock_expired(&clk));
+
+	atomic_store(&r->stop, true);
+	pthread_barrier_wait(&r->start);
+	storm_join_threads(tids, NTHREADS);
+
+	ops += atomic_load(&r->waits);
+	igt_info("signal-vs-wait: %u rounds, %lu waits, %lu lost signal races\n", rounds,
+		 atomic_load(&r->waits), atomic_load(&r->lost_races));
+	igt_assert_eq_u64(atomic_load(&r->timeouts), 0);
+	igt_assert_eq_u64(atomic_load(&r->bad_returns), 0);
+	igt_assert_eq_u64(atomic_load(&r->lost_races),
+			  (uint64_t)rounds * SVW_FENCES * (SVW_SIGNALLERS - 1));
+	pthread_barrier_destroy(&r->start);
+	pthread_barrier_destroy(&r->done);
+	free(r);
+	igt_report_checks(ops, 0, 0);
+	igt_assert_eq(dma_fence_live_count(), live0);
+}
+
+/* ---- signal-vs-callback ------------------------------------------------ */
+
+#define SVC_FENCES 256
+#define SVC_ADDERS 3
+#define SVC_MAX_ROUNDS 200
+
+/**
+ * struct svc_cb - one adder's callback on one fence.
+ * @cb: the callback.
+ * @runs: deliveries.
+ * @add_ret: what dma_fence_add_callback() returned.
+ * @removed: dma_fence_remove_callback() returned true.
+ */
+struct svc_cb {
+	struct dma_fence_cb cb;
+	atomic_uint runs;
+	int add_ret;
+	bool removed;
+};
+
+struct svc_round {
+	struct dma_fence *fence[SVC_FENCES];
+	struct svc_cb cbs[SVC_ADDERS][SVC_FENCES];
+	pthread_barrier_t start, done;
+	atomic_bool stop;
+};
+
+struct svc_thread {
+	struct svc_round *round;
+	uint64_t rng;
+	unsigned index;
+};
+
+static void svc_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct svc_cb *c = container_of_storm(cb, struct svc_cb, cb);
+
+	(void)fence;
+	atomic_fetch_add(&c->runs, 1);
+}
+
+static void *svc_signaller(void *arg)
+{
+	struct svc_thread *t = arg;
+	struct svc_round *r = t->round;
+	unsigned order[SVC_FENCES];
+
+	for (;;) {
+		pthread_barrier_wait(&r->start);
+		if (atomic_load(&r->stop))
+			return NULL;
+		storm_shuffle(order, SVC_FENCES, &t->rng);
+		for (unsigned i = 0; i < SVC_FENCES; i++) {
+			igt_assert_eq(dma_fence_signal(r->fence[order[i]]), 0);
+			storm_jitter(&t->rng);
+		}
+		pthread_barrier_wait(&r->done);
+	}
+}
+
+static void *svc_adder(void *arg)
+{
+	struct svc_thread *t = arg;
+	struct svc_round *r = t->round;
+	unsigned order[SVC_FENCES];
+
+	for (;;) {
+		pthread_barrier_wait(&r->start);
+		if (atomic_load(&r->stop))
+			return NULL;
+		storm_shuffle(order, SVC_FENCES, &t->rng);
+		for (unsigned i = 0; i < SVC_FENCES; i++) {
+			struct svc_cb *c = &t->round->cbs[t->index][order[i]];
+			struct dma_fence *f = r->fence[order[i]];
+
+			c->add_ret = dma_fence_add_callback(f, &c->cb, svc_count_cb);
+			/* Remove about half, at once or after a yield. */
+			if (storm_rand(&t->rng) & 1) {
+				if (storm_rand(&t->rng) & 1)
+					sched_yield();
+				c->removed = dma_fence_remove_callback(f, &c->cb);
+			}
+		}
+		pthread_barrier_wait(&r->done);
+	}
+}
+
+static void subtest_signal_vs_callback(void)
+{
+	enum { NTHREADS = SVC_ADDERS + 1 };
+	long live0 = dma_fence_live_count();
+	struct svc_round *r = calloc(1, sizeof(*r));
+	struct svc_thread th[NTHREADS];
+	pthread_t tids[NTHREADS];
+	struct storm_clock clk;
+	uint64_t ops = 0, refused = 0, removed = 0, delivered = 0;
+	unsigned rounds = 0;
+
+	igt_assert(r);
+	pthread_barrier_init(&r->start, NULL, NTHREADS + 1);
+	pthread_barrier_init(&r->done, NULL, NTHREADS + 1);
+	for (unsigned i = 0; i < NTHREADS; i++)
+		th[i] = (struct svc_thread){ .round = r, .rng = igt_seed() * 37 + i, .index = i };
+	storm_start_threads(tids, SVC_ADDERS, svc_adder, th, sizeof(th[0]));
+	storm_start_threads(tids + SVC_ADDERS, 1, svc_signaller, th + SVC_ADDERS, sizeof(th[0]));
+
+	storm_clock_start(&clk);
+	do {
+		uint64_t ctx = dma_fence_context_alloc(1);
+
+		for (unsigned i = 0; i < SVC_FENCES; i++) {
+			r->fence[i] = storm_fence_create(ctx, i + 1);
+			igt_assert(r->fence[i]);
+			for (unsigned a = 0; a < SVC_ADDERS; a++) {
+				atomic_store(&r->cbs[a][i].runs, 0);
+				r->cbs[a][i].add_ret = 1;
+				r->cbs[a][i].removed = false;
+			}
+		}
+		pthread_barrier_wait(&r->start);
+		pthread_barrier_wait(&r->done);
+		for (unsigned i = 0; i < SVC_FENCES; i++) {
+			for (unsigned a = 0; a < SVC_ADDERS; a++) {
+				struct svc_cb *c = &r->cbs[a][i];
+				unsigned runs = atomic_load(&c->runs);
+
+				if (c->add_ret == -ENOENT) {
+					igt_assert_eq(runs, 0);
+					igt_assert(!c->removed);
+					refused++;
+				} else {
+					igt_assert_eq(c->add_ret, 0);
+					/* Exactly one of: delivered once, removed in time. */
+					igt_assert_eq((int)runs + (int)c->removed, 1);
+					removed += c->removed;
+					delivered += runs;
+				}
+			}
+			dma_fence_put(r->fence[i]);
+		}
+		ops += SVC_FENCES * (SVC_ADDERS + 1);
+		rounds++;
+	} while (rounds < SVC_MAX_ROUNDS && !storm_clock_expired(&clk));
+
+	atomic_store(&r->stop, true);
+	pthread_barrier_wait(&r->start);
+	storm_join_threads(tids, NTHREADS);
+	igt_info("signal-vs-callback: %u rounds: %" PRIu64 " delivered, %" PRIu64
+		 " removed, %" PRIu64 " refused\n",
+		 rounds, delivered, removed, refused);
+	pthread_barrier_destroy(&r->start);
+	pthread_barrier_destroy(&r->done);
+	free(r);
+	igt_report_checks(ops, 0, 0);
+	igt_assert_eq(dma_fence_live_count(), live0);
+}
+
+/* ---- many-waiters ------------------------------------------------------ */
+
+#define MW_WAITERS 100
+#define MW_MAX_ROUNDS 20
+
+struct mw_round {
+	struct dma_fence *fence;
+	atomic_uint arrived;
+	atomic_uint woken;
+	atomic_uint failed;
+};
+
+static void *mw_waiter(void *arg)
+{
+	struct mw_round *r = arg;
+	int64_t left;
+
+	atomic_fetch_add(&r->arrived, 1);
+	left = dma_fence_wait_timeout(r->fence, false, STORM_WAIT_NS);
+	if (left > 0 && dma_fence_test_signaled_flag(r->fence))
+		atomic_fetch_add(&r->woken, 1);
+	else
+		atomic_fetch_add(&r->failed, 1);
+	return NULL;
+}
+
+static void subtest_many_waiters(void)
+{
+	long live0 = dma_fence_live_count();
+	pthread_t *tids = calloc(MW_WAITERS, sizeof(*tids));
+	struct storm_clock clk;
+	uint64_t ops = 0;
+	unsigned rounds = 0;
+
+	igt_assert(tids);
+	storm_clock_start(&clk);
+	do {
+		struct mw_round r = { 0 };
+
+		r.fence = storm_fence_create(dma_fence_context_alloc(1), 1);
+		igt_assert(r.fence);
+		for (unsigned i = 0; i < MW_WAITERS; i++)
+			igt_assert_eq(pthread_create(&tids[i], NULL, mw_waiter, &r), 0);
+		/*
+		 * Signal once all have arrived; some are asleep on the futex,
+		 * some still on their way in: both must come out.
+		 */
+		while (atomic_load(&r.arrived) < MW_WAITERS)
+			sched_yield();
+		igt_assert_eq(dma_fence_signal(r.fence), 0);
+		storm_join_threads(tids, MW_WAITERS);
+		igt_assert_eq(atomic_load(&r.failed), 0);
+		igt_assert_eq(atomic_load(&r.woken), MW_WAITERS);
+		dma_fence_put(r.fence);
+		ops += MW_WAITERS;
+		rounds++;
+	} while (rounds < MW_MAX_ROUNDS && !storm_clock_expired(&clk));
+	free(tids);
+	igt_info("many-waiters: %u rounds of %d waiters\n", rounds, MW_WAITERS);
+	igt_report_checks(ops, 0, 0);
+	igt_assert_eq(dma_fence_live_count(), live0);
+}
+
+/* ---- chain-storm ------------------------------------------------------- */
+
+#define CS_LINKS 128
+#define CS_SIGNALLERS 2
+#define CS_WAITERS 2
+#define CS_MAX_ROUNDS 200
+
+/**
+ * struct cs_round - one chain of CS_LINKS links over as many payloads.
+ * @payload: the wrapped fences, one reference each held by the round.
+ * @link: the links, one reference each; published before @built moves.
+ * @built: links published so far (release/acquire with @link).
+ */
+struct cs_round {
+	struct dma_fence *payload[CS_LINKS];
+	struct dma_fence *link[CS_LINKS];
+	atomic_uint built;
+	atomic_ulong timeouts, waits, signals;
+	pthread_barrier_t start, done;
+	atomic_bool stop;
+};
+
+struct cs_thread {
+	struct cs_round *round;
+	uint64_t rng;
+};
+
+static void *cs_signaller(void *arg)
+{
+	struct cs_thread *t = arg;
+	struct cs_round *r = t->round;
+	unsigned order[CS_LINKS];
+
+	for (;;) {
+		pthread_barrier_wait(&r->start);
+		if (atomic_load(&r->stop))
+			return NULL;
+		/* Both signallers walk all payloads: random order, races for each. */
+		storm_shuffle(order, CS_LINKS, &t->rng);
+		for (unsigned i = 0; i < CS_LINKS; i++) {
+			if (dma_fence_signal(r->payload[order[i]]) == 0)
+				atomic_fetch_add(&r->signals, 1);
+			storm_jitter(&t->rng);
+		}
+		pthread_barrier_wait(&r->done);
+	}
+}
+
+static void *cs_waiter(void *arg)
+{
+	struct cs_thread *t = arg;
+	struct cs_round *r = t->round;
+
+	for (;;) {
+		unsigned built;
+
+		pthread_barrier_wait(&r->start);
+		if (atomic_load(&r->stop))
+			return NULL;
+		/* Wait on random links while the chain grows, then on its head. */
+		do {
+			built = atomic_load_explicit(&r->built, memory_order_acquire);
+			if (built) {
+				unsigned i = (unsigned)(storm_rand(&t->rng) % built);
+
+				if (dma_fence_wait_timeout(r->link[i], false, STORM_WAIT_NS) <= 0)
+					atomic_fetch_add(&r->timeouts, 1);
+				atomic_fetch_add(&r->waits, 1);
+			} else {
+				sched_yield();
+			}
+		} while (built < CS_LINKS);
+		if (dma_fence_wait_timeout(r->link[CS_LINKS - 1], false, STORM_WAIT_NS) <= 0)
+			atomic_fetch_add(&r->timeouts, 1);
+		atomic_fetch_add(&r->waits, 1);
+		pthread_barrier_wait(&r->done);
+	}
+}
+
+static void cs_build(struct cs_round *r)
+{
+	struct dma_fence *prev = NULL;
+
+	for (unsigned i = 0; i < CS_LINKS; i++) {
+		struct dma_fence_chain *chain = dma_fence_chain_alloc();
+
+		igt_assert(chain);
+		dma_fence_chain_init(chain, dma_fence_get(prev), dma_fence_get(r->payload[i]),
+				     i + 1);
+		r->link[i] = &chain->base;
+		prev = &chain->base;
+		atomic_store_explicit(&r->built, i + 1, memory_order_release);
+	}
+}
+
+static void subtest_chain_storm(void)
+{
+	enum { NTHREADS = CS_SIGNALLERS + CS_WAITERS };
+	long live0 = dma_fence_live_count();
+	struct cs_round *r = calloc(1, sizeof(*r));
+	struct cs_thread th[NTHREADS];
+	pthread_t tids[NTHREADS];
+	struct storm_clock clk;
+	uint64_t ops = 0;
+	unsigned rounds = 0;
+
+	igt_assert(r);
+	pthread_barrier_init(&r->start, NULL, NTHREADS + 1);
+	pthread_barrier_init(&r->done, NULL, NTHREADS + 1);
+	for (unsigned i = 0; i < NTHREADS; i++)
+		th[i] = (struct cs_thread){ .round = r, .rng = igt_seed() * 41 + i };
+	storm_start_threads(tids, CS_SIGNALLERS, cs_signaller, th, sizeof(th[0]));
+	storm_start_threads(tids + CS_SIGNALLERS, CS_WAITERS, cs_waiter, th + CS_SIGNALLERS,
+			    sizeof(th[0]));
+
+	storm_clock_start(&clk);
+	do {
+		uint64_t ctx = dma_fence_context_alloc(1);
+		uint64_t seqno;
+
+		atomic_store(&r->built, 0);
+		atomic_store(&r->signals, 0);
+		for (unsigned i = 0; i < CS_LINKS; i++) {
+			r->payload[i] = storm_fence_create(ctx, i + 1);
+			igt_assert(r->payload[i]);
+		}
+		pthread_barrier_wait(&r->start);
+		/* The builder races the signallers: some payloads are done already. */
+		cs_build(r);
+		pthread_barrier_wait(&r->done);
+
+		igt_assert_eq_u64(atomic_load(&r->signals), CS_LINKS);
+		seqno = r->link[CS_LINKS - 1]->seqno;
+		igt_assert_eq_u64(seqno, CS_LINKS);
+		for (unsigned i = 0; i < CS_LINKS; i++) {
+			igt_assert(dma_fence_is_signaled(r->link[i]));
+			igt_assert(dma_fence_wait_timeout(r->link[i], false, 0) > 0);
+		}
+		for (unsigned i = 0; i < CS_LINKS; i++) {
+			dma_fence_put(r->link[i]);
+			dma_fence_put(r->payload[i]);
+		}
+		ops += CS_LINKS * 2;
+		rounds++;
+	} while (rounds < CS_MAX_ROUNDS && !storm_clock_expired(&clk));
+
+	atomic_store(&r->stop, true);
+	pthread_barrier_wait(&r->start);
+	storm_join_threads(tids, NTHREADS);
+	ops += atomic_load(&r->waits);
+	igt_info("chain-storm: %u chains of %d links, %lu waits\n", rounds, CS_LINKS,
+		 atomic_load(&r->waits));
+	igt_assert_eq_u64(atomic_load(&r->timeouts), 0);
+	pthread_barrier_destroy(&r->start);
+	pthread_barrier_destroy(&r->done);
+	free(r);
+	igt_report_checks(ops, 0, 0);
+	igt_assert_eq(dma_fence_live_count(), live0);
+}
+
+/* ---- resv-storm -------------------------------------------------------- */
+
+#define RS_OBJS 4
+#define RS_WORKERS 3
+#define RS_SIGNALLERS 2
+#define RS_MAX_ITERS 4000
+
+/**
+ * struct rs_shared - reservation objects and the queue of pending fences.
+ * @obj: shared by every worker; fences are added under the ww lock.
+ * @lock: protects @pending and @npending.
+ * @pending: fences not yet signalled, one reference each, taken by
+ *	signallers in random order.
+ * @workers_left: workers still adding; signallers stop when it is zero and
+ *	the queue is empty.
+ */
+struct rs_shared {
+	struct dma_resv obj[RS_OBJS];
+	pthread_mutex_t lock;
+	struct dma_fence **pending;
+	unsigned npending;
+	atomic_uint workers_left;
+	atomic_ulong timeouts, backoffs, adds, waits, signals, bad_returns;
+	struct storm_clock clk;
+};
+
+struct rs_thread {
+	struct rs_shared *sh;
+	uint64_t rng;
+	uint64_t context;
+};
+
+/*
+ * Lock @a then @b under @ctx, backing off on -EDEADLK the way a validate
+ * list does: drop everything, sleep on the contended lock, retry.
+ */
+static int rs_lock_pair(struct dma_resv *a, struct dma_resv *b, struct ww_acquire_ctx *ctx,
+			atomic_ulong *backoffs)
+{
+	struct dma_resv *first = a, *second = b;
+	int ret;
+
+	ret = dma_resv_lock(first, ctx);
+	if (ret)
+		return ret;
+	for (;;) {
+		struct dma_resv *t;
+
+		ret = dma_resv_lock(second, ctx);
+		if (ret != -EDEADLK)
+			break;
+		atomic_fetch_add(backoffs, 1);
+		dma_resv_unlock(first);
+		dma_resv_lock_slow(second, ctx);
+		t = first;
+		first = second;
+		second = t;
+	}
+	if (ret)
+		dma_resv_unlock(first);
+	return ret;
+}
+
+static void *rs_worker(void *arg)
+{
+	struct rs_thread *t = arg;
+	struct rs_shared *sh = t->sh;
+
+	for (unsigned it = 0; it < RS_MAX_ITERS && !storm_clock_expired(&sh->clk); it++) {
+		unsigned ia = (unsigned)(storm_rand(&t->rng) % RS_OBJS);
+		unsigned ib = (ia + 1 + (unsigned)(storm_rand(&t->rng) % (RS_OBJS - 1))) % RS_OBJS;
+		enum dma_resv_usage usage = (storm_rand(&t->rng) & 1) ? DMA_RESV_USAGE_WRITE :
+									 DMA_RESV_USAGE_READ;
+		struct ww_acquire_ctx ctx;
+		struct dma_fence *f;
+		int64_t left;
+		int ret;
+
+		f = storm_fence_create(t->context, it + 1);
+		igt_assert(f);
+		ww_acquire_init(&ctx, &reservation_ww_class);
+		ret = rs_lock_pair(&sh->obj[ia], &sh->obj[ib], &ctx, &sh->backoffs);
+		igt_assert_eq(ret, 0);
+		ww_acquire_done(&ctx);
+		igt_assert_eq(dma_resv_reserve_fences(&sh->obj[ia], 1), 0);
+		igt_assert_eq(dma_resv_reserve_fences(&sh->obj[ib], 1), 0);
+		igt_assert_eq(dma_resv_add_fence(&sh->obj[ia], f, usage), 0);
+		igt_assert_eq(dma_resv_add_fence(&sh->obj[ib], f, usage), 0);
+		if ((it & 15) == 0)
+			dma_resv_prune(&sh->obj[ia]);
+		dma_resv_unlock(&sh->obj[ib]);
+		dma_resv_unlock(&sh->obj[ia]);
+		ww_acquire_fini(&ctx);
+		atomic_fetch_add(&sh->adds, 2);
+
+		/* Hand our reference to the signallers. */
+		pthread_mutex_lock(&sh->lock);
+		sh->pending[sh->npending++] = f;
+		pthread_mutex_unlock(&sh->lock);
+
+		left = dma_resv_wait_timeout(&sh->obj[storm_rand(&t->rng) % RS_OBJS],
+					     DMA_RESV_USAGE_BOOKKEEP, false, STORM_WAIT_NS);
+		if (left == 0)
+			atomic_fetch_add(&sh->timeouts, 1);
+		else if (left < 0)
+			atomic_fetch_add(&sh->bad_returns, 1);
+		atomic_fetch_add(&sh->waits, 1);
+	}
+	atomic_fetch_sub(&sh->workers_left, 1);
+	return NULL;
+}
+
+static void *rs_signaller(void *arg)
+{
+	struct rs_thread *t = arg;
+	struct rs_shared *sh = t->sh;
+
+	for (;;) {
+		struct dma_fence *f = NULL;
+		bool last = atomic_load(&sh->workers_left) == 0;
+
+		pthread_mutex_lock(&sh->lock);
+		if (sh->npending) {
+			unsigned i = (unsigned)(storm_rand(&t->rng) % sh->npending);
+
+			f = sh->pending[i];
+			sh->pending[i] = sh->pending[--sh->npending];
+		}
+		pthread_mutex_unlock(&sh->lock);
+		if (!f) {
+			/* workers_left was read before the queue: nothing can follow. */
+			if (last)
+				return NULL;
+			sched_yield();
+			continue;
+		}
+		if (dma_fence_signal(f) == 0)
+			atomic_fetch_add(&sh->signals, 1);
+		else
+			atomic_fetch_add(&sh->bad_returns, 1);
+		dma_fence_put(f);
+		storm_jitter(&t->rng);
+	}
+}
+
+static void subtest_resv_storm(void)
+{
+	enum { NTHREADS = RS_WORKERS + RS_SIGNALLERS };
+	long live0 = dma_fence_live_count();
+	struct rs_shared *sh = calloc(1, sizeof(*sh));
+	struct rs_thread th[NTHREADS];
+	pthread_t tids[NTHREADS];
+	uint64_t ops;
+
+	igt_assert(sh);
+	sh->pending = calloc((size_t)RS_WORKERS * RS_MAX_ITERS, sizeof(*sh->pending));
+	igt_assert(sh->pending);
+	for (unsigned i = 0; i < RS_OBJS; i++)
+		dma_resv_init(&sh->obj[i]);
+	pthread_mutex_init(&sh->lock, NULL);
+	atomic_store(&sh->workers_left, RS_WORKERS);
+	for (unsigned i = 0; i < NTHREADS; i++)
+		th[i] = (struct rs_thread){ .sh = sh,
+					    .rng = igt_seed() * 43 + i,
+					    .context = dma_fence_context_alloc(1) };
+	storm_clock_start(&sh->clk);
+	storm_start_threads(tids, RS_WORKERS, rs_worker, th, sizeof(th[0]));
+	storm_start_threads(tids + RS_WORKERS, RS_SIGNALLERS, rs_signaller, th + RS_WORKERS,
+			    sizeof(th[0]));
+	storm_join_threads(tids, NTHREADS);
+
+	igt_assert_eq(sh->npending, 0);
+	igt_assert_eq_u64(atomic_load(&sh->signals), atomic_load(&sh->adds) / 2);
+	igt_assert_eq_u64(atomic_load(&sh->timeouts), 0);
+	igt_assert_eq_u64(atomic_load(&sh->bad_returns), 0);
+	for (unsigned i = 0; i < RS_OBJS; i++) {
+		igt_assert(dma_resv_test_signaled(&sh->obj[i], DMA_RESV_USAGE_BOOKKEEP));
+		igt_assert_eq(dma_resv_count_pending(&sh->obj[i]), 0);
+		dma_resv_fini(&sh->obj[i]);
+	}
+	ops = atomic_load(&sh->adds) + atomic_load(&sh->waits) + atomic_load(&sh->signals);
+	igt_info("resv-storm: %lu fences added, %lu waits, %lu ww back-offs\n",
+		 atomic_load(&sh->adds), atomic_load(&sh->waits), atomic_load(&sh->backoffs));
+	pthread_mutex_destroy(&sh->lock);
+	free(sh->pending);
+	free(sh);
+	igt_report_checks(ops, 0, 0);
+	igt_assert_eq(dma_fence_live_count(), live0);
+}
+
+igt_main_description("Races on dma_fence signalling, waiting, callbacks, fence chains and "
+		     "dma_resv: every waiter wakes, every fence signals and delivers once, "
+		     "nothing leaks.")
+{
+	igt_subtest("signal-vs-wait")
+		subtest_signal_vs_wait();
+	igt_subtest("signal-vs-callback")
+		subtest_signal_vs_callback();
+	igt_subtest("many-waiters")
+		subtest_many_waiters();
+	igt_subtest("chain-storm")
+		subtest_chain_storm();
+	igt_subtest("resv-storm")
+		subtest_resv_storm();
+}
