@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ttm_resource: a piece of one memory type backing a buffer object, and
+ * ttm_resource_manager, the per-memory-type allocator behind an ops table.
+ *
+ * A manager's alloc() creates its own subclass of struct ttm_resource
+ * (embedding it) and calls ttm_resource_init(); its free() calls
+ * ttm_resource_fini() and frees the subclass. Usage accounting lives in
+ * init/fini, so every manager counts the same way.
+ *
+ * Locking: @usage is atomic. The LRU lists and the bulk-move ranges are
+ * protected by the device's LRU lock; until the device exists callers
+ * serialise the LRU calls themselves. The move fence has its own
+ * @move_lock. Managers serialise their allocator internally, so alloc/free
+ * may be called concurrently and without the LRU lock.
+ */
+#ifndef TTM_RESOURCE_H
+#define TTM_RESOURCE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ttm/dma_fence.h>
+#include <ttm/list.h>
+#include <ttm/ttm_placement.h>
+
+#define TTM_PAGE_SHIFT 12
+#define TTM_PAGE_SIZE (1ull << TTM_PAGE_SHIFT)
+#define TTM_MAX_BO_PRIORITY 4
+
+/* Defined by the BO code (ttm_bo.h); resources only point at it. */
+struct ttm_buffer_object;
+struct ttm_resource_manager;
+
+/**
+ * struct ttm_bus_placement - how the CPU reaches a resource.
+ * @addr: CPU address when the memory is already mapped, else NULL.
+ * @offset: bus offset of the first byte.
+ * @is_iomem: true for device memory (VRAM, apertures).
+ */
+struct ttm_bus_placement {
+	void *addr;
+	uint64_t offset;
+	bool is_iomem;
+};
+
+struct ttm_lru_bulk_move;
+
+/**
+ * struct ttm_resource - a piece of memory of one type.
+ * @start: first page inside the memory type (0 for SYSTEM).
+ * @size: bytes, page aligned.
+ * @mem_type: TTM_PL_*.
+ * @placement: the TTM_PL_FLAG_* of the place it was allocated for.
+ * @bus: CPU access information, filled by the driver's io_mem_reserve.
+ * @bo: the owning buffer object, NULL for a resource without one.
+ * @priority: LRU list index, below TTM_MAX_BO_PRIORITY.
+ * @lru: LRU link; protected by the LRU lock.
+ * @bulk_move: the bulk range containing the resource, NULL if none;
+ *	protected by the LRU lock.
+ */
+struct ttm_resource {
+	uint64_t start;
+	uint64_t size;
+	uint32_t mem_type;
+	uint32_t placement;
+	struct ttm_bus_placement bus;
+	struct ttm_buffer_object *bo;
+	unsigned priority;
+	struct list_head lru;
+	struct ttm_lru_bulk_move *bulk_move;
+};
+
+/**
+ * struct ttm_resource_manager_func - a memory type's allocator.
+ */
+struct ttm_resource_manager_func {
+	/**
+	 * @alloc: allocate @size bytes (page aligned) for @bo (may be NULL)
+	 * inside @place, aligned to @page_alignment pages (0 or 1: none), and
+	 * return the new resource in @res, initialised with
+	 * ttm_resource_init(). Return: 0; -ENOSPC when the space is not there;
+	 * -ENOMEM. Nothing is taken on failure. Called without the LRU lock.
+	 */
+	int (*alloc)(struct ttm_resource_manager *man, struct ttm_buffer_object *bo,
+		     const struct ttm_place *place, uint64_t size, uint64_t page_alignment,
+		     struct ttm_resource **res);
+	/**
+	 * @free: give back @res (which must be off every LRU), calling
+	 * ttm_resource_fini(). Cannot fail.
+	 */
+	void (*free)(struct ttm_resource_manager *man, struct ttm_resource *res);
+	/**
+	 * @intersects: optional; true when evicting @res could make room in
+	 * @place. Without it every resource of the type intersects.
+	 */
+	bool (*intersects)(struct ttm_resource_manager *man, struct ttm_resource *res,
+			   const struct ttm_place *place, uint64_t size);
+	/**
+	 * @compatible: optional; true when @res already satisfies @place
+	 * (same type is checked by the caller). Without it the page range
+	 * [@fpfn, @lpfn) and CONTIGUOUS are checked generically.
+	 */
+	bool (*compatible)(struct ttm_resource_manager *man, struct ttm_resource *res,
+			   const struct ttm_place *place, uint64_t size);
+	/** @debug: optional; print allocator state to @f. */
+	void (*debug)(struct ttm_resource_manager *man, FILE *f);
+};
+
+/**
+ * struct ttm_resource_manager - one memory type; caller-embedded.
+ * @func: the allocator.
+ * @use_type: the type is enabled (set by the driver after init).
+ * @use_tt: resources need a ttm_tt (system pages) behind them.
+ * @size: pages managed.
+ * @usage: bytes allocated; atomic.
+ * @lru: per priority, resources in least-recently-used-first order;
+ *	protected by the LRU lock.
+ * @move_lock: protects @move.
+ * @move: fence of the last pipelined move into this type, or NULL; new
+ *	allocations must not be touched by the GPU before it signals.
+ */
+struct ttm_resource_manager {
+	const struct ttm_resource_manager_func *func;
+	bool use_type;
+	bool use_tt;
+	uint64_t size;
+	_Atomic uint64_t usage;
+	struct list_head lru[TTM_MAX_BO_PRIORITY];
+	pthread_mutex_t move_lock;
+	struct dma_fence *move;
+};
+
+/**
+ * struct ttm_lru_bulk_move_pos - the contiguous LRU range of one bulk.
+ * @first, @last: first and last resource of the range, NULL when empty.
+ */
+struct ttm_lru_bulk_move_pos {
+	struct ttm_resource *first;
+	struct ttm_resource *last;
+};
+
+/**
+ * struct ttm_lru_bulk_move - resources moved to the LRU tail together
+ * (for example every BO of one VM); their entries are kept adjacent per
+ * memory type and priority. Protected by the LRU lock.
+ * @pos: per memory type and priority, the range.
+ */
+struct ttm_lru_bulk_move {
+	struct ttm_lru_bulk_move_pos pos[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY];
+};
+
+/**
+ * ttm_resource_manager_init() - initialise @man for @size pages with @func.
+ * @use_type starts false. Return: 0; -EINVAL for a NULL @func/alloc/free.
+ */
+int ttm_resource_manager_init(struct ttm_resource_manager *man,
+			      const struct ttm_resource_manager_func *func, uint64_t size);
+
+/**
+ * ttm_resource_manager_fini() - tear @man down: waits for and drops the move
+ * fence. Return: 0; -EBUSY while usage is not zero (nothing is torn down, so
+ * the call may be repeated after freeing).
+ */
+int ttm_resource_manager_fini(struct ttm_resource_manager *man);
+
+/** ttm_resource_manager_usage() - bytes currently allocated from @man. */
+uint64_t ttm_resource_manager_usage(struct ttm_resource_manager *man);
+
+/** ttm_resource_manager_lru_count() - resources on the LRU of @priority. */
+unsigned long ttm_resource_manager_lru_count(const struct ttm_resource_manager *man,
+					     unsigned priority);
+
+/**
+ * ttm_resource_manager_debug() - print type flags, size, usage and LRU
+ * lengths, then the allocator's own state, to @f. Takes no lock on the
+ * LRU lists: callers hold the LRU lock for exact numbers.
+ */
+void ttm_resource_manager_debug(struct ttm_resource_manager *man, FILE *f);
+
+/**
+ * ttm_resource_manager_set_move() - record @fence as the latest move into
+ * @man: it replaces the current fence unless that is a later fence of the
+ * same context. Takes its own reference.
+ */
+void ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_fence *fence);
+
+/** ttm_resource_manager_get_move() - a new reference to the move fence, or NULL. */
+struct dma_fence *ttm_resource_manager_get_move(struct ttm_resource_manager *man);
+
+/**
+ * ttm_resource_manager_cleanup_move() - wait for the move fence and drop it.
+ * Return: 0; the fence's error, or the wait's (-EINTR with @intr).
+ * The fence is dropped only when it signalled.
+ */
+int ttm_resource_manager_cleanup_move(struct ttm_resource_manager *man, bool intr);
+
+/**
+ * ttm_resource_init() - for managers: fill @res for @place and charge its
+ * size to @man's usage. @res->lru starts unlinked.
+ */
+void ttm_resource_init(struct ttm_resource_manager *man, struct ttm_buffer_object *bo,
+		       const struct ttm_place *place, uint64_t size, struct ttm_resource *res);
+
+/** ttm_resource_fini() - for managers: uncharge @res. It must be off the LRU. */
+void ttm_resource_fini(struct ttm_resource_manager *man, struct ttm_resource *res);
+
+/**
+ * ttm_resource_alloc() - allocate @size bytes (rounded up to pages) from
+ * @man inside @place. Fault point "resource_alloc" fails it with -ENOMEM
+ * before the manager is asked. @place->mem_type should name @man's type
+ * (the device picks the manager by it). Return: 0 with *@res set; -EINVAL
+ * for a zero size or a bad alignment (not a power of two); -ENOSPC;
+ * -ENOMEM. On failure *@res is NULL and the usage is unchanged.
+ */
+int ttm_resource_alloc(struct ttm_resource_manager *man, struct ttm_buffer_object *bo,
+		       const struct ttm_place *place, uint64_t size, uint64_t page_alignment,
+		       struct ttm_resource **res);
+
+/**
+ * ttm_resource_free() - take *@res off the LRU (and its bulk move) and give
+ * it back to @man; *@res becomes NULL. NULL is a no-op. Takes the same
+ * locks the LRU calls need (the caller's LRU lock).
+ */
+void ttm_resource_free(struct ttm_resource_manager *man, struct ttm_resource **res);
+
+/**
+ * ttm_resource_compatible() - true when @res (of @man) already satisfies
+ * one place of @placement, so validate has nothing to move. When
+ * @evicting, DESIRED places are skipped, else FALLBACK places are.
+ */
+bool ttm_resource_compatible(struct ttm_resource_manager *man, struct ttm_resource *res,
+			     const struct ttm_placement *placement, bool evicting);
+
+/** ttm_resource_intersects() - see ttm_resource_manager_func.intersects. */
+bool ttm_resource_intersects(struct ttm_resource_manager *man, struct ttm_resource *res,
+			     const struct ttm_place *place, uint64_t size);
+
+/* LRU: the caller holds the LRU lock. */
+
+/** ttm_resource_lru_add() - put @res at the tail of its priority's LRU. */
+void ttm_resource_lru_add(struct ttm_resource_manager *man, struct ttm_resource *res);
+
+/**
+ * ttm_resource_lru_move_tail() - mark @res most recently used. A resource
+ * in a bulk move goes to the end of its bulk range instead, keeping the
+ * range adjacent.
+ */
+void ttm_resource_lru_move_tail(struct ttm_resource_manager *man, struct ttm_resource *res);
+
+/** ttm_resource_lru_del() - take @res off its LRU and out of its bulk move. */
+void ttm_resource_lru_del(struct ttm_resource_manager *man, struct ttm_resource *res);
+
+/** ttm_lru_bulk_move_init() - an empty bulk move. */
+void ttm_lru_bulk_move_init(struct ttm_lru_bulk_move *bulk);
+
+/**
+ * ttm_lru_bulk_move_add() - join @res (already on @man's LRU) to @bulk:
+ * it is placed right after the range's last entry. Return: 0; -EBUSY when
+ * @res already belongs to a bulk; -EINVAL when @res is not on an LRU.
+ */
+int ttm_lru_bulk_move_add(struct ttm_lru_bulk_move *bulk, struct ttm_resource_manager *man,
+			  struct ttm_resource *res);
+
+/** ttm_lru_bulk_move_del() - take @res out of its bulk (it stays on the LRU). */
+void ttm_lru_bulk_move_del(struct ttm_resource *res);
+
+/**
+ * ttm_lru_bulk_move_tail() - move every range of @bulk to the tail of its
+ * LRU. @mans is indexed by memory type (TTM_NUM_MEM_TYPES entries, NULL
+ * for types without a manager).
+ */
+void ttm_lru_bulk_move_tail(struct ttm_lru_bulk_move *bulk,
+			    struct ttm_resource_manager *const *mans);
+
+/* The SYSTEM manager: plain allocations, no space limit, no ranges. */
+
+/** ttm_sys_manager_init() - @man becomes a SYSTEM type (use_tt, use_type). */
+int ttm_sys_manager_init(struct ttm_resource_manager *man);
+
+/** ttm_sys_manager_fini() - Return: 0; -EBUSY while resources remain. */
+int ttm_sys_manager_fini(struct ttm_resource_manager *man);
+
+#endif /* TTM_RESOURCE_H */
