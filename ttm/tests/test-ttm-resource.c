@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* ttm_resource and the SYSTEM, range and buddy managers. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -489,4 +490,60 @@ KTEST(ttm_resource_manager_set_move_keeps_later_fence)
 	EXPECT_EQ(ttm_sys_manager_fini(&man), 0); /* drops the signalled fence */
 	dma_fence_put(&f1);
 	dma_fence_put(&f2);
+}
+
+struct churn_arg {
+	struct ttm_resource_manager *man;
+	struct ttm_place place;
+	unsigned iters;
+	int errors;
+};
+
+/* Allocate and free in a loop; the manager's own lock is all that serialises. */
+static void *churn_thread(void *p)
+{
+	struct churn_arg *a = p;
+	struct ttm_resource *held[8] = { NULL };
+
+	for (unsigned i = 0; i < a->iters; i++) {
+		unsigned slot = i % 8;
+		int ret;
+
+		ttm_resource_free(a->man, &held[slot]);
+		ret = ttm_resource_alloc(a->man, NULL, &a->place, (1 + i % 3) * PG, 0, &held[slot]);
+		if (ret && ret != -ENOSPC)
+			a->errors++;
+	}
+	for (unsigned s = 0; s < 8; s++)
+		ttm_resource_free(a->man, &held[s]);
+	return NULL;
+}
+
+KTEST(ttm_resource_alloc_two_threads_usage_balanced)
+{
+	struct ttm_range_manager rman;
+	struct ttm_buddy_manager bman;
+	struct churn_arg args[4];
+	pthread_t th[4];
+
+	ASSERT_EQ(ttm_range_manager_init(&rman, true, 64), 0);
+	ASSERT_EQ(ttm_buddy_manager_init(&bman, 64, 0, 0), 0);
+	for (int i = 0; i < 4; i++) {
+		args[i].man = i < 2 ? &rman.manager : &bman.manager;
+		args[i].place = (struct ttm_place){ .mem_type = i < 2 ? TTM_PL_TT : TTM_PL_VRAM,
+						    .flags = i % 2 ? TTM_PL_FLAG_TOPDOWN : 0 };
+		args[i].iters = 2000 * ktest_scale();
+		args[i].errors = 0;
+		ASSERT_EQ(pthread_create(&th[i], NULL, churn_thread, &args[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(args[i].errors, 0);
+	}
+	EXPECT_UEQ(ttm_resource_manager_usage(&rman.manager), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(&bman.manager), 0);
+	EXPECT_TRUE(drm_mm_clean(&rman.mm));
+	EXPECT_UEQ(drm_buddy_avail(&bman.mm), 64 * PG);
+	EXPECT_EQ(ttm_range_manager_fini(&rman), 0);
+	EXPECT_EQ(ttm_buddy_manager_fini(&bman), 0);
 }
