@@ -33,7 +33,7 @@
  */
 #define STORM_WAIT_NS (10ll * 1000 * 1000 * 1000)
 
-#define container_of_storm(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define container_of_storm(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 /* ---- fence class and helpers ------------------------------------------- */
 
@@ -51,8 +51,8 @@ static const char *storm_timeline_name(struct dma_fence *fence)
 
 /* Software fences: signalled only by explicit dma_fence_signal() calls. */
 static const struct dma_fence_ops storm_fence_ops = {
-	.get_driver_name = storm_driver_name,
-	.get_timeline_name = storm_timeline_name,
+    .get_driver_name = storm_driver_name,
+    .get_timeline_name = storm_timeline_name,
 };
 
 static struct dma_fence *storm_fence_create(uint64_t context, uint64_t seqno)
@@ -153,9 +153,17 @@ struct svw_slot {
 
 struct svw_round {
 	struct svw_slot slot[SVW_FENCES];
+	/*
+	 * The round's signalling order, shared by the signallers so that
+	 * they race for each fence, and followed by the first waiter so that
+	 * it chases them and sleeps on fences about to be signalled.
+	 */
+	unsigned order[SVW_FENCES];
 	pthread_barrier_t start, done;
 	atomic_bool stop;
 	atomic_ulong timeouts, lost_races, waits, bad_returns;
+	/* Waits that found the fence pending, i.e. really raced a signaller. */
+	atomic_ulong pending_waits;
 };
 
 struct svw_thread {
@@ -176,16 +184,14 @@ static void *svw_signaller(void *arg)
 {
 	struct svw_thread *t = arg;
 	struct svw_round *r = t->round;
-	unsigned order[SVW_FENCES];
 
 	for (;;) {
 		pthread_barrier_wait(&r->start);
 		if (atomic_load(&r->stop))
 			return NULL;
 		/* Every signaller tries every fence: only one may win each. */
-		storm_shuffle(order, SVW_FENCES, &t->rng);
 		for (unsigned i = 0; i < SVW_FENCES; i++) {
-			struct svw_slot *s = &r->slot[order[i]];
+			struct svw_slot *s = &r->slot[r->order[i]];
 			int ret = dma_fence_signal(s->fence);
 
 			if (ret == 0)
@@ -210,11 +216,17 @@ static void *svw_waiter(void *arg)
 		pthread_barrier_wait(&r->start);
 		if (atomic_load(&r->stop))
 			return NULL;
-		storm_shuffle(order, SVW_FENCES, &t->rng);
+		if (t->index % 2)
+			storm_shuffle(order, SVW_FENCES, &t->rng);
+		else
+			memcpy(order, r->order, sizeof(order));
 		for (unsigned i = 0; i < SVW_FENCES; i++) {
-			int64_t left = dma_fence_wait_timeout(r->slot[order[i]].fence, false,
-							      STORM_WAIT_NS);
+			struct dma_fence *f = r->slot[order[i]].fence;
+			int64_t left;
 
+			if (!dma_fence_test_signaled_flag(f))
+				atomic_fetch_add(&r->pending_waits, 1);
+			left = dma_fence_wait_timeout(f, false, STORM_WAIT_NS);
 			if (left == 0)
 				atomic_fetch_add(&r->timeouts, 1);
 			else if (left < 0)
@@ -233,14 +245,14 @@ static void subtest_signal_vs_wait(void)
 	struct svw_thread th[NTHREADS];
 	pthread_t tids[NTHREADS];
 	struct storm_clock clk;
-	uint64_t ops = 0;
+	uint64_t ops = 0, rng = igt_seed();
 	unsigned rounds = 0;
 
 	igt_assert(r);
 	pthread_barrier_init(&r->start, NULL, NTHREADS + 1);
 	pthread_barrier_init(&r->done, NULL, NTHREADS + 1);
 	for (unsigned i = 0; i < NTHREADS; i++)
-		th[i] = (struct svw_thread){ .round = r, .rng = igt_seed() * 31 + i, .index = i };
+		th[i] = (struct svw_thread){.round = r, .rng = igt_seed() * 31 + i, .index = i};
 	storm_start_threads(tids, SVW_SIGNALLERS, svw_signaller, th, sizeof(th[0]));
 	storm_start_threads(tids + SVW_SIGNALLERS, SVW_WAITERS, svw_waiter, th + SVW_SIGNALLERS,
 			    sizeof(th[0]));
@@ -258,6 +270,7 @@ static void subtest_signal_vs_wait(void)
 			atomic_store(&s->won, 0);
 			igt_assert_eq(dma_fence_add_callback(s->fence, &s->cb, svw_count_cb), 0);
 		}
+		storm_shuffle(r->order, SVW_FENCES, &rng);
 		pthread_barrier_wait(&r->start);
 		pthread_barrier_wait(&r->done);
 		for (unsigned i = 0; i < SVW_FENCES; i++) {
@@ -280,8 +293,10 @@ static void subtest_signal_vs_wait(void)
 	storm_join_threads(tids, NTHREADS);
 
 	ops += atomic_load(&r->waits);
-	igt_info("signal-vs-wait: %u rounds, %lu waits, %lu lost signal races\n", rounds,
-		 atomic_load(&r->waits), atomic_load(&r->lost_races));
+	igt_info("signal-vs-wait: %u rounds, %lu waits (%lu on a pending fence), "
+		 "%lu lost signal races\n",
+		 rounds, atomic_load(&r->waits), atomic_load(&r->pending_waits),
+		 atomic_load(&r->lost_races));
 	igt_assert_eq_u64(atomic_load(&r->timeouts), 0);
 	igt_assert_eq_u64(atomic_load(&r->bad_returns), 0);
 	igt_assert_eq_u64(atomic_load(&r->lost_races),
@@ -395,7 +410,7 @@ static void subtest_signal_vs_callback(void)
 	pthread_barrier_init(&r->start, NULL, NTHREADS + 1);
 	pthread_barrier_init(&r->done, NULL, NTHREADS + 1);
 	for (unsigned i = 0; i < NTHREADS; i++)
-		th[i] = (struct svc_thread){ .round = r, .rng = igt_seed() * 37 + i, .index = i };
+		th[i] = (struct svc_thread){.round = r, .rng = igt_seed() * 37 + i, .index = i};
 	storm_start_threads(tids, SVC_ADDERS, svc_adder, th, sizeof(th[0]));
 	storm_start_threads(tids + SVC_ADDERS, 1, svc_signaller, th + SVC_ADDERS, sizeof(th[0]));
 
@@ -487,7 +502,7 @@ static void subtest_many_waiters(void)
 	igt_assert(tids);
 	storm_clock_start(&clk);
 	do {
-		struct mw_round r = { 0 };
+		struct mw_round r = {0};
 
 		r.fence = storm_fence_create(dma_fence_context_alloc(1), 1);
 		igt_assert(r.fence);
@@ -623,7 +638,7 @@ static void subtest_chain_storm(void)
 	pthread_barrier_init(&r->start, NULL, NTHREADS + 1);
 	pthread_barrier_init(&r->done, NULL, NTHREADS + 1);
 	for (unsigned i = 0; i < NTHREADS; i++)
-		th[i] = (struct cs_thread){ .round = r, .rng = igt_seed() * 41 + i };
+		th[i] = (struct cs_thread){.round = r, .rng = igt_seed() * 41 + i};
 	storm_start_threads(tids, CS_SIGNALLERS, cs_signaller, th, sizeof(th[0]));
 	storm_start_threads(tids + CS_SIGNALLERS, CS_WAITERS, cs_waiter, th + CS_SIGNALLERS,
 			    sizeof(th[0]));
@@ -744,8 +759,8 @@ static void *rs_worker(void *arg)
 	for (unsigned it = 0; it < RS_MAX_ITERS && !storm_clock_expired(&sh->clk); it++) {
 		unsigned ia = (unsigned)(storm_rand(&t->rng) % RS_OBJS);
 		unsigned ib = (ia + 1 + (unsigned)(storm_rand(&t->rng) % (RS_OBJS - 1))) % RS_OBJS;
-		enum dma_resv_usage usage = (storm_rand(&t->rng) & 1) ? DMA_RESV_USAGE_WRITE :
-									 DMA_RESV_USAGE_READ;
+		enum dma_resv_usage usage =
+		    (storm_rand(&t->rng) & 1) ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ;
 		struct ww_acquire_ctx ctx;
 		struct dma_fence *f;
 		int64_t left;
@@ -835,9 +850,8 @@ static void subtest_resv_storm(void)
 	pthread_mutex_init(&sh->lock, NULL);
 	atomic_store(&sh->workers_left, RS_WORKERS);
 	for (unsigned i = 0; i < NTHREADS; i++)
-		th[i] = (struct rs_thread){ .sh = sh,
-					    .rng = igt_seed() * 43 + i,
-					    .context = dma_fence_context_alloc(1) };
+		th[i] = (struct rs_thread){
+		    .sh = sh, .rng = igt_seed() * 43 + i, .context = dma_fence_context_alloc(1)};
 	storm_clock_start(&sh->clk);
 	storm_start_threads(tids, RS_WORKERS, rs_worker, th, sizeof(th[0]));
 	storm_start_threads(tids + RS_WORKERS, RS_SIGNALLERS, rs_signaller, th + RS_WORKERS,
@@ -867,14 +881,9 @@ igt_main_description("Races on dma_fence signalling, waiting, callbacks, fence c
 		     "dma_resv: every waiter wakes, every fence signals and delivers once, "
 		     "nothing leaks.")
 {
-	igt_subtest("signal-vs-wait")
-		subtest_signal_vs_wait();
-	igt_subtest("signal-vs-callback")
-		subtest_signal_vs_callback();
-	igt_subtest("many-waiters")
-		subtest_many_waiters();
-	igt_subtest("chain-storm")
-		subtest_chain_storm();
-	igt_subtest("resv-storm")
-		subtest_resv_storm();
+	igt_subtest("signal-vs-wait") subtest_signal_vs_wait();
+	igt_subtest("signal-vs-callback") subtest_signal_vs_callback();
+	igt_subtest("many-waiters") subtest_many_waiters();
+	igt_subtest("chain-storm") subtest_chain_storm();
+	igt_subtest("resv-storm") subtest_resv_storm();
 }
