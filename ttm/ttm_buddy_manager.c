@@ -160,8 +160,8 @@ static const struct ttm_resource_manager_func ttm_buddy_manager_func = {
 	.debug = ttm_buddy_man_debug,
 };
 
-int ttm_buddy_manager_init(struct ttm_buddy_manager *bman, uint64_t p_size,
-			   uint64_t visible_pages, uint64_t chunk_size)
+int ttm_buddy_manager_init(struct ttm_buddy_manager *bman, uint64_t p_size, uint64_t visible_pages,
+			   uint64_t chunk_size)
 {
 	int ret;
 
@@ -172,6 +172,8 @@ int ttm_buddy_manager_init(struct ttm_buddy_manager *bman, uint64_t p_size,
 	ret = drm_buddy_init(&bman->mm, p_size << TTM_PAGE_SHIFT, chunk_size);
 	if (ret)
 		return ret;
+	/* The buddy rounds down to whole chunks: manage only what it covers. */
+	p_size = bman->mm.size >> TTM_PAGE_SHIFT;
 	ret = ttm_resource_manager_init(&bman->manager, &ttm_buddy_manager_func, p_size);
 	if (ret) {
 		drm_buddy_fini(&bman->mm);

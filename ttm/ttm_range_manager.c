@@ -32,8 +32,8 @@ static int ttm_range_man_alloc(struct ttm_resource_manager *man, struct ttm_buff
 		return -ENOMEM;
 	pthread_mutex_lock(&rman->lock);
 	ret = drm_mm_insert_node_in_range(&rman->mm, &node->mm_node, pages,
-					  page_alignment > 1 ? page_alignment : 0, 0,
-					  place->fpfn, lpfn, mode);
+					  page_alignment > 1 ? page_alignment : 0, 0, place->fpfn,
+					  lpfn, mode);
 	pthread_mutex_unlock(&rman->lock);
 	if (ret) {
 		free(node);

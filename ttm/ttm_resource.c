@@ -174,8 +174,7 @@ void ttm_resource_free(struct ttm_resource_manager *man, struct ttm_resource **r
 }
 
 static bool ttm_resource_generic_compatible(struct ttm_resource_manager *man,
-					    struct ttm_resource *res,
-					    const struct ttm_place *place)
+					    struct ttm_resource *res, const struct ttm_place *place)
 {
 	uint64_t pages = res->size >> TTM_PAGE_SHIFT;
 	uint64_t lpfn = place->lpfn ? place->lpfn : man->size;

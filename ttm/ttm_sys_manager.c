@@ -9,8 +9,8 @@
 #include <ttm/ttm_resource.h>
 
 static int ttm_sys_man_alloc(struct ttm_resource_manager *man, struct ttm_buffer_object *bo,
-			     const struct ttm_place *place, uint64_t size,
-			     uint64_t page_alignment, struct ttm_resource **res)
+			     const struct ttm_place *place, uint64_t size, uint64_t page_alignment,
+			     struct ttm_resource **res)
 {
 	struct ttm_resource *r = malloc(sizeof(*r));
 

@@ -49,8 +49,8 @@ struct ttm_buddy_resource {
  * @chunk_size bytes (0: one page). @use_type is set, @use_tt is not.
  * Return: 0; -EINVAL for a zero size or a bad chunk size; -ENOMEM.
  */
-int ttm_buddy_manager_init(struct ttm_buddy_manager *bman, uint64_t p_size,
-			   uint64_t visible_pages, uint64_t chunk_size);
+int ttm_buddy_manager_init(struct ttm_buddy_manager *bman, uint64_t p_size, uint64_t visible_pages,
+			   uint64_t chunk_size);
 
 /** ttm_buddy_manager_fini() - Return: 0; -EBUSY while resources remain. */
 int ttm_buddy_manager_fini(struct ttm_buddy_manager *bman);
