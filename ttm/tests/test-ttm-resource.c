@@ -547,3 +547,57 @@ KTEST(ttm_resource_alloc_two_threads_usage_balanced)
 	EXPECT_EQ(ttm_range_manager_fini(&rman), 0);
 	EXPECT_EQ(ttm_buddy_manager_fini(&bman), 0);
 }
+
+KTEST(ttm_buddy_manager_alloc_alignment_blocks_aligned)
+{
+	struct ttm_buddy_manager bman;
+	struct ttm_resource_manager *man = &bman.manager;
+	struct ttm_place any = { .mem_type = TTM_PL_VRAM };
+	struct ttm_resource *a, *b, *x = NULL;
+	struct drm_buddy_block *blk;
+
+	ASSERT_EQ(ttm_buddy_manager_init(&bman, 256, 0, 0), 0);
+	ASSERT_EQ(ttm_resource_alloc(man, NULL, &any, PG, 0, &a), 0);
+	/* 16-page alignment: every block starts on 16 pages, size rounds up. */
+	ASSERT_EQ(ttm_resource_alloc(man, NULL, &any, 20 * PG, 16, &b), 0);
+	EXPECT_UEQ(b->size, 32 * PG);
+	EXPECT_UEQ(b->start % 16, 0);
+	list_for_each_entry (blk, &to_ttm_buddy_resource(b)->blocks, struct drm_buddy_block, link)
+		EXPECT_UEQ(drm_buddy_block_offset(blk) % (16 * PG), 0);
+	EXPECT_EQ(ttm_resource_alloc(man, NULL, &any, PG, 3, &x), -EINVAL);
+	EXPECT_TRUE(x == NULL);
+	EXPECT_UEQ(ttm_resource_manager_usage(man), 33 * PG);
+	ttm_resource_free(man, &a);
+	ttm_resource_free(man, &b);
+	EXPECT_EQ(ttm_buddy_manager_fini(&bman), 0);
+}
+
+KTEST(ttm_range_manager_alloc_bad_alignment_einval)
+{
+	struct ttm_range_manager rman;
+	struct ttm_place tt = { .mem_type = TTM_PL_TT };
+	struct ttm_resource *x = NULL;
+
+	ASSERT_EQ(ttm_range_manager_init(&rman, true, 64), 0);
+	EXPECT_EQ(ttm_resource_alloc(&rman.manager, NULL, &tt, PG, 3, &x), -EINVAL);
+	EXPECT_TRUE(x == NULL);
+	EXPECT_UEQ(ttm_resource_manager_usage(&rman.manager), 0);
+	EXPECT_EQ(ttm_range_manager_fini(&rman), 0);
+}
+
+KTEST(ttm_resource_manager_cleanup_move_reports_fence_error)
+{
+	struct ttm_resource_manager man;
+	struct dma_fence f;
+
+	ASSERT_EQ(ttm_sys_manager_init(&man), 0);
+	dma_fence_init(&f, &test_fence_ops, dma_fence_context_alloc(1), 1);
+	ttm_resource_manager_set_move(&man, &f);
+	dma_fence_set_error(&f, -EIO);
+	dma_fence_signal(&f);
+	EXPECT_EQ(ttm_resource_manager_cleanup_move(&man, false), -EIO);
+	/* Signalled, so dropped even though it failed. */
+	EXPECT_TRUE(ttm_resource_manager_get_move(&man) == NULL);
+	EXPECT_EQ(ttm_sys_manager_fini(&man), 0);
+	dma_fence_put(&f);
+}
