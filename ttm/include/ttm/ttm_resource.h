@@ -213,7 +213,8 @@ void ttm_resource_fini(struct ttm_resource_manager *man, struct ttm_resource *re
  * @man inside @place. Fault point "resource_alloc" fails it with -ENOMEM
  * before the manager is asked. @place->mem_type should name @man's type
  * (the device picks the manager by it). Return: 0 with *@res set; -EINVAL
- * for a zero size or a bad alignment (not a power of two); -ENOSPC;
+ * for a zero size or, in the range and buddy managers, an alignment that
+ * is not a power of two (SYSTEM ignores alignment); -ENOSPC;
  * -ENOMEM. On failure *@res is NULL and the usage is unchanged.
  */
 int ttm_resource_alloc(struct ttm_resource_manager *man, struct ttm_buffer_object *bo,
@@ -222,8 +223,9 @@ int ttm_resource_alloc(struct ttm_resource_manager *man, struct ttm_buffer_objec
 
 /**
  * ttm_resource_free() - take *@res off the LRU (and its bulk move) and give
- * it back to @man; *@res becomes NULL. NULL is a no-op. Takes the same
- * locks the LRU calls need (the caller's LRU lock).
+ * it back to @man; *@res becomes NULL. NULL is a no-op. The caller holds
+ * the LRU lock when the resource may be on an LRU; the manager's own lock
+ * is taken inside.
  */
 void ttm_resource_free(struct ttm_resource_manager *man, struct ttm_resource **res);
 
