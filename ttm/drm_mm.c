@@ -70,6 +70,19 @@ static bool size_less(const struct drm_mm_node *a, const struct drm_mm_node *b)
 	return hole_start(a) < hole_start(b);
 }
 
+static void size_tree_insert(struct drm_mm *mm, struct drm_mm_node *n)
+{
+	struct rb_node *parent = &mm->holes_size.nil, *cur;
+	bool left = false;
+
+	for (cur = mm->holes_size.root; !rb_is_nil(&mm->holes_size, cur);) {
+		parent = cur;
+		left = size_less(n, size_node(cur));
+		cur = left ? cur->left : cur->right;
+	}
+	rb_insert(&mm->holes_size, &n->rb_size, parent, left);
+}
+
 /* Record @n's hole (recomputed from its neighbours) in both trees. */
 static void add_hole(struct drm_mm *mm, struct drm_mm_node *n)
 {
@@ -79,14 +92,7 @@ static void add_hole(struct drm_mm *mm, struct drm_mm_node *n)
 	n->hole_size = hole_end(n) - hole_start(n);
 	if (!n->hole_size)
 		return;
-
-	parent = &mm->holes_size.nil;
-	for (cur = mm->holes_size.root; !rb_is_nil(&mm->holes_size, cur);) {
-		parent = cur;
-		left = size_less(n, size_node(cur));
-		cur = left ? cur->left : cur->right;
-	}
-	rb_insert(&mm->holes_size, &n->rb_size, parent, left);
+	size_tree_insert(mm, n);
 
 	parent = &mm->holes_addr.nil;
 	for (cur = mm->holes_addr.root; !rb_is_nil(&mm->holes_addr, cur);) {
@@ -106,6 +112,42 @@ static void rm_hole(struct drm_mm *mm, struct drm_mm_node *n)
 	rb_erase(&mm->holes_addr, &n->rb_addr);
 	n->hole_size = 0;
 	n->subtree_max_hole = 0;
+}
+
+/*
+ * @n's hole, already in both trees, now measures @size; its start cannot have
+ * moved (a hole always begins at its node's end), so its address-tree slot
+ * stays and only the maxima above it and its size-tree rank change.
+ */
+static void resize_hole(struct drm_mm *mm, struct drm_mm_node *n, uint64_t size)
+{
+	if (!size) {
+		rm_hole(mm, n);
+		return;
+	}
+	rb_erase(&mm->holes_size, &n->rb_size);
+	n->hole_size = size;
+	size_tree_insert(mm, n);
+	rb_propagate(&mm->holes_addr, &n->rb_addr);
+}
+
+/*
+ * The hole after @from (in both trees) is gone and a @size hole after @to
+ * (in neither) appeared with no other hole between the two starts, so @to
+ * can take over @from's address-tree slot instead of an erase plus an insert
+ * that would both rebalance.
+ */
+static void move_hole(struct drm_mm *mm, struct drm_mm_node *from, struct drm_mm_node *to,
+		      uint64_t size)
+{
+	rb_erase(&mm->holes_size, &from->rb_size);
+	rb_replace(&mm->holes_addr, &from->rb_addr, &to->rb_addr);
+	to->subtree_max_hole = from->subtree_max_hole;
+	from->hole_size = 0;
+	from->subtree_max_hole = 0;
+	to->hole_size = size;
+	size_tree_insert(mm, to);
+	rb_propagate(&mm->holes_addr, &to->rb_addr);
 }
 
 int drm_mm_init(struct drm_mm *mm, uint64_t start, uint64_t size)
@@ -238,14 +280,25 @@ static struct rb_node *best_hole(const struct drm_mm *mm, uint64_t size)
 /* Link @node (start/size set) into the hole after @h. */
 static void place_node(struct drm_mm *mm, struct drm_mm_node *h, struct drm_mm_node *node)
 {
-	rm_hole(mm, h);
+	uint64_t front = node->start - hole_start(h);
+	uint64_t back = hole_end(h) - node_end(node);
+
 	list_insert_(&node->node_list, &h->node_list, h->node_list.next);
 	node->allocated = true;
 	node->scanned = false;
 	node->hole_size = 0;
+	node->subtree_max_hole = 0;
 	mm->nodes++;
-	add_hole(mm, h);
-	add_hole(mm, node);
+	if (front) {
+		resize_hole(mm, h, front);
+		if (back)
+			add_hole(mm, node);
+	} else if (back) {
+		/* The usual bottom-up fit: what is left of h's hole is node's. */
+		move_hole(mm, h, node, back);
+	} else {
+		rm_hole(mm, h);
+	}
 }
 
 static int check_request(const struct drm_mm *mm, uint64_t size, uint64_t alignment,
@@ -363,13 +416,21 @@ int drm_mm_reserve_node(struct drm_mm *mm, struct drm_mm_node *node)
 void drm_mm_remove_node(struct drm_mm *mm, struct drm_mm_node *node)
 {
 	struct drm_mm_node *prev = list_prev_node(node);
+	uint64_t merged = hole_end(node) - hole_start(prev);
 
-	rm_hole(mm, prev);
-	rm_hole(mm, node);
+	if (prev->hole_size) {
+		rm_hole(mm, node);
+		resize_hole(mm, prev, merged);
+	} else if (node->hole_size) {
+		/* prev had no hole, so nothing lies between its end and node's hole. */
+		move_hole(mm, node, prev, merged);
+	}
 	list_del_init(&node->node_list);
+	/* Neither had a hole: the freed range is a hole of its own. */
+	if (!prev->hole_size)
+		add_hole(mm, prev);
 	node->allocated = false;
 	mm->nodes--;
-	add_hole(mm, prev);
 }
 
 struct drm_mm_node *drm_mm_first_node(const struct drm_mm *mm)

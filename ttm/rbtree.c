@@ -276,6 +276,16 @@ void rb_erase(struct rb_root *tree, struct rb_node *z)
 	tree->nil.red = false;
 }
 
+void rb_replace(struct rb_root *tree, struct rb_node *old, struct rb_node *new)
+{
+	*new = *old;
+	rb_set_child(tree, old->parent, old, new);
+	if (!rb_is_nil(tree, new->left))
+		new->left->parent = new;
+	if (!rb_is_nil(tree, new->right))
+		new->right->parent = new;
+}
+
 struct rb_node *rb_first(const struct rb_root *tree)
 {
 	return rb_empty(tree) ? NULL : rb_min(tree, tree->root);

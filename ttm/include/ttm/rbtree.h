@@ -74,6 +74,14 @@ void rb_insert(struct rb_root *tree, struct rb_node *node, struct rb_node *paren
 void rb_erase(struct rb_root *tree, struct rb_node *node);
 
 /**
+ * rb_replace() - put @new (not in any tree) exactly where @old is: same
+ * parent, children and colour, no rebalancing. The caller guarantees that
+ * @new sorts where @old did and copies @old's summary into @new itself (the
+ * tree cannot, it does not know the summary); @old is left unlinked.
+ */
+void rb_replace(struct rb_root *tree, struct rb_node *old, struct rb_node *new);
+
+/**
  * rb_propagate() - the caller changed @node's own contribution to its summary
  * (not its position in the order): recompute @node and its ancestors, stopping
  * at the first whose summary is unchanged. No-op without @augment.
