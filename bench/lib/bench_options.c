@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_priv.h"
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -81,10 +82,8 @@ int bench_parse_cpu_list(const char *s, unsigned *cpus, unsigned max)
 	}
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+/* Format a one-line error into @err (may be NULL); shared through bench_priv.h. */
+void bench_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -164,7 +163,7 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 		unsigned v;
 
 		if (parse_uint(val, &v) || (id != OPT_WARMUP && v == 0)) {
-			set_err(err, errlen, "--%s: expected %s integer, got '%s'", name,
+			bench_set_err(err, errlen, "--%s: expected %s integer, got '%s'", name,
 				id == OPT_WARMUP ? "a non-negative" : "a positive", val);
 			return -EINVAL;
 		}
@@ -184,14 +183,14 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 		errno = 0;
 		o->duration_s = strtod(val, &end);
 		if (!*val || *end || errno || !isfinite(o->duration_s) || o->duration_s <= 0.0) {
-			set_err(err, errlen, "--duration: expected seconds > 0, got '%s'", val);
+			bench_set_err(err, errlen, "--duration: expected seconds > 0, got '%s'", val);
 			return -EINVAL;
 		}
 		o->duration_set = true;
 		return 0;
 	case OPT_OUT:
 		if (!*val) {
-			set_err(err, errlen, "--out: empty path");
+			bench_set_err(err, errlen, "--out: empty path");
 			return -EINVAL;
 		}
 		o->out = val;
@@ -199,7 +198,7 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 	case OPT_CPUS:
 		n = bench_parse_cpu_list(val, o->cpus, BENCH_MAX_CPUS);
 		if (n < 0) {
-			set_err(err, errlen,
+			bench_set_err(err, errlen,
 				"--cpus: bad CPU list '%s' (expected e.g. 0,2,4-7; no duplicates)",
 				val);
 			return -EINVAL;
@@ -212,13 +211,13 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 		} else if (!strcmp(val, "hw")) {
 			o->backend = BENCH_BACKEND_HW;
 		} else {
-			set_err(err, errlen, "--backend: expected sim or hw, got '%s'", val);
+			bench_set_err(err, errlen, "--backend: expected sim or hw, got '%s'", val);
 			return -EINVAL;
 		}
 		return 0;
 	case OPT_SEED:
 		if (parse_u64(val, &o->seed)) {
-			set_err(err, errlen, "--seed: expected a non-negative integer, got '%s'",
+			bench_set_err(err, errlen, "--seed: expected a non-negative integer, got '%s'",
 				val);
 			return -EINVAL;
 		}
@@ -248,7 +247,7 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 		int id = -1, k;
 
 		if (strncmp(a, "--", 2) || !a[2]) {
-			set_err(err, errlen, "unexpected argument '%s' (see --help)", a);
+			bench_set_err(err, errlen, "unexpected argument '%s' (see --help)", a);
 			return -EINVAL;
 		}
 		a += 2;
@@ -263,7 +262,7 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 				if (strlen(x->name) == len && !strncmp(x->name, a, len))
 					break;
 		if (id < 0 && (!x || !x->name)) {
-			set_err(err, errlen, "unknown option '--%.*s' (see --help)", (int)len, a);
+			bench_set_err(err, errlen, "unknown option '--%.*s' (see --help)", (int)len, a);
 			return -EINVAL;
 		}
 		takes_arg = id >= 0 ? common_opts[id].arg != NULL : x->arg != NULL;
@@ -273,11 +272,11 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 			} else if (i + 1 < argc) {
 				val = argv[++i];
 			} else {
-				set_err(err, errlen, "--%.*s: missing value", (int)len, a);
+				bench_set_err(err, errlen, "--%.*s: missing value", (int)len, a);
 				return -EINVAL;
 			}
 		} else if (eq) {
-			set_err(err, errlen, "--%.*s takes no value", (int)len, a);
+			bench_set_err(err, errlen, "--%.*s takes no value", (int)len, a);
 			return -EINVAL;
 		}
 
@@ -292,7 +291,7 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 			char why[160] = "";
 
 			if (x->set && x->set(ctx, val, why, sizeof(why))) {
-				set_err(err, errlen, "--%s: %s", x->name,
+				bench_set_err(err, errlen, "--%s: %s", x->name,
 					why[0] ? why : "bad value");
 				return -EINVAL;
 			}
@@ -308,7 +307,7 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 	if (!o->duration_set)
 		o->duration_s = o->quick ? 0.2 : 1.0;
 	if (o->ncpus && o->threads > o->ncpus) {
-		set_err(err, errlen, "--threads %u exceeds the %u CPUs given with --cpus",
+		bench_set_err(err, errlen, "--threads %u exceeds the %u CPUs given with --cpus",
 			o->threads, o->ncpus);
 		return -EINVAL;
 	}

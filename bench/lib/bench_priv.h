@@ -9,6 +9,10 @@
 
 #include "bench.h"
 
+/* Format a one-line error message into @err/@errlen (no-op when @err is NULL). */
+void bench_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /**
  * struct bench_kv - one key -> value string (parameters, labels).
  * @key: owned copy.

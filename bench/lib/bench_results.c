@@ -428,19 +428,6 @@ out:
 
 /* ------------------------------------------------------------ loading */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int read_file(const char *path, char **out, char *err, size_t errlen)
 {
@@ -453,7 +440,7 @@ static int read_file(const char *path, char **out, char *err, size_t errlen)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		bench_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		free(buf);
 		return rc;
 	}
@@ -474,7 +461,7 @@ static int read_file(const char *path, char **out, char *err, size_t errlen)
 			continue;
 		if (n < 0) {
 			rc = -errno;
-			set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+			bench_set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 			goto fail;
 		}
 		if (!n)
@@ -505,18 +492,18 @@ int bench_results_load(const char *path, void **out, char *err, size_t errlen)
 	root = json_tokener_parse_verbose(text, &jerr);
 	free(text);
 	if (!root) {
-		set_err(err, errlen, "%s: malformed JSON: %s", path, json_tokener_error_desc(jerr));
+		bench_set_err(err, errlen, "%s: malformed JSON: %s", path, json_tokener_error_desc(jerr));
 		return -EINVAL;
 	}
 	if (!json_object_is_type(root, json_type_object)) {
-		set_err(err, errlen, "%s: malformed: top level is not an object", path);
+		bench_set_err(err, errlen, "%s: malformed: top level is not an object", path);
 		rc = -EINVAL;
 		goto fail;
 	}
 	if (!json_object_object_get_ex(root, "schema", &v) ||
 	    !json_object_is_type(v, json_type_string) ||
 	    strcmp(json_object_get_string(v), BENCH_SCHEMA_NAME)) {
-		set_err(err, errlen, "%s: schema mismatch: \"schema\" is not \"%s\"", path,
+		bench_set_err(err, errlen, "%s: schema mismatch: \"schema\" is not \"%s\"", path,
 			BENCH_SCHEMA_NAME);
 		rc = -EPROTO;
 		goto fail;
@@ -524,26 +511,26 @@ int bench_results_load(const char *path, void **out, char *err, size_t errlen)
 	if (!json_object_object_get_ex(root, "schema_version", &v) ||
 	    !json_object_is_type(v, json_type_int) ||
 	    json_object_get_int64(v) != BENCH_SCHEMA_VERSION) {
-		set_err(err, errlen, "%s: schema mismatch: schema_version %s, this tool reads %d",
+		bench_set_err(err, errlen, "%s: schema mismatch: schema_version %s, this tool reads %d",
 			path, v ? json_object_get_string(v) : "missing", BENCH_SCHEMA_VERSION);
 		rc = -EPROTO;
 		goto fail;
 	}
 	if (!json_object_object_get_ex(root, "benchmark", &v) ||
 	    !json_object_is_type(v, json_type_string)) {
-		set_err(err, errlen, "%s: malformed: \"benchmark\" missing or not a string", path);
+		bench_set_err(err, errlen, "%s: malformed: \"benchmark\" missing or not a string", path);
 		rc = -EINVAL;
 		goto fail;
 	}
 	if (!json_object_object_get_ex(root, "machine", &v) ||
 	    !json_object_is_type(v, json_type_object)) {
-		set_err(err, errlen, "%s: malformed: \"machine\" missing or not an object", path);
+		bench_set_err(err, errlen, "%s: malformed: \"machine\" missing or not an object", path);
 		rc = -EINVAL;
 		goto fail;
 	}
 	if (!json_object_object_get_ex(root, "metrics", &v) ||
 	    !json_object_is_type(v, json_type_array)) {
-		set_err(err, errlen, "%s: malformed: \"metrics\" missing or not an array", path);
+		bench_set_err(err, errlen, "%s: malformed: \"metrics\" missing or not an array", path);
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -793,7 +780,7 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 		}
 	}
 	if (d->rc)
-		set_err(err, errlen, "%s: cannot write into %s: %s", path, d->dir,
+		bench_set_err(err, errlen, "%s: cannot write into %s: %s", path, d->dir,
 			strerror(-d->rc));
 	return d->rc;
 }
@@ -807,7 +794,7 @@ int bench_results_to_csv(const char *const *paths, unsigned n, const char *dir, 
 
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		rc = -errno;
-		set_err(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
+		bench_set_err(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
 		return rc;
 	}
 	for (i = 0; i < n && !rc; i++) {
