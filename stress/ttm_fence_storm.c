@@ -33,7 +33,6 @@
  */
 #define STORM_WAIT_NS (10ll * 1000 * 1000 * 1000)
 
-#define container_of_storm(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 /* ---- fence class and helpers ------------------------------------------- */
 
@@ -174,7 +173,7 @@ struct svw_thread {
 
 static void svw_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
-	struct svw_slot *slot = container_of_storm(cb, struct svw_slot, cb);
+	struct svw_slot *slot = container_of(cb, struct svw_slot, cb);
 
 	(void)fence;
 	atomic_fetch_add(&slot->delivered, 1);
@@ -343,7 +342,7 @@ struct svc_thread {
 
 static void svc_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
-	struct svc_cb *c = container_of_storm(cb, struct svc_cb, cb);
+	struct svc_cb *c = container_of(cb, struct svc_cb, cb);
 
 	(void)fence;
 	atomic_fetch_add(&c->runs, 1);
