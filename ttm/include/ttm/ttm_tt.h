@@ -32,7 +32,7 @@ struct ttm_pool;
 struct ttm_operation_ctx;
 
 #define TTM_PAGE_SHIFT 12
-#define TTM_PAGE_SIZE (1ul << TTM_PAGE_SHIFT)
+#define TTM_PAGE_SIZE (1ull << TTM_PAGE_SHIFT)
 
 /*
  * Page flags:
