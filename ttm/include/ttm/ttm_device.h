@@ -139,7 +139,8 @@ struct ttm_device_stats {
  * @pool: the device's page pool (its shrinker is registered with ttm_global).
  * @lru_lock: protects every manager's LRU lists, @pinned, @ddestroy_list and
  *	each BO's @ddestroy link and deleted state.
- * @pinned: pinned BOs that have a resource (off every manager LRU).
+ * @pinned: resources of pinned BOs, linked by their @lru field (so they are
+ *	off every manager LRU, yet ttm_resource_free() unlinks them the same way).
  * @ddestroy_list: deleted BOs still busy; the worker frees them once idle.
  * @worker: the delayed-destroy thread.
  * @worker_cond: wakes the worker (new entry, fence signalled, fini).
