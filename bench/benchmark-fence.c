@@ -12,6 +12,13 @@
  *                      reference: a bare futex ping-pong round trip between two
  *                      threads, ratio = fence / futex
  *
+ *  threads sweep      fence.<case>.t<N>.throughput: fences/s of create + signal
+ *                      + wait (already signalled) + put summed over N pinned
+ *                      threads, N = 1 .. --threads (default: one per logical
+ *                      CPU), each on its own context (case many_ctx) or all on
+ *                      one shared context (one_ctx); beside each, the same
+ *                      figure as ns per fence per thread against the mutex
+ *
  * Every figure is sampled over --reps repetitions after one warm-up and
  * reported by the harness (median, spread, bootstrap CI, JSON results file,
  * summary with ratio and target). The two round trips are measured in
@@ -23,6 +30,7 @@
 #include <errno.h>
 
 #define BENCH_MAX_REPS_LOCAL 256
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -179,6 +187,165 @@ static double rep_fence_rtt(unsigned long iters)
 }
 
 /*
+ * Threads sweep. Workers start together on a barrier and run for a fixed
+ * time rather than a fixed count, so a slow thread cannot stretch the window
+ * of the others and the sum of their counts is a rate over one interval.
+ */
+struct sweep {
+	struct bench_run *run;
+	pthread_barrier_t start;
+	atomic_bool stop;
+	bool shared_ctx;
+	uint64_t ctx;		/* the shared context (one_ctx) */
+	atomic_ulong seqno;	/* next seqno on the shared context */
+};
+
+struct sweep_worker {
+	struct sweep *sw;
+	unsigned index;
+	unsigned long ops;
+	int err;
+	pthread_t thread;
+};
+
+static void *sweep_thread(void *p)
+{
+	struct sweep_worker *w = p;
+	struct sweep *sw = w->sw;
+	uint64_t ctx = sw->shared_ctx ? sw->ctx : dma_fence_context_alloc(1);
+	unsigned long n = 0;
+
+	bench_pin_thread(sw->run, w->index);
+	pthread_barrier_wait(&sw->start);
+	while (!atomic_load_explicit(&sw->stop, memory_order_relaxed)) {
+		/* Check the stop flag only every 256 fences: it is a shared line. */
+		for (unsigned k = 0; k < 256; k++) {
+			struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+			uint64_t seq = sw->shared_ctx ? atomic_fetch_add(&sw->seqno, 1) + 1 : n + 1;
+
+			if (!f) {
+				w->err = -ENOMEM;
+				goto out;
+			}
+			dma_fence_init(f, &bops, ctx, seq);
+			dma_fence_signal(f);
+			if (dma_fence_wait_timeout(f, false, 1000) <= 0)
+				w->err = -EIO;
+			dma_fence_put(f);
+			n++;
+		}
+	}
+out:
+	w->ops = n;
+	return NULL;
+}
+
+/* One repetition: fences per second summed over @nthreads threads. */
+static int sweep_rep(struct bench_run *run, bool shared_ctx, unsigned nthreads, double secs,
+		     double *rate)
+{
+	struct sweep sw = { .run = run, .shared_ctx = shared_ctx };
+	struct sweep_worker *w = calloc(nthreads, sizeof(*w));
+	unsigned long total = 0;
+	unsigned started = 0;
+	uint64_t t0, t1;
+	int rc = 0;
+
+	if (!w)
+		return -ENOMEM;
+	sw.ctx = dma_fence_context_alloc(1);
+	atomic_init(&sw.stop, false);
+	atomic_init(&sw.seqno, 0);
+	if (pthread_barrier_init(&sw.start, NULL, nthreads + 1)) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (; started < nthreads; started++) {
+		w[started].sw = &sw;
+		w[started].index = started;
+		if (pthread_create(&w[started].thread, NULL, sweep_thread, &w[started]))
+			break;
+	}
+	if (started < nthreads) {
+		/*
+		 * The barrier counts on every thread: release the ones that did
+		 * start by having them stop at once, then report the failure.
+		 */
+		atomic_store(&sw.stop, true);
+		for (unsigned i = started; i < nthreads; i++)
+			pthread_barrier_wait(&sw.start);
+		rc = -EAGAIN;
+	}
+	pthread_barrier_wait(&sw.start);
+	t0 = bench_now_ns();
+	while (!rc && bench_now_ns() - t0 < (uint64_t)(secs * 1e9)) {
+		struct timespec ts = { 0, 2000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	atomic_store(&sw.stop, true);
+	for (unsigned i = 0; i < started; i++) {
+		pthread_join(w[i].thread, NULL);
+		total += w[i].ops;
+		if (w[i].err && !rc)
+			rc = w[i].err;
+	}
+	t1 = bench_now_ns();
+	pthread_barrier_destroy(&sw.start);
+	free(w);
+	if (!rc)
+		*rate = (double)total / ((double)(t1 - t0) * 1e-9);
+	return rc;
+}
+
+/*
+ * Both cases at 1 .. @max_threads threads: a throughput metric and the ns
+ * per fence per thread (threads / rate) with the mutex reference, since a
+ * rate has no same-unit reference of its own.
+ */
+static int sweep_all(struct bench_run *run, unsigned max_threads, double secs, unsigned reps)
+{
+	static const char *const cases[] = { "many_ctx", "one_ctx" };
+
+	for (unsigned c = 0; c < 2; c++) {
+		for (unsigned t = 1; t <= max_threads; t++) {
+			struct bench_metric *tp, *per;
+			char name[96], lbl[16];
+			double rate;
+			int rc;
+
+			snprintf(name, sizeof(name), "fence.%s.t%u.throughput", cases[c], t);
+			tp = bench_metric_add(run, name, "fences/s", BENCH_HIGHER_IS_BETTER);
+			snprintf(name, sizeof(name), "fence.%s.t%u.ns_per_fence", cases[c], t);
+			per = bench_metric_add(run, name, "ns", BENCH_LOWER_IS_BETTER);
+			if (!tp || !per)
+				return -ENOMEM;
+			snprintf(lbl, sizeof(lbl), "%u", t);
+			bench_metric_label(tp, "threads", lbl);
+			bench_metric_label(per, "threads", lbl);
+			bench_metric_reference(per, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
+			if (t == 1)
+				bench_metric_target(tp, 20e6, BENCH_TARGET_AT_LEAST);
+			rc = sweep_rep(run, c == 1, t, secs / 4, &rate);
+			for (unsigned r = 0; !rc && r < reps; r++) {
+				bench_progress(run, "threads sweep",
+					       (double)((c * max_threads + t - 1) * reps + r) /
+						   (double)(2 * max_threads * reps));
+				rc = sweep_rep(run, c == 1, t, secs, &rate);
+				if (!rc)
+					rc = bench_metric_sample(tp, rate);
+				if (!rc)
+					rc = bench_metric_sample(per, 1e9 * (double)t / rate);
+			}
+			if (rc)
+				return rc;
+		}
+	}
+	bench_progress_done(run);
+	return 0;
+}
+
+/*
  * Samples of one figure, in ns per operation: @reps repetitions of @fn after
  * one warm-up.
  */
@@ -202,7 +369,7 @@ int main(int argc, char **argv)
 	struct bench_reference *futex_ref;
 	double futex_samples[BENCH_MAX_REPS_LOCAL];
 	unsigned long scale;
-	unsigned reps;
+	unsigned reps, max_threads;
 	int rc;
 
 	rc = bench_setup(&run, "fence", argc, argv, NULL, NULL);
@@ -263,5 +430,17 @@ int main(int argc, char **argv)
 	bench_metric_reference(rtt, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
 	bench_metric_target(rtt, 1.5 * futex_ref->stats.median, BENCH_TARGET_AT_MOST);
 	bench_metric_label(rtt, "target", "<= 1.5x futex round trip");
+
+	max_threads = run.opts.threads_set ? run.opts.threads : run.machine.pus;
+	if (max_threads < 1)
+		max_threads = 1;
+	bench_run_param(&run, "sweep_threads", "1-%u", max_threads);
+	/* A fifth of the time budget per repetition keeps the sweep to seconds. */
+	rc = sweep_all(&run, max_threads, run.opts.duration_s / 5, reps);
+	if (rc) {
+		fprintf(stderr, "benchmark-fence: threads sweep failed (%d)\n", rc);
+		bench_run_fini(&run);
+		return 1;
+	}
 	return bench_run_finish(&run);
 }
