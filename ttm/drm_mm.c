@@ -63,24 +63,48 @@ static bool addr_augment(struct rb_root *tree, struct rb_node *rb)
 	return true;
 }
 
-static bool size_less(const struct drm_mm_node *a, const struct drm_mm_node *b)
-{
-	if (a->hole_size != b->hole_size)
-		return a->hole_size < b->hole_size;
-	return hole_start(a) < hole_start(b);
-}
-
+/* Link @n's hole (hole_size set) into its size class, creating the class. */
 static void size_tree_insert(struct drm_mm *mm, struct drm_mm_node *n)
 {
 	struct rb_node *parent = &mm->holes_size.nil, *cur;
 	bool left = false;
 
 	for (cur = mm->holes_size.root; !rb_is_nil(&mm->holes_size, cur);) {
+		struct drm_mm_node *c = size_node(cur);
+
+		if (n->hole_size == c->hole_size) {
+			n->size_head = false;
+			list_add_tail(&n->hole_same, &c->hole_same);
+			return;
+		}
 		parent = cur;
-		left = size_less(n, size_node(cur));
+		left = n->hole_size < c->hole_size;
 		cur = left ? cur->left : cur->right;
 	}
+	n->size_head = true;
+	INIT_LIST_HEAD(&n->hole_same);
 	rb_insert(&mm->holes_size, &n->rb_size, parent, left);
+}
+
+/* Unlink @n's hole from its size class; a head hands the class to a member. */
+static void size_tree_erase(struct drm_mm *mm, struct drm_mm_node *n)
+{
+	struct drm_mm_node *next;
+
+	if (!n->size_head) {
+		list_del_init(&n->hole_same);
+		return;
+	}
+	n->size_head = false;
+	if (list_empty(&n->hole_same)) {
+		rb_erase(&mm->holes_size, &n->rb_size);
+		return;
+	}
+	next = container_of(n->hole_same.next, struct drm_mm_node, hole_same);
+	list_del_init(&next->hole_same);
+	list_splice_tail_init(&n->hole_same, &next->hole_same);
+	next->size_head = true;
+	rb_replace(&mm->holes_size, &n->rb_size, &next->rb_size);
 }
 
 /* Record @n's hole (recomputed from its neighbours) in both trees. */
@@ -108,7 +132,7 @@ static void rm_hole(struct drm_mm *mm, struct drm_mm_node *n)
 {
 	if (!n->hole_size)
 		return;
-	rb_erase(&mm->holes_size, &n->rb_size);
+	size_tree_erase(mm, n);
 	rb_erase(&mm->holes_addr, &n->rb_addr);
 	n->hole_size = 0;
 	n->subtree_max_hole = 0;
@@ -125,7 +149,9 @@ static void resize_hole(struct drm_mm *mm, struct drm_mm_node *n, uint64_t size)
 		rm_hole(mm, n);
 		return;
 	}
-	rb_erase(&mm->holes_size, &n->rb_size);
+	if (size == n->hole_size)
+		return;
+	size_tree_erase(mm, n);
 	n->hole_size = size;
 	size_tree_insert(mm, n);
 	rb_propagate(&mm->holes_addr, &n->rb_addr);
@@ -140,7 +166,7 @@ static void resize_hole(struct drm_mm *mm, struct drm_mm_node *n, uint64_t size)
 static void move_hole(struct drm_mm *mm, struct drm_mm_node *from, struct drm_mm_node *to,
 		      uint64_t size)
 {
-	rb_erase(&mm->holes_size, &from->rb_size);
+	size_tree_erase(mm, from);
 	rb_replace(&mm->holes_addr, &from->rb_addr, &to->rb_addr);
 	to->subtree_max_hole = from->subtree_max_hole;
 	from->hole_size = 0;
@@ -260,7 +286,7 @@ static struct drm_mm_node *last_hole_below(const struct drm_mm *mm, const struct
 	return NULL;
 }
 
-/* Smallest hole of at least @size. */
+/* The smallest size class of at least @size. */
 static struct rb_node *best_hole(const struct drm_mm *mm, uint64_t size)
 {
 	const struct rb_root *t = &mm->holes_size;
@@ -338,11 +364,21 @@ int drm_mm_insert_node_in_range(struct drm_mm *mm, struct drm_mm_node *node, uin
 
 		/* Sizes grow along the walk: the first fit is the tightest. */
 		for (rb = best_hole(mm, size); rb; rb = rb_next(&mm->holes_size, rb)) {
-			if (hole_fit(size_node(rb), size, alignment, range_start, range_end, mode,
-				     &start)) {
-				h = size_node(rb);
+			struct drm_mm_node *c = size_node(rb), *m;
+
+			if (hole_fit(c, size, alignment, range_start, range_end, mode, &start)) {
+				h = c;
 				break;
 			}
+			list_for_each_entry (m, &c->hole_same, struct drm_mm_node, hole_same) {
+				if (hole_fit(m, size, alignment, range_start, range_end, mode,
+					     &start)) {
+					h = m;
+					break;
+				}
+			}
+			if (h)
+				break;
 		}
 	} else if (mode == DRM_MM_INSERT_LOW) {
 		uint64_t lo = range_start;
@@ -488,7 +524,7 @@ static int check_addr_subtree(const struct drm_mm *mm, const struct rb_node *rb)
 int drm_mm_check(const struct drm_mm *mm)
 {
 	const struct drm_mm_node *n, *prev = NULL;
-	unsigned long count = 0, holes = 0;
+	unsigned long count = 0, holes = 0, classed;
 	const struct rb_node *rb;
 	long sized, addressed;
 
@@ -532,18 +568,31 @@ int drm_mm_check(const struct drm_mm *mm)
 	if (sized < 0 || addressed < 0)
 		MM_BUG("red-black shape broken (size tree %ld, address tree %ld)", sized,
 		       addressed);
-	if ((unsigned long)sized != holes || (unsigned long)addressed != holes)
-		MM_BUG("%lu holes but trees hold %ld by size and %ld by address", holes, sized,
-		       addressed);
+	if ((unsigned long)addressed != holes)
+		MM_BUG("%lu holes but the address tree holds %ld", holes, addressed);
 	prev = NULL;
+	classed = 0;
 	for (rb = rb_first(&mm->holes_size); rb; rb = rb_next(&mm->holes_size, rb)) {
+		const struct drm_mm_node *m;
+
 		n = size_node(rb);
-		if (!n->hole_size)
-			MM_BUG("empty hole 0x%" PRIx64 " in the size tree", hole_start(n));
-		if (prev && !size_less(prev, n))
+		if (!n->hole_size || !n->size_head)
+			MM_BUG("size class at 0x%" PRIx64 " is empty or not marked as head",
+			       hole_start(n));
+		if (prev && prev->hole_size >= n->hole_size)
 			MM_BUG("size tree out of order at 0x%" PRIx64, hole_start(n));
+		classed++;
+		list_for_each_entry (m, &n->hole_same, struct drm_mm_node, hole_same) {
+			if (m->size_head || m->hole_size != n->hole_size)
+				MM_BUG("hole 0x%" PRIx64 " of size 0x%" PRIx64
+				       " listed in class 0x%" PRIx64,
+				       hole_start(m), m->hole_size, n->hole_size);
+			classed++;
+		}
 		prev = n;
 	}
+	if (classed != holes || (unsigned long)sized > holes)
+		MM_BUG("%lu holes but %lu in %ld size classes", holes, classed, sized);
 	return check_addr_subtree(mm, mm->holes_addr.root);
 }
 

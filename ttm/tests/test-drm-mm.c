@@ -322,6 +322,50 @@ KTEST(drm_mm_insert_remove_random)
 	drm_mm_takedown(&mm);
 }
 
+/*
+ * Page-multiple sizes make many holes of equal size, so holes join and leave
+ * size classes all the time (a class head leaving hands the class over):
+ * BEST must still pick a hole of the smallest fitting size, and the trees must
+ * stay consistent after every step.
+ */
+KTEST(drm_mm_insert_best_equal_size_holes)
+{
+	enum { N = 300 };
+	static struct drm_mm_node nodes[N];
+	struct drm_mm mm;
+	unsigned iters = 20000 * ktest_scale(), best_checked = 0;
+
+	memset(nodes, 0, sizeof(nodes));
+	ASSERT_EQ(drm_mm_init(&mm, 0, (uint64_t)N * 3 * 4096), 0);
+	for (unsigned it = 0; it < iters; it++) {
+		struct drm_mm_node *n = &nodes[ktest_rand() % N];
+
+		if (n->allocated) {
+			drm_mm_remove_node(&mm, n);
+		} else {
+			uint64_t size = (1 + ktest_rand() % 3) * 4096, want = 0, want_hole = 0;
+			bool fits = reference_fit(&mm, 0, (uint64_t)N * 3 * 4096, size, 1, 0,
+						  (uint64_t)N * 3 * 4096, DRM_MM_INSERT_BEST, &want,
+						  &want_hole);
+			int ret = drm_mm_insert_node(&mm, n, size, 0, 0, DRM_MM_INSERT_BEST);
+
+			EXPECT_EQ(ret, fits ? 0 : -ENOSPC);
+			if (!ret) {
+				EXPECT_UEQ(hole_around(&mm, n, 0, (uint64_t)N * 3 * 4096), want_hole);
+				best_checked++;
+			}
+		}
+		ASSERT_EQ(drm_mm_check(&mm), 0);
+	}
+	EXPECT_GT(best_checked, iters / 10);
+	for (int i = 0; i < N; i++)
+		if (nodes[i].allocated)
+			drm_mm_remove_node(&mm, &nodes[i]);
+	EXPECT_TRUE(drm_mm_clean(&mm));
+	ASSERT_EQ(drm_mm_check(&mm), 0);
+	drm_mm_takedown(&mm);
+}
+
 #define MM_SCAN (40 * 1024)
 
 /* Fill with random-sized nodes, scan in LRU order for a large block, evict the flagged, insert. */

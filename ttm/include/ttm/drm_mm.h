@@ -48,7 +48,11 @@ enum drm_mm_insert_mode {
  * @node_list: link in the address-ordered list of nodes.
  * @hole_size: free space between this node's end and the next node (private).
  * @subtree_max_hole: largest @hole_size in this node's address-tree subtree (private).
- * @rb_size: link in the hole-by-size tree, when @hole_size > 0 (private).
+ * @rb_size: link in the hole-by-size tree, when the node's hole heads its size
+ *	class (private).
+ * @hole_same: the other holes of the same size, when heading a class, or the
+ *	link into the head's list otherwise (private).
+ * @size_head: the hole is the tree member of its size class (private).
  * @rb_addr: link in the hole-by-address tree, when @hole_size > 0 (private).
  * @scanned: set while the node is part of an eviction scan (private).
  */
@@ -63,7 +67,9 @@ struct drm_mm_node {
 	uint64_t subtree_max_hole;
 	struct rb_node rb_size;
 	struct rb_node rb_addr;
+	struct list_head hole_same;
 	bool scanned;
+	bool size_head;
 };
 
 /**
@@ -71,7 +77,11 @@ struct drm_mm_node {
  * @head_node: sentinel placed at the end of the managed range whose "hole"
  *	wraps around to its start, so the free space before the first node is
  *	the hole of an ordinary node (the kernel's trick).
- * @holes_size: holes ordered by (size, address).
+ * @holes_size: one tree member per distinct hole size, ordered by size; the
+ *	holes of equal size hang off it on a list. Allocation patterns produce
+ *	many holes of the same size (sizes are page multiples), so most hole
+ *	removals are a list unlink and most insertions end at an existing class,
+ *	without rebalancing.
  * @holes_addr: holes ordered by address, augmented with subtree_max_hole.
  * @nodes: number of allocated nodes.
  * @scan_active: eviction scans in progress; insertion is refused meanwhile
