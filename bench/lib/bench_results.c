@@ -682,6 +682,11 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 		const char *name = jstr(m, "name", NULL), *unit = jstr(m, "unit", "?");
 		char pattern[64];
 		unsigned ws, thr;
+		/*
+		 * %n is only stored when the literal suffix matched too: without it
+		 * "fence.x.t1.ns_per_fence" would pass for a throughput metric.
+		 */
+		int end = -1;
 		FILE *f;
 
 		if (!name || !json_object_object_get_ex(m, "stats", &st) ||
@@ -717,14 +722,16 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 				fprintf(f, "\n\n");
 			}
 			free(h);
-		} else if (sscanf(name, "evict.%63[^.].ws%u.throughput", pattern, &ws) == 2) {
+		} else if (sscanf(name, "evict.%63[^.].ws%u.throughput%n", pattern, &ws, &end) == 2 &&
+			   end > 0 && !name[end]) {
 			f = dat_lazy(d, &d->evict, "eviction.dat",
 				     "# pattern ws_pct median min max ci_lo ci_hi unit");
 			if (f)
 				fprintf(f, "%s %u %.17g %.17g %.17g %.17g %.17g %s\n", pattern, ws,
 					jnum(st, "median"), jnum(st, "min"), jnum(st, "max"),
 					jnum(st, "ci_lo"), jnum(st, "ci_hi"), unit);
-		} else if (sscanf(name, "fence.%63[^.].t%u.throughput", pattern, &thr) == 2) {
+		} else if (sscanf(name, "fence.%63[^.].t%u.throughput%n", pattern, &thr, &end) == 2 &&
+			   end > 0 && !name[end]) {
 			f = dat_lazy(d, &d->fence, "fence.dat",
 				     "# case threads median min max ci_lo ci_hi unit");
 			if (f)
