@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttm_bo_util: what happens to a BO's content when its resource changes.
+ * Moves (null, memcpy, pipelined behind a driver fence), ghost objects that
+ * keep an old resource alive until the GPU is done with it, gutting, tt
+ * creation and population (swap-in), CPU access and the metadata figure.
+ *
+ * Every function here runs with the BO reserved. The LRU lock is taken only
+ * around the LRU links and resource frees, never across a copy or a wait.
+ *
+ * CPU reachability: a resource whose manager uses a tt is reached through
+ * the tt's pages; any other resource through the driver's io_mem_reserve(),
+ * which must set bus.addr to a linear CPU view of the whole resource. A
+ * resource without such a view cannot be copied by the CPU (-EIO).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ttm/ttm_bo.h>
+#include <ttm/ttm_faults.h>
+#include <ttm/ttm_trace.h>
+
+#include "ttm_bo_internal.h"
+
+static struct ttm_resource_manager *ttm_bo_res_man(struct ttm_buffer_object *bo,
+						   const struct ttm_resource *res)
+{
+	return ttm_manager_type(bo->bdev, res->mem_type);
+}
+
+static bool ttm_bo_res_uses_tt(struct ttm_buffer_object *bo, const struct ttm_resource *res)
+{
+	struct ttm_resource_manager *man = ttm_bo_res_man(bo, res);
+
+	return man && man->use_tt;
+}
+
+/* Free bo->resource; it may sit on an LRU, hence the lock. */
+static void ttm_bo_free_resource(struct ttm_buffer_object *bo)
+{
+	struct ttm_device *bdev = bo->bdev;
+
+	if (!bo->resource)
+		return;
+	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_resource_free(ttm_bo_res_man(bo, bo->resource), &bo->resource);
+	pthread_mutex_unlock(&bdev->lru_lock);
+}
+
+/* Free a resource that was never linked anywhere (still the caller's). */
+static void ttm_bo_free_unlinked(struct ttm_buffer_object *bo, struct ttm_resource *res)
+{
+	struct ttm_device *bdev = bo->bdev;
+
+	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_resource_free(ttm_bo_res_man(bo, res), &res);
+	pthread_mutex_unlock(&bdev->lru_lock);
+}
+
+int ttm_bo_tt_create(struct ttm_buffer_object *bo, bool zero_alloc)
+{
+	struct ttm_device *bdev = bo->bdev;
+	uint32_t page_flags = 0;
+	struct ttm_tt *tt;
+
+	if (bo->ttm)
+		return 0;
+	if (bo->type == ttm_bo_type_userptr)
+		page_flags |= TTM_TT_FLAG_EXTERNAL | TTM_TT_FLAG_EXTERNAL_MAPPABLE;
+	else if (zero_alloc)
+		page_flags |= TTM_TT_FLAG_ZERO_ALLOC;
+
+	if (bdev->funcs->ttm_tt_create) {
+		tt = bdev->funcs->ttm_tt_create(bo, page_flags);
+		if (!tt)
+			return -ENOMEM;
+	} else {
+		tt = calloc(1, sizeof(*tt));
+		if (!tt)
+			return -ENOMEM;
+		if (ttm_tt_init(tt, bo->size, page_flags, ttm_cached, 0)) {
+			free(tt);
+			return -ENOMEM;
+		}
+	}
+	bo->ttm = tt;
+	return 0;
+}
+
+void ttm_bo_tt_destroy(struct ttm_buffer_object *bo)
+{
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_tt *tt = bo->ttm;
+
+	if (!tt)
+		return;
+	/* A swapped tt holds no pages; its swap copy dies with it. */
+	if (ttm_tt_is_swapped(tt))
+		atomic_fetch_sub_explicit(&bdev->stats.swapped, 1, memory_order_relaxed);
+	ttm_tt_unpopulate(&bdev->pool, tt);
+	if (bdev->funcs->ttm_tt_destroy) {
+		bdev->funcs->ttm_tt_destroy(bdev, tt);
+	} else {
+		ttm_tt_fini(&bdev->pool, tt);
+		free(tt);
+	}
+	bo->ttm = NULL;
+}
+
+void ttm_bo_assign_mem(struct ttm_buffer_object *bo, struct ttm_resource *new_mem)
+{
+	struct ttm_device *bdev = bo->bdev;
+
+	new_mem->bo = bo;
+	new_mem->priority = bo->priority;
+	bo->resource = new_mem;
+	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_bo_lru_update_locked(bo);
+	pthread_mutex_unlock(&bdev->lru_lock);
+}
+
+void ttm_bo_move_null(struct ttm_buffer_object *bo, struct ttm_resource *new_mem)
+{
+	ttm_bo_free_resource(bo);
+	ttm_bo_assign_mem(bo, new_mem);
+}
+
+int ttm_bo_populate(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)
+{
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_tt *tt;
+	bool swapped;
+	int ret;
+
+	ret = ttm_bo_tt_create(bo, true);
+	if (ret)
+		return ret;
+	tt = bo->ttm;
+	if (ttm_tt_is_populated(tt))
+		return 0;
+	swapped = ttm_tt_is_swapped(tt);
+	ret = ttm_tt_populate(&bdev->pool, tt, ctx);
+	if (ret)
+		return ret;
+	if (swapped) {
+		atomic_fetch_sub_explicit(&bdev->stats.swapped, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&bdev->stats.swapins, 1, memory_order_relaxed);
+		TTM_PROBE2(swapin, bo, tt->num_pages);
+	}
+	/* The pages of a userptr tt are the creator's memory. */
+	if ((tt->page_flags & TTM_TT_FLAG_EXTERNAL) && bo->user_ptr) {
+		uint64_t pages = bo->size >> TTM_PAGE_SHIFT;
+
+		for (uint64_t i = 0; i < pages && i < tt->num_pages; i++)
+			tt->pages[i] = (char *)bo->user_ptr + (i << TTM_PAGE_SHIFT);
+	}
+	return 0;
+}
+
+/*
+ * Map @res for the CPU. Return: 0 with @res->bus.addr set; -EIO when the
+ * driver cannot give a linear CPU view.
+ */
+static int ttm_bo_io_reserve(struct ttm_device *bdev, struct ttm_resource *res)
+{
+	if (!bdev->funcs->io_mem_reserve)
+		return -EIO;
+	if (bdev->funcs->io_mem_reserve(bdev, res))
+		return -EIO;
+	if (!res->bus.addr) {
+		if (bdev->funcs->io_mem_free)
+			bdev->funcs->io_mem_free(bdev, res);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void ttm_bo_io_free(struct ttm_device *bdev, struct ttm_resource *res)
+{
+	if (bdev->funcs->io_mem_free)
+		bdev->funcs->io_mem_free(bdev, res);
+}
+
+/*
+ * One side of a copy: tt pages or a linear io view; NULL @tt and NULL @io
+ * is a source without content (reads as zeroes).
+ */
+struct ttm_copy_side {
+	struct ttm_tt *tt;
+	char *io;
+};
+
+static void *ttm_copy_side_page(const struct ttm_copy_side *s, uint64_t i)
+{
+	if (s->tt)
+		return ttm_tt_page_ptr(s->tt, i);
+	return s->io ? s->io + (i << TTM_PAGE_SHIFT) : NULL;
+}
+
+/*
+ * Page-wise, because consecutive tt pages need not be contiguous in memory;
+ * pool blocks of higher order are, but a page at a time is already at
+ * memcpy bandwidth for 4 KiB.
+ */
+static void ttm_copy_pages(const struct ttm_copy_side *dst, const struct ttm_copy_side *src,
+			   uint64_t pages)
+{
+	for (uint64_t i = 0; i < pages; i++) {
+		void *d = ttm_copy_side_page(dst, i);
+		void *s = ttm_copy_side_page(src, i);
+
+		if (s)
+			memcpy(d, s, TTM_PAGE_SIZE);
+		else
+			memset(d, 0, TTM_PAGE_SIZE);
+	}
+}
+
+int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx,
+		       struct ttm_resource *new_mem)
+{
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_resource *old_mem = bo->resource;
+	bool old_tt = old_mem && ttm_bo_res_uses_tt(bo, old_mem);
+	bool new_tt = ttm_bo_res_uses_tt(bo, new_mem);
+	struct ttm_copy_side src = { 0 }, dst = { 0 };
+	bool old_io = false, new_io = false, dst_populated_here = false;
+	uint64_t pages = bo->size >> TTM_PAGE_SHIFT;
+	int ret;
+
+	ret = ttm_bo_wait_ctx(bo, ctx);
+	if (ret)
+		return ret;
+
+	/* Both sides are the same tt pages: a rebind, nothing to copy. */
+	if (old_tt && new_tt) {
+		ttm_bo_move_null(bo, new_mem);
+		return 0;
+	}
+
+	if (old_tt) {
+		/* A never-populated tt reads as zeroes; a swapped one comes back. */
+		if (bo->ttm && ttm_tt_is_swapped(bo->ttm)) {
+			ret = ttm_bo_populate(bo, ctx);
+			if (ret)
+				return ret;
+		}
+		if (bo->ttm && ttm_tt_is_populated(bo->ttm))
+			src.tt = bo->ttm;
+	} else if (old_mem) {
+		ret = ttm_bo_io_reserve(bdev, old_mem);
+		if (ret)
+			return ret;
+		old_io = true;
+		src.io = old_mem->bus.addr;
+	}
+
+	if (new_tt) {
+		/* Content comes from the source: no need to zero the pages. */
+		ret = ttm_bo_tt_create(bo, !old_mem);
+		if (ret)
+			goto out_io;
+		if (!ttm_tt_is_populated(bo->ttm)) {
+			ret = ttm_bo_populate(bo, ctx);
+			if (ret)
+				goto out_io;
+			dst_populated_here = true;
+		}
+		dst.tt = bo->ttm;
+	} else {
+		ret = ttm_bo_io_reserve(bdev, new_mem);
+		if (ret)
+			goto out_tt;
+		new_io = true;
+		dst.io = new_mem->bus.addr;
+	}
+
+	/* Fail before the first byte is written: the old copy stays whole. */
+	if (fault_should_fail(&ttm_fault_move_copy, bo->size)) {
+		ret = -ENOMEM;
+		goto out_new_io;
+	}
+	ttm_copy_pages(&dst, &src, pages);
+
+	if (new_io)
+		ttm_bo_io_free(bdev, new_mem);
+	if (old_io)
+		ttm_bo_io_free(bdev, old_mem);
+	/* The content left the tt for good: give its pages back. */
+	if (!new_tt)
+		ttm_bo_tt_destroy(bo);
+	ttm_bo_move_null(bo, new_mem);
+	return 0;
+
+out_new_io:
+	if (new_io)
+		ttm_bo_io_free(bdev, new_mem);
+out_tt:
+	if (dst_populated_here)
+		ttm_tt_unpopulate(&bdev->pool, bo->ttm);
+out_io:
+	if (old_io)
+		ttm_bo_io_free(bdev, old_mem);
+	return ret;
+}
+
+static void ttm_bo_ghost_destroy(struct ttm_buffer_object *ghost)
+{
+	atomic_fetch_sub_explicit(&ghost->bdev->stats.ghost_count, 1, memory_order_relaxed);
+	free(ghost);
+}
+
+/*
+ * Hand bo->resource (and, with @take_tt, bo->ttm) to a new ghost object that
+ * carries copies of every fence of @bo plus @fence (may be NULL). The ghost
+ * sits on the LRU where the resource was, so eviction sees it as a deleted,
+ * busy BO; its last reference is dropped here, so the delayed-destroy path
+ * frees the old memory once the fences signal. On success bo->resource is
+ * NULL (and bo->ttm too with @take_tt). Return: 0; -ENOMEM with @bo
+ * untouched.
+ */
+static int ttm_bo_move_to_ghost(struct ttm_buffer_object *bo, struct dma_fence *fence,
+				bool take_tt)
+{
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_buffer_object *ghost;
+	struct dma_fence **fences = NULL;
+	unsigned num = 0;
+	int ret;
+
+	ghost = calloc(1, sizeof(*ghost));
+	if (!ghost)
+		return -ENOMEM;
+	ghost->priority = bo->priority;
+	ret = ttm_bo_init_common(bdev, ghost, bo->size, bo->type, bo->page_alignment, NULL,
+				 ttm_bo_ghost_destroy);
+	if (ret) {
+		free(ghost);
+		return ret;
+	}
+	atomic_fetch_add_explicit(&bdev->stats.ghost_count, 1, memory_order_relaxed);
+
+	/* Fresh and unshared: the trylock cannot fail. */
+	dma_resv_trylock(ghost->resv);
+	ret = dma_resv_get_fences(bo->resv, DMA_RESV_USAGE_BOOKKEEP, &num, &fences);
+	if (!ret)
+		ret = dma_resv_reserve_fences(ghost->resv, num + 1);
+	if (ret) {
+		dma_resv_put_fences(fences, num);
+		dma_resv_unlock(ghost->resv);
+		/* No resource, no tt: the release is immediate. */
+		ttm_bo_put(ghost);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < num; i++)
+		dma_resv_add_fence(ghost->resv, fences[i], DMA_RESV_USAGE_BOOKKEEP);
+	dma_resv_put_fences(fences, num);
+	if (fence)
+		dma_resv_add_fence(ghost->resv, fence, DMA_RESV_USAGE_KERNEL);
+
+	pthread_mutex_lock(&bdev->lru_lock);
+	ghost->is_ghost = true;
+	ghost->resource = bo->resource;
+	bo->resource = NULL;
+	if (ghost->resource) {
+		ghost->resource->bo = ghost;
+		ttm_bo_lru_update_locked(ghost);
+	}
+	pthread_mutex_unlock(&bdev->lru_lock);
+	if (take_tt) {
+		ghost->ttm = bo->ttm;
+		bo->ttm = NULL;
+	}
+	dma_resv_unlock(ghost->resv);
+	ttm_bo_put(ghost);
+	return 0;
+}
+
+int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fence,
+			      bool evict, bool pipeline, struct ttm_resource *new_mem)
+{
+	struct ttm_resource_manager *old_man =
+		bo->resource ? ttm_bo_res_man(bo, bo->resource) : NULL;
+	bool new_tt = ttm_bo_res_uses_tt(bo, new_mem);
+	int ret;
+
+	/* Without a slot the fence cannot be published: wait for it instead. */
+	if (dma_resv_reserve_fences(bo->resv, 1) == 0)
+		dma_resv_add_fence(bo->resv, fence, DMA_RESV_USAGE_KERNEL);
+	else
+		pipeline = false;
+
+	if (pipeline && bo->resource) {
+		/* The GPU still reads the old tt when the BO leaves tt memory. */
+		ret = ttm_bo_move_to_ghost(bo, fence, !new_tt);
+		if (!ret) {
+			if (evict && old_man)
+				ttm_resource_manager_set_move(old_man, fence);
+			ttm_bo_assign_mem(bo, new_mem);
+			return 0;
+		}
+	}
+
+	ret = dma_fence_wait(fence, false);
+	if (!ret) {
+		int status = dma_fence_get_status(fence);
+
+		if (status < 0)
+			ret = status;
+	}
+	if (ret)
+		return ret;
+	if (!new_tt)
+		ttm_bo_tt_destroy(bo);
+	ttm_bo_move_null(bo, new_mem);
+	return 0;
+}
+
+int ttm_bo_pipeline_gutting(struct ttm_buffer_object *bo)
+{
+	static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_resource *sys_res = NULL;
+	bool keep = bo->ttm && bo->resource && ttm_bo_res_uses_tt(bo, bo->resource);
+	int ret;
+
+	if (!bo->resource)
+		return 0;
+	if (keep) {
+		ret = ttm_resource_alloc(&bdev->sysman, bo, &sys_place, bo->size, 0, &sys_res);
+		if (ret)
+			return ret == -ENOSPC ? -ENOMEM : ret;
+	}
+
+	ttm_bo_unmap_virtual(bo);
+	if (bdev->funcs->delete_mem_notify)
+		bdev->funcs->delete_mem_notify(bo);
+
+	if (dma_resv_test_signaled(bo->resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		ttm_bo_free_resource(bo);
+	} else {
+		ret = ttm_bo_move_to_ghost(bo, NULL, false);
+		if (ret) {
+			if (sys_res)
+				ttm_bo_free_unlinked(bo, sys_res);
+			return ret;
+		}
+	}
+	if (sys_res)
+		ttm_bo_assign_mem(bo, sys_res);
+	else
+		ttm_bo_tt_destroy(bo);
+	return 0;
+}
+
+/* Wait for the fences an access must respect: every one for a write. */
+static int ttm_bo_access_wait(struct ttm_buffer_object *bo, bool write,
+			      struct ttm_operation_ctx *ctx)
+{
+	enum dma_resv_usage usage = write ? DMA_RESV_USAGE_BOOKKEEP : DMA_RESV_USAGE_WRITE;
+	int64_t r;
+
+	if (dma_resv_test_signaled(bo->resv, usage))
+		return 0;
+	if (ctx->no_wait_gpu)
+		return -EBUSY;
+	r = dma_resv_wait_timeout(bo->resv, usage, ctx->interruptible, MAX_SCHEDULE_TIMEOUT);
+	if (r < 0)
+		return (int)r;
+	return r == 0 ? -EBUSY : 0;
+}
+
+int ttm_bo_access(struct ttm_buffer_object *bo, uint64_t offset, void *buf, size_t len,
+		  bool write, struct ttm_operation_ctx *ctx)
+{
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_resource *res = bo->resource;
+	int ret;
+
+	if (!res || offset > bo->size || len > bo->size - offset)
+		return -EINVAL;
+	ret = ttm_bo_access_wait(bo, write, ctx);
+	if (ret)
+		return ret;
+	if (!len)
+		return 0;
+
+	if (ttm_bo_res_uses_tt(bo, res)) {
+		ret = ttm_bo_populate(bo, ctx);
+		if (ret)
+			return ret;
+		if (write)
+			return ttm_tt_copy_to(bo->ttm, offset, buf, len);
+		return ttm_tt_copy_from(bo->ttm, offset, buf, len);
+	}
+
+	ret = ttm_bo_io_reserve(bdev, res);
+	if (ret)
+		return ret;
+	if (write)
+		memcpy((char *)res->bus.addr + offset, buf, len);
+	else
+		memcpy(buf, (char *)res->bus.addr + offset, len);
+	ttm_bo_io_free(bdev, res);
+	return 0;
+}
+
+size_t ttm_bo_metadata_size(const struct ttm_buffer_object *bo)
+{
+	size_t size = sizeof(*bo);
+
+	/* A manager's subclass is larger; the base is what every BO pays. */
+	if (bo->resource)
+		size += sizeof(*bo->resource);
+	if (bo->ttm) {
+		size += sizeof(*bo->ttm);
+		if (bo->ttm->pages)
+			size += (size_t)bo->ttm->num_pages * (sizeof(void *) + sizeof(uint8_t));
+	}
+	return size;
+}

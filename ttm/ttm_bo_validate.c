@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttm_bo_validate: finding a place for a BO and moving it there. Placement
+ * passes, eviction in LRU order, recursive eviction, move fences, multi-hop
+ * moves and evict-all.
+ *
+ * The BO being validated is reserved by the caller. Eviction victims are
+ * reserved by trylock while the LRU lock is held (a trylock cannot block,
+ * so taking a reservation inside the LRU lock does not break the lock order
+ * of ttm_device.h); only a caller with a ww ticket ever sleeps on a victim's
+ * reservation, and then after dropping the LRU lock, so wait-die resolves
+ * any cycle with -EDEADLK.
+ *
+ * Internally "no space" is -ENOSPC; ttm_bo_validate() reports it as -ENOMEM
+ * (the 2008 API and the kernel's backward-compatible return value).
+ */
+#include <errno.h>
+#include <time.h>
+
+#include <ttm/ttm_bo.h>
+#include <ttm/ttm_trace.h>
+
+#include "ttm_bo_internal.h"
+
+/*
+ * Eviction recursion: a victim evicted from VRAM may need room in TT, whose
+ * victims go to SYSTEM. Deeper chains only arise from evict_flags that
+ * point back up, which would otherwise recurse without end.
+ */
+#define TTM_EVICT_MAX_DEPTH 4
+/* VRAM -> TT -> SYSTEM needs one hop; allow a driver one more. */
+#define TTM_MAX_HOPS 2
+/* Rescans after a ticketed wait found the LRU changed under us. */
+#define TTM_EVICT_MAX_RESCANS 64
+
+static int ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+			    struct ttm_operation_ctx *ctx, uint32_t skip_flags, bool force_space,
+			    unsigned depth, struct ttm_resource **res, bool *busy);
+
+static void ttm_bo_free_new(struct ttm_buffer_object *bo, struct ttm_resource *res)
+{
+	struct ttm_device *bdev = bo->bdev;
+
+	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_resource_free(ttm_manager_type(bdev, res->mem_type), &res);
+	pthread_mutex_unlock(&bdev->lru_lock);
+}
+
+/*
+ * Move @bo into @new_mem (allocated, not yet the BO's). On success the
+ * resource belongs to the BO; on failure it is still the caller's.
+ */
+static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo, struct ttm_resource *new_mem,
+				  bool evict, struct ttm_operation_ctx *ctx, struct ttm_place *hop)
+{
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_resource_manager *new_man = ttm_manager_type(bdev, new_mem->mem_type);
+	uint32_t from = bo->resource ? bo->resource->mem_type : TTM_NUM_MEM_TYPES;
+	bool had_tt = bo->ttm != NULL;
+	int ret;
+
+	/* Every CPU view must fault again and find the content's new home. */
+	ttm_bo_unmap_virtual(bo);
+
+	if (new_man->use_tt) {
+		/* Only a BO that never had content starts zeroed. */
+		ret = ttm_bo_tt_create(bo, !bo->resource);
+		/* SYSTEM pages appear on first use; a bound type needs them now. */
+		if (!ret && new_mem->mem_type != TTM_PL_SYSTEM)
+			ret = ttm_bo_populate(bo, ctx);
+		if (ret)
+			goto out_err;
+	}
+
+	if (bdev->funcs->move)
+		ret = bdev->funcs->move(bo, evict, ctx, new_mem, hop);
+	else
+		ret = ttm_bo_move_memcpy(bo, ctx, new_mem);
+	if (ret)
+		goto out_err;
+
+	ctx->bytes_moved += bo->size;
+	if (!evict)
+		ctx->moves++;
+	atomic_fetch_add_explicit(&bdev->stats.bytes_moved, bo->size, memory_order_relaxed);
+	TTM_PROBE4(move, bo, bo->size, from, new_mem->mem_type);
+	return 0;
+
+out_err:
+	/* A tt made for the move only holds nothing the BO still needs. */
+	if (!had_tt)
+		ttm_bo_tt_destroy(bo);
+	return ret;
+}
+
+/* Move @bo to a temporary place the driver asked for (-EMULTIHOP). */
+static int ttm_bo_bounce(struct ttm_buffer_object *bo, const struct ttm_place *hop,
+			 struct ttm_operation_ctx *ctx, unsigned depth)
+{
+	struct ttm_place place = *hop;
+	struct ttm_placement placement = { .num_placement = 1, .placement = &place };
+	struct ttm_resource *hop_mem = NULL;
+	struct ttm_place again = { 0 };
+	bool busy = false;
+	int ret;
+
+	place.flags &= ~(TTM_PL_FLAG_DESIRED | TTM_PL_FLAG_FALLBACK);
+	if (!ttm_manager_type(bo->bdev, place.mem_type))
+		return -EINVAL;
+	ret = ttm_bo_mem_space(bo, &placement, ctx, 0, false, depth, &hop_mem, &busy);
+	if (ret == -ENOSPC)
+		ret = ttm_bo_mem_space(bo, &placement, ctx, 0, true, depth, &hop_mem, &busy);
+	if (ret)
+		return ret;
+	ret = ttm_bo_handle_move_mem(bo, hop_mem, false, ctx, &again);
+	if (ret) {
+		ttm_bo_free_new(bo, hop_mem);
+		/* A hop that needs a hop is a driver bug. */
+		return ret == -EMULTIHOP ? -EINVAL : ret;
+	}
+	return 0;
+}
+
+/* handle_move_mem() following the driver's hops. @new_mem as there. */
+static int ttm_bo_move_hops(struct ttm_buffer_object *bo, struct ttm_resource *new_mem, bool evict,
+			    struct ttm_operation_ctx *ctx, unsigned depth)
+{
+	for (unsigned hops = 0;; hops++) {
+		struct ttm_place hop = { 0 };
+		int ret;
+
+		ret = ttm_bo_handle_move_mem(bo, new_mem, evict, ctx, &hop);
+		if (ret != -EMULTIHOP)
+			return ret;
+		if (hops == TTM_MAX_HOPS)
+			return -EINVAL;
+		ret = ttm_bo_bounce(bo, &hop, ctx, depth);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Move a victim to where its driver wants evicted BOs of its type. */
+static int ttm_bo_evict(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx, unsigned depth)
+{
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_placement placement = { 0 };
+	struct ttm_resource *evict_mem = NULL;
+	uint32_t from = bo->resource->mem_type;
+	bool busy = false;
+	int ret;
+
+	bdev->funcs->evict_flags(bo, &placement);
+	if (!placement.num_placement) {
+		ret = ttm_bo_pipeline_gutting(bo);
+		if (ret)
+			return ret;
+		goto out_count;
+	}
+
+	ret = ttm_bo_mem_space(bo, &placement, ctx, TTM_PL_FLAG_DESIRED, false, depth, &evict_mem,
+			       &busy);
+	if (ret == -ENOSPC)
+		ret = ttm_bo_mem_space(bo, &placement, ctx, TTM_PL_FLAG_DESIRED, true, depth,
+				       &evict_mem, &busy);
+	if (ret == -ENOSPC && busy)
+		ret = -EBUSY;
+	if (ret)
+		return ret;
+	ret = ttm_bo_move_hops(bo, evict_mem, true, ctx, depth);
+	if (ret) {
+		ttm_bo_free_new(bo, evict_mem);
+		return ret;
+	}
+
+out_count:
+	ctx->evictions++;
+	atomic_fetch_add_explicit(&bdev->stats.evictions, 1, memory_order_relaxed);
+	TTM_PROBE3(evict, bo, from, bo->size);
+	return 0;
+}
+
+/* Would evicting @victim make room for @size bytes in @place? */
+static bool ttm_bo_evict_valuable(struct ttm_device *bdev, struct ttm_resource_manager *man,
+				  struct ttm_buffer_object *victim, const struct ttm_place *place,
+				  uint64_t size)
+{
+	if (!place)
+		return true;
+	if (bdev->funcs->eviction_valuable)
+		return bdev->funcs->eviction_valuable(victim, place);
+	return ttm_resource_intersects(man, victim->resource, place, size);
+}
+
+/*
+ * Is @victim (reserved, LRU lock held) one eviction may take? Sets *@busy
+ * when only its fences, which we may not wait for, stand in the way.
+ */
+static bool ttm_bo_evict_candidate(struct ttm_device *bdev, struct ttm_resource_manager *man,
+				   struct ttm_buffer_object *victim, struct ttm_resource *res,
+				   const struct ttm_place *place, uint64_t size,
+				   struct ttm_operation_ctx *ctx, bool *busy)
+{
+	if (victim->resource != res || victim->pin_count)
+		return false;
+	if (!ttm_bo_evict_valuable(bdev, man, victim, place, size))
+		return false;
+	if (ctx->no_wait_gpu && !dma_resv_test_signaled(victim->resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		*busy = true;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Free some space in memory type @mem_type for @place: release the least recently used
+ * deleted BO or evict the least recently used BO, lowest priority first.
+ * @self is the BO being placed (never a victim), NULL for evict-all.
+ * Return: 0 (one BO gone); -ENOSPC (nothing evictable); -EBUSY (only busy
+ * or contended BOs); -EAGAIN (rescan); -EDEADLK/-EINTR/-EIO and errors of
+ * the victim's move.
+ */
+static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
+			      const struct ttm_place *place, struct ttm_buffer_object *self,
+			      uint64_t size, struct ttm_operation_ctx *ctx, unsigned depth,
+			      bool *busy)
+{
+	struct ttm_resource_manager *man = ttm_manager_type(bdev, mem_type);
+	struct ttm_buffer_object *victim = NULL, *contended = NULL;
+	bool locked = false, deleted = false;
+	int ret;
+
+	pthread_mutex_lock(&bdev->lru_lock);
+	for (unsigned prio = 0; prio < TTM_MAX_BO_PRIORITY && !victim; prio++) {
+		struct ttm_resource *res;
+
+		list_for_each_entry(res, &man->lru[prio], struct ttm_resource, lru) {
+			struct ttm_buffer_object *b = res->bo;
+			bool l;
+
+			/* A ghost not yet handed to delayed destroy is still being set up. */
+			if (!b || b == self || (b->is_ghost && !b->deleted))
+				continue;
+			/* Sharing our reservation without allow_res_evict: off limits. */
+			if (self && b->resv == self->resv && !ctx->allow_res_evict)
+				continue;
+			if (ctx->allow_res_evict && ctx->resv && b->resv == ctx->resv) {
+				l = false;
+			} else if (dma_resv_trylock(b->resv)) {
+				l = true;
+			} else {
+				if (ctx->ticket && !contended)
+					contended = ttm_bo_get_unless_zero(b);
+				else if (!ctx->ticket)
+					*busy = true;
+				continue;
+			}
+			if (ttm_bo_evict_candidate(bdev, man, b, res, place, size, ctx, busy) &&
+			    ttm_bo_get_unless_zero(b)) {
+				victim = b;
+				locked = l;
+				deleted = b->deleted;
+				break;
+			}
+			if (l)
+				dma_resv_unlock(b->resv);
+		}
+	}
+	pthread_mutex_unlock(&bdev->lru_lock);
+
+	if (victim && contended) {
+		ttm_bo_put(contended);
+		contended = NULL;
+	}
+	if (!victim && contended) {
+		/* Everything else was taken: sleep on the contended one, ww rules. */
+		if (ctx->interruptible)
+			ret = dma_resv_lock_interruptible(contended->resv, ctx->ticket);
+		else
+			ret = dma_resv_lock(contended->resv, ctx->ticket);
+		if (ret) {
+			ttm_bo_put(contended);
+			/* Our own transaction holds it: not a victim. */
+			if (ret == -EALREADY)
+				return *busy ? -EBUSY : -ENOSPC;
+			return ret;
+		}
+		pthread_mutex_lock(&bdev->lru_lock);
+		if (contended->resource && contended->resource->mem_type == mem_type &&
+		    ttm_bo_evict_candidate(bdev, man, contended, contended->resource, place, size,
+					   ctx, busy)) {
+			victim = contended;
+			locked = true;
+			deleted = contended->deleted;
+		}
+		pthread_mutex_unlock(&bdev->lru_lock);
+		if (!victim) {
+			dma_resv_unlock(contended->resv);
+			ttm_bo_put(contended);
+			return -EAGAIN;
+		}
+	}
+	if (!victim)
+		return *busy ? -EBUSY : -ENOSPC;
+
+	if (deleted) {
+		/* A dead BO is released, never moved. */
+		ret = ttm_bo_cleanup_refs(victim, ctx->interruptible, ctx->no_wait_gpu, locked);
+		ttm_bo_put(victim);
+		return ret;
+	}
+	ret = ttm_bo_evict(victim, ctx, depth);
+	if (locked)
+		ttm_bo_unreserve(victim);
+	ttm_bo_put(victim);
+	return ret;
+}
+
+/*
+ * Allocate in @place, evicting from its type until the allocation fits or
+ * nothing evictable is left. Return: as ttm_resource_alloc() plus the
+ * errors of ttm_bo_evict_first() (-ENOSPC when nothing more can go).
+ */
+static int ttm_bo_evict_alloc(struct ttm_buffer_object *bo, struct ttm_resource_manager *man,
+			      const struct ttm_place *place, struct ttm_operation_ctx *ctx,
+			      unsigned depth, struct ttm_resource **res, bool *busy)
+{
+	unsigned rescans = 0;
+	int ret;
+
+	for (;;) {
+		ret = ttm_resource_alloc(man, bo, place, bo->size, bo->page_alignment, res);
+		if (ret != -ENOSPC)
+			return ret;
+		ret = ttm_bo_evict_first(bo->bdev, place->mem_type, place, bo, bo->size, ctx, depth,
+					 busy);
+		if (ret == -EAGAIN && ++rescans < TTM_EVICT_MAX_RESCANS)
+			continue;
+		if (ret == -EAGAIN)
+			return -EBUSY;
+		if (ret)
+			return ret;
+	}
+}
+
+/*
+ * New allocations in @man may still be written by a pipelined move into
+ * it: wait for that, or with no_wait_gpu report -EBUSY so that the caller
+ * tries its next place.
+ */
+static int ttm_bo_wait_move_fence(struct ttm_resource_manager *man, struct ttm_operation_ctx *ctx)
+{
+	struct dma_fence *fence = ttm_resource_manager_get_move(man);
+	int ret = 0;
+
+	if (!fence)
+		return 0;
+	if (!dma_fence_is_signaled(fence)) {
+		if (ctx->no_wait_gpu)
+			ret = -EBUSY;
+		else
+			ret = dma_fence_wait(fence, ctx->interruptible);
+	}
+	dma_fence_put(fence);
+	return ret;
+}
+
+/*
+ * One pass over @placement: places carrying any of @skip_flags are left
+ * out; with @force_space, full types (all but SYSTEM) are evicted from.
+ * *@busy collects "busy BOs or a pending move fence stood in the way".
+ * Return: 0 with *@res allocated; -ENOSPC; -EBUSY; hard errors at once.
+ */
+static int ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+			    struct ttm_operation_ctx *ctx, uint32_t skip_flags, bool force_space,
+			    unsigned depth, struct ttm_resource **res, bool *busy)
+{
+	struct ttm_device *bdev = bo->bdev;
+
+	if (force_space && depth >= TTM_EVICT_MAX_DEPTH)
+		return -ENOSPC;
+	for (unsigned i = 0; i < placement->num_placement; i++) {
+		const struct ttm_place *place = &placement->placement[i];
+		struct ttm_resource_manager *man = ttm_manager_type(bdev, place->mem_type);
+		int ret;
+
+		if ((place->flags & skip_flags) || !man || !man->use_type)
+			continue;
+		if (force_space && place->mem_type != TTM_PL_SYSTEM)
+			ret = ttm_bo_evict_alloc(bo, man, place, ctx, depth + 1, res, busy);
+		else
+			ret = ttm_resource_alloc(man, bo, place, bo->size, bo->page_alignment, res);
+		if (ret == -EBUSY) {
+			*busy = true;
+			continue;
+		}
+		if (ret == -ENOSPC)
+			continue;
+		if (ret)
+			return ret;
+
+		ret = ttm_bo_wait_move_fence(man, ctx);
+		if (!ret)
+			return 0;
+		ttm_bo_free_new(bo, *res);
+		*res = NULL;
+		if (ret != -EBUSY)
+			return ret;
+		*busy = true;
+	}
+	return -ENOSPC;
+}
+
+/* Every place must name a registered type and lie inside it. */
+static bool ttm_placement_valid(struct ttm_device *bdev, const struct ttm_placement *placement)
+{
+	for (unsigned i = 0; i < placement->num_placement; i++) {
+		const struct ttm_place *place = &placement->placement[i];
+		struct ttm_resource_manager *man = ttm_manager_type(bdev, place->mem_type);
+
+		if (!man)
+			return false;
+		if (place->lpfn && (place->fpfn >= place->lpfn || place->lpfn > man->size))
+			return false;
+		if (place->mem_type != TTM_PL_SYSTEM && place->fpfn >= man->size)
+			return false;
+	}
+	return true;
+}
+
+/* The resource already fits: only a swapped-out tt has to come back. */
+static int ttm_bo_validate_in_place(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)
+{
+	if (bo->ttm && ttm_tt_is_swapped(bo->ttm))
+		return ttm_bo_populate(bo, ctx);
+	return 0;
+}
+
+#if TTM_VALIDATE_DELAY_NS > 0
+/* The regression the benchmarks must notice: burn the configured time. */
+static void ttm_validate_delay(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((int64_t)(t.tv_sec - t0.tv_sec) * 1000000000 + (t.tv_nsec - t0.tv_nsec) <
+		 (int64_t)TTM_VALIDATE_DELAY_NS);
+}
+#endif
+
+static int ttm_bo_validate_impl(struct ttm_buffer_object *bo,
+				const struct ttm_placement *placement,
+				struct ttm_operation_ctx *ctx)
+{
+	struct ttm_device *bdev = bo->bdev;
+	bool busy = false;
+
+	if (!placement || (placement->num_placement && !placement->placement))
+		return -EINVAL;
+	if (!placement->num_placement) {
+		if (bo->pin_count)
+			return -EINVAL;
+		return ttm_bo_pipeline_gutting(bo);
+	}
+
+	/*
+	 * First pass: no FALLBACK places and no eviction. Second pass: no
+	 * DESIRED places, evicting. A resource already fitting the pass is
+	 * kept: a BO sitting in its fallback is not moved by evicting others.
+	 */
+	for (unsigned pass = 0; pass < 2; pass++) {
+		struct ttm_resource *res = NULL;
+		int ret;
+
+		if (bo->resource) {
+			struct ttm_resource_manager *man =
+				ttm_manager_type(bdev, bo->resource->mem_type);
+
+			if (man && ttm_resource_compatible(man, bo->resource, placement, pass == 1))
+				return ttm_bo_validate_in_place(bo, ctx);
+		}
+		if (pass == 0) {
+			if (!ttm_placement_valid(bdev, placement))
+				return -EINVAL;
+			if (bo->pin_count)
+				return -EINVAL;
+		}
+
+		ret = ttm_bo_mem_space(bo, placement, ctx,
+				       pass ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK, pass == 1,
+				       0, &res, &busy);
+		if (ret == -ENOSPC)
+			continue;
+		if (ret)
+			return ret;
+		ret = ttm_bo_move_hops(bo, res, false, ctx, 0);
+		if (ret) {
+			ttm_bo_free_new(bo, res);
+			return ret == -ENOSPC ? -ENOMEM : ret;
+		}
+		return 0;
+	}
+	return busy ? -EBUSY : -ENOMEM;
+}
+
+int ttm_bo_validate(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+		    struct ttm_operation_ctx *ctx)
+{
+	uint64_t moved = ctx->bytes_moved;
+	int ret;
+
+	TTM_PROBE2(validate_begin, bo, bo->size);
+#if TTM_VALIDATE_DELAY_NS > 0
+	ttm_validate_delay();
+#endif
+	ret = ttm_bo_validate_impl(bo, placement, ctx);
+	TTM_PROBE3(validate_end, bo, ret, ctx->bytes_moved - moved);
+	return ret;
+}
+
+int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type,
+			  struct ttm_operation_ctx *ctx)
+{
+	struct ttm_resource_manager *man = ttm_manager_type(bdev, mem_type);
+	struct ttm_resource *res;
+	unsigned rescans = 0;
+	bool busy = false, pinned = false;
+	int ret;
+
+	/* SYSTEM is where evicted BOs end up; it cannot be emptied. */
+	if (!man || mem_type == TTM_PL_SYSTEM)
+		return -EINVAL;
+
+	for (;;) {
+		ret = ttm_bo_evict_first(bdev, mem_type, NULL, NULL, 0, ctx, 0, &busy);
+		if (ret == -EAGAIN && ++rescans < TTM_EVICT_MAX_RESCANS)
+			continue;
+		if (ret == -EAGAIN || ret == -EBUSY) {
+			busy = true;
+			break;
+		}
+		if (ret == -ENOSPC)
+			break;
+		if (ret)
+			return ret;
+	}
+	if (busy)
+		return -EBUSY;
+
+	/* Pipelined evictions out of the type must land before it is "empty". */
+	if (!ctx->no_wait_gpu) {
+		struct dma_fence *fence = ttm_resource_manager_get_move(man);
+
+		if (fence) {
+			ret = dma_fence_wait(fence, ctx->interruptible);
+			dma_fence_put(fence);
+			if (ret)
+				return ret;
+		}
+	}
+
+	pthread_mutex_lock(&bdev->lru_lock);
+	list_for_each_entry(res, &bdev->pinned, struct ttm_resource, lru) {
+		if (res->mem_type == mem_type) {
+			pinned = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&bdev->lru_lock);
+	return pinned ? -EBUSY : 0;
+}
