@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ttm_vm_fault: fault-driven population of a reserved virtual address range,
+ * the userspace stand-in for the kernel's vm_operations_struct.fault.
+ *
+ * A range is a stable span of virtual memory (reserved once with mmap, never
+ * moved) whose pages start absent. The first access to an absent page
+ * faults; the engine finds the range and calls its owner's @populate
+ * callback on the accessing thread (SIGSEGV mode) or on the engine's handler
+ * thread (userfaultfd mode). The owner takes its own lock (for a BO, the
+ * reservation), makes sure the content is reachable and installs one or
+ * more pages with ttm_vm_range_install(). The owner's @invalidate, called
+ * under the same owner lock, hands every CPU-written page back through
+ * @writeback and makes the whole range absent again, so the next access
+ * faults. Because install and invalidate both run under the owner's lock, a
+ * page can never be installed from storage that has already moved.
+ *
+ * Two mechanisms, chosen at run time (ttm_vm_fault_engine_init()):
+ *  - userfaultfd (TTM_VM_FAULT_UFFD): the range is readable/writable
+ *    anonymous memory registered in MISSING mode; a handler thread reads
+ *    fault events, copies pages in atomically with UFFDIO_COPY (or maps a
+ *    memfd over them with MAP_FIXED) and wakes the faulting thread. Needs
+ *    the kernel to allow it (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE,
+ *    UFFD_USER_MODE_ONLY, or /dev/userfaultfd).
+ *  - SIGSEGV (TTM_VM_FAULT_SIGSEGV): absent pages are PROT_NONE; a process
+ *    SIGSEGV handler populates on the faulting thread. Pages are prepared in
+ *    a scratch mapping and moved in with mremap(MREMAP_FIXED) (or a memfd is
+ *    mapped with MAP_FIXED), so other threads never see half a page.
+ * The environment variable TTM_VM_FAULT=uffd|sigsegv forces one (AUTO).
+ *
+ * Backing: a page is installed either by copy from a host pointer (the
+ * range then holds a private copy, written back on invalidation) or
+ * zero-copy by mapping a page of a memfd shared (no write-back needed).
+ *
+ * Errors: when @populate fails, or returns without installing the faulting
+ * page, the accessing thread gets SIGBUS, as the kernel's VM_FAULT_SIGBUS.
+ *
+ * Process-wide state: the table of live ranges is global, because a signal
+ * handler can only find its range through it; it is guarded by one mutex.
+ * Every other piece of state lives in the engine and the ranges.
+ *
+ * Lock order: owner lock (BO reservation) -> range->lock -> the range
+ * table lock. @populate is always called with no engine lock held. Code
+ * that holds the owner lock must not touch the range's memory itself (it
+ * would fault into @populate and wait for that same lock).
+ */
+#ifndef TTM_VM_FAULT_H
+#define TTM_VM_FAULT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ttm/list.h>
+#include <ttm/ttm_caching.h>
+
+/* Pages a fault handler should populate around the faulting page, as the
+ * kernel's TTM_BO_VM_NUM_PREFAULT, so the cost of a fault is shared. */
+#define TTM_VM_FAULT_PREFAULT 16
+
+/**
+ * enum ttm_vm_fault_mode - the fault mechanism.
+ * @TTM_VM_FAULT_AUTO: TTM_VM_FAULT from the environment, else userfaultfd
+ *	when the kernel allows it, else SIGSEGV.
+ * @TTM_VM_FAULT_UFFD: userfaultfd handler thread.
+ * @TTM_VM_FAULT_SIGSEGV: SIGSEGV handler + mprotect/MAP_FIXED.
+ */
+enum ttm_vm_fault_mode {
+	TTM_VM_FAULT_AUTO,
+	TTM_VM_FAULT_UFFD,
+	TTM_VM_FAULT_SIGSEGV,
+};
+
+/** ttm_vm_fault_mode_name() - "uffd", "sigsegv" or "auto". */
+const char *ttm_vm_fault_mode_name(enum ttm_vm_fault_mode mode);
+
+/**
+ * struct ttm_vm_fault_stats - counters of an engine or a range (atomics).
+ * @faults: populate calls made for faulting accesses.
+ * @pages_copied: pages installed by copy.
+ * @pages_mapped: pages installed zero-copy from a memfd.
+ * @invalidations: invalidate calls that removed at least one page.
+ * @pages_written_back: pages handed to @writeback.
+ * @sigbus: accesses answered with SIGBUS.
+ */
+struct ttm_vm_fault_stats {
+	_Atomic uint64_t faults;
+	_Atomic uint64_t pages_copied;
+	_Atomic uint64_t pages_mapped;
+	_Atomic uint64_t invalidations;
+	_Atomic uint64_t pages_written_back;
+	_Atomic uint64_t sigbus;
+};
+
+/**
+ * struct ttm_vm_fault_engine - one fault mechanism instance, caller-embedded.
+ * @mode: the mechanism in use (never AUTO after init).
+ * @uffd: the userfaultfd, -1 in SIGSEGV mode.
+ * @stop_fd: eventfd that stops the handler thread, -1 in SIGSEGV mode.
+ * @thread: the userfaultfd handler thread.
+ * @has_thread_id: the kernel reports the faulting thread (SIGBUS target).
+ * @nr_ranges: live ranges; fini requires 0.
+ * @stats: counters over every range of the engine.
+ */
+struct ttm_vm_fault_engine {
+	enum ttm_vm_fault_mode mode;
+	int uffd;
+	int stop_fd;
+	pthread_t thread;
+	bool has_thread_id;
+	_Atomic long nr_ranges;
+	struct ttm_vm_fault_stats stats;
+};
+
+struct ttm_vm_range;
+
+/**
+ * struct ttm_vm_page - what backs one page being installed.
+ * @src: host memory to copy 4 KiB from, or NULL for a memfd page.
+ * @fd: with @src NULL: the memfd to map shared (MAP_FIXED).
+ * @offset: with @src NULL: page-aligned offset in @fd.
+ */
+struct ttm_vm_page {
+	const void *src;
+	int fd;
+	uint64_t offset;
+};
+
+/**
+ * struct ttm_vm_range_ops - what the owner of a range provides.
+ */
+struct ttm_vm_range_ops {
+	/**
+	 * @populate: required. Page @page of @range was accessed while absent.
+	 * Take the owner lock, make the content reachable and install at
+	 * least @page with ttm_vm_range_install() (a window around it is
+	 * welcome), drop the lock. Runs on the faulting thread (SIGSEGV) or
+	 * the engine's thread (userfaultfd), with no engine lock held; may
+	 * sleep. Return: 0; a negative errno makes the access SIGBUS.
+	 * Returning 0 with @page still absent is treated as -EFAULT.
+	 */
+	int (*populate)(struct ttm_vm_range *range, unsigned long page);
+	/**
+	 * @writeback: optional. During ttm_vm_range_invalidate(), page @page
+	 * was installed by copy and may have been written by the CPU: store
+	 * @data (4 KiB, readable until return) to the owner's storage. Called
+	 * with the owner lock held (the invalidate caller's) and @range->lock.
+	 */
+	void (*writeback)(struct ttm_vm_range *range, unsigned long page, const void *data);
+};
+
+/* Page states in ttm_vm_range.state. */
+#define TTM_VM_PAGE_ABSENT 0
+#define TTM_VM_PAGE_COPY 1
+#define TTM_VM_PAGE_MAPPED 2
+
+/**
+ * struct ttm_vm_range - a stable virtual range, caller-embedded.
+ * @engine: the engine that serves its faults.
+ * @ops: owner callbacks.
+ * @priv: free for the owner.
+ * @addr: first byte; fixed from init to fini.
+ * @num_pages: size in 4 KiB pages.
+ * @stats: counters of this range.
+ * @link: entry in the process-wide range table.
+ * @users: fault handlers running for this range (table lock).
+ * @dead: being torn down: faults get SIGBUS (table lock).
+ * @generation: bumped by every invalidation that removed pages, so a fault
+ *	handler can tell "populate installed nothing" from "installed, then
+ *	invalidated again" (the access is retried then).
+ *
+ * Protected by @lock:
+ * @state: TTM_VM_PAGE_* per page.
+ * @nr_present: pages not ABSENT.
+ * @nr_mapped: pages in state MAPPED.
+ * @caching: caching mode of the backing last installed.
+ */
+struct ttm_vm_range {
+	struct ttm_vm_fault_engine *engine;
+	const struct ttm_vm_range_ops *ops;
+	void *priv;
+	uint8_t *addr;
+	unsigned long num_pages;
+	struct ttm_vm_fault_stats stats;
+	struct list_head link;
+	long users;
+	bool dead;
+	_Atomic uint64_t generation;
+
+	pthread_mutex_t lock;
+	/* Protected by @lock. */
+	uint8_t *state;
+	unsigned long nr_present;
+	unsigned long nr_mapped;
+	enum ttm_caching caching;
+};
+
+/**
+ * ttm_vm_fault_engine_init() - set up @eng with @mode. AUTO honours
+ * TTM_VM_FAULT=uffd|sigsegv, else tries userfaultfd and falls back to
+ * SIGSEGV. The SIGSEGV handler is installed once per process (chaining to
+ * the previous handler for addresses outside every range).
+ * Return: 0; -EINVAL (bad mode or bad TTM_VM_FAULT value); for an explicit
+ * UFFD (or TTM_VM_FAULT=uffd): -EPERM/-ENOSYS when the kernel refuses
+ * userfaultfd; -ENOMEM/-EAGAIN. Nothing is left behind on failure.
+ */
+int ttm_vm_fault_engine_init(struct ttm_vm_fault_engine *eng, enum ttm_vm_fault_mode mode);
+
+/**
+ * ttm_vm_fault_engine_fini() - stop the handler thread, close the fds.
+ * Return: 0; -EBUSY while ranges of @eng are alive (nothing done).
+ */
+int ttm_vm_fault_engine_fini(struct ttm_vm_fault_engine *eng);
+
+/** ttm_vm_fault_uffd_available() - whether userfaultfd can be opened here. */
+bool ttm_vm_fault_uffd_available(void);
+
+/**
+ * ttm_vm_range_init() - reserve @num_pages pages of address space for
+ * @range, every page absent, served by @eng.
+ * Return: 0; -EINVAL (0 pages, NULL ops/populate); -ENOMEM; errors of
+ * UFFDIO_REGISTER. Nothing is left behind on failure.
+ */
+int ttm_vm_range_init(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *range,
+		      unsigned long num_pages, const struct ttm_vm_range_ops *ops, void *priv);
+
+/**
+ * ttm_vm_range_fini() - remove @range from the fault table, wait for fault
+ * handlers still running on it (accesses from now on SIGBUS), unmap the
+ * address space. Pages are dropped without write-back: invalidate first to
+ * keep CPU writes. Must not be called with the owner lock held (a running
+ * @populate may be waiting for it).
+ */
+void ttm_vm_range_fini(struct ttm_vm_range *range);
+
+/**
+ * ttm_vm_range_install() - make pages [@first, @first + @count) present
+ * with the backing in @pages[0 .. @count - 1]; pages already present are
+ * left alone (a CPU write to them is never overwritten). Called from
+ * @populate with the owner lock held. @caching is recorded as the range's
+ * mode. Fault point "mmap_remap" fails it with -ENOMEM (nothing installed
+ * by the failing step). Return: pages newly installed (>= 0); -EINVAL
+ * (range outside @range, bad fd offset); -ENOMEM; errors of the kernel
+ * calls.
+ */
+long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsigned long count,
+			  const struct ttm_vm_page *pages, enum ttm_caching caching);
+
+/**
+ * ttm_vm_range_invalidate() - the owner's storage is about to move: revoke
+ * CPU write access to the present pages first, hand every copied page to
+ * @writeback, then make the whole range absent. Owner lock held. A CPU
+ * write that completed before the call is therefore never lost; a write
+ * racing with it faults and waits for the owner lock (SIGSEGV mode, and
+ * userfaultfd mode on kernels with MREMAP_DONTUNMAP).
+ */
+void ttm_vm_range_invalidate(struct ttm_vm_range *range);
+
+/** ttm_vm_range_page_present() - whether page @page is installed now. */
+bool ttm_vm_range_page_present(struct ttm_vm_range *range, unsigned long page);
+
+/**
+ * ttm_vm_fault_engine_print() - one line: mode, ranges and counters.
+ */
+void ttm_vm_fault_engine_print(struct ttm_vm_fault_engine *eng, FILE *f);
+
+#endif /* TTM_VM_FAULT_H */

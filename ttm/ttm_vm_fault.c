@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fault-driven population of reserved address ranges: a userfaultfd handler
+ * thread where the kernel allows it, a SIGSEGV handler otherwise. See
+ * ttm_vm_fault.h for the contract.
+ */
+#include "ttm_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if TTM_HAVE_USERFAULTFD
+#include <linux/userfaultfd.h>
+#endif
+
+#include <ttm/ttm_faults.h>
+#include <ttm/ttm_vm_fault.h>
+
+#define VM_PAGE_SIZE 4096ul
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+/*
+ * The process-wide table of live ranges. A SIGSEGV handler has nothing but
+ * the faulting address, so this is the one piece of global state; the
+ * handler takes the mutex only on a synchronous fault, which never happens
+ * inside this file (nothing here touches a range while holding it).
+ */
+static pthread_mutex_t vm_table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t vm_table_idle = PTHREAD_COND_INITIALIZER;
+static struct list_head vm_table = LIST_HEAD_INIT(vm_table);
+static bool vm_segv_installed;
+static struct sigaction vm_old_segv;
+
+const char *ttm_vm_fault_mode_name(enum ttm_vm_fault_mode mode)
+{
+	switch (mode) {
+	case TTM_VM_FAULT_UFFD:
+		return "uffd";
+	case TTM_VM_FAULT_SIGSEGV:
+		return "sigsegv";
+	default:
+		return "auto";
+	}
+}
+
+/* Finds the range holding @addr and pins it against fini. */
+static struct ttm_vm_range *vm_table_get(const void *addr)
+{
+	const uint8_t *a = addr;
+	struct ttm_vm_range *r, *found = NULL;
+
+	pthread_mutex_lock(&vm_table_lock);
+	list_for_each_entry(r, &vm_table, struct ttm_vm_range, link) {
+		if (a >= r->addr && a < r->addr + r->num_pages * VM_PAGE_SIZE) {
+			r->users++;
+			found = r;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vm_table_lock);
+	return found;
+}
+
+static void vm_table_put(struct ttm_vm_range *r)
+{
+	pthread_mutex_lock(&vm_table_lock);
+	if (--r->users == 0 && r->dead)
+		pthread_cond_broadcast(&vm_table_idle);
+	pthread_mutex_unlock(&vm_table_lock);
+}
+
+static bool vm_range_dead(struct ttm_vm_range *r)
+{
+	bool dead;
+
+	pthread_mutex_lock(&vm_table_lock);
+	dead = r->dead;
+	pthread_mutex_unlock(&vm_table_lock);
+	return dead;
+}
+
+/* Runs the owner's populate for the page holding @addr. */
+static int vm_handle_fault(struct ttm_vm_range *r, const void *addr)
+{
+	unsigned long page = (unsigned long)((const uint8_t *)addr - r->addr) / VM_PAGE_SIZE;
+	uint64_t gen = atomic_load(&r->generation);
+	int ret;
+
+	if (vm_range_dead(r))
+		return -ENODEV;
+	atomic_fetch_add(&r->stats.faults, 1);
+	atomic_fetch_add(&r->engine->stats.faults, 1);
+	ret = r->ops->populate(r, page);
+	if (!ret && !ttm_vm_range_page_present(r, page) && atomic_load(&r->generation) == gen)
+		ret = -EFAULT;
+	if (ret) {
+		atomic_fetch_add(&r->stats.sigbus, 1);
+		atomic_fetch_add(&r->engine->stats.sigbus, 1);
+	}
+	return ret;
+}
+
+/* ---- SIGSEGV mechanism ---- */
+
+static void vm_segv_chain(int sig, siginfo_t *si, void *uctx)
+{
+	if (vm_old_segv.sa_flags & SA_SIGINFO) {
+		vm_old_segv.sa_sigaction(sig, si, uctx);
+	} else if (vm_old_segv.sa_handler == SIG_DFL || vm_old_segv.sa_handler == SIG_IGN) {
+		/* Not ours: let the retried access take the default action. */
+		sigaction(SIGSEGV, &vm_old_segv, NULL);
+	} else {
+		vm_old_segv.sa_handler(sig);
+	}
+}
+
+static void vm_segv_handler(int sig, siginfo_t *si, void *uctx)
+{
+	int saved_errno = errno;
+	struct ttm_vm_range *r = vm_table_get(si->si_addr);
+	int ret;
+
+	if (!r) {
+		vm_segv_chain(sig, si, uctx);
+		errno = saved_errno;
+		return;
+	}
+	ret = vm_handle_fault(r, si->si_addr);
+	vm_table_put(r);
+	if (ret)
+		pthread_kill(pthread_self(), SIGBUS);
+	errno = saved_errno;
+}
+
+static int vm_segv_install(void)
+{
+	struct sigaction sa;
+	int ret = 0;
+
+	pthread_mutex_lock(&vm_table_lock);
+	if (!vm_segv_installed) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = vm_segv_handler;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGSEGV, &sa, &vm_old_segv))
+			ret = -errno;
+		else
+			vm_segv_installed = true;
+	}
+	pthread_mutex_unlock(&vm_table_lock);
+	return ret;
+}
+
+/* ---- userfaultfd mechanism ---- */
+
+#if TTM_HAVE_USERFAULTFD
+static int vm_uffd_open_one(int flags)
+{
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | flags);
+
+	return fd >= 0 ? fd : -errno;
+}
+
+/*
+ * Opens a userfaultfd and negotiates the thread-id feature (needed to send
+ * SIGBUS to the faulting thread). Tries the full mode first (so kernel
+ * accesses to a range, such as read(2) into it, are served too), then
+ * user-mode-only faults (allowed unprivileged on 5.11+), then the
+ * /dev/userfaultfd node.
+ */
+static int vm_uffd_open(bool *has_tid)
+{
+	struct uffdio_api api;
+	int fd, err;
+
+	fd = vm_uffd_open_one(0);
+#ifdef UFFD_USER_MODE_ONLY
+	if (fd < 0)
+		fd = vm_uffd_open_one(UFFD_USER_MODE_ONLY);
+#endif
+#ifdef USERFAULTFD_IOC_NEW
+	if (fd < 0) {
+		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+
+		if (dev >= 0) {
+			int nfd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+
+			if (nfd >= 0)
+				fd = nfd;
+			close(dev);
+		}
+	}
+#endif
+	if (fd < 0)
+		return fd == -ENOSYS ? -ENOSYS : -EPERM;
+
+	memset(&api, 0, sizeof(api));
+	api.api = UFFD_API;
+	api.features = UFFD_FEATURE_THREAD_ID;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		err = -errno;
+		close(fd);
+		return err == -EINVAL ? -ENOSYS : err;
+	}
+	*has_tid = true;
+	return fd;
+}
+
+static void *vm_uffd_thread(void *arg)
+{
+	struct ttm_vm_fault_engine *eng = arg;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = eng->uffd, .events = POLLIN },
+				       { .fd = eng->stop_fd, .events = POLLIN } };
+		struct uffdio_range wake;
+		struct ttm_vm_range *r;
+		struct uffd_msg msg;
+		uintptr_t addr;
+		ssize_t n;
+		int ret;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		n = read(eng->uffd, &msg, sizeof(msg));
+		if (n != (ssize_t)sizeof(msg) || msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		addr = (uintptr_t)msg.arg.pagefault.address & ~(uintptr_t)(VM_PAGE_SIZE - 1);
+		r = vm_table_get((const void *)addr);
+		ret = r ? vm_handle_fault(r, (const void *)addr) : -EFAULT;
+		if (ret)
+			syscall(SYS_tgkill, getpid(), (pid_t)msg.arg.pagefault.feat.ptid, SIGBUS);
+		/*
+		 * Wake also after a failure: the pending SIGBUS is delivered
+		 * before the access is retried.
+		 */
+		wake.start = addr;
+		wake.len = VM_PAGE_SIZE;
+		ioctl(eng->uffd, UFFDIO_WAKE, &wake);
+		if (r)
+			vm_table_put(r);
+	}
+	return NULL;
+}
+
+static int vm_uffd_register(struct ttm_vm_fault_engine *eng, void *addr, size_t len)
+{
+	struct uffdio_register reg;
+
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)addr;
+	reg.range.len = len;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	return ioctl(eng->uffd, UFFDIO_REGISTER, &reg) ? -errno : 0;
+}
+
+static int vm_uffd_engine_init(struct ttm_vm_fault_engine *eng)
+{
+	bool has_tid = false;
+	int fd, ret;
+
+	fd = vm_uffd_open(&has_tid);
+	if (fd < 0)
+		return fd;
+	eng->uffd = fd;
+	eng->has_thread_id = has_tid;
+	eng->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (eng->stop_fd < 0) {
+		ret = -errno;
+		goto err_uffd;
+	}
+	ret = -pthread_create(&eng->thread, NULL, vm_uffd_thread, eng);
+	if (ret)
+		goto err_stop;
+	return 0;
+
+err_stop:
+	close(eng->stop_fd);
+	eng->stop_fd = -1;
+err_uffd:
+	close(eng->uffd);
+	eng->uffd = -1;
+	return ret;
+}
+#else
+static int vm_uffd_engine_init(struct ttm_vm_fault_engine *eng)
+{
+	return -ENOSYS;
+}
+
+static int vm_uffd_register(struct ttm_vm_fault_engine *eng, void *addr, size_t len)
+{
+	return -ENOSYS;
+}
+#endif
+
+bool ttm_vm_fault_uffd_available(void)
+{
+#if TTM_HAVE_USERFAULTFD
+	bool has_tid = false;
+	int fd = vm_uffd_open(&has_tid);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+#else
+	return false;
+#endif
+}
+
+int ttm_vm_fault_engine_init(struct ttm_vm_fault_engine *eng, enum ttm_vm_fault_mode mode)
+{
+	const char *env;
+	int ret;
+
+	if (sysconf(_SC_PAGESIZE) != (long)VM_PAGE_SIZE)
+		return -EOPNOTSUPP;
+	memset(eng, 0, sizeof(*eng));
+	eng->uffd = -1;
+	eng->stop_fd = -1;
+
+	if (mode == TTM_VM_FAULT_AUTO && (env = getenv("TTM_VM_FAULT")) && *env) {
+		if (!strcmp(env, "uffd"))
+			mode = TTM_VM_FAULT_UFFD;
+		else if (!strcmp(env, "sigsegv"))
+			mode = TTM_VM_FAULT_SIGSEGV;
+		else
+			return -EINVAL;
+	}
+
+	switch (mode) {
+	case TTM_VM_FAULT_AUTO:
+		if (!vm_uffd_engine_init(eng)) {
+			eng->mode = TTM_VM_FAULT_UFFD;
+			return 0;
+		}
+		/* fall through */
+	case TTM_VM_FAULT_SIGSEGV:
+		ret = vm_segv_install();
+		if (ret)
+			return ret;
+		eng->mode = TTM_VM_FAULT_SIGSEGV;
+		return 0;
+	case TTM_VM_FAULT_UFFD:
+		ret = vm_uffd_engine_init(eng);
+		if (ret)
+			return ret;
+		eng->mode = TTM_VM_FAULT_UFFD;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int ttm_vm_fault_engine_fini(struct ttm_vm_fault_engine *eng)
+{
+	if (atomic_load(&eng->nr_ranges))
+		return -EBUSY;
+	if (eng->mode == TTM_VM_FAULT_UFFD) {
+		uint64_t one = 1;
+
+		if (write(eng->stop_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+			return -EIO;
+		pthread_join(eng->thread, NULL);
+		close(eng->stop_fd);
+		close(eng->uffd);
+		eng->stop_fd = -1;
+		eng->uffd = -1;
+	}
+	/* The SIGSEGV handler stays: other engines may still rely on it. */
+	return 0;
+}
+
+/* Fresh absent pages over [@addr, @addr + @len), atomically replacing what was there. */
+static int vm_map_absent(struct ttm_vm_fault_engine *eng, void *addr, size_t len)
+{
+	int prot = eng->mode == TTM_VM_FAULT_UFFD ? PROT_READ | PROT_WRITE : PROT_NONE;
+
+	if (mmap(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+		 0) == MAP_FAILED)
+		return -errno;
+	if (eng->mode == TTM_VM_FAULT_UFFD)
+		return vm_uffd_register(eng, addr, len);
+	return 0;
+}
+
+int ttm_vm_range_init(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *range,
+		      unsigned long num_pages, const struct ttm_vm_range_ops *ops, void *priv)
+{
+	size_t len;
+	void *p;
+	int ret;
+
+	if (!eng || !range || !num_pages || !ops || !ops->populate ||
+	    num_pages > SIZE_MAX / VM_PAGE_SIZE)
+		return -EINVAL;
+	memset(range, 0, sizeof(*range));
+	len = num_pages * VM_PAGE_SIZE;
+	range->state = calloc(num_pages, 1);
+	if (!range->state)
+		return -ENOMEM;
+
+	/* Reserve first, so the address is ours before any fault can come. */
+	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		ret = -errno;
+		goto err_state;
+	}
+	ret = vm_map_absent(eng, p, len);
+	if (ret)
+		goto err_unmap;
+
+	range->engine = eng;
+	range->ops = ops;
+	range->priv = priv;
+	range->addr = p;
+	range->num_pages = num_pages;
+	range->caching = ttm_cached;
+	pthread_mutex_init(&range->lock, NULL);
+
+	pthread_mutex_lock(&vm_table_lock);
+	list_add_tail(&range->link, &vm_table);
+	pthread_mutex_unlock(&vm_table_lock);
+	atomic_fetch_add(&eng->nr_ranges, 1);
+	return 0;
+
+err_unmap:
+	munmap(p, len);
+err_state:
+	free(range->state);
+	range->state = NULL;
+	return ret;
+}
+
+void ttm_vm_range_fini(struct ttm_vm_range *range)
+{
+	pthread_mutex_lock(&vm_table_lock);
+	range->dead = true;
+	while (range->users)
+		pthread_cond_wait(&vm_table_idle, &vm_table_lock);
+	list_del_init(&range->link);
+	pthread_mutex_unlock(&vm_table_lock);
+
+	munmap(range->addr, range->num_pages * VM_PAGE_SIZE);
+	pthread_mutex_destroy(&range->lock);
+	free(range->state);
+	range->state = NULL;
+	atomic_fetch_sub(&range->engine->nr_ranges, 1);
+}
+
+bool ttm_vm_range_page_present(struct ttm_vm_range *range, unsigned long page)
+{
+	bool present;
+
+	if (page >= range->num_pages)
+		return false;
+	pthread_mutex_lock(&range->lock);
+	present = range->state[page] != TTM_VM_PAGE_ABSENT;
+	pthread_mutex_unlock(&range->lock);
+	return present;
+}
+
+/* Installs @n pages copied from @pages at page @first, all absent. */
+static int vm_install_copy(struct ttm_vm_range *r, unsigned long first, unsigned long n,
+			   const struct ttm_vm_page *pages)
+{
+	uint8_t *dst = r->addr + first * VM_PAGE_SIZE;
+	size_t len = n * VM_PAGE_SIZE;
+	unsigned long i;
+
+#if TTM_HAVE_USERFAULTFD
+	if (r->engine->mode == TTM_VM_FAULT_UFFD) {
+		/* Sources of one higher-order pool block are contiguous: one copy each. */
+		i = 0;
+		while (i < n) {
+			unsigned long j = i + 1;
+			struct uffdio_copy copy;
+
+			while (j < n && (const uint8_t *)pages[j].src ==
+						(const uint8_t *)pages[i].src + (j - i) * VM_PAGE_SIZE)
+				j++;
+			memset(&copy, 0, sizeof(copy));
+			copy.dst = (uintptr_t)(dst + i * VM_PAGE_SIZE);
+			copy.src = (uintptr_t)pages[i].src;
+			copy.len = (j - i) * VM_PAGE_SIZE;
+			if (ioctl(r->engine->uffd, UFFDIO_COPY, &copy)) {
+				if (errno == EAGAIN && copy.copy > 0) {
+					/* Partly done while the mm changed: the rest again. */
+					unsigned long done = (unsigned long)copy.copy / VM_PAGE_SIZE;
+
+					memset(r->state + first + i, TTM_VM_PAGE_COPY, done);
+					r->nr_present += done;
+					i += done;
+					continue;
+				}
+				if (errno != EAGAIN)
+					return -errno;
+				continue;
+			}
+			memset(r->state + first + i, TTM_VM_PAGE_COPY, j - i);
+			r->nr_present += j - i;
+			i = j;
+		}
+		return 0;
+	}
+#endif
+	{
+		/*
+		 * Build the pages aside and move them in with one mremap, so a
+		 * second thread sees the old PROT_NONE page or the whole new one.
+		 */
+		uint8_t *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		if (tmp == MAP_FAILED)
+			return -errno;
+		for (i = 0; i < n; i++)
+			memcpy(tmp + i * VM_PAGE_SIZE, pages[i].src, VM_PAGE_SIZE);
+		if (mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED) {
+			int err = -errno;
+
+			munmap(tmp, len);
+			return err;
+		}
+		memset(r->state + first, TTM_VM_PAGE_COPY, n);
+		r->nr_present += n;
+	}
+	return 0;
+}
+
+/* Maps @n consecutive pages of one memfd at page @first, all absent. */
+static int vm_install_fd(struct ttm_vm_range *r, unsigned long first, unsigned long n,
+			 const struct ttm_vm_page *page)
+{
+	uint8_t *dst = r->addr + first * VM_PAGE_SIZE;
+	size_t len = n * VM_PAGE_SIZE;
+
+	if (page->offset % VM_PAGE_SIZE || page->fd < 0)
+		return -EINVAL;
+	if (mmap(dst, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, page->fd,
+		 (off_t)page->offset) == MAP_FAILED)
+		return -errno;
+	memset(r->state + first, TTM_VM_PAGE_MAPPED, n);
+	r->nr_present += n;
+	r->nr_mapped += n;
+	return 0;
+}
+
+long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsigned long count,
+			  const struct ttm_vm_page *pages, enum ttm_caching caching)
+{
+	unsigned long i = 0, copied = 0, mapped = 0;
+	int ret = 0;
+
+	if (first >= range->num_pages || count > range->num_pages - first || !pages)
+		return -EINVAL;
+
+	pthread_mutex_lock(&range->lock);
+	while (i < count) {
+		unsigned long j = i + 1;
+
+		if (range->state[first + i] != TTM_VM_PAGE_ABSENT) {
+			i++;
+			continue;
+		}
+		/* A run: absent pages of one kind (copies, or one memfd in order). */
+		while (j < count && range->state[first + j] == TTM_VM_PAGE_ABSENT &&
+		       !pages[j].src == !pages[i].src &&
+		       (pages[i].src || (pages[j].fd == pages[i].fd &&
+					 pages[j].offset ==
+						 pages[i].offset + (j - i) * VM_PAGE_SIZE)))
+			j++;
+		if (fault_should_fail(&ttm_fault_mmap_remap, (j - i) * VM_PAGE_SIZE)) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (pages[i].src) {
+			ret = vm_install_copy(range, first + i, j - i, pages + i);
+			if (!ret)
+				copied += j - i;
+		} else {
+			ret = vm_install_fd(range, first + i, j - i, pages + i);
+			if (!ret)
+				mapped += j - i;
+		}
+		if (ret)
+			break;
+		i = j;
+	}
+	if (copied + mapped)
+		range->caching = caching;
+	pthread_mutex_unlock(&range->lock);
+
+	atomic_fetch_add(&range->stats.pages_copied, copied);
+	atomic_fetch_add(&range->engine->stats.pages_copied, copied);
+	atomic_fetch_add(&range->stats.pages_mapped, mapped);
+	atomic_fetch_add(&range->engine->stats.pages_mapped, mapped);
+	return ret ? ret : (long)(copied + mapped);
+}
+
+/* Hands every copied page to writeback, reading them at @base. */
+static unsigned long vm_writeback(struct ttm_vm_range *r, const uint8_t *base)
+{
+	unsigned long i, n = 0;
+
+	if (!r->ops->writeback)
+		return 0;
+	for (i = 0; i < r->num_pages; i++) {
+		if (r->state[i] != TTM_VM_PAGE_COPY)
+			continue;
+		r->ops->writeback(r, i, base + i * VM_PAGE_SIZE);
+		n++;
+	}
+	return n;
+}
+
+/* SIGSEGV mode: make the copied pages read-only, run by run. */
+static void vm_revoke_writes(struct ttm_vm_range *r)
+{
+	unsigned long i = 0;
+
+	while (i < r->num_pages) {
+		unsigned long j = i + 1;
+
+		if (r->state[i] != TTM_VM_PAGE_COPY) {
+			i++;
+			continue;
+		}
+		while (j < r->num_pages && r->state[j] == TTM_VM_PAGE_COPY)
+			j++;
+		mprotect(r->addr + i * VM_PAGE_SIZE, (j - i) * VM_PAGE_SIZE, PROT_READ);
+		i = j;
+	}
+}
+
+void ttm_vm_range_invalidate(struct ttm_vm_range *range)
+{
+	size_t len = range->num_pages * VM_PAGE_SIZE;
+	unsigned long written = 0;
+
+	pthread_mutex_lock(&range->lock);
+	if (!range->nr_present) {
+		pthread_mutex_unlock(&range->lock);
+		return;
+	}
+	if (range->engine->mode == TTM_VM_FAULT_UFFD && !range->nr_mapped) {
+		/*
+		 * Move the pages out in one step: the range stays registered
+		 * and empty (a racing access faults and waits for the owner),
+		 * the stolen pages are read back at leisure.
+		 */
+		void *old = mremap(range->addr, len, len, MREMAP_MAYMOVE | MREMAP_DONTUNMAP);
+
+		if (old != MAP_FAILED) {
+			written = vm_writeback(range, old);
+			munmap(old, len);
+		} else {
+			/* Kernels before 5.7: a write racing the read-back can be lost. */
+			written = vm_writeback(range, range->addr);
+			madvise(range->addr, len, MADV_DONTNEED);
+		}
+	} else {
+		if (range->engine->mode == TTM_VM_FAULT_SIGSEGV)
+			vm_revoke_writes(range);
+		written = vm_writeback(range, range->addr);
+		/* One mmap replaces every page and merges the range back into one mapping. */
+		vm_map_absent(range->engine, range->addr, len);
+	}
+	memset(range->state, TTM_VM_PAGE_ABSENT, range->num_pages);
+	atomic_fetch_add(&range->generation, 1);
+	range->nr_present = 0;
+	range->nr_mapped = 0;
+	pthread_mutex_unlock(&range->lock);
+
+	atomic_fetch_add(&range->stats.invalidations, 1);
+	atomic_fetch_add(&range->engine->stats.invalidations, 1);
+	atomic_fetch_add(&range->stats.pages_written_back, written);
+	atomic_fetch_add(&range->engine->stats.pages_written_back, written);
+}
+
+void ttm_vm_fault_engine_print(struct ttm_vm_fault_engine *eng, FILE *f)
+{
+	fprintf(f,
+		"vm fault: mode %s, ranges %ld, faults %llu, pages copied %llu, mapped %llu, "
+		"invalidations %llu, written back %llu, sigbus %llu\n",
+		ttm_vm_fault_mode_name(eng->mode), (long)atomic_load(&eng->nr_ranges),
+		(unsigned long long)atomic_load(&eng->stats.faults),
+		(unsigned long long)atomic_load(&eng->stats.pages_copied),
+		(unsigned long long)atomic_load(&eng->stats.pages_mapped),
+		(unsigned long long)atomic_load(&eng->stats.invalidations),
+		(unsigned long long)atomic_load(&eng->stats.pages_written_back),
+		(unsigned long long)atomic_load(&eng->stats.sigbus));
+}
