@@ -24,8 +24,21 @@
  * leaves the value to us; *ok latches the first failure so the builder code
  * reads straight and the caller checks once.
  */
+/*
+ * json-c spells JSON null as a NULL object pointer, which is also what a
+ * failed json_object_new_*() returns; builders pass JNULL for an intended
+ * null so that jadd()/jpush() can tell the two apart.
+ */
+static char jnull_marker;
+#define JNULL ((json_object *)(void *)&jnull_marker)
+
 static void jadd(json_object *o, const char *key, json_object *v, bool *ok)
 {
+	if (v == JNULL) {
+		if (json_object_object_add(o, key, NULL))
+			*ok = false;
+		return;
+	}
 	if (!v) {
 		*ok = false;
 		return;
@@ -38,6 +51,11 @@ static void jadd(json_object *o, const char *key, json_object *v, bool *ok)
 
 static void jpush(json_object *a, json_object *v, bool *ok)
 {
+	if (v == JNULL) {
+		if (json_object_array_add(a, NULL))
+			*ok = false;
+		return;
+	}
 	if (!v) {
 		*ok = false;
 		return;
@@ -51,7 +69,7 @@ static void jpush(json_object *a, json_object *v, bool *ok)
 /* Non-finite doubles have no JSON spelling: they become null. */
 static json_object *jdouble(double v)
 {
-	return isfinite(v) ? json_object_new_double(v) : json_object_new_null();
+	return isfinite(v) ? json_object_new_double(v) : JNULL;
 }
 
 static json_object *jkvs(const struct bench_kvs *k, bool *ok)
@@ -184,7 +202,7 @@ static json_object *jmetric(const struct bench_metric *m, bool *ok)
 	jadd(o, "unit", json_object_new_string(m->unit), ok);
 	jadd(o, "direction", json_object_new_string(dir_name(m->dir)), ok);
 	jadd(o, "kind", json_object_new_string(m->hist ? "histogram" : "samples"), ok);
-	jadd(o, "stats", have ? jstats(&s, ok) : json_object_new_null(), ok);
+	jadd(o, "stats", have ? jstats(&s, ok) : JNULL, ok);
 	if (m->hist) {
 		const struct bench_hist *h = m->hist;
 
@@ -234,11 +252,11 @@ static json_object *jmetric(const struct bench_metric *m, bool *ok)
 							: "reference/value"),
 			     ok);
 			jadd(x, "value",
-			     rf->measured ? jdouble(rf->stats.median) : json_object_new_null(), ok);
+			     rf->measured ? jdouble(rf->stats.median) : JNULL, ok);
 			jadd(x, "ratio",
 			     have && bench_metric_ratio(m, s.median, &ratio)
 				 ? jdouble(ratio)
-				 : json_object_new_null(),
+				 : JNULL,
 			     ok);
 		}
 		jadd(o, "reference", x, ok);
@@ -252,7 +270,7 @@ static json_object *jmetric(const struct bench_metric *m, bool *ok)
 			     ok);
 			jadd(x, "pass",
 			     have ? json_object_new_boolean(bench_metric_passes(m, s.median))
-				  : json_object_new_null(),
+				  : JNULL,
 			     ok);
 		}
 		jadd(o, "target", x, ok);
