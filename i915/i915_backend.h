@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * i915_backend - the private boundary between the driver (the i915/ sources) and the
+ * device it drives, in the manner of libdrm's intel_bufmgr_priv.h: the
+ * driver core only ever calls through struct i915_backend_ops, and each back
+ * end (the simulated GPU today, real hardware through i915/hw/ later) fills
+ * one static const table. Nothing outside i915/ includes this header.
+ *
+ * The back end owns the device: GGTT page-table entries, ring and status
+ * page registers, the interrupt source and the error state. It calls the
+ * driver back through struct i915_backend_callbacks, on a thread of its own
+ * (the interrupt thread) or, for a synchronous device, on the thread that
+ * called @engine_run.
+ */
+#ifndef I915_BACKEND_H
+#define I915_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sim_gpu.h>
+
+#include <i915/i915_engine.h>
+
+struct i915_backend;
+
+/**
+ * enum i915_pte_kind - what a GGTT entry points at.
+ * @I915_PTE_HOST: a 4 KiB host page of this process (system memory).
+ * @I915_PTE_STOLEN: a byte offset into stolen memory.
+ * @I915_PTE_LMEM: a byte offset into device-local memory.
+ */
+enum i915_pte_kind {
+	I915_PTE_HOST,
+	I915_PTE_STOLEN,
+	I915_PTE_LMEM,
+};
+
+/**
+ * struct i915_backend_callbacks - how the device reaches the driver.
+ * @irq: an engine raised interrupts (SIM_IRQ_* bits in @iir). Runs without
+ *	any back-end lock; may call every op except @destroy, @engine_reset.
+ * @error: an engine stopped (hang, fault, bad command); @reason is a
+ *	SIM_ERR_* value, @ctx_id the context tag the engine was running. Same
+ *	context rules as @irq; the driver schedules the reset elsewhere.
+ */
+struct i915_backend_callbacks {
+	void (*irq)(void *data, enum i915_engine_id engine, uint32_t iir);
+	void (*error)(void *data, enum i915_engine_id engine, int reason, uint32_t ctx_id);
+};
+
+/**
+ * struct i915_backend_ops - one back end. Every slot is required; every
+ * call may come from any thread unless said otherwise.
+ */
+struct i915_backend_ops {
+	/** @name: static name, "sim" or "hw". */
+	const char *name;
+	/** @destroy: stop the device and free @be; nothing may race with it. */
+	void (*destroy)(struct i915_backend *be);
+	/**
+	 * @pte_encode: the GGTT entry for @addr of @kind (a host pointer cast
+	 * to an integer for I915_PTE_HOST, a byte offset otherwise).
+	 */
+	uint64_t (*pte_encode)(struct i915_backend *be, enum i915_pte_kind kind, uint64_t addr);
+	/**
+	 * @ggtt_insert: write @count entries from @ptes at page @first.
+	 * Return: 0; -EINVAL when the range leaves the GGTT.
+	 */
+	int (*ggtt_insert)(struct i915_backend *be, uint64_t first, const uint64_t *ptes,
+			   uint64_t count);
+	/** @ggtt_clear: mark @count entries at @first not present; 0 or -EINVAL. */
+	int (*ggtt_clear)(struct i915_backend *be, uint64_t first, uint64_t count);
+	/** @ggtt_read_pte: the entry at @index (0 beyond the GGTT). */
+	uint64_t (*ggtt_read_pte)(struct i915_backend *be, uint64_t index);
+	/**
+	 * @engine_setup: point @engine's ring at GGTT @ring (@size bytes) and
+	 * its status page at GGTT @hws. Engine idle. Return: 0; -EINVAL.
+	 */
+	int (*engine_setup)(struct i915_backend *be, enum i915_engine_id engine, uint32_t ring,
+			    uint32_t size, uint32_t hws);
+	/**
+	 * @engine_submit: append @ndw dwords (an even number) at the ring tail
+	 * and start the engine on them. Return: 0; -ENOSPC (ring full: retire
+	 * and retry); -EFAULT; -EINVAL.
+	 */
+	int (*engine_submit)(struct i915_backend *be, enum i915_engine_id engine,
+			     const uint32_t *dw, unsigned int ndw);
+	/** @engine_read_hws: dword @index of @engine's status page. */
+	uint32_t (*engine_read_hws)(struct i915_backend *be, enum i915_engine_id engine,
+				    uint32_t index);
+	/** @engine_is_stopped: the engine stopped on an error and awaits reset. */
+	bool (*engine_is_stopped)(struct i915_backend *be, enum i915_engine_id engine);
+	/**
+	 * @engine_reset: abandon what @engine executes, restart it at ring
+	 * offset @head (SIM_RESET_TO_TAIL: drop everything queued). Must not
+	 * be called from a callback. Return: 0; -EINVAL.
+	 */
+	int (*engine_reset)(struct i915_backend *be, enum i915_engine_id engine, uint32_t head);
+	/**
+	 * @engine_run: synchronous devices only: execute @engine's ring on the
+	 * calling thread until it is empty or stopped, delivering the
+	 * callbacks. Return: 0; -EIO (stopped); -EINVAL (threaded device).
+	 */
+	int (*engine_run)(struct i915_backend *be, enum i915_engine_id engine);
+	/** @is_synchronous: engines only run inside @engine_run. */
+	bool (*is_synchronous)(struct i915_backend *be);
+	/** @error_state_dump: print the device's error states as text. */
+	void (*error_state_dump)(struct i915_backend *be, FILE *out);
+	/**
+	 * @lmem_cpu_ptr: CPU pointer to byte @offset of device-local memory,
+	 * NULL outside the CPU-visible window.
+	 */
+	void *(*lmem_cpu_ptr)(struct i915_backend *be, uint64_t offset);
+};
+
+/**
+ * struct i915_backend - base of every back end (embedded first).
+ * @ops: the table.
+ * @ggtt_size: GGTT bytes.
+ * @aperture_size: CPU-mappable low part of the GGTT, bytes.
+ * @stolen_size: stolen memory bytes (0: none).
+ * @lmem_size: device-local memory bytes (0: integrated part).
+ * @lmem_visible_size: CPU-visible prefix of lmem, bytes.
+ * @ring_size: bytes of ring the driver should give each engine.
+ * @hangcheck_ms: how long the device lets a batch run before it declares a
+ *	hang (UINT32_MAX: never), so waits for ring space can give up.
+ */
+struct i915_backend {
+	const struct i915_backend_ops *ops;
+	uint64_t ggtt_size;
+	uint64_t aperture_size;
+	uint64_t stolen_size;
+	uint64_t lmem_size;
+	uint64_t lmem_visible_size;
+	uint32_t ring_size[I915_NUM_ENGINES];
+	uint32_t hangcheck_ms;
+};
+
+/**
+ * i915_backend_sim_create() - a simulated GPU described by @cfg, calling
+ * @cb with @data. Return: 0; -EINVAL; -ENOMEM; the sim's errors.
+ */
+int i915_backend_sim_create(const struct sim_gpu_config *cfg,
+			    const struct i915_backend_callbacks *cb, void *data,
+			    struct i915_backend **out);
+
+/** i915_backend_sim_gpu() - the sim device behind @be, NULL for another back end. */
+struct sim_gpu *i915_backend_sim_gpu(struct i915_backend *be);
+
+#endif /* I915_BACKEND_H */

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The simulated-GPU back end: a thin translation of i915_backend_ops onto
+ * sim_gpu.h. It adds no state of its own beyond the callback cookie, so the
+ * driver sees exactly the device's behaviour.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <ttm/list.h>
+
+#include "i915_backend.h"
+
+struct i915_backend_sim {
+	struct i915_backend base;
+	struct sim_gpu *gpu;
+	struct i915_backend_callbacks cb;
+	void *cb_data;
+};
+
+static struct i915_backend_sim *to_sim(struct i915_backend *be)
+{
+	return container_of(be, struct i915_backend_sim, base);
+}
+
+static enum sim_engine_id sim_engine(enum i915_engine_id id)
+{
+	return id == I915_ENGINE_BCS ? SIM_BCS : SIM_RCS;
+}
+
+static void sim_be_irq(void *data, enum sim_engine_id engine, uint32_t iir)
+{
+	struct i915_backend_sim *s = data;
+
+	s->cb.irq(s->cb_data, engine == SIM_BCS ? I915_ENGINE_BCS : I915_ENGINE_RCS, iir);
+}
+
+static void sim_be_error(void *data, enum sim_engine_id engine, enum sim_error_reason reason,
+			 uint32_t ctx_id)
+{
+	struct i915_backend_sim *s = data;
+
+	s->cb.error(s->cb_data, engine == SIM_BCS ? I915_ENGINE_BCS : I915_ENGINE_RCS,
+		    (int)reason, ctx_id);
+}
+
+static void sim_be_destroy(struct i915_backend *be)
+{
+	struct i915_backend_sim *s = to_sim(be);
+
+	sim_gpu_destroy(s->gpu);
+	free(s);
+}
+
+static uint64_t sim_be_pte_encode(struct i915_backend *be, enum i915_pte_kind kind, uint64_t addr)
+{
+	(void)be;
+	switch (kind) {
+	case I915_PTE_STOLEN:
+		return sim_pte_stolen(addr);
+	case I915_PTE_LMEM:
+		return sim_pte_lmem(addr);
+	case I915_PTE_HOST:
+	default:
+		return sim_pte_host((const void *)(uintptr_t)addr);
+	}
+}
+
+static int sim_be_ggtt_insert(struct i915_backend *be, uint64_t first, const uint64_t *ptes,
+			      uint64_t count)
+{
+	return sim_ggtt_insert(to_sim(be)->gpu, first, ptes, count);
+}
+
+static int sim_be_ggtt_clear(struct i915_backend *be, uint64_t first, uint64_t count)
+{
+	return sim_ggtt_clear(to_sim(be)->gpu, first, count);
+}
+
+static uint64_t sim_be_ggtt_read_pte(struct i915_backend *be, uint64_t index)
+{
+	return sim_ggtt_read_pte(to_sim(be)->gpu, index);
+}
+
+static int sim_be_engine_setup(struct i915_backend *be, enum i915_engine_id engine, uint32_t ring,
+			       uint32_t size, uint32_t hws)
+{
+	struct sim_gpu *gpu = to_sim(be)->gpu;
+	int ret;
+
+	ret = sim_engine_set_hws(gpu, sim_engine(engine), hws);
+	if (ret)
+		return ret;
+	return sim_engine_set_ring(gpu, sim_engine(engine), ring, size);
+}
+
+static int sim_be_engine_submit(struct i915_backend *be, enum i915_engine_id engine,
+				const uint32_t *dw, unsigned int ndw)
+{
+	return sim_engine_submit(to_sim(be)->gpu, sim_engine(engine), dw, ndw);
+}
+
+static uint32_t sim_be_engine_read_hws(struct i915_backend *be, enum i915_engine_id engine,
+				       uint32_t index)
+{
+	return sim_engine_read_hws(to_sim(be)->gpu, sim_engine(engine), index);
+}
+
+static bool sim_be_engine_is_stopped(struct i915_backend *be, enum i915_engine_id engine)
+{
+	return sim_engine_is_stopped(to_sim(be)->gpu, sim_engine(engine));
+}
+
+static int sim_be_engine_reset(struct i915_backend *be, enum i915_engine_id engine, uint32_t head)
+{
+	return sim_engine_reset(to_sim(be)->gpu, sim_engine(engine), head);
+}
+
+static int sim_be_engine_run(struct i915_backend *be, enum i915_engine_id engine)
+{
+	return sim_engine_run_until_idle(to_sim(be)->gpu, sim_engine(engine));
+}
+
+static bool sim_be_is_synchronous(struct i915_backend *be)
+{
+	return sim_gpu_get_config(to_sim(be)->gpu)->synchronous;
+}
+
+static void sim_be_error_state_dump(struct i915_backend *be, FILE *out)
+{
+	sim_error_state_dump(to_sim(be)->gpu, out);
+}
+
+static void *sim_be_lmem_cpu_ptr(struct i915_backend *be, uint64_t offset)
+{
+	return sim_lmem_cpu_ptr(to_sim(be)->gpu, offset);
+}
+
+static const struct i915_backend_ops i915_backend_sim_ops = {
+	.name = "sim",
+	.destroy = sim_be_destroy,
+	.pte_encode = sim_be_pte_encode,
+	.ggtt_insert = sim_be_ggtt_insert,
+	.ggtt_clear = sim_be_ggtt_clear,
+	.ggtt_read_pte = sim_be_ggtt_read_pte,
+	.engine_setup = sim_be_engine_setup,
+	.engine_submit = sim_be_engine_submit,
+	.engine_read_hws = sim_be_engine_read_hws,
+	.engine_is_stopped = sim_be_engine_is_stopped,
+	.engine_reset = sim_be_engine_reset,
+	.engine_run = sim_be_engine_run,
+	.is_synchronous = sim_be_is_synchronous,
+	.error_state_dump = sim_be_error_state_dump,
+	.lmem_cpu_ptr = sim_be_lmem_cpu_ptr,
+};
+
+int i915_backend_sim_create(const struct sim_gpu_config *cfg,
+			    const struct i915_backend_callbacks *cb, void *data,
+			    struct i915_backend **out)
+{
+	struct i915_backend_sim *s;
+	int ret;
+
+	if (!cfg || !cb || !cb->irq || !cb->error || !out)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	ret = sim_gpu_create(cfg, &s->gpu);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	s->base.ops = &i915_backend_sim_ops;
+	s->base.ggtt_size = cfg->ggtt_size;
+	s->base.aperture_size = cfg->aperture_size;
+	s->base.stolen_size = cfg->stolen_size;
+	s->base.lmem_size = cfg->lmem_size;
+	s->base.lmem_visible_size = cfg->lmem_visible_size;
+	s->base.ring_size[I915_ENGINE_RCS] = cfg->ring_size[SIM_RCS];
+	s->base.ring_size[I915_ENGINE_BCS] = cfg->ring_size[SIM_BCS];
+	s->base.hangcheck_ms = cfg->hangcheck_ms;
+	s->cb = *cb;
+	s->cb_data = data;
+	/* Engines are idle right after creation, as the handler setters require. */
+	sim_set_irq_handler(s->gpu, sim_be_irq, s);
+	sim_set_error_handler(s->gpu, sim_be_error, s);
+	*out = &s->base;
+	return 0;
+}
+
+struct sim_gpu *i915_backend_sim_gpu(struct i915_backend *be)
+{
+	return be && be->ops == &i915_backend_sim_ops ? to_sim(be)->gpu : NULL;
+}

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/*
+ * i915_engine: rings, requests and their seqno fences, retirement from the
+ * interrupt handler and recovery of a stopped engine.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <i915/i915_cmds.h>
+#include <i915/i915_drv.h>
+
+#include "i915_backend.h"
+#include "i915_priv.h"
+
+/* Real MMIO bases; RING_CCID sits at +0x180 on both. */
+static const uint32_t i915_engine_mmio[I915_NUM_ENGINES] = { 0x02000, 0x22000 };
+static const char *const i915_engine_names[I915_NUM_ENGINES] = { "rcs0", "bcs0" };
+
+#define I915_RING_CCID(base) ((base) + 0x180)
+/* Dwords a request adds around the caller's: CCID load, bb start, seqno, irq, pad. */
+#define I915_REQ_OVERHEAD_DW (3 + I915_BB_START_DWORDS + 3 + 1 + 1)
+
+static const char *i915_fence_driver_name(struct dma_fence *fence)
+{
+	(void)fence;
+	return "i915";
+}
+
+static const char *i915_fence_timeline_name(struct dma_fence *fence)
+{
+	return container_of(fence, struct i915_request, fence)->engine->name;
+}
+
+/*
+ * No .signaled poll: the interrupt handler is the only signaller of a
+ * completed request, which is what keeps signalling in ring order.
+ */
+static const struct dma_fence_ops i915_fence_ops = {
+	.get_driver_name = i915_fence_driver_name,
+	.get_timeline_name = i915_fence_timeline_name,
+};
+
+struct i915_request *to_i915_request(struct dma_fence *fence)
+{
+	return fence && fence->ops == &i915_fence_ops
+		       ? container_of(fence, struct i915_request, fence)
+		       : NULL;
+}
+
+int i915_context_create(struct i915_device *i915, struct i915_context **out)
+{
+	struct i915_context *ctx;
+
+	if (!i915 || !out)
+		return -EINVAL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->i915 = i915;
+	ctx->id = atomic_fetch_add(&i915->next_ctx_id, 1);
+	atomic_init(&ctx->refcount, 1);
+	atomic_init(&ctx->guilty, 0);
+	atomic_init(&ctx->active, 0);
+	*out = ctx;
+	return 0;
+}
+
+struct i915_context *i915_context_get(struct i915_context *ctx)
+{
+	if (ctx)
+		atomic_fetch_add_explicit(&ctx->refcount, 1, memory_order_relaxed);
+	return ctx;
+}
+
+void i915_context_put(struct i915_context *ctx)
+{
+	if (ctx && atomic_fetch_sub_explicit(&ctx->refcount, 1, memory_order_acq_rel) == 1)
+		free(ctx);
+}
+
+struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_id id)
+{
+	return i915 && (unsigned)id < I915_NUM_ENGINES ? &i915->engine[id] : NULL;
+}
+
+uint32_t i915_engine_hws_seqno(struct i915_engine *engine)
+{
+	struct i915_backend *be = engine->i915->be;
+
+	return be->ops->engine_read_hws(be, engine->id, I915_HWS_SEQNO);
+}
+
+/* Wrap-safe "seqno @a has been reached by @hws". */
+static bool i915_seqno_passed(uint32_t hws, uint32_t a)
+{
+	return (int32_t)(hws - a) >= 0;
+}
+
+static void i915_request_finish(struct i915_request *rq, int error)
+{
+	if (error)
+		dma_fence_set_error(&rq->fence, error);
+	else
+		atomic_fetch_add(&rq->engine->stats.retired, 1);
+	atomic_fetch_sub(&rq->ctx->active, 1);
+	dma_fence_signal(&rq->fence);
+	i915_context_put(rq->ctx);
+	dma_fence_put(&rq->fence);
+}
+
+/*
+ * Pop the completed requests under @lock, signal them after dropping it.
+ * @signal_lock spans both so that two retirers (interrupt thread, reset
+ * worker) cannot interleave their signalling out of order.
+ */
+void i915_engine_retire(struct i915_engine *engine)
+{
+	struct i915_request *rq, *tmp;
+	struct list_head done;
+	uint32_t hws;
+
+	INIT_LIST_HEAD(&done);
+	pthread_mutex_lock(&engine->signal_lock);
+	pthread_mutex_lock(&engine->lock);
+	hws = i915_engine_hws_seqno(engine);
+	list_for_each_entry_safe(rq, tmp, &engine->requests, struct i915_request, link)
+	{
+		if (!i915_seqno_passed(hws, rq->seqno))
+			break;
+		list_move_tail(&rq->link, &done);
+	}
+	pthread_mutex_unlock(&engine->lock);
+	list_for_each_entry_safe(rq, tmp, &done, struct i915_request, link)
+	{
+		list_del_init(&rq->link);
+		i915_request_finish(rq, 0);
+	}
+	pthread_mutex_unlock(&engine->signal_lock);
+}
+
+void i915_engine_recover(struct i915_engine *engine)
+{
+	struct i915_backend *be = engine->i915->be;
+	struct i915_request *guilty = NULL;
+	uint32_t head = SIM_RESET_TO_TAIL;
+
+	/* Whatever completed before the hang completed successfully. */
+	i915_engine_retire(engine);
+	pthread_mutex_lock(&engine->signal_lock);
+	pthread_mutex_lock(&engine->lock);
+	engine->reset_pending = false;
+	if (!list_empty(&engine->requests)) {
+		guilty = list_first_entry(&engine->requests, struct i915_request, link);
+		list_del_init(&guilty->link);
+		head = guilty->ring_tail;
+	}
+	pthread_mutex_unlock(&engine->lock);
+	if (guilty) {
+		atomic_fetch_add(&guilty->ctx->guilty, 1);
+		i915_request_finish(guilty, -EIO);
+	}
+	pthread_mutex_unlock(&engine->signal_lock);
+	/*
+	 * Restart after the guilty request: its seqno store was skipped, the
+	 * requests behind it are intact in the ring.
+	 */
+	be->ops->engine_reset(be, engine->id, head);
+	atomic_fetch_add(&engine->stats.resets, 1);
+}
+
+/* Synchronous devices: run the ring now, recovering as many times as it stops. */
+static void i915_engine_run_sync(struct i915_engine *engine)
+{
+	struct i915_backend *be = engine->i915->be;
+
+	while (be->ops->engine_run(be, engine->id) == -EIO)
+		i915_engine_recover(engine);
+	/* The error callback only flagged the engine; nothing is left to do. */
+	pthread_mutex_lock(&engine->lock);
+	engine->reset_pending = false;
+	pthread_mutex_unlock(&engine->lock);
+}
+
+static unsigned int i915_request_build(uint32_t *dw, struct i915_engine *engine,
+				       struct i915_context *ctx, const uint32_t *cmds,
+				       unsigned int ndw, uint64_t batch, uint32_t seqno)
+{
+	uint32_t *cs = dw;
+
+	cs = i915_emit_lri(cs, I915_RING_CCID(i915_engine_mmio[engine->id]), ctx->id);
+	if (ndw) {
+		memcpy(cs, cmds, ndw * sizeof(*cs));
+		cs += ndw;
+	}
+	if (batch)
+		cs = i915_emit_bb_start(cs, batch);
+	cs = i915_emit_store_dword_index(cs, I915_HWS_SEQNO * 4, seqno);
+	cs = i915_emit_user_interrupt(cs);
+	/* An even count keeps our tail equal to the device's (it pads to qwords). */
+	if ((cs - dw) & 1)
+		cs = i915_emit_noop(cs);
+	return (unsigned int)(cs - dw);
+}
+
+static int64_t i915_now_ms(void)
+{
+	return dma_fence_now_ns() / 1000000;
+}
+
+int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx,
+			const uint32_t *cmds, unsigned int ndw, uint64_t batch,
+			struct dma_fence **out)
+{
+	struct i915_backend *be;
+	struct i915_request *rq;
+	uint32_t stack_dw[64], *dw = stack_dw;
+	int64_t deadline;
+	unsigned int n;
+	int ret;
+
+	if (!engine || (ndw && !cmds) || (batch & 7) || batch >> 48)
+		return -EINVAL;
+	be = engine->i915->be;
+	if (ndw > engine->ring_size / 4 - I915_REQ_OVERHEAD_DW - 8)
+		return -EINVAL;
+	if (!ctx)
+		ctx = engine->i915->kernel_ctx;
+	if (ndw + I915_REQ_OVERHEAD_DW > 64) {
+		dw = malloc((ndw + I915_REQ_OVERHEAD_DW) * sizeof(*dw));
+		if (!dw)
+			return -ENOMEM;
+	}
+	rq = dma_fence_alloc(sizeof(*rq));
+	if (!rq) {
+		ret = -ENOMEM;
+		goto out_dw;
+	}
+	rq->engine = engine;
+	rq->ctx = i915_context_get(ctx);
+	deadline = i915_now_ms() +
+		   (be->hangcheck_ms == UINT32_MAX ? 10000 : 2 * (int64_t)be->hangcheck_ms + 1000);
+
+	pthread_mutex_lock(&engine->lock);
+	for (;;) {
+		struct i915_request *oldest;
+
+		rq->seqno = engine->next_seqno;
+		n = i915_request_build(dw, engine, ctx, cmds, ndw, batch, rq->seqno);
+		ret = be->ops->engine_submit(be, engine->id, dw, n);
+		if (ret != -ENOSPC)
+			break;
+		/* Ring full: wait for the oldest request without holding the lock. */
+		atomic_fetch_add(&engine->stats.ring_waits, 1);
+		oldest = list_empty(&engine->requests)
+				 ? NULL
+				 : list_first_entry(&engine->requests, struct i915_request, link);
+		if (oldest)
+			dma_fence_get(&oldest->fence);
+		pthread_mutex_unlock(&engine->lock);
+		if (be->ops->is_synchronous(be)) {
+			i915_engine_run_sync(engine);
+		} else if (oldest) {
+			dma_fence_wait_timeout(&oldest->fence, false, 10 * 1000000ll);
+		} else {
+			struct timespec ts = { 0, 100000 };
+
+			nanosleep(&ts, NULL);
+		}
+		dma_fence_put(oldest ? &oldest->fence : NULL);
+		pthread_mutex_lock(&engine->lock);
+		if (i915_now_ms() > deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	if (ret) {
+		pthread_mutex_unlock(&engine->lock);
+		i915_context_put(rq->ctx);
+		free(rq);
+		if (ret != -ETIMEDOUT && ret != -EINVAL)
+			ret = -EIO;
+		goto out_dw;
+	}
+	dma_fence_init(&rq->fence, &i915_fence_ops, engine->fence_context, rq->seqno);
+	engine->next_seqno++;
+	engine->tail = (engine->tail + n * 4) % engine->ring_size;
+	rq->ring_tail = engine->tail;
+	atomic_fetch_add(&ctx->active, 1);
+	/* The list's reference; the caller's comes below. */
+	list_add_tail(&rq->link, &engine->requests);
+	if (out)
+		*out = dma_fence_get(&rq->fence);
+	atomic_fetch_add(&engine->stats.submitted, 1);
+	pthread_mutex_unlock(&engine->lock);
+	if (be->ops->is_synchronous(be))
+		i915_engine_run_sync(engine);
+	ret = 0;
+out_dw:
+	if (dw != stack_dw)
+		free(dw);
+	return ret;
+}
+
+int i915_engine_wait_idle(struct i915_engine *engine, unsigned int timeout_ms)
+{
+	struct dma_fence *last = NULL;
+	int64_t left;
+
+	pthread_mutex_lock(&engine->lock);
+	if (!list_empty(&engine->requests))
+		last = dma_fence_get(
+			&list_entry(engine->requests.prev, struct i915_request, link)->fence);
+	pthread_mutex_unlock(&engine->lock);
+	if (!last)
+		return 0;
+	left = dma_fence_wait_timeout(last, false, (int64_t)timeout_ms * 1000000);
+	dma_fence_put(last);
+	return left > 0 ? 0 : -ETIMEDOUT;
+}
+
+int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum i915_engine_id id)
+{
+	struct i915_backend *be = i915->be;
+	const struct ttm_place place = {
+		.mem_type = TTM_PL_TT,
+		.flags = TTM_PL_FLAG_TOPDOWN,
+	};
+	uint32_t size = be->ring_size[id];
+	uint32_t pages = size / TTM_PAGE_SIZE;
+	void *host_pages[(SIM_RING_MAX_SIZE / TTM_PAGE_SIZE) + 1];
+	uint64_t first;
+	int ret;
+
+	memset(engine, 0, sizeof(*engine));
+	if (!size || size % TTM_PAGE_SIZE || size > SIM_RING_MAX_SIZE)
+		return -EINVAL;
+	engine->i915 = i915;
+	engine->id = id;
+	engine->name = i915_engine_names[id];
+	engine->fence_context = dma_fence_context_alloc(1);
+	engine->ring_size = size;
+	/* Seqno 0 is what a fresh status page reads: start above it. */
+	engine->next_seqno = 1;
+	INIT_LIST_HEAD(&engine->requests);
+	/* Ring pages then one status page, one allocation, one GGTT range. */
+	engine->ring = aligned_alloc(TTM_PAGE_SIZE, (size_t)size + TTM_PAGE_SIZE);
+	if (!engine->ring)
+		return -ENOMEM;
+	memset(engine->ring, 0, (size_t)size + TTM_PAGE_SIZE);
+	engine->hws = (char *)engine->ring + size;
+	ret = ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &place,
+				 (uint64_t)size + TTM_PAGE_SIZE, 0, &engine->ggtt_res);
+	if (ret)
+		goto err_free;
+	first = engine->ggtt_res->start;
+	for (uint32_t i = 0; i <= pages; i++)
+		host_pages[i] = (char *)engine->ring + (size_t)i * TTM_PAGE_SIZE;
+	ret = i915_ggtt_bind_host(&i915->ggtt, first, host_pages, pages + 1);
+	if (ret)
+		goto err_res;
+	engine->ring_ggtt = (uint32_t)(first << TTM_PAGE_SHIFT);
+	engine->hws_ggtt = engine->ring_ggtt + size;
+	if (i915_ggtt_offset(engine->ggtt_res) + size + TTM_PAGE_SIZE > UINT32_MAX) {
+		ret = -EINVAL; /* ring registers hold 32-bit addresses */
+		goto err_unbind;
+	}
+	ret = be->ops->engine_setup(be, id, engine->ring_ggtt, size, engine->hws_ggtt);
+	if (ret)
+		goto err_unbind;
+	pthread_mutex_init(&engine->lock, NULL);
+	pthread_mutex_init(&engine->signal_lock, NULL);
+	return 0;
+
+err_unbind:
+	i915_ggtt_unbind(&i915->ggtt, first, pages + 1);
+err_res:
+	ttm_resource_free(i915_ggtt_manager(&i915->ggtt), &engine->ggtt_res);
+err_free:
+	free(engine->ring);
+	engine->ring = NULL;
+	return ret;
+}
+
+void i915_engine_fini(struct i915_engine *engine)
+{
+	struct i915_device *i915 = engine->i915;
+
+	if (!engine->ring)
+		return;
+	/* With the device already gone there is no page table left to clear. */
+	if (i915->be)
+		i915_ggtt_unbind(&i915->ggtt, engine->ggtt_res->start,
+				 engine->ggtt_res->size >> TTM_PAGE_SHIFT);
+	ttm_resource_free(i915_ggtt_manager(&i915->ggtt), &engine->ggtt_res);
+	pthread_mutex_destroy(&engine->lock);
+	pthread_mutex_destroy(&engine->signal_lock);
+	free(engine->ring);
+	engine->ring = NULL;
+}

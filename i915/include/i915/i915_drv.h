@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * i915_drv: the Intel driver's device. It owns the back end (the simulated
+ * GPU by default), the GGTT address space (TTM_PL_TT), stolen memory as a
+ * private memory type (I915_PL_STOLEN, a range manager), device-local memory
+ * (TTM_PL_VRAM, the buddy manager with a small CPU-visible window) when the
+ * part has it, the engines and a reset worker that recovers stopped engines.
+ *
+ * Lock order (outermost first): BO reservations; an engine's lock; the
+ * device's @reset_lock. The back end's own locks are innermost; its
+ * callbacks run with none of ours held.
+ */
+#ifndef I915_DRV_H
+#define I915_DRV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sim_gpu.h>
+#include <ttm/ttm_buddy_manager.h>
+#include <ttm/ttm_placement.h>
+#include <ttm/ttm_range_manager.h>
+
+#include <i915/i915_engine.h>
+#include <i915/i915_ggtt.h>
+
+/* Stolen memory: the first driver-private memory type. */
+#define I915_PL_STOLEN TTM_PL_PRIV
+
+struct i915_backend;
+
+/**
+ * struct i915_device - one Intel GPU.
+ * @be: the back end.
+ * @ggtt: the GGTT address space (TTM_PL_TT manager).
+ * @ggtt_guard: GGTT page 0, reserved and never mapped.
+ * @stolen: stolen memory manager (I915_PL_STOLEN), valid when @has_stolen.
+ * @lmem: device-local memory manager (TTM_PL_VRAM), valid when @has_lmem.
+ * @engine: the engines.
+ * @kernel_ctx: the context of driver-internal requests (id 0).
+ * @next_ctx_id: context id allocator; atomic.
+ * @reset_lock: protects @reset_mask and @reset_stop.
+ * @reset_cond: wakes the reset worker.
+ * @reset_mask: engines (bit per id) waiting for a reset.
+ * @reset_stop: destroy asked the worker to end.
+ * @reset_thread: the worker (threaded back ends only).
+ */
+struct i915_device {
+	struct i915_backend *be;
+	struct i915_ggtt ggtt;
+	struct ttm_resource *ggtt_guard;
+	struct ttm_range_manager stolen;
+	bool has_stolen;
+	struct ttm_buddy_manager lmem;
+	bool has_lmem;
+	struct i915_engine engine[I915_NUM_ENGINES];
+	struct i915_context *kernel_ctx;
+	atomic_uint next_ctx_id;
+
+	pthread_mutex_t reset_lock;
+	pthread_cond_t reset_cond;
+	/* Protected by @reset_lock. */
+	unsigned int reset_mask;
+	bool reset_stop;
+	bool reset_started;
+	pthread_t reset_thread;
+};
+
+/**
+ * i915_device_create_sim() - probe a simulated GPU described by @cfg (see
+ * sim_gpu_config_init()): GGTT, stolen and lmem managers, engines with
+ * their rings and status pages, interrupt and reset handling.
+ * Return: 0; -EINVAL (bad @cfg); -ENOMEM; the back end's errors. Nothing
+ * is left behind on failure.
+ */
+int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device **out);
+
+/**
+ * i915_device_destroy() - wait for the engines to go idle, stop the reset
+ * worker, free rings, managers and the back end. Every context but the
+ * kernel's and every GGTT range but the rings' must be gone.
+ * Return: 0; -EBUSY (ranges still allocated: nothing torn down).
+ */
+int i915_device_destroy(struct i915_device *i915);
+
+/** i915_device_sim() - the simulated GPU under @i915 (NULL on hardware). */
+struct sim_gpu *i915_device_sim(struct i915_device *i915);
+
+/**
+ * i915_device_error_state_dump() - per engine: seqnos, pending requests,
+ * resets; then the device's own error states.
+ */
+void i915_device_error_state_dump(struct i915_device *i915, FILE *out);
+
+/**
+ * i915_io_mem_reserve() - CPU address of a non-tt resource: a contiguous
+ * lmem resource inside the CPU-visible window gets @res->bus filled.
+ * Return: 0; -EINVAL (stolen, lmem outside the window or scattered, other
+ * types): such memory moves by blitter, never by CPU copy.
+ */
+int i915_io_mem_reserve(struct i915_device *i915, struct ttm_resource *res);
+
+/**
+ * i915_blt_copy() - queue a blitter copy of @size bytes (page multiple)
+ * from GGTT address @src to GGTT address @dst on BCS, for @ctx (NULL: the
+ * kernel context). Both ranges must stay bound until the fence signals.
+ * Return: 0 with *@out a reference to the copy's fence; -EINVAL; the
+ * errors of i915_request_submit().
+ */
+int i915_blt_copy(struct i915_device *i915, struct i915_context *ctx, uint64_t dst, uint64_t src,
+		  uint64_t size, struct dma_fence **out);
+
+#endif /* I915_DRV_H */

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * i915_engine: the command streamers as the driver sees them. Each engine
+ * has a ring (host memory mapped through the GGTT, above the aperture), a
+ * hardware status page where every request stores its seqno, and a list of
+ * requests in submission order.
+ *
+ * A request is a few ring dwords (context tag, optional inline commands,
+ * optional MI_BATCH_BUFFER_START, seqno store, MI_USER_INTERRUPT) plus a
+ * dma_fence on the engine's timeline. The interrupt handler reads the status
+ * page and signals every completed request's fence, oldest first; fences are
+ * never signalled by polling, so the signalling order is the ring order.
+ *
+ * Hangs: when an engine stops (hangcheck, page fault, bad command) the
+ * oldest incomplete request is the guilty one: its fence gets -EIO and
+ * signals, its context's guilty count goes up, and the engine restarts right
+ * after that request, so later requests (of any context) still run.
+ *
+ * Lock order: @lock of an engine is taken after any BO reservation and is
+ * never held while a fence is signalled or waited for.
+ */
+#ifndef I915_ENGINE_H
+#define I915_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ttm/dma_fence.h>
+#include <ttm/list.h>
+
+struct i915_device;
+struct ttm_resource;
+
+/**
+ * enum i915_engine_id - the engines the driver drives.
+ * @I915_ENGINE_RCS: render.
+ * @I915_ENGINE_BCS: blitter (copies and fills, MI_FLUSH_DW).
+ * @I915_NUM_ENGINES: count.
+ */
+enum i915_engine_id {
+	I915_ENGINE_RCS = 0,
+	I915_ENGINE_BCS = 1,
+	I915_NUM_ENGINES
+};
+
+/* Status-page dword where each request stores its seqno (the kernel's slot). */
+#define I915_HWS_SEQNO 0x30
+
+/**
+ * struct i915_context - a client's hardware context: the tag its requests
+ * carry so a hang is attributed to it. Refcounted; requests hold a
+ * reference until they retire.
+ * @i915: the device.
+ * @id: the tag written to RING_CCID (0 is the device's kernel context).
+ * @refcount: references.
+ * @guilty: requests of this context reset for hanging; atomic.
+ * @active: requests of this context in flight; atomic.
+ */
+struct i915_context {
+	struct i915_device *i915;
+	uint32_t id;
+	atomic_int refcount;
+	atomic_uint guilty;
+	atomic_uint active;
+};
+
+/**
+ * i915_context_create() - a new context with a unique id and one reference.
+ * Return: 0; -ENOMEM; -EINVAL.
+ */
+int i915_context_create(struct i915_device *i915, struct i915_context **out);
+struct i915_context *i915_context_get(struct i915_context *ctx);
+/** i915_context_put() - drop a reference; NULL is a no-op. */
+void i915_context_put(struct i915_context *ctx);
+
+/**
+ * struct i915_request - one submission.
+ * @fence: the completion fence (engine timeline, seqno = @seqno).
+ * @engine: where it runs.
+ * @ctx: its context (a reference).
+ * @seqno: the 32-bit value stored to the status page on completion.
+ * @ring_tail: ring offset just past this request's dwords (reset target).
+ * @link: in the engine's request list, protected by the engine lock.
+ */
+struct i915_request {
+	struct dma_fence fence;
+	struct i915_engine *engine;
+	struct i915_context *ctx;
+	uint32_t seqno;
+	uint32_t ring_tail;
+	struct list_head link;
+};
+
+/**
+ * struct i915_engine_stats - counters, all atomic.
+ * @submitted: requests submitted.
+ * @retired: requests signalled successfully.
+ * @resets: engine resets after an error.
+ * @ring_waits: submissions that had to wait for ring space.
+ */
+struct i915_engine_stats {
+	atomic_ulong submitted;
+	atomic_ulong retired;
+	atomic_ulong resets;
+	atomic_ulong ring_waits;
+};
+
+/**
+ * struct i915_engine - one command streamer.
+ * @i915: the device.
+ * @id: which one.
+ * @name: "rcs0" / "bcs0".
+ * @fence_context: the timeline of its fences.
+ * @ring: host memory of the ring, @ring_size bytes, GGTT-mapped at
+ *	@ring_ggtt.
+ * @hws: host page of the status page, GGTT-mapped at @hws_ggtt.
+ * @ggtt_res: the GGTT range holding ring and status page.
+ * @signal_lock: held by whoever takes requests off @requests to signal
+ *	them, across the signalling, so fences signal in ring order; taken
+ *	before @lock.
+ * @lock: protects everything below, and serialises ring writes so that
+ *	ring order equals seqno order.
+ * @requests: incomplete requests, oldest first (each holds a reference).
+ * @next_seqno: seqno of the next request.
+ * @tail: ring offset where the next request goes.
+ * @reset_pending: the engine stopped; the reset worker will recover it.
+ * @stats: counters.
+ */
+struct i915_engine {
+	struct i915_device *i915;
+	enum i915_engine_id id;
+	const char *name;
+	uint64_t fence_context;
+	void *ring;
+	uint32_t ring_size;
+	uint32_t ring_ggtt;
+	void *hws;
+	uint32_t hws_ggtt;
+	struct ttm_resource *ggtt_res;
+
+	pthread_mutex_t signal_lock;
+	pthread_mutex_t lock;
+	/* Protected by @lock. */
+	struct list_head requests;
+	uint32_t next_seqno;
+	uint32_t tail;
+	bool reset_pending;
+
+	struct i915_engine_stats stats;
+};
+
+/** i915_engine_get() - engine @id of @i915, NULL for a bad id. */
+struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_id id);
+
+/**
+ * i915_request_submit() - queue one request on @engine.
+ * @ctx: the context it runs for (NULL: the device's kernel context).
+ * @cmds: @ndw dwords copied inline into the ring before the batch (for
+ *	driver work such as blits), or NULL.
+ * @batch: GGTT address of a first-level batch to start, or 0 for none.
+ * @out: a reference to the request's fence, or NULL when not wanted.
+ *
+ * Waits for ring space when the ring is full. On a synchronous device the
+ * engine runs before the call returns, so the fence has signalled.
+ * Return: 0; -EINVAL (bad arguments, @ndw too large for the ring, misaligned
+ * batch); -ENOMEM; -ETIMEDOUT (no ring space within the hangcheck time,
+ * the engine is wedged); -EIO (the back end refused the ring).
+ */
+int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx,
+			const uint32_t *cmds, unsigned int ndw, uint64_t batch,
+			struct dma_fence **out);
+
+/** to_i915_request() - the request of an i915 fence, NULL for another fence. */
+struct i915_request *to_i915_request(struct dma_fence *fence);
+
+/** i915_engine_hws_seqno() - the last seqno the engine stored. */
+uint32_t i915_engine_hws_seqno(struct i915_engine *engine);
+
+/**
+ * i915_engine_wait_idle() - wait until every request submitted to @engine
+ * so far has signalled. Return: 0; -ETIMEDOUT after @timeout_ms.
+ */
+int i915_engine_wait_idle(struct i915_engine *engine, unsigned int timeout_ms);
+
+#endif /* I915_ENGINE_H */

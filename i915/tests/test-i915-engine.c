@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+/* Engines, requests and seqno fences, interrupts, hang recovery. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "i915_test_common.h"
+
+KTEST(request_submit_seqno_reaches_status_page)
+{
+	struct i915_device *i915 = i915_test_device(false);
+	struct i915_engine *rcs;
+	struct dma_fence *f[8];
+
+	ASSERT_NOT_NULL(i915);
+	rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+	for (int i = 0; i < 8; i++)
+		ASSERT_EQ(i915_request_submit(rcs, NULL, NULL, 0, 0, &f[i]), 0);
+	EXPECT_EQ(dma_fence_wait(f[7], false), 0);
+	EXPECT_EQ(i915_engine_hws_seqno(rcs), 8);
+	for (int i = 0; i < 8; i++) {
+		EXPECT_EQ(dma_fence_get_status(f[i]), 1);
+		EXPECT_EQ(f[i]->seqno, (uint64_t)i + 1);
+		EXPECT_EQ(f[i]->context, rcs->fence_context);
+		EXPECT_TRUE(to_i915_request(f[i]) != NULL);
+		dma_fence_put(f[i]);
+	}
+	EXPECT_EQ(atomic_load(&rcs->stats.retired), 8);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+struct order_cb {
+	struct dma_fence_cb cb;
+	atomic_uint *pos;
+	unsigned int *order;
+	unsigned int index;
+};
+
+static void order_cb_fn(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct order_cb *o = container_of(cb, struct order_cb, cb);
+
+	(void)fence;
+	o->order[atomic_fetch_add(o->pos, 1)] = o->index;
+}
+
+KTEST(request_fences_signal_by_interrupt_in_order)
+{
+	enum { N = 300 };
+	struct i915_device *i915 = i915_test_device(false);
+	static struct order_cb cbs[N];
+	static unsigned int order[N];
+	atomic_uint pos = 0;
+	struct dma_fence *last = NULL;
+	struct i915_engine *bcs;
+
+	ASSERT_NOT_NULL(i915);
+	bcs = i915_engine_get(i915, I915_ENGINE_BCS);
+	for (unsigned int i = 0; i < N; i++) {
+		struct dma_fence *f;
+
+		ASSERT_EQ(i915_request_submit(bcs, NULL, NULL, 0, 0, &f), 0);
+		cbs[i].pos = &pos;
+		cbs[i].order = order;
+		cbs[i].index = i;
+		if (dma_fence_add_callback(f, &cbs[i].cb, order_cb_fn) == -ENOENT)
+			order_cb_fn(f, &cbs[i].cb); /* already signalled: its turn was now */
+		dma_fence_put(last);
+		last = f;
+	}
+	EXPECT_EQ(dma_fence_wait(last, false), 0);
+	dma_fence_put(last);
+	ASSERT_EQ(i915_engine_wait_idle(bcs, 5000), 0);
+	EXPECT_EQ(atomic_load(&pos), N);
+	for (unsigned int i = 0; i < N; i++)
+		EXPECT_EQ(order[i], i);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+/* A batch of stores into @target, one dword per value. */
+static void write_store_batch(struct i915_test_buf *batch, uint64_t target, unsigned int n,
+			      uint32_t base)
+{
+	uint32_t *cs = batch->mem;
+
+	for (unsigned int i = 0; i < n; i++)
+		cs = i915_emit_store_dword_imm(cs, target + 4 * i, base + i);
+	i915_emit_bb_end(cs);
+}
+
+KTEST(request_batch_writes_reach_memory)
+{
+	struct i915_device *i915 = i915_test_device(false);
+	struct i915_test_buf batch, target;
+	struct dma_fence *f;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_test_buf_init(&batch, i915, 4096, 0), 0);
+	ASSERT_EQ(i915_test_buf_init(&target, i915, 4096, TTM_PL_FLAG_TOPDOWN), 0);
+	write_store_batch(&batch, target.addr, 16, 0xc0de0000);
+	ASSERT_EQ(i915_request_submit(i915_engine_get(i915, I915_ENGINE_RCS), NULL, NULL, 0,
+				      batch.addr, &f),
+		  0);
+	EXPECT_EQ(dma_fence_wait(f, false), 0);
+	EXPECT_EQ(dma_fence_get_status(f), 1);
+	for (unsigned int i = 0; i < 16; i++)
+		EXPECT_EQ(i915_test_read32(&target, 4 * i), 0xc0de0000u + i);
+	dma_fence_put(f);
+	i915_test_buf_fini(&batch);
+	i915_test_buf_fini(&target);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+KTEST(request_synchronous_device_completes_before_return)
+{
+	struct i915_device *i915 = i915_test_device(true);
+	struct i915_test_buf batch, target;
+	struct dma_fence *f;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_test_buf_init(&batch, i915, 4096, 0), 0);
+	ASSERT_EQ(i915_test_buf_init(&target, i915, 4096, 0), 0);
+	write_store_batch(&batch, target.addr, 4, 7);
+	ASSERT_EQ(i915_request_submit(i915_engine_get(i915, I915_ENGINE_RCS), NULL, NULL, 0,
+				      batch.addr, &f),
+		  0);
+	EXPECT_TRUE(dma_fence_test_signaled_flag(f));
+	EXPECT_EQ(i915_test_read32(&target, 12), 10);
+	dma_fence_put(f);
+	i915_test_buf_fini(&batch);
+	i915_test_buf_fini(&target);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+KTEST(request_ring_wraps_and_waits_for_space)
+{
+	struct i915_device *i915 = i915_test_device(false);
+	struct i915_engine *rcs;
+	struct dma_fence *f = NULL;
+	unsigned int n = 4000 * ktest_scale();
+	/* Inline padding makes each request big so the 32 KiB ring fills fast. */
+	uint32_t pad[64];
+
+	ASSERT_NOT_NULL(i915);
+	rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+	for (unsigned int i = 0; i < 64; i++)
+		pad[i] = MI_NOOP;
+	for (unsigned int i = 0; i < n; i++) {
+		dma_fence_put(f);
+		ASSERT_EQ(i915_request_submit(rcs, NULL, pad, 64, 0, &f), 0);
+	}
+	EXPECT_EQ(dma_fence_wait(f, false), 0);
+	EXPECT_EQ(f->seqno, n);
+	dma_fence_put(f);
+	EXPECT_EQ(i915_engine_hws_seqno(rcs), n);
+	EXPECT_GT(atomic_load(&rcs->stats.ring_waits), 0);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+KTEST(request_rejects_bad_arguments)
+{
+	struct i915_device *i915 = i915_test_device(false);
+	struct i915_engine *rcs;
+	uint32_t dw = MI_NOOP;
+	struct dma_fence *f = NULL;
+
+	ASSERT_NOT_NULL(i915);
+	rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+	EXPECT_EQ(i915_request_submit(NULL, NULL, NULL, 0, 0, &f), -EINVAL);
+	EXPECT_EQ(i915_request_submit(rcs, NULL, NULL, 1, 0, &f), -EINVAL);
+	EXPECT_EQ(i915_request_submit(rcs, NULL, &dw, 1u << 20, 0, &f), -EINVAL);
+	EXPECT_EQ(i915_request_submit(rcs, NULL, NULL, 0, 0x1004, &f), -EINVAL);
+	EXPECT_NULL(f);
+	EXPECT_TRUE(i915_engine_get(i915, I915_NUM_ENGINES) == NULL);
+	EXPECT_EQ(atomic_load(&rcs->stats.submitted), 0);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+static void hang_and_recover(bool synchronous)
+{
+	struct i915_device *i915 = i915_test_device(synchronous);
+	struct i915_test_buf hang, good, target;
+	struct i915_context *bad_ctx, *good_ctx;
+	struct dma_fence *fh, *fg, *fk;
+	struct sim_error_state es;
+	struct i915_engine *rcs;
+	char *dump = NULL;
+	size_t dump_len = 0;
+	FILE *mem;
+	uint32_t *cs;
+
+	ASSERT_NOT_NULL(i915);
+	rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+	ASSERT_EQ(i915_context_create(i915, &bad_ctx), 0);
+	ASSERT_EQ(i915_context_create(i915, &good_ctx), 0);
+	EXPECT_NE(bad_ctx->id, good_ctx->id);
+	ASSERT_EQ(i915_test_buf_init(&hang, i915, 4096, 0), 0);
+	ASSERT_EQ(i915_test_buf_init(&good, i915, 4096, 0), 0);
+	ASSERT_EQ(i915_test_buf_init(&target, i915, 4096, 0), 0);
+	/* Wait for a dword nobody will ever write. */
+	cs = i915_emit_semaphore_wait(hang.mem, target.addr + 64, MI_SEMAPHORE_SAD_EQ_SDD, 1);
+	i915_emit_bb_end(cs);
+	write_store_batch(&good, target.addr, 4, 100);
+
+	ASSERT_EQ(i915_request_submit(rcs, bad_ctx, NULL, 0, hang.addr, &fh), 0);
+	ASSERT_EQ(i915_request_submit(rcs, good_ctx, NULL, 0, good.addr, &fg), 0);
+	ASSERT_EQ(i915_request_submit(i915_engine_get(i915, I915_ENGINE_BCS), good_ctx, NULL, 0, 0,
+				      &fk),
+		  0);
+	EXPECT_EQ(dma_fence_wait(fh, false), 0);
+	EXPECT_EQ(dma_fence_get_status(fh), -EIO);
+	EXPECT_EQ(dma_fence_wait(fg, false), 0);
+	EXPECT_EQ(dma_fence_get_status(fg), 1);
+	EXPECT_EQ(dma_fence_wait(fk, false), 0);
+	EXPECT_EQ(dma_fence_get_status(fk), 1);
+	EXPECT_EQ(i915_test_read32(&target, 0), 100);
+	EXPECT_EQ(i915_test_read32(&target, 12), 103);
+	EXPECT_EQ(atomic_load(&bad_ctx->guilty), 1);
+	EXPECT_EQ(atomic_load(&good_ctx->guilty), 0);
+	EXPECT_EQ(atomic_load(&rcs->stats.resets), 1);
+	ASSERT_EQ(sim_error_state_get(i915_device_sim(i915), SIM_RCS, &es), 0);
+	EXPECT_EQ(es.reason, SIM_ERR_HANG);
+	EXPECT_EQ(es.ctx_id, bad_ctx->id);
+
+	/* The engine keeps working after the reset. */
+	dma_fence_put(fg);
+	ASSERT_EQ(i915_request_submit(rcs, good_ctx, NULL, 0, good.addr, &fg), 0);
+	EXPECT_EQ(dma_fence_wait(fg, false), 0);
+	EXPECT_EQ(dma_fence_get_status(fg), 1);
+
+	mem = open_memstream(&dump, &dump_len);
+	ASSERT_NOT_NULL(mem);
+	i915_device_error_state_dump(i915, mem);
+	fclose(mem);
+	EXPECT_TRUE(strstr(dump, "rcs0: hws seqno") != NULL);
+	EXPECT_TRUE(strstr(dump, "resets 1") != NULL);
+	free(dump);
+
+	dma_fence_put(fh);
+	dma_fence_put(fg);
+	dma_fence_put(fk);
+	i915_context_put(bad_ctx);
+	i915_context_put(good_ctx);
+	i915_test_buf_fini(&hang);
+	i915_test_buf_fini(&good);
+	i915_test_buf_fini(&target);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+KTEST(request_hang_gets_eio_later_requests_run)
+{
+	hang_and_recover(false);
+}
+
+KTEST(request_hang_gets_eio_synchronous)
+{
+	hang_and_recover(true);
+}
+
+struct submitter {
+	struct i915_device *i915;
+	struct i915_context *ctx;
+	struct i915_test_buf *target;
+	unsigned int slot;
+	unsigned int n;
+	int errors;
+	uint64_t last_seqno;
+	int order_errors;
+};
+
+static void *submit_thread(void *arg)
+{
+	struct submitter *s = arg;
+	struct i915_engine *rcs = i915_engine_get(s->i915, I915_ENGINE_RCS);
+	struct dma_fence *prev = NULL;
+
+	for (unsigned int i = 0; i < s->n; i++) {
+		uint32_t cmds[4];
+		struct dma_fence *f;
+
+		/* Each request stores its index into the thread's own slot. */
+		i915_emit_store_dword_imm(cmds, s->target->addr + 4 * s->slot, i + 1);
+		if (i915_request_submit(rcs, s->ctx, cmds, 4, 0, &f)) {
+			s->errors++;
+			break;
+		}
+		if (f->seqno <= s->last_seqno)
+			s->order_errors++;
+		s->last_seqno = f->seqno;
+		if (prev && (i % 16) == 0 && dma_fence_wait(prev, false))
+			s->errors++;
+		dma_fence_put(prev);
+		prev = f;
+	}
+	if (prev) {
+		if (dma_fence_wait(prev, false) || dma_fence_get_status(prev) != 1)
+			s->errors++;
+		dma_fence_put(prev);
+	}
+	return NULL;
+}
+
+KTEST(request_two_threads_submit_concurrently)
+{
+	struct i915_device *i915 = i915_test_device(false);
+	struct submitter s[2];
+	struct i915_test_buf target;
+	pthread_t t[2];
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_test_buf_init(&target, i915, 4096, 0), 0);
+	for (int i = 0; i < 2; i++) {
+		memset(&s[i], 0, sizeof(s[i]));
+		s[i].i915 = i915;
+		s[i].target = &target;
+		s[i].slot = (unsigned int)i;
+		s[i].n = 1000 * ktest_scale();
+		ASSERT_EQ(i915_context_create(i915, &s[i].ctx), 0);
+	}
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_create(&t[i], NULL, submit_thread, &s[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 2; i++) {
+		EXPECT_EQ(s[i].errors, 0);
+		EXPECT_EQ(s[i].order_errors, 0);
+		EXPECT_EQ(i915_test_read32(&target, 4 * (size_t)i), s[i].n);
+		EXPECT_EQ(atomic_load(&s[i].ctx->active), 0);
+		i915_context_put(s[i].ctx);
+	}
+	EXPECT_EQ(i915_engine_hws_seqno(i915_engine_get(i915, I915_ENGINE_RCS)), 2 * s[0].n);
+	i915_test_buf_fini(&target);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
