@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stress_util.h - the little things every stress program needs: a
+ * reproducible per-thread PRNG seeded from igt_seed(), a monotonic clock and
+ * a budget that ends a loop on time or on an operation cap, whichever first.
+ */
+#ifndef STRESS_UTIL_H
+#define STRESS_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+/* splitmix64: cheap, per-thread, reproducible from igt_seed(). */
+static inline uint64_t stress_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A value in [0, n); n > 0. */
+static inline uint64_t stress_rand_below(uint64_t *state, uint64_t n)
+{
+	return stress_rand(state) % n;
+}
+
+static inline double stress_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/**
+ * struct stress_budget - loop until @deadline or @max_ops.
+ * @deadline: monotonic seconds.
+ * @max_ops: operation cap (keeps sanitizer builds bounded too).
+ */
+struct stress_budget {
+	double deadline;
+	uint64_t max_ops;
+};
+
+static inline void stress_budget_init(struct stress_budget *b, double seconds, uint64_t max_ops)
+{
+	b->deadline = stress_now_s() + seconds;
+	b->max_ops = max_ops;
+}
+
+static inline bool stress_budget_done(const struct stress_budget *b, uint64_t ops)
+{
+	return ops >= b->max_ops || ((ops & 15) == 0 && stress_now_s() >= b->deadline);
+}
+
+#endif /* STRESS_UTIL_H */
