@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttm_device.c: init/fini (several devices at once, refusal while BOs live),
+ * the manager table, the delayed-destroy flush, the swap shrinker (LRU
+ * order, the page cap under two allocating threads) and the info dump.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ttm/ttm_bo.h>
+#include <ttm/ttm_device.h>
+#include <ttm/ttm_faults.h>
+#include <ttm/ttm_global.h>
+
+#include "ktest.h"
+#include "ttm_test_helpers.h"
+
+#define BO_PAGES 8
+#define BO_SIZE (BO_PAGES * TTM_PAGE_SIZE)
+
+static const struct ttm_test_device_cfg full_cfg = { .tt_pages = 256, .vram_pages = 256 };
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void evict_flags_stub(struct ttm_buffer_object *bo, struct ttm_placement *placement)
+{
+	placement->num_placement = 0;
+	placement->placement = NULL;
+}
+
+KTEST(ttm_device_init_basic)
+{
+	static const struct ttm_device_funcs funcs = { .evict_flags = evict_flags_stub };
+	struct ttm_device *bdev = calloc(1, sizeof(*bdev));
+
+	ASSERT_NOT_NULL(bdev);
+	ASSERT_EQ(ttm_device_init(bdev, &funcs, false), 0);
+	EXPECT_TRUE(ttm_manager_type(bdev, TTM_PL_SYSTEM) == &bdev->sysman);
+	EXPECT_TRUE(bdev->sysman.use_tt);
+	EXPECT_NULL(ttm_manager_type(bdev, TTM_PL_TT));
+	EXPECT_NULL(ttm_manager_type(bdev, TTM_NUM_MEM_TYPES));
+	EXPECT_TRUE(list_empty(&bdev->ddestroy_list));
+	EXPECT_EQ(ttm_device_flush_delayed(bdev, false), 0);
+	EXPECT_EQ(ttm_device_fini(bdev), 0);
+	free(bdev);
+}
+
+KTEST(ttm_device_init_invalid)
+{
+	static const struct ttm_device_funcs no_evict = { 0 };
+	struct ttm_device *bdev = calloc(1, sizeof(*bdev));
+
+	ASSERT_NOT_NULL(bdev);
+	EXPECT_EQ(ttm_device_init(bdev, NULL, false), -EINVAL);
+	EXPECT_EQ(ttm_device_init(bdev, &no_evict, false), -EINVAL);
+	EXPECT_EQ(ttm_device_init(NULL, &no_evict, false), -EINVAL);
+	free(bdev);
+}
+
+KTEST(ttm_device_init_multiple)
+{
+	enum { NDEV = 3 };
+	struct ttm_test_device *tdev = calloc(NDEV, sizeof(*tdev));
+	struct ttm_buffer_object *bo[NDEV];
+	struct ttm_global_stats before, during;
+
+	ASSERT_NOT_NULL(tdev);
+	ttm_global_get_stats(&before);
+	for (int i = 0; i < NDEV; i++)
+		ASSERT_EQ(ttm_test_device_init(&tdev[i], &full_cfg), 0);
+	for (int i = 0; i < NDEV; i++) {
+		ASSERT_EQ(ttm_test_bo_create_in(&tdev[i].bdev, BO_SIZE, TTM_PL_TT, &bo[i]), 0);
+		ASSERT_EQ(ttm_bo_reserve(bo[i], false, false, NULL), 0);
+		ASSERT_EQ(ttm_test_bo_fill(bo[i], (uint64_t)i), 0);
+		ttm_bo_unreserve(bo[i]);
+	}
+	/* Every device charges the one global count. */
+	ttm_global_get_stats(&during);
+	EXPECT_UGE(during.pages, before.pages + NDEV * BO_PAGES);
+	for (int i = 0; i < NDEV; i++) {
+		EXPECT_EQ(atomic_load(&tdev[i].bdev.stats.bo_count), 1);
+		EXPECT_UEQ(ttm_resource_manager_usage(&tdev[i].tt.manager), BO_SIZE);
+	}
+	/* Devices are independent: tearing one down leaves the others working. */
+	ttm_bo_put(bo[0]);
+	EXPECT_EQ(ttm_test_device_fini(&tdev[0]), 0);
+	for (int i = 1; i < NDEV; i++) {
+		ASSERT_EQ(ttm_bo_reserve(bo[i], false, false, NULL), 0);
+		EXPECT_EQ(ttm_test_bo_verify(bo[i], (uint64_t)i), 0);
+		ttm_bo_unreserve(bo[i]);
+		ttm_bo_put(bo[i]);
+		EXPECT_EQ(ttm_test_device_fini(&tdev[i]), 0);
+	}
+	free(tdev);
+}
+
+KTEST(ttm_device_fini_busy)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_buffer_object *bo;
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	EXPECT_EQ(ttm_device_fini(&tdev->bdev), -EBUSY);
+	/* Nothing was torn down: the BO and the device still work. */
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	EXPECT_EQ(ttm_test_bo_fill(bo, 3), 0);
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
+
+KTEST(ttm_set_driver_manager_invalid)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_mock_manager mock;
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	EXPECT_EQ(ttm_set_driver_manager(&tdev->bdev, TTM_PL_SYSTEM, &tdev->tt.manager), -EINVAL);
+	EXPECT_EQ(ttm_set_driver_manager(&tdev->bdev, TTM_NUM_MEM_TYPES, &tdev->tt.manager),
+		  -EINVAL);
+	EXPECT_EQ(ttm_set_driver_manager(&tdev->bdev, TTM_PL_TT, &tdev->vram.manager), -EINVAL);
+	EXPECT_TRUE(ttm_manager_type(&tdev->bdev, TTM_PL_TT) == &tdev->tt.manager);
+	ASSERT_EQ(ttm_mock_manager_init(&mock, &tdev->bdev, TTM_PL_PRIV, -ENOSPC, 16), 0);
+	EXPECT_TRUE(ttm_manager_type(&tdev->bdev, TTM_PL_PRIV) == &mock.man);
+	ttm_mock_manager_fini(&mock, &tdev->bdev, TTM_PL_PRIV);
+	EXPECT_NULL(ttm_manager_type(&tdev->bdev, TTM_PL_PRIV));
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
+
+struct signal_arg {
+	struct dma_fence *fence;
+	long delay_ms;
+};
+
+static void *signal_later(void *p)
+{
+	struct signal_arg *a = p;
+
+	sleep_ms(a->delay_ms);
+	dma_fence_signal(a->fence);
+	return NULL;
+}
+
+KTEST(ttm_device_flush_delayed_wait)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_buffer_object *bo;
+	struct signal_arg sa;
+	pthread_t t;
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
+	sa.fence = ttm_test_fence_create();
+	sa.delay_ms = 20;
+	ASSERT_NOT_NULL(sa.fence);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ASSERT_EQ(ttm_test_bo_add_fence(bo, sa.fence, DMA_RESV_USAGE_WRITE), 0);
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	EXPECT_EQ(ttm_device_flush_delayed(&tdev->bdev, false), 1);
+	ASSERT_EQ(pthread_create(&t, NULL, signal_later, &sa), 0);
+	EXPECT_EQ(ttm_device_flush_delayed(&tdev->bdev, true), 0);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.bo_count), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(&tdev->tt.manager), 0);
+	pthread_join(t, NULL);
+	dma_fence_put(sa.fence);
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
+
+KTEST(ttm_device_fini_waits_for_delayed)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_buffer_object *bo;
+	struct signal_arg sa;
+	pthread_t t;
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	sa.fence = ttm_test_fence_create();
+	sa.delay_ms = 20;
+	ASSERT_NOT_NULL(sa.fence);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ASSERT_EQ(ttm_test_bo_add_fence(bo, sa.fence, DMA_RESV_USAGE_WRITE), 0);
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	ASSERT_EQ(pthread_create(&t, NULL, signal_later, &sa), 0);
+	/* Only a deleted BO is left: fini waits for it instead of refusing. */
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	pthread_join(t, NULL);
+	dma_fence_put(sa.fence);
+	free(tdev);
+}
+
+KTEST(ttm_device_swapout_lru_order)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo[3];
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo[i]), 0);
+		ASSERT_EQ(ttm_bo_reserve(bo[i], false, false, NULL), 0);
+		ASSERT_EQ(ttm_test_bo_fill(bo[i], (uint64_t)i + 100), 0);
+		ttm_bo_unreserve(bo[i]);
+	}
+	/* bo0 was used last: bo1 is now the least recently used. */
+	ASSERT_EQ(ttm_bo_reserve(bo[0], false, false, NULL), 0);
+	ttm_bo_unreserve(bo[0]);
+	EXPECT_EQ(ttm_device_swapout(&tdev->bdev, &ctx, BO_PAGES), BO_PAGES);
+	EXPECT_TRUE(ttm_tt_is_swapped(bo[1]->ttm));
+	EXPECT_FALSE(ttm_tt_is_swapped(bo[0]->ttm));
+	EXPECT_FALSE(ttm_tt_is_swapped(bo[2]->ttm));
+	/* A reserved BO is skipped (trylock only), as is a pinned one. */
+	ASSERT_EQ(ttm_bo_reserve(bo[2], false, false, NULL), 0);
+	ASSERT_EQ(ttm_bo_reserve(bo[0], false, false, NULL), 0);
+	ttm_bo_pin(bo[0]);
+	ttm_bo_unreserve(bo[0]);
+	EXPECT_EQ(ttm_device_swapout(&tdev->bdev, &ctx, 1000), 0);
+	ttm_bo_unreserve(bo[2]);
+	EXPECT_EQ(ttm_device_swapout(&tdev->bdev, &ctx, 1000), BO_PAGES);
+	EXPECT_TRUE(ttm_tt_is_swapped(bo[2]->ttm));
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.swapped), 2);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(ttm_bo_reserve(bo[i], false, false, NULL), 0);
+		if (i == 0)
+			ttm_bo_unpin(bo[i]);
+		EXPECT_EQ(ttm_test_bo_verify(bo[i], (uint64_t)i + 100), 0);
+		ttm_bo_unreserve(bo[i]);
+		ttm_bo_put(bo[i]);
+	}
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
+
+enum { CAP_PAGES = 96, CAP_BOS = 12, CAP_BO_PAGES = 8 };
+
+struct cap_arg {
+	struct ttm_device *bdev;
+	uint64_t seed;
+	int failures;
+	int verified;
+};
+
+/*
+ * Each thread keeps CAP_BOS BOs of CAP_BO_PAGES pages alive: together twice
+ * the cap, so filling them only works by swapping the other BOs out. Every
+ * BO is checked at the end (swapping it back in, which again needs room).
+ */
+static void *cap_thread(void *p)
+{
+	struct cap_arg *a = p;
+	struct ttm_buffer_object *bo[CAP_BOS];
+	unsigned rounds = 2 * ktest_scale();
+
+	for (unsigned r = 0; r < rounds; r++) {
+		for (int i = 0; i < CAP_BOS; i++) {
+			if (ttm_test_bo_create_in(a->bdev, CAP_BO_PAGES * TTM_PAGE_SIZE,
+						  TTM_PL_SYSTEM, &bo[i])) {
+				a->failures++;
+				bo[i] = NULL;
+				continue;
+			}
+			ttm_bo_reserve(bo[i], false, false, NULL);
+			if (ttm_test_bo_fill(bo[i], a->seed + (uint64_t)i))
+				a->failures++;
+			ttm_bo_unreserve(bo[i]);
+		}
+		for (int i = 0; i < CAP_BOS; i++) {
+			if (!bo[i])
+				continue;
+			ttm_bo_reserve(bo[i], false, false, NULL);
+			if (ttm_test_bo_verify(bo[i], a->seed + (uint64_t)i))
+				a->failures++;
+			else
+				a->verified++;
+			ttm_bo_unreserve(bo[i]);
+			ttm_bo_put(bo[i]);
+		}
+	}
+	return NULL;
+}
+
+KTEST(ttm_device_swapout_page_cap_threads)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_global_config cfg = { .limit_pages = CAP_PAGES };
+	struct cap_arg a[2];
+	struct ttm_global_stats st;
+	pthread_t t[2];
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	/* Free-list pages of earlier cases count too: start from an empty pool. */
+	ttm_global_shrink(UINT32_MAX);
+	ASSERT_EQ(ttm_global_config(&cfg), 0);
+	ttm_global_reset_high_water();
+	for (int i = 0; i < 2; i++) {
+		a[i] = (struct cap_arg){ &tdev->bdev, 1000 * (uint64_t)(i + 1), 0, 0 };
+		ASSERT_EQ(pthread_create(&t[i], NULL, cap_thread, &a[i]), 0);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ttm_global_get_stats(&st);
+	cfg.limit_pages = 0;
+	ttm_global_config(&cfg);
+
+	EXPECT_ULE(st.high_water, CAP_PAGES);
+	EXPECT_GT(atomic_load(&tdev->bdev.stats.swapouts), 0);
+	EXPECT_GT(atomic_load(&tdev->bdev.stats.swapins), 0);
+	for (int i = 0; i < 2; i++) {
+		EXPECT_EQ(a[i].failures, 0);
+		EXPECT_EQ(a[i].verified, (int)(2 * ktest_scale() * CAP_BOS));
+	}
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.swapped), 0);
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
+
+static bool has(const char *text, const char *needle)
+{
+	if (strstr(text, needle))
+		return true;
+	fprintf(stderr, "# info dump lacks \"%s\"\n", needle);
+	return false;
+}
+
+KTEST(ttm_device_print_all)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *pinned, *swapped, *dead;
+	struct dma_fence *fence;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_VRAM, &pinned), 0);
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &swapped), 0);
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &dead), 0);
+	ASSERT_EQ(ttm_bo_reserve(pinned, false, false, NULL), 0);
+	ttm_bo_pin(pinned);
+	ttm_bo_unreserve(pinned);
+	ASSERT_EQ(ttm_bo_reserve(swapped, false, false, NULL), 0);
+	ASSERT_EQ(ttm_test_bo_fill(swapped, 5), 0);
+	EXPECT_GT(ttm_bo_swapout(swapped, &ctx), 0);
+	ttm_bo_unreserve(swapped);
+	fence = ttm_test_fence_create();
+	ASSERT_NOT_NULL(fence);
+	ASSERT_EQ(ttm_bo_reserve(dead, false, false, NULL), 0);
+	ASSERT_EQ(ttm_test_bo_add_fence(dead, fence, DMA_RESV_USAGE_WRITE), 0);
+	ttm_bo_unreserve(dead);
+	ttm_bo_put(dead);
+
+	f = open_memstream(&text, &len);
+	ASSERT_NOT_NULL(f);
+	ttm_device_print(&tdev->bdev, f);
+	fclose(f);
+	ASSERT_NOT_NULL(text);
+	EXPECT_TRUE(has(text, "manager 0 (system)"));
+	EXPECT_TRUE(has(text, "manager 1 (tt)"));
+	EXPECT_TRUE(has(text, "manager 2 (vram)"));
+	EXPECT_TRUE(has(text, "lru[3]"));
+	EXPECT_TRUE(has(text, "bos: 3\n"));
+	EXPECT_TRUE(has(text, "ghosts: 0\n"));
+	EXPECT_TRUE(has(text, "pinned: 1\n"));
+	EXPECT_TRUE(has(text, "swapped: 1\n"));
+	EXPECT_TRUE(has(text, "delayed_destroy: 1\n"));
+	EXPECT_TRUE(has(text, "evictions: "));
+	EXPECT_TRUE(has(text, "bytes_moved: "));
+	EXPECT_TRUE(has(text, "swapouts: 1\n"));
+	EXPECT_TRUE(has(text, "swapins: 0\n"));
+	EXPECT_TRUE(has(text, "pending_fences: 1\n"));
+	EXPECT_TRUE(has(text, "pool:\n"));
+	EXPECT_TRUE(has(text, "page_cap:\n"));
+	free(text);
+
+	dma_fence_signal(fence);
+	dma_fence_put(fence);
+	ASSERT_EQ(ttm_bo_reserve(pinned, false, false, NULL), 0);
+	ttm_bo_unpin(pinned);
+	ttm_bo_unreserve(pinned);
+	ttm_bo_put(pinned);
+	ttm_bo_put(swapped);
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
