@@ -152,8 +152,7 @@ static void ttm_bo_cleanup_memtype_use(struct ttm_buffer_object *bo)
 		return;
 	if (bdev->funcs->delete_mem_notify)
 		bdev->funcs->delete_mem_notify(bo);
-	if (bo->ttm && ttm_tt_is_swapped(bo->ttm))
-		atomic_fetch_sub(&bdev->stats.swapped, 1);
+	/* Also uncounts a swapped tt. */
 	ttm_bo_tt_destroy(bo);
 	if (bo->resource) {
 		pthread_mutex_lock(&bdev->lru_lock);
@@ -162,15 +161,16 @@ static void ttm_bo_cleanup_memtype_use(struct ttm_buffer_object *bo)
 	}
 }
 
-/* The struct itself goes: refcount zero, nothing held any more. */
+/*
+ * The struct itself goes: refcount zero, nothing held any more. A ghost's
+ * destroy (ttm_bo_util.c) uncounts it as a ghost.
+ */
 static void ttm_bo_free(struct ttm_buffer_object *bo)
 {
 	struct ttm_device *bdev = bo->bdev;
 
 	if (bdev->funcs->release_notify)
 		bdev->funcs->release_notify(bo);
-	if (bo->is_ghost)
-		atomic_fetch_sub(&bdev->stats.ghost_count, 1);
 	dma_resv_fini(&bo->base_resv);
 	atomic_fetch_sub(&bdev->stats.bo_count, 1);
 	bo->destroy(bo);
