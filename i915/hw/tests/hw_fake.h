@@ -51,7 +51,7 @@
 struct hw_fake_call {
 	unsigned long request;
 	int fd;
-	unsigned char arg[HW_FAKE_ARG_MAX];
+	_Alignas(8) unsigned char arg[HW_FAKE_ARG_MAX];
 	size_t arg_size;
 	int ret;
 	struct drm_i915_gem_exec_object2 objs[HW_FAKE_MAX_OBJS];
