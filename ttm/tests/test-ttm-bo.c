@@ -13,7 +13,7 @@
 #include <ttm/ttm_faults.h>
 
 #include "ktest.h"
-#include "ttm_bo_internal.h"
+#include "../ttm_bo_internal.h"
 #include "ttm_test_helpers.h"
 
 #define BO_SIZE (8 * TTM_PAGE_SIZE)
