@@ -250,18 +250,20 @@ KTEST(ttm_device_swapout_lru_order)
 	free(tdev);
 }
 
-enum { CAP_PAGES = 96, CAP_BOS = 12, CAP_BO_PAGES = 8 };
+enum { CAP_PAGES = 96, CAP_BOS = 16, CAP_BO_PAGES = 8 };
 
 struct cap_arg {
 	struct ttm_device *bdev;
+	pthread_barrier_t *start;
 	uint64_t seed;
 	int failures;
 	int verified;
 };
 
 /*
- * Each thread keeps CAP_BOS BOs of CAP_BO_PAGES pages alive: together twice
- * the cap, so filling them only works by swapping the other BOs out. Every
+ * Each thread keeps CAP_BOS BOs of CAP_BO_PAGES pages alive, more than the
+ * whole cap, so filling them only works by swapping other BOs (its own or
+ * the other thread's) out. Both start at the barrier so that they compete. Every
  * BO is checked at the end (swapping it back in, which again needs room).
  */
 static void *cap_thread(void *p)
@@ -270,6 +272,7 @@ static void *cap_thread(void *p)
 	struct ttm_buffer_object *bo[CAP_BOS];
 	unsigned rounds = 2 * ktest_scale();
 
+	pthread_barrier_wait(a->start);
 	for (unsigned r = 0; r < rounds; r++) {
 		for (int i = 0; i < CAP_BOS; i++) {
 			if (ttm_test_bo_create_in(a->bdev, CAP_BO_PAGES * TTM_PAGE_SIZE,
@@ -304,6 +307,8 @@ KTEST(ttm_device_swapout_page_cap_threads)
 	struct ttm_global_config cfg = { .limit_pages = CAP_PAGES };
 	struct cap_arg a[2];
 	struct ttm_global_stats st;
+	uint64_t swapouts, swapins;
+	pthread_barrier_t start;
 	pthread_t t[2];
 
 	ASSERT_NOT_NULL(tdev);
@@ -312,19 +317,25 @@ KTEST(ttm_device_swapout_page_cap_threads)
 	ttm_global_shrink(UINT32_MAX);
 	ASSERT_EQ(ttm_global_config(&cfg), 0);
 	ttm_global_reset_high_water();
+	pthread_barrier_init(&start, NULL, 2);
 	for (int i = 0; i < 2; i++) {
-		a[i] = (struct cap_arg){ &tdev->bdev, 1000 * (uint64_t)(i + 1), 0, 0 };
+		a[i] = (struct cap_arg){ &tdev->bdev, &start, 1000 * (uint64_t)(i + 1), 0, 0 };
 		ASSERT_EQ(pthread_create(&t[i], NULL, cap_thread, &a[i]), 0);
 	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&start);
 	ttm_global_get_stats(&st);
 	cfg.limit_pages = 0;
 	ttm_global_config(&cfg);
 
+	swapouts = atomic_load(&tdev->bdev.stats.swapouts);
+	swapins = atomic_load(&tdev->bdev.stats.swapins);
 	EXPECT_ULE(st.high_water, CAP_PAGES);
-	EXPECT_GT(atomic_load(&tdev->bdev.stats.swapouts), 0);
-	EXPECT_GT(atomic_load(&tdev->bdev.stats.swapins), 0);
+	EXPECT_GT(swapouts, 0);
+	EXPECT_GT(swapins, 0);
+	if (!swapouts || !swapins)
+		ttm_device_print(&tdev->bdev, stderr);
 	for (int i = 0; i < 2; i++) {
 		EXPECT_EQ(a[i].failures, 0);
 		EXPECT_EQ(a[i].verified, (int)(2 * ktest_scale() * CAP_BOS));
