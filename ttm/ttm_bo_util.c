@@ -270,6 +270,12 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 		dst.tt = bo->ttm;
 	} else {
 		ret = ttm_bo_io_reserve(bdev, new_mem);
+		if (ret && !old_mem) {
+			/* Nothing to keep and no CPU view: clearing is the driver's job. */
+			ttm_bo_tt_destroy(bo);
+			ttm_bo_move_null(bo, new_mem);
+			return 0;
+		}
 		if (ret)
 			goto out_tt;
 		new_io = true;

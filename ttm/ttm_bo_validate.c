@@ -428,6 +428,31 @@ static bool ttm_placement_valid(struct ttm_device *bdev, const struct ttm_placem
 	return true;
 }
 
+/*
+ * ttm_resource_compatible() with SYSTEM handled here: SYSTEM has no ranges
+ * (its manager's size is 0, which the generic range check would reject),
+ * so any SYSTEM place allowed in this pass fits.
+ */
+static bool ttm_bo_res_compatible(struct ttm_device *bdev, struct ttm_resource *res,
+				  const struct ttm_placement *placement, bool evicting)
+{
+	struct ttm_resource_manager *man;
+
+	if (res->mem_type == TTM_PL_SYSTEM) {
+		uint32_t skip = evicting ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK;
+
+		for (unsigned i = 0; i < placement->num_placement; i++) {
+			const struct ttm_place *place = &placement->placement[i];
+
+			if (place->mem_type == TTM_PL_SYSTEM && !(place->flags & skip))
+				return true;
+		}
+		return false;
+	}
+	man = ttm_manager_type(bdev, res->mem_type);
+	return man && ttm_resource_compatible(man, res, placement, evicting);
+}
+
 /* The resource already fits: only a swapped-out tt has to come back. */
 static int ttm_bo_validate_in_place(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)
 {
@@ -474,13 +499,8 @@ static int ttm_bo_validate_impl(struct ttm_buffer_object *bo,
 		struct ttm_resource *res = NULL;
 		int ret;
 
-		if (bo->resource) {
-			struct ttm_resource_manager *man =
-				ttm_manager_type(bdev, bo->resource->mem_type);
-
-			if (man && ttm_resource_compatible(man, bo->resource, placement, pass == 1))
-				return ttm_bo_validate_in_place(bo, ctx);
-		}
+		if (bo->resource && ttm_bo_res_compatible(bdev, bo->resource, placement, pass == 1))
+			return ttm_bo_validate_in_place(bo, ctx);
 		if (pass == 0) {
 			if (!ttm_placement_valid(bdev, placement))
 				return -EINVAL;

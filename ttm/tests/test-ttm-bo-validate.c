@@ -1,0 +1,868 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttm_bo_validate(): placement passes, no-op validates, errors, fallback,
+ * multi-hop, gutting, move fences and every eviction rule (the kernel's
+ * ttm_bo_validate KUnit behaviours, on the shared mock driver).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <ttm/ttm_bo.h>
+#include <ttm/ttm_range_manager.h>
+
+#include "ktest.h"
+#include "ttm_test_helpers.h"
+
+#define PAGE TTM_PAGE_SIZE
+#define BO_PAGES 4
+#define BO_SIZE (BO_PAGES * PAGE)
+
+static struct ttm_test_device tdev;
+
+static struct ttm_device *dev_init(uint64_t tt_pages, uint64_t vram_pages, bool multihop)
+{
+	struct ttm_test_device_cfg cfg = {
+		.tt_pages = tt_pages,
+		.vram_pages = vram_pages,
+		.multihop = multihop,
+	};
+
+	if (ttm_test_device_init(&tdev, &cfg))
+		ktest_abort_case();
+	return &tdev.bdev;
+}
+
+static void dev_fini(void)
+{
+	EXPECT_EQ(ttm_test_device_fini(&tdev), 0);
+}
+
+static struct ttm_resource_manager *man(unsigned type)
+{
+	return ttm_manager_type(&tdev.bdev, type);
+}
+
+/* An unreserved device BO of @size in @type (ASSERT-checked). */
+static struct ttm_buffer_object *bo_in(uint64_t size, unsigned type)
+{
+	struct ttm_buffer_object *bo = NULL;
+	int ret = ttm_test_bo_create_in(&tdev.bdev, size, type, &bo);
+
+	if (ret)
+		ktest_fail(__FILE__, __LINE__, "bo create in %u: %d", type, ret);
+	if (ret)
+		ktest_abort_case();
+	return bo;
+}
+
+static int validate_to(struct ttm_buffer_object *bo, unsigned type, uint32_t flags,
+		       struct ttm_operation_ctx *ctx)
+{
+	struct ttm_test_placement p;
+	int ret;
+
+	ttm_bo_reserve(bo, false, false, NULL);
+	ret = ttm_bo_validate(bo, ttm_test_placement(&p, type, flags), ctx);
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+
+static unsigned mem_type(struct ttm_buffer_object *bo)
+{
+	return bo->resource ? bo->resource->mem_type : TTM_NUM_MEM_TYPES;
+}
+
+static void bo_fill(struct ttm_buffer_object *bo, uint64_t seed)
+{
+	ttm_bo_reserve(bo, false, false, NULL);
+	EXPECT_EQ(ttm_test_bo_fill(bo, seed), 0);
+	ttm_bo_unreserve(bo);
+}
+
+static int bo_verify(struct ttm_buffer_object *bo, uint64_t seed)
+{
+	int ret;
+
+	ttm_bo_reserve(bo, false, false, NULL);
+	ret = ttm_test_bo_verify(bo, seed);
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+
+/* Attach a fresh unsignalled fence (KERNEL usage) to @bo; returned referenced. */
+static struct dma_fence *bo_busy(struct ttm_buffer_object *bo)
+{
+	struct dma_fence *f = ttm_test_fence_create();
+
+	if (!f)
+		ktest_abort_case();
+	ttm_bo_reserve(bo, false, false, NULL);
+	EXPECT_EQ(ttm_test_bo_add_fence(bo, f, DMA_RESV_USAGE_KERNEL), 0);
+	ttm_bo_unreserve(bo);
+	return f;
+}
+
+struct delayed_signal {
+	pthread_t thread;
+	struct dma_fence *fence;
+	long delay_ms;
+};
+
+static void *delayed_signal_fn(void *arg)
+{
+	struct delayed_signal *d = arg;
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = d->delay_ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+	dma_fence_signal(d->fence);
+	return NULL;
+}
+
+/* Signal @f from another thread after @ms, so a waiter really sleeps. */
+static void signal_later(struct delayed_signal *d, struct dma_fence *f, long ms)
+{
+	d->fence = f;
+	d->delay_ms = ms;
+	if (pthread_create(&d->thread, NULL, delayed_signal_fn, d))
+		ktest_abort_case();
+}
+
+KTEST(ttm_bo_validate_basic)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo;
+
+	dev_init(64, 64, false);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	bo_fill(bo, 1);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_TT, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+	EXPECT_UEQ(ctx.moves, 1);
+	EXPECT_UEQ(ctx.bytes_moved, BO_SIZE);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), BO_SIZE);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_UEQ(ctx.moves, 2);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
+	/* Leaving tt memory for good frees the pages. */
+	EXPECT_NULL(bo->ttm);
+	EXPECT_EQ(bo_verify(bo, 1), 0);
+	EXPECT_EQ(ctx.evictions, 0);
+	EXPECT_UGE(atomic_load(&tdev.bdev.stats.bytes_moved), 2 * BO_SIZE);
+
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_same_placement)
+{
+	static const unsigned types[] = { TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM };
+
+	dev_init(64, 64, false);
+	for (unsigned i = 0; i < 3; i++) {
+		struct ttm_operation_ctx ctx = { 0 };
+		struct ttm_buffer_object *bo = bo_in(BO_SIZE, types[i]);
+		struct ttm_resource *res = bo->resource;
+
+		EXPECT_EQ(validate_to(bo, types[i], 0, &ctx), 0);
+		EXPECT_TRUE(bo->resource == res);
+		EXPECT_UEQ(ctx.moves, 0);
+		EXPECT_UEQ(ctx.bytes_moved, 0);
+		ttm_bo_put(bo);
+	}
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_invalid_placement)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_test_placement p;
+	struct ttm_buffer_object *bo;
+	struct ttm_resource *res;
+
+	dev_init(64, 0, false);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	res = bo->resource;
+
+	/* No VRAM manager registered, and a type number past the table. */
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EINVAL);
+	EXPECT_EQ(validate_to(bo, TTM_NUM_MEM_TYPES + 3, 0, &ctx), -EINVAL);
+
+	/* A range outside the type. */
+	ttm_test_placement(&p, TTM_PL_TT, 0);
+	p.places[0].fpfn = 0;
+	p.places[0].lpfn = 65;
+	ttm_bo_reserve(bo, false, false, NULL);
+	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), -EINVAL);
+	p.places[0].fpfn = 8;
+	p.places[0].lpfn = 8;
+	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), -EINVAL);
+	EXPECT_EQ(ttm_bo_validate(bo, NULL, &ctx), -EINVAL);
+	ttm_bo_unreserve(bo);
+
+	EXPECT_TRUE(bo->resource == res);
+	EXPECT_UEQ(ctx.moves, 0);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_failed_alloc)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_mock_manager mock;
+	struct ttm_buffer_object *bo;
+
+	dev_init(64, 0, false);
+	ASSERT_EQ(ttm_mock_manager_init(&mock, &tdev.bdev, TTM_PL_VRAM, -ENOSPC, 64), 0);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	bo_fill(bo, 7);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	/* Tried on both passes; nothing on its LRU to evict. */
+	EXPECT_UGE(atomic_load(&mock.allocs), 1);
+	EXPECT_UEQ(ctx.moves, 0);
+	EXPECT_EQ(bo_verify(bo, 7), 0);
+
+	ttm_bo_put(bo);
+	ttm_mock_manager_fini(&mock, &tdev.bdev, TTM_PL_VRAM);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_busy_manager)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_mock_manager mock;
+	struct ttm_test_placement p;
+	struct ttm_buffer_object *bo;
+
+	dev_init(64, 0, false);
+	ASSERT_EQ(ttm_mock_manager_init(&mock, &tdev.bdev, TTM_PL_VRAM, -EBUSY, 64), 0);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EBUSY);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+
+	/* A busy type is passed over for the next place. */
+	ttm_test_placement(&p, TTM_PL_VRAM, 0);
+	ttm_test_placement_add(&p, TTM_PL_TT, 0);
+	ttm_bo_reserve(bo, false, false, NULL);
+	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+
+	ttm_bo_put(bo);
+	ttm_mock_manager_fini(&mock, &tdev.bdev, TTM_PL_VRAM);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_pinned)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo;
+
+	dev_init(64, 64, false);
+	bo = bo_in(BO_SIZE, TTM_PL_TT);
+	ttm_bo_reserve(bo, false, false, NULL);
+	ttm_bo_pin(bo);
+	ttm_bo_unreserve(bo);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EINVAL);
+	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+	/* Where it already is, a pinned BO validates fine. */
+	EXPECT_EQ(validate_to(bo, TTM_PL_TT, 0, &ctx), 0);
+	ttm_bo_reserve(bo, false, false, NULL);
+	{
+		struct ttm_placement empty = { 0 };
+
+		EXPECT_EQ(ttm_bo_validate(bo, &empty, &ctx), -EINVAL);
+	}
+	ttm_bo_unpin(bo);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+/* Fill VRAM (@pages) with pinned BOs of BO_SIZE. */
+static unsigned fill_pinned(struct ttm_buffer_object **bos, unsigned type, uint64_t pages)
+{
+	unsigned n = (unsigned)(pages / BO_PAGES);
+
+	for (unsigned i = 0; i < n; i++) {
+		bos[i] = bo_in(BO_SIZE, type);
+		ttm_bo_reserve(bos[i], false, false, NULL);
+		ttm_bo_pin(bos[i]);
+		ttm_bo_unreserve(bos[i]);
+	}
+	return n;
+}
+
+static void put_unpin(struct ttm_buffer_object **bos, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		ttm_bo_reserve(bos[i], false, false, NULL);
+		ttm_bo_unpin(bos[i]);
+		ttm_bo_unreserve(bos[i]);
+		ttm_bo_put(bos[i]);
+	}
+}
+
+KTEST(ttm_bo_validate_busy_placement)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *pinned[4], *bo;
+	struct ttm_test_placement p;
+	unsigned n;
+
+	dev_init(64, 16, false);
+	n = fill_pinned(pinned, TTM_PL_VRAM, 16);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+
+	/* VRAM full of pinned BOs: the fallback takes it. */
+	ttm_test_placement(&p, TTM_PL_VRAM, TTM_PL_FLAG_DESIRED);
+	ttm_test_placement_add(&p, TTM_PL_TT, TTM_PL_FLAG_FALLBACK);
+	ttm_bo_reserve(bo, false, false, NULL);
+	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+	EXPECT_UEQ(ctx.moves, 1);
+
+	/* Sitting in the fallback while the desired type is still full: no move. */
+	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
+	EXPECT_UEQ(ctx.moves, 1);
+	ttm_bo_unreserve(bo);
+
+	/* Room again in the desired type: the first pass takes it. */
+	put_unpin(pinned, 1);
+	ttm_bo_reserve(bo, false, false, NULL);
+	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+
+	ttm_bo_put(bo);
+	put_unpin(pinned + 1, n - 1);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_multihop)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo;
+
+	dev_init(64, 64, true);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	bo_fill(bo, 11);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_UEQ(atomic_load(&tdev.multihops), 1);
+	/* SYSTEM -> TT, then TT -> VRAM. */
+	EXPECT_UEQ(ctx.moves, 2);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+	EXPECT_EQ(bo_verify(bo, 11), 0);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_SYSTEM, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_UEQ(atomic_load(&tdev.multihops), 2);
+	EXPECT_EQ(bo_verify(bo, 11), 0);
+
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_no_placement_signaled)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_placement empty = { 0 };
+	struct ttm_buffer_object *tt_bo, *vram_bo;
+	struct dma_fence *f;
+
+	dev_init(64, 64, false);
+	tt_bo = bo_in(BO_SIZE, TTM_PL_TT);
+	vram_bo = bo_in(BO_SIZE, TTM_PL_VRAM);
+	bo_fill(tt_bo, 3);
+	f = bo_busy(tt_bo);
+	dma_fence_signal(f);
+	dma_fence_put(f);
+
+	/* With a tt the content stays, in SYSTEM. */
+	ttm_bo_reserve(tt_bo, false, false, NULL);
+	EXPECT_EQ(ttm_bo_validate(tt_bo, &empty, &ctx), 0);
+	ttm_bo_unreserve(tt_bo);
+	EXPECT_EQ(mem_type(tt_bo), TTM_PL_SYSTEM);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+	EXPECT_EQ(bo_verify(tt_bo, 3), 0);
+
+	/* Without one the BO is left with nothing. */
+	ttm_bo_reserve(vram_bo, false, false, NULL);
+	EXPECT_EQ(ttm_bo_validate(vram_bo, &empty, &ctx), 0);
+	ttm_bo_unreserve(vram_bo);
+	EXPECT_NULL(vram_bo->resource);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+
+	/* A gutted BO can be placed again, zero-filled. */
+	EXPECT_EQ(validate_to(vram_bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(vram_bo), TTM_PL_VRAM);
+
+	ttm_bo_put(tt_bo);
+	ttm_bo_put(vram_bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_no_placement_not_signaled)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_placement empty = { 0 };
+	struct ttm_buffer_object *bo;
+	struct dma_fence *f;
+
+	dev_init(64, 64, false);
+	bo = bo_in(BO_SIZE, TTM_PL_VRAM);
+	f = bo_busy(bo);
+
+	ttm_bo_reserve(bo, false, false, NULL);
+	EXPECT_EQ(ttm_bo_validate(bo, &empty, &ctx), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_NULL(bo->resource);
+	/* The GPU may still use the old memory: a ghost holds it. */
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 1);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
+
+	dma_fence_signal(f);
+	dma_fence_put(f);
+	ttm_device_flush_delayed(&tdev.bdev, true);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_move_fence_signaled)
+{
+	struct ttm_operation_ctx ctx = { .no_wait_gpu = true };
+	struct ttm_buffer_object *bo;
+	struct dma_fence *f = ttm_test_fence_create();
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, 64, false);
+	dma_fence_signal(f);
+	ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+
+	ttm_bo_put(bo);
+	dma_fence_put(f);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_move_fence_not_signaled_no_wait)
+{
+	struct ttm_operation_ctx ctx = { .no_wait_gpu = true };
+	struct ttm_test_placement p;
+	struct ttm_buffer_object *bo;
+	struct dma_fence *f = ttm_test_fence_create();
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, 64, false);
+	ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EBUSY);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+
+	/* The next place is tried instead. */
+	ttm_test_placement(&p, TTM_PL_VRAM, 0);
+	ttm_test_placement_add(&p, TTM_PL_TT, 0);
+	ttm_bo_reserve(bo, false, false, NULL);
+	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+
+	dma_fence_signal(f);
+	dma_fence_put(f);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_move_fence_not_signaled_wait)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct delayed_signal d;
+	struct ttm_buffer_object *bo;
+	struct dma_fence *f = ttm_test_fence_create();
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, 64, false);
+	ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+
+	signal_later(&d, f, 20);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	/* Validate could only finish after the fence signalled. */
+	EXPECT_TRUE(dma_fence_test_signaled_flag(f));
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	pthread_join(d.thread, NULL);
+
+	dma_fence_put(f);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_happy_evict)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bos[4], *big;
+
+	/* VRAM holds exactly four BOs; the big one needs two slots. */
+	dev_init(64, 4 * BO_PAGES, false);
+	for (unsigned i = 0; i < 4; i++) {
+		bos[i] = bo_in(BO_SIZE, TTM_PL_VRAM);
+		bo_fill(bos[i], 100 + i);
+	}
+	/* Touching bos[0] makes bos[1] the least recently used. */
+	ttm_bo_reserve(bos[0], false, false, NULL);
+	ttm_bo_unreserve(bos[0]);
+
+	big = bo_in(2 * BO_SIZE, TTM_PL_SYSTEM);
+	EXPECT_EQ(validate_to(big, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(big), TTM_PL_VRAM);
+	EXPECT_UEQ(ctx.evictions, 2);
+	EXPECT_UEQ(ctx.moves, 1);
+	EXPECT_UEQ(ctx.bytes_moved, 4 * BO_SIZE);
+	/* Least recently used first, and no more than needed. */
+	EXPECT_EQ(mem_type(bos[1]), TTM_PL_TT);
+	EXPECT_EQ(mem_type(bos[2]), TTM_PL_TT);
+	EXPECT_EQ(mem_type(bos[0]), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(bos[3]), TTM_PL_VRAM);
+	for (unsigned i = 0; i < 4; i++)
+		EXPECT_EQ(bo_verify(bos[i], 100 + i), 0);
+	EXPECT_UGE(atomic_load(&tdev.bdev.stats.evictions), 2);
+
+	for (unsigned i = 0; i < 4; i++)
+		ttm_bo_put(bos[i]);
+	ttm_bo_put(big);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_evict_priority)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *high, *low, *bo;
+
+	dev_init(64, 2 * BO_PAGES, false);
+	high = calloc(1, sizeof(*high));
+	ASSERT_NOT_NULL(high);
+	high->priority = 2;
+	{
+		struct ttm_test_placement p;
+
+		ASSERT_EQ(ttm_bo_init_validate(&tdev.bdev, high, BO_SIZE, ttm_bo_type_device,
+					       ttm_test_placement(&p, TTM_PL_VRAM, 0), 0, &ctx,
+					       NULL, ttm_test_bo_destroy),
+			  0);
+	}
+	/* Newer, but of the lower priority: goes first. */
+	low = bo_in(BO_SIZE, TTM_PL_VRAM);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(low), TTM_PL_TT);
+	EXPECT_EQ(mem_type(high), TTM_PL_VRAM);
+
+	ttm_bo_put(high);
+	ttm_bo_put(low);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_all_pinned_evict)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *pinned[4], *bo;
+	unsigned n;
+
+	dev_init(64, 16, false);
+	n = fill_pinned(pinned, TTM_PL_VRAM, 16);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	bo_fill(bo, 5);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_UEQ(ctx.evictions, 0);
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ(mem_type(pinned[i]), TTM_PL_VRAM);
+	EXPECT_EQ(bo_verify(bo, 5), 0);
+
+	ttm_bo_put(bo);
+	put_unpin(pinned, n);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_allowed_only_evict)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *a, *b, *c, *bo;
+
+	dev_init(64, 3 * BO_PAGES, false);
+	a = bo_in(BO_SIZE, TTM_PL_VRAM);
+	b = bo_in(BO_SIZE, TTM_PL_VRAM);
+	c = bo_in(BO_SIZE, TTM_PL_VRAM);
+	/* a and c pinned: b is the only candidate although it is not the oldest. */
+	ttm_bo_reserve(a, false, false, NULL);
+	ttm_bo_pin(a);
+	ttm_bo_unreserve(a);
+	ttm_bo_reserve(c, false, false, NULL);
+	ttm_bo_pin(c);
+	ttm_bo_unreserve(c);
+
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(b), TTM_PL_TT);
+	EXPECT_EQ(mem_type(a), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(c), TTM_PL_VRAM);
+	EXPECT_UEQ(ctx.evictions, 1);
+
+	/* A victim reserved by someone else is not taken without a ticket. */
+	ttm_bo_reserve(bo, false, false, NULL);
+	{
+		struct ttm_buffer_object *d = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+		struct ttm_operation_ctx ctx2 = { 0 };
+
+		EXPECT_EQ(validate_to(d, TTM_PL_VRAM, 0, &ctx2), -EBUSY);
+		EXPECT_EQ(mem_type(d), TTM_PL_SYSTEM);
+		ttm_bo_put(d);
+	}
+	ttm_bo_unreserve(bo);
+
+	put_unpin(&a, 1);
+	put_unpin(&c, 1);
+	ttm_bo_put(b);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_deleted_evict)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *dead, *bo;
+	struct delayed_signal d;
+	struct dma_fence *f;
+
+	dev_init(64, BO_PAGES, false);
+	dead = bo_in(BO_SIZE, TTM_PL_VRAM);
+	f = bo_busy(dead);
+	ttm_bo_put(dead);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ddestroy), 1);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
+
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	/* The dead BO is busy: released only by a caller that may wait. */
+	{
+		struct ttm_operation_ctx nw = { .no_wait_gpu = true };
+
+		EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
+	}
+	signal_later(&d, f, 20);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	pthread_join(d.thread, NULL);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	/* Released, never moved. */
+	EXPECT_UEQ(ctx.evictions, 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ddestroy), 0);
+
+	dma_fence_put(f);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_busy_domain_evict)
+{
+	struct ttm_operation_ctx nw = { .no_wait_gpu = true };
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *busy, *bo;
+	struct delayed_signal d;
+	struct dma_fence *f;
+
+	dev_init(64, BO_PAGES, false);
+	busy = bo_in(BO_SIZE, TTM_PL_VRAM);
+	bo_fill(busy, 9);
+	f = bo_busy(busy);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(mem_type(busy), TTM_PL_VRAM);
+	EXPECT_UEQ(nw.evictions, 0);
+
+	/* Allowed to wait, the busy BO is evicted once idle. */
+	signal_later(&d, f, 20);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	pthread_join(d.thread, NULL);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(busy), TTM_PL_TT);
+	EXPECT_UEQ(ctx.evictions, 1);
+	EXPECT_EQ(bo_verify(busy, 9), 0);
+
+	dma_fence_put(f);
+	ttm_bo_put(busy);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_evict_gutting)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_range_manager priv;
+	struct ttm_buffer_object *victim, *bo;
+
+	/* The mock driver has no eviction placement for a private type. */
+	dev_init(64, 0, false);
+	ASSERT_EQ(ttm_range_manager_init(&priv, false, BO_PAGES), 0);
+	ASSERT_EQ(ttm_set_driver_manager(&tdev.bdev, TTM_PL_PRIV, &priv.manager), 0);
+
+	victim = bo_in(BO_SIZE, TTM_PL_PRIV);
+	/* Not CPU-reachable: the mock cannot copy into it, so start there. */
+	bo = calloc(1, sizeof(*bo));
+	ASSERT_NOT_NULL(bo);
+	{
+		struct ttm_test_placement p;
+
+		ASSERT_EQ(ttm_bo_init_validate(&tdev.bdev, bo, BO_SIZE, ttm_bo_type_device,
+					       ttm_test_placement(&p, TTM_PL_PRIV, 0), 0, &ctx,
+					       NULL, ttm_test_bo_destroy),
+			  0);
+	}
+	EXPECT_EQ(mem_type(bo), TTM_PL_PRIV);
+	EXPECT_NULL(victim->resource);
+	EXPECT_UEQ(ctx.evictions, 1);
+	/* And a CPU copy into it is refused, leaving the BO where it was. */
+	{
+		struct ttm_buffer_object *sys = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+
+		EXPECT_EQ(validate_to(victim, TTM_PL_SYSTEM, 0, &ctx), 0);
+		EXPECT_EQ(validate_to(sys, TTM_PL_PRIV, 0, &ctx), -EIO);
+		EXPECT_EQ(mem_type(sys), TTM_PL_SYSTEM);
+		ttm_bo_put(sys);
+	}
+	EXPECT_UGE(atomic_load(&tdev.delete_mem_notifies), 1);
+
+	ttm_bo_put(victim);
+	ttm_bo_put(bo);
+	ttm_device_flush_delayed(&tdev.bdev, true);
+	EXPECT_EQ(ttm_range_manager_fini(&priv), 0);
+	ttm_set_driver_manager(&tdev.bdev, TTM_PL_PRIV, NULL);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_recursive_evict)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *in_tt, *in_vram, *bo;
+
+	/* One BO fills each type: VRAM's victim needs TT's victim gone first. */
+	dev_init(BO_PAGES, BO_PAGES, false);
+	in_tt = bo_in(BO_SIZE, TTM_PL_TT);
+	in_vram = bo_in(BO_SIZE, TTM_PL_VRAM);
+	bo_fill(in_tt, 21);
+	bo_fill(in_vram, 22);
+
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	bo_fill(bo, 23);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(in_vram), TTM_PL_TT);
+	EXPECT_EQ(mem_type(in_tt), TTM_PL_SYSTEM);
+	EXPECT_UEQ(ctx.evictions, 2);
+	EXPECT_EQ(bo_verify(in_tt, 21), 0);
+	EXPECT_EQ(bo_verify(in_vram, 22), 0);
+	EXPECT_EQ(bo_verify(bo, 23), 0);
+
+	ttm_bo_put(in_tt);
+	ttm_bo_put(in_vram);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_ticket_evict)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ww_acquire_ctx ticket;
+	struct ttm_buffer_object *victim, *bo;
+
+	dev_init(64, BO_PAGES, false);
+	victim = bo_in(BO_SIZE, TTM_PL_VRAM);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+
+	/* Both locked by one transaction: the victim is ours, not evictable. */
+	ww_acquire_init(&ticket, &reservation_ww_class);
+	ctx.ticket = &ticket;
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, &ticket), 0);
+	ASSERT_EQ(ttm_bo_reserve(victim, false, false, &ticket), 0);
+	{
+		struct ttm_test_placement p;
+
+		EXPECT_EQ(ttm_bo_validate(bo, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx),
+			  -ENOMEM);
+	}
+	ttm_bo_unreserve(victim);
+	/* Unlocked now: the ticket takes it. */
+	{
+		struct ttm_test_placement p;
+
+		EXPECT_EQ(ttm_bo_validate(bo, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), 0);
+	}
+	ttm_bo_unreserve(bo);
+	ww_acquire_fini(&ticket);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(victim), TTM_PL_TT);
+
+	ttm_bo_put(victim);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_evict_mem_type_basic)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bos[3];
+
+	dev_init(64, 64, false);
+	for (unsigned i = 0; i < 3; i++) {
+		bos[i] = bo_in(BO_SIZE, TTM_PL_VRAM);
+		bo_fill(bos[i], 40 + i);
+	}
+	ttm_bo_reserve(bos[2], false, false, NULL);
+	ttm_bo_pin(bos[2]);
+	ttm_bo_unreserve(bos[2]);
+
+	/* Everything evictable goes; the pinned one stays and is reported. */
+	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx), -EBUSY);
+	EXPECT_EQ(mem_type(bos[0]), TTM_PL_TT);
+	EXPECT_EQ(mem_type(bos[1]), TTM_PL_TT);
+	EXPECT_EQ(mem_type(bos[2]), TTM_PL_VRAM);
+	EXPECT_UEQ(ctx.evictions, 2);
+
+	put_unpin(&bos[2], 1);
+	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_SYSTEM, &ctx), -EINVAL);
+	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_PRIV, &ctx), -EINVAL);
+	for (unsigned i = 0; i < 2; i++) {
+		EXPECT_EQ(bo_verify(bos[i], 40 + i), 0);
+		ttm_bo_put(bos[i]);
+	}
+	dev_fini();
+}
