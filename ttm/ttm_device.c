@@ -132,17 +132,7 @@ err_sys:
 
 int ttm_device_fini(struct ttm_device *bdev)
 {
-	/*
-	 * Deleted BOs are not the caller's to wait for. Another thread (the
-	 * worker, an evictor) may hold one it is about to free, so loop on the
-	 * counter rather than on what this pass saw.
-	 */
-	for (;;) {
-		ttm_device_flush_delayed(bdev, true);
-		if (!atomic_load(&bdev->stats.ddestroy))
-			break;
-		sched_yield();
-	}
+	ttm_device_flush_delayed(bdev, true);
 	if (atomic_load(&bdev->stats.bo_count))
 		return -EBUSY;
 
@@ -244,7 +234,7 @@ unsigned long ttm_device_swapout(struct ttm_device *bdev, struct ttm_operation_c
 	return freed;
 }
 
-unsigned long ttm_device_flush_delayed(struct ttm_device *bdev, bool wait)
+static unsigned long ttm_device_flush_pass(struct ttm_device *bdev, bool wait)
 {
 	struct list_head local;
 	unsigned long left = 0;
@@ -280,6 +270,22 @@ unsigned long ttm_device_flush_delayed(struct ttm_device *bdev, bool wait)
 	for (pos = bdev->ddestroy_list.next; pos != &bdev->ddestroy_list; pos = pos->next)
 		left++;
 	pthread_mutex_unlock(&bdev->lru_lock);
+	return left;
+}
+
+unsigned long ttm_device_flush_delayed(struct ttm_device *bdev, bool wait)
+{
+	unsigned long left = ttm_device_flush_pass(bdev, wait);
+
+	/*
+	 * Another flusher (the worker, an evictor in cleanup_refs) may hold an
+	 * entry off the list for a moment, so a waiting flush goes by the
+	 * counter, which only drops once a BO is really off the list.
+	 */
+	while (wait && atomic_load(&bdev->stats.ddestroy)) {
+		sched_yield();
+		left = ttm_device_flush_pass(bdev, wait);
+	}
 	return left;
 }
 
