@@ -10,7 +10,7 @@ set ylabel '4 KiB pages'
 set y2label 'swap-outs (cumulative)'
 set ytics nomirror
 set y2tics
-set key top left
+set key bottom right
 plot file using 1:4 with lines lw 2 dt 2 lc rgb '#cc0000' title 'cap', \
      file using 1:2 with lines lw 2 lc rgb '#0060ad' title 'accounted pages', \
      file using 1:3 with lines lw 2 lc rgb '#00a050' title 'RSS (pages)', \
