@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttm_bo_util: memcpy moves between every pair of SYSTEM/TT/VRAM, zeroed
+ * new BOs, the move_copy fault point, pipelined moves and their ghosts,
+ * gutting, CPU access bounds, the metadata figure, and content surviving a
+ * random sequence of validates, evictions and swaps.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ttm/ttm_bo.h>
+#include <ttm/ttm_faults.h>
+
+#include "ktest.h"
+#include "../ttm_bo_internal.h"
+#include "ttm_test_helpers.h"
+
+#define PAGE TTM_PAGE_SIZE
+#define BO_PAGES 4
+#define BO_SIZE (BO_PAGES * PAGE)
+
+static struct ttm_test_device tdev;
+
+static void dev_init(uint64_t tt_pages, uint64_t vram_pages)
+{
+	struct ttm_test_device_cfg cfg = { .tt_pages = tt_pages, .vram_pages = vram_pages };
+
+	if (ttm_test_device_init(&tdev, &cfg))
+		ktest_abort_case();
+}
+
+static void dev_fini(void)
+{
+	EXPECT_EQ(ttm_test_device_fini(&tdev), 0);
+}
+
+static struct ttm_resource_manager *man(unsigned type)
+{
+	return ttm_manager_type(&tdev.bdev, type);
+}
+
+static unsigned mem_type(struct ttm_buffer_object *bo)
+{
+	return bo->resource ? bo->resource->mem_type : TTM_NUM_MEM_TYPES;
+}
+
+/* A reserved device BO of @size in @type. */
+static struct ttm_buffer_object *bo_reserved_in(uint64_t size, unsigned type)
+{
+	struct ttm_test_placement p;
+	struct ttm_buffer_object *bo = NULL;
+	int ret = ttm_test_bo_create(&tdev.bdev, size, ttm_bo_type_device,
+				     ttm_test_placement(&p, type, 0), NULL, true, &bo);
+
+	if (ret) {
+		ktest_fail(__FILE__, __LINE__, "bo create in %u: %d", type, ret);
+		ktest_abort_case();
+	}
+	return bo;
+}
+
+static int validate_locked(struct ttm_buffer_object *bo, unsigned type,
+			   struct ttm_operation_ctx *ctx)
+{
+	struct ttm_test_placement p;
+
+	return ttm_bo_validate(bo, ttm_test_placement(&p, type, 0), ctx);
+}
+
+static bool bo_is_zero(struct ttm_buffer_object *bo)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	static unsigned char buf[PAGE], zero[PAGE];
+
+	for (uint64_t off = 0; off < bo->size; off += PAGE) {
+		if (ttm_bo_access(bo, off, buf, PAGE, false, &ctx))
+			return false;
+		if (memcmp(buf, zero, PAGE))
+			return false;
+	}
+	return true;
+}
+
+static const unsigned types[] = { TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM };
+
+KTEST(ttm_bo_move_memcpy_every_pair)
+{
+	dev_init(64, 64);
+	for (unsigned s = 0; s < 3; s++) {
+		for (unsigned d = 0; d < 3; d++) {
+			struct ttm_operation_ctx ctx = { 0 };
+			struct ttm_buffer_object *bo = bo_reserved_in(3 * BO_SIZE, types[s]);
+			uint64_t seed = 1000 + s * 10 + d;
+
+			EXPECT_EQ(ttm_test_bo_fill(bo, seed), 0);
+			EXPECT_EQ(validate_locked(bo, types[d], &ctx), 0);
+			EXPECT_EQ(mem_type(bo), types[d]);
+			EXPECT_UEQ(ctx.moves, s == d ? 0 : 1);
+			EXPECT_EQ(ttm_test_bo_verify(bo, seed), 0);
+			/* Only tt types keep pages. */
+			EXPECT_EQ(bo->ttm != NULL, types[d] != TTM_PL_VRAM);
+			ttm_bo_unreserve(bo);
+			ttm_bo_put(bo);
+		}
+	}
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	dev_fini();
+}
+
+KTEST(ttm_bo_move_memcpy_new_bo_zeroed)
+{
+	dev_init(64, 64);
+	/* Dirty VRAM and recycled pool pages first: zeroes must be written. */
+	for (unsigned i = 0; i < 3; i++) {
+		struct ttm_buffer_object *bo = bo_reserved_in(BO_SIZE, types[i]);
+
+		EXPECT_EQ(ttm_test_bo_fill(bo, 77), 0);
+		ttm_bo_unreserve(bo);
+		ttm_bo_put(bo);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		struct ttm_buffer_object *bo = bo_reserved_in(BO_SIZE, types[i]);
+
+		EXPECT_TRUE(bo_is_zero(bo));
+		ttm_bo_unreserve(bo);
+		ttm_bo_put(bo);
+	}
+	dev_fini();
+}
+
+KTEST(ttm_bo_move_memcpy_fault_keeps_content)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	dev_init(64, 64);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_fill(bo, 5), 0);
+
+	for (unsigned d = 1; d < 3; d++) {
+		/* TT shares the SYSTEM pages: no copy there, so no fault either. */
+		if (types[d] == TTM_PL_TT)
+			continue;
+		fault_set_nth(&ttm_fault_move_copy, 1);
+		EXPECT_EQ(validate_locked(bo, types[d], &ctx), -ENOMEM);
+		fault_reset(&ttm_fault_move_copy);
+		EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+		EXPECT_UEQ(ttm_resource_manager_usage(man(types[d])), 0);
+		EXPECT_EQ(ttm_test_bo_verify(bo, 5), 0);
+	}
+
+	/* From VRAM back to SYSTEM as well. */
+	EXPECT_EQ(validate_locked(bo, TTM_PL_VRAM, &ctx), 0);
+	fault_set_nth(&ttm_fault_move_copy, 1);
+	EXPECT_EQ(validate_locked(bo, TTM_PL_SYSTEM, &ctx), -ENOMEM);
+	fault_reset(&ttm_fault_move_copy);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_NULL(bo->ttm);
+	EXPECT_EQ(ttm_test_bo_verify(bo, 5), 0);
+	EXPECT_EQ(validate_locked(bo, TTM_PL_SYSTEM, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_verify(bo, 5), 0);
+
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_move_memcpy_busy_no_wait)
+{
+	struct ttm_operation_ctx nw = { .no_wait_gpu = true };
+	struct ttm_buffer_object *bo;
+	struct dma_fence *f = ttm_test_fence_create();
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, 64);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_fill(bo, 6), 0);
+	EXPECT_EQ(ttm_test_bo_add_fence(bo, f, DMA_RESV_USAGE_WRITE), 0);
+
+	/* A copy needs the BO idle; with no_wait it stays put. */
+	EXPECT_EQ(validate_locked(bo, TTM_PL_VRAM, &nw), -EBUSY);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	/* Reads also respect the pending writer. */
+	{
+		char c;
+
+		EXPECT_EQ(ttm_bo_access(bo, 0, &c, 1, false, &nw), -EBUSY);
+	}
+	dma_fence_signal(f);
+	dma_fence_put(f);
+	EXPECT_EQ(validate_locked(bo, TTM_PL_VRAM, &nw), 0);
+	EXPECT_EQ(ttm_test_bo_verify(bo, 6), 0);
+
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+/* Allocate a resource of @type for @bo the way a driver's move would get it. */
+static struct ttm_resource *res_alloc(struct ttm_buffer_object *bo, unsigned type)
+{
+	struct ttm_place place = { .mem_type = type };
+	struct ttm_resource *res = NULL;
+
+	if (ttm_resource_alloc(man(type), bo, &place, bo->size, 0, &res))
+		ktest_abort_case();
+	return res;
+}
+
+KTEST(ttm_bo_move_accel_cleanup_ghost_freed_on_signal)
+{
+	struct ttm_buffer_object *bo;
+	struct ttm_resource *res;
+	struct dma_fence *f = ttm_test_fence_create(), *move;
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, 64);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_VRAM);
+
+	/* As a driver whose blitter copies VRAM -> TT and signals @f when done. */
+	res = res_alloc(bo, TTM_PL_TT);
+	EXPECT_EQ(ttm_bo_tt_create(bo, false), 0);
+	EXPECT_EQ(ttm_bo_move_accel_cleanup(bo, f, true, true, res), 0);
+	EXPECT_TRUE(bo->resource == res);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 1);
+	/* The old VRAM stays allocated while the copy may still read it. */
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
+	EXPECT_FALSE(dma_resv_test_signaled(bo->resv, DMA_RESV_USAGE_KERNEL));
+	/* An eviction leaves the move fence on the type it left. */
+	move = ttm_resource_manager_get_move(man(TTM_PL_VRAM));
+	EXPECT_TRUE(move == f);
+	dma_fence_put(move);
+	ttm_bo_unreserve(bo);
+
+	ttm_device_flush_delayed(&tdev.bdev, false);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 1);
+	dma_fence_signal(f);
+	ttm_device_flush_delayed(&tdev.bdev, true);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), BO_SIZE);
+
+	dma_fence_put(f);
+	ttm_bo_put(bo);
+	EXPECT_EQ(ttm_resource_manager_cleanup_move(man(TTM_PL_VRAM), false), 0);
+	dev_fini();
+}
+
+KTEST(ttm_bo_move_accel_cleanup_no_pipeline)
+{
+	struct ttm_buffer_object *bo;
+	struct ttm_resource *res;
+	struct dma_fence *f = ttm_test_fence_create();
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, 64);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_fill(bo, 8), 0);
+	res = res_alloc(bo, TTM_PL_SYSTEM);
+	/* Already signalled: the old resource is freed at once, no ghost. */
+	dma_fence_signal(f);
+	EXPECT_EQ(ttm_bo_move_accel_cleanup(bo, f, false, false, res), 0);
+	EXPECT_TRUE(bo->resource == res);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+	EXPECT_EQ(ttm_test_bo_verify(bo, 8), 0);
+
+	ttm_bo_unreserve(bo);
+	dma_fence_put(f);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_pipeline_gutting_keeps_tt_content)
+{
+	struct ttm_buffer_object *bo;
+	struct dma_fence *f = ttm_test_fence_create();
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, 64);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_fill(bo, 12), 0);
+	EXPECT_EQ(ttm_test_bo_add_fence(bo, f, DMA_RESV_USAGE_BOOKKEEP), 0);
+
+	EXPECT_EQ(ttm_bo_pipeline_gutting(bo), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 1);
+	dma_fence_signal(f);
+	EXPECT_EQ(ttm_test_bo_verify(bo, 12), 0);
+	ttm_bo_unreserve(bo);
+	ttm_device_flush_delayed(&tdev.bdev, true);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+
+	dma_fence_put(f);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_access_bounds)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo;
+	char buf[16] = "0123456789abcdef", out[16];
+
+	dev_init(64, 64);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_VRAM);
+	EXPECT_EQ(ttm_bo_access(bo, BO_SIZE - 8, buf, 16, true, &ctx), -EINVAL);
+	EXPECT_EQ(ttm_bo_access(bo, BO_SIZE + 1, buf, 0, true, &ctx), -EINVAL);
+	/* Across a page boundary, in io memory and then in tt pages. */
+	EXPECT_EQ(ttm_bo_access(bo, PAGE - 8, buf, 16, true, &ctx), 0);
+	EXPECT_EQ(validate_locked(bo, TTM_PL_SYSTEM, &ctx), 0);
+	EXPECT_EQ(ttm_bo_access(bo, PAGE - 8, out, 16, false, &ctx), 0);
+	EXPECT_MEMEQ(buf, out, 16);
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_metadata_size_small)
+{
+	struct ttm_buffer_object *bo;
+	size_t sys, vram;
+
+	dev_init(64, 64);
+	bo = bo_reserved_in(PAGE, TTM_PL_VRAM);
+	vram = ttm_bo_metadata_size(bo);
+	EXPECT_GE(vram, sizeof(*bo) + sizeof(struct ttm_resource));
+	EXPECT_TRUE(ttm_bo_populate(bo, &(struct ttm_operation_ctx){ 0 }) == 0);
+	sys = ttm_bo_metadata_size(bo);
+	EXPECT_GT(sys, vram);
+	EXPECT_LE(sys, 512);
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_tt_create_destroy)
+{
+	struct ttm_buffer_object *bo;
+
+	dev_init(64, 64);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_VRAM);
+	EXPECT_NULL(bo->ttm);
+	EXPECT_EQ(ttm_bo_tt_create(bo, true), 0);
+	ASSERT_NOT_NULL(bo->ttm);
+	EXPECT_TRUE(bo->ttm->page_flags & TTM_TT_FLAG_ZERO_ALLOC);
+	EXPECT_UEQ(bo->ttm->num_pages, BO_PAGES);
+	/* Idempotent. */
+	{
+		struct ttm_tt *tt = bo->ttm;
+
+		EXPECT_EQ(ttm_bo_tt_create(bo, false), 0);
+		EXPECT_TRUE(bo->ttm == tt);
+	}
+	ttm_bo_tt_destroy(bo);
+	EXPECT_NULL(bo->ttm);
+	ttm_bo_tt_destroy(bo);
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+KTEST(ttm_bo_validate_random_content_preserved)
+{
+	enum { NBO = 6 };
+	struct ttm_buffer_object *bos[NBO];
+	uint64_t sums[NBO];
+	unsigned steps = 150 * ktest_scale();
+
+	/* Small TT and VRAM, so that most validates evict something. */
+	dev_init(3 * BO_PAGES, 2 * BO_PAGES);
+	for (unsigned i = 0; i < NBO; i++) {
+		bos[i] = bo_reserved_in(BO_SIZE, TTM_PL_SYSTEM);
+		EXPECT_EQ(ttm_test_bo_fill(bos[i], ktest_rand()), 0);
+		EXPECT_EQ(ttm_test_bo_checksum(bos[i], &sums[i]), 0);
+		ttm_bo_unreserve(bos[i]);
+	}
+
+	for (unsigned s = 0; s < steps; s++) {
+		struct ttm_operation_ctx ctx = { 0 };
+		unsigned idx = (unsigned)(ktest_rand() % NBO);
+		struct ttm_buffer_object *bo = bos[idx];
+		unsigned op = (unsigned)(ktest_rand() % 5);
+		uint64_t sum;
+		int ret;
+
+		ttm_bo_reserve(bo, false, false, NULL);
+		if (op < 3) {
+			ret = validate_locked(bo, types[op], &ctx);
+			EXPECT_EQ(ret, 0);
+		} else if (op == 3) {
+			long pages = ttm_bo_swapout(bo, &ctx);
+
+			/* Only a populated tt swaps; anything else says why. */
+			EXPECT_TRUE(pages > 0 || pages == -EINVAL || pages == -EBUSY);
+		} else {
+			ttm_bo_unreserve(bo);
+			ret = ttm_bo_evict_mem_type(&tdev.bdev, ktest_rand() % 2 ? TTM_PL_TT
+										 : TTM_PL_VRAM,
+						    &ctx);
+			EXPECT_EQ(ret, 0);
+			ttm_bo_reserve(bo, false, false, NULL);
+		}
+		EXPECT_EQ(ttm_test_bo_checksum(bo, &sum), 0);
+		if (sum != sums[idx])
+			ktest_fail(__FILE__, __LINE__, "step %u: bo %u content changed (op %u)", s,
+				   idx, op);
+		ttm_bo_unreserve(bo);
+	}
+
+	for (unsigned i = 0; i < NBO; i++) {
+		uint64_t sum;
+
+		ttm_bo_reserve(bos[i], false, false, NULL);
+		EXPECT_EQ(ttm_test_bo_checksum(bos[i], &sum), 0);
+		EXPECT_UEQ(sum, sums[i]);
+		ttm_bo_unreserve(bos[i]);
+		ttm_bo_put(bos[i]);
+	}
+	/* The sequence really went through every path. */
+	EXPECT_UGE(atomic_load(&tdev.bdev.stats.evictions), 1);
+	EXPECT_UGE(atomic_load(&tdev.bdev.stats.swapouts), 1);
+	EXPECT_UGE(atomic_load(&tdev.bdev.stats.swapins), 1);
+	dev_fini();
+}
