@@ -134,8 +134,8 @@ struct ttm_buffer_object *ttm_bo_get_unless_zero(struct ttm_buffer_object *bo)
 	do {
 		if (old == 0)
 			return NULL;
-	} while (!atomic_compare_exchange_weak_explicit(&bo->refcount, &old, old + 1,
-							memory_order_acquire, memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(
+	    &bo->refcount, &old, old + 1, memory_order_acquire, memory_order_relaxed));
 	return bo;
 }
 
@@ -332,8 +332,7 @@ void ttm_bo_lru_update_locked(struct ttm_buffer_object *bo)
 	 * A resource that changes priority or bulk, or comes back from the
 	 * pinned list, is taken off first so that the bulk ranges stay exact.
 	 */
-	if (res->priority != bo->priority || res->bulk_move != bo->bulk_move ||
-	    !res->bulk_move) {
+	if (res->priority != bo->priority || res->bulk_move != bo->bulk_move || !res->bulk_move) {
 		ttm_resource_lru_del(man, res);
 		res->priority = bo->priority;
 		ttm_resource_lru_add(man, res);
@@ -453,11 +452,11 @@ long ttm_bo_swapout(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)
 	 * swapped back in by ttm_bo_populate() when it is next used.
 	 */
 	if (bo->resource->mem_type != TTM_PL_SYSTEM) {
-		static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
-		static const struct ttm_placement sys_placement = { 1, &sys_place };
+		static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
+		static const struct ttm_placement sys_placement = {1, &sys_place};
 		struct ttm_operation_ctx vctx = {
-			.interruptible = ctx->interruptible,
-			.no_wait_gpu = true,
+		    .interruptible = ctx->interruptible,
+		    .no_wait_gpu = true,
 		};
 		int vret = ttm_bo_validate(bo, &sys_placement, &vctx);
 

@@ -57,15 +57,14 @@ static unsigned long ttm_device_swap_scan(struct ttm_global_shrinker *shrinker,
 	struct ttm_device *bdev = container_of(shrinker, struct ttm_device, swap_shrinker);
 	/* Reclaim never waits for the GPU: a busy BO is simply not a candidate. */
 	struct ttm_operation_ctx sctx = {
-		.interruptible = ctx ? ctx->interruptible : false,
-		.no_wait_gpu = true,
+	    .interruptible = ctx ? ctx->interruptible : false,
+	    .no_wait_gpu = true,
 	};
 
 	return ttm_device_swapout(bdev, &sctx, nr_pages);
 }
 
-int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *funcs,
-		    bool use_dma32)
+int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *funcs, bool use_dma32)
 {
 	pthread_condattr_t cattr;
 	int ret;
@@ -151,8 +150,7 @@ int ttm_device_fini(struct ttm_device *bdev)
 	return 0;
 }
 
-int ttm_set_driver_manager(struct ttm_device *bdev, unsigned type,
-			   struct ttm_resource_manager *man)
+int ttm_set_driver_manager(struct ttm_device *bdev, unsigned type, struct ttm_resource_manager *man)
 {
 	int ret = 0;
 
@@ -176,7 +174,7 @@ static struct ttm_buffer_object *ttm_device_lru_grab(struct ttm_resource_manager
 {
 	struct ttm_resource *res;
 
-	list_for_each_entry(res, &man->lru[prio], struct ttm_resource, lru) {
+	list_for_each_entry (res, &man->lru[prio], struct ttm_resource, lru) {
 		struct ttm_buffer_object *bo = res->bo;
 
 		if (!bo || bo->deleted || bo->is_ghost)
@@ -249,7 +247,7 @@ static unsigned long ttm_device_flush_pass(struct ttm_device *bdev, bool wait)
 	pthread_mutex_lock(&bdev->lru_lock);
 	while (!list_empty(&bdev->ddestroy_list)) {
 		struct ttm_buffer_object *bo =
-			list_first_entry(&bdev->ddestroy_list, struct ttm_buffer_object, ddestroy);
+		    list_first_entry(&bdev->ddestroy_list, struct ttm_buffer_object, ddestroy);
 
 		list_move_tail(&bo->ddestroy, &local);
 		/* The list's reference keeps it alive; this one survives cleanup. */
@@ -310,7 +308,7 @@ static unsigned long ttm_device_count_pending(struct list_head *head)
 	struct ttm_resource *res;
 	unsigned long n = 0;
 
-	list_for_each_entry(res, head, struct ttm_resource, lru)
+	list_for_each_entry (res, head, struct ttm_resource, lru)
 		if (res->bo)
 			n += dma_resv_count_pending(res->bo->resv);
 	return n;

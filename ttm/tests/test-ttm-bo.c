@@ -20,7 +20,7 @@
 
 static struct ttm_test_device *dev_setup(void)
 {
-	static const struct ttm_test_device_cfg cfg = { .tt_pages = 256, .vram_pages = 256 };
+	static const struct ttm_test_device_cfg cfg = {.tt_pages = 256, .vram_pages = 256};
 	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
 
 	fault_reset_all();
@@ -41,7 +41,7 @@ static void dev_teardown(struct ttm_test_device *tdev)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -165,8 +165,8 @@ KTEST(ttm_bo_reserve_deadlock)
 	ww_acquire_init(&old_ticket, &reservation_ww_class);
 	ww_acquire_init(&young_ticket, &reservation_ww_class);
 	pthread_barrier_init(&barrier, NULL, 2);
-	a = (struct deadlock_arg){ bo1, bo2, &old_ticket, &barrier, 1, 1, 1 };
-	b = (struct deadlock_arg){ bo2, bo1, &young_ticket, &barrier, 1, 1, 1 };
+	a = (struct deadlock_arg){bo1, bo2, &old_ticket, &barrier, 1, 1, 1};
+	b = (struct deadlock_arg){bo2, bo1, &young_ticket, &barrier, 1, 1, 1};
 	ASSERT_EQ(pthread_create(&ta, NULL, deadlock_thread, &a), 0);
 	ASSERT_EQ(pthread_create(&tb, NULL, deadlock_thread, &b), 0);
 	pthread_join(ta, NULL);
@@ -208,7 +208,7 @@ static void *intr_thread(void *p)
 KTEST(ttm_bo_reserve_interrupted)
 {
 	struct ttm_test_device *tdev = dev_setup();
-	struct intr_arg a = { 0 };
+	struct intr_arg a = {0};
 	pthread_t t;
 
 	ASSERT_NOT_NULL(tdev);
@@ -454,7 +454,7 @@ KTEST(ttm_bo_put_busy_delayed)
 KTEST(ttm_bo_put_shared_resv_individualized)
 {
 	struct ttm_test_device *tdev = dev_setup();
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *a, *b;
 	struct ttm_test_placement p;
 	struct dma_fence *fa, *fb;
@@ -468,11 +468,11 @@ KTEST(ttm_bo_put_shared_resv_individualized)
 	ASSERT_NOT_NULL(a);
 	ASSERT_NOT_NULL(b);
 	ttm_test_placement(&p, TTM_PL_TT, 0);
-	ASSERT_EQ(ttm_bo_init_reserved(&tdev->bdev, a, BO_SIZE, ttm_bo_type_device, &p.placement,
-				       0, &ctx, &resv, ttm_test_bo_destroy),
+	ASSERT_EQ(ttm_bo_init_reserved(&tdev->bdev, a, BO_SIZE, ttm_bo_type_device, &p.placement, 0,
+				       &ctx, &resv, ttm_test_bo_destroy),
 		  0);
-	ASSERT_EQ(ttm_bo_init_reserved(&tdev->bdev, b, BO_SIZE, ttm_bo_type_device, &p.placement,
-				       0, &ctx, &resv, ttm_test_bo_destroy),
+	ASSERT_EQ(ttm_bo_init_reserved(&tdev->bdev, b, BO_SIZE, ttm_bo_type_device, &p.placement, 0,
+				       &ctx, &resv, ttm_test_bo_destroy),
 		  0);
 	fa = ttm_test_fence_create();
 	fb = ttm_test_fence_create();
@@ -571,7 +571,7 @@ static void count_destroy(struct ttm_buffer_object *bo)
 static int init_one(struct ttm_device *bdev, uint64_t size, uint32_t align, unsigned prio,
 		    const struct ttm_placement *pl)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo = calloc(1, sizeof(*bo));
 	int ret;
 
@@ -588,7 +588,7 @@ static int init_one(struct ttm_device *bdev, uint64_t size, uint32_t align, unsi
 KTEST(ttm_bo_init_reserved_invalid_args)
 {
 	struct ttm_test_device *tdev = dev_setup();
-	struct ttm_placement empty = { 0, NULL };
+	struct ttm_placement empty = {0, NULL};
 	struct ttm_test_placement p;
 	struct ttm_placement *pl;
 
@@ -612,7 +612,7 @@ KTEST(ttm_bo_init_reserved_invalid_args)
 KTEST(ttm_bo_init_reserved_userptr_checks)
 {
 	struct ttm_test_device *tdev = dev_setup();
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_test_placement p;
 	struct ttm_buffer_object *bo;
 	char *mem = aligned_alloc(TTM_PAGE_SIZE, BO_SIZE + TTM_PAGE_SIZE);
@@ -676,8 +676,8 @@ KTEST(ttm_bo_init_reserved_mock_managers)
 KTEST(ttm_bo_wait_ctx_basic)
 {
 	struct ttm_test_device *tdev = dev_setup();
-	struct ttm_operation_ctx nowait = { .no_wait_gpu = true };
-	struct ttm_operation_ctx wait = { 0 };
+	struct ttm_operation_ctx nowait = {.no_wait_gpu = true};
+	struct ttm_operation_ctx wait = {0};
 	struct ttm_buffer_object *bo;
 	struct dma_fence *fence;
 
@@ -701,7 +701,7 @@ KTEST(ttm_bo_wait_ctx_basic)
 KTEST(ttm_bo_swapout_swapin_content)
 {
 	struct ttm_test_device *tdev = dev_setup();
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 	uint64_t before, after;
 
@@ -732,7 +732,7 @@ KTEST(ttm_bo_swapout_swapin_content)
 KTEST(ttm_bo_swapout_from_tt)
 {
 	struct ttm_test_device *tdev = dev_setup();
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 
 	ASSERT_NOT_NULL(tdev);
@@ -752,7 +752,7 @@ KTEST(ttm_bo_swapout_from_tt)
 KTEST(ttm_bo_swapout_refused)
 {
 	struct ttm_test_device *tdev = dev_setup();
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo, *vram;
 	struct dma_fence *fence;
 
@@ -785,7 +785,7 @@ KTEST(ttm_bo_swapout_refused)
 KTEST(ttm_bo_swapout_fault_keeps_content)
 {
 	struct ttm_test_device *tdev = dev_setup();
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 
 	if (!FAULT_INJECT_ENABLED)

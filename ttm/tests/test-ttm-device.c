@@ -21,11 +21,11 @@
 #define BO_PAGES 8
 #define BO_SIZE (BO_PAGES * TTM_PAGE_SIZE)
 
-static const struct ttm_test_device_cfg full_cfg = { .tt_pages = 256, .vram_pages = 256 };
+static const struct ttm_test_device_cfg full_cfg = {.tt_pages = 256, .vram_pages = 256};
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -38,7 +38,7 @@ static void evict_flags_stub(struct ttm_buffer_object *bo, struct ttm_placement 
 
 KTEST(ttm_device_init_basic)
 {
-	static const struct ttm_device_funcs funcs = { .evict_flags = evict_flags_stub };
+	static const struct ttm_device_funcs funcs = {.evict_flags = evict_flags_stub};
 	struct ttm_device *bdev = calloc(1, sizeof(*bdev));
 
 	ASSERT_NOT_NULL(bdev);
@@ -55,7 +55,7 @@ KTEST(ttm_device_init_basic)
 
 KTEST(ttm_device_init_invalid)
 {
-	static const struct ttm_device_funcs no_evict = { 0 };
+	static const struct ttm_device_funcs no_evict = {0};
 	struct ttm_device *bdev = calloc(1, sizeof(*bdev));
 
 	ASSERT_NOT_NULL(bdev);
@@ -210,7 +210,7 @@ KTEST(ttm_device_fini_waits_for_delayed)
 KTEST(ttm_device_swapout_lru_order)
 {
 	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo[3];
 
 	ASSERT_NOT_NULL(tdev);
@@ -304,7 +304,7 @@ static void *cap_thread(void *p)
 KTEST(ttm_device_swapout_page_cap_threads)
 {
 	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
-	struct ttm_global_config cfg = { .limit_pages = CAP_PAGES };
+	struct ttm_global_config cfg = {.limit_pages = CAP_PAGES};
 	struct cap_arg a[2];
 	struct ttm_global_stats st;
 	uint64_t swapouts, swapins;
@@ -319,7 +319,7 @@ KTEST(ttm_device_swapout_page_cap_threads)
 	ttm_global_reset_high_water();
 	pthread_barrier_init(&start, NULL, 2);
 	for (int i = 0; i < 2; i++) {
-		a[i] = (struct cap_arg){ &tdev->bdev, &start, 1000 * (uint64_t)(i + 1), 0, 0 };
+		a[i] = (struct cap_arg){&tdev->bdev, &start, 1000 * (uint64_t)(i + 1), 0, 0};
 		ASSERT_EQ(pthread_create(&t[i], NULL, cap_thread, &a[i]), 0);
 	}
 	for (int i = 0; i < 2; i++)
@@ -356,7 +356,7 @@ static bool has(const char *text, const char *needle)
 KTEST(ttm_device_print_all)
 {
 	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *pinned, *swapped, *dead;
 	struct dma_fence *fence;
 	char *text = NULL;

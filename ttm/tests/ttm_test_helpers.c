@@ -12,8 +12,8 @@
 
 /* --- the mock driver --- */
 
-static const struct ttm_place ttm_test_tt_place = { .mem_type = TTM_PL_TT };
-static const struct ttm_place ttm_test_sys_place = { .mem_type = TTM_PL_SYSTEM };
+static const struct ttm_place ttm_test_tt_place = {.mem_type = TTM_PL_TT};
+static const struct ttm_place ttm_test_sys_place = {.mem_type = TTM_PL_SYSTEM};
 
 static void ttm_test_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
@@ -91,13 +91,13 @@ static void ttm_test_io_mem_free(struct ttm_device *bdev, struct ttm_resource *r
 }
 
 static const struct ttm_device_funcs ttm_test_funcs = {
-	.evict_flags = ttm_test_evict_flags,
-	.move = ttm_test_move,
-	.delete_mem_notify = ttm_test_delete_mem_notify,
-	.swap_notify = ttm_test_swap_notify,
-	.io_mem_reserve = ttm_test_io_mem_reserve,
-	.io_mem_free = ttm_test_io_mem_free,
-	.release_notify = ttm_test_release_notify,
+    .evict_flags = ttm_test_evict_flags,
+    .move = ttm_test_move,
+    .delete_mem_notify = ttm_test_delete_mem_notify,
+    .swap_notify = ttm_test_swap_notify,
+    .io_mem_reserve = ttm_test_io_mem_reserve,
+    .io_mem_free = ttm_test_io_mem_free,
+    .release_notify = ttm_test_release_notify,
 };
 
 int ttm_test_device_init(struct ttm_test_device *tdev, const struct ttm_test_device_cfg *cfg)
@@ -189,12 +189,12 @@ static void ttm_mock_free(struct ttm_resource_manager *man, struct ttm_resource 
 }
 
 static const struct ttm_resource_manager_func ttm_mock_manager_func = {
-	.alloc = ttm_mock_alloc,
-	.free = ttm_mock_free,
+    .alloc = ttm_mock_alloc,
+    .free = ttm_mock_free,
 };
 
-int ttm_mock_manager_init(struct ttm_mock_manager *mock, struct ttm_device *bdev,
-			  unsigned mem_type, int ret, uint64_t pages)
+int ttm_mock_manager_init(struct ttm_mock_manager *mock, struct ttm_device *bdev, unsigned mem_type,
+			  int ret, uint64_t pages)
 {
 	int err;
 
@@ -235,7 +235,7 @@ struct ttm_placement *ttm_test_placement_add(struct ttm_test_placement *p, uint3
 	unsigned n = p->placement.num_placement;
 
 	if (n < sizeof(p->places) / sizeof(p->places[0])) {
-		p->places[n] = (struct ttm_place){ .mem_type = mem_type, .flags = flags };
+		p->places[n] = (struct ttm_place){.mem_type = mem_type, .flags = flags};
 		p->placement.num_placement = n + 1;
 	}
 	return &p->placement;
@@ -250,7 +250,7 @@ int ttm_test_bo_create(struct ttm_device *bdev, uint64_t size, enum ttm_bo_type 
 		       const struct ttm_placement *placement, struct ttm_operation_ctx *ctx,
 		       bool reserved, struct ttm_buffer_object **out)
 {
-	struct ttm_operation_ctx local = { 0 };
+	struct ttm_operation_ctx local = {0};
 	struct ttm_buffer_object *bo = calloc(1, sizeof(*bo));
 	int ret;
 
@@ -285,8 +285,8 @@ static const char *ttm_test_fence_name(struct dma_fence *fence)
 }
 
 static const struct dma_fence_ops ttm_test_fence_ops = {
-	.get_driver_name = ttm_test_fence_name,
-	.get_timeline_name = ttm_test_fence_name,
+    .get_driver_name = ttm_test_fence_name,
+    .get_timeline_name = ttm_test_fence_name,
 };
 
 struct dma_fence *ttm_test_fence_create(void)
@@ -325,7 +325,7 @@ static uint64_t ttm_test_pattern(uint64_t seed, uint64_t word)
 
 int ttm_test_bo_fill(struct ttm_buffer_object *bo, uint64_t seed)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	uint64_t buf[TTM_TEST_CHUNK / 8];
 
 	for (uint64_t off = 0; off < bo->size; off += TTM_TEST_CHUNK) {
@@ -343,7 +343,7 @@ int ttm_test_bo_fill(struct ttm_buffer_object *bo, uint64_t seed)
 
 int ttm_test_bo_verify(struct ttm_buffer_object *bo, uint64_t seed)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	uint64_t buf[TTM_TEST_CHUNK / 8];
 
 	for (uint64_t off = 0; off < bo->size; off += TTM_TEST_CHUNK) {
@@ -361,7 +361,7 @@ int ttm_test_bo_verify(struct ttm_buffer_object *bo, uint64_t seed)
 
 int ttm_test_bo_checksum(struct ttm_buffer_object *bo, uint64_t *sum)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	unsigned char buf[TTM_TEST_CHUNK];
 	uint64_t h = 0xcbf29ce484222325ull;
 

@@ -102,8 +102,8 @@ struct ttm_mock_manager {
  * ttm_mock_manager_init() - @mock answers every alloc with @ret (-ENOSPC
  * or -EBUSY) and registers as @mem_type of @bdev. Return: 0; -EINVAL.
  */
-int ttm_mock_manager_init(struct ttm_mock_manager *mock, struct ttm_device *bdev,
-			  unsigned mem_type, int ret, uint64_t pages);
+int ttm_mock_manager_init(struct ttm_mock_manager *mock, struct ttm_device *bdev, unsigned mem_type,
+			  int ret, uint64_t pages);
 
 /** ttm_mock_manager_fini() - unregister @mock from @mem_type and finish it. */
 void ttm_mock_manager_fini(struct ttm_mock_manager *mock, struct ttm_device *bdev,
