@@ -29,7 +29,7 @@ static void hw_why(const struct hw_open_args *args, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int hw_getparam(struct hw_gpu *gpu, int param, int *value)
+int hw_gpu_getparam(struct hw_gpu *gpu, int param, int *value)
 {
 	struct drm_i915_getparam gp = { .param = param, .value = value };
 
@@ -43,7 +43,7 @@ static int hw_getparam(struct hw_gpu *gpu, int param, int *value)
  */
 static int hw_getparam_bool(struct hw_gpu *gpu, int param, bool *out)
 {
-	int v, ret = hw_getparam(gpu, param, &v);
+	int v, ret = hw_gpu_getparam(gpu, param, &v);
 
 	if (ret == -EINVAL) {
 		*out = false;
@@ -121,7 +121,7 @@ static int hw_probe(struct hw_gpu *gpu, const struct hw_open_args *args)
 	struct drm_i915_gem_get_aperture aper = { 0 };
 	int v, ret;
 
-	ret = hw_getparam(gpu, I915_PARAM_CHIPSET_ID, &v);
+	ret = hw_gpu_getparam(gpu, I915_PARAM_CHIPSET_ID, &v);
 	if (ret) {
 		hw_why(args, "%s: I915_PARAM_CHIPSET_ID failed: %s", info->path, strerror(-ret));
 		return ret;

@@ -169,6 +169,12 @@ const struct hw_gpu_info *hw_gpu_info(const struct hw_gpu *gpu);
 int hw_gpu_fd(const struct hw_gpu *gpu);
 /* True once an execbuffer returned -EIO (the kernel declared the GPU wedged). */
 bool hw_gpu_is_wedged(const struct hw_gpu *gpu);
+/*
+ * hw_gpu_getparam - I915_GETPARAM @param into *@value: 0, or the kernel's
+ * errno (-EINVAL for a parameter it does not know). One trivial ioctl
+ * round trip, which benchmarks use as their same-run reference.
+ */
+int hw_gpu_getparam(struct hw_gpu *gpu, int param, int *value);
 /* First region of class @mclass, or NULL. */
 const struct hw_region *hw_gpu_find_region(const struct hw_gpu *gpu, uint16_t mclass);
 

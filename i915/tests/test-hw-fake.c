@@ -805,3 +805,22 @@ KTEST(hw_exec_copy_batch_in_a_submission)
 		  n * 4);
 	fixture_fini(&fx);
 }
+
+KTEST(hw_gpu_getparam_goes_through_the_table)
+{
+	struct hw_fake *fake = fake_new();
+	struct hw_gpu *gpu;
+	int v = -1;
+
+	ASSERT_NOT_NULL(fake);
+	ASSERT_EQ(open_fake(fake, &gpu, NULL, 0), 0);
+	hw_fake_clear_calls(fake);
+	EXPECT_EQ(hw_gpu_getparam(gpu, I915_PARAM_CHIPSET_ID, &v), 0);
+	EXPECT_EQ(v, 0x9a49);
+	EXPECT_EQ(hw_gpu_getparam(gpu, 12345, &v), -EINVAL);
+	EXPECT_EQ(v, 0);
+	EXPECT_EQ(hw_fake_count(fake, DRM_IOCTL_I915_GETPARAM), 2);
+	hw_gpu_close(gpu);
+	expect_no_leaks(fake);
+	fake_free(fake);
+}
