@@ -287,19 +287,18 @@ unsigned long ttm_device_flush_delayed(struct ttm_device *bdev, bool wait)
 	return left;
 }
 
-static const char *ttm_device_type_name(unsigned type, char *buf, size_t len)
+static void ttm_device_print_type(FILE *f, unsigned type)
 {
-	switch (type) {
-	case TTM_PL_SYSTEM:
-		return "system";
-	case TTM_PL_TT:
-		return "tt";
-	case TTM_PL_VRAM:
-		return "vram";
-	default:
-		snprintf(buf, len, "priv%u", type - TTM_PL_PRIV);
-		return buf;
-	}
+	static const char *const names[] = {
+	    [TTM_PL_SYSTEM] = "system",
+	    [TTM_PL_TT] = "tt",
+	    [TTM_PL_VRAM] = "vram",
+	};
+
+	if (type < TTM_PL_PRIV)
+		fprintf(f, "manager %u (%s):\n", type, names[type]);
+	else
+		fprintf(f, "manager %u (priv%u):\n", type, type - TTM_PL_PRIV);
 }
 
 /* Unsignalled fences of the BOs behind @head's resources. LRU lock held. */
@@ -318,7 +317,6 @@ void ttm_device_print(struct ttm_device *bdev, FILE *f)
 {
 	struct ttm_device_stats *s = &bdev->stats;
 	unsigned long pending = 0;
-	char name[16];
 
 	pthread_mutex_lock(&bdev->lru_lock);
 	fprintf(f, "ttm_device:\n");
@@ -327,7 +325,7 @@ void ttm_device_print(struct ttm_device *bdev, FILE *f)
 
 		if (!man)
 			continue;
-		fprintf(f, "manager %u (%s):\n", t, ttm_device_type_name(t, name, sizeof(name)));
+		ttm_device_print_type(f, t);
 		ttm_resource_manager_debug(man, f);
 		for (unsigned p = 0; p < TTM_MAX_BO_PRIORITY; p++)
 			pending += ttm_device_count_pending(&man->lru[p]);
