@@ -824,3 +824,117 @@ KTEST(hw_gpu_getparam_goes_through_the_table)
 	expect_no_leaks(fake);
 	fake_free(fake);
 }
+
+/*
+ * Everything a driver does in one go: open, context, objects, map, a
+ * fenced submission, wait, teardown. Returns the first error; on error
+ * whatever was set up is torn down again.
+ */
+static int whole_flow(struct hw_fake *fake, int *fence_status)
+{
+	const struct hw_region_id sys = { HW_MEMORY_CLASS_SYSTEM, 0 };
+	struct hw_exec_obj objs[2];
+	struct dma_fence *f = NULL;
+	struct hw_bo bo = { 0 }, batch = { 0 };
+	struct hw_context ctx = { 0 };
+	struct hw_exec eb;
+	struct hw_gpu *gpu;
+	int ret;
+
+	ret = open_fake(fake, &gpu, NULL, 0);
+	if (ret)
+		return ret;
+	ret = hw_context_init(gpu, &ctx);
+	if (!ret)
+		ret = hw_bo_init(gpu, &bo, 8192, &sys, 1, 0);
+	if (!ret)
+		ret = hw_bo_init(gpu, &batch, 4096, NULL, 0, 0);
+	if (!ret)
+		ret = hw_bo_mmap(gpu, &batch, HW_MMAP_WB);
+	if (!ret) {
+		hw_batch_nop(batch.map, 1024);
+		objs[0] = (struct hw_exec_obj){ &bo, 0x10000, HW_EXEC_OBJ_WRITE };
+		objs[1] = (struct hw_exec_obj){ &batch, 0x20000, 0 };
+		eb = (struct hw_exec){ .ctx = &ctx, .engine = HW_ENGINE_RENDER, .objs = objs,
+				       .count = 2, .batch_len = 8 };
+		ret = hw_exec_submit(gpu, &eb, &f);
+	}
+	if (!ret) {
+		ret = hw_fake_signal(fake, fake->num_fences - 1, 1);
+		if (!ret && dma_fence_wait_timeout(f, false, WAIT_NS) <= 0)
+			ret = -ETIMEDOUT;
+		*fence_status = dma_fence_get_status(f);
+	}
+	if (!ret)
+		ret = hw_bo_wait(gpu, &bo, 0);
+	dma_fence_put(f);
+	hw_bo_fini(gpu, &batch);
+	hw_bo_fini(gpu, &bo);
+	if (ctx.ctx_id)
+		hw_context_fini(gpu, &ctx);
+	hw_gpu_close(gpu);
+	return ret;
+}
+
+static unsigned long failed_request(struct hw_fake *fake)
+{
+	unsigned int i;
+
+	for (i = 0; i < fake->num_calls; i++)
+		if (fake->calls[i].ret == -ENOSPC)
+			return fake->calls[i].request;
+	return 0;
+}
+
+static bool is_teardown(unsigned long req)
+{
+	return req == DRM_IOCTL_GEM_CLOSE || req == DRM_IOCTL_I915_GEM_CONTEXT_DESTROY ||
+	       req == DRM_IOCTL_I915_GEM_VM_DESTROY;
+}
+
+KTEST(hw_fault_sweep_every_ioctl_fails_cleanly)
+{
+	unsigned int n, failures = 0;
+	long live = dma_fence_live_count();
+
+	for (n = 1; n < 64; n++) {
+		struct hw_fake *fake = fake_new();
+		int status = 0, ret;
+
+		ASSERT_NOT_NULL(fake);
+		fake->fail_nth = n;
+		fake->fail_err = -ENOSPC;
+		ret = whole_flow(fake, &status);
+		if (fake->fail_nth == 0) {
+			unsigned long req = failed_request(fake);
+
+			failures++;
+			if (is_teardown(req)) {
+				/*
+				 * A failing close/destroy cannot be reported (the
+				 * _fini calls are void, as in the kernel): the flow
+				 * succeeds, and the fake still counts that object.
+				 */
+				EXPECT_EQ(ret, 0);
+				fake->live_handles = fake->live_ctx = fake->live_vms = 0;
+			} else {
+				/* The failure reaches the caller: as an error, or on the fence. */
+				KTEST_CHECK_(ret == -ENOSPC || ret == -EOPNOTSUPP || status == -ENOSPC,
+					     false, "ioctl %u (0x%lx) failing gave %d, fence %d", n, req,
+					     ret, status);
+			}
+		} else {
+			/* Fewer ioctls than n: the flow ran clean, the sweep is done. */
+			EXPECT_EQ(ret, 0);
+			EXPECT_EQ(status, 1);
+		}
+		expect_no_leaks(fake);
+		fake_free(fake);
+		if (ret == 0 && status == 1)
+			break;
+	}
+	/* open 6, context 3, objects 3, map 1, exec 1, fence 1, wait 1, teardown 5 */
+	EXPECT_GE(failures, 20);
+	EXPECT_LT(n, 64);
+	EXPECT_EQ(dma_fence_live_count(), live);
+}

@@ -433,7 +433,9 @@ static int fake_ioctl(void *data, int fd, unsigned long request, void *arg)
 		memcpy(rec->arg, arg,
 		       rec->arg_size < HW_FAKE_ARG_MAX ? rec->arg_size : HW_FAKE_ARG_MAX);
 	}
-	if (fake->fail_request == request && fake->fail_times) {
+	if (fake->fail_nth && !--fake->fail_nth) {
+		ret = fake->fail_err;
+	} else if (fake->fail_request == request && fake->fail_times) {
 		if (fake->fail_times > 0)
 			fake->fail_times--;
 		ret = fake->fail_err;

@@ -102,6 +102,9 @@ struct hw_fake_fence {
  * @fail_request: an ioctl number to fail, 0 for none.
  * @fail_err: the negative errno it fails with.
  * @fail_times: how many times it still fails (-1: always).
+ * @fail_nth: the @fail_nth-th ioctl from now (1-based) fails with
+ *	@fail_err, once; 0 disarms. Counts every request, including
+ *	SYNC_IOC_FILE_INFO from the fence thread.
  * @busy: GEM_WAIT reports -ETIME.
  * @calls: the record, @num_calls entries (later calls are dropped).
  * @num_calls: see @calls.
@@ -129,6 +132,7 @@ struct hw_fake {
 	unsigned long fail_request;
 	int fail_err;
 	int fail_times;
+	unsigned int fail_nth;
 	bool busy;
 
 	struct hw_fake_call calls[HW_FAKE_MAX_CALLS];
