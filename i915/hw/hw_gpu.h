@@ -369,7 +369,9 @@ unsigned int hw_batch_copy_dwords(uint64_t size);
  * @src to @dst with XY_FAST_COPY_BLT (blitter engine), as 4 KiB-pitch
  * rectangles of at most HW_COPY_MAX_ROWS rows each. @src and @dst must be
  * page aligned. Overlapping ranges are -EINVAL (the blitter gives no
- * ordering guarantee inside a blit).
+ * ordering guarantee inside a blit). XY_FAST_COPY_BLT exists from gen9
+ * (Skylake) on: on gen8 the batch is rejected by the GPU, not here (the
+ * chipset id alone does not tell the generation reliably).
  */
 #define HW_COPY_PITCH 4096u
 #define HW_COPY_MAX_ROWS 16384u
