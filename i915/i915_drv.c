@@ -171,6 +171,8 @@ int i915_device_destroy(struct i915_device *i915)
 
 	if (!i915)
 		return 0;
+	if (i915->gem_ready)
+		return -EBUSY;
 	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++)
 		ring_bytes += i915->engine[id].ggtt_res ? i915->engine[id].ggtt_res->size : 0;
 	if (ttm_resource_manager_usage(i915_ggtt_manager(&i915->ggtt)) != ring_bytes ||
@@ -292,6 +294,42 @@ int i915_blt_copy(struct i915_device *i915, struct i915_context *ctx, uint64_t d
 		done += n;
 	}
 	/* The flush orders the copy's writes before the seqno store. */
+	*cs++ = (MI_FLUSH_DW | MI_FLUSH_DW_OP_NONE) + 1;
+	*cs++ = 0;
+	*cs++ = 0;
+	*cs++ = 0;
+	ret = i915_request_submit(&i915->engine[I915_ENGINE_BCS], ctx, cmds,
+				  (unsigned int)(cs - cmds), 0, out);
+	free(cmds);
+	return ret;
+}
+
+int i915_blt_clear(struct i915_device *i915, struct i915_context *ctx, uint64_t dst, uint64_t size,
+		   struct dma_fence **out)
+{
+	uint64_t rows = size / I915_BLT_ROW;
+	unsigned int chunks, ndw;
+	uint32_t *cmds, *cs;
+	int ret;
+
+	if (!i915 || !out || !size || size % I915_BLT_ROW || (dst & (TTM_PAGE_SIZE - 1)))
+		return -EINVAL;
+	chunks = (unsigned int)((rows + I915_BLT_MAX_ROWS - 1) / I915_BLT_MAX_ROWS);
+	ndw = chunks * I915_COLOR_BLT_DWORDS + 1 + I915_FLUSH_DW_DWORDS;
+	cmds = malloc(ndw * sizeof(*cmds));
+	if (!cmds)
+		return -ENOMEM;
+	cs = cmds;
+	for (uint64_t done = 0; done < rows;) {
+		uint64_t n = rows - done < I915_BLT_MAX_ROWS ? rows - done : I915_BLT_MAX_ROWS;
+
+		/* 32 bpp: a 4 KiB row is 1024 pixels. */
+		cs = i915_emit_color_blt(cs, 4, dst + done * I915_BLT_ROW, I915_BLT_ROW, 0, 0,
+					 I915_BLT_ROW / 4, (uint32_t)n, 0);
+		done += n;
+	}
+	if ((cs - cmds) & 1)
+		cs = i915_emit_noop(cs);
 	*cs++ = (MI_FLUSH_DW | MI_FLUSH_DW_OP_NONE) + 1;
 	*cs++ = 0;
 	*cs++ = 0;

@@ -21,6 +21,7 @@
 
 #include <sim_gpu.h>
 #include <ttm/ttm_buddy_manager.h>
+#include <ttm/ttm_device.h>
 #include <ttm/ttm_placement.h>
 #include <ttm/ttm_range_manager.h>
 
@@ -42,6 +43,9 @@ struct i915_backend;
  * @engine: the engines.
  * @kernel_ctx: the context of driver-internal requests (id 0).
  * @next_ctx_id: context id allocator; atomic.
+ * @bdev: the TTM device, live between i915_gem_init() and i915_gem_fini().
+ * @gem_ready: @bdev is initialised.
+ * @gem_stats: counters of the GEM layer (struct i915_gem_stats, i915_gem.h).
  * @reset_lock: protects @reset_mask and @reset_stop.
  * @reset_cond: wakes the reset worker.
  * @reset_mask: engines (bit per id) waiting for a reset.
@@ -59,6 +63,16 @@ struct i915_device {
 	struct i915_engine engine[I915_NUM_ENGINES];
 	struct i915_context *kernel_ctx;
 	atomic_uint next_ctx_id;
+	struct ttm_device bdev;
+	bool gem_ready;
+	struct {
+		atomic_ulong blit_moves;
+		atomic_ulong memcpy_moves;
+		atomic_ulong multihops;
+		atomic_ulong eb_backoffs;
+		atomic_ulong relocs_written;
+		atomic_ulong relocs_skipped;
+	} gem_stats;
 
 	pthread_mutex_t reset_lock;
 	pthread_cond_t reset_cond;
@@ -112,5 +126,12 @@ int i915_io_mem_reserve(struct i915_device *i915, struct ttm_resource *res);
  */
 int i915_blt_copy(struct i915_device *i915, struct i915_context *ctx, uint64_t dst, uint64_t src,
 		  uint64_t size, struct dma_fence **out);
+
+/**
+ * i915_blt_clear() - queue a blitter fill with zeroes of @size bytes (page
+ * multiple) at GGTT address @dst. As i915_blt_copy().
+ */
+int i915_blt_clear(struct i915_device *i915, struct i915_context *ctx, uint64_t dst, uint64_t size,
+		   struct dma_fence **out);
 
 #endif /* I915_DRV_H */

@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: MIT
+/*
+ * i915_gem: the driver's ttm_device_funcs (binding, eviction targets,
+ * blitter moves), objects, and execbuffer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <i915/i915_gem.h>
+
+#include "i915_backend.h"
+#include "i915_priv.h"
+
+static void i915_gem_object_release(struct ttm_buffer_object *bo);
+
+static struct i915_device *to_i915(struct ttm_device *bdev)
+{
+	return container_of(bdev, struct i915_device, bdev);
+}
+
+/* Our objects only: ghosts and other BOs of the device are plain TTM BOs. */
+static struct i915_gem_object *to_obj(struct ttm_buffer_object *bo)
+{
+	return bo->destroy == i915_gem_object_release
+		       ? container_of(bo, struct i915_gem_object, base)
+		       : NULL;
+}
+
+static bool i915_is_tt_type(uint32_t mem_type)
+{
+	return mem_type == TTM_PL_SYSTEM || mem_type == TTM_PL_TT;
+}
+
+/* Point the TT range @res at the pages of @tt. */
+static int i915_ggtt_bind_tt(struct i915_device *i915, struct ttm_resource *res, struct ttm_tt *tt)
+{
+	uint64_t pages = res->size >> TTM_PAGE_SHIFT;
+
+	if (!tt || !ttm_tt_is_populated(tt) || tt->num_pages < pages)
+		return -EINVAL;
+	return i915_ggtt_bind_host(&i915->ggtt, res->start, tt->pages, pages);
+}
+
+static void i915_ggtt_unbind_res(struct i915_device *i915, struct ttm_resource *res)
+{
+	i915_ggtt_unbind(&i915->ggtt, res->start, res->size >> TTM_PAGE_SHIFT);
+}
+
+/*
+ * A GGTT range over a VRAM or stolen resource, so the GPU (which reaches
+ * everything through the GGTT) can address it. @place says where.
+ */
+static int i915_map_local(struct i915_device *i915, struct ttm_resource *res,
+			  const struct ttm_place *place, struct ttm_resource **out)
+{
+	struct ttm_resource_manager *man = i915_ggtt_manager(&i915->ggtt);
+	struct ttm_resource *range;
+	int ret;
+
+	ret = ttm_resource_alloc(man, NULL, place, res->size, 0, &range);
+	if (ret)
+		return ret;
+	if (res->mem_type == TTM_PL_VRAM)
+		ret = i915_ggtt_bind_lmem(&i915->ggtt, range->start, &i915->lmem, res);
+	else if (res->mem_type == I915_PL_STOLEN)
+		ret = i915_ggtt_bind_linear(&i915->ggtt, range->start, false,
+					    res->start << TTM_PAGE_SHIFT, res->size >> TTM_PAGE_SHIFT);
+	else
+		ret = -EINVAL;
+	if (ret) {
+		ttm_resource_free(man, &range);
+		return ret;
+	}
+	*out = range;
+	return 0;
+}
+
+static void i915_unmap_local(struct i915_device *i915, struct ttm_resource **range)
+{
+	if (!*range)
+		return;
+	i915_ggtt_unbind_res(i915, *range);
+	ttm_resource_free(i915_ggtt_manager(&i915->ggtt), range);
+}
+
+static void i915_gem_object_drop_vma(struct i915_gem_object *obj)
+{
+	i915_unmap_local(obj->i915, &obj->vma);
+}
+
+/* --- ttm_device_funcs --- */
+
+static const struct ttm_place i915_sys_place = { .mem_type = TTM_PL_SYSTEM };
+static const struct ttm_place i915_tt_hop = { .mem_type = TTM_PL_TT,
+					      .flags = TTM_PL_FLAG_TOPDOWN };
+
+static void i915_ttm_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
+{
+	/*
+	 * Everything goes back to system memory: the GGTT is only a window,
+	 * and lmem/stolen content takes the blitter (through a TT hop) there.
+	 */
+	(void)bo;
+	placement->num_placement = 1;
+	placement->placement = &i915_sys_place;
+}
+
+/* Temporary GGTT ranges of a blit, released once its fence signals. */
+struct i915_blit_unmap {
+	struct dma_fence_cb cb;
+	struct i915_device *i915;
+	struct ttm_resource *range[2];
+};
+
+static void i915_blit_unmap_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct i915_blit_unmap *u = container_of(cb, struct i915_blit_unmap, cb);
+
+	(void)fence;
+	i915_unmap_local(u->i915, &u->range[0]);
+	i915_unmap_local(u->i915, &u->range[1]);
+	free(u);
+}
+
+/*
+ * One blit between the old and new resource of @bo; at least one side is
+ * VRAM or stolen, neither is SYSTEM. TT sides are addressed through their
+ * own (bound) range, local sides through a temporary one.
+ */
+static int i915_ttm_blit_move(struct i915_device *i915, struct ttm_buffer_object *bo,
+			      struct ttm_resource *new_mem, struct dma_fence **fence,
+			      struct i915_blit_unmap **unmap)
+{
+	struct ttm_resource *old = bo->resource;
+	struct i915_blit_unmap *u;
+	uint64_t src, dst;
+	int ret;
+
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->i915 = i915;
+	if (old->mem_type == TTM_PL_TT) {
+		ret = i915_ggtt_bind_tt(i915, old, bo->ttm);
+		src = i915_ggtt_offset(old);
+	} else {
+		ret = i915_map_local(i915, old, &i915_tt_hop, &u->range[0]);
+		src = ret ? 0 : i915_ggtt_offset(u->range[0]);
+	}
+	if (ret)
+		goto err;
+	if (new_mem->mem_type == TTM_PL_TT) {
+		ret = i915_ggtt_bind_tt(i915, new_mem, bo->ttm);
+		dst = i915_ggtt_offset(new_mem);
+	} else {
+		ret = i915_map_local(i915, new_mem, &i915_tt_hop, &u->range[1]);
+		dst = ret ? 0 : i915_ggtt_offset(u->range[1]);
+	}
+	if (ret)
+		goto err;
+	ret = i915_blt_copy(i915, NULL, dst, src, bo->size, fence);
+	if (ret)
+		goto err;
+	*unmap = u;
+	return 0;
+err:
+	i915_unmap_local(i915, &u->range[0]);
+	i915_unmap_local(i915, &u->range[1]);
+	free(u);
+	return ret;
+}
+
+static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_operation_ctx *ctx,
+			 struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	struct i915_device *i915 = to_i915(bo->bdev);
+	struct i915_gem_object *obj = to_obj(bo);
+	struct ttm_resource *old = bo->resource;
+	uint32_t from = old ? old->mem_type : TTM_PL_SYSTEM;
+	uint32_t to = new_mem->mem_type;
+	struct i915_blit_unmap *unmap = NULL;
+	struct dma_fence *fence = NULL;
+	int ret;
+
+	if (!obj)
+		return ttm_bo_move_memcpy(bo, ctx, new_mem);
+	/* The GPU may still use the old place through the GGTT. */
+	ret = ttm_bo_wait_ctx(bo, ctx);
+	if (ret)
+		return ret;
+
+	if (i915_is_tt_type(from) && i915_is_tt_type(to)) {
+		/* Same pages, other binding: PTE writes only, as for a GART. */
+		if (to == TTM_PL_TT) {
+			ret = i915_ggtt_bind_tt(i915, new_mem, bo->ttm);
+			if (ret)
+				return ret;
+		}
+		if (from == TTM_PL_TT && obj->ggtt_bound)
+			i915_ggtt_unbind_res(i915, old);
+		i915_gem_object_drop_vma(obj);
+		obj->ggtt_bound = to == TTM_PL_TT;
+		ttm_bo_move_null(bo, new_mem);
+		return 0;
+	}
+	if (!old) {
+		/* A new object in lmem/stolen: clear it on the GPU. */
+		struct ttm_resource *range = NULL;
+
+		ret = i915_map_local(i915, new_mem, &i915_tt_hop, &range);
+		if (!ret)
+			ret = i915_blt_clear(i915, NULL, i915_ggtt_offset(range), bo->size, &fence);
+		if (!ret) {
+			dma_fence_wait(fence, false);
+			ret = dma_fence_get_status(fence) < 0 ? -EIO : 0;
+			dma_fence_put(fence);
+		}
+		i915_unmap_local(i915, &range);
+		if (ret)
+			return ttm_bo_move_memcpy(bo, ctx, new_mem);
+		ttm_bo_move_null(bo, new_mem);
+		return 0;
+	}
+	if (from == TTM_PL_SYSTEM || to == TTM_PL_SYSTEM) {
+		/* The blitter needs both sides in the GGTT: bounce through TT. */
+		*hop = i915_tt_hop;
+		atomic_fetch_add(&i915->gem_stats.multihops, 1);
+		return -EMULTIHOP;
+	}
+
+	ret = i915_ttm_blit_move(i915, bo, new_mem, &fence, &unmap);
+	if (ret) {
+		/* Blitter unavailable: the CPU copies what it can reach. */
+		ret = ttm_bo_move_memcpy(bo, ctx, new_mem);
+		if (ret)
+			return ret;
+		atomic_fetch_add(&i915->gem_stats.memcpy_moves, 1);
+		i915_gem_object_drop_vma(obj);
+		obj->ggtt_bound = false;
+		if (to == TTM_PL_TT && !i915_ggtt_bind_tt(i915, new_mem, bo->ttm))
+			obj->ggtt_bound = true;
+		return 0;
+	}
+	i915_gem_object_drop_vma(obj);
+	ret = ttm_bo_move_accel_cleanup(bo, fence, evict, true, new_mem);
+	if (dma_fence_add_callback(fence, &unmap->cb, i915_blit_unmap_cb))
+		i915_blit_unmap_cb(fence, &unmap->cb);
+	if (ret) {
+		/*
+		 * The copy failed (engine reset): the core kept the BO where
+		 * it was, content intact.
+		 */
+		dma_fence_put(fence);
+		return ret;
+	}
+	dma_fence_put(fence);
+	atomic_fetch_add(&i915->gem_stats.blit_moves, 1);
+	obj->ggtt_bound = to == TTM_PL_TT;
+	return 0;
+}
+
+static void i915_ttm_delete_mem_notify(struct ttm_buffer_object *bo)
+{
+	struct i915_device *i915 = to_i915(bo->bdev);
+	struct i915_gem_object *obj = to_obj(bo);
+
+	if (obj) {
+		i915_gem_object_drop_vma(obj);
+		if (bo->resource && bo->resource->mem_type == TTM_PL_TT && obj->ggtt_bound)
+			i915_ggtt_unbind_res(i915, bo->resource);
+		obj->ggtt_bound = false;
+	} else if (bo->resource && bo->resource->mem_type == TTM_PL_TT) {
+		/* A ghost holding an old GGTT range: its PTEs go with it. */
+		i915_ggtt_unbind_res(i915, bo->resource);
+	}
+}
+
+static void i915_ttm_swap_notify(struct ttm_buffer_object *bo)
+{
+	struct i915_gem_object *obj = to_obj(bo);
+
+	/* The pages go to shmem: no PTE may keep pointing at them. */
+	if (obj && obj->ggtt_bound && bo->resource && bo->resource->mem_type == TTM_PL_TT) {
+		i915_ggtt_unbind_res(obj->i915, bo->resource);
+		obj->ggtt_bound = false;
+	}
+}
+
+static int i915_ttm_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
+{
+	switch (res->mem_type) {
+	case TTM_PL_SYSTEM:
+	case TTM_PL_TT:
+		return 0;
+	case TTM_PL_VRAM:
+		return i915_io_mem_reserve(to_i915(bdev), res);
+	default:
+		return -EINVAL; /* stolen: only the GPU reaches it */
+	}
+}
+
+static void i915_ttm_io_mem_free(struct ttm_device *bdev, struct ttm_resource *res)
+{
+	(void)bdev;
+	res->bus.addr = NULL;
+}
+
+static const struct ttm_device_funcs i915_ttm_funcs = {
+	.evict_flags = i915_ttm_evict_flags,
+	.move = i915_ttm_move,
+	.delete_mem_notify = i915_ttm_delete_mem_notify,
+	.swap_notify = i915_ttm_swap_notify,
+	.io_mem_reserve = i915_ttm_io_mem_reserve,
+	.io_mem_free = i915_ttm_io_mem_free,
+};
+
+int i915_gem_init(struct i915_device *i915)
+{
+	struct ttm_device *bdev = &i915->bdev;
+	int ret;
+
+	if (!i915 || i915->gem_ready)
+		return -EINVAL;
+	ret = ttm_device_init(bdev, &i915_ttm_funcs, false);
+	if (ret)
+		return ret;
+	ret = ttm_set_driver_manager(bdev, TTM_PL_TT, i915_ggtt_manager(&i915->ggtt));
+	if (!ret && i915->has_stolen)
+		ret = ttm_set_driver_manager(bdev, I915_PL_STOLEN, &i915->stolen.manager);
+	if (!ret && i915->has_lmem)
+		ret = ttm_set_driver_manager(bdev, TTM_PL_VRAM, &i915->lmem.manager);
+	if (ret) {
+		ttm_set_driver_manager(bdev, TTM_PL_TT, NULL);
+		ttm_set_driver_manager(bdev, I915_PL_STOLEN, NULL);
+		ttm_set_driver_manager(bdev, TTM_PL_VRAM, NULL);
+		ttm_device_fini(bdev);
+		return ret;
+	}
+	i915->gem_ready = true;
+	return 0;
+}
+
+int i915_gem_fini(struct i915_device *i915)
+{
+	struct ttm_device *bdev = &i915->bdev;
+	int ret;
+
+	if (!i915 || !i915->gem_ready)
+		return -EINVAL;
+	ttm_device_flush_delayed(bdev, true);
+	if (atomic_load(&bdev->stats.bo_count))
+		return -EBUSY;
+	ttm_set_driver_manager(bdev, TTM_PL_TT, NULL);
+	ttm_set_driver_manager(bdev, I915_PL_STOLEN, NULL);
+	ttm_set_driver_manager(bdev, TTM_PL_VRAM, NULL);
+	ret = ttm_device_fini(bdev);
+	if (ret)
+		return ret;
+	i915->gem_ready = false;
+	return 0;
+}
+
+/* --- objects --- */
+
+static void i915_gem_object_release(struct ttm_buffer_object *bo)
+{
+	free(container_of(bo, struct i915_gem_object, base));
+}
+
+static int i915_region_mem_type(struct i915_device *i915, enum i915_gem_region region,
+				uint32_t *mem_type)
+{
+	switch (region) {
+	case I915_GEM_REGION_SMEM:
+		*mem_type = TTM_PL_SYSTEM;
+		return 0;
+	case I915_GEM_REGION_LMEM:
+		*mem_type = TTM_PL_VRAM;
+		return i915->has_lmem ? 0 : -EINVAL;
+	case I915_GEM_REGION_STOLEN:
+		*mem_type = I915_PL_STOLEN;
+		return i915->has_stolen ? 0 : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+int i915_gem_object_create(struct i915_device *i915, uint64_t size, enum i915_gem_region region,
+			   struct i915_gem_object **out)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_place place = { 0 };
+	struct ttm_placement placement = { 1, &place };
+	struct i915_gem_object *obj;
+	int ret;
+
+	if (!i915 || !out || !i915->gem_ready || !size || size % TTM_PAGE_SIZE)
+		return -EINVAL;
+	ret = i915_region_mem_type(i915, region, &place.mem_type);
+	if (ret)
+		return ret;
+	obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		return -ENOMEM;
+	obj->i915 = i915;
+	obj->region = region;
+	/* On failure the core has called the release already. */
+	ret = ttm_bo_init_validate(&i915->bdev, &obj->base, size, ttm_bo_type_device, &placement, 0,
+				   &ctx, NULL, i915_gem_object_release);
+	if (ret)
+		return ret;
+	*out = obj;
+	return 0;
+}
+
+void i915_gem_object_put(struct i915_gem_object *obj)
+{
+	if (obj)
+		ttm_bo_put(&obj->base);
+}
+
+int i915_gem_object_access(struct i915_gem_object *obj, uint64_t offset, void *buf, size_t len,
+			   bool write)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	int ret;
+
+	ret = ttm_bo_reserve(&obj->base, false, false, NULL);
+	if (ret)
+		return ret;
+	ret = ttm_bo_access(&obj->base, offset, buf, len, write, &ctx);
+	ttm_bo_unreserve(&obj->base);
+	return ret;
+}
+
+int i915_gem_object_migrate(struct i915_gem_object *obj, enum i915_gem_region region)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_place place = { 0 };
+	struct ttm_placement placement = { 1, &place };
+	int ret;
+
+	ret = i915_region_mem_type(obj->i915, region, &place.mem_type);
+	if (ret)
+		return ret;
+	ret = ttm_bo_reserve(&obj->base, false, false, NULL);
+	if (ret)
+		return ret;
+	ret = ttm_bo_validate(&obj->base, &placement, &ctx);
+	ttm_bo_unreserve(&obj->base);
+	return ret;
+}
+
+unsigned int i915_gem_object_mem_type(struct i915_gem_object *obj)
+{
+	struct ttm_resource *res = obj->base.resource;
+
+	return res ? res->mem_type : TTM_NUM_MEM_TYPES;
+}
+
+int i915_gem_object_wait(struct i915_gem_object *obj)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+
+	return ttm_bo_wait_ctx(&obj->base, &ctx);
+}
+
+/* --- execbuffer --- */
+
+static bool eb_ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
+{
+	return a < b + bs && b < a + as;
+}
+
+/* Every check that needs no lock, so a bad call changes nothing. */
+static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer *eb,
+			 unsigned int batch_idx)
+{
+	const struct i915_exec_object *batch;
+
+	if (!eb->count || !eb->objects || (eb->flags & ~I915_EXEC_FLAGS_MASK))
+		return -EINVAL;
+	switch (eb->flags & I915_EXEC_RING_MASK) {
+	case 0:
+	case I915_EXEC_RENDER:
+	case I915_EXEC_BLT:
+		break;
+	default:
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < eb->count; i++) {
+		const struct i915_exec_object *eo = &eb->objects[i];
+		uint64_t size;
+
+		if (!eo->obj || eo->obj->i915 != i915 || (eo->flags & ~EXEC_OBJECT_FLAGS_MASK) ||
+		    (eo->nreloc && !eo->relocs))
+			return -EINVAL;
+		size = eo->obj->base.size;
+		for (unsigned int j = 0; j < i; j++) {
+			const struct i915_exec_object *other = &eb->objects[j];
+
+			if (other->obj == eo->obj)
+				return -EINVAL;
+			if ((eo->flags & other->flags & EXEC_OBJECT_PINNED) &&
+			    eb_ranges_overlap(eo->offset, size, other->offset, other->obj->base.size))
+				return -EINVAL;
+		}
+		if (eo->flags & EXEC_OBJECT_PINNED) {
+			/* Page 0 is the device's guard page, never an object's. */
+			if ((eo->offset & (TTM_PAGE_SIZE - 1)) || !eo->offset ||
+			    eo->offset > i915->ggtt.size || size > i915->ggtt.size - eo->offset)
+				return -EINVAL;
+		}
+		for (unsigned int r = 0; r < eo->nreloc; r++) {
+			const struct i915_exec_reloc *rel = &eo->relocs[r];
+
+			if (rel->target >= eb->count || (rel->offset & 3) || rel->offset > size ||
+			    size - rel->offset < 8)
+				return -EINVAL;
+			if ((rel->write_domain & (rel->write_domain - 1)) ||
+			    ((rel->read_domains | rel->write_domain) & ~I915_GEM_DOMAIN_MASK))
+				return -EINVAL;
+		}
+	}
+	batch = &eb->objects[batch_idx];
+	if ((eb->batch_start_offset & 7) || eb->batch_start_offset >= batch->obj->base.size ||
+	    eb->batch_len > batch->obj->base.size - eb->batch_start_offset)
+		return -EINVAL;
+	return 0;
+}
+
+static void eb_unreserve(struct i915_execbuffer *eb, bool *locked, bool *pinned)
+{
+	for (unsigned int i = 0; i < eb->count; i++) {
+		struct ttm_buffer_object *bo = &eb->objects[i].obj->base;
+
+		if (pinned[i]) {
+			ttm_bo_unpin(bo);
+			pinned[i] = false;
+		}
+		if (locked[i]) {
+			ttm_bo_unreserve(bo);
+			locked[i] = false;
+		}
+	}
+}
+
+/* Lock every object under @ticket, backing off on -EDEADLK. */
+static int eb_reserve_all(struct i915_device *i915, struct i915_execbuffer *eb,
+			  struct ww_acquire_ctx *ticket, bool *locked, bool *pinned)
+{
+	for (unsigned int i = 0; i < eb->count; i++) {
+		struct ttm_buffer_object *bo = &eb->objects[i].obj->base;
+		int ret;
+
+		if (locked[i])
+			continue;
+		ret = ttm_bo_reserve(bo, true, false, ticket);
+		if (ret == -EDEADLK) {
+			/* An older transaction holds it: drop all, wait for it, restart. */
+			atomic_fetch_add(&i915->gem_stats.eb_backoffs, 1);
+			eb_unreserve(eb, locked, pinned);
+			ret = ttm_bo_reserve_slowpath(bo, true, ticket);
+			if (ret)
+				return ret;
+			locked[i] = true;
+			i = (unsigned int)-1; /* the loop's ++ makes it 0 */
+			continue;
+		}
+		if (ret) {
+			eb_unreserve(eb, locked, pinned);
+			return ret;
+		}
+		locked[i] = true;
+	}
+	return 0;
+}
+
+/* The GPU address of a reserved, validated object (binding as needed). */
+static int eb_object_address(struct i915_device *i915, struct i915_exec_object *eo,
+			     struct ttm_operation_ctx *ctx, uint64_t *addr)
+{
+	struct i915_gem_object *obj = eo->obj;
+	struct ttm_buffer_object *bo = &obj->base;
+	struct ttm_resource *res = bo->resource;
+	int ret;
+
+	if (!res)
+		return -EINVAL;
+	if (res->mem_type == TTM_PL_TT) {
+		if (!obj->ggtt_bound) {
+			/* Swapped out while in TT: pages first, then the PTEs again. */
+			ret = ttm_bo_populate(bo, ctx);
+			if (!ret)
+				ret = i915_ggtt_bind_tt(i915, res, bo->ttm);
+			if (ret)
+				return ret;
+			obj->ggtt_bound = true;
+		}
+		*addr = i915_ggtt_offset(res);
+		return 0;
+	}
+	if (res->mem_type == TTM_PL_VRAM || res->mem_type == I915_PL_STOLEN) {
+		struct ttm_place place = { .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN };
+
+		if (eo->flags & EXEC_OBJECT_PINNED) {
+			place.fpfn = (uint32_t)(eo->offset >> TTM_PAGE_SHIFT);
+			place.lpfn = place.fpfn + (uint32_t)(bo->size >> TTM_PAGE_SHIFT);
+			if (obj->vma && obj->vma->start != place.fpfn)
+				i915_gem_object_drop_vma(obj);
+		} else if (eo->flags & EXEC_OBJECT_NEEDS_MAPPABLE) {
+			place.flags = TTM_PL_FLAG_MAPPABLE;
+			if (obj->vma && !ttm_resource_compatible(i915_ggtt_manager(&i915->ggtt),
+								 obj->vma,
+								 &(struct ttm_placement){ 1, &place },
+								 false))
+				i915_gem_object_drop_vma(obj);
+		}
+		if (!obj->vma) {
+			ret = i915_map_local(i915, res, &place, &obj->vma);
+			if (ret)
+				return (eo->flags & EXEC_OBJECT_PINNED) ? -EINVAL : ret;
+		}
+		*addr = i915_ggtt_offset(obj->vma);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int eb_validate_one(struct i915_device *i915, struct i915_exec_object *eo,
+			   struct ttm_operation_ctx *ctx)
+{
+	struct ttm_buffer_object *bo = &eo->obj->base;
+	struct ttm_place place = { .mem_type = TTM_PL_TT };
+	struct ttm_placement placement = { 1, &place };
+	int ret;
+
+	switch (eo->obj->region) {
+	case I915_GEM_REGION_LMEM:
+		place.mem_type = TTM_PL_VRAM;
+		break;
+	case I915_GEM_REGION_STOLEN:
+		place.mem_type = I915_PL_STOLEN;
+		break;
+	case I915_GEM_REGION_SMEM:
+		if (eo->flags & EXEC_OBJECT_PINNED) {
+			place.fpfn = (uint32_t)(eo->offset >> TTM_PAGE_SHIFT);
+			place.lpfn = place.fpfn + (uint32_t)(bo->size >> TTM_PAGE_SHIFT);
+		} else if (eo->flags & EXEC_OBJECT_NEEDS_MAPPABLE) {
+			place.flags = TTM_PL_FLAG_MAPPABLE;
+		} else {
+			/* Keep the aperture for those who need the CPU view. */
+			place.flags = TTM_PL_FLAG_TOPDOWN;
+		}
+		break;
+	}
+	ret = ttm_bo_validate(bo, &placement, ctx);
+	if ((ret == -ENOSPC || ret == -ENOMEM) && (eo->flags & EXEC_OBJECT_PINNED))
+		return -EINVAL; /* the softpinned range is taken by what cannot move */
+	return ret;
+}
+
+/* Wait for fences of other timelines: the engine orders only its own. */
+static int eb_await_foreign(struct ttm_buffer_object *bo, uint64_t context)
+{
+	struct dma_fence *f;
+	unsigned int i;
+
+	for (;;) {
+		struct dma_fence *wait = NULL;
+
+		dma_resv_for_each_fence(bo->resv, DMA_RESV_USAGE_BOOKKEEP, i, f)
+		{
+			if (f->context != context && !dma_fence_is_signaled(f)) {
+				wait = dma_fence_get(f);
+				break;
+			}
+		}
+		if (!wait)
+			return 0;
+		if (dma_fence_wait(wait, true)) {
+			dma_fence_put(wait);
+			return -EINTR;
+		}
+		dma_fence_put(wait);
+	}
+}
+
+static int eb_relocate(struct i915_device *i915, struct i915_execbuffer *eb, const uint64_t *addr,
+		       struct ttm_operation_ctx *ctx)
+{
+	for (unsigned int i = 0; i < eb->count; i++) {
+		struct i915_exec_object *eo = &eb->objects[i];
+
+		for (unsigned int r = 0; r < eo->nreloc; r++) {
+			struct i915_exec_reloc *rel = &eo->relocs[r];
+			uint64_t target = addr[rel->target];
+			uint64_t value = target + rel->delta;
+			int ret;
+
+			if (rel->presumed_offset == target) {
+				atomic_fetch_add(&i915->gem_stats.relocs_skipped, 1);
+				continue;
+			}
+			ret = ttm_bo_access(&eo->obj->base, rel->offset, &value, sizeof(value), true,
+					    ctx);
+			if (ret)
+				return ret;
+			rel->presumed_offset = target;
+			atomic_fetch_add(&i915->gem_stats.relocs_written, 1);
+		}
+	}
+	return 0;
+}
+
+int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
+{
+	struct ww_acquire_ctx ticket;
+	struct ttm_operation_ctx ctx = { .interruptible = true, .ticket = &ticket };
+	struct i915_engine *engine;
+	unsigned int batch_idx, tries = 0;
+	struct dma_fence *fence = NULL;
+	bool *locked = NULL, *pinned = NULL, *written = NULL;
+	uint64_t *addr = NULL;
+	int ret;
+
+	if (!i915 || !eb || !i915->gem_ready)
+		return -EINVAL;
+	eb->out_fence = NULL;
+	if (!eb->count)
+		return -EINVAL;
+	batch_idx = (eb->flags & I915_EXEC_BATCH_FIRST) ? 0 : eb->count - 1;
+	ret = eb_check_args(i915, eb, batch_idx);
+	if (ret)
+		return ret;
+	engine = i915_engine_get(i915, (eb->flags & I915_EXEC_RING_MASK) == I915_EXEC_BLT
+					       ? I915_ENGINE_BCS
+					       : I915_ENGINE_RCS);
+	locked = calloc(eb->count, sizeof(*locked));
+	pinned = calloc(eb->count, sizeof(*pinned));
+	written = calloc(eb->count, sizeof(*written));
+	addr = calloc(eb->count, sizeof(*addr));
+	if (!locked || !pinned || !written || !addr) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (unsigned int i = 0; i < eb->count; i++) {
+		const struct i915_exec_object *eo = &eb->objects[i];
+
+		written[i] |= !!(eo->flags & EXEC_OBJECT_WRITE);
+		for (unsigned int r = 0; r < eo->nreloc; r++)
+			if (eo->relocs[r].write_domain)
+				written[eo->relocs[r].target] = true;
+	}
+
+	ww_acquire_init(&ticket, &reservation_ww_class);
+retry:
+	ret = eb_reserve_all(i915, eb, &ticket, locked, pinned);
+	if (ret)
+		goto out_ticket;
+	/* Fixed addresses first, so movable objects cannot take them. */
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		for (unsigned int i = 0; i < eb->count; i++) {
+			struct i915_exec_object *eo = &eb->objects[i];
+
+			if (!!(eo->flags & EXEC_OBJECT_PINNED) != (pass == 0))
+				continue;
+			ret = eb_validate_one(i915, eo, &ctx);
+			if (!ret)
+				ret = eb_object_address(i915, eo, &ctx, &addr[i]);
+			if (ret)
+				break;
+			/* Validating the next object must not evict this one. */
+			ttm_bo_pin(&eo->obj->base);
+			pinned[i] = true;
+		}
+	}
+	if (ret == -EDEADLK && ++tries < 64) {
+		/* Evicting under our ticket met an older transaction. */
+		atomic_fetch_add(&i915->gem_stats.eb_backoffs, 1);
+		eb_unreserve(eb, locked, pinned);
+		goto retry;
+	}
+	if (ret)
+		goto out_unreserve;
+	ww_acquire_done(&ticket);
+
+	/*
+	 * NO_RELOC is the caller's promise that presumed offsets are right;
+	 * checking each is cheap and keeps a wrong promise harmless.
+	 */
+	ret = eb_relocate(i915, eb, addr, &ctx);
+	if (ret)
+		goto out_unreserve;
+	for (unsigned int i = 0; i < eb->count; i++) {
+		struct ttm_buffer_object *bo = &eb->objects[i].obj->base;
+
+		ret = eb_await_foreign(bo, engine->fence_context);
+		if (!ret)
+			ret = dma_resv_reserve_fences(bo->resv, 1);
+		if (ret)
+			goto out_unreserve;
+	}
+	ret = i915_request_submit(engine, eb->ctx, NULL, 0, addr[batch_idx] + eb->batch_start_offset,
+				  &fence);
+	if (ret)
+		goto out_unreserve;
+	for (unsigned int i = 0; i < eb->count; i++) {
+		struct i915_exec_object *eo = &eb->objects[i];
+
+		/* A slot was reserved above: this cannot fail. */
+		dma_resv_add_fence(eo->obj->base.resv, fence,
+				   written[i] ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+		eo->offset = addr[i];
+	}
+	eb->out_fence = fence;
+out_unreserve:
+	eb_unreserve(eb, locked, pinned);
+out_ticket:
+	ww_acquire_fini(&ticket);
+out_free:
+	free(locked);
+	free(pinned);
+	free(written);
+	free(addr);
+	return ret;
+}

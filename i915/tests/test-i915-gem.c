@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: MIT
+/* GEM objects over TTM: placements, blitter moves, execbuffer, hangs. */
+#include <errno.h>
+#include <pthread.h>
+
+#include <i915/i915_gem.h>
+
+#include "i915_test_common.h"
+
+static struct i915_device *gem_device(uint64_t aperture)
+{
+	struct sim_gpu_config cfg;
+	struct i915_device *i915 = NULL;
+
+	i915_test_config(&cfg);
+	if (aperture)
+		cfg.aperture_size = aperture;
+	if (i915_device_create_sim(&cfg, &i915))
+		return NULL;
+	if (i915_gem_init(i915)) {
+		i915_device_destroy(i915);
+		return NULL;
+	}
+	return i915;
+}
+
+static int gem_device_destroy(struct i915_device *i915)
+{
+	int ret = i915_gem_fini(i915);
+
+	return ret ? ret : i915_device_destroy(i915);
+}
+
+static void fill(void *p, size_t len, uint64_t seed)
+{
+	uint64_t *q = p;
+
+	for (size_t i = 0; i < len / 8; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		q[i] = seed;
+	}
+}
+
+KTEST(gem_object_create_lands_in_its_region)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_gem_object *s, *l, *st;
+	uint32_t in[64], out[64];
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_SMEM, &s), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_LMEM, &l), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_STOLEN, &st), 0);
+	EXPECT_EQ(i915_gem_object_mem_type(s), TTM_PL_SYSTEM);
+	EXPECT_EQ(i915_gem_object_mem_type(l), TTM_PL_VRAM);
+	EXPECT_EQ(i915_gem_object_mem_type(st), I915_PL_STOLEN);
+	for (int i = 0; i < 64; i++)
+		in[i] = 0x1000u + (uint32_t)i;
+	EXPECT_EQ(i915_gem_object_access(s, 100 * 4, in, sizeof(in), true), 0);
+	EXPECT_EQ(i915_gem_object_access(s, 100 * 4, out, sizeof(out), false), 0);
+	EXPECT_MEMEQ(in, out, sizeof(in));
+	/* Stolen memory is not CPU-reachable. */
+	EXPECT_EQ(i915_gem_object_access(st, 0, out, 4, false), -EIO);
+	EXPECT_EQ(i915_gem_object_create(i915, 100, I915_GEM_REGION_SMEM, &s), -EINVAL);
+	i915_gem_object_put(s);
+	i915_gem_object_put(l);
+	i915_gem_object_put(st);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
+/* SYSTEM -> LMEM and back by blitter (through TT hops), checksums equal. */
+static void round_trip(enum i915_gem_region region, bool evict)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct ttm_operation_ctx ctx = { 0 };
+	struct i915_gem_object *obj;
+	const size_t len = 37 * TTM_PAGE_SIZE;
+	unsigned char *buf = malloc(len);
+	uint64_t sum;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_NOT_NULL(buf);
+	ASSERT_EQ(i915_gem_object_create(i915, len, I915_GEM_REGION_SMEM, &obj), 0);
+	fill(buf, len, ktest_rand());
+	sum = i915_test_checksum(buf, len);
+	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, true), 0);
+	ASSERT_EQ(i915_gem_object_migrate(obj, region), 0);
+	EXPECT_EQ(i915_gem_object_mem_type(obj),
+		  region == I915_GEM_REGION_LMEM ? TTM_PL_VRAM : I915_PL_STOLEN);
+	EXPECT_GE(atomic_load(&i915->gem_stats.blit_moves), 1);
+	EXPECT_GE(atomic_load(&i915->gem_stats.multihops), 1);
+	if (evict) {
+		ASSERT_EQ(ttm_bo_evict_mem_type(&i915->bdev,
+						region == I915_GEM_REGION_LMEM ? TTM_PL_VRAM
+									       : I915_PL_STOLEN,
+						&ctx),
+			  0);
+	} else {
+		ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
+	}
+	EXPECT_EQ(i915_gem_object_mem_type(obj), TTM_PL_SYSTEM);
+	EXPECT_GE(atomic_load(&i915->gem_stats.blit_moves), 2);
+	memset(buf, 0, len);
+	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, false), 0);
+	EXPECT_UEQ(i915_test_checksum(buf, len), sum);
+	EXPECT_EQ(atomic_load(&i915->gem_stats.memcpy_moves), 0);
+	free(buf);
+	i915_gem_object_put(obj);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
+KTEST(gem_blit_eviction_lmem_to_system_preserves_content)
+{
+	round_trip(I915_GEM_REGION_LMEM, true);
+}
+
+KTEST(gem_blit_migration_stolen_round_trip_preserves_content)
+{
+	round_trip(I915_GEM_REGION_STOLEN, false);
+}
+
+/* A batch storing @value at the address a relocation puts in dwords 1-2. */
+static void write_reloc_batch(struct i915_gem_object *batch, uint32_t value)
+{
+	uint32_t cs[8] = { 0 };
+
+	i915_emit_store_dword_imm(cs, 0xdead000, value); /* address patched by the reloc */
+	cs[4] = MI_BATCH_BUFFER_END;
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+}
+
+KTEST(gem_execbuffer_relocation_resolved_then_skipped)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_gem_object *target, *batch;
+	struct i915_exec_reloc rel = {
+		.target = 0, .delta = 40, .offset = 4, .presumed_offset = 0,
+		.write_domain = I915_GEM_DOMAIN_RENDER, .read_domains = I915_GEM_DOMAIN_RENDER,
+	};
+	struct i915_exec_object objs[2];
+	struct i915_execbuffer eb;
+	uint32_t v = 0;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &target), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	write_reloc_batch(batch, 0x12345678);
+	for (int round = 0; round < 2; round++) {
+		memset(objs, 0, sizeof(objs));
+		objs[0].obj = target;
+		objs[1].obj = batch;
+		objs[1].relocs = &rel;
+		objs[1].nreloc = 1;
+		memset(&eb, 0, sizeof(eb));
+		eb.objects = objs;
+		eb.count = 2;
+		ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+		ASSERT_NOT_NULL(eb.out_fence);
+		EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
+		EXPECT_EQ(dma_fence_get_status(eb.out_fence), 1);
+		dma_fence_put(eb.out_fence);
+		EXPECT_UEQ(rel.presumed_offset, objs[0].offset);
+		EXPECT_NE(objs[0].offset, 0);
+		EXPECT_EQ(i915_gem_object_mem_type(target), TTM_PL_TT);
+		EXPECT_EQ(i915_gem_object_access(target, 40, &v, 4, false), 0);
+		EXPECT_EQ(v, 0x12345678);
+		EXPECT_EQ(atomic_load(&i915->gem_stats.relocs_written), 1);
+		EXPECT_EQ(atomic_load(&i915->gem_stats.relocs_skipped), (unsigned long)round);
+		v = 0;
+		EXPECT_EQ(i915_gem_object_access(target, 40, &v, 4, true), 0);
+	}
+	/* The target was written: its fence is a write fence. */
+	EXPECT_TRUE(dma_resv_test_signaled(target->base.resv, DMA_RESV_USAGE_WRITE));
+	i915_gem_object_put(target);
+	i915_gem_object_put(batch);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
+KTEST(gem_execbuffer_softpin_honoured_and_rejected)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_gem_object *target, *batch, *other;
+	struct i915_exec_object objs[3];
+	struct i915_execbuffer eb;
+	const uint64_t pin = 100ull << 20;
+	uint32_t cs[8] = { 0 }, v = 0;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_SMEM, &target), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &other), 0);
+	i915_emit_bb_end(i915_emit_store_dword_imm(cs, pin + 4100, 0xabcd));
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+	memset(objs, 0, sizeof(objs));
+	objs[0] = (struct i915_exec_object){ .obj = target, .flags = EXEC_OBJECT_PINNED |
+								   EXEC_OBJECT_WRITE,
+					     .offset = pin };
+	objs[1] = (struct i915_exec_object){ .obj = batch };
+	memset(&eb, 0, sizeof(eb));
+	eb.objects = objs;
+	eb.count = 2;
+	ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+	EXPECT_UEQ(objs[0].offset, pin);
+	EXPECT_EQ(target->base.resource->start, pin >> TTM_PAGE_SHIFT);
+	EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
+	dma_fence_put(eb.out_fence);
+	EXPECT_EQ(i915_gem_object_access(target, 4100, &v, 4, false), 0);
+	EXPECT_EQ(v, 0xabcd);
+
+	/* Misaligned, overlapping another softpin, or at the guard page. */
+	objs[0].offset = pin + 8;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	objs[0].offset = 0;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	objs[0].offset = pin;
+	objs[2] = objs[1];
+	objs[1] = (struct i915_exec_object){ .obj = other, .flags = EXEC_OBJECT_PINNED,
+					     .offset = pin + 4096 };
+	eb.count = 3;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	EXPECT_NULL(eb.out_fence);
+	/* Nothing was left reserved by the failures. */
+	EXPECT_EQ(ttm_bo_reserve(&target->base, false, true, NULL), 0);
+	ttm_bo_unreserve(&target->base);
+	i915_gem_object_put(target);
+	i915_gem_object_put(batch);
+	i915_gem_object_put(other);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
+KTEST(gem_execbuffer_rejects_bad_arguments)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_gem_object *a, *batch;
+	struct i915_exec_reloc rel = { .target = 0, .offset = 4 };
+	struct i915_exec_object objs[2];
+	struct i915_execbuffer eb;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &a), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+#define RESET()                                                                                    \
+	do {                                                                                       \
+		memset(objs, 0, sizeof(objs));                                                     \
+		objs[0].obj = a;                                                                   \
+		objs[1].obj = batch;                                                               \
+		objs[1].relocs = &rel;                                                             \
+		objs[1].nreloc = 1;                                                                \
+		rel = (struct i915_exec_reloc){ .target = 0, .offset = 4 };                        \
+		memset(&eb, 0, sizeof(eb));                                                        \
+		eb.objects = objs;                                                                 \
+		eb.count = 2;                                                                      \
+	} while (0)
+	RESET();
+	eb.count = 0;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	RESET();
+	eb.flags = 1u << 30;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	RESET();
+	objs[1].obj = a; /* duplicated */
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	RESET();
+	rel.target = 2;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	RESET();
+	rel.offset = 4094;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	RESET();
+	rel.offset = 4090; /* no room for 8 bytes, and unaligned */
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	RESET();
+	rel.write_domain = I915_GEM_DOMAIN_RENDER | I915_GEM_DOMAIN_GTT;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	RESET();
+	eb.batch_start_offset = 8;
+	eb.batch_len = 4096;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	RESET();
+	objs[0].flags = 1u << 31;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	EXPECT_EQ(atomic_load(&i915_engine_get(i915, I915_ENGINE_RCS)->stats.submitted), 0);
+	EXPECT_EQ(i915_gem_object_mem_type(a), TTM_PL_SYSTEM); /* nothing validated */
+#undef RESET
+	i915_gem_object_put(a);
+	i915_gem_object_put(batch);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
+/*
+ * More mappable objects than the aperture holds: each execbuffer evicts
+ * older ones (an unbind, no copy) and every batch's result is still right.
+ */
+KTEST(gem_execbuffer_evicts_under_small_aperture)
+{
+	enum { N = 24 };
+	struct i915_device *i915 = gem_device(1ull << 20); /* 256 pages */
+	struct i915_gem_object *t[N], *batch;
+	struct i915_exec_reloc rel;
+	struct i915_exec_object objs[2];
+	struct i915_execbuffer eb;
+	struct ttm_resource_manager *tt;
+
+	ASSERT_NOT_NULL(i915);
+	tt = i915_ggtt_manager(&i915->ggtt);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(i915_gem_object_create(i915, 64 * 1024, I915_GEM_REGION_SMEM, &t[i]), 0);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < N; i++) {
+			write_reloc_batch(batch, 0x1000u * (uint32_t)round + (uint32_t)i);
+			rel = (struct i915_exec_reloc){ .target = 0, .offset = 4,
+							.delta = 4 * (uint32_t)i,
+							.write_domain = I915_GEM_DOMAIN_RENDER };
+			memset(objs, 0, sizeof(objs));
+			objs[0] = (struct i915_exec_object){ .obj = t[i],
+							     .flags = EXEC_OBJECT_NEEDS_MAPPABLE };
+			objs[1] = (struct i915_exec_object){ .obj = batch, .relocs = &rel,
+							     .nreloc = 1 };
+			memset(&eb, 0, sizeof(eb));
+			eb.objects = objs;
+			eb.count = 2;
+			ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+			EXPECT_LT(objs[0].offset, 1ull << 20);
+			/* The batch object is rewritten next round: wait for it. */
+			EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
+			dma_fence_put(eb.out_fence);
+		}
+	}
+	EXPECT_GT(atomic_load(&i915->bdev.stats.evictions), 0);
+	for (int i = 0; i < N; i++) {
+		uint32_t v = 0;
+
+		EXPECT_EQ(i915_gem_object_access(t[i], 4 * (uint64_t)i, &v, 4, false), 0);
+		EXPECT_EQ(v, 0x1000u + (uint32_t)i);
+		i915_gem_object_put(t[i]);
+	}
+	(void)tt;
+	i915_gem_object_put(batch);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
+KTEST(gem_execbuffer_lmem_target_through_vma)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_gem_object *target, *batch;
+	struct i915_exec_reloc rel = { .target = 0, .offset = 4, .delta = 8,
+				       .write_domain = I915_GEM_DOMAIN_RENDER };
+	struct i915_exec_object objs[2];
+	struct i915_execbuffer eb;
+	uint32_t v = 0;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 16384, I915_GEM_REGION_LMEM, &target), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	write_reloc_batch(batch, 0x77aa77);
+	memset(objs, 0, sizeof(objs));
+	objs[0].obj = target;
+	objs[1] = (struct i915_exec_object){ .obj = batch, .relocs = &rel, .nreloc = 1 };
+	memset(&eb, 0, sizeof(eb));
+	eb.objects = objs;
+	eb.count = 2;
+	ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+	EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
+	EXPECT_EQ(dma_fence_get_status(eb.out_fence), 1);
+	dma_fence_put(eb.out_fence);
+	EXPECT_EQ(i915_gem_object_mem_type(target), TTM_PL_VRAM);
+	/* Out of lmem by blitter, then the CPU reads what the batch wrote. */
+	ASSERT_EQ(i915_gem_object_migrate(target, I915_GEM_REGION_SMEM), 0);
+	EXPECT_EQ(i915_gem_object_access(target, 8, &v, 4, false), 0);
+	EXPECT_EQ(v, 0x77aa77);
+	i915_gem_object_put(target);
+	i915_gem_object_put(batch);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
+KTEST(gem_execbuffer_hang_eio_then_recovers)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_gem_object *hang, *batch, *target;
+	struct i915_context *bad, *good;
+	struct i915_exec_reloc rel = { .target = 0, .offset = 4,
+				       .write_domain = I915_GEM_DOMAIN_RENDER };
+	struct i915_exec_object objs[2];
+	struct i915_execbuffer eb;
+	struct dma_fence *fh;
+	uint32_t cs[8] = { 0 }, v = 0;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_context_create(i915, &bad), 0);
+	ASSERT_EQ(i915_context_create(i915, &good), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &hang), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &target), 0);
+	/* A self-referencing loop: MI_BATCH_BUFFER_START back to itself. */
+	i915_emit_bb_start(cs, 0);
+	ASSERT_EQ(i915_gem_object_access(hang, 0, cs, sizeof(cs), true), 0);
+	struct i915_exec_reloc loop = { .target = 0, .offset = 4 };
+	struct i915_exec_object ho = { .obj = hang, .relocs = &loop, .nreloc = 1 };
+	memset(&eb, 0, sizeof(eb));
+	eb.objects = &ho;
+	eb.count = 1;
+	eb.ctx = bad;
+	ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+	fh = eb.out_fence;
+
+	write_reloc_batch(batch, 0x600d);
+	memset(objs, 0, sizeof(objs));
+	objs[0].obj = target;
+	objs[1] = (struct i915_exec_object){ .obj = batch, .relocs = &rel, .nreloc = 1 };
+	memset(&eb, 0, sizeof(eb));
+	eb.objects = objs;
+	eb.count = 2;
+	eb.ctx = good;
+	ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+	EXPECT_EQ(dma_fence_wait(fh, false), 0);
+	EXPECT_EQ(dma_fence_get_status(fh), -EIO);
+	EXPECT_EQ(i915_gem_object_wait(hang), -EIO);
+	EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
+	EXPECT_EQ(dma_fence_get_status(eb.out_fence), 1);
+	EXPECT_EQ(i915_gem_object_access(target, 0, &v, 4, false), 0);
+	EXPECT_EQ(v, 0x600d);
+	EXPECT_EQ(atomic_load(&bad->guilty), 1);
+	EXPECT_EQ(atomic_load(&good->guilty), 0);
+	dma_fence_put(fh);
+	dma_fence_put(eb.out_fence);
+	i915_context_put(bad);
+	i915_context_put(good);
+	i915_gem_object_put(hang);
+	i915_gem_object_put(batch);
+	i915_gem_object_put(target);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
+struct ww_thread {
+	struct i915_device *i915;
+	struct i915_gem_object *a, *b, *batch;
+	bool reverse;
+	unsigned int iters;
+	int errors;
+};
+
+/* Each batch stores into both shared objects; lists in opposite orders. */
+static void *ww_thread_fn(void *arg)
+{
+	struct ww_thread *w = arg;
+	uint32_t cs[16] = { 0 }, *p = cs;
+
+	p = i915_emit_store_dword_imm(p, 0, 1);
+	p = i915_emit_store_dword_imm(p, 0, 2);
+	i915_emit_bb_end(p);
+	if (i915_gem_object_access(w->batch, 0, cs, sizeof(cs), true))
+		w->errors++;
+	for (unsigned int i = 0; i < w->iters && !w->errors; i++) {
+		struct i915_exec_reloc rel[2] = {
+			{ .target = 0, .offset = 4, .write_domain = I915_GEM_DOMAIN_RENDER },
+			{ .target = 1, .offset = 20, .write_domain = I915_GEM_DOMAIN_RENDER },
+		};
+		struct i915_exec_object objs[3] = {
+			{ .obj = w->reverse ? w->b : w->a },
+			{ .obj = w->reverse ? w->a : w->b },
+			{ .obj = w->batch, .relocs = rel, .nreloc = 2 },
+		};
+		struct i915_execbuffer eb = { .objects = objs, .count = 3 };
+
+		if (i915_gem_execbuffer(w->i915, &eb)) {
+			w->errors++;
+			break;
+		}
+		if (dma_fence_wait(eb.out_fence, false) || dma_fence_get_status(eb.out_fence) != 1)
+			w->errors++;
+		dma_fence_put(eb.out_fence);
+	}
+	return NULL;
+}
+
+KTEST(gem_execbuffer_ww_backoff_two_threads)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct ww_thread w[2];
+	struct i915_gem_object *a, *b;
+	pthread_t t[2];
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &a), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &b), 0);
+	for (int i = 0; i < 2; i++) {
+		w[i] = (struct ww_thread){ .i915 = i915, .a = a, .b = b, .reverse = i == 1,
+					   .iters = 300 * ktest_scale() };
+		ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &w[i].batch), 0);
+	}
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_create(&t[i], NULL, ww_thread_fn, &w[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 2; i++) {
+		EXPECT_EQ(w[i].errors, 0);
+		i915_gem_object_put(w[i].batch);
+	}
+	/* Both shared objects saw the batches' stores. */
+	{
+		uint32_t va = 0, vb = 0;
+
+		EXPECT_EQ(i915_gem_object_access(a, 0, &va, 4, false), 0);
+		EXPECT_EQ(i915_gem_object_access(b, 0, &vb, 4, false), 0);
+		EXPECT_TRUE(va == 1 || va == 2);
+		EXPECT_TRUE(vb == 1 || vb == 2);
+	}
+	i915_gem_object_put(a);
+	i915_gem_object_put(b);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
