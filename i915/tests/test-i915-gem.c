@@ -2,6 +2,7 @@
 /* GEM objects over TTM: placements, blitter moves, execbuffer, hangs. */
 #include <errno.h>
 #include <pthread.h>
+#include <time.h>
 
 #include <i915/i915_gem.h>
 
@@ -508,5 +509,86 @@ KTEST(gem_execbuffer_ww_backoff_two_threads)
 	}
 	i915_gem_object_put(a);
 	i915_gem_object_put(b);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
+struct eb_thread {
+	struct i915_device *i915;
+	struct i915_exec_object objs[3];
+	struct i915_exec_reloc rel[2];
+	int ret;
+	int status;
+};
+
+static void *eb_thread_fn(void *arg)
+{
+	struct eb_thread *e = arg;
+	struct i915_execbuffer eb = { .objects = e->objs, .count = 3 };
+
+	e->ret = i915_gem_execbuffer(e->i915, &eb);
+	if (!e->ret) {
+		dma_fence_wait(eb.out_fence, false);
+		e->status = dma_fence_get_status(eb.out_fence);
+		dma_fence_put(eb.out_fence);
+	}
+	return NULL;
+}
+
+/*
+ * An older transaction holds B; the execbuffer (younger) takes A, meets B,
+ * must back off (dropping A) and wait; the older one then gets A too, which
+ * would deadlock without the back-off.
+ */
+KTEST(gem_execbuffer_ww_backs_off_for_older_ticket)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_gem_object *a, *b, *batch;
+	struct ww_acquire_ctx older;
+	struct eb_thread e;
+	uint32_t cs[16] = { 0 }, *p = cs, va = 0, vb = 0;
+	pthread_t t;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &a), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &b), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	p = i915_emit_store_dword_imm(p, 0, 11);
+	p = i915_emit_store_dword_imm(p, 0, 22);
+	i915_emit_bb_end(p);
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+
+	ww_acquire_init(&older, &reservation_ww_class);
+	ASSERT_EQ(ttm_bo_reserve(&b->base, false, false, &older), 0);
+	memset(&e, 0, sizeof(e));
+	e.i915 = i915;
+	e.rel[0] = (struct i915_exec_reloc){ .target = 0, .offset = 4,
+					     .write_domain = I915_GEM_DOMAIN_RENDER };
+	e.rel[1] = (struct i915_exec_reloc){ .target = 1, .offset = 20,
+					     .write_domain = I915_GEM_DOMAIN_RENDER };
+	e.objs[0].obj = a;
+	e.objs[1].obj = b;
+	e.objs[2] = (struct i915_exec_object){ .obj = batch, .relocs = e.rel, .nreloc = 2 };
+	ASSERT_EQ(pthread_create(&t, NULL, eb_thread_fn, &e), 0);
+	for (int spin = 0; spin < 20000 && !atomic_load(&i915->gem_stats.eb_backoffs); spin++) {
+		struct timespec ts = { 0, 100000 };
+
+		nanosleep(&ts, NULL);
+	}
+	EXPECT_GE(atomic_load(&i915->gem_stats.eb_backoffs), 1);
+	/* The older side completes its own set: A is free again. */
+	EXPECT_EQ(ttm_bo_reserve(&a->base, false, false, &older), 0);
+	ttm_bo_unreserve(&a->base);
+	ttm_bo_unreserve(&b->base);
+	ww_acquire_fini(&older);
+	pthread_join(t, NULL);
+	EXPECT_EQ(e.ret, 0);
+	EXPECT_EQ(e.status, 1);
+	EXPECT_EQ(i915_gem_object_access(a, 0, &va, 4, false), 0);
+	EXPECT_EQ(i915_gem_object_access(b, 0, &vb, 4, false), 0);
+	EXPECT_EQ(va, 11);
+	EXPECT_EQ(vb, 22);
+	i915_gem_object_put(a);
+	i915_gem_object_put(b);
+	i915_gem_object_put(batch);
 	EXPECT_EQ(gem_device_destroy(i915), 0);
 }
