@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <ttm/ttm_bo.h>
@@ -863,6 +865,123 @@ KTEST(ttm_bo_evict_mem_type_basic)
 	for (unsigned i = 0; i < 2; i++) {
 		EXPECT_EQ(bo_verify(bos[i], 40 + i), 0);
 		ttm_bo_put(bos[i]);
+	}
+	dev_fini();
+}
+
+/*
+ * Concurrency: threads validating their own BOs into small TT and VRAM
+ * evict each other's (trylock only) while a third empties VRAM now and
+ * then. A validate may fail with -EBUSY or -ENOMEM when everything in the
+ * way is locked by the others, but no content may ever change.
+ */
+#define RACE_THREADS 2
+#define RACE_BOS 3
+
+struct race_ctx {
+	pthread_t thread;
+	unsigned id;
+	uint64_t rng;
+	unsigned steps;
+	struct ttm_buffer_object *bos[RACE_BOS];
+	unsigned ok, busy, errors, corrupt;
+};
+
+static uint64_t race_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void *race_fn(void *arg)
+{
+	static const unsigned types[] = { TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM };
+	struct race_ctx *rc = arg;
+
+	for (unsigned s = 0; s < rc->steps; s++) {
+		unsigned i = (unsigned)(race_rand(&rc->rng) % RACE_BOS);
+		struct ttm_buffer_object *bo = rc->bos[i];
+		struct ttm_operation_ctx ctx = { 0 };
+		int ret;
+
+		ret = validate_to(bo, types[race_rand(&rc->rng) % 3], 0, &ctx);
+		if (!ret)
+			rc->ok++;
+		else if (ret == -EBUSY || ret == -ENOMEM)
+			rc->busy++;
+		else
+			rc->errors++;
+		if (bo_verify(bo, 1000 * rc->id + i))
+			rc->corrupt++;
+	}
+	return NULL;
+}
+
+static void *race_evict_all_fn(void *arg)
+{
+	struct race_ctx *rc = arg;
+
+	for (unsigned s = 0; s < rc->steps; s++) {
+		struct ttm_operation_ctx ctx = { 0 };
+		int ret = ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx);
+
+		if (!ret)
+			rc->ok++;
+		else if (ret == -EBUSY)
+			rc->busy++;
+		else
+			rc->errors++;
+		sched_yield();
+	}
+	return NULL;
+}
+
+KTEST(ttm_bo_validate_concurrent_evict)
+{
+	struct race_ctx rc[RACE_THREADS + 1];
+	unsigned steps = 200 * ktest_scale();
+
+	/*
+	 * Room for a third of the BOs in each of TT and VRAM, both filled
+	 * before the threads start, so that most moves into them evict (how
+	 * many depends on the interleaving, so it is not asserted).
+	 */
+	dev_init(2 * BO_PAGES, 2 * BO_PAGES, false);
+	memset(rc, 0, sizeof(rc));
+	for (unsigned t = 0; t <= RACE_THREADS; t++) {
+		rc[t].id = t;
+		rc[t].rng = ktest_rand() | 1;
+		rc[t].steps = t < RACE_THREADS ? steps : steps / 4;
+	}
+	for (unsigned t = 0; t < RACE_THREADS; t++) {
+		for (unsigned i = 0; i < RACE_BOS; i++) {
+			rc[t].bos[i] = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+			bo_fill(rc[t].bos[i], 1000 * t + i);
+		}
+		EXPECT_EQ(validate_to(rc[t].bos[0], TTM_PL_VRAM, 0, &(struct ttm_operation_ctx){ 0 }),
+			  0);
+		EXPECT_EQ(validate_to(rc[t].bos[1], TTM_PL_TT, 0, &(struct ttm_operation_ctx){ 0 }),
+			  0);
+	}
+	for (unsigned t = 0; t <= RACE_THREADS; t++)
+		ASSERT_EQ(pthread_create(&rc[t].thread, NULL,
+					 t < RACE_THREADS ? race_fn : race_evict_all_fn, &rc[t]),
+			  0);
+	for (unsigned t = 0; t <= RACE_THREADS; t++)
+		pthread_join(rc[t].thread, NULL);
+
+	for (unsigned t = 0; t <= RACE_THREADS; t++) {
+		EXPECT_UEQ(rc[t].errors, 0);
+		EXPECT_UEQ(rc[t].corrupt, 0);
+	}
+	for (unsigned t = 0; t < RACE_THREADS; t++) {
+		EXPECT_GT(rc[t].ok, 0);
+		for (unsigned i = 0; i < RACE_BOS; i++) {
+			EXPECT_EQ(bo_verify(rc[t].bos[i], 1000 * t + i), 0);
+			ttm_bo_put(rc[t].bos[i]);
+		}
 	}
 	dev_fini();
 }
