@@ -985,3 +985,44 @@ KTEST(ttm_bo_validate_concurrent_evict)
 	}
 	dev_fini();
 }
+
+KTEST(ttm_bo_validate_ticket_deadlock)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ww_acquire_ctx older, younger;
+	struct ttm_test_placement p;
+	struct ttm_buffer_object *victim, *bo;
+
+	dev_init(64, BO_PAGES, false);
+	victim = bo_in(BO_SIZE, TTM_PL_VRAM);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+
+	/*
+	 * An older transaction holds the only victim; the younger one, which
+	 * already holds its BO, must back off (wait-die) instead of waiting.
+	 */
+	ww_acquire_init(&older, &reservation_ww_class);
+	ww_acquire_init(&younger, &reservation_ww_class);
+	ASSERT_EQ(ttm_bo_reserve(victim, false, false, &older), 0);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, &younger), 0);
+	ctx.ticket = &younger;
+	EXPECT_EQ(ttm_bo_validate(bo, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), -EDEADLK);
+	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(mem_type(victim), TTM_PL_VRAM);
+	EXPECT_UEQ(younger.acquired, 1);
+
+	/* Back off, let the older one finish, retry: now it evicts. */
+	ttm_bo_unreserve(bo);
+	ttm_bo_unreserve(victim);
+	ww_acquire_fini(&older);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, &younger), 0);
+	EXPECT_EQ(ttm_bo_validate(bo, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), 0);
+	ttm_bo_unreserve(bo);
+	ww_acquire_fini(&younger);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(victim), TTM_PL_TT);
+
+	ttm_bo_put(victim);
+	ttm_bo_put(bo);
+	dev_fini();
+}
