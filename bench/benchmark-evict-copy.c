@@ -41,7 +41,7 @@ struct ec_dev {
 
 static void ec_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
-	static const struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
+	static const struct ttm_place sys = {.mem_type = TTM_PL_SYSTEM};
 
 	(void)bo;
 	placement->num_placement = 1;
@@ -60,8 +60,8 @@ static int ec_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
 }
 
 static const struct ttm_device_funcs ec_funcs = {
-	.evict_flags = ec_evict_flags,
-	.io_mem_reserve = ec_io_mem_reserve,
+    .evict_flags = ec_evict_flags,
+    .io_mem_reserve = ec_io_mem_reserve,
 };
 
 static int ec_dev_init(struct ec_dev *d, uint64_t vram_pages)
@@ -111,10 +111,10 @@ static void ec_bo_destroy(struct ttm_buffer_object *bo)
 	free(bo);
 }
 
-static const struct ttm_place ec_vram_place = { .mem_type = TTM_PL_VRAM };
-static const struct ttm_placement ec_vram = { 1, &ec_vram_place };
-static const struct ttm_place ec_sys_place = { .mem_type = TTM_PL_SYSTEM };
-static const struct ttm_placement ec_sys = { 1, &ec_sys_place };
+static const struct ttm_place ec_vram_place = {.mem_type = TTM_PL_VRAM};
+static const struct ttm_placement ec_vram = {1, &ec_vram_place};
+static const struct ttm_place ec_sys_place = {.mem_type = TTM_PL_SYSTEM};
+static const struct ttm_placement ec_sys = {1, &ec_sys_place};
 
 /*
  * @nbo BOs cycling through a VRAM that holds @nbo / 2: step k validates
@@ -146,7 +146,7 @@ static int ec_step(struct ec_state *s, struct ttm_operation_ctx *ctx)
 static int ec_rep(void *arg, int rep, double *value)
 {
 	struct ec_state *s = arg;
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	uint64_t t0, dt;
 	int ret = 0;
 
@@ -168,7 +168,7 @@ static int ec_rep(void *arg, int rep, double *value)
 
 static int ec_setup(struct ec_state *s, unsigned vram_bos)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	struct bench_metric *bw, *lat;
 	struct bench_reference *mref;
 	struct bench_run run;
-	struct ec_state s = { 0 };
+	struct ec_state s = {0};
 	unsigned vram_bos;
 	int rc;
 

@@ -42,7 +42,7 @@ struct hit_dev {
 
 static void hit_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
-	static const struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
+	static const struct ttm_place sys = {.mem_type = TTM_PL_SYSTEM};
 
 	(void)bo;
 	placement->num_placement = 1;
@@ -61,8 +61,8 @@ static int hit_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
 }
 
 static const struct ttm_device_funcs hit_funcs = {
-	.evict_flags = hit_evict_flags,
-	.io_mem_reserve = hit_io_mem_reserve,
+    .evict_flags = hit_evict_flags,
+    .io_mem_reserve = hit_io_mem_reserve,
 };
 
 static int hit_dev_init(struct hit_dev *d)
@@ -112,7 +112,7 @@ static void hit_bo_destroy(struct ttm_buffer_object *bo)
 static struct ttm_buffer_object *hit_bo_create(struct hit_dev *d, uint64_t size,
 					       const struct ttm_placement *placement)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo = calloc(1, sizeof(*bo));
 
 	if (!bo)
@@ -132,7 +132,7 @@ struct hit_loop {
 static int hit_rep(void *arg, int rep, double *value)
 {
 	struct hit_loop *l = arg;
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	uint64_t t0;
 	int ret = 0;
 
@@ -149,13 +149,13 @@ static int hit_rep(void *arg, int rep, double *value)
 
 int main(int argc, char **argv)
 {
-	static const struct ttm_place vram_place = { .mem_type = TTM_PL_VRAM };
-	static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
-	const struct ttm_placement vram = { 1, &vram_place };
-	const struct ttm_placement sys = { 1, &sys_place };
+	static const struct ttm_place vram_place = {.mem_type = TTM_PL_VRAM};
+	static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
+	const struct ttm_placement vram = {1, &vram_place};
+	const struct ttm_placement sys = {1, &sys_place};
 	struct ttm_buffer_object *in_vram = NULL, *in_sys = NULL, *big = NULL;
 	struct bench_metric *hit, *hit_fb, *meta4k, *meta1m;
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct hit_loop loop;
 	struct bench_run run;
 	struct hit_dev dev;

@@ -224,7 +224,7 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 	struct ttm_resource *old_mem = bo->resource;
 	bool old_tt = old_mem && ttm_bo_res_uses_tt(bo, old_mem);
 	bool new_tt = ttm_bo_res_uses_tt(bo, new_mem);
-	struct ttm_copy_side src = { 0 }, dst = { 0 };
+	struct ttm_copy_side src = {0}, dst = {0};
 	bool old_io = false, new_io = false, dst_populated_here = false;
 	uint64_t pages = bo->size >> TTM_PAGE_SHIFT;
 	int ret;
@@ -326,8 +326,7 @@ static void ttm_bo_ghost_destroy(struct ttm_buffer_object *ghost)
  * NULL (and bo->ttm too with @take_tt). Return: 0; -ENOMEM with @bo
  * untouched.
  */
-static int ttm_bo_move_to_ghost(struct ttm_buffer_object *bo, struct dma_fence *fence,
-				bool take_tt)
+static int ttm_bo_move_to_ghost(struct ttm_buffer_object *bo, struct dma_fence *fence, bool take_tt)
 {
 	struct ttm_device *bdev = bo->bdev;
 	struct ttm_buffer_object *ghost;
@@ -383,11 +382,11 @@ static int ttm_bo_move_to_ghost(struct ttm_buffer_object *bo, struct dma_fence *
 	return 0;
 }
 
-int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fence,
-			      bool evict, bool pipeline, struct ttm_resource *new_mem)
+int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fence, bool evict,
+			      bool pipeline, struct ttm_resource *new_mem)
 {
 	struct ttm_resource_manager *old_man =
-		bo->resource ? ttm_bo_res_man(bo, bo->resource) : NULL;
+	    bo->resource ? ttm_bo_res_man(bo, bo->resource) : NULL;
 	bool new_tt = ttm_bo_res_uses_tt(bo, new_mem);
 	int ret;
 
@@ -425,7 +424,7 @@ int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fe
 
 int ttm_bo_pipeline_gutting(struct ttm_buffer_object *bo)
 {
-	static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
+	static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
 	struct ttm_device *bdev = bo->bdev;
 	struct ttm_resource *sys_res = NULL;
 	bool keep = bo->ttm && bo->resource && ttm_bo_res_uses_tt(bo, bo->resource);
@@ -477,8 +476,8 @@ static int ttm_bo_access_wait(struct ttm_buffer_object *bo, bool write,
 	return r == 0 ? -EBUSY : 0;
 }
 
-int ttm_bo_access(struct ttm_buffer_object *bo, uint64_t offset, void *buf, size_t len,
-		  bool write, struct ttm_operation_ctx *ctx)
+int ttm_bo_access(struct ttm_buffer_object *bo, uint64_t offset, void *buf, size_t len, bool write,
+		  struct ttm_operation_ctx *ctx)
 {
 	struct ttm_device *bdev = bo->bdev;
 	struct ttm_resource *res = bo->resource;

@@ -98,9 +98,9 @@ static int ttm_bo_bounce(struct ttm_buffer_object *bo, const struct ttm_place *h
 			 struct ttm_operation_ctx *ctx, unsigned depth)
 {
 	struct ttm_place place = *hop;
-	struct ttm_placement placement = { .num_placement = 1, .placement = &place };
+	struct ttm_placement placement = {.num_placement = 1, .placement = &place};
 	struct ttm_resource *hop_mem = NULL;
-	struct ttm_place again = { 0 };
+	struct ttm_place again = {0};
 	bool busy = false;
 	int ret;
 
@@ -126,7 +126,7 @@ static int ttm_bo_move_hops(struct ttm_buffer_object *bo, struct ttm_resource *n
 			    struct ttm_operation_ctx *ctx, unsigned depth)
 {
 	for (unsigned hops = 0;; hops++) {
-		struct ttm_place hop = { 0 };
+		struct ttm_place hop = {0};
 		int ret;
 
 		ret = ttm_bo_handle_move_mem(bo, new_mem, evict, ctx, &hop);
@@ -144,7 +144,7 @@ static int ttm_bo_move_hops(struct ttm_buffer_object *bo, struct ttm_resource *n
 static int ttm_bo_evict(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx, unsigned depth)
 {
 	struct ttm_device *bdev = bo->bdev;
-	struct ttm_placement placement = { 0 };
+	struct ttm_placement placement = {0};
 	struct ttm_resource *evict_mem = NULL;
 	uint32_t from = bo->resource->mem_type;
 	bool busy = false;
@@ -234,7 +234,7 @@ static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 	for (unsigned prio = 0; prio < TTM_MAX_BO_PRIORITY && !victim; prio++) {
 		struct ttm_resource *res;
 
-		list_for_each_entry(res, &man->lru[prio], struct ttm_resource, lru) {
+		list_for_each_entry (res, &man->lru[prio], struct ttm_resource, lru) {
 			struct ttm_buffer_object *b = res->bo;
 			bool l;
 
@@ -475,8 +475,7 @@ static void ttm_validate_delay(void)
 }
 #endif
 
-static int ttm_bo_validate_impl(struct ttm_buffer_object *bo,
-				const struct ttm_placement *placement,
+static int ttm_bo_validate_impl(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
 				struct ttm_operation_ctx *ctx)
 {
 	struct ttm_device *bdev = bo->bdev;
@@ -540,8 +539,7 @@ int ttm_bo_validate(struct ttm_buffer_object *bo, const struct ttm_placement *pl
 	return ret;
 }
 
-int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type,
-			  struct ttm_operation_ctx *ctx)
+int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type, struct ttm_operation_ctx *ctx)
 {
 	struct ttm_resource_manager *man = ttm_manager_type(bdev, mem_type);
 	struct ttm_resource *res;
@@ -582,7 +580,7 @@ int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type,
 	}
 
 	pthread_mutex_lock(&bdev->lru_lock);
-	list_for_each_entry(res, &bdev->pinned, struct ttm_resource, lru) {
+	list_for_each_entry (res, &bdev->pinned, struct ttm_resource, lru) {
 		if (res->mem_type == mem_type) {
 			pinned = true;
 			break;

@@ -24,7 +24,7 @@ static struct ttm_test_device tdev;
 
 static void dev_init(uint64_t tt_pages, uint64_t vram_pages)
 {
-	struct ttm_test_device_cfg cfg = { .tt_pages = tt_pages, .vram_pages = vram_pages };
+	struct ttm_test_device_cfg cfg = {.tt_pages = tt_pages, .vram_pages = vram_pages};
 
 	if (ttm_test_device_init(&tdev, &cfg))
 		ktest_abort_case();
@@ -70,7 +70,7 @@ static int validate_locked(struct ttm_buffer_object *bo, unsigned type,
 
 static bool bo_is_zero(struct ttm_buffer_object *bo)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	static unsigned char buf[PAGE], zero[PAGE];
 
 	for (uint64_t off = 0; off < bo->size; off += PAGE) {
@@ -82,14 +82,14 @@ static bool bo_is_zero(struct ttm_buffer_object *bo)
 	return true;
 }
 
-static const unsigned types[] = { TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM };
+static const unsigned types[] = {TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM};
 
 KTEST(ttm_bo_move_memcpy_every_pair)
 {
 	dev_init(64, 64);
 	for (unsigned s = 0; s < 3; s++) {
 		for (unsigned d = 0; d < 3; d++) {
-			struct ttm_operation_ctx ctx = { 0 };
+			struct ttm_operation_ctx ctx = {0};
 			struct ttm_buffer_object *bo = bo_reserved_in(3 * BO_SIZE, types[s]);
 			uint64_t seed = 1000 + s * 10 + d;
 
@@ -132,7 +132,7 @@ KTEST(ttm_bo_move_memcpy_new_bo_zeroed)
 
 KTEST(ttm_bo_move_memcpy_fault_keeps_content)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 
 	if (!FAULT_INJECT_ENABLED)
@@ -171,7 +171,7 @@ KTEST(ttm_bo_move_memcpy_fault_keeps_content)
 
 KTEST(ttm_bo_move_memcpy_busy_no_wait)
 {
-	struct ttm_operation_ctx nw = { .no_wait_gpu = true };
+	struct ttm_operation_ctx nw = {.no_wait_gpu = true};
 	struct ttm_buffer_object *bo;
 	struct dma_fence *f = ttm_test_fence_create();
 
@@ -204,7 +204,7 @@ KTEST(ttm_bo_move_memcpy_busy_no_wait)
 /* Allocate a resource of @type for @bo the way a driver's move would get it. */
 static struct ttm_resource *res_alloc(struct ttm_buffer_object *bo, unsigned type)
 {
-	struct ttm_place place = { .mem_type = type };
+	struct ttm_place place = {.mem_type = type};
 	struct ttm_resource *res = NULL;
 
 	if (ttm_resource_alloc(man(type), bo, &place, bo->size, 0, &res))
@@ -304,7 +304,7 @@ KTEST(ttm_bo_pipeline_gutting_keeps_tt_content)
 
 KTEST(ttm_bo_access_bounds)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 	char buf[16] = "0123456789abcdef", out[16];
 
@@ -331,7 +331,7 @@ KTEST(ttm_bo_metadata_size_small)
 	bo = bo_reserved_in(PAGE, TTM_PL_VRAM);
 	vram = ttm_bo_metadata_size(bo);
 	EXPECT_GE(vram, sizeof(*bo) + sizeof(struct ttm_resource));
-	EXPECT_TRUE(ttm_bo_populate(bo, &(struct ttm_operation_ctx){ 0 }) == 0);
+	EXPECT_TRUE(ttm_bo_populate(bo, &(struct ttm_operation_ctx){0}) == 0);
 	sys = ttm_bo_metadata_size(bo);
 	EXPECT_GT(sys, vram);
 	EXPECT_LE(sys, 512);
@@ -383,7 +383,7 @@ KTEST(ttm_bo_validate_random_content_preserved)
 	}
 
 	for (unsigned s = 0; s < steps; s++) {
-		struct ttm_operation_ctx ctx = { 0 };
+		struct ttm_operation_ctx ctx = {0};
 		unsigned idx = (unsigned)(ktest_rand() % NBO);
 		struct ttm_buffer_object *bo = bos[idx];
 		unsigned op = (unsigned)(ktest_rand() % 5);
@@ -401,9 +401,8 @@ KTEST(ttm_bo_validate_random_content_preserved)
 			EXPECT_TRUE(pages > 0 || pages == -EINVAL || pages == -EBUSY);
 		} else {
 			ttm_bo_unreserve(bo);
-			ret = ttm_bo_evict_mem_type(&tdev.bdev, ktest_rand() % 2 ? TTM_PL_TT
-										 : TTM_PL_VRAM,
-						    &ctx);
+			ret = ttm_bo_evict_mem_type(
+			    &tdev.bdev, ktest_rand() % 2 ? TTM_PL_TT : TTM_PL_VRAM, &ctx);
 			EXPECT_EQ(ret, 0);
 			ttm_bo_reserve(bo, false, false, NULL);
 		}

@@ -26,9 +26,9 @@ static struct ttm_test_device tdev;
 static struct ttm_device *dev_init(uint64_t tt_pages, uint64_t vram_pages, bool multihop)
 {
 	struct ttm_test_device_cfg cfg = {
-		.tt_pages = tt_pages,
-		.vram_pages = vram_pages,
-		.multihop = multihop,
+	    .tt_pages = tt_pages,
+	    .vram_pages = vram_pages,
+	    .multihop = multihop,
 	};
 
 	if (ttm_test_device_init(&tdev, &cfg))
@@ -115,7 +115,7 @@ struct delayed_signal {
 static void *delayed_signal_fn(void *arg)
 {
 	struct delayed_signal *d = arg;
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = d->delay_ms * 1000000L };
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = d->delay_ms * 1000000L};
 
 	nanosleep(&ts, NULL);
 	dma_fence_signal(d->fence);
@@ -133,7 +133,7 @@ static void signal_later(struct delayed_signal *d, struct dma_fence *f, long ms)
 
 KTEST(ttm_bo_validate_basic)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 
 	dev_init(64, 64, false);
@@ -164,11 +164,11 @@ KTEST(ttm_bo_validate_basic)
 
 KTEST(ttm_bo_validate_same_placement)
 {
-	static const unsigned types[] = { TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM };
+	static const unsigned types[] = {TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM};
 
 	dev_init(64, 64, false);
 	for (unsigned i = 0; i < 3; i++) {
-		struct ttm_operation_ctx ctx = { 0 };
+		struct ttm_operation_ctx ctx = {0};
 		struct ttm_buffer_object *bo = bo_in(BO_SIZE, types[i]);
 		struct ttm_resource *res = bo->resource;
 
@@ -183,7 +183,7 @@ KTEST(ttm_bo_validate_same_placement)
 
 KTEST(ttm_bo_validate_invalid_placement)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_test_placement p;
 	struct ttm_buffer_object *bo;
 	struct ttm_resource *res;
@@ -216,7 +216,7 @@ KTEST(ttm_bo_validate_invalid_placement)
 
 KTEST(ttm_bo_validate_failed_alloc)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_mock_manager mock;
 	struct ttm_buffer_object *bo;
 
@@ -239,7 +239,7 @@ KTEST(ttm_bo_validate_failed_alloc)
 
 KTEST(ttm_bo_validate_busy_manager)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_mock_manager mock;
 	struct ttm_test_placement p;
 	struct ttm_buffer_object *bo;
@@ -266,7 +266,7 @@ KTEST(ttm_bo_validate_busy_manager)
 
 KTEST(ttm_bo_validate_pinned)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 
 	dev_init(64, 64, false);
@@ -281,7 +281,7 @@ KTEST(ttm_bo_validate_pinned)
 	EXPECT_EQ(validate_to(bo, TTM_PL_TT, 0, &ctx), 0);
 	ttm_bo_reserve(bo, false, false, NULL);
 	{
-		struct ttm_placement empty = { 0 };
+		struct ttm_placement empty = {0};
 
 		EXPECT_EQ(ttm_bo_validate(bo, &empty, &ctx), -EINVAL);
 	}
@@ -319,7 +319,7 @@ static void put_unpin(struct ttm_buffer_object **bos, unsigned n)
 
 KTEST(ttm_bo_validate_busy_placement)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *pinned[4], *bo;
 	struct ttm_test_placement p;
 	unsigned n;
@@ -355,7 +355,7 @@ KTEST(ttm_bo_validate_busy_placement)
 
 KTEST(ttm_bo_validate_multihop)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 
 	dev_init(64, 64, true);
@@ -381,8 +381,8 @@ KTEST(ttm_bo_validate_multihop)
 
 KTEST(ttm_bo_validate_no_placement_signaled)
 {
-	struct ttm_operation_ctx ctx = { 0 };
-	struct ttm_placement empty = { 0 };
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_placement empty = {0};
 	struct ttm_buffer_object *tt_bo, *vram_bo;
 	struct dma_fence *f;
 
@@ -421,8 +421,8 @@ KTEST(ttm_bo_validate_no_placement_signaled)
 
 KTEST(ttm_bo_validate_no_placement_not_signaled)
 {
-	struct ttm_operation_ctx ctx = { 0 };
-	struct ttm_placement empty = { 0 };
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_placement empty = {0};
 	struct ttm_buffer_object *bo;
 	struct dma_fence *f;
 
@@ -450,7 +450,7 @@ KTEST(ttm_bo_validate_no_placement_not_signaled)
 
 KTEST(ttm_bo_validate_move_fence_signaled)
 {
-	struct ttm_operation_ctx ctx = { .no_wait_gpu = true };
+	struct ttm_operation_ctx ctx = {.no_wait_gpu = true};
 	struct ttm_buffer_object *bo;
 	struct dma_fence *f = ttm_test_fence_create();
 
@@ -470,7 +470,7 @@ KTEST(ttm_bo_validate_move_fence_signaled)
 
 KTEST(ttm_bo_validate_move_fence_not_signaled_no_wait)
 {
-	struct ttm_operation_ctx ctx = { .no_wait_gpu = true };
+	struct ttm_operation_ctx ctx = {.no_wait_gpu = true};
 	struct ttm_test_placement p;
 	struct ttm_buffer_object *bo;
 	struct dma_fence *f = ttm_test_fence_create();
@@ -500,7 +500,7 @@ KTEST(ttm_bo_validate_move_fence_not_signaled_no_wait)
 
 KTEST(ttm_bo_validate_move_fence_not_signaled_wait)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct delayed_signal d;
 	struct ttm_buffer_object *bo;
 	struct dma_fence *f = ttm_test_fence_create();
@@ -524,7 +524,7 @@ KTEST(ttm_bo_validate_move_fence_not_signaled_wait)
 
 KTEST(ttm_bo_validate_happy_evict)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bos[4], *big;
 
 	/* VRAM holds exactly four BOs; the big one needs two slots. */
@@ -560,7 +560,7 @@ KTEST(ttm_bo_validate_happy_evict)
 
 KTEST(ttm_bo_validate_evict_priority)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *high, *low, *bo;
 
 	dev_init(64, 2 * BO_PAGES, false);
@@ -590,7 +590,7 @@ KTEST(ttm_bo_validate_evict_priority)
 
 KTEST(ttm_bo_validate_all_pinned_evict)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *pinned[4], *bo;
 	unsigned n;
 
@@ -613,7 +613,7 @@ KTEST(ttm_bo_validate_all_pinned_evict)
 
 KTEST(ttm_bo_validate_allowed_only_evict)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *a, *b, *c, *bo;
 
 	dev_init(64, 3 * BO_PAGES, false);
@@ -640,7 +640,7 @@ KTEST(ttm_bo_validate_allowed_only_evict)
 	ttm_bo_reserve(bo, false, false, NULL);
 	{
 		struct ttm_buffer_object *d = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-		struct ttm_operation_ctx ctx2 = { 0 };
+		struct ttm_operation_ctx ctx2 = {0};
 
 		EXPECT_EQ(validate_to(d, TTM_PL_VRAM, 0, &ctx2), -EBUSY);
 		EXPECT_EQ(mem_type(d), TTM_PL_SYSTEM);
@@ -657,7 +657,7 @@ KTEST(ttm_bo_validate_allowed_only_evict)
 
 KTEST(ttm_bo_validate_deleted_evict)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *dead, *bo;
 	struct delayed_signal d;
 	struct dma_fence *f;
@@ -672,7 +672,7 @@ KTEST(ttm_bo_validate_deleted_evict)
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 	/* The dead BO is busy: released only by a caller that may wait. */
 	{
-		struct ttm_operation_ctx nw = { .no_wait_gpu = true };
+		struct ttm_operation_ctx nw = {.no_wait_gpu = true};
 
 		EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
 	}
@@ -692,8 +692,8 @@ KTEST(ttm_bo_validate_deleted_evict)
 
 KTEST(ttm_bo_validate_busy_domain_evict)
 {
-	struct ttm_operation_ctx nw = { .no_wait_gpu = true };
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx nw = {.no_wait_gpu = true};
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *busy, *bo;
 	struct delayed_signal d;
 	struct dma_fence *f;
@@ -726,7 +726,7 @@ KTEST(ttm_bo_validate_busy_domain_evict)
 
 KTEST(ttm_bo_validate_evict_gutting)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_range_manager priv;
 	struct ttm_buffer_object *victim, *bo;
 
@@ -771,7 +771,7 @@ KTEST(ttm_bo_validate_evict_gutting)
 
 KTEST(ttm_bo_validate_recursive_evict)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *in_tt, *in_vram, *bo;
 
 	/* One BO fills each type: VRAM's victim needs TT's victim gone first. */
@@ -800,7 +800,7 @@ KTEST(ttm_bo_validate_recursive_evict)
 
 KTEST(ttm_bo_validate_ticket_evict)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ww_acquire_ctx ticket;
 	struct ttm_buffer_object *victim, *bo;
 
@@ -838,7 +838,7 @@ KTEST(ttm_bo_validate_ticket_evict)
 
 KTEST(ttm_bo_evict_mem_type_basic)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bos[3];
 
 	dev_init(64, 64, false);
@@ -897,13 +897,13 @@ static uint64_t race_rand(uint64_t *s)
 
 static void *race_fn(void *arg)
 {
-	static const unsigned types[] = { TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM };
+	static const unsigned types[] = {TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM};
 	struct race_ctx *rc = arg;
 
 	for (unsigned s = 0; s < rc->steps; s++) {
 		unsigned i = (unsigned)(race_rand(&rc->rng) % RACE_BOS);
 		struct ttm_buffer_object *bo = rc->bos[i];
-		struct ttm_operation_ctx ctx = { 0 };
+		struct ttm_operation_ctx ctx = {0};
 		int ret;
 
 		ret = validate_to(bo, types[race_rand(&rc->rng) % 3], 0, &ctx);
@@ -924,7 +924,7 @@ static void *race_evict_all_fn(void *arg)
 	struct race_ctx *rc = arg;
 
 	for (unsigned s = 0; s < rc->steps; s++) {
-		struct ttm_operation_ctx ctx = { 0 };
+		struct ttm_operation_ctx ctx = {0};
 		int ret = ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx);
 
 		if (!ret)
@@ -960,9 +960,9 @@ KTEST(ttm_bo_validate_concurrent_evict)
 			rc[t].bos[i] = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 			bo_fill(rc[t].bos[i], 1000 * t + i);
 		}
-		EXPECT_EQ(validate_to(rc[t].bos[0], TTM_PL_VRAM, 0, &(struct ttm_operation_ctx){ 0 }),
+		EXPECT_EQ(validate_to(rc[t].bos[0], TTM_PL_VRAM, 0, &(struct ttm_operation_ctx){0}),
 			  0);
-		EXPECT_EQ(validate_to(rc[t].bos[1], TTM_PL_TT, 0, &(struct ttm_operation_ctx){ 0 }),
+		EXPECT_EQ(validate_to(rc[t].bos[1], TTM_PL_TT, 0, &(struct ttm_operation_ctx){0}),
 			  0);
 	}
 	for (unsigned t = 0; t <= RACE_THREADS; t++)
@@ -988,7 +988,7 @@ KTEST(ttm_bo_validate_concurrent_evict)
 
 KTEST(ttm_bo_validate_ticket_deadlock)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ww_acquire_ctx older, younger;
 	struct ttm_test_placement p;
 	struct ttm_buffer_object *victim, *bo;
