@@ -233,8 +233,17 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 	if (ret)
 		return ret;
 
-	/* Both sides are the same tt pages: a rebind, nothing to copy. */
-	if (old_tt && new_tt) {
+	/*
+	 * Both sides are the same tt pages: a rebind, nothing to copy. A new
+	 * BO going to tt memory has nothing to copy either: its tt zeroes its
+	 * pages when they are populated (and a userptr's are the creator's).
+	 */
+	if (new_tt && (old_tt || !old_mem)) {
+		if (!old_mem) {
+			ret = ttm_bo_tt_create(bo, true);
+			if (ret)
+				return ret;
+		}
 		ttm_bo_move_null(bo, new_mem);
 		return 0;
 	}

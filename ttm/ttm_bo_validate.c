@@ -411,14 +411,17 @@ static int ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_place
 	return -ENOSPC;
 }
 
-/* Every place must name a registered type and lie inside it. */
-static bool ttm_placement_valid(struct ttm_device *bdev, const struct ttm_placement *placement)
+/*
+ * Every place must name a registered type and lie inside it; a userptr BO's
+ * content is the creator's memory, so only tt types can hold it.
+ */
+static bool ttm_placement_valid(struct ttm_buffer_object *bo, const struct ttm_placement *placement)
 {
 	for (unsigned i = 0; i < placement->num_placement; i++) {
 		const struct ttm_place *place = &placement->placement[i];
-		struct ttm_resource_manager *man = ttm_manager_type(bdev, place->mem_type);
+		struct ttm_resource_manager *man = ttm_manager_type(bo->bdev, place->mem_type);
 
-		if (!man)
+		if (!man || (bo->type == ttm_bo_type_userptr && !man->use_tt))
 			return false;
 		if (place->lpfn && (place->fpfn >= place->lpfn || place->lpfn > man->size))
 			return false;
@@ -501,7 +504,7 @@ static int ttm_bo_validate_impl(struct ttm_buffer_object *bo, const struct ttm_p
 		if (bo->resource && ttm_bo_res_compatible(bdev, bo->resource, placement, pass == 1))
 			return ttm_bo_validate_in_place(bo, ctx);
 		if (pass == 0) {
-			if (!ttm_placement_valid(bdev, placement))
+			if (!ttm_placement_valid(bo, placement))
 				return -EINVAL;
 			if (bo->pin_count)
 				return -EINVAL;

@@ -428,3 +428,42 @@ KTEST(ttm_bo_validate_random_content_preserved)
 	EXPECT_UGE(atomic_load(&tdev.bdev.stats.swapins), 1);
 	dev_fini();
 }
+
+KTEST(ttm_bo_populate_userptr)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_test_placement p;
+	struct ttm_buffer_object *bo;
+	char *mem = aligned_alloc(PAGE, BO_SIZE);
+	char buf[8] = "userptr";
+
+	ASSERT_NOT_NULL(mem);
+	memset(mem, 0x5a, BO_SIZE);
+	dev_init(64, 64);
+	bo = calloc(1, sizeof(*bo));
+	ASSERT_NOT_NULL(bo);
+	bo->user_ptr = mem;
+	ASSERT_EQ(ttm_bo_init_reserved(&tdev.bdev, bo, BO_SIZE, ttm_bo_type_userptr,
+				       ttm_test_placement(&p, TTM_PL_SYSTEM, 0), 0, &ctx, NULL,
+				       ttm_test_bo_destroy),
+		  0);
+
+	/* The BO's pages are the creator's memory, in SYSTEM and bound in TT. */
+	EXPECT_EQ(ttm_bo_access(bo, PAGE + 4, buf, sizeof(buf), true, &ctx), 0);
+	EXPECT_MEMEQ(mem + PAGE + 4, buf, sizeof(buf));
+	EXPECT_EQ(validate_locked(bo, TTM_PL_TT, &ctx), 0);
+	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+	mem[3 * PAGE] = 'x';
+	EXPECT_EQ(ttm_bo_access(bo, 3 * PAGE, buf, 1, false, &ctx), 0);
+	EXPECT_EQ(buf[0], 'x');
+	/* VRAM cannot hold it. */
+	EXPECT_EQ(validate_locked(bo, TTM_PL_VRAM, &ctx), -EINVAL);
+	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	dev_fini();
+	/* Still the creator's, untouched by the teardown. */
+	EXPECT_EQ(mem[0], 0x5a);
+	free(mem);
+}
