@@ -1026,3 +1026,37 @@ KTEST(ttm_bo_validate_ticket_deadlock)
 	ttm_bo_put(bo);
 	dev_fini();
 }
+
+KTEST(ttm_bo_validate_evict_range)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *bos[4], *bo;
+	struct ttm_test_placement p;
+
+	/* Four BOs fill VRAM in address order, which is also their LRU order. */
+	dev_init(64, 4 * BO_PAGES, false);
+	for (unsigned i = 0; i < 4; i++)
+		bos[i] = bo_in(BO_SIZE, TTM_PL_VRAM);
+	ASSERT_EQ(bos[2]->resource->start, 2 * BO_PAGES);
+
+	/* Only the upper half will do: the older BOs below it are no use. */
+	ttm_test_placement(&p, TTM_PL_VRAM, 0);
+	p.places[0].fpfn = 2 * BO_PAGES;
+	p.places[0].lpfn = 4 * BO_PAGES;
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	ttm_bo_reserve(bo, false, false, NULL);
+	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_UGE(bo->resource->start, 2 * BO_PAGES);
+	EXPECT_UEQ(ctx.evictions, 1);
+	EXPECT_EQ(mem_type(bos[0]), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(bos[1]), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(bos[2]), TTM_PL_TT);
+	EXPECT_EQ(mem_type(bos[3]), TTM_PL_VRAM);
+
+	for (unsigned i = 0; i < 4; i++)
+		ttm_bo_put(bos[i]);
+	ttm_bo_put(bo);
+	dev_fini();
+}
