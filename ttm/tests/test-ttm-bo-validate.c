@@ -1060,3 +1060,38 @@ KTEST(ttm_bo_validate_evict_range)
 	ttm_bo_put(bo);
 	dev_fini();
 }
+
+KTEST(ttm_bo_validate_allow_res_evict)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *owner, *shared;
+	struct ttm_test_placement p;
+
+	dev_init(64, BO_PAGES, false);
+	owner = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	shared = calloc(1, sizeof(*shared));
+	ASSERT_NOT_NULL(shared);
+	/* @shared lives on @owner's reservation, as the BOs of one VM do. */
+	ttm_bo_reserve(owner, false, false, NULL);
+	ASSERT_EQ(ttm_bo_init_reserved(&tdev.bdev, shared, BO_SIZE, ttm_bo_type_device,
+				       ttm_test_placement(&p, TTM_PL_VRAM, 0), 0, &ctx, owner->resv,
+				       ttm_test_bo_destroy),
+		  0);
+	EXPECT_EQ(mem_type(shared), TTM_PL_VRAM);
+
+	/* Sharing our lock is not permission to evict. */
+	EXPECT_EQ(ttm_bo_validate(owner, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), -ENOMEM);
+	EXPECT_EQ(mem_type(shared), TTM_PL_VRAM);
+	ctx.allow_res_evict = true;
+	ctx.resv = owner->resv;
+	EXPECT_EQ(ttm_bo_validate(owner, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), 0);
+	EXPECT_EQ(mem_type(owner), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(shared), TTM_PL_TT);
+	/* The caller still holds the shared reservation. */
+	EXPECT_TRUE(dma_resv_is_locked(owner->resv));
+	ttm_bo_unreserve(owner);
+
+	ttm_bo_put(shared);
+	ttm_bo_put(owner);
+	dev_fini();
+}
