@@ -266,8 +266,8 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 	}
 
 	if (new_tt) {
-		/* Content comes from the source: no need to zero the pages. */
-		ret = ttm_bo_tt_create(bo, !old_mem);
+		/* Every page is overwritten from the source: no need to zero them. */
+		ret = ttm_bo_tt_create(bo, false);
 		if (ret)
 			goto out_io;
 		if (!ttm_tt_is_populated(bo->ttm)) {
