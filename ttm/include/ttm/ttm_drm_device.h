@@ -155,7 +155,12 @@ struct ttm_drm_mem_type {
  * @driver: the uAPI hooks.
  * @name: what drmOpen() looks the device up by.
  * @link: in the process-wide device list (registered by init).
- * @lock: protects @objects, @mem, @files and every file's reference table.
+ * @mm_lock: read by every request that places buffers (BO_CREATE,
+ *	SETSTATUS, MAP), written by MM_INIT/TAKEDOWN/LOCK/UNLOCK, so a memory
+ *	type never appears, disappears or gets locked under a validate.
+ *	Outermost lock of the layer (before reservations and @lock).
+ * @lock: protects @objects, @mem, @files, every file's reference table and
+ *	unfenced list.
  * @objects: device-wide handles -> struct ttm_drm_object.
  * @mem: per DRM_BO_MEM_* type, what MM_INIT set up ([0] is LOCAL: fixed).
  * @files: open files.
@@ -168,6 +173,7 @@ struct ttm_drm_device {
 	char name[TTM_DRM_NAME_LEN];
 	struct list_head link;
 
+	pthread_rwlock_t mm_lock;
 	pthread_mutex_t lock;
 	/* Protected by @lock. */
 	struct ttm_drm_idr objects;
@@ -187,10 +193,15 @@ enum ttm_drm_object_type {
  * struct ttm_drm_object_ops - lifetime of a user object's container.
  * @get: take a reference on the container (BO or fence object).
  * @put: drop one; the last frees it. Never called with the device lock.
+ * @removed: optional; the object left the device table (no client holds
+ *	it any more): undo what only user references justified (a buffer's
+ *	NO_EVICT pin), then drop the table's container reference. Default:
+ *	@put. Called without the device lock.
  */
 struct ttm_drm_object_ops {
 	void (*get)(struct ttm_drm_object *obj);
 	void (*put)(struct ttm_drm_object *obj);
+	void (*removed)(struct ttm_drm_object *obj);
 };
 
 /**
@@ -237,9 +248,9 @@ struct ttm_drm_ref {
  * @kref: references (the descriptor table's, and each ioctl in flight).
  * @link: on the device's @files.
  * @refs: handle -> struct ttm_drm_ref; protected by the device's @lock.
- * @unfenced_lock: protects @unfenced.
  * @unfenced: buffers validated without DONT_FENCE and not yet fenced
- *	(struct ttm_drm_bo.unfenced), each with a container reference.
+ *	(struct ttm_drm_bo.unfenced), each with a container reference;
+ *	protected by the device's @lock.
  */
 struct ttm_drm_file {
 	struct ttm_drm_device *ddev;
@@ -249,7 +260,6 @@ struct ttm_drm_file {
 	_Atomic long kref;
 	struct list_head link;
 	struct ttm_drm_idr refs;
-	pthread_mutex_t unfenced_lock;
 	struct list_head unfenced;
 };
 
@@ -267,9 +277,10 @@ struct ttm_drm_file {
  * @fence_flags: types of the last attached fence.
  * @desired_tile_stride, @tile_info: stored tiling state.
  * @mapped: BO_MAPs outstanding over all files; while above zero the buffer
- *	is pinned, so it does not move under the CPU pointer.
+ *	holds one pin, so it does not move under the CPU pointer.
+ * @flag_pinned: the buffer holds one pin for NO_EVICT/NO_MOVE.
  *
- * Protected by the unfenced file's @unfenced_lock:
+ * Protected by the device's @lock:
  * @unfenced: link on a file's unfenced list.
  * @unfenced_file: that file, NULL when not on a list.
  */
@@ -286,6 +297,7 @@ struct ttm_drm_bo {
 	uint32_t desired_tile_stride;
 	uint32_t tile_info;
 	unsigned long mapped;
+	bool flag_pinned;
 
 	struct list_head unfenced;
 	struct ttm_drm_file *unfenced_file;
@@ -401,10 +413,20 @@ int ttm_drm_object_reference(struct ttm_drm_file *file, uint32_t handle, uint32_
 
 /**
  * ttm_drm_object_unreference() - drop one usage reference of @file to
- * @handle (the last of all files frees the handle). A buffer still mapped
- * by @file keeps its last reference: -EBUSY. Return: 0; -EINVAL; -EBUSY.
+ * @handle. The file's entry stays while it still maps the buffer (so it
+ * can unmap it); the last entry of all files frees the handle.
+ * Return: 0; -EINVAL.
  */
 int ttm_drm_object_unreference(struct ttm_drm_file *file, uint32_t handle, uint32_t type);
+
+/** ttm_drm_object_removed() - see ttm_drm_object_ops.removed. */
+static inline void ttm_drm_object_removed(struct ttm_drm_object *obj)
+{
+	if (obj->ops->removed)
+		obj->ops->removed(obj);
+	else
+		obj->ops->put(obj);
+}
 
 /** ttm_drm_object_put() - drop a container reference from lookup/reference. */
 static inline void ttm_drm_object_put(struct ttm_drm_object *obj)
@@ -417,6 +439,9 @@ static inline void ttm_drm_object_put(struct ttm_drm_object *obj)
  * @handle. Return: 0; -EINVAL (no reference, or unmap without a map).
  */
 int ttm_drm_ref_map(struct ttm_drm_file *file, uint32_t handle, int delta);
+
+/** ttm_drm_file_maps() - BO_MAPs @file holds on @handle (0 when none). */
+int ttm_drm_file_maps(struct ttm_drm_file *file, uint32_t handle);
 
 /** ttm_drm_file_get_fd() - the open file of @fd with a reference, or NULL. */
 struct ttm_drm_file *ttm_drm_file_get_fd(int fd);

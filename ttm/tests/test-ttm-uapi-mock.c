@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The mock driver behind the uAPI tests: two fence classes whose fences
+ * signal on FENCE_FLUSH (or when a test calls mock_uapi_signal_all()), a
+ * driver fence type "RW" for buffers with READ/WRITE access, evictions
+ * VRAM -> TT -> LOCAL, and a VRAM arena the CPU can reach (io_mem_reserve),
+ * so VRAM buffers can be mapped. Its entry points are plain functions so
+ * the 2008-style client test can use it without any TTM header.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ttm/ttm_drm_device.h>
+#include <ttm_drm.h>
+
+#define MOCK_FENCE_TYPE_RW 0x2u
+#define MOCK_VRAM_PAGES 1024u
+
+struct mock_fence {
+	struct dma_fence base;
+	struct list_head link;
+	uint32_t fence_class;
+};
+
+struct mock_uapi {
+	struct ttm_drm_device ddev;
+	pthread_mutex_t lock;
+	struct list_head pending;
+	uint64_t context;
+	uint64_t seqno[2];
+	char *vram;
+};
+
+/* Declared again by the test programs (they include no mock header). */
+struct ttm_drm_device *mock_uapi_start(const char *name);
+int mock_uapi_stop(struct ttm_drm_device *ddev);
+void mock_uapi_signal_all(struct ttm_drm_device *ddev);
+unsigned long mock_uapi_pending(struct ttm_drm_device *ddev);
+unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev);
+
+static struct mock_uapi *to_mock(struct ttm_drm_device *ddev)
+{
+	return container_of(ddev, struct mock_uapi, ddev);
+}
+
+static const char *mock_fence_driver_name(struct dma_fence *f)
+{
+	return "mock-uapi";
+}
+
+static const char *mock_fence_timeline_name(struct dma_fence *f)
+{
+	return "mock-ring";
+}
+
+static const struct dma_fence_ops mock_fence_ops = {
+	.get_driver_name = mock_fence_driver_name,
+	.get_timeline_name = mock_fence_timeline_name,
+};
+
+static struct dma_fence *mock_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
+					 uint32_t type, uint32_t *sequence)
+{
+	struct mock_uapi *m = to_mock(ddev);
+	struct mock_fence *f = dma_fence_alloc(sizeof(*f));
+
+	if (!f)
+		return NULL;
+	pthread_mutex_lock(&m->lock);
+	dma_fence_init(&f->base, &mock_fence_ops, m->context + fence_class,
+		       ++m->seqno[fence_class]);
+	f->fence_class = fence_class;
+	/* The pending list holds its own reference until the fence signals. */
+	dma_fence_get(&f->base);
+	list_add_tail(&f->link, &m->pending);
+	*sequence = (uint32_t)f->base.seqno;
+	pthread_mutex_unlock(&m->lock);
+	return &f->base;
+}
+
+/* Signal the pending fences of @fence_class (all classes for UINT32_MAX). */
+static void mock_signal(struct mock_uapi *m, uint32_t fence_class)
+{
+	struct mock_fence *f, *tmp;
+	struct list_head done;
+
+	INIT_LIST_HEAD(&done);
+	pthread_mutex_lock(&m->lock);
+	list_for_each_entry_safe(f, tmp, &m->pending, struct mock_fence, link) {
+		if (fence_class == UINT32_MAX || f->fence_class == fence_class)
+			list_move_tail(&f->link, &done);
+	}
+	pthread_mutex_unlock(&m->lock);
+	list_for_each_entry_safe(f, tmp, &done, struct mock_fence, link) {
+		list_del_init(&f->link);
+		dma_fence_signal(&f->base);
+		dma_fence_put(&f->base);
+	}
+}
+
+static void mock_fence_flush(struct ttm_drm_device *ddev, uint32_t fence_class, uint32_t type)
+{
+	mock_signal(to_mock(ddev), fence_class);
+}
+
+static uint32_t mock_fence_type(struct ttm_drm_device *ddev, uint64_t access)
+{
+	return DRM_FENCE_TYPE_EXE |
+	       (access & (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE) ? MOCK_FENCE_TYPE_RW : 0);
+}
+
+static const struct ttm_place mock_place_tt = { .mem_type = TTM_PL_TT };
+static const struct ttm_place mock_place_sys = { .mem_type = TTM_PL_SYSTEM };
+
+static void mock_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
+{
+	struct ttm_drm_device *ddev = to_ttm_drm_device(bo->bdev);
+	unsigned from = bo->resource ? bo->resource->mem_type : TTM_PL_SYSTEM;
+
+	placement->num_placement = 1;
+	/* mem[] is stable here: evictions run under the uAPI's mm_lock or validate. */
+	if (from != TTM_PL_TT && from != TTM_PL_SYSTEM && ddev->mem[TTM_PL_TT].rman &&
+	    !ddev->mem[TTM_PL_TT].locked)
+		placement->placement = &mock_place_tt;
+	else
+		placement->placement = &mock_place_sys;
+}
+
+static int mock_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
+{
+	struct mock_uapi *m = to_mock(to_ttm_drm_device(bdev));
+	uint64_t pages = res->size >> TTM_PAGE_SHIFT;
+
+	if (res->mem_type != TTM_PL_VRAM || res->start + pages > MOCK_VRAM_PAGES)
+		return -EINVAL;
+	res->bus.addr = m->vram + (res->start << TTM_PAGE_SHIFT);
+	res->bus.offset = res->start << TTM_PAGE_SHIFT;
+	res->bus.is_iomem = true;
+	return 0;
+}
+
+static const struct ttm_device_funcs mock_funcs = {
+	.evict_flags = mock_evict_flags,
+	.io_mem_reserve = mock_io_mem_reserve,
+};
+
+static const struct ttm_drm_driver mock_driver = {
+	.num_fence_classes = 2,
+	.fence_types = MOCK_FENCE_TYPE_RW,
+	.fence_emit = mock_fence_emit,
+	.fence_flush = mock_fence_flush,
+	.fence_type = mock_fence_type,
+};
+
+struct ttm_drm_device *mock_uapi_start(const char *name)
+{
+	struct mock_uapi *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->vram = calloc(MOCK_VRAM_PAGES, TTM_PAGE_SIZE);
+	if (!m->vram) {
+		free(m);
+		return NULL;
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	INIT_LIST_HEAD(&m->pending);
+	m->context = dma_fence_context_alloc(2);
+	if (ttm_drm_device_init(&m->ddev, &mock_funcs, &mock_driver, name, false)) {
+		pthread_mutex_destroy(&m->lock);
+		free(m->vram);
+		free(m);
+		return NULL;
+	}
+	return &m->ddev;
+}
+
+void mock_uapi_signal_all(struct ttm_drm_device *ddev)
+{
+	mock_signal(to_mock(ddev), UINT32_MAX);
+}
+
+unsigned long mock_uapi_pending(struct ttm_drm_device *ddev)
+{
+	struct mock_uapi *m = to_mock(ddev);
+	unsigned long n = 0;
+	struct mock_fence *f;
+
+	pthread_mutex_lock(&m->lock);
+	list_for_each_entry(f, &m->pending, struct mock_fence, link)
+		n++;
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev)
+{
+	ttm_device_flush_delayed(&ddev->bdev, true);
+	return (unsigned long)atomic_load(&ddev->bdev.stats.bo_count);
+}
+
+int mock_uapi_stop(struct ttm_drm_device *ddev)
+{
+	struct mock_uapi *m = to_mock(ddev);
+	int ret;
+
+	mock_uapi_signal_all(ddev);
+	ret = ttm_drm_device_fini(ddev);
+	if (ret)
+		return ret;
+	pthread_mutex_destroy(&m->lock);
+	free(m->vram);
+	free(m);
+	return 0;
+}
