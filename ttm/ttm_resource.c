@@ -177,7 +177,8 @@ static bool ttm_resource_generic_compatible(struct ttm_resource_manager *man,
 					    struct ttm_resource *res, const struct ttm_place *place)
 {
 	uint64_t pages = res->size >> TTM_PAGE_SHIFT;
-	uint64_t lpfn = place->lpfn ? place->lpfn : man->size;
+	/* A manager without a size (SYSTEM) has no end to check against. */
+	uint64_t lpfn = place->lpfn ? place->lpfn : man->size ? man->size : UINT64_MAX;
 
 	if (res->start < place->fpfn || res->start + pages > lpfn)
 		return false;

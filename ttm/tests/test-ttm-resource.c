@@ -50,6 +50,21 @@ KTEST(ttm_resource_alloc_zero_size_einval)
 	EXPECT_EQ(ttm_sys_manager_fini(&man), 0);
 }
 
+/* SYSTEM has no size: a SYSTEM resource satisfies a SYSTEM place without range limits. */
+KTEST(ttm_resource_compatible_system_unbounded)
+{
+	struct ttm_resource_manager man;
+	struct ttm_resource *r = NULL;
+	struct ttm_placement pl = {.num_placement = 1, .placement = &sys_place};
+
+	ASSERT_EQ(ttm_sys_manager_init(&man), 0);
+	ASSERT_EQ(ttm_resource_alloc(&man, NULL, &sys_place, 64 * 4096, 0, &r), 0);
+	EXPECT_TRUE(ttm_resource_compatible(&man, r, &pl, false));
+	EXPECT_TRUE(ttm_resource_compatible(&man, r, &pl, true));
+	ttm_resource_free(&man, &r);
+	EXPECT_EQ(ttm_sys_manager_fini(&man), 0);
+}
+
 KTEST(ttm_resource_manager_fini_busy_while_resource_remains)
 {
 	struct ttm_resource_manager man;
