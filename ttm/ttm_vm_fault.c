@@ -501,6 +501,12 @@ static int vm_install_copy(struct ttm_vm_range *r, unsigned long first, unsigned
 			copy.dst = (uintptr_t)(dst + i * VM_PAGE_SIZE);
 			copy.src = (uintptr_t)pages[i].src;
 			copy.len = (j - i) * VM_PAGE_SIZE;
+			/*
+			 * The handler wakes the faulting thread once populate
+			 * returned, so the owner lock (the BO reservation) is
+			 * already dropped when the access resumes.
+			 */
+			copy.mode = UFFDIO_COPY_MODE_DONTWAKE;
 			if (ioctl(r->engine->uffd, UFFDIO_COPY, &copy)) {
 				if (errno == EAGAIN && copy.copy > 0) {
 					/* Partly done while the mm changed: the rest again. */

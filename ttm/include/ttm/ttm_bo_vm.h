@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ttm_bo_vm: CPU mappings of buffer objects, the userspace counterpart of
+ * the kernel's ttm_bo_vm.c on top of the fault engine of ttm_vm_fault.h.
+ *
+ * A mapped BO has one stable virtual range covering all of it, created at
+ * the first ttm_bo_mmap() and shared by every later map of the BO in the
+ * process (every client of one process sees the same address, so two
+ * clients of one BO always see the same bytes). Pages start absent; the
+ * first touch of a page faults, and the handler:
+ *   1. reserves the BO (blocking: a thread must not touch a mapping of a BO
+ *      it holds reserved),
+ *   2. waits for pending GPU writes (KERNEL and WRITE usage fences),
+ *   3. migrates the BO when its resource is not one the CPU can reach
+ *      (the driver's io_mem_reserve refuses it or gives no address) or does
+ *      not satisfy the CPU placement given at the first map (for example
+ *      a visible-VRAM range, a mappable aperture part) - the whole BO moves
+ *      once; later faults find it in place,
+ *   4. installs a window of TTM_VM_FAULT_PREFAULT pages around the fault,
+ *   5. unreserves.
+ * A failure in any step (allocation during migration, the "mmap_remap"
+ * fault point) gives the accessing thread SIGBUS; the BO keeps its content.
+ *
+ * Backing: ttm_tt pages are anonymous memory today (see ttm_tt.h), so pages
+ * are installed by copy (UFFDIO_COPY, or a scratch page moved in with
+ * mremap in SIGSEGV mode) and written back into the BO's current storage
+ * when the mapping is invalidated. Memfd-backed pages would be mapped
+ * shared with no copy (ttm_vm_fault supports it); the tt does not offer
+ * them yet.
+ *
+ * Invalidation: the core calls ttm_bo_unmap_virtual() (through
+ * ttm_device.unmap_virtual, which the first map installs) with the BO
+ * reserved before every move, eviction, swap-out and gutting. The mapping
+ * revokes CPU write access, writes every copied page back to where the BO
+ * still is, and drops all pages, so the next access faults and finds the BO
+ * at its new home with identical content; a CPU write completed before the
+ * move started is never lost.
+ *
+ * Coherency: with copied pages, the BO's storage sees CPU writes when the
+ * mapping is invalidated: before every move, or by ttm_bo_vm_flush() (the
+ * domain transition a driver does before the GPU reads the BO).
+ *
+ * Caching: the caching mode of the backing installed last (the tt's mode,
+ * write-combined for io memory) is recorded per mapping and reported by
+ * ttm_bo_vm_caching(); a move that changes it invalidates, and the next
+ * fault installs and records the new mode.
+ *
+ * Lifetime (2007 libdrm): ttm_bo_mmap() raises the BO's map count and
+ * ttm_bo_munmap() lowers it; the virtual range outlives a map count of zero
+ * (the address stays valid and the next map returns it). The range holds a
+ * reference on the BO. When the BO's owner gives it up it calls
+ * ttm_bo_vm_release() before its own ttm_bo_put(): with a map count of zero
+ * the range goes at once; with maps still live it stays until the last
+ * ttm_bo_munmap(), and its reference is then the BO's last one.
+ *
+ * Process-wide state: one fault engine serves every mapping of the process
+ * (a SIGSEGV handler is per process anyway); it is created by the first
+ * map and lives until ttm_bo_vm_set_mode() replaces it. The mode comes from
+ * TTM_VM_FAULT=uffd|sigsegv, else userfaultfd when allowed, else SIGSEGV.
+ *
+ * Locking: the mapping state of a BO (map count, release flag, placement)
+ * is protected by the BO's reservation. Lock order: BO reservation -> the
+ * range's lock -> the process-wide tables (engine, range table).
+ */
+#ifndef TTM_BO_VM_H
+#define TTM_BO_VM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ttm/ttm_bo.h>
+#include <ttm/ttm_vm_fault.h>
+
+/**
+ * struct ttm_bo_vm_stats - what happened to one BO's mapping.
+ * @faults: faults handled (each installs up to a window of pages).
+ * @pages_copied: pages installed by copy.
+ * @pages_mapped: pages installed zero-copy.
+ * @migrations: faults that had to move the BO first.
+ * @bytes_migrated: bytes those moves copied.
+ * @invalidations: invalidations that removed pages.
+ * @pages_written_back: CPU copies written back to the BO.
+ * @sigbus: faults answered with SIGBUS.
+ * @map_count: current map count.
+ */
+struct ttm_bo_vm_stats {
+	uint64_t faults;
+	uint64_t pages_copied;
+	uint64_t pages_mapped;
+	uint64_t migrations;
+	uint64_t bytes_migrated;
+	uint64_t invalidations;
+	uint64_t pages_written_back;
+	uint64_t sigbus;
+	unsigned map_count;
+};
+
+/**
+ * ttm_bo_mmap() - map @bo for the CPU (the BO_MAP ioctl); not reserved by
+ * the caller.
+ * @cpu_placement: where a fault migrates the BO when its resource is not
+ *	CPU-reachable or not in this placement; NULL: any CPU-reachable
+ *	resource is fine and SYSTEM is the target. Copied; only the first
+ *	map of a BO sets it.
+ * @ctx: @no_wait_gpu: fail with -EBUSY instead of waiting for pending GPU
+ *	writes (the 2008 DRM_BO_HINT_DONT_BLOCK); @interruptible: the waits
+ *	may end with -EINTR.
+ * @addr: out: the first byte of the mapping, the same for every map of
+ *	the BO while its range lives.
+ * Return: 0; -EINVAL (NULL arguments, kernel BO, size not page aligned,
+ * empty placement); -EBUSY; -EINTR; -ENOMEM; errors of the fault engine
+ * (-EPERM when TTM_VM_FAULT=uffd and the kernel refuses).
+ */
+int ttm_bo_mmap(struct ttm_buffer_object *bo, const struct ttm_placement *cpu_placement,
+		struct ttm_operation_ctx *ctx, void **addr);
+
+/**
+ * ttm_bo_munmap() - drop one map count (BO_UNMAP). The range stays while
+ * the BO is not released. Not reserved by the caller; must not hold the
+ * reservation. Return: 0; -EINVAL when the map count is already zero.
+ */
+int ttm_bo_munmap(struct ttm_buffer_object *bo);
+
+/**
+ * ttm_bo_vm_release() - the owner is done with @bo (call before its
+ * ttm_bo_put()): the range, with its BO reference, goes now when the map
+ * count is zero, else at the last ttm_bo_munmap(). CPU writes are written
+ * back first. No-op for a BO that was never mapped. Not reserved.
+ */
+void ttm_bo_vm_release(struct ttm_buffer_object *bo);
+
+/**
+ * ttm_bo_vm_unmap_virtual() - the ttm_device.unmap_virtual hook: write
+ * CPU copies back and remove every CPU view of @bo. Reserved.
+ */
+void ttm_bo_vm_unmap_virtual(struct ttm_buffer_object *bo);
+
+/**
+ * ttm_bo_vm_flush() - the CPU -> GPU domain transition: CPU writes still in
+ * the mapping's page copies reach the BO's storage (and the copies are
+ * dropped, so the next CPU access faults in the current content). A driver
+ * calls it before the GPU reads a mapped BO (execbuffer), and anything that
+ * reads the BO's storage directly (ttm_bo_access()) sees mapped writes only
+ * after it or after a move. Reserved. No-op for an unmapped BO.
+ */
+static inline void ttm_bo_vm_flush(struct ttm_buffer_object *bo)
+{
+	if (bo->vm)
+		ttm_bo_vm_unmap_virtual(bo);
+}
+
+/**
+ * ttm_bo_vm_init_device() - install the invalidation hook in @bdev now.
+ * ttm_bo_mmap() does it too, but a device whose BOs move on other threads
+ * while the first map happens should call this first (the core reads the
+ * hook without a lock).
+ */
+void ttm_bo_vm_init_device(struct ttm_device *bdev);
+
+/**
+ * ttm_bo_vm_get_stats() - counters of @bo's mapping into @st.
+ * Return: 0; -ENOENT when @bo has no range.
+ */
+int ttm_bo_vm_get_stats(struct ttm_buffer_object *bo, struct ttm_bo_vm_stats *st);
+
+/**
+ * ttm_bo_vm_caching() - the caching mode recorded for @bo's mapping (of
+ * the backing installed last); ttm_cached when not mapped.
+ */
+enum ttm_caching ttm_bo_vm_caching(struct ttm_buffer_object *bo);
+
+/**
+ * ttm_bo_vm_set_mode() - choose the fault mechanism for the next engine
+ * (TTM_VM_FAULT_AUTO: environment, then userfaultfd, then SIGSEGV) and
+ * replace the current engine. Return: 0; -EBUSY while any BO has a range;
+ * errors of ttm_vm_fault_engine_init() (the previous mode is set up again by the next map).
+ */
+int ttm_bo_vm_set_mode(enum ttm_vm_fault_mode mode);
+
+/**
+ * ttm_bo_vm_mode() - the mechanism of the current engine, creating it
+ * if none exists. Return: UFFD or SIGSEGV; AUTO when no engine can be set up.
+ */
+enum ttm_vm_fault_mode ttm_bo_vm_mode(void);
+
+/**
+ * ttm_bo_vm_print() - the info dump of CPU mappings: a line "cpu mappings:
+ * fault mode <uffd|sigsegv|none>" with live ranges and totals, then the
+ * engine's counters.
+ */
+void ttm_bo_vm_print(FILE *f);
+
+#endif /* TTM_BO_VM_H */

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests of BO CPU mappings over the mock driver device: content across
+ * eviction, swap-out and migration, writes made just before a move, one
+ * migration and one copy per page for a large BO, touch orders, GPU-write
+ * waits and DONT_BLOCK, map counts and 2007 lifetime, SIGBUS on a failing
+ * fault, a fault racing moves, and the info line; each in both fault
+ * mechanisms (userfaultfd skipped where the kernel refuses it).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ttm/ttm_bo_vm.h>
+#include <ttm/ttm_faults.h>
+
+#include "ktest.h"
+#include "ttm_test_helpers.h"
+
+#define PG 4096ul
+
+#if defined(__SANITIZE_THREAD__)
+#define VM_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define VM_TEST_TSAN 1
+#endif
+#endif
+
+static struct ttm_test_device tdev;
+
+static void setup(enum ttm_vm_fault_mode mode, uint64_t tt_pages, uint64_t vram_pages)
+{
+	struct ttm_test_device_cfg cfg = { .tt_pages = tt_pages, .vram_pages = vram_pages };
+	int ret;
+
+	fault_reset_all();
+	ret = ttm_bo_vm_set_mode(mode);
+	if (mode == TTM_VM_FAULT_UFFD && (ret == -EPERM || ret == -ENOSYS))
+		KTEST_SKIP("userfaultfd refused by this kernel");
+	ASSERT_EQ(ret, 0);
+	ASSERT_EQ(ttm_bo_vm_mode(), mode);
+	ASSERT_EQ(ttm_test_device_init(&tdev, &cfg), 0);
+	ttm_bo_vm_init_device(&tdev.bdev);
+}
+
+static void teardown(void)
+{
+	ttm_device_flush_delayed(&tdev.bdev, true);
+	EXPECT_EQ(atomic_load(&tdev.bdev.stats.bo_count), 0);
+	EXPECT_EQ(ttm_test_device_fini(&tdev), 0);
+}
+
+/* FNV-1a over the mapping, the same sum ttm_test_bo_checksum() gives. */
+static uint64_t map_checksum(const uint8_t *p, uint64_t size)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint64_t i = 0; i < size; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t bo_checksum(struct ttm_buffer_object *bo)
+{
+	uint64_t sum = 0;
+
+	EXPECT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	EXPECT_EQ(ttm_test_bo_checksum(bo, &sum), 0);
+	ttm_bo_unreserve(bo);
+	return sum;
+}
+
+static struct ttm_buffer_object *bo_create_filled(uint64_t size, uint32_t mem_type, uint64_t seed)
+{
+	struct ttm_buffer_object *bo = NULL;
+
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev.bdev, size, mem_type, &bo), 0);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ASSERT_EQ(ttm_test_bo_fill(bo, seed), 0);
+	ttm_bo_unreserve(bo);
+	return bo;
+}
+
+static void bo_unmap_put(struct ttm_buffer_object *bo)
+{
+	EXPECT_EQ(ttm_bo_munmap(bo), 0);
+	ttm_bo_vm_release(bo);
+	ttm_bo_put(bo);
+}
+
+static struct ttm_bo_vm_stats vm_stats(struct ttm_buffer_object *bo)
+{
+	struct ttm_bo_vm_stats st;
+
+	memset(&st, 0, sizeof(st));
+	EXPECT_EQ(ttm_bo_vm_get_stats(bo, &st), 0);
+	return st;
+}
+
+static int evict(unsigned mem_type)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+
+	return ttm_bo_evict_mem_type(&tdev.bdev, mem_type, &ctx);
+}
+
+#define BOTH_MODES(name)                                                                           \
+	KTEST(name##_sigsegv)                                                                      \
+	{                                                                                          \
+		name(TTM_VM_FAULT_SIGSEGV);                                                        \
+	}                                                                                          \
+	KTEST(name##_uffd)                                                                         \
+	{                                                                                          \
+		name(TTM_VM_FAULT_UFFD);                                                           \
+	}
+
+/* Content identical after the BO is evicted (VRAM -> TT -> SYSTEM) while mapped. */
+static void ttm_bo_mmap_evict_content(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo;
+	uint64_t size = 64 * PG, sum;
+	uint8_t *p;
+
+	setup(mode, 256, 256);
+	bo = bo_create_filled(size, TTM_PL_VRAM, 11);
+	sum = bo_checksum(bo);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&p), 0);
+	EXPECT_UEQ(map_checksum(p, size), sum);
+	/* Visible VRAM is used where it is: no migration, io memory is write-combined. */
+	EXPECT_EQ(vm_stats(bo).migrations, 0);
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_VRAM);
+	EXPECT_EQ(ttm_bo_vm_caching(bo), ttm_write_combined);
+
+	ASSERT_EQ(evict(TTM_PL_VRAM), 0);
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_TT);
+	EXPECT_GE(vm_stats(bo).invalidations, 1);
+	EXPECT_UEQ(map_checksum(p, size), sum);
+	EXPECT_EQ(ttm_bo_vm_caching(bo), bo->ttm->caching);
+
+	ASSERT_EQ(evict(TTM_PL_TT), 0);
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_SYSTEM);
+	EXPECT_UEQ(map_checksum(p, size), sum);
+	EXPECT_UEQ(bo_checksum(bo), sum);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_evict_content)
+
+/* A CPU write right before eviction or swap-out is in the BO afterwards. */
+static void ttm_bo_mmap_write_before_evict(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo;
+	uint64_t size = 32 * PG;
+	uint8_t *p, buf[4];
+	long ret;
+
+	setup(mode, 256, 256);
+	bo = bo_create_filled(size, TTM_PL_VRAM, 12);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&p), 0);
+	p[0] = 0x11;
+	p[17 * PG + 3] = 0x22;
+	ASSERT_EQ(evict(TTM_PL_VRAM), 0);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	EXPECT_EQ(ttm_bo_access(bo, 0, buf, 1, false, &ctx), 0);
+	EXPECT_EQ(buf[0], 0x11);
+	EXPECT_EQ(ttm_bo_access(bo, 17 * PG + 3, buf, 1, false, &ctx), 0);
+	EXPECT_EQ(buf[0], 0x22);
+	ttm_bo_unreserve(bo);
+
+	/* Written in TT, evicted to SYSTEM, then swapped out. */
+	p[31 * PG + 4095] = 0x33;
+	ASSERT_EQ(evict(TTM_PL_TT), 0);
+	p[5 * PG] = 0x44;
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ret = ttm_bo_swapout(bo, &ctx);
+	EXPECT_GT(ret, 0);
+	EXPECT_TRUE(ttm_tt_is_swapped(bo->ttm));
+	ttm_bo_unreserve(bo);
+	/* The access swaps it back in. */
+	EXPECT_EQ(p[31 * PG + 4095], 0x33);
+	EXPECT_EQ(p[5 * PG], 0x44);
+	EXPECT_EQ(p[0], 0x11);
+	EXPECT_FALSE(ttm_tt_is_swapped(bo->ttm));
+	EXPECT_GE(vm_stats(bo).pages_written_back, 3);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_write_before_evict)
+
+/*
+ * A BO outside the CPU placement migrates once, at the first fault; one
+ * page of a large BO is copied into the mapping at most once.
+ */
+static void ttm_bo_mmap_migrate_once(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_test_placement tp;
+	struct ttm_buffer_object *bo;
+	uint64_t size = 1024 * PG, sum, i;
+	struct ttm_bo_vm_stats st;
+	uint8_t *p;
+
+	setup(mode, 0, 1024);
+	bo = bo_create_filled(size, TTM_PL_VRAM, 13);
+	sum = bo_checksum(bo);
+	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_SYSTEM, 0), &ctx, (void **)&p), 0);
+	(void)*(volatile uint8_t *)(p + 500 * PG + 1);
+	st = vm_stats(bo);
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_SYSTEM);
+	EXPECT_EQ(st.migrations, 1);
+	EXPECT_UEQ(st.bytes_migrated, size);
+	EXPECT_EQ(st.faults, 1);
+	EXPECT_EQ(st.pages_copied, TTM_VM_FAULT_PREFAULT);
+
+	/* Touch everything twice: no second migration, each page copied once. */
+	for (i = 0; i < 2; i++)
+		EXPECT_UEQ(map_checksum(p, size), sum);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.migrations, 1);
+	EXPECT_EQ(st.pages_copied, size / PG);
+	EXPECT_EQ(st.faults, size / PG / TTM_VM_FAULT_PREFAULT);
+	EXPECT_EQ(st.invalidations, 0);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_migrate_once)
+
+/* Sequential, random and strided first touches of BOs from 1 page to 16 MiB. */
+static void ttm_bo_mmap_touch_orders(enum ttm_vm_fault_mode mode)
+{
+	static const uint64_t sizes[] = { 1, 17, 256, 4096 };
+	struct ttm_operation_ctx ctx = { 0 };
+
+	setup(mode, 0, 0);
+	for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (unsigned order = 0; order < 3; order++) {
+			uint64_t n = sizes[s], sum, i, k;
+			struct ttm_buffer_object *bo;
+			struct ttm_bo_vm_stats st;
+			uint8_t *p, *seen;
+
+			bo = bo_create_filled(n * PG, TTM_PL_SYSTEM, 100 + s * 3 + order);
+			sum = bo_checksum(bo);
+			ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&p), 0);
+			seen = calloc(n, 1);
+			ASSERT_NOT_NULL(seen);
+			for (i = 0; i < n; i++) {
+				if (order == 0)
+					k = i;
+				else if (order == 1)
+					k = ktest_rand() % n;
+				else
+					k = (i * 37) % n;
+				seen[k] |= (uint8_t)(p[k * PG + (i % PG)] | 1);
+			}
+			free(seen);
+			EXPECT_UEQ(map_checksum(p, n * PG), sum);
+			st = vm_stats(bo);
+			EXPECT_EQ(st.pages_copied, n);
+			EXPECT_EQ(st.migrations, 0);
+			bo_unmap_put(bo);
+		}
+	}
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_touch_orders)
+
+struct signal_later {
+	struct dma_fence *fence;
+	_Atomic bool signalled;
+};
+
+static void *signal_later_fn(void *arg)
+{
+	struct signal_later *s = arg;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	atomic_store(&s->signalled, true);
+	dma_fence_signal(s->fence);
+	return NULL;
+}
+
+/* DONT_BLOCK maps fail -EBUSY on a pending GPU write; a fault waits for it. */
+static void ttm_bo_mmap_gpu_write_wait(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx nowait = { .no_wait_gpu = true };
+	struct ttm_buffer_object *bo;
+	struct signal_later s;
+	pthread_t t;
+	uint8_t *p;
+
+	setup(mode, 256, 256);
+	bo = bo_create_filled(8 * PG, TTM_PL_TT, 14);
+	s.fence = ttm_test_fence_create();
+	ASSERT_NOT_NULL(s.fence);
+	atomic_store(&s.signalled, false);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ASSERT_EQ(ttm_test_bo_add_fence(bo, s.fence, DMA_RESV_USAGE_WRITE), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(ttm_bo_mmap(bo, NULL, &nowait, (void **)&p), -EBUSY);
+	EXPECT_EQ(ttm_bo_vm_get_stats(bo, &(struct ttm_bo_vm_stats){ 0 }), -ENOENT);
+
+	/* Map while idle, then a GPU write is queued: the next fault waits for it. */
+	dma_fence_signal(s.fence);
+	dma_fence_put(s.fence);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &nowait, (void **)&p), 0);
+	s.fence = ttm_test_fence_create();
+	ASSERT_NOT_NULL(s.fence);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ASSERT_EQ(ttm_test_bo_add_fence(bo, s.fence, DMA_RESV_USAGE_WRITE), 0);
+	ttm_bo_unreserve(bo);
+	ASSERT_EQ(pthread_create(&t, NULL, signal_later_fn, &s), 0);
+	(void)*(volatile uint8_t *)p;
+	EXPECT_TRUE(atomic_load(&s.signalled));
+	pthread_join(t, NULL);
+	dma_fence_put(s.fence);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_gpu_write_wait)
+
+/*
+ * Map counts and 2007 lifetime: maps share one address (two clients see
+ * the same bytes), the address outlives a zero map count, and a BO
+ * released with live maps goes with the last unmap.
+ */
+static void ttm_bo_munmap_lifetime(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo;
+	uint8_t *a, *b, *c;
+
+	setup(mode, 256, 256);
+	bo = bo_create_filled(4 * PG, TTM_PL_VRAM, 15);
+	EXPECT_EQ(ttm_bo_munmap(bo), -EINVAL);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&a), 0);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&b), 0);
+	EXPECT_TRUE(a == b);
+	EXPECT_EQ(vm_stats(bo).map_count, 2);
+	/* Client A writes, the BO moves, client B reads. */
+	a[PG + 9] = 0x5a;
+	ASSERT_EQ(evict(TTM_PL_VRAM), 0);
+	EXPECT_EQ(b[PG + 9], 0x5a);
+
+	EXPECT_EQ(ttm_bo_munmap(bo), 0);
+	EXPECT_EQ(ttm_bo_munmap(bo), 0);
+	EXPECT_EQ(ttm_bo_munmap(bo), -EINVAL);
+	/* Map count zero: the range lives on and the next map gets it back. */
+	EXPECT_EQ(a[PG + 9], 0x5a);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&c), 0);
+	EXPECT_TRUE(c == a);
+
+	/* Released with a live map: still usable, gone with the last unmap. */
+	ttm_bo_vm_release(bo);
+	ttm_bo_put(bo);
+	EXPECT_EQ(atomic_load(&tdev.bdev.stats.bo_count), 1);
+	c[2 * PG] = 0x77;
+	EXPECT_EQ(c[PG + 9], 0x5a);
+	EXPECT_EQ(ttm_bo_munmap(bo), 0);
+	teardown();
+}
+BOTH_MODES(ttm_bo_munmap_lifetime)
+
+static sigjmp_buf sigbus_env;
+static volatile sig_atomic_t sigbus_seen;
+
+static void sigbus_handler(int sig)
+{
+	sigbus_seen = 1;
+	siglongjmp(sigbus_env, 1);
+}
+
+/* A failing fault (remap fault point, failing migration) is SIGBUS; content intact. */
+static void ttm_bo_mmap_fault_sigbus(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_test_placement tp;
+	struct ttm_buffer_object *bo;
+	struct sigaction sa, old;
+	volatile uint8_t v = 0;
+	uint64_t sum;
+	uint8_t *p;
+
+#ifdef VM_TEST_TSAN
+	KTEST_SKIP("SIGBUS delivery is deferred under TSan");
+#endif
+	setup(mode, 0, 256);
+	bo = bo_create_filled(32 * PG, TTM_PL_VRAM, 16);
+	sum = bo_checksum(bo);
+	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_SYSTEM, 0), &ctx, (void **)&p),
+		  0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigbus_handler;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGBUS, &sa, &old), 0);
+
+	/* Migration fails (no pages for the tt): SIGBUS, the BO stays in VRAM intact. */
+	ASSERT_EQ(fault_configure("pool_alloc:probability=100,times=-1", NULL, 0), 0);
+	sigbus_seen = 0;
+	if (!sigsetjmp(sigbus_env, 1))
+		v = p[3];
+	EXPECT_EQ(sigbus_seen, 1);
+	fault_reset_all();
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_VRAM);
+	EXPECT_UEQ(bo_checksum(bo), sum);
+
+	/* Installing fails once: SIGBUS, then the retry works. */
+	ASSERT_EQ(fault_configure("mmap_remap:probability=100,times=1", NULL, 0), 0);
+	sigbus_seen = 0;
+	if (!sigsetjmp(sigbus_env, 1))
+		v = p[3];
+	EXPECT_EQ(sigbus_seen, 1);
+	sigbus_seen = 0;
+	if (!sigsetjmp(sigbus_env, 1))
+		EXPECT_UEQ(map_checksum(p, 32 * PG), sum);
+	EXPECT_EQ(sigbus_seen, 0);
+	EXPECT_EQ(vm_stats(bo).sigbus, 2);
+	(void)v;
+	fault_reset_all();
+	sigaction(SIGBUS, &old, NULL);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_fault_sigbus)
+
+/*
+ * Faults racing moves: readers check a per-page stamp, a writer updates a
+ * per-page word, a mover bounces the BO between VRAM, TT and SYSTEM and
+ * swaps it out. Every read sees the stamp; at the end the BO holds every
+ * page's last written value.
+ */
+struct race {
+	struct ttm_buffer_object *bo;
+	uint8_t *p;
+	uint64_t pages;
+	unsigned long iters;
+	uint64_t seed;
+	uint64_t *last;
+	_Atomic bool *stop;
+	_Atomic unsigned long *moves;
+	_Atomic unsigned long bad;
+};
+
+static uint64_t race_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static void *race_reader(void *arg)
+{
+	struct race *r = arg;
+	uint64_t x = r->seed | 1;
+
+	while (!atomic_load(r->stop)) {
+		uint64_t pg = race_next(&x) % r->pages;
+
+		if (((volatile uint64_t *)(r->p + pg * PG))[0] != pg * 7919)
+			atomic_fetch_add(&r->bad, 1);
+	}
+	return NULL;
+}
+
+static void *race_writer(void *arg)
+{
+	struct race *r = arg;
+	uint64_t x = r->seed | 1;
+
+	/* Keep writing until the mover has moved the BO a number of times. */
+	for (unsigned long it = 1; it <= r->iters || atomic_load(r->moves) < r->iters / 50; it++) {
+		uint64_t pg = race_next(&x) % r->pages;
+
+		((volatile uint64_t *)(r->p + pg * PG))[1] = it;
+		r->last[pg] = it;
+		if (it % 64 == 0)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void *race_mover(void *arg)
+{
+	static const uint32_t types[] = { TTM_PL_VRAM, TTM_PL_TT, TTM_PL_SYSTEM };
+	struct race *r = arg;
+	unsigned k = 0;
+
+	while (!atomic_load(r->stop)) {
+		struct ttm_operation_ctx ctx = { 0 };
+		struct ttm_test_placement tp;
+
+		if (ttm_bo_reserve(r->bo, false, false, NULL))
+			continue;
+		if (k % 4 == 3)
+			ttm_bo_swapout(r->bo, &ctx);
+		else
+			ttm_bo_validate(r->bo, ttm_test_placement(&tp, types[k % 3], 0), &ctx);
+		ttm_bo_unreserve(r->bo);
+		atomic_fetch_add(r->moves, 1);
+		k++;
+	}
+	return NULL;
+}
+
+static void ttm_bo_mmap_fault_race(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct race rd, wr, mv;
+	pthread_t trd, twr, tmv;
+	_Atomic bool stop = false;
+	_Atomic unsigned long moves = 0;
+	struct ttm_buffer_object *bo;
+	uint64_t pages = 48, i, word[2];
+	uint8_t *p;
+
+	setup(mode, 256, 256);
+	bo = bo_create_filled(pages * PG, TTM_PL_VRAM, 17);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&p), 0);
+	for (i = 0; i < pages; i++) {
+		((uint64_t *)(p + i * PG))[0] = i * 7919;
+		((uint64_t *)(p + i * PG))[1] = 0;
+	}
+	wr = (struct race){ .bo = bo, .p = p, .pages = pages, .iters = 3000 * ktest_scale(),
+			    .seed = ktest_rand(), .stop = &stop, .moves = &moves };
+	wr.last = calloc(pages, sizeof(uint64_t));
+	ASSERT_NOT_NULL(wr.last);
+	rd = wr;
+	rd.seed = ktest_rand();
+	mv = wr;
+	ASSERT_EQ(pthread_create(&trd, NULL, race_reader, &rd), 0);
+	ASSERT_EQ(pthread_create(&tmv, NULL, race_mover, &mv), 0);
+	ASSERT_EQ(pthread_create(&twr, NULL, race_writer, &wr), 0);
+	pthread_join(twr, NULL);
+	atomic_store(&stop, true);
+	pthread_join(trd, NULL);
+	pthread_join(tmv, NULL);
+	EXPECT_EQ(atomic_load(&rd.bad), 0);
+	EXPECT_GT(vm_stats(bo).invalidations, 0);
+
+	/* The mapping shows the last writes; after the flush the BO does too. */
+	for (i = 0; i < pages; i++)
+		EXPECT_UEQ(((uint64_t *)(p + i * PG))[1], wr.last[i]);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ttm_bo_vm_flush(bo);
+	for (i = 0; i < pages; i++) {
+		EXPECT_EQ(ttm_bo_access(bo, i * PG, word, sizeof(word), false, &ctx), 0);
+		EXPECT_UEQ(word[0], i * 7919);
+		EXPECT_UEQ(word[1], wr.last[i]);
+	}
+	ttm_bo_unreserve(bo);
+	free(wr.last);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_fault_race)
+
+/* The info dump names the active mechanism. */
+static void ttm_bo_vm_print_mode(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_buffer_object *bo;
+	char line[512], want[64];
+	uint8_t *p;
+	FILE *f;
+
+	setup(mode, 0, 0);
+	bo = bo_create_filled(PG, TTM_PL_SYSTEM, 18);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&p), 0);
+	(void)*(volatile uint8_t *)p;
+	f = tmpfile();
+	ASSERT_NOT_NULL(f);
+	ttm_bo_vm_print(f);
+	rewind(f);
+	ASSERT_NOT_NULL(fgets(line, sizeof(line), f));
+	snprintf(want, sizeof(want), "cpu mappings: fault mode %s, ranges 1",
+		 ttm_vm_fault_mode_name(mode));
+	EXPECT_TRUE(strstr(line, want) != NULL);
+	ASSERT_NOT_NULL(fgets(line, sizeof(line), f));
+	EXPECT_TRUE(strstr(line, "faults 1") != NULL || strstr(line, "faults") != NULL);
+	fclose(f);
+	EXPECT_EQ(ttm_bo_vm_set_mode(TTM_VM_FAULT_SIGSEGV), -EBUSY);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_vm_print_mode)
+
+KTEST(ttm_bo_mmap_invalid)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_placement empty = { 0, NULL };
+	struct ttm_buffer_object *bo;
+	void *p;
+
+	setup(TTM_VM_FAULT_SIGSEGV, 0, 0);
+	bo = bo_create_filled(PG, TTM_PL_SYSTEM, 19);
+	EXPECT_EQ(ttm_bo_mmap(NULL, NULL, &ctx, &p), -EINVAL);
+	EXPECT_EQ(ttm_bo_mmap(bo, NULL, NULL, &p), -EINVAL);
+	EXPECT_EQ(ttm_bo_mmap(bo, &empty, &ctx, &p), -EINVAL);
+	EXPECT_EQ(ttm_bo_vm_caching(bo), ttm_cached);
+	ttm_bo_vm_release(bo);
+	ttm_bo_put(bo);
+	teardown();
+}

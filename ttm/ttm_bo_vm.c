@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPU mappings of buffer objects: one fault-populated range per mapped BO,
+ * migration to CPU-reachable memory on fault, write-back and invalidation
+ * before every move. See ttm_bo_vm.h for the contract.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ttm/ttm_bo_vm.h>
+
+#define BO_VM_PAGE_SIZE 4096ul
+
+/**
+ * struct ttm_bo_vm - the mapping of one BO (bo->vm).
+ * @bo: the BO; the range holds a reference on it.
+ * @range: the virtual range and its page states.
+ * @places: copy of the CPU placement given at the first map (NULL: none).
+ * @placement: points at @places.
+ * @migrations, @bytes_migrated: moves done by faults (atomic).
+ *
+ * Protected by the BO's reservation:
+ * @map_count: ttm_bo_mmap() calls not yet matched by ttm_bo_munmap().
+ * @released: the owner called ttm_bo_vm_release().
+ * @dead: detached from the BO; faults SIGBUS until the range is gone.
+ * @wb_io: during an invalidation of an io resource, its CPU address.
+ * @caching: caching mode of the backing installed last.
+ */
+struct ttm_bo_vm {
+	struct ttm_buffer_object *bo;
+	struct ttm_vm_range range;
+	struct ttm_place *places;
+	struct ttm_placement placement;
+	_Atomic uint64_t migrations;
+	_Atomic uint64_t bytes_migrated;
+
+	unsigned map_count;
+	bool released;
+	bool dead;
+	uint8_t *wb_io;
+	enum ttm_caching caching;
+};
+
+/*
+ * The process-wide engine, created by the first map. Guarded by
+ * ttm_bo_vm_lock, which is taken after BO reservations and never around a
+ * fault.
+ */
+static pthread_mutex_t ttm_bo_vm_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ttm_vm_fault_engine ttm_bo_vm_engine;
+static bool ttm_bo_vm_engine_live;
+static enum ttm_vm_fault_mode ttm_bo_vm_want = TTM_VM_FAULT_AUTO;
+static unsigned long ttm_bo_vm_ranges;
+
+static int ttm_bo_vm_engine_get(struct ttm_vm_fault_engine **eng)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&ttm_bo_vm_lock);
+	if (!ttm_bo_vm_engine_live) {
+		ret = ttm_vm_fault_engine_init(&ttm_bo_vm_engine, ttm_bo_vm_want);
+		ttm_bo_vm_engine_live = !ret;
+	}
+	if (!ret) {
+		ttm_bo_vm_ranges++;
+		*eng = &ttm_bo_vm_engine;
+	}
+	pthread_mutex_unlock(&ttm_bo_vm_lock);
+	return ret;
+}
+
+static void ttm_bo_vm_engine_put(void)
+{
+	pthread_mutex_lock(&ttm_bo_vm_lock);
+	ttm_bo_vm_ranges--;
+	pthread_mutex_unlock(&ttm_bo_vm_lock);
+}
+
+int ttm_bo_vm_set_mode(enum ttm_vm_fault_mode mode)
+{
+	int ret;
+
+	pthread_mutex_lock(&ttm_bo_vm_lock);
+	if (ttm_bo_vm_ranges) {
+		pthread_mutex_unlock(&ttm_bo_vm_lock);
+		return -EBUSY;
+	}
+	/* The handler thread points at the engine: it is rebuilt in place, never copied. */
+	if (ttm_bo_vm_engine_live)
+		ttm_vm_fault_engine_fini(&ttm_bo_vm_engine);
+	ret = ttm_vm_fault_engine_init(&ttm_bo_vm_engine, mode);
+	if (!ret)
+		ttm_bo_vm_want = mode;
+	/* On failure the next map sets up the previous mode again. */
+	ttm_bo_vm_engine_live = !ret;
+	pthread_mutex_unlock(&ttm_bo_vm_lock);
+	return ret;
+}
+
+enum ttm_vm_fault_mode ttm_bo_vm_mode(void)
+{
+	enum ttm_vm_fault_mode mode = TTM_VM_FAULT_AUTO;
+
+	pthread_mutex_lock(&ttm_bo_vm_lock);
+	if (!ttm_bo_vm_engine_live)
+		ttm_bo_vm_engine_live = !ttm_vm_fault_engine_init(&ttm_bo_vm_engine, ttm_bo_vm_want);
+	if (ttm_bo_vm_engine_live)
+		mode = ttm_bo_vm_engine.mode;
+	pthread_mutex_unlock(&ttm_bo_vm_lock);
+	return mode;
+}
+
+static bool ttm_bo_vm_res_uses_tt(struct ttm_buffer_object *bo, struct ttm_resource *res)
+{
+	struct ttm_resource_manager *man = ttm_manager_type(bo->bdev, res->mem_type);
+
+	return res->mem_type == TTM_PL_SYSTEM || (man && man->use_tt);
+}
+
+/* The CPU address of io resource @res, or NULL; pair with ttm_bo_vm_io_free(). */
+static uint8_t *ttm_bo_vm_io_reserve(struct ttm_device *bdev, struct ttm_resource *res)
+{
+	if (!bdev->funcs->io_mem_reserve || bdev->funcs->io_mem_reserve(bdev, res))
+		return NULL;
+	if (!res->bus.addr) {
+		if (bdev->funcs->io_mem_free)
+			bdev->funcs->io_mem_free(bdev, res);
+		return NULL;
+	}
+	return res->bus.addr;
+}
+
+static void ttm_bo_vm_io_free(struct ttm_device *bdev, struct ttm_resource *res)
+{
+	if (bdev->funcs->io_mem_free)
+		bdev->funcs->io_mem_free(bdev, res);
+}
+
+/* A copied page goes back to wherever the BO still is (reserved). */
+static void ttm_bo_vm_writeback(struct ttm_vm_range *range, unsigned long page, const void *data)
+{
+	struct ttm_bo_vm *vm = range->priv;
+	struct ttm_buffer_object *bo = vm->bo;
+	void *dst = NULL;
+
+	if (vm->wb_io)
+		dst = vm->wb_io + page * BO_VM_PAGE_SIZE;
+	else if (bo->ttm && ttm_tt_is_populated(bo->ttm))
+		dst = ttm_tt_page_ptr(bo->ttm, page);
+	/* No storage: the BO was gutted without a tt, its content is gone anyway. */
+	if (dst)
+		memcpy(dst, data, BO_VM_PAGE_SIZE);
+}
+
+void ttm_bo_vm_unmap_virtual(struct ttm_buffer_object *bo)
+{
+	struct ttm_bo_vm *vm = bo->vm;
+	struct ttm_resource *res = bo->resource;
+	bool io = false;
+
+	if (!vm)
+		return;
+	if (res && !ttm_bo_vm_res_uses_tt(bo, res) && vm->range.nr_present) {
+		vm->wb_io = ttm_bo_vm_io_reserve(bo->bdev, res);
+		io = vm->wb_io != NULL;
+	}
+	ttm_vm_range_invalidate(&vm->range);
+	if (io)
+		ttm_bo_vm_io_free(bo->bdev, res);
+	vm->wb_io = NULL;
+}
+
+void ttm_bo_vm_init_device(struct ttm_device *bdev)
+{
+	if (bdev->unmap_virtual != ttm_bo_vm_unmap_virtual)
+		bdev->unmap_virtual = ttm_bo_vm_unmap_virtual;
+}
+
+/*
+ * SYSTEM has no size to check page ranges against (ttm_resource_compatible()
+ * sees every SYSTEM resource as out of range), so for it the type decides.
+ */
+static bool ttm_bo_vm_placement_ok(struct ttm_bo_vm *vm, struct ttm_resource *res)
+{
+	if (res->mem_type == TTM_PL_SYSTEM) {
+		for (unsigned i = 0; i < vm->placement.num_placement; i++)
+			if (vm->places[i].mem_type == TTM_PL_SYSTEM)
+				return true;
+		return false;
+	}
+	return ttm_resource_compatible(ttm_manager_type(vm->bo->bdev, res->mem_type), res,
+				       &vm->placement, false);
+}
+
+/*
+ * Whether the CPU can use @bo where it is: a tt-backed resource, or an io
+ * resource the driver gives an address for; and inside the CPU placement
+ * when one was given.
+ */
+static bool ttm_bo_vm_in_place(struct ttm_bo_vm *vm)
+{
+	struct ttm_buffer_object *bo = vm->bo;
+	struct ttm_resource *res = bo->resource;
+	uint8_t *io;
+
+	if (!res)
+		return false;
+	if (vm->places && !ttm_bo_vm_placement_ok(vm, res))
+		return false;
+	if (ttm_bo_vm_res_uses_tt(bo, res))
+		return true;
+	io = ttm_bo_vm_io_reserve(bo->bdev, res);
+	if (!io)
+		return false;
+	ttm_bo_vm_io_free(bo->bdev, res);
+	return true;
+}
+
+static int ttm_bo_vm_migrate(struct ttm_bo_vm *vm, struct ttm_operation_ctx *ctx)
+{
+	static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
+	static const struct ttm_placement sys_placement = { 1, &sys_place };
+	struct ttm_buffer_object *bo = vm->bo;
+	uint64_t moves = ctx->moves, bytes = ctx->bytes_moved;
+	int ret;
+
+	ret = ttm_bo_validate(bo, vm->places ? &vm->placement : &sys_placement, ctx);
+	if (ret)
+		return ret;
+	if (ctx->moves != moves) {
+		atomic_fetch_add(&vm->migrations, 1);
+		atomic_fetch_add(&vm->bytes_migrated, ctx->bytes_moved - bytes);
+	}
+	return ttm_bo_vm_in_place(vm) ? 0 : -EIO;
+}
+
+/* Installs the prefault window holding @page from the BO's current storage. */
+static int ttm_bo_vm_install(struct ttm_bo_vm *vm, unsigned long page,
+			     struct ttm_operation_ctx *ctx)
+{
+	struct ttm_vm_page pages[TTM_VM_FAULT_PREFAULT];
+	struct ttm_buffer_object *bo = vm->bo;
+	struct ttm_resource *res = bo->resource;
+	unsigned long first = page - page % TTM_VM_FAULT_PREFAULT;
+	unsigned long n = TTM_VM_FAULT_PREFAULT, i;
+	enum ttm_caching caching;
+	uint8_t *io = NULL;
+	long ret;
+
+	if (first + n > vm->range.num_pages)
+		n = vm->range.num_pages - first;
+	if (ttm_bo_vm_res_uses_tt(bo, res)) {
+		ret = ttm_bo_populate(bo, ctx);
+		if (ret)
+			return (int)ret;
+		for (i = 0; i < n; i++) {
+			pages[i].src = ttm_tt_page_ptr(bo->ttm, first + i);
+			if (!pages[i].src)
+				return -EFAULT;
+		}
+		caching = bo->ttm->caching;
+	} else {
+		io = ttm_bo_vm_io_reserve(bo->bdev, res);
+		if (!io)
+			return -EIO;
+		for (i = 0; i < n; i++)
+			pages[i].src = io + (first + i) * BO_VM_PAGE_SIZE;
+		caching = ttm_write_combined;
+	}
+	ret = ttm_vm_range_install(&vm->range, first, n, pages, caching);
+	if (io)
+		ttm_bo_vm_io_free(bo->bdev, res);
+	if (ret < 0)
+		return (int)ret;
+	vm->caching = caching;
+	return 0;
+}
+
+static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
+{
+	struct ttm_bo_vm *vm = range->priv;
+	struct ttm_buffer_object *bo = vm->bo;
+	struct ttm_operation_ctx ctx = { 0 };
+	int64_t lret;
+	int ret;
+
+	ret = ttm_bo_reserve(bo, false, false, NULL);
+	if (ret)
+		return ret;
+	if (vm->dead) {
+		ret = -ENODEV;
+		goto out;
+	}
+	/* The CPU must not see the page before the GPU finished writing it. */
+	lret = dma_resv_wait_timeout(bo->resv, DMA_RESV_USAGE_WRITE, false, INT64_MAX);
+	if (lret < 0) {
+		ret = (int)lret;
+		goto out;
+	}
+	if (!ttm_bo_vm_in_place(vm)) {
+		ret = ttm_bo_vm_migrate(vm, &ctx);
+		if (ret)
+			goto out;
+	}
+	ret = ttm_bo_vm_install(vm, page, &ctx);
+out:
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+
+static const struct ttm_vm_range_ops ttm_bo_vm_range_ops = {
+	.populate = ttm_bo_vm_populate,
+	.writeback = ttm_bo_vm_writeback,
+};
+
+static struct ttm_bo_vm *ttm_bo_vm_create(struct ttm_buffer_object *bo,
+					  const struct ttm_placement *cpu_placement, int *err)
+{
+	struct ttm_vm_fault_engine *eng;
+	struct ttm_bo_vm *vm;
+	int ret;
+
+	vm = calloc(1, sizeof(*vm));
+	if (!vm) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	vm->bo = bo;
+	vm->caching = ttm_cached;
+	if (cpu_placement) {
+		vm->places = calloc(cpu_placement->num_placement, sizeof(*vm->places));
+		if (!vm->places) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		memcpy(vm->places, cpu_placement->placement,
+		       cpu_placement->num_placement * sizeof(*vm->places));
+		vm->placement.num_placement = cpu_placement->num_placement;
+		vm->placement.placement = vm->places;
+	}
+	ret = ttm_bo_vm_engine_get(&eng);
+	if (ret)
+		goto err_free;
+	ret = ttm_vm_range_init(eng, &vm->range, bo->size / BO_VM_PAGE_SIZE, &ttm_bo_vm_range_ops,
+				vm);
+	if (ret)
+		goto err_engine;
+	return vm;
+
+err_engine:
+	ttm_bo_vm_engine_put();
+err_free:
+	free(vm->places);
+	free(vm);
+	*err = ret;
+	return NULL;
+}
+
+/* Tear a detached mapping down; not reserved (a fault may be waiting for it). */
+static void ttm_bo_vm_destroy(struct ttm_bo_vm *vm)
+{
+	struct ttm_buffer_object *bo = vm->bo;
+
+	ttm_vm_range_fini(&vm->range);
+	ttm_bo_vm_engine_put();
+	free(vm->places);
+	free(vm);
+	ttm_bo_put(bo);
+}
+
+/* Detach @bo's mapping after writing CPU copies back. Reserved. */
+static struct ttm_bo_vm *ttm_bo_vm_detach(struct ttm_buffer_object *bo)
+{
+	struct ttm_bo_vm *vm = bo->vm;
+
+	ttm_bo_vm_unmap_virtual(bo);
+	vm->dead = true;
+	bo->vm = NULL;
+	return vm;
+}
+
+int ttm_bo_mmap(struct ttm_buffer_object *bo, const struct ttm_placement *cpu_placement,
+		struct ttm_operation_ctx *ctx, void **addr)
+{
+	struct ttm_bo_vm *vm;
+	int64_t lret;
+	int ret;
+
+	if (!bo || !ctx || !addr || bo->type == ttm_bo_type_kernel || !bo->size ||
+	    bo->size % BO_VM_PAGE_SIZE ||
+	    (cpu_placement && (!cpu_placement->num_placement || !cpu_placement->placement)))
+		return -EINVAL;
+
+	ret = ttm_bo_reserve(bo, ctx->interruptible, false, NULL);
+	if (ret)
+		return ret;
+	if (ctx->no_wait_gpu) {
+		if (!dma_resv_test_signaled(bo->resv, DMA_RESV_USAGE_WRITE)) {
+			ret = -EBUSY;
+			goto out;
+		}
+	} else {
+		lret = dma_resv_wait_timeout(bo->resv, DMA_RESV_USAGE_WRITE, ctx->interruptible,
+					     INT64_MAX);
+		if (lret < 0) {
+			ret = (int)lret;
+			goto out;
+		}
+	}
+	vm = bo->vm;
+	if (!vm) {
+		vm = ttm_bo_vm_create(bo, cpu_placement, &ret);
+		if (!vm)
+			goto out;
+		ttm_bo_get(bo);
+		ttm_bo_vm_init_device(bo->bdev);
+		bo->vm = vm;
+	}
+	vm->map_count++;
+	*addr = vm->range.addr;
+out:
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+
+int ttm_bo_munmap(struct ttm_buffer_object *bo)
+{
+	struct ttm_bo_vm *vm, *gone = NULL;
+	int ret;
+
+	if (!bo)
+		return -EINVAL;
+	ret = ttm_bo_reserve(bo, false, false, NULL);
+	if (ret)
+		return ret;
+	vm = bo->vm;
+	if (!vm || !vm->map_count) {
+		ttm_bo_unreserve(bo);
+		return -EINVAL;
+	}
+	if (--vm->map_count == 0 && vm->released)
+		gone = ttm_bo_vm_detach(bo);
+	ttm_bo_unreserve(bo);
+	if (gone)
+		ttm_bo_vm_destroy(gone);
+	return 0;
+}
+
+void ttm_bo_vm_release(struct ttm_buffer_object *bo)
+{
+	struct ttm_bo_vm *gone = NULL;
+
+	if (!bo || ttm_bo_reserve(bo, false, false, NULL))
+		return;
+	if (bo->vm) {
+		bo->vm->released = true;
+		if (!bo->vm->map_count)
+			gone = ttm_bo_vm_detach(bo);
+	}
+	ttm_bo_unreserve(bo);
+	if (gone)
+		ttm_bo_vm_destroy(gone);
+}
+
+int ttm_bo_vm_get_stats(struct ttm_buffer_object *bo, struct ttm_bo_vm_stats *st)
+{
+	struct ttm_bo_vm *vm;
+
+	if (ttm_bo_reserve(bo, false, false, NULL))
+		return -EINTR;
+	vm = bo->vm;
+	if (!vm) {
+		ttm_bo_unreserve(bo);
+		return -ENOENT;
+	}
+	st->faults = atomic_load(&vm->range.stats.faults);
+	st->pages_copied = atomic_load(&vm->range.stats.pages_copied);
+	st->pages_mapped = atomic_load(&vm->range.stats.pages_mapped);
+	st->migrations = atomic_load(&vm->migrations);
+	st->bytes_migrated = atomic_load(&vm->bytes_migrated);
+	st->invalidations = atomic_load(&vm->range.stats.invalidations);
+	st->pages_written_back = atomic_load(&vm->range.stats.pages_written_back);
+	st->sigbus = atomic_load(&vm->range.stats.sigbus);
+	st->map_count = vm->map_count;
+	ttm_bo_unreserve(bo);
+	return 0;
+}
+
+enum ttm_caching ttm_bo_vm_caching(struct ttm_buffer_object *bo)
+{
+	enum ttm_caching c = ttm_cached;
+
+	if (ttm_bo_reserve(bo, false, false, NULL))
+		return c;
+	if (bo->vm)
+		c = bo->vm->caching;
+	ttm_bo_unreserve(bo);
+	return c;
+}
+
+void ttm_bo_vm_print(FILE *f)
+{
+	pthread_mutex_lock(&ttm_bo_vm_lock);
+	fprintf(f, "cpu mappings: fault mode %s, ranges %lu\n",
+		ttm_bo_vm_engine_live ? ttm_vm_fault_mode_name(ttm_bo_vm_engine.mode) : "none",
+		ttm_bo_vm_ranges);
+	if (ttm_bo_vm_engine_live)
+		ttm_vm_fault_engine_print(&ttm_bo_vm_engine, f);
+	pthread_mutex_unlock(&ttm_bo_vm_lock);
+}
