@@ -592,3 +592,50 @@ KTEST(gem_execbuffer_ww_backs_off_for_older_ticket)
 	i915_gem_object_put(batch);
 	EXPECT_EQ(gem_device_destroy(i915), 0);
 }
+
+/* A TT object swapped out loses its PTEs; the next execbuffer rebinds it. */
+KTEST(gem_execbuffer_rebinds_after_swapout)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct ttm_operation_ctx ctx = { 0 };
+	struct i915_gem_object *target, *batch;
+	struct i915_exec_reloc rel;
+	struct i915_exec_object objs[2];
+	struct i915_execbuffer eb;
+	uint32_t v = 0;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_SMEM, &target), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	for (int round = 0; round < 2; round++) {
+		write_reloc_batch(batch, 0x5000u + (uint32_t)round);
+		rel = (struct i915_exec_reloc){ .target = 0, .offset = 4, .delta = 4096,
+						.write_domain = I915_GEM_DOMAIN_RENDER };
+		memset(objs, 0, sizeof(objs));
+		objs[0].obj = target;
+		objs[1] = (struct i915_exec_object){ .obj = batch, .relocs = &rel, .nreloc = 1 };
+		memset(&eb, 0, sizeof(eb));
+		eb.objects = objs;
+		eb.count = 2;
+		ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+		EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
+		EXPECT_EQ(dma_fence_get_status(eb.out_fence), 1);
+		dma_fence_put(eb.out_fence);
+		if (round == 0) {
+			uint64_t first = target->base.resource->start;
+
+			ASSERT_EQ(ttm_bo_reserve(&target->base, false, false, NULL), 0);
+			EXPECT_GT(ttm_bo_swapout(&target->base, &ctx), 0);
+			EXPECT_FALSE(target->ggtt_bound);
+			EXPECT_UEQ(sim_ggtt_read_pte(i915_device_sim(i915), first) & SIM_PTE_PRESENT,
+				   0);
+			ttm_bo_unreserve(&target->base);
+		}
+	}
+	EXPECT_TRUE(target->ggtt_bound);
+	EXPECT_EQ(i915_gem_object_access(target, 4096, &v, 4, false), 0);
+	EXPECT_EQ(v, 0x5001);
+	i915_gem_object_put(target);
+	i915_gem_object_put(batch);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
