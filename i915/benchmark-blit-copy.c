@@ -45,7 +45,7 @@ static void summarize(double *v, unsigned int n, double *med, double *min, doubl
 /* Host buffer of @size bytes bound at a fresh GGTT range. */
 static int map_buffer(struct i915_device *i915, size_t size, void **mem, struct ttm_resource **res)
 {
-	const struct ttm_place place = { .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN };
+	const struct ttm_place place = {.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN};
 	size_t pages = size / 4096;
 	void **ptrs;
 	int ret;
@@ -115,8 +115,8 @@ int main(int argc, char **argv)
 		for (unsigned int c = 0; c < copies && !ret; c++) {
 			struct dma_fence *f;
 
-			ret = i915_blt_copy(i915, NULL, i915_ggtt_offset(rd), i915_ggtt_offset(rs), size,
-					    &f);
+			ret = i915_blt_copy(i915, NULL, i915_ggtt_offset(rd), i915_ggtt_offset(rs),
+					    size, &f);
 			if (!ret) {
 				dma_fence_wait(f, false);
 				if (dma_fence_get_status(f) != 1)
@@ -142,8 +142,10 @@ int main(int argc, char **argv)
 	summarize(cpu, reps, &cm, &cmin, &cmax);
 	printf("benchmark-blit-copy: sim BCS, latency model off, %u MiB x %u copies, %u reps\n",
 	       size_mib, copies, reps);
-	printf("reference memcpy          median %6.2f GB/s (min %.2f, max %.2f)\n", cm, cmin, cmax);
-	printf("XY_FAST_COPY_BLT + wait   median %6.2f GB/s (min %.2f, max %.2f)\n", bm, bmin, bmax);
+	printf("reference memcpy          median %6.2f GB/s (min %.2f, max %.2f)\n", cm, cmin,
+	       cmax);
+	printf("XY_FAST_COPY_BLT + wait   median %6.2f GB/s (min %.2f, max %.2f)\n", bm, bmin,
+	       bmax);
 	printf("ratio blit/memcpy (medians) = %.2f (target >= 0.7)\n", bm / cm);
 
 	i915_ggtt_unbind(&i915->ggtt, rs->start, size / 4096);

@@ -158,15 +158,15 @@ static int queued_loop(struct i915_engine *e, uint64_t batch, uint64_t budget_ns
 	return 0;
 }
 
-static int execbuf_loop(struct i915_device *i915, struct i915_gem_object *batch,
-			uint64_t budget_ns, double *ns)
+static int execbuf_loop(struct i915_device *i915, struct i915_gem_object *batch, uint64_t budget_ns,
+			double *ns)
 {
 	uint64_t t0 = now_ns(), n = 0;
 
 	do {
 		for (int i = 0; i < 64; i++) {
-			struct i915_exec_object obj = { .obj = batch };
-			struct i915_execbuffer eb = { .objects = &obj, .count = 1 };
+			struct i915_exec_object obj = {.obj = batch};
+			struct i915_execbuffer eb = {.objects = &obj, .count = 1};
 			int ret = i915_gem_execbuffer(i915, &eb);
 
 			if (ret)
@@ -188,7 +188,7 @@ static void print_series(const char *what, const char *unit, const struct series
 
 int main(int argc, char **argv)
 {
-	struct series futex = { 0 }, idle = { 0 }, queued = { 0 }, execbuf = { 0 };
+	struct series futex = {0}, idle = {0}, queued = {0}, execbuf = {0};
 	unsigned int reps = 7, duration_ms = 200;
 	struct i915_gem_object *bobj = NULL;
 	struct i915_device *i915 = NULL;
@@ -207,7 +207,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--duration-ms") && i + 1 < argc) {
 			duration_ms = (unsigned int)atoi(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--reps N] [--duration-ms N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--reps N] [--duration-ms N]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -229,7 +230,7 @@ int main(int argc, char **argv)
 	/* The ring-level batch: one host page mapped in the GGTT. */
 	page = aligned_alloc(4096, 4096);
 	{
-		const struct ttm_place place = { .mem_type = TTM_PL_TT };
+		const struct ttm_place place = {.mem_type = TTM_PL_TT};
 
 		ret = page ? ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &place, 4096,
 						0, &bres)

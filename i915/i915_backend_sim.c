@@ -40,8 +40,8 @@ static void sim_be_error(void *data, enum sim_engine_id engine, enum sim_error_r
 {
 	struct i915_backend_sim *s = data;
 
-	s->cb.error(s->cb_data, engine == SIM_BCS ? I915_ENGINE_BCS : I915_ENGINE_RCS,
-		    (int)reason, ctx_id);
+	s->cb.error(s->cb_data, engine == SIM_BCS ? I915_ENGINE_BCS : I915_ENGINE_RCS, (int)reason,
+		    ctx_id);
 }
 
 static void sim_be_destroy(struct i915_backend *be)
@@ -137,21 +137,21 @@ static void *sim_be_lmem_cpu_ptr(struct i915_backend *be, uint64_t offset)
 }
 
 static const struct i915_backend_ops i915_backend_sim_ops = {
-	.name = "sim",
-	.destroy = sim_be_destroy,
-	.pte_encode = sim_be_pte_encode,
-	.ggtt_insert = sim_be_ggtt_insert,
-	.ggtt_clear = sim_be_ggtt_clear,
-	.ggtt_read_pte = sim_be_ggtt_read_pte,
-	.engine_setup = sim_be_engine_setup,
-	.engine_submit = sim_be_engine_submit,
-	.engine_read_hws = sim_be_engine_read_hws,
-	.engine_is_stopped = sim_be_engine_is_stopped,
-	.engine_reset = sim_be_engine_reset,
-	.engine_run = sim_be_engine_run,
-	.is_synchronous = sim_be_is_synchronous,
-	.error_state_dump = sim_be_error_state_dump,
-	.lmem_cpu_ptr = sim_be_lmem_cpu_ptr,
+    .name = "sim",
+    .destroy = sim_be_destroy,
+    .pte_encode = sim_be_pte_encode,
+    .ggtt_insert = sim_be_ggtt_insert,
+    .ggtt_clear = sim_be_ggtt_clear,
+    .ggtt_read_pte = sim_be_ggtt_read_pte,
+    .engine_setup = sim_be_engine_setup,
+    .engine_submit = sim_be_engine_submit,
+    .engine_read_hws = sim_be_engine_read_hws,
+    .engine_is_stopped = sim_be_engine_is_stopped,
+    .engine_reset = sim_be_engine_reset,
+    .engine_run = sim_be_engine_run,
+    .is_synchronous = sim_be_is_synchronous,
+    .error_state_dump = sim_be_error_state_dump,
+    .lmem_cpu_ptr = sim_be_lmem_cpu_ptr,
 };
 
 int i915_backend_sim_create(const struct sim_gpu_config *cfg,

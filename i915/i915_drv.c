@@ -72,8 +72,8 @@ static void *i915_reset_worker(void *arg)
 }
 
 static const struct i915_backend_callbacks i915_backend_cb = {
-	.irq = i915_irq_handler,
-	.error = i915_error_handler,
+    .irq = i915_irq_handler,
+    .error = i915_error_handler,
 };
 
 static void i915_device_free_managers(struct i915_device *i915)
@@ -91,7 +91,7 @@ int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device 
 {
 	struct i915_device *i915;
 	struct i915_backend *be;
-	const struct ttm_place guard_place = { .fpfn = 0, .lpfn = 1, .mem_type = TTM_PL_TT };
+	const struct ttm_place guard_place = {.fpfn = 0, .lpfn = 1, .mem_type = TTM_PL_TT};
 	unsigned int id;
 	int ret;
 
@@ -123,7 +123,8 @@ int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device 
 	if (ret)
 		goto err_mgr;
 	if (be->stolen_size) {
-		ret = ttm_range_manager_init(&i915->stolen, false, be->stolen_size >> TTM_PAGE_SHIFT);
+		ret =
+		    ttm_range_manager_init(&i915->stolen, false, be->stolen_size >> TTM_PAGE_SHIFT);
 		if (ret)
 			goto err_mgr;
 		i915->has_stolen = true;
@@ -216,7 +217,7 @@ void i915_device_error_state_dump(struct i915_device *i915, FILE *out)
 		uint32_t next;
 
 		pthread_mutex_lock(&engine->lock);
-		list_for_each_entry(rq, &engine->requests, struct i915_request, link)
+		list_for_each_entry (rq, &engine->requests, struct i915_request, link)
 			pending++;
 		next = engine->next_seqno;
 		pthread_mutex_unlock(&engine->lock);
@@ -245,10 +246,9 @@ int i915_io_mem_reserve(struct i915_device *i915, struct ttm_resource *res)
 	bres = to_ttm_buddy_resource(res);
 	if (list_empty(&bres->blocks))
 		return -EINVAL;
-	start = expect = drm_buddy_block_offset(
-		list_first_entry(&bres->blocks, struct drm_buddy_block, link));
-	list_for_each_entry(block, &bres->blocks, struct drm_buddy_block, link)
-	{
+	start = expect =
+	    drm_buddy_block_offset(list_first_entry(&bres->blocks, struct drm_buddy_block, link));
+	list_for_each_entry (block, &bres->blocks, struct drm_buddy_block, link) {
 		if (drm_buddy_block_offset(block) != expect)
 			return -EINVAL;
 		expect += drm_buddy_block_size(&i915->lmem.mm, block);

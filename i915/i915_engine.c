@@ -15,8 +15,8 @@
 #include "i915_priv.h"
 
 /* Real MMIO bases; RING_CCID sits at +0x180 on both. */
-static const uint32_t i915_engine_mmio[I915_NUM_ENGINES] = { 0x02000, 0x22000 };
-static const char *const i915_engine_names[I915_NUM_ENGINES] = { "rcs0", "bcs0" };
+static const uint32_t i915_engine_mmio[I915_NUM_ENGINES] = {0x02000, 0x22000};
+static const char *const i915_engine_names[I915_NUM_ENGINES] = {"rcs0", "bcs0"};
 
 #define I915_RING_CCID(base) ((base) + 0x180)
 /* Dwords a request adds around the caller's: CCID load, bb start, seqno, irq, pad. */
@@ -38,15 +38,15 @@ static const char *i915_fence_timeline_name(struct dma_fence *fence)
  * completed request, which is what keeps signalling in ring order.
  */
 static const struct dma_fence_ops i915_fence_ops = {
-	.get_driver_name = i915_fence_driver_name,
-	.get_timeline_name = i915_fence_timeline_name,
+    .get_driver_name = i915_fence_driver_name,
+    .get_timeline_name = i915_fence_timeline_name,
 };
 
 struct i915_request *to_i915_request(struct dma_fence *fence)
 {
 	return fence && fence->ops == &i915_fence_ops
-		       ? container_of(fence, struct i915_request, fence)
-		       : NULL;
+		   ? container_of(fence, struct i915_request, fence)
+		   : NULL;
 }
 
 int i915_context_create(struct i915_device *i915, struct i915_context **out)
@@ -125,15 +125,13 @@ void i915_engine_retire(struct i915_engine *engine)
 	pthread_mutex_lock(&engine->signal_lock);
 	pthread_mutex_lock(&engine->lock);
 	hws = i915_engine_hws_seqno(engine);
-	list_for_each_entry_safe(rq, tmp, &engine->requests, struct i915_request, link)
-	{
+	list_for_each_entry_safe (rq, tmp, &engine->requests, struct i915_request, link) {
 		if (!i915_seqno_passed(hws, rq->seqno))
 			break;
 		list_move_tail(&rq->link, &done);
 	}
 	pthread_mutex_unlock(&engine->lock);
-	list_for_each_entry_safe(rq, tmp, &done, struct i915_request, link)
-	{
+	list_for_each_entry_safe (rq, tmp, &done, struct i915_request, link) {
 		list_del_init(&rq->link);
 		i915_request_finish(rq, 0);
 	}
@@ -209,9 +207,8 @@ static int64_t i915_now_ms(void)
 	return dma_fence_now_ns() / 1000000;
 }
 
-int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx,
-			const uint32_t *cmds, unsigned int ndw, uint64_t batch,
-			struct dma_fence **out)
+int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, const uint32_t *cmds,
+			unsigned int ndw, uint64_t batch, struct dma_fence **out)
 {
 	struct i915_backend *be;
 	struct i915_request *rq;
@@ -254,8 +251,8 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx,
 		/* Ring full: wait for the oldest request without holding the lock. */
 		atomic_fetch_add(&engine->stats.ring_waits, 1);
 		oldest = list_empty(&engine->requests)
-				 ? NULL
-				 : list_first_entry(&engine->requests, struct i915_request, link);
+			     ? NULL
+			     : list_first_entry(&engine->requests, struct i915_request, link);
 		if (oldest)
 			dma_fence_get(&oldest->fence);
 		pthread_mutex_unlock(&engine->lock);
@@ -264,7 +261,7 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx,
 		} else if (oldest) {
 			dma_fence_wait_timeout(&oldest->fence, false, 10 * 1000000ll);
 		} else {
-			struct timespec ts = { 0, 100000 };
+			struct timespec ts = {0, 100000};
 
 			nanosleep(&ts, NULL);
 		}
@@ -311,7 +308,7 @@ int i915_engine_wait_idle(struct i915_engine *engine, unsigned int timeout_ms)
 	pthread_mutex_lock(&engine->lock);
 	if (!list_empty(&engine->requests))
 		last = dma_fence_get(
-			&list_entry(engine->requests.prev, struct i915_request, link)->fence);
+		    &list_entry(engine->requests.prev, struct i915_request, link)->fence);
 	pthread_mutex_unlock(&engine->lock);
 	if (!last)
 		return 0;
@@ -324,8 +321,8 @@ int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum 
 {
 	struct i915_backend *be = i915->be;
 	const struct ttm_place place = {
-		.mem_type = TTM_PL_TT,
-		.flags = TTM_PL_FLAG_TOPDOWN,
+	    .mem_type = TTM_PL_TT,
+	    .flags = TTM_PL_FLAG_TOPDOWN,
 	};
 	uint32_t size = be->ring_size[id];
 	uint32_t pages = size / TTM_PAGE_SIZE;

@@ -23,8 +23,8 @@ static struct i915_device *to_i915(struct ttm_device *bdev)
 static struct i915_gem_object *to_obj(struct ttm_buffer_object *bo)
 {
 	return bo->destroy == i915_gem_object_release
-		       ? container_of(bo, struct i915_gem_object, base)
-		       : NULL;
+		   ? container_of(bo, struct i915_gem_object, base)
+		   : NULL;
 }
 
 static bool i915_is_tt_type(uint32_t mem_type)
@@ -65,7 +65,8 @@ static int i915_map_local(struct i915_device *i915, struct ttm_resource *res,
 		ret = i915_ggtt_bind_lmem(&i915->ggtt, range->start, &i915->lmem, res);
 	else if (res->mem_type == I915_PL_STOLEN)
 		ret = i915_ggtt_bind_linear(&i915->ggtt, range->start, false,
-					    res->start << TTM_PAGE_SHIFT, res->size >> TTM_PAGE_SHIFT);
+					    res->start << TTM_PAGE_SHIFT,
+					    res->size >> TTM_PAGE_SHIFT);
 	else
 		ret = -EINVAL;
 	if (ret) {
@@ -91,9 +92,8 @@ static void i915_gem_object_drop_vma(struct i915_gem_object *obj)
 
 /* --- ttm_device_funcs --- */
 
-static const struct ttm_place i915_sys_place = { .mem_type = TTM_PL_SYSTEM };
-static const struct ttm_place i915_tt_hop = { .mem_type = TTM_PL_TT,
-					      .flags = TTM_PL_FLAG_TOPDOWN };
+static const struct ttm_place i915_sys_place = {.mem_type = TTM_PL_SYSTEM};
+static const struct ttm_place i915_tt_hop = {.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN};
 
 static void i915_ttm_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
@@ -307,12 +307,12 @@ static void i915_ttm_io_mem_free(struct ttm_device *bdev, struct ttm_resource *r
 }
 
 static const struct ttm_device_funcs i915_ttm_funcs = {
-	.evict_flags = i915_ttm_evict_flags,
-	.move = i915_ttm_move,
-	.delete_mem_notify = i915_ttm_delete_mem_notify,
-	.swap_notify = i915_ttm_swap_notify,
-	.io_mem_reserve = i915_ttm_io_mem_reserve,
-	.io_mem_free = i915_ttm_io_mem_free,
+    .evict_flags = i915_ttm_evict_flags,
+    .move = i915_ttm_move,
+    .delete_mem_notify = i915_ttm_delete_mem_notify,
+    .swap_notify = i915_ttm_swap_notify,
+    .io_mem_reserve = i915_ttm_io_mem_reserve,
+    .io_mem_free = i915_ttm_io_mem_free,
 };
 
 int i915_gem_init(struct i915_device *i915)
@@ -388,9 +388,9 @@ static int i915_region_mem_type(struct i915_device *i915, enum i915_gem_region r
 int i915_gem_object_create(struct i915_device *i915, uint64_t size, enum i915_gem_region region,
 			   struct i915_gem_object **out)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
-	struct ttm_place place = { 0 };
-	struct ttm_placement placement = { 1, &place };
+	struct ttm_operation_ctx ctx = {.interruptible = false};
+	struct ttm_place place = {0};
+	struct ttm_placement placement = {1, &place};
 	struct i915_gem_object *obj;
 	int ret;
 
@@ -422,7 +422,7 @@ void i915_gem_object_put(struct i915_gem_object *obj)
 int i915_gem_object_access(struct i915_gem_object *obj, uint64_t offset, void *buf, size_t len,
 			   bool write)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_operation_ctx ctx = {.interruptible = false};
 	int ret;
 
 	ret = ttm_bo_reserve(&obj->base, false, false, NULL);
@@ -435,9 +435,9 @@ int i915_gem_object_access(struct i915_gem_object *obj, uint64_t offset, void *b
 
 int i915_gem_object_migrate(struct i915_gem_object *obj, enum i915_gem_region region)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
-	struct ttm_place place = { 0 };
-	struct ttm_placement placement = { 1, &place };
+	struct ttm_operation_ctx ctx = {.interruptible = false};
+	struct ttm_place place = {0};
+	struct ttm_placement placement = {1, &place};
 	int ret;
 
 	ret = i915_region_mem_type(obj->i915, region, &place.mem_type);
@@ -460,7 +460,7 @@ unsigned int i915_gem_object_mem_type(struct i915_gem_object *obj)
 
 int i915_gem_object_wait(struct i915_gem_object *obj)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_operation_ctx ctx = {.interruptible = false};
 
 	return ttm_bo_wait_ctx(&obj->base, &ctx);
 }
@@ -502,7 +502,8 @@ static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer 
 			if (other->obj == eo->obj)
 				return -EINVAL;
 			if ((eo->flags & other->flags & EXEC_OBJECT_PINNED) &&
-			    eb_ranges_overlap(eo->offset, size, other->offset, other->obj->base.size))
+			    eb_ranges_overlap(eo->offset, size, other->offset,
+					      other->obj->base.size))
 				return -EINVAL;
 		}
 		if (eo->flags & EXEC_OBJECT_PINNED) {
@@ -601,7 +602,7 @@ static int eb_object_address(struct i915_device *i915, struct i915_exec_object *
 		return 0;
 	}
 	if (res->mem_type == TTM_PL_VRAM || res->mem_type == I915_PL_STOLEN) {
-		struct ttm_place place = { .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN };
+		struct ttm_place place = {.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN};
 
 		if (eo->flags & EXEC_OBJECT_PINNED) {
 			place.fpfn = (uint32_t)(eo->offset >> TTM_PAGE_SHIFT);
@@ -610,10 +611,9 @@ static int eb_object_address(struct i915_device *i915, struct i915_exec_object *
 				i915_gem_object_drop_vma(obj);
 		} else if (eo->flags & EXEC_OBJECT_NEEDS_MAPPABLE) {
 			place.flags = TTM_PL_FLAG_MAPPABLE;
-			if (obj->vma && !ttm_resource_compatible(i915_ggtt_manager(&i915->ggtt),
-								 obj->vma,
-								 &(struct ttm_placement){ 1, &place },
-								 false))
+			if (obj->vma &&
+			    !ttm_resource_compatible(i915_ggtt_manager(&i915->ggtt), obj->vma,
+						     &(struct ttm_placement){1, &place}, false))
 				i915_gem_object_drop_vma(obj);
 		}
 		if (!obj->vma) {
@@ -631,8 +631,8 @@ static int eb_validate_one(struct i915_device *i915, struct i915_exec_object *eo
 			   struct ttm_operation_ctx *ctx)
 {
 	struct ttm_buffer_object *bo = &eo->obj->base;
-	struct ttm_place place = { .mem_type = TTM_PL_TT };
-	struct ttm_placement placement = { 1, &place };
+	struct ttm_place place = {.mem_type = TTM_PL_TT};
+	struct ttm_placement placement = {1, &place};
 	int ret;
 
 	switch (eo->obj->region) {
@@ -669,8 +669,7 @@ static int eb_await_foreign(struct ttm_buffer_object *bo, uint64_t context)
 	for (;;) {
 		struct dma_fence *wait = NULL;
 
-		dma_resv_for_each_fence(bo->resv, DMA_RESV_USAGE_BOOKKEEP, i, f)
-		{
+		dma_resv_for_each_fence (bo->resv, DMA_RESV_USAGE_BOOKKEEP, i, f) {
 			if (f->context != context && !dma_fence_is_signaled(f)) {
 				wait = dma_fence_get(f);
 				break;
@@ -702,8 +701,8 @@ static int eb_relocate(struct i915_device *i915, struct i915_execbuffer *eb, con
 				atomic_fetch_add(&i915->gem_stats.relocs_skipped, 1);
 				continue;
 			}
-			ret = ttm_bo_access(&eo->obj->base, rel->offset, &value, sizeof(value), true,
-					    ctx);
+			ret = ttm_bo_access(&eo->obj->base, rel->offset, &value, sizeof(value),
+					    true, ctx);
 			if (ret)
 				return ret;
 			rel->presumed_offset = target;
@@ -716,7 +715,7 @@ static int eb_relocate(struct i915_device *i915, struct i915_execbuffer *eb, con
 int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 {
 	struct ww_acquire_ctx ticket;
-	struct ttm_operation_ctx ctx = { .interruptible = true, .ticket = &ticket };
+	struct ttm_operation_ctx ctx = {.interruptible = true, .ticket = &ticket};
 	struct i915_engine *engine;
 	unsigned int batch_idx, tries = 0;
 	struct dma_fence *fence = NULL;
@@ -734,8 +733,8 @@ int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 	if (ret)
 		return ret;
 	engine = i915_engine_get(i915, (eb->flags & I915_EXEC_RING_MASK) == I915_EXEC_BLT
-					       ? I915_ENGINE_BCS
-					       : I915_ENGINE_RCS);
+					   ? I915_ENGINE_BCS
+					   : I915_ENGINE_RCS);
 	locked = calloc(eb->count, sizeof(*locked));
 	pinned = calloc(eb->count, sizeof(*pinned));
 	written = calloc(eb->count, sizeof(*written));
@@ -801,8 +800,8 @@ retry:
 		if (ret)
 			goto out_unreserve;
 	}
-	ret = i915_request_submit(engine, eb->ctx, NULL, 0, addr[batch_idx] + eb->batch_start_offset,
-				  &fence);
+	ret = i915_request_submit(engine, eb->ctx, NULL, 0,
+				  addr[batch_idx] + eb->batch_start_offset, &fence);
 	if (ret)
 		goto out_unreserve;
 	for (unsigned int i = 0; i < eb->count; i++) {

@@ -81,18 +81,19 @@ static void i915_ggtt_debug(struct ttm_resource_manager *man, FILE *f)
 	struct i915_ggtt *ggtt = to_ggtt(man);
 
 	fprintf(f, "  ggtt: %llu KiB, aperture %llu KiB, %lu PTE writes\n",
-		(unsigned long long)(ggtt->size >> 10), (unsigned long long)(ggtt->mappable_end >> 10),
+		(unsigned long long)(ggtt->size >> 10),
+		(unsigned long long)(ggtt->mappable_end >> 10),
 		(unsigned long)atomic_load(&ggtt->pte_writes));
 	if (ggtt->range_func->debug)
 		ggtt->range_func->debug(man, f);
 }
 
 static const struct ttm_resource_manager_func i915_ggtt_func = {
-	.alloc = i915_ggtt_alloc,
-	.free = i915_ggtt_free,
-	.intersects = i915_ggtt_intersects,
-	.compatible = i915_ggtt_compatible,
-	.debug = i915_ggtt_debug,
+    .alloc = i915_ggtt_alloc,
+    .free = i915_ggtt_free,
+    .intersects = i915_ggtt_intersects,
+    .compatible = i915_ggtt_compatible,
+    .debug = i915_ggtt_debug,
 };
 
 int i915_ggtt_init(struct i915_ggtt *ggtt, struct i915_backend *be)
@@ -133,8 +134,7 @@ static bool i915_ggtt_range_ok(const struct i915_ggtt *ggtt, uint64_t first, uin
 	return first <= pages && count <= pages - first;
 }
 
-int i915_ggtt_bind_host(struct i915_ggtt *ggtt, uint64_t first, void *const *pages,
-			uint64_t count)
+int i915_ggtt_bind_host(struct i915_ggtt *ggtt, uint64_t first, void *const *pages, uint64_t count)
 {
 	uint64_t ptes[I915_PTE_BATCH];
 	uint64_t done = 0;
@@ -176,8 +176,8 @@ int i915_ggtt_bind_linear(struct i915_ggtt *ggtt, uint64_t first, bool lmem, uin
 		uint64_t n = count - done < I915_PTE_BATCH ? count - done : I915_PTE_BATCH;
 
 		for (uint64_t i = 0; i < n; i++)
-			ptes[i] = ggtt->be->ops->pte_encode(ggtt->be, kind,
-							    offset + ((done + i) << TTM_PAGE_SHIFT));
+			ptes[i] = ggtt->be->ops->pte_encode(
+			    ggtt->be, kind, offset + ((done + i) << TTM_PAGE_SHIFT));
 		ret = ggtt->be->ops->ggtt_insert(ggtt->be, first + done, ptes, n);
 		if (ret)
 			return ret;
@@ -187,8 +187,8 @@ int i915_ggtt_bind_linear(struct i915_ggtt *ggtt, uint64_t first, bool lmem, uin
 	return 0;
 }
 
-int i915_ggtt_bind_lmem(struct i915_ggtt *ggtt, uint64_t first, const struct ttm_buddy_manager *lmem,
-			const struct ttm_resource *lmem_res)
+int i915_ggtt_bind_lmem(struct i915_ggtt *ggtt, uint64_t first,
+			const struct ttm_buddy_manager *lmem, const struct ttm_resource *lmem_res)
 {
 	struct ttm_buddy_resource *bres;
 	struct drm_buddy_block *block;
@@ -201,8 +201,7 @@ int i915_ggtt_bind_lmem(struct i915_ggtt *ggtt, uint64_t first, const struct ttm
 	if (!i915_ggtt_range_ok(ggtt, first, pages))
 		return -EINVAL;
 	bres = to_ttm_buddy_resource((struct ttm_resource *)lmem_res);
-	list_for_each_entry(block, &bres->blocks, struct drm_buddy_block, link)
-	{
+	list_for_each_entry (block, &bres->blocks, struct drm_buddy_block, link) {
 		uint64_t off = drm_buddy_block_offset(block);
 		uint64_t n = drm_buddy_block_size(&lmem->mm, block) >> TTM_PAGE_SHIFT;
 

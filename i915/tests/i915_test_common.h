@@ -48,10 +48,10 @@ struct i915_test_buf {
 	uint64_t addr;
 };
 
-static inline int i915_test_buf_init(struct i915_test_buf *b, struct i915_device *i915,
-				     size_t size, uint32_t flags)
+static inline int i915_test_buf_init(struct i915_test_buf *b, struct i915_device *i915, size_t size,
+				     uint32_t flags)
 {
-	const struct ttm_place place = { .mem_type = TTM_PL_TT, .flags = flags };
+	const struct ttm_place place = {.mem_type = TTM_PL_TT, .flags = flags};
 	size_t pages = size / TTM_PAGE_SIZE;
 	void **ptrs;
 	int ret;

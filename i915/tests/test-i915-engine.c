@@ -204,9 +204,9 @@ static void hang_and_recover(bool synchronous)
 
 	ASSERT_EQ(i915_request_submit(rcs, bad_ctx, NULL, 0, hang.addr, &fh), 0);
 	ASSERT_EQ(i915_request_submit(rcs, good_ctx, NULL, 0, good.addr, &fg), 0);
-	ASSERT_EQ(i915_request_submit(i915_engine_get(i915, I915_ENGINE_BCS), good_ctx, NULL, 0, 0,
-				      &fk),
-		  0);
+	ASSERT_EQ(
+	    i915_request_submit(i915_engine_get(i915, I915_ENGINE_BCS), good_ctx, NULL, 0, 0, &fk),
+	    0);
 	EXPECT_EQ(dma_fence_wait(fh, false), 0);
 	EXPECT_EQ(dma_fence_get_status(fh), -EIO);
 	EXPECT_EQ(dma_fence_wait(fg, false), 0);

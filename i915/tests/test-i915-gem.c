@@ -73,7 +73,7 @@ KTEST(gem_object_create_lands_in_its_region)
 static void round_trip(enum i915_gem_region region, bool evict)
 {
 	struct i915_device *i915 = gem_device(0);
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct i915_gem_object *obj;
 	const size_t len = 37 * TTM_PAGE_SIZE;
 	unsigned char *buf = malloc(len);
@@ -91,10 +91,9 @@ static void round_trip(enum i915_gem_region region, bool evict)
 	EXPECT_GE(atomic_load(&i915->gem_stats.blit_moves), 1);
 	EXPECT_GE(atomic_load(&i915->gem_stats.multihops), 1);
 	if (evict) {
-		ASSERT_EQ(ttm_bo_evict_mem_type(&i915->bdev,
-						region == I915_GEM_REGION_LMEM ? TTM_PL_VRAM
-									       : I915_PL_STOLEN,
-						&ctx),
+		ASSERT_EQ(ttm_bo_evict_mem_type(
+			      &i915->bdev,
+			      region == I915_GEM_REGION_LMEM ? TTM_PL_VRAM : I915_PL_STOLEN, &ctx),
 			  0);
 	} else {
 		ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
@@ -123,7 +122,7 @@ KTEST(gem_blit_migration_stolen_round_trip_preserves_content)
 /* A batch storing @value at the address a relocation puts in dwords 1-2. */
 static void write_reloc_batch(struct i915_gem_object *batch, uint32_t value)
 {
-	uint32_t cs[8] = { 0 };
+	uint32_t cs[8] = {0};
 
 	i915_emit_store_dword_imm(cs, 0xdead000, value); /* address patched by the reloc */
 	cs[4] = MI_BATCH_BUFFER_END;
@@ -135,8 +134,12 @@ KTEST(gem_execbuffer_relocation_resolved_then_skipped)
 	struct i915_device *i915 = gem_device(0);
 	struct i915_gem_object *target, *batch;
 	struct i915_exec_reloc rel = {
-		.target = 0, .delta = 40, .offset = 4, .presumed_offset = 0,
-		.write_domain = I915_GEM_DOMAIN_RENDER, .read_domains = I915_GEM_DOMAIN_RENDER,
+	    .target = 0,
+	    .delta = 40,
+	    .offset = 4,
+	    .presumed_offset = 0,
+	    .write_domain = I915_GEM_DOMAIN_RENDER,
+	    .read_domains = I915_GEM_DOMAIN_RENDER,
 	};
 	struct i915_exec_object objs[2];
 	struct i915_execbuffer eb;
@@ -184,7 +187,7 @@ KTEST(gem_execbuffer_softpin_honoured_and_rejected)
 	struct i915_exec_object objs[3];
 	struct i915_execbuffer eb;
 	const uint64_t pin = 100ull << 20;
-	uint32_t cs[8] = { 0 }, v = 0;
+	uint32_t cs[8] = {0}, v = 0;
 
 	ASSERT_NOT_NULL(i915);
 	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_SMEM, &target), 0);
@@ -193,10 +196,9 @@ KTEST(gem_execbuffer_softpin_honoured_and_rejected)
 	i915_emit_bb_end(i915_emit_store_dword_imm(cs, pin + 4100, 0xabcd));
 	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
 	memset(objs, 0, sizeof(objs));
-	objs[0] = (struct i915_exec_object){ .obj = target, .flags = EXEC_OBJECT_PINNED |
-								   EXEC_OBJECT_WRITE,
-					     .offset = pin };
-	objs[1] = (struct i915_exec_object){ .obj = batch };
+	objs[0] = (struct i915_exec_object){
+	    .obj = target, .flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_WRITE, .offset = pin};
+	objs[1] = (struct i915_exec_object){.obj = batch};
 	memset(&eb, 0, sizeof(eb));
 	eb.objects = objs;
 	eb.count = 2;
@@ -215,8 +217,8 @@ KTEST(gem_execbuffer_softpin_honoured_and_rejected)
 	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
 	objs[0].offset = pin;
 	objs[2] = objs[1];
-	objs[1] = (struct i915_exec_object){ .obj = other, .flags = EXEC_OBJECT_PINNED,
-					     .offset = pin + 4096 };
+	objs[1] = (struct i915_exec_object){
+	    .obj = other, .flags = EXEC_OBJECT_PINNED, .offset = pin + 4096};
 	eb.count = 3;
 	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
 	EXPECT_NULL(eb.out_fence);
@@ -233,7 +235,7 @@ KTEST(gem_execbuffer_rejects_bad_arguments)
 {
 	struct i915_device *i915 = gem_device(0);
 	struct i915_gem_object *a, *batch;
-	struct i915_exec_reloc rel = { .target = 0, .offset = 4 };
+	struct i915_exec_reloc rel = {.target = 0, .offset = 4};
 	struct i915_exec_object objs[2];
 	struct i915_execbuffer eb;
 
@@ -247,7 +249,7 @@ KTEST(gem_execbuffer_rejects_bad_arguments)
 		objs[1].obj = batch;                                                               \
 		objs[1].relocs = &rel;                                                             \
 		objs[1].nreloc = 1;                                                                \
-		rel = (struct i915_exec_reloc){ .target = 0, .offset = 4 };                        \
+		rel = (struct i915_exec_reloc){.target = 0, .offset = 4};                          \
 		memset(&eb, 0, sizeof(eb));                                                        \
 		eb.objects = objs;                                                                 \
 		eb.count = 2;                                                                      \
@@ -310,14 +312,15 @@ KTEST(gem_execbuffer_evicts_under_small_aperture)
 	for (int round = 0; round < 2; round++) {
 		for (int i = 0; i < N; i++) {
 			write_reloc_batch(batch, 0x1000u * (uint32_t)round + (uint32_t)i);
-			rel = (struct i915_exec_reloc){ .target = 0, .offset = 4,
-							.delta = 4 * (uint32_t)i,
-							.write_domain = I915_GEM_DOMAIN_RENDER };
+			rel = (struct i915_exec_reloc){.target = 0,
+						       .offset = 4,
+						       .delta = 4 * (uint32_t)i,
+						       .write_domain = I915_GEM_DOMAIN_RENDER};
 			memset(objs, 0, sizeof(objs));
-			objs[0] = (struct i915_exec_object){ .obj = t[i],
-							     .flags = EXEC_OBJECT_NEEDS_MAPPABLE };
-			objs[1] = (struct i915_exec_object){ .obj = batch, .relocs = &rel,
-							     .nreloc = 1 };
+			objs[0] = (struct i915_exec_object){.obj = t[i],
+							    .flags = EXEC_OBJECT_NEEDS_MAPPABLE};
+			objs[1] =
+			    (struct i915_exec_object){.obj = batch, .relocs = &rel, .nreloc = 1};
 			memset(&eb, 0, sizeof(eb));
 			eb.objects = objs;
 			eb.count = 2;
@@ -345,8 +348,8 @@ KTEST(gem_execbuffer_lmem_target_through_vma)
 {
 	struct i915_device *i915 = gem_device(0);
 	struct i915_gem_object *target, *batch;
-	struct i915_exec_reloc rel = { .target = 0, .offset = 4, .delta = 8,
-				       .write_domain = I915_GEM_DOMAIN_RENDER };
+	struct i915_exec_reloc rel = {
+	    .target = 0, .offset = 4, .delta = 8, .write_domain = I915_GEM_DOMAIN_RENDER};
 	struct i915_exec_object objs[2];
 	struct i915_execbuffer eb;
 	uint32_t v = 0;
@@ -357,7 +360,7 @@ KTEST(gem_execbuffer_lmem_target_through_vma)
 	write_reloc_batch(batch, 0x77aa77);
 	memset(objs, 0, sizeof(objs));
 	objs[0].obj = target;
-	objs[1] = (struct i915_exec_object){ .obj = batch, .relocs = &rel, .nreloc = 1 };
+	objs[1] = (struct i915_exec_object){.obj = batch, .relocs = &rel, .nreloc = 1};
 	memset(&eb, 0, sizeof(eb));
 	eb.objects = objs;
 	eb.count = 2;
@@ -380,12 +383,12 @@ KTEST(gem_execbuffer_hang_eio_then_recovers)
 	struct i915_device *i915 = gem_device(0);
 	struct i915_gem_object *hang, *batch, *target;
 	struct i915_context *bad, *good;
-	struct i915_exec_reloc rel = { .target = 0, .offset = 4,
-				       .write_domain = I915_GEM_DOMAIN_RENDER };
+	struct i915_exec_reloc rel = {
+	    .target = 0, .offset = 4, .write_domain = I915_GEM_DOMAIN_RENDER};
 	struct i915_exec_object objs[2];
 	struct i915_execbuffer eb;
 	struct dma_fence *fh;
-	uint32_t cs[8] = { 0 }, v = 0;
+	uint32_t cs[8] = {0}, v = 0;
 
 	ASSERT_NOT_NULL(i915);
 	ASSERT_EQ(i915_context_create(i915, &bad), 0);
@@ -396,8 +399,8 @@ KTEST(gem_execbuffer_hang_eio_then_recovers)
 	/* A self-referencing loop: MI_BATCH_BUFFER_START back to itself. */
 	i915_emit_bb_start(cs, 0);
 	ASSERT_EQ(i915_gem_object_access(hang, 0, cs, sizeof(cs), true), 0);
-	struct i915_exec_reloc loop = { .target = 0, .offset = 4 };
-	struct i915_exec_object ho = { .obj = hang, .relocs = &loop, .nreloc = 1 };
+	struct i915_exec_reloc loop = {.target = 0, .offset = 4};
+	struct i915_exec_object ho = {.obj = hang, .relocs = &loop, .nreloc = 1};
 	memset(&eb, 0, sizeof(eb));
 	eb.objects = &ho;
 	eb.count = 1;
@@ -408,7 +411,7 @@ KTEST(gem_execbuffer_hang_eio_then_recovers)
 	write_reloc_batch(batch, 0x600d);
 	memset(objs, 0, sizeof(objs));
 	objs[0].obj = target;
-	objs[1] = (struct i915_exec_object){ .obj = batch, .relocs = &rel, .nreloc = 1 };
+	objs[1] = (struct i915_exec_object){.obj = batch, .relocs = &rel, .nreloc = 1};
 	memset(&eb, 0, sizeof(eb));
 	eb.objects = objs;
 	eb.count = 2;
@@ -445,7 +448,7 @@ struct ww_thread {
 static void *ww_thread_fn(void *arg)
 {
 	struct ww_thread *w = arg;
-	uint32_t cs[16] = { 0 }, *p = cs;
+	uint32_t cs[16] = {0}, *p = cs;
 
 	p = i915_emit_store_dword_imm(p, 0, 1);
 	p = i915_emit_store_dword_imm(p, 0, 2);
@@ -454,15 +457,15 @@ static void *ww_thread_fn(void *arg)
 		w->errors++;
 	for (unsigned int i = 0; i < w->iters && !w->errors; i++) {
 		struct i915_exec_reloc rel[2] = {
-			{ .target = 0, .offset = 4, .write_domain = I915_GEM_DOMAIN_RENDER },
-			{ .target = 1, .offset = 20, .write_domain = I915_GEM_DOMAIN_RENDER },
+		    {.target = 0, .offset = 4, .write_domain = I915_GEM_DOMAIN_RENDER},
+		    {.target = 1, .offset = 20, .write_domain = I915_GEM_DOMAIN_RENDER},
 		};
 		struct i915_exec_object objs[3] = {
-			{ .obj = w->reverse ? w->b : w->a },
-			{ .obj = w->reverse ? w->a : w->b },
-			{ .obj = w->batch, .relocs = rel, .nreloc = 2 },
+		    {.obj = w->reverse ? w->b : w->a},
+		    {.obj = w->reverse ? w->a : w->b},
+		    {.obj = w->batch, .relocs = rel, .nreloc = 2},
 		};
-		struct i915_execbuffer eb = { .objects = objs, .count = 3 };
+		struct i915_execbuffer eb = {.objects = objs, .count = 3};
 
 		if (i915_gem_execbuffer(w->i915, &eb)) {
 			w->errors++;
@@ -486,8 +489,8 @@ KTEST(gem_execbuffer_ww_backoff_two_threads)
 	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &a), 0);
 	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &b), 0);
 	for (int i = 0; i < 2; i++) {
-		w[i] = (struct ww_thread){ .i915 = i915, .a = a, .b = b, .reverse = i == 1,
-					   .iters = 300 * ktest_scale() };
+		w[i] = (struct ww_thread){
+		    .i915 = i915, .a = a, .b = b, .reverse = i == 1, .iters = 300 * ktest_scale()};
 		ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &w[i].batch), 0);
 	}
 	for (int i = 0; i < 2; i++)
@@ -523,7 +526,7 @@ struct eb_thread {
 static void *eb_thread_fn(void *arg)
 {
 	struct eb_thread *e = arg;
-	struct i915_execbuffer eb = { .objects = e->objs, .count = 3 };
+	struct i915_execbuffer eb = {.objects = e->objs, .count = 3};
 
 	e->ret = i915_gem_execbuffer(e->i915, &eb);
 	if (!e->ret) {
@@ -545,7 +548,7 @@ KTEST(gem_execbuffer_ww_backs_off_for_older_ticket)
 	struct i915_gem_object *a, *b, *batch;
 	struct ww_acquire_ctx older;
 	struct eb_thread e;
-	uint32_t cs[16] = { 0 }, *p = cs, va = 0, vb = 0;
+	uint32_t cs[16] = {0}, *p = cs, va = 0, vb = 0;
 	pthread_t t;
 
 	ASSERT_NOT_NULL(i915);
@@ -561,16 +564,16 @@ KTEST(gem_execbuffer_ww_backs_off_for_older_ticket)
 	ASSERT_EQ(ttm_bo_reserve(&b->base, false, false, &older), 0);
 	memset(&e, 0, sizeof(e));
 	e.i915 = i915;
-	e.rel[0] = (struct i915_exec_reloc){ .target = 0, .offset = 4,
-					     .write_domain = I915_GEM_DOMAIN_RENDER };
-	e.rel[1] = (struct i915_exec_reloc){ .target = 1, .offset = 20,
-					     .write_domain = I915_GEM_DOMAIN_RENDER };
+	e.rel[0] = (struct i915_exec_reloc){
+	    .target = 0, .offset = 4, .write_domain = I915_GEM_DOMAIN_RENDER};
+	e.rel[1] = (struct i915_exec_reloc){
+	    .target = 1, .offset = 20, .write_domain = I915_GEM_DOMAIN_RENDER};
 	e.objs[0].obj = a;
 	e.objs[1].obj = b;
-	e.objs[2] = (struct i915_exec_object){ .obj = batch, .relocs = e.rel, .nreloc = 2 };
+	e.objs[2] = (struct i915_exec_object){.obj = batch, .relocs = e.rel, .nreloc = 2};
 	ASSERT_EQ(pthread_create(&t, NULL, eb_thread_fn, &e), 0);
 	for (int spin = 0; spin < 20000 && !atomic_load(&i915->gem_stats.eb_backoffs); spin++) {
-		struct timespec ts = { 0, 100000 };
+		struct timespec ts = {0, 100000};
 
 		nanosleep(&ts, NULL);
 	}
@@ -597,7 +600,7 @@ KTEST(gem_execbuffer_ww_backs_off_for_older_ticket)
 KTEST(gem_execbuffer_rebinds_after_swapout)
 {
 	struct i915_device *i915 = gem_device(0);
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct i915_gem_object *target, *batch;
 	struct i915_exec_reloc rel;
 	struct i915_exec_object objs[2];
@@ -609,11 +612,13 @@ KTEST(gem_execbuffer_rebinds_after_swapout)
 	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
 	for (int round = 0; round < 2; round++) {
 		write_reloc_batch(batch, 0x5000u + (uint32_t)round);
-		rel = (struct i915_exec_reloc){ .target = 0, .offset = 4, .delta = 4096,
-						.write_domain = I915_GEM_DOMAIN_RENDER };
+		rel = (struct i915_exec_reloc){.target = 0,
+					       .offset = 4,
+					       .delta = 4096,
+					       .write_domain = I915_GEM_DOMAIN_RENDER};
 		memset(objs, 0, sizeof(objs));
 		objs[0].obj = target;
-		objs[1] = (struct i915_exec_object){ .obj = batch, .relocs = &rel, .nreloc = 1 };
+		objs[1] = (struct i915_exec_object){.obj = batch, .relocs = &rel, .nreloc = 1};
 		memset(&eb, 0, sizeof(eb));
 		eb.objects = objs;
 		eb.count = 2;
@@ -627,8 +632,8 @@ KTEST(gem_execbuffer_rebinds_after_swapout)
 			ASSERT_EQ(ttm_bo_reserve(&target->base, false, false, NULL), 0);
 			EXPECT_GT(ttm_bo_swapout(&target->base, &ctx), 0);
 			EXPECT_FALSE(target->ggtt_bound);
-			EXPECT_UEQ(sim_ggtt_read_pte(i915_device_sim(i915), first) & SIM_PTE_PRESENT,
-				   0);
+			EXPECT_UEQ(
+			    sim_ggtt_read_pte(i915_device_sim(i915), first) & SIM_PTE_PRESENT, 0);
 			ttm_bo_unreserve(&target->base);
 		}
 	}

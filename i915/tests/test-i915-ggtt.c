@@ -14,14 +14,14 @@ static struct sim_gpu *sim(struct i915_device *i915)
 KTEST(ggtt_bind_writes_ptes_unbind_clears)
 {
 	struct i915_device *i915 = i915_test_device(false);
-	const struct ttm_place place = { .mem_type = TTM_PL_TT };
+	const struct ttm_place place = {.mem_type = TTM_PL_TT};
 	struct ttm_resource *res;
 	void *pages[4];
 	unsigned long writes;
 
 	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &place, 4 * TTM_PAGE_SIZE,
-				     0, &res),
+	ASSERT_EQ(ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &place,
+				     4 * TTM_PAGE_SIZE, 0, &res),
 		  0);
 	EXPECT_NE(res->start, 0); /* page 0 is the guard */
 	for (int i = 0; i < 4; i++) {
@@ -40,16 +40,17 @@ KTEST(ggtt_bind_writes_ptes_unbind_clears)
 	if (i915_ggtt_offset(res) + 4 * TTM_PAGE_SIZE <= i915->ggtt.mappable_end) {
 		unsigned char b = 0;
 
-		EXPECT_EQ(sim_aperture_read(sim(i915), i915_ggtt_offset(res) + 2 * TTM_PAGE_SIZE + 7,
-					    &b, 1),
+		EXPECT_EQ(sim_aperture_read(sim(i915),
+					    i915_ggtt_offset(res) + 2 * TTM_PAGE_SIZE + 7, &b, 1),
 			  0);
 		EXPECT_EQ(b, 0x5a);
 	}
 	ASSERT_EQ(i915_ggtt_unbind(&i915->ggtt, res->start, 4), 0);
 	for (int i = 0; i < 4; i++)
 		EXPECT_UEQ(sim_ggtt_read_pte(sim(i915), res->start + i) & SIM_PTE_PRESENT, 0);
-	EXPECT_EQ(i915_ggtt_bind_host(&i915->ggtt, (i915->ggtt.size >> TTM_PAGE_SHIFT) - 2, pages, 4),
-		  -EINVAL);
+	EXPECT_EQ(
+	    i915_ggtt_bind_host(&i915->ggtt, (i915->ggtt.size >> TTM_PAGE_SHIFT) - 2, pages, 4),
+	    -EINVAL);
 	pages[1] = (char *)pages[1] + 8;
 	EXPECT_EQ(i915_ggtt_bind_host(&i915->ggtt, res->start, pages, 4), -EINVAL);
 	pages[1] = (char *)pages[1] - 8;
@@ -63,10 +64,10 @@ KTEST(ggtt_mappable_placement_lands_in_aperture)
 {
 	struct i915_device *i915 = i915_test_device(false);
 	struct ttm_resource_manager *man;
-	const struct ttm_place mappable_top = { .mem_type = TTM_PL_TT,
-						.flags = TTM_PL_FLAG_MAPPABLE | TTM_PL_FLAG_TOPDOWN };
-	const struct ttm_place any_top = { .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN };
-	const struct ttm_placement want_mappable = { 1, &mappable_top };
+	const struct ttm_place mappable_top = {.mem_type = TTM_PL_TT,
+					       .flags = TTM_PL_FLAG_MAPPABLE | TTM_PL_FLAG_TOPDOWN};
+	const struct ttm_place any_top = {.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN};
+	const struct ttm_placement want_mappable = {1, &mappable_top};
 	struct ttm_resource *a, *b, *big;
 	uint64_t ap;
 
@@ -94,18 +95,18 @@ KTEST(ggtt_mappable_placement_lands_in_aperture)
 KTEST(stolen_placement_gpu_writes_seen_through_aperture)
 {
 	struct i915_device *i915 = i915_test_device(false);
-	const struct ttm_place sp = { .mem_type = I915_PL_STOLEN };
-	const struct ttm_place gp = { .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_MAPPABLE };
+	const struct ttm_place sp = {.mem_type = I915_PL_STOLEN};
+	const struct ttm_place gp = {.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_MAPPABLE};
 	struct ttm_resource *stolen, *gtt;
 	uint32_t cmds[4], v = 0;
 	struct dma_fence *f;
 
 	ASSERT_NOT_NULL(i915);
 	ASSERT_TRUE(i915->has_stolen);
-	ASSERT_EQ(ttm_resource_alloc(&i915->stolen.manager, NULL, &sp, 8 * TTM_PAGE_SIZE, 0, &stolen),
-		  0);
-	ASSERT_EQ(ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &gp, 8 * TTM_PAGE_SIZE, 0,
-				     &gtt),
+	ASSERT_EQ(
+	    ttm_resource_alloc(&i915->stolen.manager, NULL, &sp, 8 * TTM_PAGE_SIZE, 0, &stolen), 0);
+	ASSERT_EQ(ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &gp, 8 * TTM_PAGE_SIZE,
+				     0, &gtt),
 		  0);
 	EXPECT_EQ(i915_io_mem_reserve(i915, stolen), -EINVAL);
 	ASSERT_EQ(i915_ggtt_bind_linear(&i915->ggtt, gtt->start, false,
@@ -119,8 +120,8 @@ KTEST(stolen_placement_gpu_writes_seen_through_aperture)
 	EXPECT_EQ(dma_fence_wait(f, false), 0);
 	EXPECT_EQ(dma_fence_get_status(f), 1);
 	dma_fence_put(f);
-	EXPECT_EQ(sim_aperture_read(sim(i915), i915_ggtt_offset(gtt) + 5 * TTM_PAGE_SIZE + 8, &v, 4),
-		  0);
+	EXPECT_EQ(
+	    sim_aperture_read(sim(i915), i915_ggtt_offset(gtt) + 5 * TTM_PAGE_SIZE + 8, &v, 4), 0);
 	EXPECT_EQ(v, 0x57013e);
 	/* Beyond stolen memory is refused. */
 	EXPECT_EQ(i915_ggtt_bind_linear(&i915->ggtt, gtt->start, false, 4ull << 20, 1), -EINVAL);
@@ -133,16 +134,18 @@ KTEST(stolen_placement_gpu_writes_seen_through_aperture)
 KTEST(lmem_io_mem_reserve_only_for_visible_part)
 {
 	struct i915_device *i915 = i915_test_device(false);
-	const struct ttm_place vis = { .mem_type = TTM_PL_VRAM,
-				       .flags = TTM_PL_FLAG_MAPPABLE | TTM_PL_FLAG_CONTIGUOUS };
-	const struct ttm_place top = { .mem_type = TTM_PL_VRAM,
-				       .flags = TTM_PL_FLAG_TOPDOWN | TTM_PL_FLAG_CONTIGUOUS };
+	const struct ttm_place vis = {.mem_type = TTM_PL_VRAM,
+				      .flags = TTM_PL_FLAG_MAPPABLE | TTM_PL_FLAG_CONTIGUOUS};
+	const struct ttm_place top = {.mem_type = TTM_PL_VRAM,
+				      .flags = TTM_PL_FLAG_TOPDOWN | TTM_PL_FLAG_CONTIGUOUS};
 	struct ttm_resource *a, *b;
 
 	ASSERT_NOT_NULL(i915);
 	ASSERT_TRUE(i915->has_lmem);
-	ASSERT_EQ(ttm_resource_alloc(&i915->lmem.manager, NULL, &vis, 16 * TTM_PAGE_SIZE, 0, &a), 0);
-	ASSERT_EQ(ttm_resource_alloc(&i915->lmem.manager, NULL, &top, 16 * TTM_PAGE_SIZE, 0, &b), 0);
+	ASSERT_EQ(ttm_resource_alloc(&i915->lmem.manager, NULL, &vis, 16 * TTM_PAGE_SIZE, 0, &a),
+		  0);
+	ASSERT_EQ(ttm_resource_alloc(&i915->lmem.manager, NULL, &top, 16 * TTM_PAGE_SIZE, 0, &b),
+		  0);
 	ASSERT_EQ(i915_io_mem_reserve(i915, a), 0);
 	EXPECT_TRUE(a->bus.addr == sim_lmem_cpu_ptr(sim(i915), a->start << TTM_PAGE_SHIFT));
 	EXPECT_TRUE(a->bus.is_iomem);
@@ -171,9 +174,9 @@ static void fill_pattern(void *p, size_t len, uint64_t seed)
 KTEST(blt_copy_lmem_round_trip_preserves_content)
 {
 	struct i915_device *i915 = i915_test_device(false);
-	const struct ttm_place lp = { .mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_TOPDOWN };
-	const struct ttm_place gp = { .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN };
-	static const size_t sizes[] = { 1, 3, 17, 64, 300 };
+	const struct ttm_place lp = {.mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_TOPDOWN};
+	const struct ttm_place gp = {.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN};
+	static const size_t sizes[] = {1, 3, 17, 64, 300};
 
 	ASSERT_NOT_NULL(i915);
 	for (unsigned int s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
@@ -187,8 +190,9 @@ KTEST(blt_copy_lmem_round_trip_preserves_content)
 		fill_pattern(sys.mem, len, ktest_rand() | 1);
 		sum = i915_test_checksum(sys.mem, len);
 		ASSERT_EQ(ttm_resource_alloc(&i915->lmem.manager, NULL, &lp, len, 0, &lmem), 0);
-		ASSERT_EQ(ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &gp, len, 0, &lgtt),
-			  0);
+		ASSERT_EQ(
+		    ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &gp, len, 0, &lgtt),
+		    0);
 		ASSERT_EQ(i915_ggtt_bind_lmem(&i915->ggtt, lgtt->start, &i915->lmem, lmem), 0);
 		ASSERT_EQ(i915_blt_copy(i915, NULL, i915_ggtt_offset(lgtt), sys.addr, len, &f1), 0);
 		EXPECT_EQ(dma_fence_wait(f1, false), 0);
@@ -212,7 +216,7 @@ KTEST(blt_copy_lmem_round_trip_preserves_content)
 KTEST(device_destroy_refuses_while_ranges_allocated)
 {
 	struct i915_device *i915 = i915_test_device(false);
-	const struct ttm_place sp = { .mem_type = I915_PL_STOLEN };
+	const struct ttm_place sp = {.mem_type = I915_PL_STOLEN};
 	struct ttm_resource *r;
 
 	ASSERT_NOT_NULL(i915);

@@ -39,11 +39,7 @@ struct ttm_resource;
  * @I915_ENGINE_BCS: blitter (copies and fills, MI_FLUSH_DW).
  * @I915_NUM_ENGINES: count.
  */
-enum i915_engine_id {
-	I915_ENGINE_RCS = 0,
-	I915_ENGINE_BCS = 1,
-	I915_NUM_ENGINES
-};
+enum i915_engine_id { I915_ENGINE_RCS = 0, I915_ENGINE_BCS = 1, I915_NUM_ENGINES };
 
 /* Status-page dword where each request stores its seqno (the kernel's slot). */
 #define I915_HWS_SEQNO 0x30
@@ -168,9 +164,8 @@ struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_i
  * batch); -ENOMEM; -ETIMEDOUT (no ring space within the hangcheck time,
  * the engine is wedged); -EIO (the back end refused the ring).
  */
-int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx,
-			const uint32_t *cmds, unsigned int ndw, uint64_t batch,
-			struct dma_fence **out);
+int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, const uint32_t *cmds,
+			unsigned int ndw, uint64_t batch, struct dma_fence **out);
 
 /** to_i915_request() - the request of an i915 fence, NULL for another fence. */
 struct i915_request *to_i915_request(struct dma_fence *fence);

@@ -70,8 +70,7 @@ static inline uint64_t i915_ggtt_offset(const struct ttm_resource *res)
  * pages @pages (each 4 KiB aligned, kept alive by the caller while bound).
  * Return: 0; -EINVAL (range outside the GGTT, NULL page).
  */
-int i915_ggtt_bind_host(struct i915_ggtt *ggtt, uint64_t first, void *const *pages,
-			uint64_t count);
+int i915_ggtt_bind_host(struct i915_ggtt *ggtt, uint64_t first, void *const *pages, uint64_t count);
 
 /**
  * i915_ggtt_bind_linear() - point @count entries from page @first at a
@@ -86,8 +85,8 @@ int i915_ggtt_bind_linear(struct i915_ggtt *ggtt, uint64_t first, bool lmem, uin
  * device-local resource @lmem_res of buddy manager @lmem, block by block,
  * in order. Return: 0; -EINVAL.
  */
-int i915_ggtt_bind_lmem(struct i915_ggtt *ggtt, uint64_t first, const struct ttm_buddy_manager *lmem,
-			const struct ttm_resource *lmem_res);
+int i915_ggtt_bind_lmem(struct i915_ggtt *ggtt, uint64_t first,
+			const struct ttm_buddy_manager *lmem, const struct ttm_resource *lmem_res);
 
 /** i915_ggtt_unbind() - clear @count entries from @first; 0 or -EINVAL. */
 int i915_ggtt_unbind(struct i915_ggtt *ggtt, uint64_t first, uint64_t count);
