@@ -296,6 +296,36 @@ const struct hw_region *hw_gpu_find_region(const struct hw_gpu *gpu, uint16_t mc
 	return NULL;
 }
 
+void hw_gpu_describe(const struct hw_gpu_info *info,
+		     void (*emit)(void *data, const char *key, const char *value), void *data)
+{
+	uint64_t lmem = 0, lmem_visible = 0;
+	char v[64];
+	unsigned int i;
+
+	for (i = 0; i < info->num_regions; i++) {
+		if (info->regions[i].id.mclass == HW_MEMORY_CLASS_DEVICE) {
+			lmem += info->regions[i].probed_size;
+			lmem_visible += info->regions[i].cpu_visible_size;
+		}
+	}
+	emit(data, "device", info->path);
+	snprintf(v, sizeof(v), "8086:%04x", info->chipset_id);
+	emit(data, "pci_id", v);
+	snprintf(v, sizeof(v), "%s %d.%d.%d", info->driver, info->drv_major, info->drv_minor,
+		 info->drv_patch);
+	emit(data, "driver", v);
+	emit(data, "softpin", info->has_softpin ? "1" : "0");
+	emit(data, "exec_fence", info->has_exec_fence ? "1" : "0");
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)info->aperture_size);
+	emit(data, "aperture_bytes", v);
+	emit(data, "discrete", info->discrete ? "1" : "0");
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)lmem);
+	emit(data, "lmem_bytes", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)lmem_visible);
+	emit(data, "lmem_visible_bytes", v);
+}
+
 int hw_device_select(int argc, char *const *argv, const char **path)
 {
 	const char *found = NULL;

@@ -175,6 +175,18 @@ bool hw_gpu_is_wedged(const struct hw_gpu *gpu);
  * round trip, which benchmarks use as their same-run reference.
  */
 int hw_gpu_getparam(struct hw_gpu *gpu, int param, int *value);
+/**
+ * hw_gpu_describe - the device as "key" -> "value" pairs, in a fixed order:
+ * device, pci_id ("8086:xxxx"), driver ("i915 1.6.0"), softpin, exec_fence,
+ * aperture_bytes, discrete, lmem_bytes, lmem_visible_bytes (0 on
+ * integrated parts). What a results file's machine block records about the
+ * GPU (bench_run_backend_param() per pair) and what i915-hw-info prints.
+ * @info: from hw_gpu_info().
+ * @emit: called once per pair; the strings live only for the call.
+ * @data: handed to @emit.
+ */
+void hw_gpu_describe(const struct hw_gpu_info *info,
+		     void (*emit)(void *data, const char *key, const char *value), void *data);
 /* First region of class @mclass, or NULL. */
 const struct hw_region *hw_gpu_find_region(const struct hw_gpu *gpu, uint16_t mclass);
 

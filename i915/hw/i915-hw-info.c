@@ -13,6 +13,11 @@
 
 #include "hw_gpu.h"
 
+static void print_pair(void *data, const char *key, const char *value)
+{
+	fprintf(data, "%s: %s\n", key, value);
+}
+
 int main(int argc, char **argv)
 {
 	const struct hw_gpu_info *info;
@@ -41,14 +46,7 @@ int main(int argc, char **argv)
 		return hw_exit_status(ret);
 	}
 	info = hw_gpu_info(gpu);
-	printf("device: %s\n", info->path);
-	printf("driver: %s %d.%d.%d\n", info->driver, info->drv_major, info->drv_minor,
-	       info->drv_patch);
-	printf("pci_id: 8086:%04x\n", info->chipset_id);
-	printf("softpin: %d\n", info->has_softpin);
-	printf("exec_fence: %d\n", info->has_exec_fence);
-	printf("aperture_bytes: %" PRIu64 "\n", info->aperture_size);
-	printf("discrete: %d\n", info->discrete);
+	hw_gpu_describe(info, print_pair, stdout);
 	for (i = 0; i < info->num_regions; i++)
 		printf("region: %s.%u probed=%" PRIu64 " unallocated=%" PRIu64
 		       " cpu_visible=%" PRIu64 "\n",

@@ -940,3 +940,35 @@ KTEST(hw_fault_sweep_every_ioctl_fails_cleanly)
 	EXPECT_LT(n, 64);
 	EXPECT_EQ(dma_fence_live_count(), live);
 }
+
+struct pairs {
+	char text[512];
+	size_t len;
+};
+
+static void collect_pair(void *data, const char *key, const char *value)
+{
+	struct pairs *p = data;
+	int n = snprintf(p->text + p->len, sizeof(p->text) - p->len, "%s=%s;", key, value);
+
+	if (n > 0 && (size_t)n < sizeof(p->text) - p->len)
+		p->len += (size_t)n;
+}
+
+KTEST(hw_gpu_describe_lists_the_machine_block_pairs)
+{
+	struct hw_fake *fake = fake_new();
+	struct pairs p = { .len = 0 };
+	struct hw_gpu *gpu;
+
+	ASSERT_NOT_NULL(fake);
+	hw_fake_make_discrete(fake);
+	ASSERT_EQ(open_fake(fake, &gpu, NULL, 0), 0);
+	hw_gpu_describe(hw_gpu_info(gpu), collect_pair, &p);
+	EXPECT_STREQ(p.text, "device=/dev/dri/renderD128;pci_id=8086:9a49;driver=i915 1.6.0;"
+			     "softpin=1;exec_fence=1;aperture_bytes=268435456;discrete=1;"
+			     "lmem_bytes=4294967296;lmem_visible_bytes=268435456;");
+	hw_gpu_close(gpu);
+	expect_no_leaks(fake);
+	fake_free(fake);
+}
