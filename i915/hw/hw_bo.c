@@ -17,7 +17,7 @@ int hw_bo_init(struct hw_gpu *gpu, struct hw_bo *bo, uint64_t size,
 {
 	struct drm_i915_gem_memory_class_instance placements[HW_MAX_REGIONS];
 	struct drm_i915_gem_create_ext_memory_regions ext = {
-		.base = { .name = I915_GEM_CREATE_EXT_MEMORY_REGIONS },
+	    .base = {.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS},
 	};
 	bool has_system = false;
 	unsigned int i;
@@ -28,7 +28,7 @@ int hw_bo_init(struct hw_gpu *gpu, struct hw_bo *bo, uint64_t size,
 		return -EINVAL;
 	size = (size + HW_PAGE_SIZE - 1) & ~(HW_PAGE_SIZE - 1);
 	if (!regions) {
-		struct drm_i915_gem_create create = { .size = size };
+		struct drm_i915_gem_create create = {.size = size};
 
 		if (num_regions || flags)
 			return -EINVAL;
@@ -53,11 +53,11 @@ int hw_bo_init(struct hw_gpu *gpu, struct hw_bo *bo, uint64_t size,
 	ext.regions = (uintptr_t)placements;
 	{
 		struct drm_i915_gem_create_ext create = {
-			.size = size,
-			.flags = (flags & HW_BO_NEEDS_CPU_ACCESS) ?
-					 I915_GEM_CREATE_EXT_FLAG_NEEDS_CPU_ACCESS :
-					 0,
-			.extensions = (uintptr_t)&ext,
+		    .size = size,
+		    .flags = (flags & HW_BO_NEEDS_CPU_ACCESS)
+				 ? I915_GEM_CREATE_EXT_FLAG_NEEDS_CPU_ACCESS
+				 : 0,
+		    .extensions = (uintptr_t)&ext,
 		};
 
 		ret = hw_ioctl(gpu, DRM_IOCTL_I915_GEM_CREATE_EXT, &create);
@@ -71,7 +71,7 @@ int hw_bo_init(struct hw_gpu *gpu, struct hw_bo *bo, uint64_t size,
 
 void hw_bo_fini(struct hw_gpu *gpu, struct hw_bo *bo)
 {
-	struct drm_gem_close close_arg = { .handle = bo->handle };
+	struct drm_gem_close close_arg = {.handle = bo->handle};
 
 	hw_bo_munmap(gpu, bo);
 	if (bo->handle)
@@ -80,14 +80,14 @@ void hw_bo_fini(struct hw_gpu *gpu, struct hw_bo *bo)
 }
 
 static const uint64_t hw_mmap_flags[] = {
-	[HW_MMAP_WB] = I915_MMAP_OFFSET_WB,
-	[HW_MMAP_WC] = I915_MMAP_OFFSET_WC,
-	[HW_MMAP_FIXED] = I915_MMAP_OFFSET_FIXED,
+    [HW_MMAP_WB] = I915_MMAP_OFFSET_WB,
+    [HW_MMAP_WC] = I915_MMAP_OFFSET_WC,
+    [HW_MMAP_FIXED] = I915_MMAP_OFFSET_FIXED,
 };
 
 int hw_bo_mmap(struct hw_gpu *gpu, struct hw_bo *bo, enum hw_mmap_mode mode)
 {
-	struct drm_i915_gem_mmap_offset arg = { .handle = bo->handle };
+	struct drm_i915_gem_mmap_offset arg = {.handle = bo->handle};
 	void *ptr;
 	int ret;
 
@@ -118,8 +118,8 @@ void hw_bo_munmap(struct hw_gpu *gpu, struct hw_bo *bo)
 int hw_bo_wait(struct hw_gpu *gpu, struct hw_bo *bo, int64_t timeout_ns)
 {
 	struct drm_i915_gem_wait arg = {
-		.bo_handle = bo->handle,
-		.timeout_ns = timeout_ns < 0 ? -1 : timeout_ns,
+	    .bo_handle = bo->handle,
+	    .timeout_ns = timeout_ns < 0 ? -1 : timeout_ns,
 	};
 
 	if (!bo->handle)

@@ -22,8 +22,7 @@ static int hw_exec_check(const struct hw_exec *eb)
 {
 	unsigned int i;
 
-	if (!eb || !eb->ctx || !eb->objs || !eb->count || eb->batch_len & 7 ||
-	    eb->batch_start & 7)
+	if (!eb || !eb->ctx || !eb->objs || !eb->count || eb->batch_len & 7 || eb->batch_start & 7)
 		return -EINVAL;
 	if (eb->engine != HW_ENGINE_RENDER && eb->engine != HW_ENGINE_BLT)
 		return -EINVAL;
@@ -81,15 +80,14 @@ int hw_exec_submit(struct hw_gpu *gpu, const struct hw_exec *eb, struct dma_fenc
 	exec.batch_start_offset = eb->batch_start;
 	exec.batch_len = eb->batch_len;
 	/* Pinned offsets are final: tell the kernel there is nothing to relocate. */
-	exec.flags = (eb->engine == HW_ENGINE_BLT ? I915_EXEC_BLT : I915_EXEC_RENDER) |
-		     I915_EXEC_NO_RELOC;
+	exec.flags =
+	    (eb->engine == HW_ENGINE_BLT ? I915_EXEC_BLT : I915_EXEC_RENDER) | I915_EXEC_NO_RELOC;
 	if (fence)
 		exec.flags |= I915_EXEC_FENCE_OUT;
 	i915_execbuffer2_set_context_id(exec, eb->ctx->ctx_id);
 
-	ret = hw_ioctl(gpu, fence ? DRM_IOCTL_I915_GEM_EXECBUFFER2_WR
-				  : DRM_IOCTL_I915_GEM_EXECBUFFER2,
-		       &exec);
+	ret = hw_ioctl(
+	    gpu, fence ? DRM_IOCTL_I915_GEM_EXECBUFFER2_WR : DRM_IOCTL_I915_GEM_EXECBUFFER2, &exec);
 	if (objs != stack_objs)
 		free(objs);
 	if (ret == -EIO)

@@ -26,8 +26,8 @@ static const char *hw_fence_timeline_name(struct dma_fence *fence)
 
 /* No enable_signaling: the thread watches every fd from the moment it is added. */
 static const struct dma_fence_ops hw_fence_ops = {
-	.get_driver_name = hw_fence_driver_name,
-	.get_timeline_name = hw_fence_timeline_name,
+    .get_driver_name = hw_fence_driver_name,
+    .get_timeline_name = hw_fence_timeline_name,
 };
 
 bool hw_fence_is_hw(const struct dma_fence *fence)
@@ -123,7 +123,7 @@ static void *hw_fence_thread(void *arg)
 		}
 		for (i = 0; i < n; i++) {
 			snap[i] = w->pending[i];
-			pfd[i + 1] = (struct pollfd){ .fd = snap[i]->fd, .events = POLLIN };
+			pfd[i + 1] = (struct pollfd){.fd = snap[i]->fd, .events = POLLIN};
 		}
 		pthread_mutex_unlock(&w->lock);
 		if (!pfd) {
@@ -131,7 +131,7 @@ static void *hw_fence_thread(void *arg)
 			usleep(1000);
 			continue;
 		}
-		pfd[0] = (struct pollfd){ .fd = w->wake_fd, .events = POLLIN };
+		pfd[0] = (struct pollfd){.fd = w->wake_fd, .events = POLLIN};
 
 		ret = poll(pfd, n + 1, -1);
 		if (ret < 0)

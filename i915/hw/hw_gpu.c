@@ -16,7 +16,7 @@
 #define HW_MAX_NODES 16
 
 static void hw_why(const struct hw_open_args *args, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void hw_why(const struct hw_open_args *args, const char *fmt, ...)
 {
@@ -31,7 +31,7 @@ static void hw_why(const struct hw_open_args *args, const char *fmt, ...)
 
 int hw_gpu_getparam(struct hw_gpu *gpu, int param, int *value)
 {
-	struct drm_i915_getparam gp = { .param = param, .value = value };
+	struct drm_i915_getparam gp = {.param = param, .value = value};
 
 	*value = 0;
 	return hw_ioctl(gpu, DRM_IOCTL_I915_GETPARAM, &gp);
@@ -60,8 +60,8 @@ static int hw_getparam_bool(struct hw_gpu *gpu, int param, bool *out)
  */
 static int hw_query_regions(struct hw_gpu *gpu)
 {
-	struct drm_i915_query_item item = { .query_id = DRM_I915_QUERY_MEMORY_REGIONS };
-	struct drm_i915_query q = { .num_items = 1, .items_ptr = (uintptr_t)&item };
+	struct drm_i915_query_item item = {.query_id = DRM_I915_QUERY_MEMORY_REGIONS};
+	struct drm_i915_query q = {.num_items = 1, .items_ptr = (uintptr_t)&item};
 	struct drm_i915_query_memory_regions *mr;
 	struct hw_gpu_info *info = &gpu->info;
 	unsigned int i;
@@ -69,8 +69,8 @@ static int hw_query_regions(struct hw_gpu *gpu)
 
 	info->num_regions = 1;
 	info->regions[0] = (struct hw_region){
-		.id = { HW_MEMORY_CLASS_SYSTEM, 0 },
-		.probed_size = 0,
+	    .id = {HW_MEMORY_CLASS_SYSTEM, 0},
+	    .probed_size = 0,
 	};
 	ret = hw_ioctl(gpu, DRM_IOCTL_I915_QUERY, &q);
 	if (ret == -EINVAL || (ret == 0 && item.length <= 0))
@@ -86,8 +86,8 @@ static int hw_query_regions(struct hw_gpu *gpu)
 	ret = hw_ioctl(gpu, DRM_IOCTL_I915_QUERY, &q);
 	if (ret == 0 && item.length < 0)
 		ret = item.length;
-	if (ret == 0 && sizeof(*mr) + (size_t)mr->num_regions * sizeof(mr->regions[0]) >
-				(size_t)item.length)
+	if (ret == 0 &&
+	    sizeof(*mr) + (size_t)mr->num_regions * sizeof(mr->regions[0]) > (size_t)item.length)
 		ret = -EPROTO;
 	if (ret) {
 		free(mr);
@@ -104,7 +104,7 @@ static int hw_query_regions(struct hw_gpu *gpu)
 		out->unallocated_size = r->unallocated_size;
 		/* Older kernels leave the visible size 0: then all of it is visible. */
 		out->cpu_visible_size =
-			r->probed_cpu_visible_size ? r->probed_cpu_visible_size : r->probed_size;
+		    r->probed_cpu_visible_size ? r->probed_cpu_visible_size : r->probed_size;
 		if (out->id.mclass == HW_MEMORY_CLASS_DEVICE)
 			info->discrete = true;
 	}
@@ -118,7 +118,7 @@ static int hw_query_regions(struct hw_gpu *gpu)
 static int hw_probe(struct hw_gpu *gpu, const struct hw_open_args *args)
 {
 	struct hw_gpu_info *info = &gpu->info;
-	struct drm_i915_gem_get_aperture aper = { 0 };
+	struct drm_i915_gem_get_aperture aper = {0};
 	int v, ret;
 
 	ret = hw_gpu_getparam(gpu, I915_PARAM_CHIPSET_ID, &v);
@@ -218,8 +218,9 @@ static int hw_discover(struct hw_gpu *gpu, const struct hw_open_args *args)
 			last = ret;
 	}
 	if (last == -ENODEV)
-		hw_why(args, n ? "no i915 render node among %d DRM render node(s)"
-			       : "no DRM render node (no GPU, or /dev/dri not present)",
+		hw_why(args,
+		       n ? "no i915 render node among %d DRM render node(s)"
+			 : "no DRM render node (no GPU, or /dev/dri not present)",
 		       n);
 	return last;
 }
@@ -367,17 +368,17 @@ int hw_exit_status(int err)
 
 int hw_context_init(struct hw_gpu *gpu, struct hw_context *ctx)
 {
-	struct drm_i915_gem_vm_control vm = { 0 };
+	struct drm_i915_gem_vm_control vm = {0};
 	struct drm_i915_gem_context_create_ext_setparam setvm = {
-		.base = { .name = I915_CONTEXT_CREATE_EXT_SETPARAM },
-		.param = { .param = I915_CONTEXT_PARAM_VM },
+	    .base = {.name = I915_CONTEXT_CREATE_EXT_SETPARAM},
+	    .param = {.param = I915_CONTEXT_PARAM_VM},
 	};
 	struct drm_i915_gem_context_create_ext create = {
-		.flags = I915_CONTEXT_CREATE_FLAGS_USE_EXTENSIONS,
-		.extensions = (uintptr_t)&setvm,
+	    .flags = I915_CONTEXT_CREATE_FLAGS_USE_EXTENSIONS,
+	    .extensions = (uintptr_t)&setvm,
 	};
-	struct drm_i915_gem_context_param gtt = { .param = I915_CONTEXT_PARAM_GTT_SIZE };
-	struct drm_i915_gem_context_destroy destroy = { 0 };
+	struct drm_i915_gem_context_param gtt = {.param = I915_CONTEXT_PARAM_GTT_SIZE};
+	struct drm_i915_gem_context_destroy destroy = {0};
 	int ret;
 
 	memset(ctx, 0, sizeof(*ctx));
@@ -412,8 +413,8 @@ err_vm:
 
 void hw_context_fini(struct hw_gpu *gpu, struct hw_context *ctx)
 {
-	struct drm_i915_gem_context_destroy destroy = { .ctx_id = ctx->ctx_id };
-	struct drm_i915_gem_vm_control vm = { .vm_id = ctx->vm_id };
+	struct drm_i915_gem_context_destroy destroy = {.ctx_id = ctx->ctx_id};
+	struct drm_i915_gem_vm_control vm = {.vm_id = ctx->vm_id};
 
 	if (ctx->ctx_id)
 		hw_ioctl(gpu, DRM_IOCTL_I915_GEM_CONTEXT_DESTROY, &destroy);

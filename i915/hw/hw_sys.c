@@ -90,11 +90,11 @@ static int hw_sys_munmap(void *data, void *ptr, size_t len)
 }
 
 const struct hw_sys_ops hw_sys_libdrm = {
-	.render_nodes = hw_sys_render_nodes,
-	.open = hw_sys_open,
-	.close = hw_sys_close,
-	.version = hw_sys_version,
-	.ioctl = hw_sys_ioctl,
-	.mmap = hw_sys_mmap,
-	.munmap = hw_sys_munmap,
+    .render_nodes = hw_sys_render_nodes,
+    .open = hw_sys_open,
+    .close = hw_sys_close,
+    .version = hw_sys_version,
+    .ioctl = hw_sys_ioctl,
+    .mmap = hw_sys_mmap,
+    .munmap = hw_sys_munmap,
 };

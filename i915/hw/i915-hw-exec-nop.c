@@ -63,8 +63,7 @@ static double median(const double *v, unsigned int n)
 	return n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-static void report(const char *name, const char *what, const double *v, unsigned int n,
-		   double ref)
+static void report(const char *name, const char *what, const double *v, unsigned int n, double ref)
 {
 	double lo = v[0], hi = v[0], med = median(v, n);
 	unsigned int i;
@@ -73,8 +72,8 @@ static void report(const char *name, const char *what, const double *v, unsigned
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	printf("%-28s median %10.1f ns  min %10.1f  max %10.1f  (%u reps; %s)\n", name, med, lo,
-	       hi, n, what);
+	printf("%-28s median %10.1f ns  min %10.1f  max %10.1f  (%u reps; %s)\n", name, med, lo, hi,
+	       n, what);
 	if (ref > 0)
 		printf("%-28s ratio to ioctl_getparam: %.2fx\n", "", med / ref);
 }
@@ -177,7 +176,7 @@ static int measure(struct hw_gpu *gpu, const struct opts *o, struct hw_exec *eb,
 int main(int argc, char **argv)
 {
 	double thr[MAX_REPS], lat[MAX_REPS], ref[MAX_REPS];
-	struct hw_open_args args = { .need = HW_NEED_EXEC_FENCE };
+	struct hw_open_args args = {.need = HW_NEED_EXEC_FENCE};
 	const char *eng;
 	const struct hw_gpu_info *info;
 	struct hw_exec_obj obj;
@@ -191,8 +190,9 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (parse(argc, argv, &o)) {
-		fprintf(stderr, "usage: %s [--device PATH] [--engine rcs|bcs] [--reps 1..%d] "
-				"[--batches N>=10] [--quick]\n",
+		fprintf(stderr,
+			"usage: %s [--device PATH] [--engine rcs|bcs] [--reps 1..%d] "
+			"[--batches N>=10] [--quick]\n",
 			argv[0], MAX_REPS);
 		return 79;
 	}
@@ -209,8 +209,8 @@ int main(int argc, char **argv)
 	info = hw_gpu_info(gpu);
 	ret = hw_context_init(gpu, &ctx);
 	if (ret) {
-		printf("%s: context with its own ppGTT: %s\n", hw_err_is_skip(ret) ? "SKIP" : "FAIL",
-		       strerror(-ret));
+		printf("%s: context with its own ppGTT: %s\n",
+		       hw_err_is_skip(ret) ? "SKIP" : "FAIL", strerror(-ret));
 		hw_gpu_close(gpu);
 		return hw_exit_status(ret);
 	}
@@ -222,15 +222,15 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out;
 	/* Any page-aligned address our range manager could pick. */
-	obj = (struct hw_exec_obj){ &batch, 1ull << 32, 0 };
-	eb = (struct hw_exec){ .ctx = &ctx, .engine = o.engine, .objs = &obj, .count = 1,
-			       .batch_len = 8 };
+	obj = (struct hw_exec_obj){&batch, 1ull << 32, 0};
+	eb = (struct hw_exec){
+	    .ctx = &ctx, .engine = o.engine, .objs = &obj, .count = 1, .batch_len = 8};
 
 	printf("exec-nop on %s (pci 8086:%04x, %s %d.%d.%d), engine %s, %u reps x %u batches\n",
 	       info->path, info->chipset_id, info->driver, info->drv_major, info->drv_minor,
 	       info->drv_patch, eng, o.reps, o.batches);
 	/* Warm-up: first submissions pay for binding and context setup. */
-	ret = measure(gpu, &(struct opts){ .engine = o.engine, .reps = 1, .batches = 100 }, &eb,
+	ret = measure(gpu, &(struct opts){.engine = o.engine, .reps = 1, .batches = 100}, &eb,
 		      &batch, &thr[0], &lat[0], &ref[0]);
 	for (r = 0; r < o.reps && !ret; r++)
 		ret = measure(gpu, &o, &eb, &batch, &thr[r], &lat[r], &ref[r]);

@@ -21,7 +21,7 @@ static void print_pair(void *data, const char *key, const char *value)
 int main(int argc, char **argv)
 {
 	const struct hw_gpu_info *info;
-	struct hw_open_args args = { 0 };
+	struct hw_open_args args = {0};
 	struct hw_gpu *gpu;
 	char why[256];
 	unsigned int i;

@@ -13,7 +13,7 @@
 
 KTEST(hw_batch_nop_ends_qword_aligned)
 {
-	uint32_t cs[4] = { 0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef };
+	uint32_t cs[4] = {0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef};
 
 	ASSERT_EQ(hw_batch_nop(cs, 4), 2);
 	EXPECT_UEQ(cs[0], MI_BATCH_BUFFER_END);
@@ -115,11 +115,11 @@ KTEST(hw_canonical_addr_sign_extends_bit_47)
 
 KTEST(hw_device_select_parses_both_forms)
 {
-	char *a1[] = { "prog", "--device", "/dev/dri/renderD129", NULL };
-	char *a2[] = { "prog", "-v", "--device=/dev/dri/renderD130", NULL };
-	char *a3[] = { "prog", "--device", NULL };
-	char *a4[] = { "prog", "--device=", NULL };
-	char *a5[] = { "prog", NULL };
+	char *a1[] = {"prog", "--device", "/dev/dri/renderD129", NULL};
+	char *a2[] = {"prog", "-v", "--device=/dev/dri/renderD130", NULL};
+	char *a3[] = {"prog", "--device", NULL};
+	char *a4[] = {"prog", "--device=", NULL};
+	char *a5[] = {"prog", NULL};
 	const char *path = "unset";
 
 	unsetenv(HW_DEVICE_ENV);
@@ -135,8 +135,8 @@ KTEST(hw_device_select_parses_both_forms)
 
 KTEST(hw_device_select_env_is_the_fallback)
 {
-	char *a1[] = { "prog", "--device=/dev/dri/renderD131", NULL };
-	char *a2[] = { "prog", NULL };
+	char *a1[] = {"prog", "--device=/dev/dri/renderD131", NULL};
+	char *a2[] = {"prog", NULL};
 	char long_path[HW_PATH_MAX + 8];
 	const char *path = NULL;
 

@@ -18,7 +18,7 @@
 static struct hw_gpu *open_or_skip(void)
 {
 	static char why[256];
-	struct hw_open_args args = { .why = why, .why_len = sizeof(why) };
+	struct hw_open_args args = {.why = why, .why_len = sizeof(why)};
 	struct hw_gpu *gpu;
 	int ret;
 
@@ -41,13 +41,13 @@ KTEST(hw_device_nop_batch_signals_its_fence)
 
 	ASSERT_EQ(hw_context_init(gpu, &ctx), 0);
 	ASSERT_EQ(hw_bo_init(gpu, &batch, 4096, NULL, 0, 0), 0);
-	ASSERT_EQ(hw_bo_mmap(gpu, &batch,
-			     hw_gpu_info(gpu)->discrete ? HW_MMAP_FIXED : HW_MMAP_WC), 0);
+	ASSERT_EQ(hw_bo_mmap(gpu, &batch, hw_gpu_info(gpu)->discrete ? HW_MMAP_FIXED : HW_MMAP_WC),
+		  0);
 	n = hw_batch_nop(batch.map, 1024);
 	ASSERT_EQ(n, 2);
-	obj = (struct hw_exec_obj){ &batch, 1ull << 20, 0 };
-	eb = (struct hw_exec){ .ctx = &ctx, .engine = HW_ENGINE_RENDER, .objs = &obj,
-			       .count = 1, .batch_len = 8 };
+	obj = (struct hw_exec_obj){&batch, 1ull << 20, 0};
+	eb = (struct hw_exec){
+	    .ctx = &ctx, .engine = HW_ENGINE_RENDER, .objs = &obj, .count = 1, .batch_len = 8};
 	ASSERT_EQ(hw_exec_submit(gpu, &eb, hw_gpu_info(gpu)->has_exec_fence ? &f : NULL), 0);
 	if (f) {
 		EXPECT_GT(dma_fence_wait_timeout(f, false, WAIT_NS), 0);
@@ -87,13 +87,16 @@ KTEST(hw_device_blitter_copy_moves_the_bytes)
 		d[i] = 0;
 	}
 	/* Addresses our range manager could have chosen: far apart, one above 4 GiB. */
-	objs[0] = (struct hw_exec_obj){ &src, 16ull << 20, 0 };
-	objs[1] = (struct hw_exec_obj){ &dst, 5ull << 30, HW_EXEC_OBJ_WRITE };
-	objs[2] = (struct hw_exec_obj){ &batch, 1ull << 20, 0 };
+	objs[0] = (struct hw_exec_obj){&src, 16ull << 20, 0};
+	objs[1] = (struct hw_exec_obj){&dst, 5ull << 30, HW_EXEC_OBJ_WRITE};
+	objs[2] = (struct hw_exec_obj){&batch, 1ull << 20, 0};
 	n = hw_batch_copy(batch.map, 1024, objs[1].offset, objs[0].offset, size);
 	ASSERT_GT(n, 0);
-	eb = (struct hw_exec){ .ctx = &ctx, .engine = HW_ENGINE_BLT, .objs = objs, .count = 3,
-			       .batch_len = (uint32_t)n * 4 };
+	eb = (struct hw_exec){.ctx = &ctx,
+			      .engine = HW_ENGINE_BLT,
+			      .objs = objs,
+			      .count = 3,
+			      .batch_len = (uint32_t)n * 4};
 	ASSERT_EQ(hw_exec_submit(gpu, &eb, NULL), 0);
 	ASSERT_EQ(hw_bo_wait(gpu, &dst, WAIT_NS), 0);
 	EXPECT_MEMEQ(d, s, size);

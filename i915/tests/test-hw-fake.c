@@ -54,10 +54,10 @@ static void fake_free(struct hw_fake *fake)
 static int open_fake(struct hw_fake *fake, struct hw_gpu **gpu, char *why, size_t len)
 {
 	struct hw_open_args args = {
-		.sys = &hw_fake_ops,
-		.sys_data = fake,
-		.why = why,
-		.why_len = len,
+	    .sys = &hw_fake_ops,
+	    .sys_data = fake,
+	    .why = why,
+	    .why_len = len,
 	};
 
 	return hw_gpu_open(&args, gpu);
@@ -71,11 +71,11 @@ static const void *call_arg(struct hw_fake *fake, int i)
 KTEST(hw_gpu_open_reads_parameters_in_order)
 {
 	static const unsigned long expect[] = {
-		DRM_IOCTL_I915_GETPARAM,	  DRM_IOCTL_I915_GETPARAM, DRM_IOCTL_I915_GETPARAM,
-		DRM_IOCTL_I915_GEM_GET_APERTURE, DRM_IOCTL_I915_QUERY,	  DRM_IOCTL_I915_QUERY,
+	    DRM_IOCTL_I915_GETPARAM,	     DRM_IOCTL_I915_GETPARAM, DRM_IOCTL_I915_GETPARAM,
+	    DRM_IOCTL_I915_GEM_GET_APERTURE, DRM_IOCTL_I915_QUERY,    DRM_IOCTL_I915_QUERY,
 	};
-	static const int params[] = { I915_PARAM_CHIPSET_ID, I915_PARAM_HAS_EXEC_SOFTPIN,
-				      I915_PARAM_HAS_EXEC_FENCE };
+	static const int params[] = {I915_PARAM_CHIPSET_ID, I915_PARAM_HAS_EXEC_SOFTPIN,
+				     I915_PARAM_HAS_EXEC_FENCE};
 	struct hw_fake *fake = fake_new();
 	const struct hw_gpu_info *info;
 	struct hw_gpu *gpu;
@@ -101,7 +101,7 @@ KTEST(hw_gpu_open_reads_parameters_in_order)
 	EXPECT_UEQ(fake->calls[5].ext_param, DRM_I915_QUERY_MEMORY_REGIONS);
 	EXPECT_EQ((int64_t)fake->calls[5].ext_value,
 		  sizeof(struct drm_i915_query_memory_regions) +
-			  sizeof(struct drm_i915_memory_region_info));
+		      sizeof(struct drm_i915_memory_region_info));
 	info = hw_gpu_info(gpu);
 	EXPECT_STREQ(info->path, "/dev/dri/renderD128");
 	EXPECT_STREQ(info->driver, "i915");
@@ -186,7 +186,7 @@ KTEST(hw_gpu_open_without_i915_is_enodev)
 KTEST(hw_gpu_open_honours_device_and_env)
 {
 	struct hw_fake *fake = fake_new();
-	struct hw_open_args args = { .sys = &hw_fake_ops };
+	struct hw_open_args args = {.sys = &hw_fake_ops};
 	struct hw_gpu *gpu;
 	char why[128];
 
@@ -258,7 +258,7 @@ KTEST(hw_gpu_open_names_missing_softpin)
 KTEST(hw_gpu_open_need_exec_fence)
 {
 	struct hw_fake *fake = fake_new();
-	struct hw_open_args args = { .sys = &hw_fake_ops, .need = HW_NEED_EXEC_FENCE };
+	struct hw_open_args args = {.sys = &hw_fake_ops, .need = HW_NEED_EXEC_FENCE};
 	struct hw_gpu *gpu;
 	char why[160];
 
@@ -280,9 +280,8 @@ KTEST(hw_gpu_open_need_exec_fence)
 
 KTEST(hw_gpu_open_propagates_ioctl_errors)
 {
-	static const unsigned long requests[] = { DRM_IOCTL_I915_GETPARAM,
-						  DRM_IOCTL_I915_GEM_GET_APERTURE,
-						  DRM_IOCTL_I915_QUERY };
+	static const unsigned long requests[] = {
+	    DRM_IOCTL_I915_GETPARAM, DRM_IOCTL_I915_GEM_GET_APERTURE, DRM_IOCTL_I915_QUERY};
 	struct hw_fake *fake = fake_new();
 	struct hw_gpu *gpu;
 	unsigned int i;
@@ -387,9 +386,9 @@ KTEST(hw_context_init_failure_undoes_everything)
 KTEST(hw_bo_init_plain_and_with_regions)
 {
 	struct hw_fake *fake = fake_new();
-	const struct hw_region_id lmem_first[] = { { HW_MEMORY_CLASS_DEVICE, 0 },
-						   { HW_MEMORY_CLASS_SYSTEM, 0 } };
-	const struct hw_region_id lmem_only[] = { { HW_MEMORY_CLASS_DEVICE, 0 } };
+	const struct hw_region_id lmem_first[] = {{HW_MEMORY_CLASS_DEVICE, 0},
+						  {HW_MEMORY_CLASS_SYSTEM, 0}};
+	const struct hw_region_id lmem_only[] = {{HW_MEMORY_CLASS_DEVICE, 0}};
 	struct hw_bo a, b, c;
 	struct hw_gpu *gpu;
 	int i;
@@ -553,14 +552,14 @@ static void fixture_init(struct fixture *fx)
 	ASSERT_EQ(hw_bo_mmap(fx->gpu, &fx->batch, HW_MMAP_WB), 0);
 	ASSERT_EQ(hw_batch_nop(fx->batch.map, 1024), 2);
 	/* The target above bit 47 exercises the canonical form. */
-	fx->objs[0] = (struct hw_exec_obj){ &fx->target, 0x800000010000ull, HW_EXEC_OBJ_WRITE };
-	fx->objs[1] = (struct hw_exec_obj){ &fx->batch, 0x100000, 0 };
+	fx->objs[0] = (struct hw_exec_obj){&fx->target, 0x800000010000ull, HW_EXEC_OBJ_WRITE};
+	fx->objs[1] = (struct hw_exec_obj){&fx->batch, 0x100000, 0};
 	fx->eb = (struct hw_exec){
-		.ctx = &fx->ctx,
-		.engine = HW_ENGINE_BLT,
-		.objs = fx->objs,
-		.count = 2,
-		.batch_len = 8,
+	    .ctx = &fx->ctx,
+	    .engine = HW_ENGINE_BLT,
+	    .objs = fx->objs,
+	    .count = 2,
+	    .batch_len = 8,
 	};
 	hw_fake_clear_calls(fx->fake);
 }
@@ -623,7 +622,7 @@ KTEST(hw_exec_submit_many_objects)
 	fixture_init(&fx);
 	for (i = 0; i < 39; i++) {
 		ASSERT_EQ(hw_bo_init(fx.gpu, &bos[i], 4096, NULL, 0, 0), 0);
-		objs[i] = (struct hw_exec_obj){ &bos[i], 0x200000 + i * 0x1000ull, 0 };
+		objs[i] = (struct hw_exec_obj){&bos[i], 0x200000 + i * 0x1000ull, 0};
 	}
 	objs[39] = fx.objs[1];
 	fx.eb.objs = objs;
@@ -735,7 +734,7 @@ KTEST(hw_exec_submit_eio_wedges_the_device)
 
 KTEST(hw_exec_submit_passes_kernel_errors)
 {
-	static const int errs[] = { -ENOSPC, -ENOMEM, -EINTR, -EINVAL };
+	static const int errs[] = {-ENOSPC, -ENOMEM, -EINTR, -EINVAL};
 	struct dma_fence *f;
 	struct fixture fx;
 	unsigned int i;
@@ -832,11 +831,11 @@ KTEST(hw_gpu_getparam_goes_through_the_table)
  */
 static int whole_flow(struct hw_fake *fake, int *fence_status)
 {
-	const struct hw_region_id sys = { HW_MEMORY_CLASS_SYSTEM, 0 };
+	const struct hw_region_id sys = {HW_MEMORY_CLASS_SYSTEM, 0};
 	struct hw_exec_obj objs[2];
 	struct dma_fence *f = NULL;
-	struct hw_bo bo = { 0 }, batch = { 0 };
-	struct hw_context ctx = { 0 };
+	struct hw_bo bo = {0}, batch = {0};
+	struct hw_context ctx = {0};
 	struct hw_exec eb;
 	struct hw_gpu *gpu;
 	int ret;
@@ -853,10 +852,13 @@ static int whole_flow(struct hw_fake *fake, int *fence_status)
 		ret = hw_bo_mmap(gpu, &batch, HW_MMAP_WB);
 	if (!ret) {
 		hw_batch_nop(batch.map, 1024);
-		objs[0] = (struct hw_exec_obj){ &bo, 0x10000, HW_EXEC_OBJ_WRITE };
-		objs[1] = (struct hw_exec_obj){ &batch, 0x20000, 0 };
-		eb = (struct hw_exec){ .ctx = &ctx, .engine = HW_ENGINE_RENDER, .objs = objs,
-				       .count = 2, .batch_len = 8 };
+		objs[0] = (struct hw_exec_obj){&bo, 0x10000, HW_EXEC_OBJ_WRITE};
+		objs[1] = (struct hw_exec_obj){&batch, 0x20000, 0};
+		eb = (struct hw_exec){.ctx = &ctx,
+				      .engine = HW_ENGINE_RENDER,
+				      .objs = objs,
+				      .count = 2,
+				      .batch_len = 8};
 		ret = hw_exec_submit(gpu, &eb, &f);
 	}
 	if (!ret) {
@@ -921,9 +923,10 @@ KTEST(hw_fault_sweep_every_ioctl_fails_cleanly)
 				fake->live_handles = fake->live_ctx = fake->live_vms = 0;
 			} else {
 				/* The failure reaches the caller: as an error, or on the fence. */
-				KTEST_CHECK_(ret == -ENOSPC || ret == -EOPNOTSUPP || status == -ENOSPC,
-					     false, "ioctl %u (0x%lx) failing gave %d, fence %d", n, req,
-					     ret, status);
+				KTEST_CHECK_(ret == -ENOSPC || ret == -EOPNOTSUPP ||
+						 status == -ENOSPC,
+					     false, "ioctl %u (0x%lx) failing gave %d, fence %d", n,
+					     req, ret, status);
 			}
 		} else {
 			/* Fewer ioctls than n: the flow ran clean, the sweep is done. */
@@ -958,7 +961,7 @@ static void collect_pair(void *data, const char *key, const char *value)
 KTEST(hw_gpu_describe_lists_the_machine_block_pairs)
 {
 	struct hw_fake *fake = fake_new();
-	struct pairs p = { .len = 0 };
+	struct pairs p = {.len = 0};
 	struct hw_gpu *gpu;
 
 	ASSERT_NOT_NULL(fake);

@@ -240,7 +240,7 @@ KTEST(hw_fence_waiter_many_fences_signal_once_each)
 		cbs[i].runs = &runs;
 		EXPECT_EQ(dma_fence_add_callback(f[i], &cbs[i].cb, count_cb), 0);
 	}
-	s = (struct signaller){ .fake = fake, .idx = idx, .n = n, .seed = ktest_rand() };
+	s = (struct signaller){.fake = fake, .idx = idx, .n = n, .seed = ktest_rand()};
 	ASSERT_EQ(pthread_create(&t, NULL, signal_thread, &s), 0);
 	for (i = 0; i < n; i++) {
 		EXPECT_GT(dma_fence_wait_timeout(f[i], false, WAIT_NS), 0);

@@ -27,9 +27,9 @@ void hw_fake_init(struct hw_fake *fake)
 	fake->aperture = 256ull << 20;
 	fake->num_regions = 1;
 	fake->regions[0] = (struct hw_region){
-		.id = { HW_MEMORY_CLASS_SYSTEM, 0 },
-		.probed_size = 16ull << 30,
-		.unallocated_size = 8ull << 30,
+	    .id = {HW_MEMORY_CLASS_SYSTEM, 0},
+	    .probed_size = 16ull << 30,
+	    .unallocated_size = 8ull << 30,
 	};
 	fake->vm_size = 1ull << 48;
 	fake->next_handle = 1;
@@ -38,10 +38,10 @@ void hw_fake_init(struct hw_fake *fake)
 void hw_fake_make_discrete(struct hw_fake *fake)
 {
 	fake->regions[fake->num_regions++] = (struct hw_region){
-		.id = { HW_MEMORY_CLASS_DEVICE, 0 },
-		.probed_size = 4ull << 30,
-		.unallocated_size = 4ull << 30,
-		.cpu_visible_size = 256ull << 20,
+	    .id = {HW_MEMORY_CLASS_DEVICE, 0},
+	    .probed_size = 4ull << 30,
+	    .unallocated_size = 4ull << 30,
+	    .cpu_visible_size = 256ull << 20,
 	};
 }
 
@@ -92,7 +92,7 @@ int hw_fake_new_fence(struct hw_fake *fake, int *fd)
 			idx = -errno;
 		} else {
 			idx = (int)fake->num_fences;
-			fake->fences[fake->num_fences++] = (struct hw_fake_fence){ .fd = *fd };
+			fake->fences[fake->num_fences++] = (struct hw_fake_fence){.fd = *fd};
 		}
 	}
 	pthread_mutex_unlock(&fake->lock);
@@ -297,7 +297,7 @@ static int fake_execbuf(struct hw_fake *fake, struct hw_fake_call *rec, unsigned
 	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	fake->fences[fake->num_fences++] = (struct hw_fake_fence){ .fd = fd };
+	fake->fences[fake->num_fences++] = (struct hw_fake_fence){.fd = fd};
 	eb->rsvd2 = (uint64_t)(uint32_t)fd << 32;
 	return 0;
 }
@@ -318,7 +318,7 @@ static int fake_ioctl_locked(struct hw_fake *fake, struct hw_fake_call *rec, int
 	case DRM_IOCTL_I915_QUERY:
 		if (rec && ((struct drm_i915_query *)arg)->num_items) {
 			const struct drm_i915_query_item *item =
-				(void *)(uintptr_t)((struct drm_i915_query *)arg)->items_ptr;
+			    (void *)(uintptr_t)((struct drm_i915_query *)arg)->items_ptr;
 
 			rec->ext_param = item->query_id;
 			rec->ext_value = (uint64_t)(int64_t)item->length;
@@ -336,7 +336,7 @@ static int fake_ioctl_locked(struct hw_fake *fake, struct hw_fake_call *rec, int
 
 		if ((c->flags & I915_CONTEXT_CREATE_FLAGS_USE_EXTENSIONS) && c->extensions) {
 			const struct drm_i915_gem_context_create_ext_setparam *sp =
-				(void *)(uintptr_t)c->extensions;
+			    (void *)(uintptr_t)c->extensions;
 
 			if (rec) {
 				rec->ext_param = sp->param.param;
@@ -370,9 +370,9 @@ static int fake_ioctl_locked(struct hw_fake *fake, struct hw_fake_call *rec, int
 
 		if (c->extensions && rec) {
 			const struct drm_i915_gem_create_ext_memory_regions *ext =
-				(void *)(uintptr_t)c->extensions;
+			    (void *)(uintptr_t)c->extensions;
 			const struct drm_i915_gem_memory_class_instance *r =
-				(void *)(uintptr_t)ext->regions;
+			    (void *)(uintptr_t)ext->regions;
 			unsigned int i;
 
 			for (i = 0; i < ext->num_regions && i < HW_MAX_REGIONS; i++)
@@ -473,11 +473,11 @@ static int fake_munmap(void *data, void *ptr, size_t len)
 }
 
 const struct hw_sys_ops hw_fake_ops = {
-	.render_nodes = fake_render_nodes,
-	.open = fake_open,
-	.close = fake_close,
-	.version = fake_version,
-	.ioctl = fake_ioctl,
-	.mmap = fake_mmap,
-	.munmap = fake_munmap,
+    .render_nodes = fake_render_nodes,
+    .open = fake_open,
+    .close = fake_close,
+    .version = fake_version,
+    .ioctl = fake_ioctl,
+    .mmap = fake_mmap,
+    .munmap = fake_munmap,
 };
