@@ -928,6 +928,7 @@ static int ttm_drm_fence_buffers_ioctl(struct ttm_drm_file *file, void *data)
 	struct ttm_drm_fence *f;
 	struct list_head list;
 	uint32_t type = 0;
+	bool no_user;
 	int ret;
 
 	if (!ttm_drm_fence_arg_ok(arg) || (arg->flags & DRM_FENCE_FLAG_EMIT) ||
@@ -962,12 +963,12 @@ static int ttm_drm_fence_buffers_ioctl(struct ttm_drm_file *file, void *data)
 	ret = ttm_drm_fence_emit(ddev, f, arg->fence_class, type, arg->flags);
 	if (ret)
 		goto err_restore;
-	if (!(arg->flags & DRM_FENCE_FLAG_NO_USER)) {
+	no_user = arg->flags & DRM_FENCE_FLAG_NO_USER;
+	if (!no_user) {
 		ret = ttm_drm_object_add(file, &f->base);
-		if (ret) {
-			/* Still attach below so the buffers are fenced; report the error. */
-			arg->flags |= DRM_FENCE_FLAG_NO_USER;
-		}
+		/* On failure still attach below so the buffers are fenced; report it. */
+		if (ret)
+			no_user = true;
 	}
 
 	list_for_each_entry_safe(dbo, tmp, &list, struct ttm_drm_bo, unfenced) {
@@ -989,7 +990,7 @@ static int ttm_drm_fence_buffers_ioctl(struct ttm_drm_file *file, void *data)
 		ttm_bo_put(tbo);
 	}
 	ttm_drm_fence_fill(f, arg);
-	if (arg->flags & DRM_FENCE_FLAG_NO_USER) {
+	if (no_user) {
 		arg->handle = 0;
 		ttm_drm_fence_obj_put(&f->base);
 	}
