@@ -922,3 +922,119 @@ KTEST(ttm_drm_device_init_checks_and_names)
 	EXPECT_EQ(ttm_drm_close(fd), 0);
 	EXPECT_EQ(mock_uapi_stop(dev), 0);
 }
+
+/* ---- concurrency ------------------------------------------------------ */
+
+#define SHARE_THREADS 4
+#define SHARE_SLOTS 16
+
+struct share_ctx {
+	struct ttm_drm_device *dev;
+	_Atomic uint32_t slots[SHARE_SLOTS]; /* published shareable handles */
+	_Atomic int stop;
+	_Atomic unsigned long refs_ok;
+	_Atomic int errors;
+};
+
+struct share_thread {
+	struct share_ctx *ctx;
+	unsigned id;
+	uint64_t seed;
+};
+
+static uint64_t share_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void *share_worker(void *data)
+{
+	struct share_thread *t = data;
+	struct share_ctx *ctx = t->ctx;
+	unsigned iters = 200 * ktest_scale();
+	int fd = ttm_drm_open(ctx->dev);
+
+	if (fd < 0) {
+		atomic_fetch_add(&ctx->errors, 1);
+		return NULL;
+	}
+	for (unsigned i = 0; i < iters; i++) {
+		unsigned op = (unsigned)(share_rand(&t->seed) % 4);
+		unsigned slot = (unsigned)(share_rand(&t->seed) % SHARE_SLOTS);
+		struct drm_bo_info_rep rep;
+		struct drm_fence_arg f;
+		uint32_t h;
+		int ret;
+
+		switch (op) {
+		case 0: /* publish a new buffer in one of our slots, drop the old one */
+			ret = create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL |
+						    DRM_BO_FLAG_MEM_TT,
+					4096, &rep);
+			if (ret) {
+				atomic_fetch_add(&ctx->errors, 1);
+				break;
+			}
+			slot = t->id * (SHARE_SLOTS / SHARE_THREADS) + slot % (SHARE_SLOTS / SHARE_THREADS);
+			h = atomic_exchange(&ctx->slots[slot], rep.handle);
+			/* The creator's reference goes: only referencers keep the old one. */
+			if (h && bo_unref(fd, h))
+				atomic_fetch_add(&ctx->errors, 1);
+			break;
+		case 1: /* reference whatever is published, use it, drop it */
+			h = atomic_load(&ctx->slots[slot]);
+			if (!h || bo_ref(fd, h))
+				break; /* gone meanwhile: -EINVAL is the right answer */
+			atomic_fetch_add(&ctx->refs_ok, 1);
+			ret = bo_setstatus(fd, h, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL);
+			if (ret && ret != -EBUSY && ret != -ENOMEM)
+				atomic_fetch_add(&ctx->errors, 1);
+			if (bo_unref(fd, h))
+				atomic_fetch_add(&ctx->errors, 1);
+			break;
+		case 2: /* fence what this client validated */
+			memset(&f, 0, sizeof(f));
+			f.flags = DRM_FENCE_FLAG_NO_USER;
+			if (fence_op(fd, DRM_IOCTL_FENCE_BUFFERS, &f))
+				atomic_fetch_add(&ctx->errors, 1);
+			break;
+		default:
+			mock_uapi_signal_all(ctx->dev);
+			break;
+		}
+	}
+	mock_uapi_signal_all(ctx->dev);
+	if (ttm_drm_close(fd))
+		atomic_fetch_add(&ctx->errors, 1);
+	return NULL;
+}
+
+KTEST(ttm_drm_clients_share_concurrently)
+{
+	struct share_ctx ctx = { 0 };
+	struct share_thread t[SHARE_THREADS];
+	pthread_t thr[SHARE_THREADS];
+	int fd;
+
+	ctx.dev = mock_uapi_start("uapi-race");
+	ASSERT_NOT_NULL(ctx.dev);
+	fd = ttm_drm_open(ctx.dev);
+	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 0, 32), 0);
+	for (unsigned i = 0; i < SHARE_THREADS; i++) {
+		t[i] = (struct share_thread){ &ctx, i, ktest_rand() | 1 };
+		ASSERT_EQ(pthread_create(&thr[i], NULL, share_worker, &t[i]), 0);
+	}
+	for (unsigned i = 0; i < SHARE_THREADS; i++)
+		pthread_join(thr[i], NULL);
+	EXPECT_EQ(atomic_load(&ctx.errors), 0);
+	/* Handles really crossed clients (a creator drops its own at once). */
+	EXPECT_GT(atomic_load(&ctx.refs_ok), 0);
+	/* Every client closed: every buffer went with its last reference. */
+	EXPECT_EQ(ttm_drm_close(fd), 0);
+	EXPECT_EQ(mock_uapi_bo_count(ctx.dev), 0);
+	EXPECT_EQ(ctx.dev->objects.count, 0);
+	EXPECT_EQ(mock_uapi_stop(ctx.dev), 0);
+}
