@@ -7,9 +7,9 @@
  *
  * Each wrapper fills the request as 2008 libdrm did, retries on -EINTR and
  * -EAGAIN like drmIoctl(), and copies the reply into the client's drmBO or
- * drmFence. Mapping differs in one point: 2008 kept the mmap of a buffer
- * after drmBOUnmap() and reused it; here the pointer is only valid while
- * mapped (the buffer is pinned only then), so the last unmap forgets it.
+ * drmFence. Mapping: the address comes from ttm_drm_mmap() instead of
+ * mmap() on the device; as in 2008 it is kept after the last drmBOUnmap()
+ * and reused by the next drmBOMap().
  */
 #include <errno.h>
 #include <string.h>
@@ -334,10 +334,8 @@ int drmBOUnmap(int fd, drmBO *buf)
 	ret = ttm_compat_ioctl(fd, DRM_IOCTL_BO_UNMAP, &arg);
 	if (ret)
 		return ret;
-	if (buf->mapCount > 0 && --buf->mapCount == 0) {
-		buf->virtual = NULL;
-		buf->mapVirtual = NULL;
-	}
+	if (buf->mapCount > 0)
+		buf->mapCount--;
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
 
@@ -165,6 +166,8 @@ int ttm_drm_device_init(struct ttm_drm_device *ddev, const struct ttm_device_fun
 		pthread_mutex_unlock(&ttm_drm_global_lock);
 		return ret;
 	}
+	/* Moves must invalidate CPU views even while the first map is set up. */
+	ttm_bo_vm_init_device(&ddev->bdev);
 	ddev->driver = driver;
 	memcpy(ddev->name, name, len + 1);
 	pthread_rwlock_init(&ddev->mm_lock, NULL);

@@ -8,13 +8,11 @@
  * size or a page alignment that is not a power of two are -EINVAL with no
  * state changed.
  *
- * Mapping: BO_MAP pins the buffer (it must not move while the client holds
- * a CPU pointer, as 2008 made validate wait for unmap) and ttm_drm_mmap()
- * returns a pointer only for a buffer whose resource the driver gives one
- * linear CPU address for (io_mem_reserve). Buffers in system or TT pages
- * need faulting CPU views (ttm_bo_vm), which this layer does not use yet:
- * their BO_MAP succeeds (the client may still wait for idle through it) but
- * ttm_drm_mmap() reports -ENXIO.
+ * Mapping: BO_MAP maps the buffer through ttm_bo_vm (one stable CPU range
+ * per buffer, populated by faults, wherever the buffer lives) and pins it
+ * while any client holds a map: 2008 made a validate that would move a
+ * mapped buffer wait for the unmap, here it is -EBUSY (or the client may
+ * unmap and retry). ttm_drm_mmap() returns the range's address.
  *
  * Fences: a fence object wraps the driver's dma_fence; dma_fence has one
  * signalled state, so all types of a fence signal together: @signaled is
@@ -26,6 +24,7 @@
 
 #include <ttm/dma_resv.h>
 #include <ttm/ttm_bo.h>
+#include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_drm_device.h>
 #include <ttm/ttm_global.h>
 #include <ttm_drm.h>
@@ -389,6 +388,8 @@ static void ttm_drm_bo_obj_removed(struct ttm_drm_object *obj)
 		}
 		ttm_bo_unreserve(&dbo->tbo);
 	}
+	/* The CPU range holds its own BO reference; no client can map it again. */
+	ttm_bo_vm_release(&dbo->tbo);
 	ttm_bo_put(&dbo->tbo);
 }
 
@@ -535,16 +536,19 @@ void ttm_drm_file_drop_unfenced(struct ttm_drm_file *file)
 	struct ttm_drm_bo *dbo, *tmp;
 	struct list_head list;
 
+	/*
+	 * The entries keep @unfenced_file set while on the private list, so
+	 * nobody else links them anywhere until each is unlinked below.
+	 */
 	INIT_LIST_HEAD(&list);
 	pthread_mutex_lock(&ddev->lock);
-	list_for_each_entry_safe(dbo, tmp, &file->unfenced, struct ttm_drm_bo, unfenced) {
-		dbo->unfenced_file = NULL;
-		list_move_tail(&dbo->unfenced, &list);
-	}
+	list_splice_tail_init(&file->unfenced, &list);
 	pthread_mutex_unlock(&ddev->lock);
-	/* Off every list now: the links are ours until the references go. */
 	list_for_each_entry_safe(dbo, tmp, &list, struct ttm_drm_bo, unfenced) {
+		pthread_mutex_lock(&ddev->lock);
 		list_del_init(&dbo->unfenced);
+		dbo->unfenced_file = NULL;
+		pthread_mutex_unlock(&ddev->lock);
 		ttm_bo_put(&dbo->tbo);
 	}
 }
@@ -660,10 +664,40 @@ static bool ttm_drm_info_req_ok(const struct drm_bo_info_req *req)
 	return !req->pad64 && !(req->hint & ~TTM_DRM_BO_HINTS);
 }
 
+/* Reply for @dbo, reserving it (blocking) to read a consistent state. */
+static int ttm_drm_bo_reply(struct ttm_drm_device *ddev, struct ttm_drm_bo *dbo,
+			    struct drm_bo_info_rep *rep)
+{
+	int ret = ttm_bo_reserve(&dbo->tbo, true, false, NULL);
+
+	if (ret)
+		return ret;
+	ttm_drm_bo_fill_rep(ddev, dbo, rep);
+	ttm_bo_unreserve(&dbo->tbo);
+	return 0;
+}
+
+/* Drop @maps of the uAPI map counts and the pin they hold. Not reserved. */
+static void ttm_drm_bo_unpin_maps(struct ttm_drm_bo *dbo, unsigned long maps)
+{
+	struct ttm_buffer_object *tbo = &dbo->tbo;
+
+	/* Blocking, not interruptible: an unmap must not be lost. */
+	while (ttm_bo_reserve(tbo, false, false, NULL))
+		;
+	if (maps > dbo->mapped)
+		maps = dbo->mapped;
+	dbo->mapped -= maps;
+	if (maps && !dbo->mapped)
+		ttm_bo_unpin(tbo);
+	ttm_bo_unreserve(tbo);
+}
+
 /*
  * BO_MAP: in handle, mask (READ/WRITE access), hint (DONT_BLOCK); waits
- * for the buffer to be idle, pins it and counts the map for the client.
- * Return: 0; -EBUSY (DONT_BLOCK and busy or reserved); -EINVAL.
+ * for the buffer to be idle, pins it, counts the map for the client and
+ * maps it through ttm_bo_vm. Return: 0; -EBUSY (DONT_BLOCK and busy or
+ * reserved); -EINVAL; errors of ttm_bo_mmap() (-ENOMEM, -EPERM).
  */
 static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 {
@@ -672,6 +706,7 @@ static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 	struct drm_bo_info_req req = arg->d.req;
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_drm_bo *dbo;
+	void *addr = NULL;
 	int ret;
 
 	if (!ttm_drm_info_req_ok(&req) || req.flags || req.fence_class ||
@@ -688,14 +723,33 @@ static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 	if (ret)
 		goto out;
 	ret = ttm_bo_wait_ctx(&dbo->tbo, &ctx);
-	if (!ret)
-		ret = ttm_drm_ref_map(file, req.handle, 1);
-	if (!ret) {
-		if (!dbo->mapped++)
-			ttm_bo_pin(&dbo->tbo);
-		ttm_drm_bo_fill_rep(ddev, dbo, &arg->d.rep);
-	}
+	if (!ret && !dbo->mapped++)
+		ttm_bo_pin(&dbo->tbo);
 	ttm_bo_unreserve(&dbo->tbo);
+	if (ret)
+		goto out;
+	/* ttm_bo_mmap() reserves by itself. */
+	ret = ttm_bo_mmap(&dbo->tbo, NULL, &ctx, &addr);
+	if (ret) {
+		ttm_drm_bo_unpin_maps(dbo, 1);
+		goto out;
+	}
+	ret = ttm_drm_ref_map(file, req.handle, 1);
+	if (ret) {
+		/* Unreferenced by another thread of the client meanwhile. */
+		ttm_bo_munmap(&dbo->tbo);
+		ttm_drm_bo_unpin_maps(dbo, 1);
+		goto out;
+	}
+	pthread_mutex_lock(&ddev->lock);
+	dbo->cpu_addr = addr;
+	pthread_mutex_unlock(&ddev->lock);
+	ret = ttm_drm_bo_reply(ddev, dbo, &arg->d.rep);
+	if (ret) {
+		/* Interrupted before the reply: undo the map, as if never asked. */
+		ttm_drm_ref_map(file, req.handle, -1);
+		ttm_drm_bo_unmap_all(dbo, 1);
+	}
 out:
 	pthread_rwlock_unlock(&ddev->mm_lock);
 	ttm_drm_object_put(&dbo->base);
@@ -704,20 +758,9 @@ out:
 
 void ttm_drm_bo_unmap_all(struct ttm_drm_bo *dbo, unsigned long maps)
 {
-	struct ttm_buffer_object *tbo = &dbo->tbo;
-
-	/* Blocking, not interruptible: an unmap must not be lost. */
-	while (ttm_bo_reserve(tbo, false, false, NULL))
-		;
-	if (maps > dbo->mapped)
-		maps = dbo->mapped;
-	dbo->mapped -= maps;
-	if (maps && !dbo->mapped) {
-		if (tbo->resource && tbo->resource->bus.addr && tbo->bdev->funcs->io_mem_free)
-			tbo->bdev->funcs->io_mem_free(tbo->bdev, tbo->resource);
-		ttm_bo_unpin(tbo);
-	}
-	ttm_bo_unreserve(tbo);
+	for (unsigned long i = 0; i < maps; i++)
+		ttm_bo_munmap(&dbo->tbo);
+	ttm_drm_bo_unpin_maps(dbo, maps);
 }
 
 static int ttm_drm_bo_unmap_ioctl(struct ttm_drm_file *file, void *data)
@@ -734,19 +777,6 @@ static int ttm_drm_bo_unmap_ioctl(struct ttm_drm_file *file, void *data)
 		ttm_drm_bo_unmap_all(dbo, 1);
 	ttm_drm_object_put(&dbo->base);
 	return ret;
-}
-
-/* Reply for @dbo, reserving it (blocking) to read a consistent state. */
-static int ttm_drm_bo_reply(struct ttm_drm_device *ddev, struct ttm_drm_bo *dbo,
-			    struct drm_bo_info_rep *rep)
-{
-	int ret = ttm_bo_reserve(&dbo->tbo, true, false, NULL);
-
-	if (ret)
-		return ret;
-	ttm_drm_bo_fill_rep(ddev, dbo, rep);
-	ttm_bo_unreserve(&dbo->tbo);
-	return 0;
 }
 
 /* BO_REFERENCE: in handle (another client's SHAREABLE buffer); out reply. */
@@ -862,7 +892,10 @@ static int ttm_drm_bo_setstatus_ioctl(struct ttm_drm_file *file, void *data)
 	}
 	dbo->flags = new_flags;
 	dbo->proposed_flags = new_flags;
+	/* FENCE_BUFFERS picks buffers by class under the device lock. */
+	pthread_mutex_lock(&ddev->lock);
 	dbo->fence_class = req.fence_class;
+	pthread_mutex_unlock(&ddev->lock);
 	dbo->fence_type = ttm_drm_bo_fence_type(ddev, new_flags);
 	dbo->desired_tile_stride = req.desired_tile_stride;
 	dbo->tile_info = req.tile_info;
@@ -973,11 +1006,11 @@ static int ttm_drm_fence_buffers_ioctl(struct ttm_drm_file *file, void *data)
 
 	list_for_each_entry_safe(dbo, tmp, &list, struct ttm_drm_bo, unfenced) {
 		struct ttm_buffer_object *tbo = &dbo->tbo;
-		enum dma_resv_usage usage = dbo->flags & DRM_BO_FLAG_WRITE ? DMA_RESV_USAGE_WRITE :
-									     DMA_RESV_USAGE_READ;
+		enum dma_resv_usage usage;
 
 		while (ttm_bo_reserve(tbo, false, false, NULL))
 			;
+		usage = dbo->flags & DRM_BO_FLAG_WRITE ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ;
 		/* A slot taken by someone else meanwhile: wait, it is fenced by then. */
 		if (dma_resv_add_fence(tbo->resv, f->fence, usage))
 			dma_fence_wait(f->fence, false);
@@ -1357,21 +1390,12 @@ void *ttm_drm_mmap(int fd, uint64_t map_handle, uint64_t size, int *err)
 	dbo = to_ttm_drm_bo(found);
 	if (!size || size > dbo->tbo.size || !ttm_drm_file_maps(file, found->handle)) {
 		ret = -EINVAL;
-	} else if (!ttm_bo_reserve(&dbo->tbo, true, false, NULL)) {
-		struct ttm_resource *res = dbo->tbo.resource;
-		struct ttm_device *bdev = &ddev->bdev;
-
-		/* The map pinned the buffer, so a bus address stays valid until unmap. */
-		if (res && !res->bus.addr && res->mem_type != TTM_PL_SYSTEM &&
-		    !(bdev->man_drv[res->mem_type] && bdev->man_drv[res->mem_type]->use_tt) &&
-		    bdev->funcs->io_mem_reserve && bdev->funcs->io_mem_reserve(bdev, res))
-			res->bus.addr = NULL;
-		addr = res ? res->bus.addr : NULL;
-		if (!addr)
-			ret = -ENXIO;
-		ttm_bo_unreserve(&dbo->tbo);
 	} else {
-		ret = -EINTR;
+		pthread_mutex_lock(&ddev->lock);
+		addr = dbo->cpu_addr;
+		pthread_mutex_unlock(&ddev->lock);
+		if (!addr)
+			ret = -EINVAL;
 	}
 	ttm_drm_object_put(found);
 out:

@@ -88,6 +88,9 @@ KTEST(drm2008_client_create_map_validate_fence_share)
 	ASSERT_EQ(drmBOSetStatus(fd, &bo, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, 0, 0), 0);
 	EXPECT_TRUE(bo.flags & DRM_BO_FLAG_MEM_TT);
 	EXPECT_FALSE(bo.flags & DRM_BO_FLAG_MEM_VRAM);
+	ASSERT_EQ(drmBOMap(fd, &bo, DRM_BO_FLAG_READ, 0, &virt), 0);
+	EXPECT_TRUE(check(virt, BO_SIZE, 7));
+	ASSERT_EQ(drmBOUnmap(fd, &bo), 0);
 	ASSERT_EQ(drmBOSetStatus(fd, &bo, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM, 0, 0, 0), 0);
 	EXPECT_TRUE(bo.flags & DRM_BO_FLAG_MEM_VRAM);
 

@@ -669,7 +669,7 @@ KTEST(ttm_drm_close_releases_maps_and_references)
 
 /* ---- mapping ------------------------------------------------------------ */
 
-KTEST(ttm_drm_bo_map_pins_and_only_cpu_visible_memory_maps)
+KTEST(ttm_drm_bo_map_pins_and_maps_every_memory_type)
 {
 	struct ttm_drm_device *dev = mock_uapi_start("uapi-map");
 	struct drm_bo_info_rep vram, local;
@@ -705,9 +705,22 @@ KTEST(ttm_drm_bo_map_pins_and_only_cpu_visible_memory_maps)
 	EXPECT_EQ(bo_unmap(fd, vram.handle), 0);
 	EXPECT_EQ(bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
 
-	/* System pages have no single CPU address without ttm_bo_vm. */
-	EXPECT_NULL(bo_map(fd, local.handle, &err));
-	EXPECT_EQ(err, -ENXIO);
+	/* System pages map too (ttm_bo_vm), and the content follows a move. */
+	p = bo_map(fd, local.handle, &err);
+	ASSERT_NOT_NULL(p);
+	for (int i = 0; i < 8192; i++)
+		p[i] = (unsigned char)(i * 7);
+	EXPECT_EQ(bo_unmap(fd, local.handle), 0);
+	ASSERT_EQ(bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT,
+			       DRM_BO_MASK_MEM, DRM_BO_HINT_DONT_FENCE, NULL),
+		  0);
+	ASSERT_EQ(bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
+			       DRM_BO_HINT_DONT_FENCE, NULL),
+		  0);
+	q = bo_map(fd, local.handle, &err);
+	ASSERT_TRUE(q == p);
+	for (int i = 0; i < 8192; i += 511)
+		EXPECT_EQ(q[i], (unsigned char)(i * 7));
 	EXPECT_EQ(bo_unmap(fd, local.handle), 0);
 	EXPECT_EQ(ttm_drm_close(fd2), 0);
 	EXPECT_EQ(ttm_drm_close(fd), 0);

@@ -273,11 +273,13 @@ struct ttm_drm_file {
  * @flags: current DRM_BO_FLAG_* (one memory type bit).
  * @proposed_flags: the flags asked for by the last validate.
  * @fence_class, @fence_type: class and types of the next fence
- *	(from the last validate's access bits).
+ *	(from the last validate's access bits); @fence_class is written with
+ *	the device's @lock held too, so the unfenced-list scan may read it
+ *	under that lock alone.
  * @fence_flags: types of the last attached fence.
  * @desired_tile_stride, @tile_info: stored tiling state.
  * @mapped: BO_MAPs outstanding over all files; while above zero the buffer
- *	holds one pin, so it does not move under the CPU pointer.
+ *	holds one pin (2008: no move while mapped).
  * @flag_pinned: the buffer holds one pin for NO_EVICT/NO_MOVE.
  *
  * Protected by the device's @lock:
@@ -298,6 +300,8 @@ struct ttm_drm_bo {
 	uint32_t tile_info;
 	unsigned long mapped;
 	bool flag_pinned;
+	/* Protected by the device's @lock: the ttm_bo_vm address, NULL before the first map. */
+	void *cpu_addr;
 
 	struct list_head unfenced;
 	struct ttm_drm_file *unfenced_file;
@@ -364,13 +368,12 @@ int ttm_drm_ioctl(int fd, unsigned long request, void *arg);
 /**
  * ttm_drm_mmap() - the CPU address of the buffer whose map handle (BO_MAP
  * arg_handle) is @map_handle, for @size bytes, as mmap() on the device
- * would give. Only buffers whose whole content is one CPU-visible range
- * (a resource with a bus address: VRAM or an aperture through the
- * driver's io_mem_reserve) can be mapped this way until the CPU-mapping
- * layer (ttm_bo_vm) provides faulting views. The client must hold a
- * BO_MAP on it. Return: the address, or NULL with *@err set: -EINVAL
- * (unknown handle, size too large, not mapped by this client); -ENXIO (not
- * in CPU-visible memory); -EBADF.
+ * would give: the buffer's ttm_bo_vm range, the same for every client of
+ * the process. The client must hold a BO_MAP on it; the address stays
+ * valid while the buffer lives (accesses after the last unmap fault the
+ * content in again). Return: the address, or NULL with *@err set: -EINVAL
+ * (unknown handle, zero or too large size, not mapped by this client);
+ * -EBADF.
  */
 void *ttm_drm_mmap(int fd, uint64_t map_handle, uint64_t size, int *err);
 
