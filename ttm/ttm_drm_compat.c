@@ -71,9 +71,8 @@ static int ttm_compat_command(int fd, unsigned dir, unsigned long index, void *d
 {
 	if (index >= DRM_COMMAND_END - DRM_COMMAND_BASE || size > 0x3fff)
 		return -EINVAL;
-	return ttm_compat_ioctl(fd,
-				TTM_DRM_IOC(dir, DRM_IOCTL_BASE, DRM_COMMAND_BASE + index, size),
-				data);
+	return ttm_compat_ioctl(
+	    fd, TTM_DRM_IOC(dir, DRM_IOCTL_BASE, DRM_COMMAND_BASE + index, size), data);
 }
 
 int drmCommandNone(int fd, unsigned long drmCommandIndex)

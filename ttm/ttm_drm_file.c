@@ -155,7 +155,7 @@ int ttm_drm_device_init(struct ttm_drm_device *ddev, const struct ttm_device_fun
 		return -EINVAL;
 
 	pthread_mutex_lock(&ttm_drm_global_lock);
-	list_for_each_entry(other, &ttm_drm_devices, struct ttm_drm_device, link) {
+	list_for_each_entry (other, &ttm_drm_devices, struct ttm_drm_device, link) {
 		if (!strcmp(other->name, name)) {
 			pthread_mutex_unlock(&ttm_drm_global_lock);
 			return -EEXIST;
@@ -299,7 +299,7 @@ int ttm_drm_open_by_name(const char *name)
 	if (!name)
 		return -EINVAL;
 	pthread_mutex_lock(&ttm_drm_global_lock);
-	list_for_each_entry(ddev, &ttm_drm_devices, struct ttm_drm_device, link) {
+	list_for_each_entry (ddev, &ttm_drm_devices, struct ttm_drm_device, link) {
 		if (!strcmp(ddev->name, name)) {
 			found = ddev;
 			break;
@@ -353,7 +353,7 @@ static void ttm_drm_file_release(struct ttm_drm_file *file)
 		items = calloc(cap, sizeof(*items));
 	while ((ref = ttm_drm_idr_next(&file->refs, &id))) {
 		struct ttm_drm_object *obj = ref->obj;
-		struct ttm_drm_release_item it = { obj, ref->maps, false };
+		struct ttm_drm_release_item it = {obj, ref->maps, false};
 
 		ttm_drm_idr_remove(&file->refs, id);
 		if (obj->owner == file)
@@ -624,7 +624,7 @@ int ttm_drm_info_print(int fd, FILE *f)
 	fprintf(f, "  objects: %lu buffer(s), %lu fence(s), %lu shareable\n", bos, fences,
 		shareable);
 	fprintf(f, "  clients: %lu\n", ddev->num_files);
-	list_for_each_entry(other, &ddev->files, struct ttm_drm_file, link) {
+	list_for_each_entry (other, &ddev->files, struct ttm_drm_file, link) {
 		unsigned long maps = 0;
 		struct ttm_drm_ref *ref;
 

@@ -29,24 +29,24 @@
 #include <ttm/ttm_global.h>
 #include <ttm_drm.h>
 
-#define TTM_DRM_FENCE_FLAGS                                                                         \
-	(DRM_FENCE_FLAG_EMIT | DRM_FENCE_FLAG_SHAREABLE | DRM_FENCE_FLAG_WAIT_LAZY |                \
+#define TTM_DRM_FENCE_FLAGS                                                                        \
+	(DRM_FENCE_FLAG_EMIT | DRM_FENCE_FLAG_SHAREABLE | DRM_FENCE_FLAG_WAIT_LAZY |               \
 	 DRM_FENCE_FLAG_NO_USER)
-#define TTM_DRM_BO_FLAGS                                                                            \
-	(DRM_BO_MASK_ACCESS | DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_MAPPABLE |                         \
-	 DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_CACHED | DRM_BO_FLAG_NO_MOVE |                         \
-	 DRM_BO_FLAG_FORCE_CACHING | DRM_BO_FLAG_FORCE_MAPPABLE | DRM_BO_FLAG_TILE |                \
+#define TTM_DRM_BO_FLAGS                                                                           \
+	(DRM_BO_MASK_ACCESS | DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_MAPPABLE |                        \
+	 DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_CACHED | DRM_BO_FLAG_NO_MOVE |                        \
+	 DRM_BO_FLAG_FORCE_CACHING | DRM_BO_FLAG_FORCE_MAPPABLE | DRM_BO_FLAG_TILE |               \
 	 DRM_BO_FLAG_CACHED_MAPPED | DRM_BO_MASK_MEM)
-#define TTM_DRM_BO_HINTS                                                                            \
-	(DRM_BO_HINT_DONT_BLOCK | DRM_BO_HINT_DONT_FENCE | DRM_BO_HINT_WAIT_LAZY |                  \
+#define TTM_DRM_BO_HINTS                                                                           \
+	(DRM_BO_HINT_DONT_BLOCK | DRM_BO_HINT_DONT_FENCE | DRM_BO_HINT_WAIT_LAZY |                 \
 	 DRM_BO_HINT_PRESUMED_OFFSET)
 /* A lost interrupt must not hang a client forever: 2008 gave up after 3 s. */
 #define TTM_DRM_FENCE_TIMEOUT_NS (3ll * 1000 * 1000 * 1000)
 
 /* Placement preference when a mask allows several types: fast memory first. */
 static const unsigned ttm_drm_mem_order[] = {
-	DRM_BO_MEM_VRAM,  DRM_BO_MEM_PRIV0, DRM_BO_MEM_PRIV1, DRM_BO_MEM_PRIV2,
-	DRM_BO_MEM_PRIV3, DRM_BO_MEM_PRIV4, DRM_BO_MEM_TT,    DRM_BO_MEM_LOCAL,
+    DRM_BO_MEM_VRAM,  DRM_BO_MEM_PRIV0, DRM_BO_MEM_PRIV1, DRM_BO_MEM_PRIV2,
+    DRM_BO_MEM_PRIV3, DRM_BO_MEM_PRIV4, DRM_BO_MEM_TT,	  DRM_BO_MEM_LOCAL,
 };
 
 static bool ttm_drm_pads_zero(const uint64_t *pad, unsigned n)
@@ -76,8 +76,8 @@ static void ttm_drm_fence_obj_put(struct ttm_drm_object *obj)
 }
 
 static const struct ttm_drm_object_ops ttm_drm_fence_obj_ops = {
-	.get = ttm_drm_fence_obj_get,
-	.put = ttm_drm_fence_obj_put,
+    .get = ttm_drm_fence_obj_get,
+    .put = ttm_drm_fence_obj_put,
 };
 
 static uint32_t ttm_drm_valid_fence_types(struct ttm_drm_device *ddev)
@@ -254,8 +254,8 @@ static int ttm_drm_fence_signaled_ioctl(struct ttm_drm_file *file, void *data)
  * The emitted dma_fence of @f with a reference, after checking that the
  * @type asked for (FLUSH/WAIT) is part of the fence. -EINVAL otherwise.
  */
-static int ttm_drm_fence_emitted(struct ttm_drm_fence *f, uint32_t type,
-				 struct dma_fence **out, uint32_t *fence_class)
+static int ttm_drm_fence_emitted(struct ttm_drm_fence *f, uint32_t type, struct dma_fence **out,
+				 uint32_t *fence_class)
 {
 	int ret = 0;
 
@@ -352,7 +352,8 @@ static int ttm_drm_fence_emit_ioctl(struct ttm_drm_file *file, void *data)
 		ret = -EINVAL; /* sharing is decided at creation */
 	else
 		ret = ttm_drm_fence_emit(ddev, f, arg->fence_class, arg->type,
-					 arg->flags | (f->base.shareable ? DRM_FENCE_FLAG_SHAREABLE : 0));
+					 arg->flags |
+					     (f->base.shareable ? DRM_FENCE_FLAG_SHAREABLE : 0));
 	if (!ret)
 		ttm_drm_fence_fill(f, arg);
 	ttm_drm_fence_obj_put(&f->base);
@@ -394,9 +395,9 @@ static void ttm_drm_bo_obj_removed(struct ttm_drm_object *obj)
 }
 
 static const struct ttm_drm_object_ops ttm_drm_bo_obj_ops = {
-	.get = ttm_drm_bo_obj_get,
-	.put = ttm_drm_bo_obj_put,
-	.removed = ttm_drm_bo_obj_removed,
+    .get = ttm_drm_bo_obj_get,
+    .put = ttm_drm_bo_obj_put,
+    .removed = ttm_drm_bo_obj_removed,
 };
 
 static uint64_t ttm_drm_mem_flag(unsigned mem_type)
@@ -428,10 +429,10 @@ static int ttm_drm_flags_to_placement(struct ttm_drm_device *ddev, uint64_t flag
 		if (t != DRM_BO_MEM_LOCAL && ddev->mem[t].locked)
 			continue;
 		places[n] = (struct ttm_place){
-			.mem_type = t,
-			.flags = (flags & DRM_BO_FLAG_MAPPABLE) && t != DRM_BO_MEM_LOCAL ?
-					 TTM_PL_FLAG_MAPPABLE :
-					 0,
+		    .mem_type = t,
+		    .flags = (flags & DRM_BO_FLAG_MAPPABLE) && t != DRM_BO_MEM_LOCAL
+				 ? TTM_PL_FLAG_MAPPABLE
+				 : 0,
 		};
 		n++;
 	}
@@ -544,7 +545,7 @@ void ttm_drm_file_drop_unfenced(struct ttm_drm_file *file)
 	pthread_mutex_lock(&ddev->lock);
 	list_splice_tail_init(&file->unfenced, &list);
 	pthread_mutex_unlock(&ddev->lock);
-	list_for_each_entry_safe(dbo, tmp, &list, struct ttm_drm_bo, unfenced) {
+	list_for_each_entry_safe (dbo, tmp, &list, struct ttm_drm_bo, unfenced) {
 		pthread_mutex_lock(&ddev->lock);
 		list_del_init(&dbo->unfenced);
 		dbo->unfenced_file = NULL;
@@ -553,8 +554,7 @@ void ttm_drm_file_drop_unfenced(struct ttm_drm_file *file)
 	}
 }
 
-static int ttm_drm_bo_check_create(struct ttm_drm_device *ddev,
-				   const struct drm_bo_create_req *req)
+static int ttm_drm_bo_check_create(struct ttm_drm_device *ddev, const struct drm_bo_create_req *req)
 {
 	if ((req->flags & ~TTM_DRM_BO_FLAGS) || !(req->flags & DRM_BO_MASK_MEM))
 		return -EINVAL;
@@ -586,7 +586,7 @@ static int ttm_drm_bo_create_ioctl(struct ttm_drm_file *file, void *data)
 	struct ttm_drm_device *ddev = file->ddev;
 	struct drm_bo_create_arg *arg = data;
 	struct drm_bo_create_req req = arg->d.req;
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = {.interruptible = true};
 	struct ttm_place places[DRM_BO_MEM_TYPES];
 	struct ttm_placement placement;
 	uint64_t size, pages;
@@ -704,14 +704,14 @@ static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 	struct ttm_drm_device *ddev = file->ddev;
 	struct drm_bo_map_wait_idle_arg *arg = data;
 	struct drm_bo_info_req req = arg->d.req;
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = {.interruptible = true};
 	struct ttm_drm_bo *dbo;
 	void *addr = NULL;
 	int ret;
 
-	if (!ttm_drm_info_req_ok(&req) || req.flags || req.fence_class ||
-	    req.desired_tile_stride || req.tile_info || req.presumed_offset ||
-	    !req.mask || (req.mask & ~(DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE)) ||
+	if (!ttm_drm_info_req_ok(&req) || req.flags || req.fence_class || req.desired_tile_stride ||
+	    req.tile_info || req.presumed_offset || !req.mask ||
+	    (req.mask & ~(DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE)) ||
 	    (req.hint & ~(DRM_BO_HINT_DONT_BLOCK | DRM_BO_HINT_WAIT_LAZY)))
 		return -EINVAL;
 	dbo = ttm_drm_bo_lookup(file, req.handle);
@@ -829,7 +829,7 @@ static int ttm_drm_bo_setstatus_ioctl(struct ttm_drm_file *file, void *data)
 	struct ttm_drm_device *ddev = file->ddev;
 	struct drm_bo_map_wait_idle_arg *arg = data;
 	struct drm_bo_info_req req = arg->d.req;
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = {.interruptible = true};
 	struct ttm_place places[DRM_BO_MEM_TYPES];
 	struct ttm_placement placement;
 	struct ttm_resource_manager *man;
@@ -918,7 +918,7 @@ static int ttm_drm_bo_wait_idle_ioctl(struct ttm_drm_file *file, void *data)
 {
 	struct drm_bo_map_wait_idle_arg *arg = data;
 	struct drm_bo_info_req req = arg->d.req;
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = {.interruptible = true};
 	struct ttm_drm_bo *dbo;
 	int ret;
 
@@ -973,7 +973,7 @@ static int ttm_drm_fence_buffers_ioctl(struct ttm_drm_file *file, void *data)
 
 	INIT_LIST_HEAD(&list);
 	pthread_mutex_lock(&ddev->lock);
-	list_for_each_entry_safe(dbo, tmp, &file->unfenced, struct ttm_drm_bo, unfenced) {
+	list_for_each_entry_safe (dbo, tmp, &file->unfenced, struct ttm_drm_bo, unfenced) {
 		if (dbo->fence_class != arg->fence_class)
 			continue;
 		list_move_tail(&dbo->unfenced, &list);
@@ -981,7 +981,7 @@ static int ttm_drm_fence_buffers_ioctl(struct ttm_drm_file *file, void *data)
 	pthread_mutex_unlock(&ddev->lock);
 
 	/* Make room for the fence in every buffer first: after emit nothing may fail. */
-	list_for_each_entry(dbo, &list, struct ttm_drm_bo, unfenced) {
+	list_for_each_entry (dbo, &list, struct ttm_drm_bo, unfenced) {
 		ret = ttm_bo_reserve(&dbo->tbo, true, false, NULL);
 		if (!ret) {
 			ret = dma_resv_reserve_fences(dbo->tbo.resv, 1);
@@ -1004,7 +1004,7 @@ static int ttm_drm_fence_buffers_ioctl(struct ttm_drm_file *file, void *data)
 			no_user = true;
 	}
 
-	list_for_each_entry_safe(dbo, tmp, &list, struct ttm_drm_bo, unfenced) {
+	list_for_each_entry_safe (dbo, tmp, &list, struct ttm_drm_bo, unfenced) {
 		struct ttm_buffer_object *tbo = &dbo->tbo;
 		enum dma_resv_usage usage;
 
@@ -1031,7 +1031,7 @@ static int ttm_drm_fence_buffers_ioctl(struct ttm_drm_file *file, void *data)
 
 err_restore:
 	pthread_mutex_lock(&ddev->lock);
-	list_for_each_entry_safe(dbo, tmp, &list, struct ttm_drm_bo, unfenced) {
+	list_for_each_entry_safe (dbo, tmp, &list, struct ttm_drm_bo, unfenced) {
 		list_move_tail(&dbo->unfenced, &file->unfenced);
 	}
 	pthread_mutex_unlock(&ddev->lock);
@@ -1106,7 +1106,7 @@ err:
  */
 static int ttm_drm_mm_evict(struct ttm_drm_device *ddev, unsigned mem_type, bool ignore_no_evict)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = {.interruptible = true};
 	struct ttm_drm_bo **bos = NULL;
 	struct ttm_drm_object *obj;
 	size_t n = 0, cap;
@@ -1222,8 +1222,7 @@ static int ttm_drm_mm_lock_ioctl(struct ttm_drm_file *file, void *data)
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = ttm_drm_mm_evict(ddev, arg->mem_type,
-			       arg->lock_flags & DRM_BO_LOCK_IGNORE_NO_EVICT);
+	ret = ttm_drm_mm_evict(ddev, arg->mem_type, arg->lock_flags & DRM_BO_LOCK_IGNORE_NO_EVICT);
 	if (!ret) {
 		pthread_mutex_lock(&ddev->lock);
 		mt->locked = true;
@@ -1285,31 +1284,31 @@ struct ttm_drm_ioctl_desc {
 	int (*func)(struct ttm_drm_file *file, void *data);
 };
 
-#define TTM_DRM_IOCTL(req, fn) [TTM_DRM_IOC_NR(req) - 0xc0] = { .request = req, .func = fn }
+#define TTM_DRM_IOCTL(req, fn) [TTM_DRM_IOC_NR(req) - 0xc0] = {.request = req, .func = fn}
 
 static const struct ttm_drm_ioctl_desc ttm_drm_ioctls[] = {
-	TTM_DRM_IOCTL(DRM_IOCTL_MM_INIT, ttm_drm_mm_init_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_MM_TAKEDOWN, ttm_drm_mm_takedown_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_MM_LOCK, ttm_drm_mm_lock_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_MM_UNLOCK, ttm_drm_mm_unlock_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_FENCE_CREATE, ttm_drm_fence_create_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_FENCE_REFERENCE, ttm_drm_fence_reference_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_FENCE_UNREFERENCE, ttm_drm_fence_unreference_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_FENCE_SIGNALED, ttm_drm_fence_signaled_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_FENCE_FLUSH, ttm_drm_fence_flush_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_FENCE_WAIT, ttm_drm_fence_wait_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_FENCE_EMIT, ttm_drm_fence_emit_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_FENCE_BUFFERS, ttm_drm_fence_buffers_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_BO_CREATE, ttm_drm_bo_create_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_BO_MAP, ttm_drm_bo_map_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_BO_UNMAP, ttm_drm_bo_unmap_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_BO_REFERENCE, ttm_drm_bo_reference_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_BO_UNREFERENCE, ttm_drm_bo_unreference_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_BO_SETSTATUS, ttm_drm_bo_setstatus_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_BO_INFO, ttm_drm_bo_info_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_BO_WAIT_IDLE, ttm_drm_bo_wait_idle_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_BO_VERSION, ttm_drm_bo_version_ioctl),
-	TTM_DRM_IOCTL(DRM_IOCTL_MM_INFO, ttm_drm_mm_info_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_MM_INIT, ttm_drm_mm_init_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_MM_TAKEDOWN, ttm_drm_mm_takedown_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_MM_LOCK, ttm_drm_mm_lock_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_MM_UNLOCK, ttm_drm_mm_unlock_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_FENCE_CREATE, ttm_drm_fence_create_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_FENCE_REFERENCE, ttm_drm_fence_reference_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_FENCE_UNREFERENCE, ttm_drm_fence_unreference_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_FENCE_SIGNALED, ttm_drm_fence_signaled_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_FENCE_FLUSH, ttm_drm_fence_flush_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_FENCE_WAIT, ttm_drm_fence_wait_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_FENCE_EMIT, ttm_drm_fence_emit_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_FENCE_BUFFERS, ttm_drm_fence_buffers_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_BO_CREATE, ttm_drm_bo_create_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_BO_MAP, ttm_drm_bo_map_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_BO_UNMAP, ttm_drm_bo_unmap_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_BO_REFERENCE, ttm_drm_bo_reference_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_BO_UNREFERENCE, ttm_drm_bo_unreference_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_BO_SETSTATUS, ttm_drm_bo_setstatus_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_BO_INFO, ttm_drm_bo_info_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_BO_WAIT_IDLE, ttm_drm_bo_wait_idle_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_BO_VERSION, ttm_drm_bo_version_ioctl),
+    TTM_DRM_IOCTL(DRM_IOCTL_MM_INFO, ttm_drm_mm_info_ioctl),
 };
 
 static int ttm_drm_command(struct ttm_drm_file *file, unsigned long request, void *arg)
@@ -1375,7 +1374,8 @@ void *ttm_drm_mmap(int fd, uint64_t map_handle, uint64_t size, int *err)
 	pthread_mutex_lock(&ddev->lock);
 	while ((obj = ttm_drm_idr_next(&file->refs, &id))) {
 		obj = ((struct ttm_drm_ref *)(void *)obj)->obj;
-		if (obj->type == TTM_DRM_OBJECT_BO && to_ttm_drm_bo(obj)->map_handle == map_handle) {
+		if (obj->type == TTM_DRM_OBJECT_BO &&
+		    to_ttm_drm_bo(obj)->map_handle == map_handle) {
 			found = obj;
 			obj->ops->get(obj);
 			break;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
@@ -196,8 +197,22 @@ unsigned long mock_uapi_pending(struct ttm_drm_device *ddev)
 
 unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev)
 {
-	ttm_device_flush_delayed(&ddev->bdev, true);
-	return (unsigned long)atomic_load(&ddev->bdev.stats.bo_count);
+	unsigned long n = 0;
+
+	/*
+	 * The delayed-destroy worker may be freeing a BO it already took off
+	 * the list: give it up to a second to finish before counting it.
+	 */
+	for (int i = 0; i < 1000; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		ttm_device_flush_delayed(&ddev->bdev, true);
+		n = (unsigned long)atomic_load(&ddev->bdev.stats.bo_count);
+		if (!n)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return n;
 }
 
 int mock_uapi_stop(struct ttm_drm_device *ddev)

@@ -936,6 +936,42 @@ KTEST(ttm_drm_device_init_checks_and_names)
 	EXPECT_EQ(mock_uapi_stop(dev), 0);
 }
 
+KTEST(ttm_drm_bo_create_user_buffer)
+{
+	struct ttm_drm_device *dev = mock_uapi_start("uapi-user");
+	struct drm_bo_create_arg arg;
+	struct drm_bo_info_rep rep;
+	unsigned char *mem = aligned_alloc(4096, 3 * 4096);
+	int fd;
+
+	ASSERT_NOT_NULL(dev);
+	ASSERT_NOT_NULL(mem);
+	memset(mem, 0xa5, 3 * 4096);
+	fd = ttm_drm_open(dev);
+	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 0, 16), 0);
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.flags = RW | DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT;
+	arg.d.req.size = 3 * 4096;
+	arg.d.req.buffer_start = (uint64_t)(uintptr_t)mem;
+	ASSERT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg), 0);
+	EXPECT_UEQ(arg.d.rep.buffer_start, (uint64_t)(uintptr_t)mem);
+	EXPECT_EQ(arg.d.rep.size, 3 * 4096);
+	/* A user buffer never goes to VRAM. */
+	EXPECT_EQ(
+	    bo_setstatus(fd, arg.d.rep.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM, 0, NULL),
+	    -EINVAL);
+	ASSERT_EQ(bo_info(fd, arg.d.rep.handle, &rep), 0);
+	EXPECT_UEQ(rep.buffer_start, (uint64_t)(uintptr_t)mem);
+	EXPECT_EQ(bo_unref(fd, arg.d.rep.handle), 0);
+	EXPECT_EQ(ttm_drm_close(fd), 0);
+	EXPECT_EQ(mock_uapi_bo_count(dev), 0);
+	/* The client's memory is its own again, untouched. */
+	EXPECT_EQ(mem[0], 0xa5);
+	EXPECT_EQ(mem[3 * 4096 - 1], 0xa5);
+	free(mem);
+	EXPECT_EQ(mock_uapi_stop(dev), 0);
+}
+
 /* ---- concurrency ------------------------------------------------------ */
 
 #define SHARE_THREADS 4

@@ -26,7 +26,7 @@
 #define TTM_DRM_IOC_READ 2u
 #define TTM_DRM_IOC(dir, type, nr, size)                                                           \
 	((unsigned long)(((dir) << 30) | ((uint32_t)(size) << 16) | ((type) << 8) | (nr)))
-#define TTM_DRM_IOC_NR(req) ((unsigned)((req) & 0xffu))
+#define TTM_DRM_IOC_NR(req) ((unsigned)((req)&0xffu))
 #define TTM_DRM_IOC_TYPE(req) ((unsigned)(((req) >> 8) & 0xffu))
 #define TTM_DRM_IOC_SIZE(req) ((unsigned)(((req) >> 16) & 0x3fffu))
 #define TTM_DRM_IOC_DIR(req) ((unsigned)(((req) >> 30) & 0x3u))
@@ -49,11 +49,11 @@
  * declares (e.g. "reads and writes flushed"). @signaled reports which of
  * the types have signalled.
  */
-#define DRM_FENCE_FLAG_EMIT 0x00000001u /* create: emit at once */
+#define DRM_FENCE_FLAG_EMIT 0x00000001u	     /* create: emit at once */
 #define DRM_FENCE_FLAG_SHAREABLE 0x00000002u /* other clients may reference it */
 #define DRM_FENCE_FLAG_WAIT_LAZY 0x00000004u /* sleep rather than poll */
-#define DRM_FENCE_FLAG_NO_USER 0x00000010u /* buffers: no user object, fence only */
-#define DRM_FENCE_MASK_DRIVER 0xFF000000u /* reserved for the driver */
+#define DRM_FENCE_FLAG_NO_USER 0x00000010u   /* buffers: no user object, fence only */
+#define DRM_FENCE_MASK_DRIVER 0xFF000000u    /* reserved for the driver */
 
 #define DRM_FENCE_TYPE_EXE 0x00000001u
 
@@ -116,9 +116,9 @@ struct drm_fence_arg {
 #define DRM_BO_MASK_DRIVER 0xFFFF000000000000ULL
 
 /* Hints (struct drm_bo_info_req.hint / create hint / map hint). */
-#define DRM_BO_HINT_DONT_BLOCK 0x00000002u /* -EBUSY instead of waiting */
-#define DRM_BO_HINT_DONT_FENCE 0x00000004u /* not put on the unfenced list */
-#define DRM_BO_HINT_WAIT_LAZY 0x00000008u /* sleep rather than poll */
+#define DRM_BO_HINT_DONT_BLOCK 0x00000002u	/* -EBUSY instead of waiting */
+#define DRM_BO_HINT_DONT_FENCE 0x00000004u	/* not put on the unfenced list */
+#define DRM_BO_HINT_WAIT_LAZY 0x00000008u	/* sleep rather than poll */
 #define DRM_BO_HINT_PRESUMED_OFFSET 0x00000010u /* @presumed_offset is meaningful */
 
 #define DRM_BO_INIT_MAGIC 0xfe769812u

@@ -103,8 +103,7 @@ typedef struct _drmBO {
 } drmBO;
 
 /* Fences. */
-extern int drmFenceCreate(int fd, unsigned flags, int fence_class, unsigned type,
-			  drmFence *fence);
+extern int drmFenceCreate(int fd, unsigned flags, int fence_class, unsigned type, drmFence *fence);
 extern int drmFenceReference(int fd, unsigned handle, drmFence *fence);
 extern int drmFenceUnreference(int fd, const drmFence *fence);
 extern int drmFenceFlush(int fd, drmFence *fence, unsigned flush_type);
@@ -125,8 +124,7 @@ extern int drmBOBusy(int fd, drmBO *buf, int *busy);
 extern int drmBOWaitIdle(int fd, drmBO *buf, unsigned hint);
 extern int drmBOSetStatus(int fd, drmBO *buf, uint64_t flags, uint64_t mask, unsigned int hint,
 			  unsigned int desired_tile_stride, unsigned int tile_info);
-extern int drmBOVersion(int fd, unsigned int *major, unsigned int *minor,
-			unsigned int *patchlevel);
+extern int drmBOVersion(int fd, unsigned int *major, unsigned int *minor, unsigned int *patchlevel);
 
 /* Memory managers. */
 extern int drmMMInit(int fd, unsigned long pOffset, unsigned long pSize, unsigned memType);
