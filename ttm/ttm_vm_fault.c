@@ -27,9 +27,41 @@
 
 #define VM_PAGE_SIZE 4096ul
 
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
+/*
+ * Pages of a range change hands through the kernel (a userfaultfd wake, an
+ * mprotect that revokes writes, an mmap over the page), an ordering
+ * ThreadSanitizer cannot see. Page replacement therefore uses the raw mmap
+ * system call (so TSan does not record it as a write by this thread), and
+ * write-back reads of pages the kernel already took away from writers run
+ * with this thread's accesses ignored.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define VM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define VM_TSAN 1
 #endif
+#endif
+#ifdef VM_TSAN
+void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
+#define vm_tsan_ignore_begin() __tsan_ignore_thread_begin()
+#define vm_tsan_ignore_end() __tsan_ignore_thread_end()
+#else
+#define vm_tsan_ignore_begin() do { } while (0)
+#define vm_tsan_ignore_end() do { } while (0)
+#endif
+
+static void *vm_mmap_fixed(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	long r = syscall(SYS_mmap, addr, len, prot, flags | MAP_FIXED, fd, off);
+
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return MAP_FAILED;
+	}
+	return (void *)r;
+}
 
 /*
  * The process-wide table of live ranges. A SIGSEGV handler has nothing but
@@ -287,6 +319,10 @@ static int vm_uffd_engine_init(struct ttm_vm_fault_engine *eng)
 		ret = -errno;
 		goto err_uffd;
 	}
+	/* Stores racing an invalidation hit read-only pages: SIGSEGV, not uffd. */
+	ret = vm_segv_install();
+	if (ret)
+		goto err_stop;
 	ret = -pthread_create(&eng->thread, NULL, vm_uffd_thread, eng);
 	if (ret)
 		goto err_stop;
@@ -347,13 +383,17 @@ int ttm_vm_fault_engine_init(struct ttm_vm_fault_engine *eng, enum ttm_vm_fault_
 			return -EINVAL;
 	}
 
-	switch (mode) {
-	case TTM_VM_FAULT_AUTO:
+	/* AUTO: userfaultfd where the kernel allows it, else the signal handler. */
+	if (mode == TTM_VM_FAULT_AUTO) {
 		if (!vm_uffd_engine_init(eng)) {
 			eng->mode = TTM_VM_FAULT_UFFD;
 			return 0;
 		}
-		/* fall through */
+		mode = TTM_VM_FAULT_SIGSEGV;
+	}
+
+	switch (mode) {
+	case TTM_VM_FAULT_AUTO:
 	case TTM_VM_FAULT_SIGSEGV:
 		ret = vm_segv_install();
 		if (ret)
@@ -394,8 +434,8 @@ static int vm_map_absent(struct ttm_vm_fault_engine *eng, void *addr, size_t len
 {
 	int prot = eng->mode == TTM_VM_FAULT_UFFD ? PROT_READ | PROT_WRITE : PROT_NONE;
 
-	if (mmap(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
-		 0) == MAP_FAILED)
+	if (vm_mmap_fixed(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) ==
+	    MAP_FAILED)
 		return -errno;
 	if (eng->mode == TTM_VM_FAULT_UFFD)
 		return vm_uffd_register(eng, addr, len);
@@ -561,8 +601,8 @@ static int vm_install_fd(struct ttm_vm_range *r, unsigned long first, unsigned l
 
 	if (page->offset % VM_PAGE_SIZE || page->fd < 0)
 		return -EINVAL;
-	if (mmap(dst, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, page->fd,
-		 (off_t)page->offset) == MAP_FAILED)
+	if (vm_mmap_fixed(dst, len, PROT_READ | PROT_WRITE, MAP_SHARED, page->fd,
+			  (off_t)page->offset) == MAP_FAILED)
 		return -errno;
 	memset(r->state + first, TTM_VM_PAGE_MAPPED, n);
 	r->nr_present += n;
@@ -629,16 +669,18 @@ static unsigned long vm_writeback(struct ttm_vm_range *r, const uint8_t *base)
 
 	if (!r->ops->writeback)
 		return 0;
+	vm_tsan_ignore_begin();
 	for (i = 0; i < r->num_pages; i++) {
 		if (r->state[i] != TTM_VM_PAGE_COPY)
 			continue;
 		r->ops->writeback(r, i, base + i * VM_PAGE_SIZE);
 		n++;
 	}
+	vm_tsan_ignore_end();
 	return n;
 }
 
-/* SIGSEGV mode: make the copied pages read-only, run by run. */
+/* Make the copied pages read-only, run by run (absent pages must keep faulting). */
 static void vm_revoke_writes(struct ttm_vm_range *r)
 {
 	unsigned long i = 0;
@@ -667,26 +709,22 @@ void ttm_vm_range_invalidate(struct ttm_vm_range *range)
 		pthread_mutex_unlock(&range->lock);
 		return;
 	}
+	/*
+	 * Revoke writes first, so a store racing with the read-back faults
+	 * (SIGSEGV, in both modes) and waits for the owner lock instead of
+	 * landing in a copy about to be dropped.
+	 */
+	vm_revoke_writes(range);
+	written = vm_writeback(range, range->addr);
 	if (range->engine->mode == TTM_VM_FAULT_UFFD && !range->nr_mapped) {
 		/*
-		 * Move the pages out in one step: the range stays registered
-		 * and empty (a racing access faults and waits for the owner),
-		 * the stolen pages are read back at leisure.
+		 * Drop the pages but keep the registration (a fresh mapping
+		 * would be unregistered for a moment and fill with zeroes);
+		 * missing pages fault into the handler again once writable.
 		 */
-		void *old = mremap(range->addr, len, len, MREMAP_MAYMOVE | MREMAP_DONTUNMAP);
-
-		if (old != MAP_FAILED) {
-			written = vm_writeback(range, old);
-			munmap(old, len);
-		} else {
-			/* Kernels before 5.7: a write racing the read-back can be lost. */
-			written = vm_writeback(range, range->addr);
-			madvise(range->addr, len, MADV_DONTNEED);
-		}
+		madvise(range->addr, len, MADV_DONTNEED);
+		mprotect(range->addr, len, PROT_READ | PROT_WRITE);
 	} else {
-		if (range->engine->mode == TTM_VM_FAULT_SIGSEGV)
-			vm_revoke_writes(range);
-		written = vm_writeback(range, range->addr);
 		/* One mmap replaces every page and merges the range back into one mapping. */
 		vm_map_absent(range->engine, range->addr, len);
 	}

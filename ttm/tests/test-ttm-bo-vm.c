@@ -31,6 +31,19 @@
 #endif
 #endif
 
+#ifdef VM_TEST_TSAN
+/*
+ * In SIGSEGV mode a fault migrates and populates the BO (allocating) inside
+ * the handler of a synchronous SIGSEGV raised by a plain load or store, which
+ * holds no libc lock; TSan reports every such call as signal-unsafe.
+ */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "report_signal_unsafe=0";
+}
+#endif
+
 static struct ttm_test_device tdev;
 
 static void setup(enum ttm_vm_fault_mode mode, uint64_t tt_pages, uint64_t vram_pages)
@@ -187,7 +200,9 @@ static void ttm_bo_mmap_write_before_evict(enum ttm_vm_fault_mode mode)
 	EXPECT_EQ(p[31 * PG + 4095], 0x33);
 	EXPECT_EQ(p[5 * PG], 0x44);
 	EXPECT_EQ(p[0], 0x11);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	EXPECT_FALSE(ttm_tt_is_swapped(bo->ttm));
+	ttm_bo_unreserve(bo);
 	EXPECT_GE(vm_stats(bo).pages_written_back, 3);
 	bo_unmap_put(bo);
 	teardown();
@@ -551,6 +566,8 @@ static void ttm_bo_mmap_fault_race(enum ttm_vm_fault_mode mode)
 		EXPECT_UEQ(((uint64_t *)(p + i * PG))[1], wr.last[i]);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	ttm_bo_vm_flush(bo);
+	ttm_bo_unreserve(bo);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	for (i = 0; i < pages; i++) {
 		EXPECT_EQ(ttm_bo_access(bo, i * PG, word, sizeof(word), false, &ctx), 0);
 		EXPECT_UEQ(word[0], i * 7919);

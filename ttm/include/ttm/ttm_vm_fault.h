@@ -26,6 +26,10 @@
  *    SIGSEGV handler populates on the faulting thread. Pages are prepared in
  *    a scratch mapping and moved in with mremap(MREMAP_FIXED) (or a memfd is
  *    mapped with MAP_FIXED), so other threads never see half a page.
+ *    @populate then runs in signal context: fine for the synchronous fault
+ *    of a load or store in code holding no libc lock (the case for plain
+ *    accesses), not for a mapping touched from inside libc while it holds
+ *    a lock (stdio on a mapped buffer); userfaultfd has no such limit.
  * The environment variable TTM_VM_FAULT=uffd|sigsegv forces one (AUTO).
  *
  * Backing: a page is installed either by copy from a host pointer (the
@@ -250,11 +254,13 @@ long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsig
 
 /**
  * ttm_vm_range_invalidate() - the owner's storage is about to move: revoke
- * CPU write access to the present pages first, hand every copied page to
- * @writeback, then make the whole range absent. Owner lock held. A CPU
- * write that completed before the call is therefore never lost; a write
- * racing with it faults and waits for the owner lock (SIGSEGV mode, and
- * userfaultfd mode on kernels with MREMAP_DONTUNMAP).
+ * CPU write access to the copied pages (mprotect), hand each to @writeback,
+ * then make the whole range absent. Owner lock held. A CPU write that
+ * completed before the call is therefore never lost; a write racing with it
+ * faults (SIGSEGV, in both modes: the engine installs the handler for
+ * userfaultfd engines too) and waits for the owner lock. Memfd-mapped pages
+ * in userfaultfd mode are dropped by remapping and re-registering the range,
+ * which leaves a short window where a racing access sees a zero page.
  */
 void ttm_vm_range_invalidate(struct ttm_vm_range *range);
 
