@@ -104,7 +104,8 @@ enum ttm_vm_fault_mode ttm_bo_vm_mode(void)
 
 	pthread_mutex_lock(&ttm_bo_vm_lock);
 	if (!ttm_bo_vm_engine_live)
-		ttm_bo_vm_engine_live = !ttm_vm_fault_engine_init(&ttm_bo_vm_engine, ttm_bo_vm_want);
+		ttm_bo_vm_engine_live =
+		    !ttm_vm_fault_engine_init(&ttm_bo_vm_engine, ttm_bo_vm_want);
 	if (ttm_bo_vm_engine_live)
 		mode = ttm_bo_vm_engine.mode;
 	pthread_mutex_unlock(&ttm_bo_vm_lock);
@@ -219,8 +220,8 @@ static bool ttm_bo_vm_in_place(struct ttm_bo_vm *vm)
 
 static int ttm_bo_vm_migrate(struct ttm_bo_vm *vm, struct ttm_operation_ctx *ctx)
 {
-	static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
-	static const struct ttm_placement sys_placement = { 1, &sys_place };
+	static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
+	static const struct ttm_placement sys_placement = {1, &sys_place};
 	struct ttm_buffer_object *bo = vm->bo;
 	uint64_t moves = ctx->moves, bytes = ctx->bytes_moved;
 	int ret;
@@ -281,7 +282,7 @@ static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
 {
 	struct ttm_bo_vm *vm = range->priv;
 	struct ttm_buffer_object *bo = vm->bo;
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	int64_t lret;
 	int ret;
 
@@ -310,8 +311,8 @@ out:
 }
 
 static const struct ttm_vm_range_ops ttm_bo_vm_range_ops = {
-	.populate = ttm_bo_vm_populate,
-	.writeback = ttm_bo_vm_writeback,
+    .populate = ttm_bo_vm_populate,
+    .writeback = ttm_bo_vm_writeback,
 };
 
 static struct ttm_bo_vm *ttm_bo_vm_create(struct ttm_buffer_object *bo,

@@ -48,8 +48,12 @@ void __tsan_ignore_thread_end(void);
 #define vm_tsan_ignore_begin() __tsan_ignore_thread_begin()
 #define vm_tsan_ignore_end() __tsan_ignore_thread_end()
 #else
-#define vm_tsan_ignore_begin() do { } while (0)
-#define vm_tsan_ignore_end() do { } while (0)
+#define vm_tsan_ignore_begin()                                                                     \
+	do {                                                                                       \
+	} while (0)
+#define vm_tsan_ignore_end()                                                                       \
+	do {                                                                                       \
+	} while (0)
 #endif
 
 static void *vm_mmap_fixed(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -94,7 +98,7 @@ static struct ttm_vm_range *vm_table_get(const void *addr)
 	struct ttm_vm_range *r, *found = NULL;
 
 	pthread_mutex_lock(&vm_table_lock);
-	list_for_each_entry(r, &vm_table, struct ttm_vm_range, link) {
+	list_for_each_entry (r, &vm_table, struct ttm_vm_range, link) {
 		if (a >= r->addr && a < r->addr + r->num_pages * VM_PAGE_SIZE) {
 			r->users++;
 			found = r;
@@ -256,8 +260,8 @@ static void *vm_uffd_thread(void *arg)
 	struct ttm_vm_fault_engine *eng = arg;
 
 	for (;;) {
-		struct pollfd p[2] = { { .fd = eng->uffd, .events = POLLIN },
-				       { .fd = eng->stop_fd, .events = POLLIN } };
+		struct pollfd p[2] = {{.fd = eng->uffd, .events = POLLIN},
+				      {.fd = eng->stop_fd, .events = POLLIN}};
 		struct uffdio_range wake;
 		struct ttm_vm_range *r;
 		struct uffd_msg msg;
@@ -535,7 +539,7 @@ static int vm_install_copy(struct ttm_vm_range *r, unsigned long first, unsigned
 			struct uffdio_copy copy;
 
 			while (j < n && (const uint8_t *)pages[j].src ==
-						(const uint8_t *)pages[i].src + (j - i) * VM_PAGE_SIZE)
+					    (const uint8_t *)pages[i].src + (j - i) * VM_PAGE_SIZE)
 				j++;
 			memset(&copy, 0, sizeof(copy));
 			copy.dst = (uintptr_t)(dst + i * VM_PAGE_SIZE);
@@ -550,7 +554,8 @@ static int vm_install_copy(struct ttm_vm_range *r, unsigned long first, unsigned
 			if (ioctl(r->engine->uffd, UFFDIO_COPY, &copy)) {
 				if (errno == EAGAIN && copy.copy > 0) {
 					/* Partly done while the mm changed: the rest again. */
-					unsigned long done = (unsigned long)copy.copy / VM_PAGE_SIZE;
+					unsigned long done =
+					    (unsigned long)copy.copy / VM_PAGE_SIZE;
 
 					memset(r->state + first + i, TTM_VM_PAGE_COPY, done);
 					r->nr_present += done;
@@ -628,11 +633,11 @@ long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsig
 			continue;
 		}
 		/* A run: absent pages of one kind (copies, or one memfd in order). */
-		while (j < count && range->state[first + j] == TTM_VM_PAGE_ABSENT &&
-		       !pages[j].src == !pages[i].src &&
-		       (pages[i].src || (pages[j].fd == pages[i].fd &&
-					 pages[j].offset ==
-						 pages[i].offset + (j - i) * VM_PAGE_SIZE)))
+		while (
+		    j < count && range->state[first + j] == TTM_VM_PAGE_ABSENT &&
+		    !pages[j].src == !pages[i].src &&
+		    (pages[i].src || (pages[j].fd == pages[i].fd &&
+				      pages[j].offset == pages[i].offset + (j - i) * VM_PAGE_SIZE)))
 			j++;
 		if (fault_should_fail(&ttm_fault_mmap_remap, (j - i) * VM_PAGE_SIZE)) {
 			ret = -ENOMEM;

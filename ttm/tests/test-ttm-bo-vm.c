@@ -48,7 +48,7 @@ static struct ttm_test_device tdev;
 
 static void setup(enum ttm_vm_fault_mode mode, uint64_t tt_pages, uint64_t vram_pages)
 {
-	struct ttm_test_device_cfg cfg = { .tt_pages = tt_pages, .vram_pages = vram_pages };
+	struct ttm_test_device_cfg cfg = {.tt_pages = tt_pages, .vram_pages = vram_pages};
 	int ret;
 
 	fault_reset_all();
@@ -117,7 +117,7 @@ static struct ttm_bo_vm_stats vm_stats(struct ttm_buffer_object *bo)
 
 static int evict(unsigned mem_type)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 
 	return ttm_bo_evict_mem_type(&tdev.bdev, mem_type, &ctx);
 }
@@ -135,7 +135,7 @@ static int evict(unsigned mem_type)
 /* Content identical after the BO is evicted (VRAM -> TT -> SYSTEM) while mapped. */
 static void ttm_bo_mmap_evict_content(enum ttm_vm_fault_mode mode)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 	uint64_t size = 64 * PG, sum;
 	uint8_t *p;
@@ -168,7 +168,7 @@ BOTH_MODES(ttm_bo_mmap_evict_content)
 /* A CPU write right before eviction or swap-out is in the BO afterwards. */
 static void ttm_bo_mmap_write_before_evict(enum ttm_vm_fault_mode mode)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 	uint64_t size = 32 * PG;
 	uint8_t *p, buf[4];
@@ -215,7 +215,7 @@ BOTH_MODES(ttm_bo_mmap_write_before_evict)
  */
 static void ttm_bo_mmap_migrate_once(enum ttm_vm_fault_mode mode)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_test_placement tp;
 	struct ttm_buffer_object *bo;
 	uint64_t size = 1024 * PG, sum, i;
@@ -250,8 +250,8 @@ BOTH_MODES(ttm_bo_mmap_migrate_once)
 /* Sequential, random and strided first touches of BOs from 1 page to 16 MiB. */
 static void ttm_bo_mmap_touch_orders(enum ttm_vm_fault_mode mode)
 {
-	static const uint64_t sizes[] = { 1, 17, 256, 4096 };
-	struct ttm_operation_ctx ctx = { 0 };
+	static const uint64_t sizes[] = {1, 17, 256, 4096};
+	struct ttm_operation_ctx ctx = {0};
 
 	setup(mode, 0, 0);
 	for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
@@ -295,7 +295,7 @@ struct signal_later {
 static void *signal_later_fn(void *arg)
 {
 	struct signal_later *s = arg;
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct timespec ts = {0, 20 * 1000 * 1000};
 
 	nanosleep(&ts, NULL);
 	atomic_store(&s->signalled, true);
@@ -306,7 +306,7 @@ static void *signal_later_fn(void *arg)
 /* DONT_BLOCK maps fail -EBUSY on a pending GPU write; a fault waits for it. */
 static void ttm_bo_mmap_gpu_write_wait(enum ttm_vm_fault_mode mode)
 {
-	struct ttm_operation_ctx nowait = { .no_wait_gpu = true };
+	struct ttm_operation_ctx nowait = {.no_wait_gpu = true};
 	struct ttm_buffer_object *bo;
 	struct signal_later s;
 	pthread_t t;
@@ -321,7 +321,7 @@ static void ttm_bo_mmap_gpu_write_wait(enum ttm_vm_fault_mode mode)
 	ASSERT_EQ(ttm_test_bo_add_fence(bo, s.fence, DMA_RESV_USAGE_WRITE), 0);
 	ttm_bo_unreserve(bo);
 	EXPECT_EQ(ttm_bo_mmap(bo, NULL, &nowait, (void **)&p), -EBUSY);
-	EXPECT_EQ(ttm_bo_vm_get_stats(bo, &(struct ttm_bo_vm_stats){ 0 }), -ENOENT);
+	EXPECT_EQ(ttm_bo_vm_get_stats(bo, &(struct ttm_bo_vm_stats){0}), -ENOENT);
 
 	/* Map while idle, then a GPU write is queued: the next fault waits for it. */
 	dma_fence_signal(s.fence);
@@ -349,7 +349,7 @@ BOTH_MODES(ttm_bo_mmap_gpu_write_wait)
  */
 static void ttm_bo_munmap_lifetime(enum ttm_vm_fault_mode mode)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 	uint8_t *a, *b, *c;
 
@@ -396,7 +396,7 @@ static void sigbus_handler(int sig)
 /* A failing fault (remap fault point, failing migration) is SIGBUS; content intact. */
 static void ttm_bo_mmap_fault_sigbus(enum ttm_vm_fault_mode mode)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_test_placement tp;
 	struct ttm_buffer_object *bo;
 	struct sigaction sa, old;
@@ -410,8 +410,7 @@ static void ttm_bo_mmap_fault_sigbus(enum ttm_vm_fault_mode mode)
 	setup(mode, 0, 256);
 	bo = bo_create_filled(32 * PG, TTM_PL_VRAM, 16);
 	sum = bo_checksum(bo);
-	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_SYSTEM, 0), &ctx, (void **)&p),
-		  0);
+	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_SYSTEM, 0), &ctx, (void **)&p), 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = sigbus_handler;
 	sigemptyset(&sa.sa_mask);
@@ -505,12 +504,12 @@ static void *race_writer(void *arg)
 
 static void *race_mover(void *arg)
 {
-	static const uint32_t types[] = { TTM_PL_VRAM, TTM_PL_TT, TTM_PL_SYSTEM };
+	static const uint32_t types[] = {TTM_PL_VRAM, TTM_PL_TT, TTM_PL_SYSTEM};
 	struct race *r = arg;
 	unsigned k = 0;
 
 	while (!atomic_load(r->stop)) {
-		struct ttm_operation_ctx ctx = { 0 };
+		struct ttm_operation_ctx ctx = {0};
 		struct ttm_test_placement tp;
 
 		if (ttm_bo_reserve(r->bo, false, false, NULL))
@@ -528,7 +527,7 @@ static void *race_mover(void *arg)
 
 static void ttm_bo_mmap_fault_race(enum ttm_vm_fault_mode mode)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct race rd, wr, mv;
 	pthread_t trd, twr, tmv;
 	_Atomic bool stop = false;
@@ -544,8 +543,13 @@ static void ttm_bo_mmap_fault_race(enum ttm_vm_fault_mode mode)
 		((uint64_t *)(p + i * PG))[0] = i * 7919;
 		((uint64_t *)(p + i * PG))[1] = 0;
 	}
-	wr = (struct race){ .bo = bo, .p = p, .pages = pages, .iters = 3000 * ktest_scale(),
-			    .seed = ktest_rand(), .stop = &stop, .moves = &moves };
+	wr = (struct race){.bo = bo,
+			   .p = p,
+			   .pages = pages,
+			   .iters = 3000 * ktest_scale(),
+			   .seed = ktest_rand(),
+			   .stop = &stop,
+			   .moves = &moves};
 	wr.last = calloc(pages, sizeof(uint64_t));
 	ASSERT_NOT_NULL(wr.last);
 	rd = wr;
@@ -583,7 +587,7 @@ BOTH_MODES(ttm_bo_mmap_fault_race)
 /* The info dump names the active mechanism. */
 static void ttm_bo_vm_print_mode(enum ttm_vm_fault_mode mode)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 	char line[512], want[64];
 	uint8_t *p;
@@ -612,8 +616,8 @@ BOTH_MODES(ttm_bo_vm_print_mode)
 
 KTEST(ttm_bo_mmap_invalid)
 {
-	struct ttm_operation_ctx ctx = { 0 };
-	struct ttm_placement empty = { 0, NULL };
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_placement empty = {0, NULL};
 	struct ttm_buffer_object *bo;
 	void *p;
 

@@ -81,8 +81,8 @@ static void owner_writeback(struct ttm_vm_range *range, unsigned long page, cons
 }
 
 static const struct ttm_vm_range_ops owner_ops = {
-	.populate = owner_populate,
-	.writeback = owner_writeback,
+    .populate = owner_populate,
+    .writeback = owner_writeback,
 };
 
 static struct ttm_vm_fault_engine eng;
@@ -113,8 +113,8 @@ static void owner_init(struct owner *o, unsigned long num_pages, bool memfd)
 		o->memfd = memfd_create("vm-test", MFD_CLOEXEC);
 		ASSERT_GE(o->memfd, 0);
 		ASSERT_EQ(ftruncate(o->memfd, (off_t)(num_pages * PG)), 0);
-		o->backing = mmap(NULL, num_pages * PG, PROT_READ | PROT_WRITE, MAP_SHARED,
-				  o->memfd, 0);
+		o->backing =
+		    mmap(NULL, num_pages * PG, PROT_READ | PROT_WRITE, MAP_SHARED, o->memfd, 0);
 	} else {
 		o->backing = mmap(NULL, num_pages * PG, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -152,10 +152,12 @@ static void check_sequential(enum ttm_vm_fault_mode mode, bool memfd)
 	owner_init(&o, n, memfd);
 	EXPECT_FALSE(ttm_vm_range_page_present(&o.range, 0));
 	EXPECT_MEMEQ(o.range.addr, o.backing, n * PG);
-	EXPECT_EQ(atomic_load(&o.populates), (n + TTM_VM_FAULT_PREFAULT - 1) / TTM_VM_FAULT_PREFAULT);
-	EXPECT_EQ(atomic_load(&o.range.stats.pages_copied) + atomic_load(&o.range.stats.pages_mapped),
+	EXPECT_EQ(atomic_load(&o.populates),
+		  (n + TTM_VM_FAULT_PREFAULT - 1) / TTM_VM_FAULT_PREFAULT);
+	EXPECT_EQ(
+	    atomic_load(&o.range.stats.pages_copied) + atomic_load(&o.range.stats.pages_mapped), n);
+	EXPECT_EQ(atomic_load(memfd ? &o.range.stats.pages_mapped : &o.range.stats.pages_copied),
 		  n);
-	EXPECT_EQ(atomic_load(memfd ? &o.range.stats.pages_mapped : &o.range.stats.pages_copied), n);
 	EXPECT_TRUE(ttm_vm_range_page_present(&o.range, n - 1));
 	EXPECT_EQ(o.range.caching, ttm_write_combined);
 	/* Touching again costs nothing. */
@@ -361,11 +363,14 @@ static void check_race(enum ttm_vm_fault_mode mode)
 	engine_setup(mode);
 	owner_init(&o, 64, false);
 	for (i = 0; i < WRITERS; i++) {
-		w[i] = (struct race){ .o = &o, .id = i, .iters = 20000 * ktest_scale(),
-				      .seed = ktest_rand(), .stop = &stop };
+		w[i] = (struct race){.o = &o,
+				     .id = i,
+				     .iters = 20000 * ktest_scale(),
+				     .seed = ktest_rand(),
+				     .stop = &stop};
 		ASSERT_EQ(pthread_create(&tw[i], NULL, race_writer, &w[i]), 0);
 	}
-	inv = (struct race){ .o = &o, .stop = &stop };
+	inv = (struct race){.o = &o, .stop = &stop};
 	ASSERT_EQ(pthread_create(&ti, NULL, race_invalidator, &inv), 0);
 	for (i = 0; i < WRITERS; i++)
 		pthread_join(tw[i], NULL);
