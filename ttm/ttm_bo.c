@@ -168,12 +168,22 @@ static void ttm_bo_cleanup_memtype_use(struct ttm_buffer_object *bo)
 static void ttm_bo_free(struct ttm_buffer_object *bo)
 {
 	struct ttm_device *bdev = bo->bdev;
+	bool deleted = bo->deleted;
 
 	if (bdev->funcs->release_notify)
 		bdev->funcs->release_notify(bo);
 	dma_resv_fini(&bo->base_resv);
-	atomic_fetch_sub(&bdev->stats.bo_count, 1);
 	bo->destroy(bo);
+	/*
+	 * The counters drop only after destroy() ran (it may still look at the
+	 * device, as a ghost's does): ttm_device_fini() and a waiting
+	 * ttm_device_flush_delayed() go by them. For the same reason a deleted
+	 * BO leaves the ddestroy count here, not when it leaves the list, so a
+	 * flush cannot return while a cleaner still holds its last reference.
+	 */
+	if (deleted)
+		atomic_fetch_sub(&bdev->stats.ddestroy, 1);
+	atomic_fetch_sub(&bdev->stats.bo_count, 1);
 }
 
 /*
@@ -272,10 +282,8 @@ int ttm_bo_cleanup_refs(struct ttm_buffer_object *bo, bool interruptible, bool n
 
 	pthread_mutex_lock(&bdev->lru_lock);
 	on_list = !list_empty(&bo->ddestroy);
-	if (on_list) {
+	if (on_list)
 		list_del_init(&bo->ddestroy);
-		atomic_fetch_sub(&bdev->stats.ddestroy, 1);
-	}
 	pthread_mutex_unlock(&bdev->lru_lock);
 
 	ttm_bo_cleanup_memtype_use(bo);

@@ -277,8 +277,10 @@ unsigned long ttm_device_flush_delayed(struct ttm_device *bdev, bool wait)
 
 	/*
 	 * Another flusher (the worker, an evictor in cleanup_refs) may hold an
-	 * entry off the list for a moment, so a waiting flush goes by the
-	 * counter, which only drops once a BO is really off the list.
+	 * entry off the list, or its last reference, for a moment, so a
+	 * waiting flush goes by the counter, which only drops once a deleted
+	 * BO is freed. The caller must therefore hold no reference to a
+	 * deleted BO itself.
 	 */
 	while (wait && atomic_load(&bdev->stats.ddestroy)) {
 		sched_yield();

@@ -528,12 +528,15 @@ KTEST(ttm_bo_cleanup_refs_deleted)
 	dma_fence_signal(fence);
 	EXPECT_EQ(ttm_bo_cleanup_refs(bo, false, true, true), 0);
 	EXPECT_FALSE(dma_resv_is_locked(bo->resv));
-	EXPECT_EQ(atomic_load(&tdev->bdev.stats.ddestroy), 0);
+	EXPECT_TRUE(list_empty(&tdev->bdev.ddestroy_list));
 	EXPECT_UEQ(ttm_resource_manager_usage(man), 0);
 	EXPECT_EQ(ttm_resource_manager_lru_count(man, 0), 0);
+	/* Off the list and empty, but counted until the last reference goes. */
 	EXPECT_EQ(atomic_load(&tdev->bdev.stats.bo_count), 1);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.ddestroy), 1);
 	ttm_bo_put(bo);
 	EXPECT_EQ(atomic_load(&tdev->bdev.stats.bo_count), 0);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.ddestroy), 0);
 	dma_fence_put(fence);
 	dev_teardown(tdev);
 }
