@@ -7,6 +7,9 @@ set title sprintf("eviction thrash: %s against working set / capacity (median, m
 set xlabel 'working set / capacity'
 set ylabel ylab
 set logscale x 2
+set key bottom left
+# In-capacity validates are no-ops: throughput spans decades.
+if (strstrt(ylab, 'log')) set logscale y
 set xtics (0.5, 0.75, 1, 1.5, 2, 3, 4)
 set arrow from 1, graph 0 to 1, graph 1 nohead dt 2 lc rgb '#888888'
 plot for [f in files] f using 1:2:3:4 with yerrorlines lw 2 title label_of(f)

@@ -106,7 +106,7 @@ if [ -s "$data/eviction.dat" ]; then
 	awk -v d="$data" '!/^#/ && NF >= 5 { print $2 / 100.0, $3, $4, $5 > (d "/evict-" $1 ".dat") }' \
 		"$data/eviction.dat"
 	files=$(ls -1 "$data"/evict-*.dat | tr '\n' ' ')
-	render eviction.gp eviction-throughput "files='$files'; ylab='validated bytes/s'"
+	render eviction.gp eviction-throughput "files='$files'; ylab='validated GB/s (log scale)'"
 else
 	skip "eviction throughput" "no evict.<pattern>.ws<pct>.throughput metrics"
 fi

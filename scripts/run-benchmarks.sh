@@ -1,72 +1,167 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The main job: install what is missing, build an optimised tree, run every
-# benchmark program that exists on the simulated device, keep their output
-# under results/runs/<timestamp>/ and print one summary.
+# The main job: install what is missing, build an optimised tree, run the
+# benchmark suite, keep everything under results/runs/<timestamp>/, print one
+# summary table, render the plots and compare with this machine's baseline.
 #
-#   ./scripts/run-benchmarks.sh           full budget
-#   ./scripts/run-benchmarks.sh --quick   a smoke run (CI)
+#   ./scripts/run-benchmarks.sh               full budget (under 10 min on 2 cores)
+#   ./scripts/run-benchmarks.sh --quick       smoke run (CI, under 1 min after the build)
 #   ./scripts/run-benchmarks.sh --no-faults   build with fault points compiled out
+#   ./scripts/run-benchmarks.sh --gate        exit 1 when ttm-compare finds a regression
+#   ./scripts/run-benchmarks.sh --build DIR   use (and build) DIR instead of build-bench
+#   ./scripts/run-benchmarks.sh --baseline DIR  compare against DIR instead of
+#                                             results/baselines/<machine id>/
+#
+# Exit status: 0; 1 when a benchmark failed (or --gate and a regression);
+# 2 on bad usage. A benchmark that skips (exit 77, e.g. no hardware) is listed
+# as skipped, not failed.
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$TTM_TOP" || exit 1
 
 quick=
 faults=true
-for a in "$@"; do
-	case $a in
+gate=false
+dir=build-bench
+baseline=
+usage() {
+	echo "usage: $0 [--quick] [--no-faults] [--gate] [--build DIR] [--baseline DIR]" >&2
+	exit 2
+}
+while [ $# -gt 0 ]; do
+	case $1 in
 	--quick) quick=--quick ;;
 	--no-faults) faults=false ;;
-	*)
-		echo "usage: $0 [--quick] [--no-faults]" >&2
-		exit 2
-		;;
+	--gate) gate=true ;;
+	--build) [ $# -ge 2 ] || usage; dir=$2; shift ;;
+	--baseline) [ $# -ge 2 ] || usage; baseline=$2; shift ;;
+	*) usage ;;
 	esac
+	shift
 done
 
 ttm_ensure_packages || exit 1
-dir=build-bench
 ttm_configure "$dir" -Dbuildtype=release -Db_ndebug=true "-Dfault_inject=$faults" || exit 1
-ttm_build "$dir" || exit 1
+# The suite in a fixed order: the four of issue 7, then the supporting ones.
+progs=(benchmark-validate benchmark-evict benchmark-fence benchmark-pagelimit benchmark-probe
+	benchmark-range-alloc)
+# Only our targets: a half-written file elsewhere in the tree must not stop the run.
+targets=(bench/ttm-compare bench/ttm-results-csv)
+for p in "${progs[@]}"; do
+	targets+=("bench/$p")
+done
+ttm_log "building $dir (${#targets[@]} targets)"
+ninja -C "$dir" "${targets[@]}" >"$dir/.bench-build.log" 2>&1 || {
+	tail -n 60 "$dir/.bench-build.log" >&2
+	exit 1
+}
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out="results/runs/$stamp"
-mkdir -p "$out.partial"
+part="$out.partial"
+mkdir -p "$part" || exit 1
 rc=0
-# Every benchmark program the build produced, in a stable order.
-mapfile -t progs < <(find "$dir/bench" -maxdepth 1 -type f -name 'benchmark-*' -perm -u+x | sort)
-if [ ${#progs[@]} -eq 0 ]; then
-	echo "no benchmark programs were built" >&2
-	exit 1
-fi
-for p in "${progs[@]}"; do
-	name=$(basename "$p")
+t_start=$(date +%s)
+declare -A status
+for name in "${progs[@]}"; do
+	p="$dir/bench/$name"
+	if [ ! -x "$p" ]; then
+		status[$name]="not built"
+		continue
+	fi
 	ttm_log "running $name $quick"
-	# Programs on the shared harness write a JSON results file too.
 	args=($quick)
+	# Programs on the shared harness write a JSON results file too.
 	if "$p" --help 2>/dev/null | grep -q -- '--out'; then
-		args+=(--out "$out.partial")
+		args+=(--out "$part")
 	fi
-	if ! "$p" "${args[@]}" >"$out.partial/$name.txt" 2>"$out.partial/$name.err"; then
-		echo "$name failed (exit $?), see $out/$name.err" >&2
+	t0=$(date +%s)
+	"$p" "${args[@]}" >"$part/$name.txt" 2>"$part/$name.err"
+	e=$?
+	case $e in
+	0) status[$name]="ok ($(($(date +%s) - t0)) s)" ;;
+	77) status[$name]="skipped: $(grep -m1 SKIP "$part/$name.err" || echo 'exit 77')" ;;
+	*)
+		status[$name]="FAILED (exit $e, see $out/$name.err)"
 		rc=1
-	fi
+		;;
+	esac
 done
 {
-	echo "commit:  $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
-	echo "kernel:  $(uname -r)"
-	echo "cpu:     $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
-	echo "cores:   $(nproc)"
-	echo "faults:  $faults"
-} >"$out.partial/machine.txt"
+	echo "commit:   $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+	echo "kernel:   $(uname -r)"
+	echo "cpu:      $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+	echo "cores:    $(nproc)"
+	echo "faults:   $faults"
+	echo "mode:     ${quick:-full}"
+	echo "elapsed:  $(($(date +%s) - t_start)) s"
+} >"$part/machine.txt"
 # Only a finished run gets its final name.
-mv "$out.partial" "$out"
+mv "$part" "$out"
+
+# One table over every results file of the run.
+summary() {
+	local f
+	printf '%-52s %12s %-9s %-20s %11s %-12s %s\n' metric value unit reference ratio target result
+	for f in "$out"/*.json; do
+		[ -e "$f" ] || continue
+		jq -r '.metrics[] | [
+			.name,
+			(if .stats == null then "-" else (.stats.median | tostring) end),
+			.unit,
+			(if .reference == null then "-" else .reference.name end),
+			(if .reference == null or .reference.ratio == null then "-"
+			 else (.reference.ratio | tostring) end),
+			(if .target == null then "-" else "\(.target.cmp)\(.target.value)" end),
+			(if .target == null or .target.pass == null then "-"
+			 elif .target.pass then "pass" else "MISS" end)
+		] | @tsv' "$f"
+	done | awk -F'\t' '{
+		v = $2; if (v != "-") v = sprintf("%.4g", v)
+		r = $5; if (r != "-") r = sprintf("%.3g", r)
+		t = $6; if (t != "-") { c = substr(t, 1, 2); t = c sprintf("%.4g", substr(t, 3)) }
+		printf "%-52s %12s %-9s %-20s %11s %-12s %s\n", $1, v, $3, $4, r, t, $7 }'
+}
+summary >"$out/summary.txt"
+
 echo
 echo "== TTM suite benchmarks ($stamp, results in $out) =="
 cat "$out/machine.txt"
-for f in "$out"/benchmark-*.txt; do
-	echo
-	echo "-- $(basename "$f" .txt)"
-	cat "$f"
+echo
+for name in "${progs[@]}"; do
+	printf '  %-24s %s\n' "$name" "${status[$name]}"
 done
+echo
+cat "$out/summary.txt"
+echo
+echo "pass/miss: $(grep -c ' pass$' "$out/summary.txt") targets met, $(grep -c ' MISS$' "$out/summary.txt") missed"
+
+# Baseline of this kind of machine, if one is committed.
+mid=$(jq -r '.machine.id' "$out"/*.json 2>/dev/null | head -n 1)
+[ -n "$baseline" ] || baseline="results/baselines/$mid"
+base_arg=
+if [ -n "$mid" ] && [ -d "$baseline" ] && ls "$baseline"/*.json >/dev/null 2>&1; then
+	base_arg=$baseline
+	echo
+	echo "== against $baseline =="
+	"$dir/bench/ttm-compare" "$baseline" "$out" >"$out/compare.txt" 2>"$out/compare.err"
+	c=$?
+	cat "$out/compare.txt"
+	head -n 3 "$out/compare.err"
+	case $c in
+	0) echo "comparison: no regression" ;;
+	1)
+		echo "comparison: REGRESSED metrics above"
+		$gate && rc=1
+		;;
+	*) echo "comparison: nothing comparable (a --quick run against a full baseline has other parameters)" ;;
+	esac
+else
+	echo
+	echo "no baseline for machine ${mid:-?} (add one: cp $out/*.json results/baselines/${mid:-<id>}/)"
+fi
+
+echo
+TTM_RESULTS_CSV="$dir/bench/ttm-results-csv" TTM_COMPARE="$dir/bench/ttm-compare" \
+	./scripts/plot.sh "$out" $base_arg 2>&1 | sed 's/^/  /'
 exit $rc
