@@ -10,8 +10,10 @@
  *
  * CPU reachability: a resource whose manager uses a tt is reached through
  * the tt's pages; any other resource through the driver's io_mem_reserve(),
- * which must set bus.addr to a linear CPU view of the whole resource. A
- * resource without such a view cannot be copied by the CPU (-EIO).
+ * which sets bus.addr to the CPU address of the resource's first page of
+ * the memory type; a scattered resource (buddy blocks) is then walked piece
+ * by piece with ttm_resource_io_segment(). A resource without a CPU view
+ * cannot be copied by the CPU (-EIO).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -183,19 +185,50 @@ static void ttm_bo_io_free(struct ttm_device *bdev, struct ttm_resource *res)
 }
 
 /*
- * One side of a copy: tt pages or a linear io view; NULL @tt and NULL @io
- * is a source without content (reads as zeroes).
+ * One side of a copy: tt pages or an io resource walked piece by piece;
+ * NULL @tt and NULL @io is a source without content (reads as zeroes).
+ * Pages are visited in order, so the io side keeps a cursor into its
+ * current piece (@seg, @seg_left) and asks the manager only at a piece's
+ * end.
  */
 struct ttm_copy_side {
 	struct ttm_tt *tt;
 	char *io;
+	struct ttm_resource_manager *man;
+	struct ttm_resource *res;
+	char *seg;
+	uint64_t seg_left;
 };
 
-static void *ttm_copy_side_page(const struct ttm_copy_side *s, uint64_t i)
+static void ttm_copy_side_io(struct ttm_copy_side *s, struct ttm_buffer_object *bo,
+			     struct ttm_resource *res)
 {
+	s->io = res->bus.addr;
+	s->man = ttm_bo_res_man(bo, res);
+	s->res = res;
+	s->seg = NULL;
+	s->seg_left = 0;
+}
+
+static void *ttm_copy_side_page(struct ttm_copy_side *s, uint64_t i)
+{
+	void *p;
+
 	if (s->tt)
 		return ttm_tt_page_ptr(s->tt, i);
-	return s->io ? s->io + (i << TTM_PAGE_SHIFT) : NULL;
+	if (!s->io)
+		return NULL;
+	if (s->seg_left < TTM_PAGE_SIZE) {
+		uint64_t len;
+		uint64_t off = ttm_resource_io_segment(s->man, s->res, i << TTM_PAGE_SHIFT, &len);
+
+		s->seg = s->io + off;
+		s->seg_left = len;
+	}
+	p = s->seg;
+	s->seg += TTM_PAGE_SIZE;
+	s->seg_left -= TTM_PAGE_SIZE;
+	return p;
 }
 
 /*
@@ -203,8 +236,7 @@ static void *ttm_copy_side_page(const struct ttm_copy_side *s, uint64_t i)
  * pool blocks of higher order are, but a page at a time is already at
  * memcpy bandwidth for 4 KiB.
  */
-static void ttm_copy_pages(const struct ttm_copy_side *dst, const struct ttm_copy_side *src,
-			   uint64_t pages)
+static void ttm_copy_pages(struct ttm_copy_side *dst, struct ttm_copy_side *src, uint64_t pages)
 {
 	for (uint64_t i = 0; i < pages; i++) {
 		void *d = ttm_copy_side_page(dst, i);
@@ -262,7 +294,7 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 		if (ret)
 			return ret;
 		old_io = true;
-		src.io = old_mem->bus.addr;
+		ttm_copy_side_io(&src, bo, old_mem);
 	}
 
 	if (new_tt) {
@@ -288,7 +320,7 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 		if (ret)
 			goto out_tt;
 		new_io = true;
-		dst.io = new_mem->bus.addr;
+		ttm_copy_side_io(&dst, bo, new_mem);
 	}
 
 	/* Fail before the first byte is written: the old copy stays whole. */
@@ -512,12 +544,27 @@ int ttm_bo_access(struct ttm_buffer_object *bo, uint64_t offset, void *buf, size
 	ret = ttm_bo_io_reserve(bdev, res);
 	if (ret)
 		return ret;
-	if (write)
-		memcpy((char *)res->bus.addr + offset, buf, len);
-	else
-		memcpy(buf, (char *)res->bus.addr + offset, len);
+	/* A scattered resource is copied one contiguous piece at a time. */
+	while (len) {
+		uint64_t seg_len;
+		uint64_t off = ttm_resource_io_segment(ttm_bo_res_man(bo, res), res, offset, &seg_len);
+		size_t n = seg_len < len ? (size_t)seg_len : len;
+		char *p = (char *)res->bus.addr + off;
+
+		if (!n) {
+			ret = -EIO;
+			break;
+		}
+		if (write)
+			memcpy(p, buf, n);
+		else
+			memcpy(buf, p, n);
+		buf = (char *)buf + n;
+		offset += n;
+		len -= n;
+	}
 	ttm_bo_io_free(bdev, res);
-	return 0;
+	return ret;
 }
 
 size_t ttm_bo_metadata_size(const struct ttm_buffer_object *bo)

@@ -142,6 +142,31 @@ static bool ttm_buddy_man_compatible(struct ttm_resource_manager *man, struct tt
 	return ttm_buddy_blocks_in(bman, vres, fpfn, lpfn, true);
 }
 
+/*
+ * Resource bytes are the blocks in list order; a walk per call is fine
+ * because copies ask once per block, not once per page.
+ */
+static uint64_t ttm_buddy_man_io_segment(struct ttm_resource_manager *man,
+					 struct ttm_resource *res, uint64_t offset, uint64_t *len)
+{
+	struct ttm_buddy_manager *bman = to_ttm_buddy_manager(man);
+	struct ttm_buddy_resource *vres = to_ttm_buddy_resource(res);
+	uint64_t base = res->start << TTM_PAGE_SHIFT, pos = 0;
+	struct drm_buddy_block *block;
+
+	list_for_each_entry (block, &vres->blocks, struct drm_buddy_block, link) {
+		uint64_t sz = drm_buddy_block_size(&bman->mm, block);
+
+		if (offset < pos + sz) {
+			*len = pos + sz - offset;
+			return drm_buddy_block_offset(block) - base + (offset - pos);
+		}
+		pos += sz;
+	}
+	*len = 0;
+	return 0;
+}
+
 static void ttm_buddy_man_debug(struct ttm_resource_manager *man, FILE *f)
 {
 	struct ttm_buddy_manager *bman = to_ttm_buddy_manager(man);
@@ -157,6 +182,7 @@ static const struct ttm_resource_manager_func ttm_buddy_manager_func = {
 	.free = ttm_buddy_man_free,
 	.intersects = ttm_buddy_man_intersects,
 	.compatible = ttm_buddy_man_compatible,
+	.io_segment = ttm_buddy_man_io_segment,
 	.debug = ttm_buddy_man_debug,
 };
 

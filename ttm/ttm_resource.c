@@ -99,6 +99,19 @@ struct dma_fence *ttm_resource_manager_get_move(struct ttm_resource_manager *man
 	return f;
 }
 
+void ttm_resource_manager_drop_move(struct ttm_resource_manager *man, struct dma_fence *fence)
+{
+	struct dma_fence *old = NULL;
+
+	pthread_mutex_lock(&man->move_lock);
+	if (man->move == fence) {
+		old = man->move;
+		man->move = NULL;
+	}
+	pthread_mutex_unlock(&man->move_lock);
+	dma_fence_put(old);
+}
+
 int ttm_resource_manager_cleanup_move(struct ttm_resource_manager *man, bool intr)
 {
 	struct dma_fence *f = ttm_resource_manager_get_move(man);
@@ -205,6 +218,26 @@ bool ttm_resource_compatible(struct ttm_resource_manager *man, struct ttm_resour
 		}
 	}
 	return false;
+}
+
+uint64_t ttm_resource_io_segment(struct ttm_resource_manager *man, struct ttm_resource *res,
+				 uint64_t offset, uint64_t *len)
+{
+	if (offset >= res->size) {
+		*len = 0;
+		return 0;
+	}
+	if (man && man->func->io_segment)
+		return man->func->io_segment(man, res, offset, len);
+	*len = res->size - offset;
+	return offset;
+}
+
+bool ttm_resource_is_linear(struct ttm_resource_manager *man, struct ttm_resource *res)
+{
+	uint64_t len;
+
+	return ttm_resource_io_segment(man, res, 0, &len) == 0 && len == res->size;
 }
 
 bool ttm_resource_intersects(struct ttm_resource_manager *man, struct ttm_resource *res,

@@ -37,7 +37,12 @@ struct ttm_resource_manager;
 
 /**
  * struct ttm_bus_placement - how the CPU reaches a resource.
- * @addr: CPU address when the memory is already mapped, else NULL.
+ * @addr: CPU address of page @start of the memory type when the memory is
+ *	mapped, else NULL. A linear resource (see ttm_resource_is_linear())
+ *	lies at [@addr, @addr + size); the pieces of a scattered one (buddy
+ *	blocks) lie at @addr + ttm_resource_io_segment(), so the driver's
+ *	mapping must cover the memory type from page @start as far as the
+ *	highest piece reaches.
  * @offset: bus offset of the first byte.
  * @is_iomem: true for device memory (VRAM, apertures).
  */
@@ -106,6 +111,18 @@ struct ttm_resource_manager_func {
 	 */
 	bool (*compatible)(struct ttm_resource_manager *man, struct ttm_resource *res,
 			   const struct ttm_place *place, uint64_t size);
+	/**
+	 * @io_segment: optional; for resources made of scattered pieces: the
+	 * byte offset, relative to page @res->start of the memory type, where
+	 * byte @offset (< @res->size) of @res lives, and in *@len how many
+	 * bytes are contiguous from there (to the end of that piece; at least
+	 * one page for a page-aligned @offset). Resource bytes are the pieces
+	 * in the manager's order. Without it the resource is one run from
+	 * @res->start. Called with the owning BO reserved (the pieces cannot
+	 * change); takes no lock and must not sleep.
+	 */
+	uint64_t (*io_segment)(struct ttm_resource_manager *man, struct ttm_resource *res,
+			       uint64_t offset, uint64_t *len);
 	/** @debug: optional; print allocator state to @f. */
 	void (*debug)(struct ttm_resource_manager *man, FILE *f);
 };
@@ -188,6 +205,13 @@ void ttm_resource_manager_debug(struct ttm_resource_manager *man, FILE *f);
  */
 void ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_fence *fence);
 
+/**
+ * ttm_resource_manager_drop_move() - forget the move fence if it is still
+ * @fence (for example once its error has been reported); a later fence
+ * installed meanwhile stays.
+ */
+void ttm_resource_manager_drop_move(struct ttm_resource_manager *man, struct dma_fence *fence);
+
 /** ttm_resource_manager_get_move() - a new reference to the move fence, or NULL. */
 struct dma_fence *ttm_resource_manager_get_move(struct ttm_resource_manager *man);
 
@@ -236,6 +260,23 @@ void ttm_resource_free(struct ttm_resource_manager *man, struct ttm_resource **r
  */
 bool ttm_resource_compatible(struct ttm_resource_manager *man, struct ttm_resource *res,
 			     const struct ttm_placement *placement, bool evicting);
+
+/**
+ * ttm_resource_io_segment() - where byte @offset of @res lives, relative to
+ * page @res->start of its memory type, and in *@len the contiguous bytes
+ * from there (see ttm_resource_manager_func.io_segment). For a linear
+ * resource: @offset, and the rest of the resource. @offset must be below
+ * @res->size (else 0 with *@len 0).
+ */
+uint64_t ttm_resource_io_segment(struct ttm_resource_manager *man, struct ttm_resource *res,
+				 uint64_t offset, uint64_t *len);
+
+/**
+ * ttm_resource_is_linear() - true when @res is one contiguous run from page
+ * @res->start, so that [bus.addr, bus.addr + size) is all of it. Code that
+ * maps a resource with one pointer (CPU mmap of io memory) must check it.
+ */
+bool ttm_resource_is_linear(struct ttm_resource_manager *man, struct ttm_resource *res);
 
 /** ttm_resource_intersects() - see ttm_resource_manager_func.intersects. */
 bool ttm_resource_intersects(struct ttm_resource_manager *man, struct ttm_resource *res,
