@@ -346,7 +346,10 @@ static int ttm_bo_evict_alloc(struct ttm_buffer_object *bo, struct ttm_resource_
 /*
  * New allocations in @man may still be written by a pipelined move into
  * it: wait for that, or with no_wait_gpu report -EBUSY so that the caller
- * tries its next place.
+ * tries its next place. A move fence that signalled with an error (the
+ * copy engine faulted or hung) is reported as that error (-EIO), as a
+ * kernel wait on it would, and then dropped: the failed copy is reported
+ * once, to the first allocation that meets it, and the type stays usable.
  */
 static int ttm_bo_wait_move_fence(struct ttm_resource_manager *man, struct ttm_operation_ctx *ctx)
 {
@@ -360,6 +363,14 @@ static int ttm_bo_wait_move_fence(struct ttm_resource_manager *man, struct ttm_o
 			ret = -EBUSY;
 		else
 			ret = dma_fence_wait(fence, ctx->interruptible);
+	}
+	if (!ret) {
+		int status = dma_fence_get_status(fence);
+
+		if (status < 0) {
+			ret = status;
+			ttm_resource_manager_drop_move(man, fence);
+		}
 	}
 	dma_fence_put(fence);
 	return ret;
@@ -570,16 +581,14 @@ int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type, struct ttm
 	if (busy)
 		return -EBUSY;
 
-	/* Pipelined evictions out of the type must land before it is "empty". */
+	/*
+	 * Pipelined evictions out of the type must land before it is "empty";
+	 * one that failed is reported (and forgotten) like in validate.
+	 */
 	if (!ctx->no_wait_gpu) {
-		struct dma_fence *fence = ttm_resource_manager_get_move(man);
-
-		if (fence) {
-			ret = dma_fence_wait(fence, ctx->interruptible);
-			dma_fence_put(fence);
-			if (ret)
-				return ret;
-		}
+		ret = ttm_bo_wait_move_fence(man, ctx);
+		if (ret)
+			return ret;
 	}
 
 	pthread_mutex_lock(&bdev->lru_lock);

@@ -110,6 +110,7 @@ struct delayed_signal {
 	pthread_t thread;
 	struct dma_fence *fence;
 	long delay_ms;
+	int error;
 };
 
 static void *delayed_signal_fn(void *arg)
@@ -118,6 +119,8 @@ static void *delayed_signal_fn(void *arg)
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = d->delay_ms * 1000000L};
 
 	nanosleep(&ts, NULL);
+	if (d->error)
+		dma_fence_set_error(d->fence, d->error);
 	dma_fence_signal(d->fence);
 	return NULL;
 }
@@ -127,6 +130,17 @@ static void signal_later(struct delayed_signal *d, struct dma_fence *f, long ms)
 {
 	d->fence = f;
 	d->delay_ms = ms;
+	d->error = 0;
+	if (pthread_create(&d->thread, NULL, delayed_signal_fn, d))
+		ktest_abort_case();
+}
+
+/* signal_later() with the fence failing with @error. */
+static void signal_later_error(struct delayed_signal *d, struct dma_fence *f, long ms, int error)
+{
+	d->fence = f;
+	d->delay_ms = ms;
+	d->error = error;
 	if (pthread_create(&d->thread, NULL, delayed_signal_fn, d))
 		ktest_abort_case();
 }
@@ -466,6 +480,49 @@ KTEST(ttm_bo_validate_move_fence_signaled)
 	ttm_bo_put(bo);
 	dma_fence_put(f);
 	dev_fini();
+}
+
+/*
+ * A pipelined move into VRAM failed (its fence signalled with -EIO): the
+ * first validate into VRAM reports it and leaves the BO where it was, with
+ * or without no_wait; the error is reported once and VRAM is usable again.
+ */
+KTEST(ttm_bo_validate_move_fence_error)
+{
+	for (unsigned no_wait = 0; no_wait < 2; no_wait++) {
+		struct ttm_operation_ctx ctx = {.no_wait_gpu = no_wait};
+		struct ttm_buffer_object *bo;
+		struct dma_fence *f = ttm_test_fence_create();
+		struct delayed_signal d;
+
+		ASSERT_NOT_NULL(f);
+		dev_init(64, 64, false);
+		ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
+		bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+		bo_fill(bo, 9);
+		if (no_wait) {
+			dma_fence_set_error(f, -EIO);
+			dma_fence_signal(f);
+		} else {
+			signal_later_error(&d, f, 20, -EIO);
+		}
+
+		EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EIO);
+		if (!no_wait)
+			pthread_join(d.thread, NULL);
+		EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+		EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+		EXPECT_UEQ(ctx.moves, 0);
+		EXPECT_EQ(bo_verify(bo, 9), 0);
+
+		EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+		EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+		EXPECT_EQ(bo_verify(bo, 9), 0);
+
+		ttm_bo_put(bo);
+		dma_fence_put(f);
+		dev_fini();
+	}
 }
 
 KTEST(ttm_bo_validate_move_fence_not_signaled_no_wait)
