@@ -21,6 +21,7 @@
 
 #include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_drm_device.h>
+#include <ttm/ttm_faults.h>
 #include <ttm_drm.h>
 
 /* ---- id table ---------------------------------------------------------- */
@@ -49,6 +50,8 @@ static int ttm_drm_idr_grow(struct ttm_drm_idr *idr, uint32_t id)
 		n = UINT32_MAX;
 	if (n <= id)
 		return -ENOSPC;
+	if (fault_should_fail(&ttm_fault_handle_alloc, n * sizeof(*slots)))
+		return -ENOMEM;
 	slots = realloc(idr->slots, n * sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
@@ -429,7 +432,8 @@ int ttm_drm_object_add(struct ttm_drm_file *file, struct ttm_drm_object *obj)
 	int64_t id;
 	int ret;
 
-	ref = calloc(1, sizeof(*ref));
+	ref = fault_should_fail(&ttm_fault_handle_alloc, sizeof(*ref)) ? NULL
+								       : calloc(1, sizeof(*ref));
 	if (!ref)
 		return -ENOMEM;
 	ref->obj = obj;
@@ -481,7 +485,8 @@ int ttm_drm_object_reference(struct ttm_drm_file *file, uint32_t handle, uint32_
 	struct ttm_drm_ref *ref, *nref;
 	int ret = 0;
 
-	nref = calloc(1, sizeof(*nref));
+	nref = fault_should_fail(&ttm_fault_handle_alloc, sizeof(*nref)) ? NULL
+									 : calloc(1, sizeof(*nref));
 	if (!nref)
 		return -ENOMEM;
 	pthread_mutex_lock(&ddev->lock);

@@ -1011,9 +1011,16 @@ static int ttm_drm_fence_buffers_ioctl(struct ttm_drm_file *file, void *data)
 		while (ttm_bo_reserve(tbo, false, false, NULL))
 			;
 		usage = dbo->flags & DRM_BO_FLAG_WRITE ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ;
-		/* A slot taken by someone else meanwhile: wait, it is fenced by then. */
-		if (dma_resv_add_fence(tbo->resv, f->fence, usage))
+		/*
+		 * The slot reserved above was taken meanwhile and no new one
+		 * could be had: the buffer cannot carry the fence, so it must be
+		 * idle before it is reported fenced. Ask the hardware to hurry.
+		 */
+		if (dma_resv_add_fence(tbo->resv, f->fence, usage)) {
+			if (ddev->driver->fence_flush)
+				ddev->driver->fence_flush(ddev, arg->fence_class, type);
 			dma_fence_wait(f->fence, false);
+		}
 		dbo->fence_flags = type;
 		ttm_bo_unreserve(tbo);
 		pthread_mutex_lock(&ddev->lock);

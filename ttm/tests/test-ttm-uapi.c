@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <fault_inject.h>
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
 
@@ -969,6 +970,115 @@ KTEST(ttm_drm_bo_create_user_buffer)
 	EXPECT_EQ(mem[0], 0xa5);
 	EXPECT_EQ(mem[3 * 4096 - 1], 0xa5);
 	free(mem);
+	EXPECT_EQ(mock_uapi_stop(dev), 0);
+}
+
+/* ---- fault sweep -------------------------------------------------------- */
+
+static bool is_errno(int ret)
+{
+	return ret < 0 && ret > -4096;
+}
+
+/*
+ * One client session touching every allocating path of the layer; each step
+ * may fail (negative errno) and the session carries on with what it has.
+ * Returns the number of steps that failed.
+ */
+static unsigned sweep_session(struct ttm_drm_device *dev, bool *bad)
+{
+	struct drm_bo_info_rep rep = { 0 }, rep2 = { 0 };
+	struct drm_fence_arg f;
+	unsigned failed = 0;
+	int fd, fd2, ret;
+
+#define STEP(expr)                                                                                 	do {                                                                                       		ret = (expr);                                                                      		if (ret) {                                                                         			failed++;                                                                  			if (!is_errno(ret))                                                        				*bad = true;                                                       		}                                                                                  	} while (0)
+
+	fd = ttm_drm_open(dev);
+	fd2 = ttm_drm_open(dev);
+	if (fd < 0 || fd2 < 0) {
+		*bad = true;
+		return failed;
+	}
+	STEP(mm_init(fd, DRM_BO_MEM_TT, 0, 64));
+	STEP(create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, 8192, &rep));
+	STEP(create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096,
+		       &rep2));
+	if (rep.handle) {
+		STEP(bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL));
+		STEP(bo_ref(fd2, rep.handle));
+	}
+	if (rep2.handle)
+		STEP(bo_setstatus(fd, rep2.handle, DRM_BO_FLAG_NO_EVICT, DRM_BO_FLAG_NO_EVICT, 0,
+				  NULL));
+	memset(&f, 0, sizeof(f));
+	f.type = DRM_FENCE_TYPE_EXE;
+	f.flags = DRM_FENCE_FLAG_EMIT | DRM_FENCE_FLAG_SHAREABLE;
+	STEP(fence_op(fd, DRM_IOCTL_FENCE_CREATE, &f));
+	memset(&f, 0, sizeof(f));
+	f.flags = DRM_FENCE_FLAG_SHAREABLE;
+	STEP(fence_op(fd, DRM_IOCTL_FENCE_BUFFERS, &f));
+	if (!ret) {
+		struct drm_fence_arg g = { .handle = f.handle };
+
+		STEP(fence_op(fd2, DRM_IOCTL_FENCE_REFERENCE, &g));
+	}
+	/* The mock's GPU is done (its fences signal only when told). */
+	mock_uapi_signal_all(dev);
+	{
+		struct drm_mm_type_arg lock = { .mem_type = DRM_BO_MEM_TT,
+						.lock_flags = DRM_BO_LOCK_IGNORE_NO_EVICT };
+
+		STEP(ttm_drm_ioctl(fd, DRM_IOCTL_MM_LOCK, &lock));
+		if (!ret) {
+			lock.lock_flags = 0;
+			STEP(ttm_drm_ioctl(fd, DRM_IOCTL_MM_UNLOCK, &lock));
+		}
+	}
+	if (ttm_drm_close(fd2) || ttm_drm_close(fd))
+		*bad = true;
+#undef STEP
+	return failed;
+}
+
+KTEST(ttm_drm_fault_sweep_cleans_up)
+{
+	struct ttm_drm_device *dev = mock_uapi_start("uapi-faults");
+	long fences = dma_fence_live_count();
+	unsigned long nth;
+
+	ASSERT_NOT_NULL(dev);
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	for (nth = 1; nth < 2000; nth++) {
+		bool bad = false;
+		unsigned failed;
+
+		fault_thread_fail_nth(NULL, nth);
+		failed = sweep_session(dev, &bad);
+		/* Past the last hit: nothing fired, the sweep is complete. */
+		if (fault_thread_nth_pending()) {
+			fault_thread_fail_nth(NULL, 0);
+			EXPECT_EQ(failed, 0);
+			break;
+		}
+		EXPECT_FALSE(bad);
+		mock_uapi_signal_all(dev);
+		/* Whatever failed, both clients closed and left nothing behind. */
+		EXPECT_EQ(mock_uapi_bo_count(dev), 0);
+		EXPECT_EQ(dev->objects.count, 0);
+		if (dev->mem[DRM_BO_MEM_TT].rman) {
+			struct drm_mm_type_arg t = { .mem_type = DRM_BO_MEM_TT };
+			int fd = ttm_drm_open(dev);
+
+			EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_MM_TAKEDOWN, &t), 0);
+			ttm_drm_close(fd);
+		}
+	}
+	printf("# %lu injection points swept\n", nth - 1);
+	EXPECT_GT(nth, 10);
+	EXPECT_LT(nth, 2000);
+	EXPECT_EQ(dma_fence_live_count(), fences);
 	EXPECT_EQ(mock_uapi_stop(dev), 0);
 }
 
