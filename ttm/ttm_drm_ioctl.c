@@ -17,6 +17,13 @@
  * Fences: a fence object wraps the driver's dma_fence; dma_fence has one
  * signalled state, so all types of a fence signal together: @signaled is
  * either 0 or the fence's whole type mask.
+ *
+ * Other departures from 2008, all deliberate: NO_EVICT needs no privilege
+ * (there is no root in-process); an invisible handle is -EINVAL like a
+ * missing one; FENCE_WAIT gives up with -EBUSY after 3 s as 2008's lockup
+ * check did; MM_LOCK's UNLOCK_BM is accepted, there being no separate
+ * buffer-manager lock; a type locked by MM_LOCK is skipped by placements
+ * (-EBUSY when it was the only one allowed) instead of blocking validates.
  */
 #include <errno.h>
 #include <stdlib.h>
