@@ -4,6 +4,7 @@
  * blitter moves), objects, and execbuffer.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@ static void i915_gem_object_release(struct ttm_buffer_object *bo);
 
 static struct i915_device *to_i915(struct ttm_device *bdev)
 {
-	return container_of(bdev, struct i915_device, bdev);
+	return container_of(bdev, struct i915_device, drm.bdev);
 }
 
 /* Our objects only: ghosts and other BOs of the device are plain TTM BOs. */
@@ -171,6 +172,37 @@ err:
 	return ret;
 }
 
+/*
+ * A BO the uAPI created (struct ttm_drm_bo): it keeps no driver state, so a
+ * TT resource of it is bound whenever it exists and execbuffer rebinds it
+ * after a swap-out. Only SYSTEM and TT are offered to such BOs (MM_INIT
+ * cannot add types the driver registered), so no blit is ever needed.
+ */
+static int i915_ttm_move_plain(struct i915_device *i915, struct ttm_buffer_object *bo,
+			       struct ttm_operation_ctx *ctx, struct ttm_resource *new_mem)
+{
+	struct ttm_resource *old = bo->resource;
+	uint32_t from = old ? old->mem_type : TTM_PL_SYSTEM;
+	int ret;
+
+	if (!i915_is_tt_type(from) || !i915_is_tt_type(new_mem->mem_type))
+		return ttm_bo_move_memcpy(bo, ctx, new_mem);
+	ret = ttm_bo_wait_ctx(bo, ctx);
+	if (ret)
+		return ret;
+	if (new_mem->mem_type == TTM_PL_TT) {
+		ret = ttm_bo_populate(bo, ctx);
+		if (!ret)
+			ret = i915_ggtt_bind_tt(i915, new_mem, bo->ttm);
+		if (ret)
+			return ret;
+	}
+	if (from == TTM_PL_TT)
+		i915_ggtt_unbind_res(i915, old);
+	ttm_bo_move_null(bo, new_mem);
+	return 0;
+}
+
 static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_operation_ctx *ctx,
 			 struct ttm_resource *new_mem, struct ttm_place *hop)
 {
@@ -184,7 +216,7 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 	int ret;
 
 	if (!obj)
-		return ttm_bo_move_memcpy(bo, ctx, new_mem);
+		return i915_ttm_move_plain(i915, bo, ctx, new_mem);
 	/* The GPU may still use the old place through the GGTT. */
 	ret = ttm_bo_wait_ctx(bo, ctx);
 	if (ret)
@@ -281,10 +313,14 @@ static void i915_ttm_swap_notify(struct ttm_buffer_object *bo)
 	struct i915_gem_object *obj = to_obj(bo);
 
 	/* The pages go to shmem: no PTE may keep pointing at them. */
-	if (obj && obj->ggtt_bound && bo->resource && bo->resource->mem_type == TTM_PL_TT) {
+	if (!bo->resource || bo->resource->mem_type != TTM_PL_TT)
+		return;
+	if (!obj)
+		i915_ggtt_unbind_res(to_i915(bo->bdev), bo->resource);
+	else if (obj->ggtt_bound)
 		i915_ggtt_unbind_res(obj->i915, bo->resource);
+	if (obj)
 		obj->ggtt_bound = false;
-	}
 }
 
 static int i915_ttm_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
@@ -315,26 +351,43 @@ static const struct ttm_device_funcs i915_ttm_funcs = {
     .io_mem_free = i915_ttm_io_mem_free,
 };
 
-int i915_gem_init(struct i915_device *i915)
+/* Register (@on) or unregister the driver's memory types. */
+static int i915_gem_set_managers(struct i915_device *i915, bool on)
 {
-	struct ttm_device *bdev = &i915->bdev;
+	struct ttm_device *bdev = &i915->drm.bdev;
 	int ret;
 
-	if (!i915 || i915->gem_ready)
-		return -EINVAL;
-	ret = ttm_device_init(bdev, &i915_ttm_funcs, false);
-	if (ret)
-		return ret;
+	if (!on) {
+		ttm_set_driver_manager(bdev, TTM_PL_TT, NULL);
+		ttm_set_driver_manager(bdev, I915_PL_STOLEN, NULL);
+		ttm_set_driver_manager(bdev, TTM_PL_VRAM, NULL);
+		return 0;
+	}
 	ret = ttm_set_driver_manager(bdev, TTM_PL_TT, i915_ggtt_manager(&i915->ggtt));
 	if (!ret && i915->has_stolen)
 		ret = ttm_set_driver_manager(bdev, I915_PL_STOLEN, &i915->stolen.manager);
 	if (!ret && i915->has_lmem)
 		ret = ttm_set_driver_manager(bdev, TTM_PL_VRAM, &i915->lmem.manager);
+	return ret;
+}
+
+int i915_gem_init(struct i915_device *i915)
+{
+	static atomic_uint next_minor;
+	char name[TTM_DRM_NAME_LEN];
+	int ret;
+
+	if (!i915 || i915->gem_ready)
+		return -EINVAL;
+	/* drmOpen() finds devices by name: each probe gets its own. */
+	snprintf(name, sizeof(name), "i915-%u", atomic_fetch_add(&next_minor, 1));
+	ret = ttm_drm_device_init(&i915->drm, &i915_ttm_funcs, &i915_drm_driver, name, false);
+	if (ret)
+		return ret;
+	ret = i915_gem_set_managers(i915, true);
 	if (ret) {
-		ttm_set_driver_manager(bdev, TTM_PL_TT, NULL);
-		ttm_set_driver_manager(bdev, I915_PL_STOLEN, NULL);
-		ttm_set_driver_manager(bdev, TTM_PL_VRAM, NULL);
-		ttm_device_fini(bdev);
+		i915_gem_set_managers(i915, false);
+		ttm_drm_device_fini(&i915->drm);
 		return ret;
 	}
 	i915->gem_ready = true;
@@ -343,20 +396,22 @@ int i915_gem_init(struct i915_device *i915)
 
 int i915_gem_fini(struct i915_device *i915)
 {
-	struct ttm_device *bdev = &i915->bdev;
+	struct ttm_device *bdev;
 	int ret;
 
 	if (!i915 || !i915->gem_ready)
 		return -EINVAL;
+	bdev = &i915->drm.bdev;
 	ttm_device_flush_delayed(bdev, true);
 	if (atomic_load(&bdev->stats.bo_count))
 		return -EBUSY;
-	ttm_set_driver_manager(bdev, TTM_PL_TT, NULL);
-	ttm_set_driver_manager(bdev, I915_PL_STOLEN, NULL);
-	ttm_set_driver_manager(bdev, TTM_PL_VRAM, NULL);
-	ret = ttm_device_fini(bdev);
-	if (ret)
+	i915_gem_set_managers(i915, false);
+	ret = ttm_drm_device_fini(&i915->drm);
+	if (ret) {
+		/* Clients still open: keep the device whole. */
+		i915_gem_set_managers(i915, true);
 		return ret;
+	}
 	i915->gem_ready = false;
 	return 0;
 }
@@ -405,7 +460,7 @@ int i915_gem_object_create(struct i915_device *i915, uint64_t size, enum i915_ge
 	obj->i915 = i915;
 	obj->region = region;
 	/* On failure the core has called the release already. */
-	ret = ttm_bo_init_validate(&i915->bdev, &obj->base, size, ttm_bo_type_device, &placement, 0,
+	ret = ttm_bo_init_validate(&i915->drm.bdev, &obj->base, size, ttm_bo_type_device, &placement, 0,
 				   &ctx, NULL, i915_gem_object_release);
 	if (ret)
 		return ret;
@@ -467,6 +522,12 @@ int i915_gem_object_wait(struct i915_gem_object *obj)
 
 /* --- execbuffer --- */
 
+/* The BO of an execbuffer entry: an i915 object or a uAPI buffer. */
+static struct ttm_buffer_object *eb_bo(const struct i915_exec_object *eo)
+{
+	return eo->obj ? &eo->obj->base : eo->bo;
+}
+
 static bool eb_ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
 {
 	return a < b + bs && b < a + as;
@@ -492,18 +553,19 @@ static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer 
 		const struct i915_exec_object *eo = &eb->objects[i];
 		uint64_t size;
 
-		if (!eo->obj || eo->obj->i915 != i915 || (eo->flags & ~EXEC_OBJECT_FLAGS_MASK) ||
-		    (eo->nreloc && !eo->relocs))
+		const struct ttm_buffer_object *bo = eb_bo(eo);
+
+		if (!bo || (eo->obj && eo->bo) || bo->bdev != &i915->drm.bdev ||
+		    (eo->flags & ~EXEC_OBJECT_FLAGS_MASK) || (eo->nreloc && !eo->relocs))
 			return -EINVAL;
-		size = eo->obj->base.size;
+		size = bo->size;
 		for (unsigned int j = 0; j < i; j++) {
 			const struct i915_exec_object *other = &eb->objects[j];
 
-			if (other->obj == eo->obj)
+			if (eb_bo(other) == bo)
 				return -EINVAL;
 			if ((eo->flags & other->flags & EXEC_OBJECT_PINNED) &&
-			    eb_ranges_overlap(eo->offset, size, other->offset,
-					      other->obj->base.size))
+			    eb_ranges_overlap(eo->offset, size, other->offset, eb_bo(other)->size))
 				return -EINVAL;
 		}
 		if (eo->flags & EXEC_OBJECT_PINNED) {
@@ -524,8 +586,8 @@ static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer 
 		}
 	}
 	batch = &eb->objects[batch_idx];
-	if ((eb->batch_start_offset & 7) || eb->batch_start_offset >= batch->obj->base.size ||
-	    eb->batch_len > batch->obj->base.size - eb->batch_start_offset)
+	if ((eb->batch_start_offset & 7) || eb->batch_start_offset >= eb_bo(batch)->size ||
+	    eb->batch_len > eb_bo(batch)->size - eb->batch_start_offset)
 		return -EINVAL;
 	return 0;
 }
@@ -533,7 +595,7 @@ static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer 
 static void eb_unreserve(struct i915_execbuffer *eb, bool *locked, bool *pinned)
 {
 	for (unsigned int i = 0; i < eb->count; i++) {
-		struct ttm_buffer_object *bo = &eb->objects[i].obj->base;
+		struct ttm_buffer_object *bo = eb_bo(&eb->objects[i]);
 
 		if (pinned[i]) {
 			ttm_bo_unpin(bo);
@@ -551,7 +613,7 @@ static int eb_reserve_all(struct i915_device *i915, struct i915_execbuffer *eb,
 			  struct ww_acquire_ctx *ticket, bool *locked, bool *pinned)
 {
 	for (unsigned int i = 0; i < eb->count; i++) {
-		struct ttm_buffer_object *bo = &eb->objects[i].obj->base;
+		struct ttm_buffer_object *bo = eb_bo(&eb->objects[i]);
 		int ret;
 
 		if (locked[i])
@@ -582,12 +644,24 @@ static int eb_object_address(struct i915_device *i915, struct i915_exec_object *
 			     struct ttm_operation_ctx *ctx, uint64_t *addr)
 {
 	struct i915_gem_object *obj = eo->obj;
-	struct ttm_buffer_object *bo = &obj->base;
+	struct ttm_buffer_object *bo = eb_bo(eo);
 	struct ttm_resource *res = bo->resource;
 	int ret;
 
 	if (!res)
 		return -EINVAL;
+	if (!obj) {
+		/* uAPI buffers keep no binding state: rebind (cheap PTE writes). */
+		if (res->mem_type != TTM_PL_TT)
+			return -EINVAL;
+		ret = ttm_bo_populate(bo, ctx);
+		if (!ret)
+			ret = i915_ggtt_bind_tt(i915, res, bo->ttm);
+		if (ret)
+			return ret;
+		*addr = i915_ggtt_offset(res);
+		return 0;
+	}
 	if (res->mem_type == TTM_PL_TT) {
 		if (!obj->ggtt_bound) {
 			/* Swapped out while in TT: pages first, then the PTEs again. */
@@ -630,12 +704,12 @@ static int eb_object_address(struct i915_device *i915, struct i915_exec_object *
 static int eb_validate_one(struct i915_device *i915, struct i915_exec_object *eo,
 			   struct ttm_operation_ctx *ctx)
 {
-	struct ttm_buffer_object *bo = &eo->obj->base;
+	struct ttm_buffer_object *bo = eb_bo(eo);
 	struct ttm_place place = {.mem_type = TTM_PL_TT};
 	struct ttm_placement placement = {1, &place};
 	int ret;
 
-	switch (eo->obj->region) {
+	switch (eo->obj ? eo->obj->region : I915_GEM_REGION_SMEM) {
 	case I915_GEM_REGION_LMEM:
 		place.mem_type = TTM_PL_VRAM;
 		break;
@@ -701,7 +775,7 @@ static int eb_relocate(struct i915_device *i915, struct i915_execbuffer *eb, con
 				atomic_fetch_add(&i915->gem_stats.relocs_skipped, 1);
 				continue;
 			}
-			ret = ttm_bo_access(&eo->obj->base, rel->offset, &value, sizeof(value),
+			ret = ttm_bo_access(eb_bo(eo), rel->offset, &value, sizeof(value),
 					    true, ctx);
 			if (ret)
 				return ret;
@@ -770,7 +844,7 @@ retry:
 			if (ret)
 				break;
 			/* Validating the next object must not evict this one. */
-			ttm_bo_pin(&eo->obj->base);
+			ttm_bo_pin(eb_bo(eo));
 			pinned[i] = true;
 		}
 	}
@@ -792,7 +866,7 @@ retry:
 	if (ret)
 		goto out_unreserve;
 	for (unsigned int i = 0; i < eb->count; i++) {
-		struct ttm_buffer_object *bo = &eb->objects[i].obj->base;
+		struct ttm_buffer_object *bo = eb_bo(&eb->objects[i]);
 
 		ret = eb_await_foreign(bo, engine->fence_context);
 		if (!ret)
@@ -808,7 +882,7 @@ retry:
 		struct i915_exec_object *eo = &eb->objects[i];
 
 		/* A slot was reserved above: this cannot fail. */
-		dma_resv_add_fence(eo->obj->base.resv, fence,
+		dma_resv_add_fence(eb_bo(eo)->resv, fence,
 				   written[i] ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
 		eo->offset = addr[i];
 	}

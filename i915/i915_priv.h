@@ -18,4 +18,7 @@ void i915_engine_retire(struct i915_engine *engine);
  */
 void i915_engine_recover(struct i915_engine *engine);
 
+/* The uAPI hooks of the device (i915_drm.c), given to ttm_drm_device_init(). */
+extern const struct ttm_drm_driver i915_drm_driver;
+
 #endif /* I915_PRIV_H */

@@ -92,7 +92,7 @@ static void round_trip(enum i915_gem_region region, bool evict)
 	EXPECT_GE(atomic_load(&i915->gem_stats.multihops), 1);
 	if (evict) {
 		ASSERT_EQ(ttm_bo_evict_mem_type(
-			      &i915->bdev,
+			      &i915->drm.bdev,
 			      region == I915_GEM_REGION_LMEM ? TTM_PL_VRAM : I915_PL_STOLEN, &ctx),
 			  0);
 	} else {
@@ -331,7 +331,7 @@ KTEST(gem_execbuffer_evicts_under_small_aperture)
 			dma_fence_put(eb.out_fence);
 		}
 	}
-	EXPECT_GT(atomic_load(&i915->bdev.stats.evictions), 0);
+	EXPECT_GT(atomic_load(&i915->drm.bdev.stats.evictions), 0);
 	for (int i = 0; i < N; i++) {
 		uint32_t v = 0;
 

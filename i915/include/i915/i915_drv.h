@@ -22,6 +22,7 @@
 #include <sim_gpu.h>
 #include <ttm/ttm_buddy_manager.h>
 #include <ttm/ttm_device.h>
+#include <ttm/ttm_drm_device.h>
 #include <ttm/ttm_placement.h>
 #include <ttm/ttm_range_manager.h>
 
@@ -43,8 +44,11 @@ struct i915_backend;
  * @engine: the engines.
  * @kernel_ctx: the context of driver-internal requests (id 0).
  * @next_ctx_id: context id allocator; atomic.
- * @bdev: the TTM device, live between i915_gem_init() and i915_gem_fini().
- * @gem_ready: @bdev is initialised.
+ * @drm: the uAPI device embedding the TTM device (@drm.bdev), live between
+ *	i915_gem_init() and i915_gem_fini(): clients open it with
+ *	i915_drm_open() (i915_uapi.h) and reach execbuffer through its
+ *	driver commands.
+ * @gem_ready: @drm is initialised.
  * @gem_stats: counters of the GEM layer (struct i915_gem_stats, i915_gem.h).
  * @reset_lock: protects @reset_mask and @reset_stop.
  * @reset_cond: wakes the reset worker.
@@ -63,7 +67,7 @@ struct i915_device {
 	struct i915_engine engine[I915_NUM_ENGINES];
 	struct i915_context *kernel_ctx;
 	atomic_uint next_ctx_id;
-	struct ttm_device bdev;
+	struct ttm_drm_device drm;
 	bool gem_ready;
 	struct {
 		atomic_ulong blit_moves;

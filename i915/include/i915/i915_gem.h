@@ -148,7 +148,11 @@ struct i915_exec_reloc {
 
 /**
  * struct i915_exec_object - one object of an execbuffer.
- * @obj: the object (a reference is held by the caller).
+ * @obj: the object (a reference is held by the caller), or NULL when @bo
+ *	is set.
+ * @bo: instead of @obj, a buffer of the device created through the uAPI
+ *	(struct ttm_drm_bo; a reference is held by the caller). Such buffers
+ *	are validated into the GGTT like SMEM objects.
  * @flags: EXEC_OBJECT_*.
  * @offset: in: the softpin address with EXEC_OBJECT_PINNED (page aligned,
  *	inside the GGTT); out: the GPU address the object had.
@@ -157,6 +161,7 @@ struct i915_exec_reloc {
  */
 struct i915_exec_object {
 	struct i915_gem_object *obj;
+	struct ttm_buffer_object *bo;
 	uint32_t flags;
 	uint64_t offset;
 	struct i915_exec_reloc *relocs;

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+/*
+ * i915_drm: the driver's side of the 2008 TTM uAPI: fence hooks (one
+ * class, the render ring; a fence is a render request), and the driver
+ * commands that run batches: the 2007 superioctl DRM_I915_EXECBUFFER and
+ * execbuffer2. Both translate user handles and relocation formats into
+ * struct i915_execbuffer and run it through i915_gem_execbuffer(), which
+ * reserves everything under one ww ticket and leaves nothing changed on
+ * failure; results go back to the caller only after it succeeded, so a
+ * failed call leaves the argument as it was.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <i915/i915_gem.h>
+#include <i915/i915_uapi.h>
+#include <i915_drm.h>
+
+#include "i915_priv.h"
+
+/* Bounds that keep a hostile list from making us allocate without end. */
+#define I915_DRM_MAX_BUFFERS 4096u
+#define I915_DRM_MAX_RELOCS (1u << 20)
+
+static struct i915_device *ddev_to_i915(struct ttm_drm_device *ddev)
+{
+	return container_of(ddev, struct i915_device, drm);
+}
+
+/* --- fence hooks --- */
+
+static struct dma_fence *i915_drm_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
+					     uint32_t type, uint32_t *sequence)
+{
+	struct i915_engine *rcs = i915_engine_get(ddev_to_i915(ddev), I915_ENGINE_RCS);
+	struct dma_fence *fence = NULL;
+
+	/* The uAPI checked the class; every type is covered by completion. */
+	(void)fence_class;
+	(void)type;
+	if (i915_request_submit(rcs, NULL, NULL, 0, 0, &fence))
+		return NULL;
+	*sequence = to_i915_request(fence)->seqno;
+	return fence;
+}
+
+static uint32_t i915_drm_fence_type(struct ttm_drm_device *ddev, uint64_t access)
+{
+	(void)ddev;
+	/* 2008: buffers the GPU reads or writes need the flush type too. */
+	if (access & (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE))
+		return DRM_FENCE_TYPE_EXE | DRM_I915_FENCE_TYPE_RW;
+	return DRM_FENCE_TYPE_EXE;
+}
+
+/* --- fence objects for execbuffer's one fence --- */
+
+static void i915_drm_fence_get(struct ttm_drm_object *obj)
+{
+	atomic_fetch_add(&to_ttm_drm_fence(obj)->refcount, 1);
+}
+
+static void i915_drm_fence_put(struct ttm_drm_object *obj)
+{
+	struct ttm_drm_fence *f = to_ttm_drm_fence(obj);
+
+	if (atomic_fetch_sub(&f->refcount, 1) != 1)
+		return;
+	dma_fence_put(f->fence);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+static const struct ttm_drm_object_ops i915_drm_fence_ops = {
+    .get = i915_drm_fence_get,
+    .put = i915_drm_fence_put,
+};
+
+/*
+ * A fence object of @file over @fence, as FENCE_CREATE would have made
+ * one, so FENCE_WAIT/SIGNALED/UNREFERENCE work on it. Fills @arg.
+ */
+static int i915_drm_fence_object(struct ttm_drm_file *file, struct dma_fence *fence,
+				 uint32_t flags, struct drm_fence_arg *arg)
+{
+	uint32_t type = DRM_FENCE_TYPE_EXE | DRM_I915_FENCE_TYPE_RW;
+	uint32_t seqno = to_i915_request(fence) ? to_i915_request(fence)->seqno : 0;
+	struct ttm_drm_fence *f;
+	uint32_t handle = 0;
+	int ret;
+
+	if (!(flags & DRM_FENCE_FLAG_NO_USER)) {
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		f->base.ops = &i915_drm_fence_ops;
+		f->base.type = TTM_DRM_OBJECT_FENCE;
+		f->base.shareable = flags & DRM_FENCE_FLAG_SHAREABLE;
+		atomic_init(&f->refcount, 1);
+		pthread_mutex_init(&f->lock, NULL);
+		f->fence = dma_fence_get(fence);
+		f->fence_class = DRM_I915_FENCE_CLASS_ACCEL;
+		f->type = type;
+		f->flags = flags & ~DRM_FENCE_FLAG_NO_USER;
+		f->sequence = seqno;
+		ret = ttm_drm_object_add(file, &f->base);
+		if (ret) {
+			i915_drm_fence_put(&f->base);
+			return ret;
+		}
+		handle = f->base.handle;
+	}
+	arg->handle = handle;
+	arg->fence_class = DRM_I915_FENCE_CLASS_ACCEL;
+	arg->type = type;
+	arg->flags = flags;
+	arg->signaled = dma_fence_is_signaled(fence) ? type : 0;
+	arg->error = dma_fence_get_status(fence) < 0 ? (uint32_t)-dma_fence_get_status(fence) : 0;
+	arg->sequence = seqno;
+	return 0;
+}
+
+/* --- shared by both forms --- */
+
+/*
+ * References of the buffers named by one call, so the execbuffer never
+ * sees a handle freed under it.
+ */
+struct i915_drm_eb {
+	struct i915_execbuffer eb;
+	struct ttm_drm_object **objs;
+	struct i915_exec_reloc *relocs;
+	uint32_t nrelocs;
+};
+
+static int i915_drm_eb_alloc(struct i915_drm_eb *d, uint32_t count, uint64_t nrelocs)
+{
+	memset(d, 0, sizeof(*d));
+	if (nrelocs > I915_DRM_MAX_RELOCS)
+		return -EINVAL;
+	d->eb.objects = calloc(count, sizeof(*d->eb.objects));
+	d->objs = calloc(count, sizeof(*d->objs));
+	d->relocs = nrelocs ? calloc(nrelocs, sizeof(*d->relocs)) : NULL;
+	if (!d->eb.objects || !d->objs || (nrelocs && !d->relocs))
+		return -ENOMEM;
+	d->eb.count = count;
+	d->nrelocs = (uint32_t)nrelocs;
+	return 0;
+}
+
+static void i915_drm_eb_free(struct i915_drm_eb *d)
+{
+	for (uint32_t i = 0; d->objs && i < d->eb.count; i++)
+		if (d->objs[i])
+			ttm_drm_object_put(d->objs[i]);
+	free(d->objs);
+	free(d->eb.objects);
+	free(d->relocs);
+}
+
+static int i915_drm_eb_lookup(struct ttm_drm_file *file, struct i915_drm_eb *d, uint32_t i,
+			      uint32_t handle)
+{
+	struct ttm_drm_object *obj = ttm_drm_object_lookup(file, handle, TTM_DRM_OBJECT_BO);
+
+	if (!obj)
+		return -EINVAL;
+	d->objs[i] = obj;
+	d->eb.objects[i].bo = &to_ttm_drm_bo(obj)->tbo;
+	return 0;
+}
+
+/* After success: the buffers are in the GGTT now; say so in their flags. */
+static void i915_drm_eb_update_flags(struct i915_drm_eb *d)
+{
+	for (uint32_t i = 0; i < d->eb.count; i++) {
+		struct ttm_drm_bo *dbo = to_ttm_drm_bo(d->objs[i]);
+		struct ttm_resource *res;
+
+		if (ttm_bo_reserve(&dbo->tbo, false, false, NULL))
+			continue;
+		res = dbo->tbo.resource;
+		if (res && (res->mem_type == TTM_PL_TT || res->mem_type == TTM_PL_SYSTEM))
+			dbo->flags = (dbo->flags & ~DRM_BO_MASK_MEM) |
+				     (res->mem_type == TTM_PL_TT ? DRM_BO_FLAG_MEM_TT
+								 : DRM_BO_FLAG_MEM_LOCAL);
+		ttm_bo_unreserve(&dbo->tbo);
+	}
+}
+
+/* --- form (1): the 2007 superioctl --- */
+
+#define I915_DRM_FENCE_FLAGS                                                                       \
+	(DRM_FENCE_FLAG_SHAREABLE | DRM_FENCE_FLAG_WAIT_LAZY | DRM_FENCE_FLAG_NO_USER |            \
+	 DRM_I915_FENCE_FLAG_FLUSHED | DRM_FENCE_FLAG_EMIT)
+#define I915_DRM_OP_HINTS                                                                          \
+	(DRM_BO_HINT_DONT_BLOCK | DRM_BO_HINT_DONT_FENCE | DRM_BO_HINT_WAIT_LAZY |                 \
+	 DRM_BO_HINT_PRESUMED_OFFSET)
+
+/*
+ * Walk one buffer's chain of relocation blocks: count them, or convert
+ * them into @out (room for @max).
+ */
+static int i915_drm_reloc_chain(uint64_t ptr, uint32_t num_buffers, uint32_t *count,
+				struct i915_exec_reloc *out, uint64_t max)
+{
+	uint32_t n = 0, blocks = 0;
+
+	while (ptr) {
+		const uint32_t *hdr = (const uint32_t *)(uintptr_t)ptr;
+		uint64_t next;
+
+		if ((ptr & 3) || ++blocks > I915_DRM_MAX_BUFFERS)
+			return -EINVAL;
+		if (hdr[1] != I915_RELOC_TYPE_0 || hdr[0] > max - n)
+			return -EINVAL;
+		for (uint32_t r = 0; r < hdr[0]; r++) {
+			const uint32_t *e = hdr + I915_RELOC_HEADER + r * I915_RELOC0_STRIDE;
+
+			if (e[2] >= num_buffers || e[3])
+				return -EINVAL;
+			if (out) {
+				/* No presumed offset in 2007: always written. */
+				out[n + r] = (struct i915_exec_reloc){
+				    .target = e[2],
+				    .delta = e[1],
+				    .offset = e[0],
+				    .presumed_offset = UINT64_MAX,
+				};
+			}
+		}
+		n += hdr[0];
+		memcpy(&next, &hdr[2], sizeof(next));
+		ptr = next;
+	}
+	*count = n;
+	return 0;
+}
+
+static int i915_drm_execbuffer(struct ttm_drm_file *file, struct drm_i915_execbuffer *arg)
+{
+	struct i915_device *i915 = ddev_to_i915(file->ddev);
+	struct drm_i915_op_arg **ops = NULL;
+	uint32_t n = arg->num_buffers;
+	uint64_t nrelocs = 0, next = arg->ops_list;
+	struct i915_drm_eb d;
+	int ret;
+
+	if (!n || n > I915_DRM_MAX_BUFFERS || !arg->ops_list || arg->context ||
+	    arg->batch.used <= 0 || arg->batch.num_cliprects || arg->batch.cliprects ||
+	    (arg->fence_arg.flags & ~I915_DRM_FENCE_FLAGS) ||
+	    arg->fence_arg.fence_class != DRM_I915_FENCE_CLASS_ACCEL)
+		return -EINVAL;
+	ops = calloc(n, sizeof(*ops));
+	if (!ops)
+		return -ENOMEM;
+	/* First pass: the shape of the list, before anything is taken. */
+	for (uint32_t i = 0; i < n; i++) {
+		struct drm_i915_op_arg *op = (struct drm_i915_op_arg *)(uintptr_t)next;
+		const struct drm_bo_info_req *req;
+		uint32_t cnt;
+
+		ret = -EINVAL;
+		if (!op || (next & 7))
+			goto out_ops;
+		req = &op->d.req.bo_req;
+		if (op->d.req.op != drm_bo_validate || op->pad64 || req->pad64 ||
+		    (req->hint & ~I915_DRM_OP_HINTS) ||
+		    req->fence_class != DRM_I915_FENCE_CLASS_ACCEL)
+			goto out_ops;
+		ret = i915_drm_reloc_chain(op->reloc_ptr, n, &cnt, NULL, I915_DRM_MAX_RELOCS);
+		if (ret)
+			goto out_ops;
+		nrelocs += cnt;
+		ops[i] = op;
+		next = op->next;
+	}
+	if (next) {
+		ret = -EINVAL; /* more entries than num_buffers says */
+		goto out_ops;
+	}
+	ret = i915_drm_eb_alloc(&d, n, nrelocs);
+	if (ret)
+		goto out_eb;
+	nrelocs = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct drm_bo_info_req *req = &ops[i]->d.req.bo_req;
+		struct i915_exec_object *eo = &d.eb.objects[i];
+		uint32_t cnt;
+
+		ret = i915_drm_eb_lookup(file, &d, i, req->handle);
+		if (ret)
+			goto out_eb;
+		if (req->flags & req->mask & DRM_BO_FLAG_WRITE)
+			eo->flags |= EXEC_OBJECT_WRITE;
+		if (req->flags & req->mask & DRM_BO_FLAG_MAPPABLE)
+			eo->flags |= EXEC_OBJECT_NEEDS_MAPPABLE;
+		/* Bounded by what the first pass counted, should the list change. */
+		ret = i915_drm_reloc_chain(ops[i]->reloc_ptr, n, &cnt, d.relocs + nrelocs,
+					   d.nrelocs - nrelocs);
+		if (ret)
+			goto out_eb;
+		eo->relocs = cnt ? d.relocs + nrelocs : NULL;
+		eo->nreloc = cnt;
+		nrelocs += cnt;
+	}
+	d.eb.batch_len = (uint32_t)arg->batch.used;
+	ret = i915_gem_execbuffer(i915, &d.eb);
+	if (ret == -EINTR || ret == -ERESTART)
+		ret = -EAGAIN; /* nothing happened: the 2008 client calls again */
+	if (ret)
+		goto out_eb;
+	ret = i915_drm_fence_object(file, d.eb.out_fence, arg->fence_arg.flags, &arg->fence_arg);
+	if (ret) {
+		/*
+		 * The batch runs anyway and every buffer carries its fence;
+		 * only the handle could not be made. Wait so "no fence" is true.
+		 */
+		dma_fence_wait(d.eb.out_fence, false);
+	}
+	i915_drm_eb_update_flags(&d);
+	for (uint32_t i = 0; !ret && i < n; i++) {
+		struct ttm_drm_bo *dbo = to_ttm_drm_bo(d.objs[i]);
+		struct drm_bo_info_rep *rep = &ops[i]->d.rep.bo_info;
+
+		memset(&ops[i]->d.rep, 0, sizeof(ops[i]->d.rep));
+		rep->handle = dbo->base.handle;
+		rep->flags = dbo->flags;
+		rep->proposed_flags = dbo->proposed_flags;
+		rep->size = dbo->tbo.size;
+		rep->offset = d.eb.objects[i].offset;
+		rep->arg_handle = dbo->map_handle;
+		rep->page_alignment = dbo->tbo.page_alignment;
+		ops[i]->handled = 1;
+	}
+	if (!ret)
+		arg->batch.start = (int)(uint32_t)d.eb.objects[n - 1].offset;
+	dma_fence_put(d.eb.out_fence);
+out_eb:
+	i915_drm_eb_free(&d);
+out_ops:
+	free(ops);
+	return ret;
+}
+
+/* --- form (2): execbuffer2 --- */
+
+#define I915_DRM_EB2_FLAGS (I915_EXEC_FLAGS_MASK | I915_EXEC_FENCE_OUT)
+
+static int i915_drm_execbuffer2(struct ttm_drm_file *file, struct drm_i915_gem_execbuffer2 *arg)
+{
+	struct i915_device *i915 = ddev_to_i915(file->ddev);
+	struct drm_i915_gem_exec_object2 *objs =
+	    (struct drm_i915_gem_exec_object2 *)(uintptr_t)arg->buffers_ptr;
+	uint32_t n = arg->buffer_count;
+	struct drm_fence_arg fence_arg = {0};
+	uint64_t nrelocs = 0, at = 0;
+	struct i915_drm_eb d;
+	int ret;
+
+	if (!n || n > I915_DRM_MAX_BUFFERS || !objs || (arg->buffers_ptr & 7) ||
+	    (arg->flags & ~(uint64_t)I915_DRM_EB2_FLAGS) || arg->DR1 || arg->DR4 ||
+	    arg->num_cliprects || arg->cliprects_ptr || arg->rsvd1 || arg->rsvd2)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct drm_i915_gem_exec_object2 *o = &objs[i];
+
+		if (o->rsvd1 || o->rsvd2 || (o->flags & ~(uint64_t)(EXEC_OBJECT_WRITE | EXEC_OBJECT_PINNED)) ||
+		    (o->alignment & (o->alignment - 1)) || o->alignment > TTM_PAGE_SIZE ||
+		    (o->relocation_count && !o->relocs_ptr))
+			return -EINVAL;
+		nrelocs += o->relocation_count;
+	}
+	ret = i915_drm_eb_alloc(&d, n, nrelocs);
+	if (ret)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		ret = i915_drm_eb_lookup(file, &d, i, objs[i].handle);
+		if (ret)
+			goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct drm_i915_gem_exec_object2 *o = &objs[i];
+		const struct drm_i915_gem_relocation_entry *re =
+		    (const struct drm_i915_gem_relocation_entry *)(uintptr_t)o->relocs_ptr;
+		struct i915_exec_object *eo = &d.eb.objects[i];
+
+		eo->flags = (uint32_t)o->flags;
+		eo->offset = o->offset;
+		eo->relocs = o->relocation_count ? d.relocs + at : NULL;
+		eo->nreloc = o->relocation_count;
+		for (uint32_t r = 0; r < o->relocation_count; r++) {
+			struct i915_exec_reloc *rel = &d.relocs[at + r];
+			uint32_t target = re[r].target_handle;
+
+			if (!(arg->flags & I915_EXEC_HANDLE_LUT)) {
+				uint32_t j;
+
+				for (j = 0; j < n && objs[j].handle != target; j++)
+					;
+				target = j; /* n when absent: the core says -EINVAL */
+			}
+			*rel = (struct i915_exec_reloc){
+			    .target = target,
+			    .delta = re[r].delta,
+			    .offset = re[r].offset,
+			    .presumed_offset = re[r].presumed_offset,
+			    .read_domains = re[r].read_domains,
+			    .write_domain = re[r].write_domain,
+			};
+		}
+		at += o->relocation_count;
+	}
+	d.eb.batch_start_offset = arg->batch_start_offset;
+	d.eb.batch_len = arg->batch_len;
+	d.eb.flags = (uint32_t)(arg->flags & I915_EXEC_FLAGS_MASK);
+	ret = i915_gem_execbuffer(i915, &d.eb);
+	if (ret)
+		goto out;
+	if (arg->flags & I915_EXEC_FENCE_OUT)
+		ret = i915_drm_fence_object(file, d.eb.out_fence, 0, &fence_arg);
+	if (ret)
+		dma_fence_wait(d.eb.out_fence, false);
+	dma_fence_put(d.eb.out_fence);
+	i915_drm_eb_update_flags(&d);
+	if (ret)
+		goto out;
+	/* Results only now: a failed call leaves the caller's arrays alone. */
+	at = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct drm_i915_gem_relocation_entry *re =
+		    (struct drm_i915_gem_relocation_entry *)(uintptr_t)objs[i].relocs_ptr;
+
+		objs[i].offset = d.eb.objects[i].offset;
+		for (uint32_t r = 0; r < objs[i].relocation_count; r++)
+			re[r].presumed_offset = d.relocs[at + r].presumed_offset;
+		at += objs[i].relocation_count;
+	}
+	if (arg->flags & I915_EXEC_FENCE_OUT)
+		arg->rsvd2 = (uint64_t)fence_arg.handle << 32;
+out:
+	i915_drm_eb_free(&d);
+	return ret;
+}
+
+/* --- the driver --- */
+
+static int i915_drm_command(struct ttm_drm_file *file, unsigned index, void *data, size_t size)
+{
+	switch (index) {
+	case DRM_I915_EXECBUFFER:
+		if (!data || size != sizeof(struct drm_i915_execbuffer))
+			return -EINVAL;
+		return i915_drm_execbuffer(file, data);
+	case DRM_I915_GEM_EXECBUFFER2:
+		if (!data || size != sizeof(struct drm_i915_gem_execbuffer2))
+			return -EINVAL;
+		return i915_drm_execbuffer2(file, data);
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * No fence_flush: every request ends with MI_USER_INTERRUPT, whose handler
+ * signals completed fences without being asked.
+ */
+const struct ttm_drm_driver i915_drm_driver = {
+    .num_fence_classes = 1,
+    .fence_types = DRM_I915_FENCE_TYPE_RW,
+    .fence_emit = i915_drm_fence_emit,
+    .fence_type = i915_drm_fence_type,
+    .command = i915_drm_command,
+};
+
+int i915_drm_open(struct i915_device *i915)
+{
+	if (!i915 || !i915->gem_ready)
+		return -EINVAL;
+	return ttm_drm_open(&i915->drm);
+}
+
+const char *i915_drm_name(struct i915_device *i915)
+{
+	return i915->drm.name;
+}
