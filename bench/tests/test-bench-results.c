@@ -309,6 +309,75 @@ KTEST(bench_results_to_csv_writes_plot_inputs)
 	free(dir);
 }
 
+/* Lines of @path (0 when it does not exist). */
+static unsigned count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	unsigned n = 0;
+	int c;
+
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+KTEST(bench_results_nulls_and_name_suffixes)
+{
+	char *dir = make_tmpdir(), out[512], p[600], err[256], *written = NULL;
+	struct bench_metric *m;
+	struct bench_run r;
+	json_object *root, *ref, *ratio;
+	void *loaded;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(init_run(&r), 0);
+	/* Measured reference, but a negative figure has no ratio: written as null. */
+	r.refs[BENCH_REF_MUTEX].measured = true;
+	r.refs[BENCH_REF_MUTEX].stats.median = 10.0;
+	m = bench_metric_add(&r, "probe.overhead", "ns", BENCH_LOWER_IS_BETTER);
+	ASSERT_NOT_NULL(m);
+	bench_metric_reference(m, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
+	bench_metric_sample(m, -0.5);
+	/* No samples at all: stats null. */
+	ASSERT_NOT_NULL(bench_metric_add(&r, "evict.x.ws50.copy_bw", "GB/s",
+					 BENCH_HIGHER_IS_BETTER));
+	/* Same prefix as a throughput metric, other suffix: not a plot row. */
+	m = bench_metric_add(&r, "fence.c.t1.throughput", "fences/s", BENCH_HIGHER_IS_BETTER);
+	bench_metric_sample(m, 5.0);
+	m = bench_metric_add(&r, "fence.c.t1.ns_per_fence", "ns", BENCH_LOWER_IS_BETTER);
+	bench_metric_sample(m, 200.0);
+	m = bench_metric_add(&r, "evict.x.ws200.throughput_extra", "GB/s", BENCH_HIGHER_IS_BETTER);
+	bench_metric_sample(m, 1.0);
+	ASSERT_EQ(bench_run_write(&r, dir, &written), 0);
+	ASSERT_EQ(bench_results_load(written, &loaded, err, sizeof(err)), 0);
+	root = loaded;
+	ASSERT_TRUE(json_object_object_get_ex(find_metric(root, "probe.overhead"), "reference",
+					      &ref));
+	EXPECT_TRUE(json_object_object_get_ex(ref, "ratio", &ratio));
+	EXPECT_NULL(ratio);
+	EXPECT_TRUE(json_object_object_get_ex(find_metric(root, "evict.x.ws50.copy_bw"), "stats",
+					      &ratio));
+	EXPECT_NULL(ratio);
+	json_object_put(root);
+	snprintf(out, sizeof(out), "%s/plots", dir);
+	{
+		const char *paths[] = { written };
+
+		ASSERT_EQ(bench_results_to_csv(paths, 1, out, err, sizeof(err)), 0);
+	}
+	snprintf(p, sizeof(p), "%s/fence.dat", out);
+	EXPECT_EQ(count_lines(p), 2); /* header + the throughput row only */
+	EXPECT_EQ(count_entries(out, "eviction.dat"), 0);
+	rm_rf(out);
+	free(written);
+	bench_run_fini(&r);
+	rm_rf(dir);
+	free(dir);
+}
+
 struct rep_ctx {
 	int calls;
 	int negative;
