@@ -84,7 +84,7 @@ if readelf -n "$bench" 2>/dev/null | grep -q 'Provider: ttm'; then
 	perf probe -q -d 'sdt_ttm:*' >/dev/null 2>&1
 	if perf probe -q -x "$bench" -a 'sdt_ttm:*' >"$out/probe-add.log" 2>&1; then
 		trap 'perf probe -q -d "sdt_ttm:*" >/dev/null 2>&1' EXIT
-		mapfile -t probes < <(perf probe -l 2>/dev/null | awk '$1 ~ /^sdt_ttm:/ { print $1 }')
+		mapfile -t probes < <(perf probe -l 2>/dev/null | awk '$1 ~ /^sdt_ttm:/ { print $1 }' | sort -u)
 	else
 		echo "perf-profile.sh: perf probe could not add the sdt_ttm probes (see $out/probe-add.log)" >&2
 	fi
