@@ -64,6 +64,7 @@ void dma_fence_init(struct dma_fence *fence, const struct dma_fence_ops *ops, ui
 	atomic_flag_clear(&fence->lock);
 	INIT_LIST_HEAD(&fence->cb_list);
 	atomic_fetch_add_explicit(&fence_live, 1, memory_order_relaxed);
+	TTM_PROBE2(fence_emit, context, seqno);
 }
 
 void *dma_fence_alloc(size_t size)
