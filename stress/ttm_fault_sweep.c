@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <fault_inject.h>
 #include <ttm/dma_fence.h>
@@ -252,8 +253,17 @@ out_counters:
 	igt_assert_eq_u64(gs.pages, pages);
 }
 
+/*
+ * struct sweep_totals - what every point's dynamic subtest adds up. Each
+ * dynamic subtest runs in its own forked process, so the totals live in a
+ * shared anonymous mapping made by the subtest before forking them.
+ */
+struct sweep_totals {
+	_Atomic uint64_t points, hits, ops, bytes, injected;
+};
+
 /* Sweep one point: N = 1.. until a run no longer reaches the Nth hit. */
-static void sweep_point(struct fault_attr *attr, unsigned long *total_hits)
+static void sweep_point(struct fault_attr *attr, struct sweep_totals *tot)
 {
 	struct sweep_result res = { 0 };
 	unsigned long n, injected = 0, hits_clean;
@@ -276,7 +286,11 @@ static void sweep_point(struct fault_attr *attr, unsigned long *total_hits)
 			 attr->name);
 	igt_assert_f(n <= SWEEP_MAX_NTH, "%s: still firing at hit %d\n", attr->name,
 		     SWEEP_MAX_NTH);
-	*total_hits += hits_clean;
+	atomic_fetch_add(&tot->points, 1);
+	atomic_fetch_add(&tot->hits, hits_clean);
+	atomic_fetch_add(&tot->ops, res.ops);
+	atomic_fetch_add(&tot->bytes, res.bytes_verified);
+	atomic_fetch_add(&tot->injected, injected);
 	igt_info("%s: swept hits 1..%lu, %lu faults injected, %" PRIu64 " calls refused with a clean errno\n",
 		 attr->name, hits_clean, injected, res.failed_ops);
 	igt_report_checks(res.ops, res.bytes_verified, injected);
@@ -330,11 +344,21 @@ igt_main_description("For every core fault point, fail its 1st, 2nd, ... hit dur
 	}
 
 	igt_subtest_with_dynamic("each-point") {
-		unsigned long total_hits = 0;
+		struct sweep_totals *tot = mmap(NULL, sizeof(*tot), PROT_READ | PROT_WRITE,
+						MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
+		igt_assert(tot != MAP_FAILED);
+		memset(tot, 0, sizeof(*tot));
 		for (unsigned i = 0; i < points.n; i++)
 			igt_dynamic_f("%s", points.attr[i]->name)
-				sweep_point(points.attr[i], &total_hits);
+				sweep_point(points.attr[i], tot);
+		igt_info("coverage: %" PRIu64 " of %u points swept, %" PRIu64
+			 " hits in all, %" PRIu64 " faults injected\n",
+			 (uint64_t)atomic_load(&tot->points), points.n,
+			 (uint64_t)atomic_load(&tot->hits), (uint64_t)atomic_load(&tot->injected));
+		igt_report_checks(atomic_load(&tot->ops), atomic_load(&tot->bytes),
+				  atomic_load(&tot->injected));
+		munmap(tot, sizeof(*tot));
 	}
 
 	igt_subtest("probabilistic")
