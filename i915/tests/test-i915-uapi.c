@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+/*
+ * i915 through the uAPI: a 2008-style client (i915_uapi_client.c, compat
+ * headers only) runs a relocated store-dword batch and reads the GPU's
+ * write back; both execbuffer forms refuse hostile arguments with a
+ * negative errno, leaving buffers, arguments and reservations untouched;
+ * execbuffer2 returns offsets, skips relocations whose presumed offset
+ * holds, and gives an out fence.
+ */
+#include <errno.h>
+#include <pthread.h>
+
+#include <i915/i915_gem.h>
+#include <i915/i915_uapi.h>
+#include <i915_drm.h>
+#include <ttm/ttm_drm_device.h>
+#include <ttm_drm.h>
+
+#include "i915_test_common.h"
+#include "i915_uapi_client.h"
+
+static struct i915_device *uapi_device(void)
+{
+	struct i915_device *i915 = i915_test_device(false);
+
+	if (i915 && i915_gem_init(i915)) {
+		i915_device_destroy(i915);
+		return NULL;
+	}
+	return i915;
+}
+
+static int uapi_device_destroy(struct i915_device *i915)
+{
+	int ret = i915_gem_fini(i915);
+
+	return ret ? ret : i915_device_destroy(i915);
+}
+
+KTEST(uapi_client_2008_store_dword)
+{
+	struct i915_device *i915 = uapi_device();
+	uint32_t got = 0;
+
+	ASSERT_NOT_NULL(i915);
+	for (unsigned i = 0; i < 4; i++) {
+		uint32_t value = (uint32_t)ktest_rand() | 1u, delta = 64u * (i + 1);
+
+		got = 0;
+		ASSERT_EQ(client_store_dword(i915_drm_name(i915), value, delta, &got), 0);
+		EXPECT_UEQ(got, value);
+	}
+	EXPECT_EQ(uapi_device_destroy(i915), 0);
+}
+
+/* --- a client fixture with a target and a batch buffer --- */
+
+struct uapi_client {
+	struct i915_device *i915;
+	int fd;
+	uint32_t target, batch;
+	uint64_t target_map, batch_map;
+};
+
+static int uapi_bo(int fd, uint64_t flags, uint32_t *handle, uint64_t *map)
+{
+	struct drm_bo_create_arg arg = {.d.req = {.flags = flags, .size = 4096}};
+	int ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
+
+	*handle = arg.d.rep.handle;
+	*map = arg.d.rep.arg_handle;
+	return ret;
+}
+
+/* CPU access through BO_MAP, as a client does it. */
+static int uapi_rw(struct uapi_client *c, uint32_t handle, uint64_t map, uint32_t off, void *buf,
+		   size_t len, bool write)
+{
+	struct drm_bo_map_wait_idle_arg arg = {.d.req = {
+						   .handle = handle,
+						   .mask = write ? DRM_BO_FLAG_WRITE : DRM_BO_FLAG_READ,
+					       }};
+	struct drm_bo_handle_arg unmap = {.handle = handle};
+	char *p;
+	int ret, err = 0;
+
+	ret = ttm_drm_ioctl(c->fd, DRM_IOCTL_BO_MAP, &arg);
+	if (ret)
+		return ret;
+	p = ttm_drm_mmap(c->fd, map, 4096, &err);
+	if (p) {
+		if (write)
+			memcpy(p + off, buf, len);
+		else
+			memcpy(buf, p + off, len);
+	}
+	ttm_drm_ioctl(c->fd, DRM_IOCTL_BO_UNMAP, &unmap);
+	return p ? 0 : err;
+}
+
+static void uapi_client_init(struct uapi_client *c)
+{
+	uint32_t cs[8] = {
+	    MI_STORE_DWORD_IMM_GEN8 | MI_USE_GGTT, 0, 0, 0xc0ffee, MI_BATCH_BUFFER_END, 0,
+	};
+
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->i915 = uapi_device();
+	if (!c->i915)
+		return;
+	c->fd = i915_drm_open(c->i915);
+	if (c->fd < 0)
+		return;
+	if (uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE, &c->target,
+		    &c->target_map) ||
+	    uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &c->batch, &c->batch_map) ||
+	    uapi_rw(c, c->batch, c->batch_map, 0, cs, sizeof(cs), true))
+		c->fd = -1;
+}
+
+static int uapi_client_fini(struct uapi_client *c)
+{
+	ttm_drm_close(c->fd);
+	return uapi_device_destroy(c->i915);
+}
+
+static uint32_t uapi_target_dword(struct uapi_client *c, uint32_t off)
+{
+	uint32_t v = 0xdeadbeef;
+
+	uapi_rw(c, c->target, c->target_map, off, &v, sizeof(v), false);
+	return v;
+}
+
+/* Nobody holds @handle's reservation: a no-wait reserve succeeds. */
+static bool uapi_unreserved(struct uapi_client *c, uint32_t handle)
+{
+	struct ttm_drm_file *file = ttm_drm_file_get_fd(c->fd);
+	struct ttm_drm_object *obj;
+	bool ok = false;
+
+	if (!file)
+		return false;
+	obj = ttm_drm_object_lookup(file, handle, TTM_DRM_OBJECT_BO);
+	if (obj) {
+		struct ttm_buffer_object *bo = &to_ttm_drm_bo(obj)->tbo;
+
+		ok = !ttm_bo_reserve(bo, false, true, NULL);
+		if (ok)
+			ttm_bo_unreserve(bo);
+		ttm_drm_object_put(obj);
+	}
+	ttm_drm_file_put(file);
+	return ok;
+}
+
+static uint64_t uapi_fence_wait(struct uapi_client *c, uint32_t handle)
+{
+	struct drm_fence_arg arg = {
+	    .handle = handle, .type = DRM_FENCE_TYPE_EXE, .flags = DRM_FENCE_FLAG_WAIT_LAZY};
+	struct drm_fence_arg unref = {.handle = handle};
+	int ret = ttm_drm_ioctl(c->fd, DRM_IOCTL_FENCE_WAIT, &arg);
+
+	ttm_drm_ioctl(c->fd, DRM_IOCTL_FENCE_UNREFERENCE, &unref);
+	return (uint64_t)ret;
+}
+
+/* --- form (1) --- */
+
+struct eb1 {
+	uint32_t reloc[I915_RELOC_HEADER + I915_RELOC0_STRIDE];
+	struct drm_i915_op_arg op[3];
+	struct drm_i915_execbuffer eb;
+};
+
+static void eb1_init(struct eb1 *e, struct uapi_client *c)
+{
+	memset(e, 0, sizeof(*e));
+	e->reloc[0] = 1;
+	e->reloc[1] = I915_RELOC_TYPE_0;
+	e->reloc[I915_RELOC_HEADER + 0] = 4;
+	e->reloc[I915_RELOC_HEADER + 1] = 128;
+	e->reloc[I915_RELOC_HEADER + 2] = 0;
+	e->op[0].next = (uint64_t)(uintptr_t)&e->op[1];
+	e->op[0].d.req.bo_req.handle = c->target;
+	e->op[0].d.req.bo_req.flags = DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_WRITE;
+	e->op[0].d.req.bo_req.mask = DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_WRITE;
+	e->op[1].reloc_ptr = (uint64_t)(uintptr_t)e->reloc;
+	e->op[1].d.req.bo_req.handle = c->batch;
+	e->op[1].d.req.bo_req.flags = DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_EXE;
+	e->op[1].d.req.bo_req.mask = DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_EXE;
+	e->op[2] = e->op[1];
+	e->op[2].reloc_ptr = 0;
+	e->eb.ops_list = (uint64_t)(uintptr_t)&e->op[0];
+	e->eb.num_buffers = 2;
+	e->eb.batch.used = 24;
+	e->eb.fence_arg.flags = DRM_I915_FENCE_FLAG_FLUSHED;
+}
+
+static int eb1_call(struct uapi_client *c, struct eb1 *e)
+{
+	return ttm_drm_ioctl(c->fd, DRM_IOCTL_I915_EXECBUFFER, &e->eb);
+}
+
+enum eb1_case {
+	EB1_FENCE_FLAGS,
+	EB1_FENCE_CLASS,
+	EB1_BAD_HANDLE,
+	EB1_ZERO_BUFFERS,
+	EB1_LIST_SHORT,
+	EB1_LIST_LONG,
+	EB1_DUP_HANDLE,
+	EB1_RELOC_OUTSIDE,
+	EB1_RELOC_TAIL,
+	EB1_RELOC_UNALIGNED,
+	EB1_RELOC_TYPE,
+	EB1_RELOC_TARGET,
+	EB1_BATCH_BEYOND,
+	EB1_BATCH_EMPTY,
+	EB1_BAD_OP,
+	EB1_BAD_HINT,
+	EB1_CLIPRECTS,
+	EB1_NCASES,
+};
+
+static void eb1_break(struct eb1 *e, enum eb1_case which, struct uapi_client *c)
+{
+	switch (which) {
+	case EB1_FENCE_FLAGS:
+		e->eb.fence_arg.flags |= 0x00400000u;
+		break;
+	case EB1_FENCE_CLASS:
+		e->eb.fence_arg.fence_class = 1;
+		break;
+	case EB1_BAD_HANDLE:
+		e->op[0].d.req.bo_req.handle = 0x7777;
+		break;
+	case EB1_ZERO_BUFFERS:
+		e->eb.num_buffers = 0;
+		break;
+	case EB1_LIST_SHORT:
+		e->eb.num_buffers = 3;
+		break;
+	case EB1_LIST_LONG:
+		e->op[1].next = (uint64_t)(uintptr_t)&e->op[2];
+		break;
+	case EB1_DUP_HANDLE:
+		e->op[0].d.req.bo_req.handle = c->batch;
+		break;
+	case EB1_RELOC_OUTSIDE:
+		e->reloc[I915_RELOC_HEADER + 0] = 4096;
+		break;
+	case EB1_RELOC_TAIL:
+		e->reloc[I915_RELOC_HEADER + 0] = 4092; /* 8 bytes do not fit */
+		break;
+	case EB1_RELOC_UNALIGNED:
+		e->reloc[I915_RELOC_HEADER + 0] = 6;
+		break;
+	case EB1_RELOC_TYPE:
+		e->reloc[1] = 1;
+		break;
+	case EB1_RELOC_TARGET:
+		e->reloc[I915_RELOC_HEADER + 2] = 2;
+		break;
+	case EB1_BATCH_BEYOND:
+		e->eb.batch.used = 8192;
+		break;
+	case EB1_BATCH_EMPTY:
+		e->eb.batch.used = 0;
+		break;
+	case EB1_BAD_OP:
+		e->op[0].d.req.op = drm_bo_fence;
+		break;
+	case EB1_BAD_HINT:
+		e->op[1].d.req.bo_req.hint = 0x80000000u;
+		break;
+	case EB1_CLIPRECTS:
+		e->eb.batch.num_cliprects = 1;
+		break;
+	case EB1_NCASES:
+		break;
+	}
+}
+
+KTEST(uapi_execbuffer_runs_and_fences)
+{
+	struct uapi_client c;
+	struct eb1 e;
+
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	eb1_init(&e, &c);
+	ASSERT_EQ(eb1_call(&c, &e), 0);
+	EXPECT_EQ(e.op[0].handled, 1);
+	EXPECT_EQ(e.op[1].handled, 1);
+	EXPECT_NE(e.eb.fence_arg.handle, 0u);
+	EXPECT_UEQ(e.eb.fence_arg.type & DRM_I915_FENCE_TYPE_RW, DRM_I915_FENCE_TYPE_RW);
+	/* The reply says where the GPU saw the buffers: in the GGTT. */
+	EXPECT_UEQ(e.op[0].d.rep.bo_info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
+	EXPECT_NE(e.op[0].d.rep.bo_info.offset, 0u);
+	EXPECT_UEQ((uint32_t)e.eb.batch.start, (uint32_t)e.op[1].d.rep.bo_info.offset);
+	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
+	EXPECT_TRUE(uapi_unreserved(&c, c.target));
+	EXPECT_TRUE(uapi_unreserved(&c, c.batch));
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+KTEST(uapi_execbuffer_hostile_arguments)
+{
+	struct uapi_client c;
+	struct eb1 e, before;
+
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	for (int k = 0; k < EB1_NCASES; k++) {
+		eb1_init(&e, &c);
+		eb1_break(&e, (enum eb1_case)k, &c);
+		before = e;
+		EXPECT_EQ(eb1_call(&c, &e), -EINVAL);
+		/* Nothing written back, nothing ran, nothing left locked. */
+		if (memcmp(&e.eb, &before.eb, sizeof(e.eb)) || memcmp(e.op, before.op, sizeof(e.op)))
+			KTEST_CHECK_(false, false, "case %d changed the caller's arguments", k);
+		EXPECT_UEQ(uapi_target_dword(&c, 128), 0);
+		EXPECT_TRUE(uapi_unreserved(&c, c.target));
+		EXPECT_TRUE(uapi_unreserved(&c, c.batch));
+	}
+	/* A wrong argument size never reaches the driver's parser. */
+	EXPECT_NE(ttm_drm_ioctl(c.fd, DRM_IOWR(DRM_COMMAND_BASE + DRM_I915_EXECBUFFER, uint64_t),
+				&e.eb),
+		  0);
+	/* And after all that, the valid call still works. */
+	eb1_init(&e, &c);
+	ASSERT_EQ(eb1_call(&c, &e), 0);
+	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+/* --- form (2) --- */
+
+struct eb2 {
+	struct drm_i915_gem_relocation_entry reloc[1];
+	struct drm_i915_gem_exec_object2 obj[2];
+	struct drm_i915_gem_execbuffer2 eb;
+};
+
+static void eb2_init(struct eb2 *e, struct uapi_client *c)
+{
+	memset(e, 0, sizeof(*e));
+	e->reloc[0] = (struct drm_i915_gem_relocation_entry){
+	    .target_handle = c->target,
+	    .delta = 256,
+	    .offset = 4,
+	    .presumed_offset = ~0ull,
+	    .read_domains = I915_GEM_DOMAIN_RENDER,
+	    .write_domain = I915_GEM_DOMAIN_RENDER,
+	};
+	e->obj[0].handle = c->target;
+	e->obj[1].handle = c->batch;
+	e->obj[1].relocation_count = 1;
+	e->obj[1].relocs_ptr = (uint64_t)(uintptr_t)e->reloc;
+	e->eb.buffers_ptr = (uint64_t)(uintptr_t)e->obj;
+	e->eb.buffer_count = 2;
+	e->eb.batch_len = 24;
+	e->eb.flags = I915_EXEC_RENDER | I915_EXEC_FENCE_OUT;
+}
+
+static int eb2_call(struct uapi_client *c, struct eb2 *e)
+{
+	return ttm_drm_ioctl(c->fd, DRM_IOCTL_I915_GEM_EXECBUFFER2, &e->eb);
+}
+
+KTEST(uapi_execbuffer2_relocates_then_skips)
+{
+	struct uapi_client c;
+	struct eb2 e;
+	unsigned long skipped;
+
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	eb2_init(&e, &c);
+	ASSERT_EQ(eb2_call(&c, &e), 0);
+	EXPECT_NE(e.eb.rsvd2 >> 32, 0u);
+	EXPECT_NE(e.obj[0].offset, 0u);
+	EXPECT_UEQ(e.reloc[0].presumed_offset, e.obj[0].offset);
+	EXPECT_UEQ(uapi_fence_wait(&c, (uint32_t)(e.eb.rsvd2 >> 32)), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 256), 0xc0ffee);
+
+	/* Same call with the offsets it returned: the relocation is skipped. */
+	skipped = atomic_load(&c.i915->gem_stats.relocs_skipped);
+	e.eb.rsvd2 = 0;
+	e.eb.flags = I915_EXEC_RENDER | I915_EXEC_NO_RELOC | I915_EXEC_HANDLE_LUT;
+	e.reloc[0].target_handle = 0;
+	ASSERT_EQ(eb2_call(&c, &e), 0);
+	EXPECT_UEQ(e.eb.rsvd2, 0);
+	EXPECT_GE(atomic_load(&c.i915->gem_stats.relocs_skipped), skipped + 1);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+enum eb2_case {
+	EB2_FLAGS,
+	EB2_OBJ_FLAGS,
+	EB2_BAD_HANDLE,
+	EB2_ZERO_BUFFERS,
+	EB2_DUP_HANDLE,
+	EB2_RELOC_OUTSIDE,
+	EB2_RELOC_UNALIGNED,
+	EB2_TWO_WRITE_DOMAINS,
+	EB2_UNKNOWN_DOMAIN,
+	EB2_RELOC_TARGET,
+	EB2_LUT_TARGET,
+	EB2_BATCH_BEYOND,
+	EB2_BATCH_START,
+	EB2_CONTEXT,
+	EB2_CLIPRECTS,
+	EB2_ALIGNMENT,
+	EB2_SOFTPIN_MISALIGNED,
+	EB2_NCASES,
+};
+
+static void eb2_break(struct eb2 *e, enum eb2_case which, struct uapi_client *c)
+{
+	switch (which) {
+	case EB2_FLAGS:
+		e->eb.flags |= 1ull << 40;
+		break;
+	case EB2_OBJ_FLAGS:
+		e->obj[0].flags = 1ull << 20;
+		break;
+	case EB2_BAD_HANDLE:
+		e->obj[0].handle = 0x7777;
+		break;
+	case EB2_ZERO_BUFFERS:
+		e->eb.buffer_count = 0;
+		break;
+	case EB2_DUP_HANDLE:
+		e->obj[0].handle = c->batch;
+		break;
+	case EB2_RELOC_OUTSIDE:
+		e->reloc[0].offset = 4096;
+		break;
+	case EB2_RELOC_UNALIGNED:
+		e->reloc[0].offset = 6;
+		break;
+	case EB2_TWO_WRITE_DOMAINS:
+		e->reloc[0].write_domain = I915_GEM_DOMAIN_RENDER | I915_GEM_DOMAIN_GTT;
+		break;
+	case EB2_UNKNOWN_DOMAIN:
+		e->reloc[0].read_domains = 0x80000000u;
+		break;
+	case EB2_RELOC_TARGET:
+		e->reloc[0].target_handle = 0x7777;
+		break;
+	case EB2_LUT_TARGET:
+		e->eb.flags |= I915_EXEC_HANDLE_LUT;
+		e->reloc[0].target_handle = 2;
+		break;
+	case EB2_BATCH_BEYOND:
+		e->eb.batch_len = 8192;
+		break;
+	case EB2_BATCH_START:
+		e->eb.batch_start_offset = 4;
+		break;
+	case EB2_CONTEXT:
+		e->eb.rsvd1 = 5;
+		break;
+	case EB2_CLIPRECTS:
+		e->eb.num_cliprects = 1;
+		break;
+	case EB2_ALIGNMENT:
+		e->obj[0].alignment = 3;
+		break;
+	case EB2_SOFTPIN_MISALIGNED:
+		e->obj[0].flags = EXEC_OBJECT_PINNED;
+		e->obj[0].offset = (1u << 20) + 12;
+		break;
+	case EB2_NCASES:
+		break;
+	}
+}
+
+KTEST(uapi_execbuffer2_hostile_arguments)
+{
+	struct uapi_client c;
+	struct eb2 e, before;
+
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	for (int k = 0; k < EB2_NCASES; k++) {
+		eb2_init(&e, &c);
+		eb2_break(&e, (enum eb2_case)k, &c);
+		before = e;
+		EXPECT_EQ(eb2_call(&c, &e), -EINVAL);
+		if (memcmp(&e, &before, sizeof(e)))
+			KTEST_CHECK_(false, false, "case %d changed the caller's arguments", k);
+		EXPECT_UEQ(uapi_target_dword(&c, 256), 0);
+		EXPECT_TRUE(uapi_unreserved(&c, c.target));
+		EXPECT_TRUE(uapi_unreserved(&c, c.batch));
+	}
+	/* Another client's handle is invisible, like a bad one. */
+	{
+		int other = i915_drm_open(c.i915);
+
+		ASSERT_GE(other, 0);
+		eb2_init(&e, &c);
+		EXPECT_EQ(ttm_drm_ioctl(other, DRM_IOCTL_I915_GEM_EXECBUFFER2, &e.eb), -EINVAL);
+		ttm_drm_close(other);
+	}
+	eb2_init(&e, &c);
+	ASSERT_EQ(eb2_call(&c, &e), 0);
+	EXPECT_UEQ(uapi_fence_wait(&c, (uint32_t)(e.eb.rsvd2 >> 32)), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 256), 0xc0ffee);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
