@@ -222,6 +222,8 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, co
 	be = engine->i915->be;
 	if (ndw > engine->ring_size / 4 - I915_REQ_OVERHEAD_DW - 8)
 		return -EINVAL;
+	if (atomic_load(&engine->wedged))
+		return -EIO;
 	if (!ctx)
 		ctx = engine->i915->kernel_ctx;
 	if (ndw + I915_REQ_OVERHEAD_DW > 64) {
@@ -395,4 +397,9 @@ void i915_engine_fini(struct i915_engine *engine)
 	pthread_mutex_destroy(&engine->signal_lock);
 	free(engine->ring);
 	engine->ring = NULL;
+}
+
+void i915_engine_set_wedged(struct i915_engine *engine, bool wedged)
+{
+	atomic_store(&engine->wedged, wedged);
 }

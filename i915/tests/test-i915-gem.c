@@ -644,3 +644,57 @@ KTEST(gem_execbuffer_rebinds_after_swapout)
 	i915_gem_object_put(batch);
 	EXPECT_EQ(gem_device_destroy(i915), 0);
 }
+
+/*
+ * The blitter wedged: moves fall back to the CPU copy where the CPU reaches
+ * both sides (lmem inside its visible window) and the content survives;
+ * stolen memory, which only the GPU reaches, refuses the move and the
+ * object keeps its content where it was. Unwedged, the blitter is used again.
+ */
+KTEST(gem_memcpy_fallback_when_blitter_wedged)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_engine *bcs;
+	struct i915_gem_object *obj;
+	size_t len = 64 << 10;
+	uint8_t *buf = malloc(len);
+	uint64_t sum;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_NOT_NULL(buf);
+	bcs = i915_engine_get(i915, I915_ENGINE_BCS);
+	ASSERT_EQ(i915_gem_object_create(i915, len, I915_GEM_REGION_SMEM, &obj), 0);
+	fill(buf, len, ktest_rand());
+	sum = i915_test_checksum(buf, len);
+	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, true), 0);
+
+	i915_engine_set_wedged(bcs, true);
+	ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_LMEM), 0);
+	EXPECT_EQ(i915_gem_object_mem_type(obj), TTM_PL_VRAM);
+	EXPECT_GE(atomic_load(&i915->gem_stats.memcpy_moves), 1);
+	EXPECT_EQ(atomic_load(&i915->gem_stats.blit_moves), 0);
+	ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
+	EXPECT_EQ(i915_gem_object_mem_type(obj), TTM_PL_SYSTEM);
+	memset(buf, 0, len);
+	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, false), 0);
+	EXPECT_UEQ(i915_test_checksum(buf, len), sum);
+
+	/* Stolen: no CPU path, so no move, and nothing lost. */
+	EXPECT_NE(i915_gem_object_migrate(obj, I915_GEM_REGION_STOLEN), 0);
+	EXPECT_NE(i915_gem_object_mem_type(obj), I915_PL_STOLEN);
+	memset(buf, 0, len);
+	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, false), 0);
+	EXPECT_UEQ(i915_test_checksum(buf, len), sum);
+	EXPECT_EQ(atomic_load(&i915->gem_stats.blit_moves), 0);
+
+	i915_engine_set_wedged(bcs, false);
+	ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_STOLEN), 0);
+	EXPECT_GE(atomic_load(&i915->gem_stats.blit_moves), 1);
+	ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
+	memset(buf, 0, len);
+	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, false), 0);
+	EXPECT_UEQ(i915_test_checksum(buf, len), sum);
+	free(buf);
+	i915_gem_object_put(obj);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}

@@ -122,6 +122,8 @@ struct i915_engine_stats {
  * @next_seqno: seqno of the next request.
  * @tail: ring offset where the next request goes.
  * @reset_pending: the engine stopped; the reset worker will recover it.
+ * @wedged: submissions are refused with -EIO (i915_engine_set_wedged());
+ *	atomic, read without @lock.
  * @stats: counters.
  */
 struct i915_engine {
@@ -144,6 +146,7 @@ struct i915_engine {
 	uint32_t tail;
 	bool reset_pending;
 
+	atomic_bool wedged;
 	struct i915_engine_stats stats;
 };
 
@@ -169,6 +172,15 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, co
 
 /** to_i915_request() - the request of an i915 fence, NULL for another fence. */
 struct i915_request *to_i915_request(struct dma_fence *fence);
+
+/**
+ * i915_engine_set_wedged() - declare @engine unusable (@wedged) or usable
+ * again: while wedged, i915_request_submit() fails with -EIO at once, so
+ * the driver takes its CPU fallbacks (memcpy moves) instead of queueing
+ * behind an engine that will not run. Requests already queued are not
+ * touched.
+ */
+void i915_engine_set_wedged(struct i915_engine *engine, bool wedged);
 
 /** i915_engine_hws_seqno() - the last seqno the engine stored. */
 uint32_t i915_engine_hws_seqno(struct i915_engine *engine);
