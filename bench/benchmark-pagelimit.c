@@ -437,7 +437,8 @@ int main(int argc, char **argv)
 	if (po.overcommit == 0.0)
 		po.overcommit = 2.0;
 	if (po.cap_mib * MIB > run.machine.ram_bytes / 2) {
-		fprintf(stderr, "benchmark-pagelimit: --cap-mib %llu is more than half of RAM (%llu MiB)\n",
+		fprintf(stderr,
+			"benchmark-pagelimit: --cap-mib %llu is more than half of RAM (RAM: %llu MiB)\n",
 			(unsigned long long)po.cap_mib,
 			(unsigned long long)(run.machine.ram_bytes / MIB));
 		bench_run_fini(&run);

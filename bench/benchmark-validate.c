@@ -150,7 +150,7 @@ static int case_in_place_and_bind(struct bench_run *run, uint64_t size, const st
 	struct ttm_operation_ctx ctx;
 	struct ttm_buffer_object *bo;
 	struct bench_mockdev md;
-	char name[64], sz[16];
+	char name[64], sz[24];
 	uint64_t pages = size / TTM_PAGE_SIZE, t0, ns;
 	int ret;
 
@@ -209,7 +209,7 @@ static int case_evict(struct bench_run *run, uint64_t size, bool copy, const str
 	struct ttm_operation_ctx ctx;
 	struct ttm_buffer_object *bo[2];
 	struct bench_mockdev md;
-	char name[64], sz[16];
+	char name[64], sz[24];
 	uint64_t pages = size / TTM_PAGE_SIZE, t0, ns;
 	uint32_t mem = copy ? TTM_PL_VRAM : TTM_PL_TT;
 	int ret;
@@ -390,7 +390,7 @@ int main(int argc, char **argv)
 		memcpy(vo.sizes, full, vo.nsizes * sizeof(full[0]));
 	}
 	for (unsigned s = 0; s < vo.nsizes; s++) {
-		char sz[16];
+		char sz[24];
 
 		size_name(vo.sizes[s], sz, sizeof(sz));
 		snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%s", s ? "," : "",

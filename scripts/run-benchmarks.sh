@@ -43,7 +43,7 @@ done
 ttm_ensure_packages || exit 1
 ttm_configure "$dir" -Dbuildtype=release -Db_ndebug=true "-Dfault_inject=$faults" || exit 1
 # The suite in a fixed order: the four of issue 7, then the supporting ones.
-progs=(benchmark-validate benchmark-evict benchmark-fence benchmark-pagelimit benchmark-probe
+progs=(benchmark-validate benchmark-evict benchmark-fence benchmark-fence-gpu benchmark-pagelimit benchmark-probe
 	benchmark-range-alloc)
 # Only our targets: a half-written file elsewhere in the tree must not stop the run.
 targets=(bench/ttm-compare bench/ttm-results-csv)

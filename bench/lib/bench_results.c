@@ -500,7 +500,8 @@ int bench_results_load(const char *path, void **out, char *err, size_t errlen)
 {
 	enum json_tokener_error jerr = json_tokener_success;
 	json_object *root, *v;
-	char *text;
+	/* Set on every success of read_file(); gcc -O2 cannot prove it. */
+	char *text = NULL;
 	int rc;
 
 	*out = NULL;
