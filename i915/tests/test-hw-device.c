@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hw_gpu.h"
+#include "hw_ttm.h"
 #include "ktest.h"
 
 #define WAIT_NS (10ll * 1000 * 1000 * 1000)
@@ -104,5 +105,46 @@ KTEST(hw_device_blitter_copy_moves_the_bytes)
 	hw_bo_fini(gpu, &dst);
 	hw_bo_fini(gpu, &src);
 	hw_context_fini(gpu, &ctx);
+	hw_gpu_close(gpu);
+}
+
+KTEST(hw_ttm_device_exec_nop_at_assigned_address)
+{
+	struct hw_gpu *gpu = open_or_skip();
+	struct hw_ttm_device *dev;
+	struct hw_ttm_bo *batch, *target;
+	struct dma_fence *f = NULL;
+	struct hw_bo *gem;
+	int ret;
+
+	if (!hw_gpu_info(gpu)->has_exec_fence) {
+		hw_gpu_close(gpu);
+		KTEST_SKIP("kernel without exec fences (I915_PARAM_HAS_EXEC_FENCE)");
+	}
+	ASSERT_EQ(hw_ttm_device_create(gpu, NULL, &dev), 0);
+	ASSERT_EQ(hw_ttm_bo_create(dev, 4096, &hw_ttm_placement_system, &batch), 0);
+	ASSERT_EQ(hw_ttm_bo_create(dev, 65536,
+				   dev->has_vram ? &hw_ttm_placement_vram : &hw_ttm_placement_system,
+				   &target),
+		  0);
+	ASSERT_EQ(ttm_bo_reserve(&batch->tbo, false, false, NULL), 0);
+	gem = hw_ttm_bo_gem(batch);
+	ret = hw_bo_mmap(gpu, gem, hw_gpu_info(gpu)->discrete ? HW_MMAP_FIXED : HW_MMAP_WC);
+	if (!ret)
+		ret = hw_batch_nop(gem->map, 1024) == 2 ? 0 : -EINVAL;
+	hw_bo_munmap(gpu, gem);
+	ttm_bo_unreserve(&batch->tbo);
+	ASSERT_EQ(ret, 0);
+
+	/* On discrete parts the target is blitted out of VRAM first. */
+	ASSERT_EQ(hw_ttm_exec(dev, &target, 1, batch, &f), 0);
+	EXPECT_GT(dma_fence_wait_timeout(f, false, WAIT_NS), 0);
+	EXPECT_EQ(dma_fence_get_status(f), 1);
+	dma_fence_put(f);
+	EXPECT_EQ(target->tbo.resource->mem_type, TTM_PL_TT);
+
+	ttm_bo_put(&target->tbo);
+	ttm_bo_put(&batch->tbo);
+	EXPECT_EQ(hw_ttm_device_destroy(dev), 0);
 	hw_gpu_close(gpu);
 }
