@@ -518,3 +518,44 @@ KTEST(uapi_execbuffer2_hostile_arguments)
 	EXPECT_UEQ(uapi_target_dword(&c, 256), 0xc0ffee);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
 }
+
+/* --- two clients submitting at once --- */
+
+struct uapi_thread {
+	struct i915_device *i915;
+	unsigned iters;
+	int failures;
+};
+
+static void *uapi_thread_main(void *p)
+{
+	struct uapi_thread *t = p;
+
+	for (unsigned i = 0; i < t->iters; i++) {
+		uint32_t value = (uint32_t)(i * 2654435761u) | 1u, got = 0;
+
+		/* Each round opens its own client, as separate 2008 processes would. */
+		if (client_store_dword(i915_drm_name(t->i915), value, 8u * (i % 64 + 1), &got) ||
+		    got != value)
+			t->failures++;
+	}
+	return NULL;
+}
+
+KTEST(uapi_two_clients_concurrently)
+{
+	struct i915_device *i915 = uapi_device();
+	struct uapi_thread t[2];
+	pthread_t th[2];
+
+	ASSERT_NOT_NULL(i915);
+	for (int i = 0; i < 2; i++) {
+		t[i] = (struct uapi_thread){.i915 = i915, .iters = 20 * ktest_scale()};
+		ASSERT_EQ(pthread_create(&th[i], NULL, uapi_thread_main, &t[i]), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(t[i].failures, 0);
+	}
+	EXPECT_EQ(uapi_device_destroy(i915), 0);
+}
