@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+/*
+ * benchmark-map-fault: the cost of the first CPU touch of a mapped BO, per
+ * 4 KiB page, in both fault mechanisms (sigsegv and uffd; uffd is left out
+ * when the kernel refuses userfaultfd).
+ *
+ *  map_fault.<mode>.sys.<order>      ns per page of the first write to every
+ *                                    page of a SYSTEM BO through ttm_bo_mmap()
+ *                                    (the fault populates the tt and installs
+ *                                    a 16-page window), order seq or random
+ *  map_fault.<mode>.anon.<order>     the reference, measured in the same
+ *                                    repetition: ns per page of the kernel's
+ *                                    own first touch of a fresh anonymous
+ *                                    mapping of the same size, same order
+ *  map_fault.<mode>.sys.<order>.ratio  sys / anon of the same repetition
+ *                                    (target for seq: <= 3)
+ *  map_fault.<mode>.migrate.<order>  the same for a BO that sits in VRAM and
+ *                                    whose CPU placement is SYSTEM, so the
+ *                                    first fault moves all of it (one memcpy
+ *                                    out of the VRAM host buffer), in GB/s of
+ *                                    BO size over the time to touch every page
+ *  map_fault.<mode>.migrate.<order>.ratio  that bandwidth over a memcpy of
+ *                                    the same size into a fresh anonymous
+ *                                    buffer timed in the same repetition
+ *                                    (target: >= 0.5); the harness memcpy
+ *                                    reference is attached as well
+ *
+ * The mock device's VRAM is CPU-visible; the migration is forced by the CPU
+ * placement given to ttm_bo_mmap(), which takes the same path a BO in
+ * non-visible memory takes (validate to SYSTEM, then install).
+ * BO size: 64 MiB, 16 MiB with --quick.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <bench.h>
+#include <ttm/ttm_bo_vm.h>
+
+#include "bench_mockdev.h"
+
+#define PG 4096ul
+
+/**
+ * struct mf_case - what one repetition measures.
+ * @md: the mock device (VRAM big enough for one BO).
+ * @num_pages: BO size in pages.
+ * @order: the touch order (page indices), a permutation.
+ * @migrate: the BO starts in VRAM and is mapped with a SYSTEM CPU placement.
+ * @ref: the reference metric (anon ns/page or memcpy GB/s) of this case.
+ * @ratio: the ratio metric of this case.
+ */
+struct mf_case {
+	struct bench_mockdev *md;
+	unsigned long num_pages;
+	const unsigned long *order;
+	bool migrate;
+	struct bench_metric *ref;
+	struct bench_metric *ratio;
+};
+
+/* Every page written once in @order; the mapping must be fresh. */
+static void touch(volatile uint8_t *p, const unsigned long *order, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		p[order[i] * PG] = (uint8_t)i;
+}
+
+static int anon_ns_per_page(const struct mf_case *c, double *ns)
+{
+	size_t size = c->num_pages * PG;
+	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t t0;
+
+	if (p == MAP_FAILED)
+		return -errno;
+	t0 = bench_now_ns();
+	touch(p, c->order, c->num_pages);
+	*ns = (double)(bench_now_ns() - t0) / (double)c->num_pages;
+	munmap(p, size);
+	return 0;
+}
+
+/* GB/s of a memcpy of the BO's size into a buffer the kernel has to fault in. */
+static int memcpy_gbps(const struct mf_case *c, double *gbps)
+{
+	size_t size = c->num_pages * PG;
+	uint8_t *src = c->md->vram_mem;
+	uint8_t *dst = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t t0;
+
+	if (dst == MAP_FAILED)
+		return -errno;
+	t0 = bench_now_ns();
+	memcpy(dst, src, size);
+	*gbps = (double)size / (double)(bench_now_ns() - t0);
+	munmap(dst, size);
+	return 0;
+}
+
+static int bo_touch_ns(const struct mf_case *c, uint64_t *ns)
+{
+	static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
+	static const struct ttm_placement sys = {1, &sys_place};
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_placement placement;
+	struct ttm_buffer_object *bo;
+	struct ttm_bo_vm_stats st;
+	struct ttm_place place;
+	uint64_t t0;
+	void *addr;
+	int ret;
+
+	bench_mockdev_place(&placement, &place, c->migrate ? TTM_PL_VRAM : TTM_PL_SYSTEM);
+	bo = bench_mockdev_bo_create(c->md, c->num_pages * PG, &placement);
+	if (!bo)
+		return -ENOMEM;
+	ret = ttm_bo_mmap(bo, c->migrate ? &sys : NULL, &ctx, &addr);
+	if (ret) {
+		ttm_bo_put(bo);
+		return ret;
+	}
+	t0 = bench_now_ns();
+	touch(addr, c->order, c->num_pages);
+	*ns = bench_now_ns() - t0;
+	/* A migration case that did not migrate would measure the wrong thing. */
+	if (ttm_bo_vm_get_stats(bo, &st) || st.migrations != (c->migrate ? 1u : 0u))
+		ret = -EIO;
+	ttm_bo_munmap(bo);
+	ttm_bo_vm_release(bo);
+	ttm_bo_put(bo);
+	return ret;
+}
+
+static int mf_rep(void *ctx, int rep, double *value)
+{
+	struct mf_case *c = ctx;
+	double ref;
+	uint64_t ns;
+	int ret;
+
+	ret = c->migrate ? memcpy_gbps(c, &ref) : anon_ns_per_page(c, &ref);
+	if (!ret)
+		ret = bo_touch_ns(c, &ns);
+	if (ret)
+		return ret;
+	if (c->migrate)
+		*value = (double)(c->num_pages * PG) / (double)ns;
+	else
+		*value = (double)ns / (double)c->num_pages;
+	/* Warm-up repetitions are not recorded, so neither are their ratios. */
+	if (rep < 0)
+		return 0;
+	ret = bench_metric_sample(c->ref, ref);
+	if (!ret)
+		ret = bench_metric_sample(c->ratio, *value / ref);
+	return ret;
+}
+
+static int run_case(struct bench_run *run, struct mf_case *c, const char *mode,
+		    const char *order)
+{
+	char name[96];
+	struct bench_metric *m;
+
+	snprintf(name, sizeof(name), "map_fault.%s.%s.%s", mode, c->migrate ? "migrate" : "sys",
+		 order);
+	m = bench_metric_add(run, name, c->migrate ? "GB/s" : "ns",
+			     c->migrate ? BENCH_HIGHER_IS_BETTER : BENCH_LOWER_IS_BETTER);
+	if (c->migrate) {
+		snprintf(name, sizeof(name), "map_fault.%s.memcpy.%s", mode, order);
+		c->ref = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
+	} else {
+		snprintf(name, sizeof(name), "map_fault.%s.anon.%s", mode, order);
+		c->ref = bench_metric_add(run, name, "ns", BENCH_LOWER_IS_BETTER);
+	}
+	snprintf(name, sizeof(name), "map_fault.%s.%s.%s.ratio", mode,
+		 c->migrate ? "migrate" : "sys", order);
+	c->ratio = bench_metric_add(run, name, "x",
+				    c->migrate ? BENCH_HIGHER_IS_BETTER : BENCH_LOWER_IS_BETTER);
+	if (!m || !c->ref || !c->ratio)
+		return -ENOMEM;
+	bench_metric_label(m, "mode", mode);
+	bench_metric_label(c->ratio, "mode", mode);
+	if (c->migrate) {
+		bench_metric_reference(m, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
+		bench_metric_target(c->ratio, 0.5, BENCH_TARGET_AT_LEAST);
+	} else if (!strcmp(order, "seq")) {
+		bench_metric_target(c->ratio, 3.0, BENCH_TARGET_AT_MOST);
+	}
+	return bench_repeat(run, m, mf_rep, c);
+}
+
+static int run_mode(struct bench_run *run, struct bench_mockdev *md, enum ttm_vm_fault_mode mode,
+		    unsigned long num_pages, unsigned long *const orders[2])
+{
+	static const char *const order_names[2] = {"seq", "random"};
+	const char *mname = ttm_vm_fault_mode_name(mode);
+	int ret = ttm_bo_vm_set_mode(mode);
+
+	if (mode == TTM_VM_FAULT_UFFD && (ret == -EPERM || ret == -ENOSYS)) {
+		printf("map_fault: userfaultfd refused by this kernel (%d), uffd mode skipped\n",
+		       ret);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	for (unsigned mig = 0; mig < 2 && !ret; mig++) {
+		for (unsigned o = 0; o < 2 && !ret; o++) {
+			struct mf_case c = {
+			    .md = md,
+			    .num_pages = num_pages,
+			    .order = orders[o],
+			    .migrate = mig,
+			};
+
+			ret = run_case(run, &c, mname, order_names[o]);
+		}
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const enum ttm_vm_fault_mode modes[] = {TTM_VM_FAULT_SIGSEGV, TTM_VM_FAULT_UFFD};
+	unsigned long *orders[2] = {NULL, NULL};
+	struct bench_mockdev md;
+	struct bench_run run;
+	unsigned long num_pages;
+	uint64_t rng;
+	int rc;
+
+	rc = bench_setup(&run, "map-fault", argc, argv, NULL, NULL);
+	if (rc)
+		return bench_exit_code(rc);
+	num_pages = (run.opts.quick ? 16ul : 64ul) << 20 >> 12;
+	bench_run_param(&run, "bo_size_mib", "%lu", num_pages * PG >> 20);
+	bench_run_param(&run, "prefault_pages", "%d", TTM_VM_FAULT_PREFAULT);
+	bench_run_backend_param(&run, "device", "%s", "core mock (VRAM over host memory)");
+	rc = bench_references_measure(&run);
+	if (rc)
+		fprintf(stderr, "map_fault: a reference failed (%d), ratios to it are missing\n", rc);
+	bench_pin_thread(&run, 0);
+
+	orders[0] = calloc(num_pages, sizeof(**orders));
+	orders[1] = calloc(num_pages, sizeof(**orders));
+	if (!orders[0] || !orders[1]) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rng = run.opts.seed ? run.opts.seed : 1;
+	for (unsigned long i = 0; i < num_pages; i++)
+		orders[0][i] = orders[1][i] = i;
+	for (unsigned long i = num_pages - 1; i > 0; i--) {
+		unsigned long j = bench_rng_next(&rng) % (i + 1), t = orders[1][i];
+
+		orders[1][i] = orders[1][j];
+		orders[1][j] = t;
+	}
+	rc = bench_mockdev_init(&md, 0, num_pages);
+	if (rc)
+		goto out;
+	ttm_bo_vm_init_device(&md.bdev);
+	for (unsigned i = 0; i < sizeof(modes) / sizeof(modes[0]) && !rc; i++)
+		rc = run_mode(&run, &md, modes[i], num_pages, orders);
+	if (bench_mockdev_fini(&md) && !rc)
+		rc = -EBUSY;
+out:
+	free(orders[0]);
+	free(orders[1]);
+	if (rc) {
+		fprintf(stderr, "map_fault: %s\n", strerror(-rc));
+		bench_run_fini(&run);
+		return 1;
+	}
+	return bench_run_finish(&run);
+}
