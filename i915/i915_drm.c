@@ -81,8 +81,8 @@ static const struct ttm_drm_object_ops i915_drm_fence_ops = {
  * A fence object of @file over @fence, as FENCE_CREATE would have made
  * one, so FENCE_WAIT/SIGNALED/UNREFERENCE work on it. Fills @arg.
  */
-static int i915_drm_fence_object(struct ttm_drm_file *file, struct dma_fence *fence,
-				 uint32_t flags, struct drm_fence_arg *arg)
+static int i915_drm_fence_object(struct ttm_drm_file *file, struct dma_fence *fence, uint32_t flags,
+				 struct drm_fence_arg *arg)
 {
 	uint32_t type = DRM_FENCE_TYPE_EXE | DRM_I915_FENCE_TYPE_RW;
 	uint32_t seqno = to_i915_request(fence) ? to_i915_request(fence)->seqno : 0;
@@ -171,7 +171,10 @@ static int i915_drm_eb_lookup(struct ttm_drm_file *file, struct i915_drm_eb *d, 
 	return 0;
 }
 
-/* After success: the buffers are in the GGTT now; say so in their flags. */
+/*
+ * After success: the buffers are in the GGTT now and carry the call's
+ * fence; say so in what BO_INFO reports.
+ */
 static void i915_drm_eb_update_flags(struct i915_drm_eb *d)
 {
 	for (uint32_t i = 0; i < d->eb.count; i++) {
@@ -185,6 +188,7 @@ static void i915_drm_eb_update_flags(struct i915_drm_eb *d)
 			dbo->flags = (dbo->flags & ~DRM_BO_MASK_MEM) |
 				     (res->mem_type == TTM_PL_TT ? DRM_BO_FLAG_MEM_TT
 								 : DRM_BO_FLAG_MEM_LOCAL);
+		dbo->fence_flags = DRM_FENCE_TYPE_EXE | DRM_I915_FENCE_TYPE_RW;
 		ttm_bo_unreserve(&dbo->tbo);
 	}
 }
@@ -331,6 +335,7 @@ static int i915_drm_execbuffer(struct ttm_drm_file *file, struct drm_i915_execbu
 		rep->size = dbo->tbo.size;
 		rep->offset = d.eb.objects[i].offset;
 		rep->arg_handle = dbo->map_handle;
+		rep->fence_flags = dbo->fence_flags;
 		rep->page_alignment = dbo->tbo.page_alignment;
 		ops[i]->handled = 1;
 	}
@@ -366,7 +371,8 @@ static int i915_drm_execbuffer2(struct ttm_drm_file *file, struct drm_i915_gem_e
 	for (uint32_t i = 0; i < n; i++) {
 		const struct drm_i915_gem_exec_object2 *o = &objs[i];
 
-		if (o->rsvd1 || o->rsvd2 || (o->flags & ~(uint64_t)(EXEC_OBJECT_WRITE | EXEC_OBJECT_PINNED)) ||
+		if (o->rsvd1 || o->rsvd2 ||
+		    (o->flags & ~(uint64_t)(EXEC_OBJECT_WRITE | EXEC_OBJECT_PINNED)) ||
 		    (o->alignment & (o->alignment - 1)) || o->alignment > TTM_PAGE_SIZE ||
 		    (o->relocation_count && !o->relocs_ptr))
 			return -EINVAL;

@@ -460,8 +460,8 @@ int i915_gem_object_create(struct i915_device *i915, uint64_t size, enum i915_ge
 	obj->i915 = i915;
 	obj->region = region;
 	/* On failure the core has called the release already. */
-	ret = ttm_bo_init_validate(&i915->drm.bdev, &obj->base, size, ttm_bo_type_device, &placement, 0,
-				   &ctx, NULL, i915_gem_object_release);
+	ret = ttm_bo_init_validate(&i915->drm.bdev, &obj->base, size, ttm_bo_type_device,
+				   &placement, 0, &ctx, NULL, i915_gem_object_release);
 	if (ret)
 		return ret;
 	*out = obj;
@@ -775,8 +775,8 @@ static int eb_relocate(struct i915_device *i915, struct i915_execbuffer *eb, con
 				atomic_fetch_add(&i915->gem_stats.relocs_skipped, 1);
 				continue;
 			}
-			ret = ttm_bo_access(eb_bo(eo), rel->offset, &value, sizeof(value),
-					    true, ctx);
+			ret =
+			    ttm_bo_access(eb_bo(eo), rel->offset, &value, sizeof(value), true, ctx);
 			if (ret)
 				return ret;
 			rel->presumed_offset = target;

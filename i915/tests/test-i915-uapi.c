@@ -76,10 +76,11 @@ static int uapi_bo(int fd, uint64_t flags, uint32_t *handle, uint64_t *map)
 static int uapi_rw(struct uapi_client *c, uint32_t handle, uint64_t map, uint32_t off, void *buf,
 		   size_t len, bool write)
 {
-	struct drm_bo_map_wait_idle_arg arg = {.d.req = {
-						   .handle = handle,
-						   .mask = write ? DRM_BO_FLAG_WRITE : DRM_BO_FLAG_READ,
-					       }};
+	struct drm_bo_map_wait_idle_arg arg = {
+	    .d.req = {
+		.handle = handle,
+		.mask = write ? DRM_BO_FLAG_WRITE : DRM_BO_FLAG_READ,
+	    }};
 	struct drm_bo_handle_arg unmap = {.handle = handle};
 	char *p;
 	int ret, err = 0;
@@ -322,16 +323,17 @@ KTEST(uapi_execbuffer_hostile_arguments)
 		before = e;
 		EXPECT_EQ(eb1_call(&c, &e), -EINVAL);
 		/* Nothing written back, nothing ran, nothing left locked. */
-		if (memcmp(&e.eb, &before.eb, sizeof(e.eb)) || memcmp(e.op, before.op, sizeof(e.op)))
+		if (memcmp(&e.eb, &before.eb, sizeof(e.eb)) ||
+		    memcmp(e.op, before.op, sizeof(e.op)))
 			KTEST_CHECK_(false, false, "case %d changed the caller's arguments", k);
 		EXPECT_UEQ(uapi_target_dword(&c, 128), 0);
 		EXPECT_TRUE(uapi_unreserved(&c, c.target));
 		EXPECT_TRUE(uapi_unreserved(&c, c.batch));
 	}
 	/* A wrong argument size never reaches the driver's parser. */
-	EXPECT_NE(ttm_drm_ioctl(c.fd, DRM_IOWR(DRM_COMMAND_BASE + DRM_I915_EXECBUFFER, uint64_t),
-				&e.eb),
-		  0);
+	EXPECT_NE(
+	    ttm_drm_ioctl(c.fd, DRM_IOWR(DRM_COMMAND_BASE + DRM_I915_EXECBUFFER, uint64_t), &e.eb),
+	    0);
 	/* And after all that, the valid call still works. */
 	eb1_init(&e, &c);
 	ASSERT_EQ(eb1_call(&c, &e), 0);
