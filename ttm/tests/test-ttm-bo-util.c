@@ -6,8 +6,10 @@
  * random sequence of validates, evictions and swaps.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_faults.h>
@@ -466,4 +468,60 @@ KTEST(ttm_bo_populate_userptr)
 	/* Still the creator's, untouched by the teardown. */
 	EXPECT_EQ(mem[0], 0x5a);
 	free(mem);
+}
+
+static void *signal_after_20ms(void *arg)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = 20 * 1000000L};
+
+	nanosleep(&ts, NULL);
+	dma_fence_signal(arg);
+	return NULL;
+}
+
+/*
+ * A ghost holding the old VRAM of a pipelined move is a dead, busy BO to
+ * eviction: a validate that needs the space gets -EBUSY with no_wait, and
+ * otherwise waits for the ghost's fence and releases it; nothing is moved
+ * or counted as an eviction.
+ */
+KTEST(ttm_bo_validate_ghost_released_for_space)
+{
+	struct ttm_operation_ctx nw = {.no_wait_gpu = true}, ctx = {0};
+	struct ttm_buffer_object *bo, *other;
+	struct dma_fence *f = ttm_test_fence_create();
+	struct ttm_resource *res;
+	pthread_t thread;
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, BO_PAGES);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_fill(bo, 77), 0);
+	res = res_alloc(bo, TTM_PL_TT);
+	EXPECT_EQ(ttm_bo_tt_create(bo, false), 0);
+	/* Not an eviction: no move fence, only the ghost stands in the way. */
+	EXPECT_EQ(ttm_bo_move_accel_cleanup(bo, f, false, true, res), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 1);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
+
+	other = bo_reserved_in(BO_SIZE, TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_fill(other, 78), 0);
+	EXPECT_EQ(validate_locked(other, TTM_PL_VRAM, &nw), -EBUSY);
+	EXPECT_EQ(mem_type(other), TTM_PL_SYSTEM);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 1);
+
+	ASSERT_EQ(pthread_create(&thread, NULL, signal_after_20ms, f), 0);
+	EXPECT_EQ(validate_locked(other, TTM_PL_VRAM, &ctx), 0);
+	pthread_join(thread, NULL);
+	EXPECT_EQ(mem_type(other), TTM_PL_VRAM);
+	EXPECT_UEQ(ctx.evictions, 0);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	EXPECT_EQ(ttm_test_bo_verify(other, 78), 0);
+	ttm_bo_unreserve(other);
+
+	ttm_bo_put(other);
+	ttm_bo_put(bo);
+	dma_fence_put(f);
+	dev_fini();
 }

@@ -927,6 +927,65 @@ KTEST(ttm_bo_evict_mem_type_basic)
 }
 
 /*
+ * Evict-all with a busy BO: no_wait reports -EBUSY after evicting the idle
+ * ones and leaves the busy one in place; a caller that may wait gets every
+ * BO out once the fence signals, content intact.
+ */
+KTEST(ttm_bo_evict_mem_type_busy)
+{
+	struct ttm_operation_ctx nw = {.no_wait_gpu = true}, ctx = {0};
+	struct ttm_buffer_object *bos[3];
+	struct delayed_signal d;
+	struct dma_fence *f;
+
+	dev_init(64, 64, false);
+	for (unsigned i = 0; i < 3; i++) {
+		bos[i] = bo_in(BO_SIZE, TTM_PL_VRAM);
+		bo_fill(bos[i], 60 + i);
+	}
+	f = bo_busy(bos[0]);
+
+	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &nw), -EBUSY);
+	EXPECT_EQ(mem_type(bos[0]), TTM_PL_VRAM);
+	EXPECT_EQ(mem_type(bos[1]), TTM_PL_TT);
+	EXPECT_EQ(mem_type(bos[2]), TTM_PL_TT);
+	EXPECT_UEQ(nw.evictions, 2);
+
+	signal_later(&d, f, 20);
+	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx), 0);
+	pthread_join(d.thread, NULL);
+	EXPECT_EQ(mem_type(bos[0]), TTM_PL_TT);
+	EXPECT_UEQ(ctx.evictions, 1);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		EXPECT_EQ(bo_verify(bos[i], 60 + i), 0);
+		ttm_bo_put(bos[i]);
+	}
+	dma_fence_put(f);
+	dev_fini();
+}
+
+/*
+ * Evict-all waits for the pipelined moves out of the type; one that failed
+ * is reported (-EIO) once, and the type counts as empty afterwards.
+ */
+KTEST(ttm_bo_evict_mem_type_move_fence_error)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct dma_fence *f = ttm_test_fence_create();
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, 64, false);
+	dma_fence_set_error(f, -EIO);
+	dma_fence_signal(f);
+	ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
+	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx), -EIO);
+	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx), 0);
+	dma_fence_put(f);
+	dev_fini();
+}
+
+/*
  * Concurrency: threads validating their own BOs into small TT and VRAM
  * evict each other's (trylock only) while a third empties VRAM now and
  * then. A validate may fail with -EBUSY or -ENOMEM when everything in the
