@@ -12,6 +12,13 @@
  *                      reference: a bare futex ping-pong round trip between two
  *                      threads, ratio = fence / futex
  *
+ *  callbacks          fence.callbacks.n1 / .n1000: ns per callback run inside
+ *                      dma_fence_signal() with 1 or 1000 queued (vs mutex)
+ *  waiters            fence.waiters.n1 / .n1000.last_wake: ns from the signal
+ *                      to the last of 1 or 1000 blocked waiters running again,
+ *                      and .per_waiter (divided by 1000) against 2x the
+ *                      single-waiter figure (vs futex round trip); 100 with
+ *                      --quick
  *  threads sweep      fence.<case>.t<N>.throughput: fences/s of create + signal
  *                      + wait (already signalled) + put summed over N pinned
  *                      threads, N = 1 .. --threads (default: one per logical
@@ -35,6 +42,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,6 +354,127 @@ static int sweep_all(struct bench_run *run, unsigned max_threads, double secs, u
 }
 
 /*
+ * Callbacks against blocking waiters on one fence. Callbacks: ns from the
+ * start of dma_fence_signal() to its return with @n callbacks queued (they
+ * all run inside it), per callback. Waiters: @n threads block in
+ * dma_fence_wait_timeout() on the same fence; ns from the signal to the last
+ * one running again, the wake-up storm the 1000-waiter target is about.
+ */
+static atomic_ulong cb_count;
+
+static void count_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	(void)f;
+	(void)cb;
+	atomic_fetch_add_explicit(&cb_count, 1, memory_order_relaxed);
+}
+
+static double rep_callbacks(unsigned n, unsigned rounds)
+{
+	struct dma_fence_cb *cbs = calloc(n, sizeof(*cbs));
+	uint64_t ctx = dma_fence_context_alloc(1), total = 0;
+
+	if (!cbs)
+		return -1;
+	for (unsigned r = 0; r < rounds; r++) {
+		struct dma_fence f;
+		uint64_t t0;
+
+		dma_fence_init(&f, &bops, ctx, r + 1);
+		for (unsigned k = 0; k < n; k++)
+			dma_fence_add_callback(&f, &cbs[k], count_cb);
+		t0 = bench_now_ns();
+		dma_fence_signal(&f);
+		total += bench_now_ns() - t0;
+	}
+	free(cbs);
+	return (double)total / ((double)rounds * n);
+}
+
+struct storm {
+	struct dma_fence **fences;
+	unsigned rounds;
+	atomic_uint arrived, done;
+	_Atomic uint64_t last_wake;
+};
+
+static void *storm_waiter(void *p)
+{
+	struct storm *st = p;
+
+	for (unsigned r = 0; r < st->rounds; r++) {
+		uint64_t now, prev;
+
+		atomic_fetch_add(&st->arrived, 1);
+		dma_fence_wait_timeout(st->fences[r], false, MAX_SCHEDULE_TIMEOUT);
+		now = bench_now_ns();
+		prev = atomic_load(&st->last_wake);
+		while (now > prev && !atomic_compare_exchange_weak(&st->last_wake, &prev, now))
+			;
+		atomic_fetch_add(&st->done, 1);
+	}
+	return NULL;
+}
+
+/* ns from signal to the last of @n waiters awake, median-free mean over @rounds. */
+static double rep_waiters(unsigned n, unsigned rounds)
+{
+	struct storm st = { .rounds = rounds };
+	pthread_t *t = calloc(n, sizeof(*t));
+	uint64_t ctx = dma_fence_context_alloc(1), total = 0;
+	unsigned started = 0;
+	bool ok = true;
+
+	st.fences = calloc(rounds, sizeof(*st.fences));
+	if (!t || !st.fences) {
+		free(t);
+		free(st.fences);
+		return -1;
+	}
+	atomic_init(&st.arrived, 0);
+	atomic_init(&st.done, 0);
+	atomic_init(&st.last_wake, 0);
+	for (unsigned r = 0; r < rounds; r++) {
+		st.fences[r] = dma_fence_alloc(sizeof(struct dma_fence));
+		if (!st.fences[r]) {
+			ok = false;
+			rounds = st.rounds = r;
+			break;
+		}
+		dma_fence_init(st.fences[r], &bops, ctx, r + 1);
+	}
+	for (; ok && started < n; started++)
+		if (pthread_create(&t[started], NULL, storm_waiter, &st))
+			break;
+	if (started < n) {
+		/* Too few threads: let the ones running finish, report a failure. */
+		ok = false;
+		n = started;
+	}
+	for (unsigned r = 0; r < rounds; r++) {
+		struct timespec ts = { 0, 200000 };
+		uint64_t t0;
+
+		/* Every waiter has called wait; give the last ones time to sleep. */
+		while (atomic_load(&st.arrived) < (r + 1) * n)
+			sched_yield();
+		nanosleep(&ts, NULL);
+		t0 = bench_now_ns();
+		dma_fence_signal(st.fences[r]);
+		while (atomic_load(&st.done) < (r + 1) * n)
+			sched_yield();
+		total += atomic_load(&st.last_wake) - t0;
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	for (unsigned r = 0; r < rounds; r++)
+		dma_fence_put(st.fences[r]);
+	free(st.fences);
+	free(t);
+	return ok && rounds ? (double)total / rounds : -1;
+}
+
+/*
  * Samples of one figure, in ns per operation: @reps repetitions of @fn after
  * one warm-up.
  */
@@ -430,6 +559,57 @@ int main(int argc, char **argv)
 	bench_metric_reference(rtt, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
 	bench_metric_target(rtt, 1.5 * futex_ref->stats.median, BENCH_TARGET_AT_MOST);
 	bench_metric_label(rtt, "target", "<= 1.5x futex round trip");
+
+	{
+		unsigned many = run.opts.quick ? 100 : 1000, rounds = run.opts.quick ? 5 : 20;
+		struct bench_metric *cb1, *cbn, *w1, *wn, *wper;
+		char name[64];
+
+		cb1 = bench_metric_add(&run, "fence.callbacks.n1", "ns", BENCH_LOWER_IS_BETTER);
+		snprintf(name, sizeof(name), "fence.callbacks.n%u", many);
+		cbn = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
+		w1 = bench_metric_add(&run, "fence.waiters.n1.last_wake", "ns", BENCH_LOWER_IS_BETTER);
+		snprintf(name, sizeof(name), "fence.waiters.n%u.last_wake", many);
+		wn = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
+		snprintf(name, sizeof(name), "fence.waiters.n%u.per_waiter", many);
+		wper = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
+		if (!cb1 || !cbn || !w1 || !wn || !wper) {
+			bench_run_fini(&run);
+			return 1;
+		}
+		bench_metric_label(cb1, "unit", "ns per callback, inside dma_fence_signal()");
+		bench_metric_label(cbn, "unit", "ns per callback, inside dma_fence_signal()");
+		bench_metric_reference(cb1, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
+		bench_metric_reference(cbn, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
+		bench_metric_reference(w1, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
+		bench_metric_reference(wn, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
+		bench_metric_reference(wper, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
+		for (unsigned r = 0; r < reps; r++) {
+			double a = rep_callbacks(1, 20000 / (unsigned)scale);
+			double b = rep_callbacks(many, 200 / (unsigned)scale);
+			double c = rep_waiters(1, rounds * 10);
+			double d = rep_waiters(many, rounds);
+
+			bench_progress(&run, "callbacks and waiters", (double)r / reps);
+			if (a < 0 || b < 0 || c < 0 || d < 0 || bench_metric_sample(cb1, a) ||
+			    bench_metric_sample(cbn, b) || bench_metric_sample(w1, c) ||
+			    bench_metric_sample(wn, d) || bench_metric_sample(wper, d / many)) {
+				fprintf(stderr, "benchmark-fence: callbacks/waiters failed\n");
+				bench_run_fini(&run);
+				return 1;
+			}
+		}
+		bench_progress_done(&run);
+		{
+			struct bench_stats st;
+
+			/* 1000 waiters woken within 2x the single-waiter latency, per waiter. */
+			if (!bench_metric_stats(w1, &st)) {
+				bench_metric_target(wper, 2.0 * st.median, BENCH_TARGET_AT_MOST);
+				bench_metric_label(wper, "target", "<= 2x fence.waiters.n1.last_wake");
+			}
+		}
+	}
 
 	max_threads = run.opts.threads_set ? run.opts.threads : run.machine.pus;
 	if (max_threads < 1)
