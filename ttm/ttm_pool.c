@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* The page pool: free blocks per caching mode and order; see ttm/ttm_pool.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_global.h>
@@ -38,9 +41,137 @@ static unsigned int order_for(unsigned long n)
 	return order;
 }
 
-static void block_unmap(void *p, unsigned int order)
+/**
+ * struct ttm_pool_block - where one OS block of the arena lives.
+ * @node: in ttm_pool.blocks, ordered by @addr.
+ * @addr: first byte of the block's shared mapping.
+ * @bytes: its size.
+ * @offset: where it is in the arena memfd.
+ */
+struct ttm_pool_block {
+	struct rb_node node;
+	uint8_t *addr;
+	size_t bytes;
+	uint64_t offset;
+};
+
+/* The arena block holding @p, or NULL. Arena lock held. */
+static struct ttm_pool_block *arena_find(struct ttm_pool *pool, const void *p)
 {
+	struct rb_node *n = pool->blocks.root;
+	const uint8_t *a = p;
+
+	while (!rb_is_nil(&pool->blocks, n)) {
+		struct ttm_pool_block *b = container_of(n, struct ttm_pool_block, node);
+
+		if (a < b->addr)
+			n = n->left;
+		else if (a >= b->addr + b->bytes)
+			n = n->right;
+		else
+			return b;
+	}
+	return NULL;
+}
+
+static void arena_link(struct ttm_pool *pool, struct ttm_pool_block *blk)
+{
+	struct rb_node *parent = &pool->blocks.nil, *n = pool->blocks.root;
+	bool left = false;
+
+	while (!rb_is_nil(&pool->blocks, n)) {
+		parent = n;
+		left = blk->addr < container_of(n, struct ttm_pool_block, node)->addr;
+		n = left ? n->left : n->right;
+	}
+	rb_insert(&pool->blocks, &blk->node, parent, left);
+}
+
+/*
+ * A fresh block of 2^@order pages from the OS: carved from the arena memfd
+ * (grown with ftruncate, mapped shared) so its pages can be mapped again
+ * elsewhere, or anonymous memory when the pool has no arena.
+ */
+static void *block_map(struct ttm_pool *pool, unsigned int order)
+{
+	size_t bytes = block_bytes(order);
+	struct ttm_pool_block *blk;
+	void *p;
+
+	if (pool->arena_fd < 0) {
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		return p == MAP_FAILED ? NULL : p;
+	}
+	blk = malloc(sizeof(*blk));
+	if (!blk)
+		return NULL;
+	/*
+	 * Offsets only grow: freed blocks leave punched holes, which cost no
+	 * memory, so there is no offset allocator to get wrong.
+	 */
+	pthread_mutex_lock(&pool->arena_lock);
+	blk->offset = pool->arena_size;
+	if (ftruncate(pool->arena_fd, (off_t)(blk->offset + bytes))) {
+		pthread_mutex_unlock(&pool->arena_lock);
+		free(blk);
+		return NULL;
+	}
+	pool->arena_size += bytes;
+	pthread_mutex_unlock(&pool->arena_lock);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, pool->arena_fd,
+		 (off_t)blk->offset);
+	if (p == MAP_FAILED) {
+		free(blk);
+		return NULL;
+	}
+	blk->addr = p;
+	blk->bytes = bytes;
+	pthread_mutex_lock(&pool->arena_lock);
+	arena_link(pool, blk);
+	pthread_mutex_unlock(&pool->arena_lock);
+	return p;
+}
+
+/*
+ * Back to the OS: an arena block's pages are released by punching its range
+ * out of the memfd (unmapping alone would keep them in the file), so the
+ * ttm_global uncharge that follows stays true.
+ */
+static void block_unmap(struct ttm_pool *pool, void *p, unsigned int order)
+{
+	struct ttm_pool_block *blk = NULL;
+
+	if (pool->arena_fd >= 0) {
+		pthread_mutex_lock(&pool->arena_lock);
+		blk = arena_find(pool, p);
+		if (blk)
+			rb_erase(&pool->blocks, &blk->node);
+		pthread_mutex_unlock(&pool->arena_lock);
+	}
 	munmap(p, block_bytes(order));
+	if (blk) {
+		fallocate(pool->arena_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			  (off_t)blk->offset, (off_t)blk->bytes);
+		free(blk);
+	}
+}
+
+int ttm_pool_page_backing(struct ttm_pool *pool, const void *page, int *fd, uint64_t *offset)
+{
+	struct ttm_pool_block *blk;
+	int ret = -ENOENT;
+
+	if (pool->arena_fd < 0 || !page || ((uintptr_t)page & (TTM_PAGE_SIZE - 1)))
+		return pool->arena_fd < 0 ? -ENOENT : -EINVAL;
+	pthread_mutex_lock(&pool->arena_lock);
+	blk = arena_find(pool, page);
+	if (blk) {
+		*fd = pool->arena_fd;
+		*offset = blk->offset + (uint64_t)((const uint8_t *)page - blk->addr);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&pool->arena_lock);
+	return ret;
 }
 
 /* Pop a free block of [@c][@order], NULL when the bucket is empty. */
@@ -98,9 +229,8 @@ static int block_alloc(struct ttm_pool *pool, enum ttm_caching c, unsigned int o
 	r = ttm_global_reserve(1ul << order, pool->use_dma32, ctx);
 	if (r)
 		return r;
-	p = mmap(NULL, block_bytes(order), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		 0);
-	if (p == MAP_FAILED) {
+	p = block_map(pool, order);
+	if (!p) {
 		ttm_global_unreserve(1ul << order, pool->use_dma32);
 		return -ENOMEM;
 	}
@@ -121,7 +251,7 @@ static void tt_blocks_free(struct ttm_pool *pool, struct ttm_tt *tt, unsigned lo
 		unsigned long j;
 
 		if (reclaim) {
-			block_unmap(tt->pages[i], order);
+			block_unmap(pool, tt->pages[i], order);
 			ttm_global_unreserve(1ul << order, tt->dma32);
 		} else {
 			bucket_give(pool, tt->caching, order, tt->pages[i]);
@@ -199,7 +329,7 @@ unsigned long ttm_pool_shrink(struct ttm_pool *pool, unsigned long nr_pages)
 		pthread_mutex_unlock(&pool->lock);
 		if (!l)
 			break;
-		block_unmap(l, order);
+		block_unmap(pool, l, order);
 		ttm_global_unreserve(1ul << order, pool->use_dma32);
 		freed += 1ul << order;
 	}
@@ -220,6 +350,13 @@ int ttm_pool_init(struct ttm_pool *pool, bool use_dma32)
 	memset(pool, 0, sizeof(*pool));
 	if (pthread_mutex_init(&pool->lock, NULL))
 		return -ENOMEM;
+	if (pthread_mutex_init(&pool->arena_lock, NULL)) {
+		pthread_mutex_destroy(&pool->lock);
+		return -ENOMEM;
+	}
+	rb_init(&pool->blocks, NULL);
+	/* Without memfd the pool still works, only without zero-copy mappings. */
+	pool->arena_fd = memfd_create("ttm-pool", MFD_CLOEXEC);
 	pool->use_dma32 = use_dma32;
 	for (c = 0; c < TTM_NUM_CACHING_TYPES; c++)
 		for (o = 0; o <= TTM_POOL_MAX_ORDER; o++)
@@ -234,6 +371,10 @@ void ttm_pool_fini(struct ttm_pool *pool)
 {
 	ttm_global_unregister_shrinker(&pool->shrinker);
 	ttm_pool_shrink(pool, ULONG_MAX);
+	if (pool->arena_fd >= 0)
+		close(pool->arena_fd);
+	pool->arena_fd = -1;
+	pthread_mutex_destroy(&pool->arena_lock);
 	pthread_mutex_destroy(&pool->lock);
 }
 

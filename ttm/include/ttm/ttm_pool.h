@@ -15,9 +15,18 @@
  * free with @reclaim). Pages on the free lists stay charged; the pool
  * registers a stage-1 ttm_global shrinker so a full cap trims them first.
  *
+ * Backing: blocks are carved from a per-pool memfd arena (the file grown
+ * with ftruncate, each block mapped MAP_SHARED), so any page the pool hands
+ * out can be mapped a second time, for example into a BO's CPU mapping,
+ * without a copy (ttm_pool_page_backing()). A block given back to the OS has
+ * its range punched out of the memfd (fallocate PUNCH_HOLE), which is what
+ * actually frees the memory. Without memfd_create() the pool falls back to
+ * anonymous blocks and ttm_pool_page_backing() answers -ENOENT.
  * Locking: @lock protects the buckets and their counters; it is never held
  * across ttm_global_reserve() or the OS calls, so a reservation from this pool
- * may run this pool's own shrinker.
+ * may run this pool's own shrinker. @arena_lock protects the arena's size
+ * and block table only (held across ftruncate, never across a reservation);
+ * it nests inside nothing and takes nothing.
  */
 #ifndef TTM_POOL_H
 #define TTM_POOL_H
@@ -28,6 +37,7 @@
 #include <stdio.h>
 
 #include <ttm/list.h>
+#include <ttm/rbtree.h>
 #include <ttm/ttm_caching.h>
 #include <ttm/ttm_global.h>
 
@@ -60,6 +70,12 @@ struct ttm_pool_type {
  * @types: buckets indexed by [caching][order].
  * @nr_free_pages: 4 KiB pages on all free lists.
  * @shrinker: the stage-1 shrinker registered with ttm_global.
+ * @arena_fd: the memfd every block is carved from, -1 when there is none.
+ * @arena_lock: protects @arena_size and @blocks.
+ * @arena_size: bytes of @arena_fd handed out so far (offsets only grow;
+ *	freed blocks are holes).
+ * @blocks: blocks mapped from the arena, by address, for
+ *	ttm_pool_page_backing().
  */
 struct ttm_pool {
 	bool use_dma32;
@@ -67,6 +83,10 @@ struct ttm_pool {
 	struct ttm_pool_type types[TTM_NUM_CACHING_TYPES][TTM_POOL_MAX_ORDER + 1];
 	unsigned long nr_free_pages;
 	struct ttm_global_shrinker shrinker;
+	int arena_fd;
+	pthread_mutex_t arena_lock;
+	uint64_t arena_size;
+	struct rb_root blocks;
 };
 
 /*
@@ -96,6 +116,17 @@ void ttm_pool_free(struct ttm_pool *pool, struct ttm_tt *tt, bool reclaim);
  * pool has them (highest orders first, whole blocks). Returns the pages freed.
  */
 unsigned long ttm_pool_shrink(struct ttm_pool *pool, unsigned long nr_pages);
+
+/**
+ * ttm_pool_page_backing() - where page @page (a page pointer this pool
+ * handed out and that is still allocated) lives in the arena: *@fd, the
+ * arena memfd (owned by the pool: do not close; valid until
+ * ttm_pool_fini()) and *@offset, page-aligned. Mapping that range
+ * MAP_SHARED gives a second view of the same memory. Takes @arena_lock.
+ * Return: 0; -ENOENT (the pool has no arena or @page is not one of its
+ * pages); -EINVAL (@page not page aligned).
+ */
+int ttm_pool_page_backing(struct ttm_pool *pool, const void *page, int *fd, uint64_t *offset);
 
 /* Free blocks in bucket [@caching][@order]; 0 for invalid arguments. */
 unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, unsigned int order);
