@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* Tests of the page pool: orders, reuse per caching mode, trim, accounting, faults. */
+/*
+ * Tests of the page pool: orders, reuse per caching mode, trim, accounting,
+ * faults, and the memfd arena (a second shared view of a page, holes punched
+ * when memory goes back to the OS).
+ */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_global.h>
@@ -273,6 +280,116 @@ KTEST(ttm_pool_print_lists_buckets)
 	EXPECT_TRUE(strstr(text, "free pages: 2") != NULL);
 	EXPECT_TRUE(strstr(text, "pages: 2 /") != NULL);
 	free(text);
+	fake_tt_fini(&tt);
+	ttm_pool_fini(&pool);
+}
+
+/* Bytes the arena memfd really holds (the holes of freed blocks excluded). */
+static uint64_t arena_bytes(struct ttm_pool *pool)
+{
+	struct stat st;
+
+	if (fstat(pool->arena_fd, &st))
+		return UINT64_MAX;
+	return (uint64_t)st.st_blocks * 512;
+}
+
+/* A page mapped again from its (memfd, offset) is the same memory, both ways. */
+KTEST(ttm_pool_page_backing_is_shared)
+{
+	struct ttm_pool pool;
+	struct ttm_tt tt;
+	uint64_t off = 0;
+	uint8_t *view, local[64];
+	int fd = -1;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	if (pool.arena_fd < 0) {
+		ttm_pool_fini(&pool);
+		KTEST_SKIP("no memfd_create here: the pool runs without an arena");
+	}
+	fake_tt(&tt, 20, ttm_cached, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	/* Page 17 sits in the second block (orders 4 then 2): offsets differ per block. */
+	ASSERT_EQ(ttm_pool_page_backing(&pool, tt.pages[17], &fd, &off), 0);
+	EXPECT_EQ(fd, pool.arena_fd);
+	EXPECT_EQ(off % TTM_PAGE_SIZE, 0);
+	view = mmap(NULL, TTM_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	ASSERT_TRUE(view != MAP_FAILED);
+	view[5] = 0xa5;
+	EXPECT_EQ(((uint8_t *)tt.pages[17])[5], 0xa5);
+	((uint8_t *)tt.pages[17])[4095] = 0x5a;
+	EXPECT_EQ(view[4095], 0x5a);
+	munmap(view, TTM_PAGE_SIZE);
+	/* Pages of one block are consecutive in the file. */
+	{
+		uint64_t off0 = 0, off1 = 0;
+
+		ASSERT_EQ(ttm_pool_page_backing(&pool, tt.pages[0], &fd, &off0), 0);
+		ASSERT_EQ(ttm_pool_page_backing(&pool, tt.pages[15], &fd, &off1), 0);
+		EXPECT_UEQ(off1 - off0, 15 * TTM_PAGE_SIZE);
+	}
+	EXPECT_EQ(ttm_pool_page_backing(&pool, local, &fd, &off), -EINVAL);
+	EXPECT_EQ(ttm_pool_page_backing(&pool, (uint8_t *)tt.pages[0] + 1, &fd, &off), -EINVAL);
+	{
+		void *other = mmap(NULL, TTM_PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		ASSERT_TRUE(other != MAP_FAILED);
+		EXPECT_EQ(ttm_pool_page_backing(&pool, other, &fd, &off), -ENOENT);
+		munmap(other, TTM_PAGE_SIZE);
+	}
+	ttm_pool_free(&pool, &tt, false);
+	fake_tt_fini(&tt);
+	ttm_pool_fini(&pool);
+}
+
+/*
+ * The page cap counts what the OS holds: free-listed blocks stay charged and
+ * in the memfd; blocks given back are uncharged and punched out of it.
+ */
+KTEST(ttm_pool_arena_release_punches_hole)
+{
+	struct ttm_pool pool;
+	struct ttm_tt tt;
+	int fd;
+	uint64_t off;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	if (pool.arena_fd < 0) {
+		ttm_pool_fini(&pool);
+		KTEST_SKIP("no memfd_create here: the pool runs without an arena");
+	}
+	fake_tt(&tt, 512 + 8, ttm_cached, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	EXPECT_EQ(global_pages(), 520);
+	for (unsigned long i = 0; i < tt.num_pages; i++)
+		memset(tt.pages[i], (int)i, TTM_PAGE_SIZE);
+	EXPECT_GE(arena_bytes(&pool), 520 * TTM_PAGE_SIZE);
+
+	/* Kept on the free lists: still charged, still in the file. */
+	ttm_pool_free(&pool, &tt, false);
+	EXPECT_EQ(global_pages(), 520);
+	EXPECT_GE(arena_bytes(&pool), 520 * TTM_PAGE_SIZE);
+	/* Reused, then given back to the OS with reclaim: nothing left anywhere. */
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	EXPECT_EQ(global_pages(), 520);
+	ASSERT_EQ(ttm_pool_page_backing(&pool, tt.pages[0], &fd, &off), 0);
+	ttm_pool_free(&pool, &tt, true);
+	EXPECT_EQ(global_pages(), 0);
+	EXPECT_UEQ(arena_bytes(&pool), 0);
+	/* A released page is no longer the pool's. */
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 9), 0);
+
+	/* The shrinker path punches too. */
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	memset(tt.pages[519], 1, TTM_PAGE_SIZE);
+	ttm_pool_free(&pool, &tt, false);
+	EXPECT_GT(arena_bytes(&pool), 0);
+	EXPECT_EQ(ttm_pool_shrink(&pool, ULONG_MAX), 520);
+	EXPECT_EQ(global_pages(), 0);
+	EXPECT_UEQ(arena_bytes(&pool), 0);
 	fake_tt_fini(&tt);
 	ttm_pool_fini(&pool);
 }
