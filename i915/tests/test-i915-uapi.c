@@ -561,3 +561,45 @@ KTEST(uapi_two_clients_concurrently)
 	}
 	EXPECT_EQ(uapi_device_destroy(i915), 0);
 }
+
+/*
+ * A client's batch that never finishes (a semaphore wait on a value nobody
+ * writes) is reset by hangcheck: its fence reports EIO through FENCE_WAIT,
+ * and another client's batch afterwards completes normally.
+ */
+KTEST(uapi_hang_reports_eio_other_client_continues)
+{
+	uint32_t cs[6] = {
+	    MI_SEMAPHORE_WAIT | MI_SEMAPHORE_GLOBAL_GTT | MI_SEMAPHORE_POLL |
+		MI_SEMAPHORE_SAD_EQ_SDD,
+	    1,
+	    0,
+	    0,
+	    MI_BATCH_BUFFER_END,
+	    0,
+	};
+	struct drm_fence_arg wait = {.type = DRM_FENCE_TYPE_EXE};
+	struct uapi_client c;
+	uint32_t hang, got = 0;
+	uint64_t hang_map;
+	struct eb2 e;
+
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	ASSERT_EQ(uapi_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &hang, &hang_map), 0);
+	ASSERT_EQ(uapi_rw(&c, hang, hang_map, 0, cs, sizeof(cs), true), 0);
+	eb2_init(&e, &c);
+	e.obj[1].handle = hang;
+	e.reloc[0].offset = 8;
+	e.reloc[0].write_domain = 0;
+	ASSERT_EQ(eb2_call(&c, &e), 0);
+	wait.handle = (uint32_t)(e.eb.rsvd2 >> 32);
+	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_FENCE_WAIT, &wait), 0);
+	EXPECT_UEQ(wait.error, EIO);
+	EXPECT_UEQ(uapi_fence_wait(&c, wait.handle), 0);
+
+	ASSERT_EQ(client_store_dword(i915_drm_name(c.i915), 0x5eed, 64, &got), 0);
+	EXPECT_UEQ(got, 0x5eed);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
