@@ -469,13 +469,22 @@ static int i915_drm_command(struct ttm_drm_file *file, unsigned index, void *dat
 }
 
 /*
- * No fence_flush: every request ends with MI_USER_INTERRUPT, whose handler
- * signals completed fences without being asked.
+ * Every request ends with MI_USER_INTERRUPT, so completions are reported
+ * without being asked; a flush only makes the waiter see at once what the
+ * status page already says, should the interrupt still be in flight.
  */
+static void i915_drm_fence_flush(struct ttm_drm_device *ddev, uint32_t fence_class, uint32_t type)
+{
+	(void)fence_class;
+	(void)type;
+	i915_engine_retire(i915_engine_get(ddev_to_i915(ddev), I915_ENGINE_RCS));
+}
+
 const struct ttm_drm_driver i915_drm_driver = {
     .num_fence_classes = 1,
     .fence_types = DRM_I915_FENCE_TYPE_RW,
     .fence_emit = i915_drm_fence_emit,
+    .fence_flush = i915_drm_fence_flush,
     .fence_type = i915_drm_fence_type,
     .command = i915_drm_command,
 };

@@ -603,3 +603,31 @@ KTEST(uapi_hang_reports_eio_other_client_continues)
 	EXPECT_UEQ(got, 0x5eed);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
 }
+
+/* The driver's fence class: FENCE_CREATE with EMIT queues a render request. */
+KTEST(uapi_fence_emit_is_a_render_request)
+{
+	struct uapi_client c;
+	struct drm_fence_arg arg = {
+	    .fence_class = DRM_I915_FENCE_CLASS_ACCEL,
+	    .type = DRM_FENCE_TYPE_EXE | DRM_I915_FENCE_TYPE_RW,
+	    .flags = DRM_FENCE_FLAG_EMIT,
+	};
+	struct drm_fence_arg bad = arg;
+	unsigned long submitted;
+
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	submitted = atomic_load(&i915_engine_get(c.i915, I915_ENGINE_RCS)->stats.submitted);
+	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_FENCE_CREATE, &arg), 0);
+	EXPECT_EQ(atomic_load(&i915_engine_get(c.i915, I915_ENGINE_RCS)->stats.submitted),
+		  submitted + 1);
+	EXPECT_UEQ(uapi_fence_wait(&c, arg.handle), 0);
+	bad.fence_class = 1;
+	EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_FENCE_CREATE, &bad), -EINVAL);
+	bad = arg;
+	bad.type = 0x4;
+	EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_FENCE_CREATE, &bad), -EINVAL);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
