@@ -4,7 +4,9 @@
  * list of buddy blocks, scattered unless the place asks for CONTIGUOUS.
  * TOPDOWN takes the highest blocks; a place window [fpfn, lpfn) and the
  * MAPPABLE flag (clamping lpfn to the CPU-visible window) become a range
- * allocation.
+ * allocation. A resource's bytes are its blocks in list order (not address
+ * order); io_segment tells the CPU copy code where each piece lies, relative
+ * to the lowest block (the resource's start).
  *
  * Locking: @lock serialises the drm_buddy; alloc and free may run on any
  * thread. The base manager's rules apply to the rest.
