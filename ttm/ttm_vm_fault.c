@@ -433,17 +433,27 @@ int ttm_vm_fault_engine_fini(struct ttm_vm_fault_engine *eng)
 	return 0;
 }
 
-/* Fresh absent pages over [@addr, @addr + @len), atomically replacing what was there. */
+/*
+ * Fresh absent pages over [@addr, @addr + @len), atomically replacing what was
+ * there. The new mapping starts PROT_NONE in both modes: under userfaultfd it
+ * only becomes accessible once registered, so an access racing with the
+ * replacement faults into the SIGSEGV handler (and waits for the owner)
+ * instead of landing in unregistered anonymous memory, where a read would
+ * see zeroes and a write would be lost.
+ */
 static int vm_map_absent(struct ttm_vm_fault_engine *eng, void *addr, size_t len)
 {
-	int prot = eng->mode == TTM_VM_FAULT_UFFD ? PROT_READ | PROT_WRITE : PROT_NONE;
+	int ret;
 
-	if (vm_mmap_fixed(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) ==
-	    MAP_FAILED)
+	if (vm_mmap_fixed(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			  0) == MAP_FAILED)
 		return -errno;
-	if (eng->mode == TTM_VM_FAULT_UFFD)
-		return vm_uffd_register(eng, addr, len);
-	return 0;
+	if (eng->mode != TTM_VM_FAULT_UFFD)
+		return 0;
+	ret = vm_uffd_register(eng, addr, len);
+	if (!ret && mprotect(addr, len, PROT_READ | PROT_WRITE))
+		ret = -errno;
+	return ret;
 }
 
 int ttm_vm_range_init(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *range,

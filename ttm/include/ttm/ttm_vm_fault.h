@@ -259,8 +259,10 @@ long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsig
  * completed before the call is therefore never lost; a write racing with it
  * faults (SIGSEGV, in both modes: the engine installs the handler for
  * userfaultfd engines too) and waits for the owner lock. Memfd-mapped pages
- * in userfaultfd mode are dropped by remapping and re-registering the range,
- * which leaves a short window where a racing access sees a zero page.
+ * in userfaultfd mode are dropped by remapping the range PROT_NONE,
+ * registering it and only then making it accessible, so a racing access
+ * faults too (stores to a memfd page before that land in the BO's own
+ * storage, which has not moved yet).
  */
 void ttm_vm_range_invalidate(struct ttm_vm_range *range);
 
