@@ -256,9 +256,21 @@ static int ttm_bo_vm_install(struct ttm_bo_vm *vm, unsigned long page,
 		if (ret)
 			return (int)ret;
 		for (i = 0; i < n; i++) {
-			pages[i].src = ttm_tt_page_ptr(bo->ttm, first + i);
-			if (!pages[i].src)
+			void *src = ttm_tt_page_ptr(bo->ttm, first + i);
+			int fd;
+			uint64_t off;
+
+			if (!src)
 				return -EFAULT;
+			/*
+			 * Pool pages are mapped shared, the CPU view then is
+			 * the tt page itself; pages the pool cannot place (a
+			 * driver's own tt) are copied and written back.
+			 */
+			if (!ttm_pool_page_backing(&bo->bdev->pool, src, &fd, &off))
+				pages[i] = (struct ttm_vm_page){.fd = fd, .offset = off};
+			else
+				pages[i] = (struct ttm_vm_page){.src = src, .fd = -1};
 		}
 		caching = bo->ttm->caching;
 	} else {

@@ -17,6 +17,7 @@
 
 #include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_faults.h>
+#include <ttm/ttm_global.h>
 
 #include "ktest.h"
 #include "ttm_test_helpers.h"
@@ -211,7 +212,7 @@ BOTH_MODES(ttm_bo_mmap_write_before_evict)
 
 /*
  * A BO outside the CPU placement migrates once, at the first fault; one
- * page of a large BO is copied into the mapping at most once.
+ * page of a large BO is installed into the mapping at most once.
  */
 static void ttm_bo_mmap_migrate_once(enum ttm_vm_fault_mode mode)
 {
@@ -232,14 +233,17 @@ static void ttm_bo_mmap_migrate_once(enum ttm_vm_fault_mode mode)
 	EXPECT_EQ(st.migrations, 1);
 	EXPECT_UEQ(st.bytes_migrated, size);
 	EXPECT_EQ(st.faults, 1);
-	EXPECT_EQ(st.pages_copied, TTM_VM_FAULT_PREFAULT);
+	/* SYSTEM pages come from the pool's memfd arena: mapped, not copied. */
+	EXPECT_EQ(st.pages_mapped, TTM_VM_FAULT_PREFAULT);
+	EXPECT_EQ(st.pages_copied, 0);
 
-	/* Touch everything twice: no second migration, each page copied once. */
+	/* Touch everything twice: no second migration, each page installed once. */
 	for (i = 0; i < 2; i++)
 		EXPECT_UEQ(map_checksum(p, size), sum);
 	st = vm_stats(bo);
 	EXPECT_EQ(st.migrations, 1);
-	EXPECT_EQ(st.pages_copied, size / PG);
+	EXPECT_EQ(st.pages_mapped, size / PG);
+	EXPECT_EQ(st.pages_copied, 0);
 	EXPECT_EQ(st.faults, size / PG / TTM_VM_FAULT_PREFAULT);
 	EXPECT_EQ(st.invalidations, 0);
 	bo_unmap_put(bo);
@@ -278,7 +282,8 @@ static void ttm_bo_mmap_touch_orders(enum ttm_vm_fault_mode mode)
 			free(seen);
 			EXPECT_UEQ(map_checksum(p, n * PG), sum);
 			st = vm_stats(bo);
-			EXPECT_EQ(st.pages_copied, n);
+			EXPECT_EQ(st.pages_mapped, n);
+			EXPECT_EQ(st.pages_copied, 0);
 			EXPECT_EQ(st.migrations, 0);
 			bo_unmap_put(bo);
 		}
@@ -286,6 +291,68 @@ static void ttm_bo_mmap_touch_orders(enum ttm_vm_fault_mode mode)
 	teardown();
 }
 BOTH_MODES(ttm_bo_mmap_touch_orders)
+
+static uint64_t global_pages(void)
+{
+	struct ttm_global_stats gs;
+
+	ttm_global_get_stats(&gs);
+	return gs.pages;
+}
+
+/*
+ * SYSTEM pages are mapped zero-copy: a CPU store through the mapping is in
+ * the tt page at once (no flush, no write-back), the mapping charges no page
+ * of its own against the cap, and a move still removes the view first (the
+ * write survives the swap-out and the next access sees it).
+ */
+static void ttm_bo_mmap_zero_copy_system(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *bo;
+	uint64_t n = 48, before, i;
+	struct ttm_bo_vm_stats st;
+	uint8_t *p, *tp;
+
+	setup(mode, 0, 0);
+	bo = bo_create_filled(n * PG, TTM_PL_SYSTEM, 77);
+	before = global_pages();
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&p), 0);
+	for (i = 0; i < n; i++)
+		p[i * PG + (i % PG)] = (uint8_t)(0xc0 + i);
+	EXPECT_EQ(global_pages(), before);
+
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	for (i = 0; i < n; i++) {
+		tp = ttm_tt_page_ptr(bo->ttm, i);
+		ASSERT_NOT_NULL(tp);
+		EXPECT_EQ(tp[i % PG], (uint8_t)(0xc0 + i));
+	}
+	/* And the other way: the tt's store is what the mapping reads. */
+	tp = ttm_tt_page_ptr(bo->ttm, 3);
+	tp[100] = 0x5e;
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(p[3 * PG + 100], 0x5e);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.pages_mapped, n);
+	EXPECT_EQ(st.pages_copied, 0);
+	EXPECT_EQ(st.invalidations, 0);
+
+	/* Swap-out removes the view; nothing to write back, content kept. */
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	EXPECT_GT(ttm_bo_swapout(bo, &ctx), 0);
+	EXPECT_TRUE(ttm_tt_is_swapped(bo->ttm));
+	ttm_bo_unreserve(bo);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.invalidations, 1);
+	EXPECT_EQ(st.pages_written_back, 0);
+	EXPECT_EQ(p[7 * PG + 7], 0xc7);
+	EXPECT_EQ(p[3 * PG + 100], 0x5e);
+	EXPECT_EQ(global_pages(), before);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_zero_copy_system)
 
 struct signal_later {
 	struct dma_fence *fence;

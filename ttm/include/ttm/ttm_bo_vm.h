@@ -21,12 +21,14 @@
  * A failure in any step (allocation during migration, the "mmap_remap"
  * fault point) gives the accessing thread SIGBUS; the BO keeps its content.
  *
- * Backing: ttm_tt pages are anonymous memory today (see ttm_tt.h), so pages
- * are installed by copy (UFFDIO_COPY, or a scratch page moved in with
- * mremap in SIGSEGV mode) and written back into the BO's current storage
- * when the mapping is invalidated. Memfd-backed pages would be mapped
- * shared with no copy (ttm_vm_fault supports it); the tt does not offer
- * them yet.
+ * Backing: pages of a tt-backed resource that come from the device's pool
+ * live in the pool's memfd arena (ttm_pool_page_backing()) and are
+ * installed zero-copy, by mapping the same memfd range MAP_SHARED: the CPU
+ * view is the tt page itself, so CPU writes need no write-back. Pages the
+ * pool cannot place (a driver's own tt) and io memory (VRAM windows) are
+ * installed by copy (UFFDIO_COPY, or a scratch page moved in with mremap in
+ * SIGSEGV mode) and written back into the BO's current storage when the
+ * mapping is invalidated.
  *
  * Invalidation: the core calls ttm_bo_unmap_virtual() (through
  * ttm_device.unmap_virtual, which the first map installs) with the BO
@@ -36,9 +38,11 @@
  * at its new home with identical content; a CPU write completed before the
  * move started is never lost.
  *
- * Coherency: with copied pages, the BO's storage sees CPU writes when the
- * mapping is invalidated: before every move, or by ttm_bo_vm_flush() (the
- * domain transition a driver does before the GPU reads the BO).
+ * Coherency: zero-copy system pages are coherent with the tt at once; with
+ * copied pages, the BO's storage sees CPU writes when the mapping is
+ * invalidated: before every move, or by ttm_bo_vm_flush() (the domain
+ * transition a driver does before the GPU reads the BO, and still needed
+ * for the simulated GPU's cache model whatever the backing).
  *
  * Caching: the caching mode of the backing installed last (the tt's mode,
  * write-combined for io memory) is recorded per mapping and reported by
