@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -412,6 +413,139 @@ KTEST(ttm_device_print_all)
 	ttm_bo_unreserve(pinned);
 	ttm_bo_put(pinned);
 	ttm_bo_put(swapped);
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
+
+enum { CHURN_THREADS = 2, CHURN_QUEUE = 64 };
+
+/*
+ * Fences of the churning threads are signalled by a thread of their own:
+ * a churner may itself end up waiting for one of them (validate evicting a
+ * dead busy BO from a full TT), so it must not be the one to signal it.
+ */
+struct churn_queue {
+	pthread_mutex_t lock;
+	struct dma_fence *fences[CHURN_QUEUE];
+	unsigned n;
+};
+
+struct churn_arg {
+	struct ttm_device *bdev;
+	struct churn_queue *q;
+	atomic_bool *stop;
+	unsigned iters;
+	int failures;
+};
+
+static void churn_queue_drain(struct churn_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	while (q->n) {
+		struct dma_fence *f = q->fences[--q->n];
+
+		dma_fence_signal(f);
+		dma_fence_put(f);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Queue @f (the caller's reference); false when the queue is full. */
+static bool churn_queue_push(struct churn_queue *q, struct dma_fence *f)
+{
+	bool ok;
+
+	pthread_mutex_lock(&q->lock);
+	ok = q->n < CHURN_QUEUE;
+	if (ok)
+		q->fences[q->n++] = f;
+	pthread_mutex_unlock(&q->lock);
+	return ok;
+}
+
+/*
+ * Create a populated BO, sometimes give it a fence signalled a little later,
+ * drop it: idle ones go at once, busy ones through the worker or through
+ * eviction, while the swapper thread walks the same LRUs.
+ */
+static void *churn_thread(void *p)
+{
+	struct churn_arg *a = p;
+
+	for (unsigned i = 0; i < a->iters; i++) {
+		struct ttm_buffer_object *bo;
+
+		if (ttm_test_bo_create_in(a->bdev, BO_SIZE, i & 1 ? TTM_PL_TT : TTM_PL_SYSTEM,
+					  &bo)) {
+			a->failures++;
+			continue;
+		}
+		ttm_bo_reserve(bo, false, false, NULL);
+		if (ttm_test_bo_fill(bo, i))
+			a->failures++;
+		if (ktest_rand() & 1) {
+			struct dma_fence *f = ttm_test_fence_create();
+
+			if (!f || ttm_test_bo_add_fence(bo, f, DMA_RESV_USAGE_WRITE))
+				a->failures++;
+			if (f && !churn_queue_push(a->q, f)) {
+				dma_fence_signal(f);
+				dma_fence_put(f);
+			}
+		}
+		ttm_bo_unreserve(bo);
+		ttm_bo_put(bo);
+	}
+	return NULL;
+}
+
+static void *swapper_thread(void *p)
+{
+	struct churn_arg *a = p;
+	struct ttm_operation_ctx ctx = {.no_wait_gpu = true};
+
+	while (!atomic_load(a->stop)) {
+		ttm_device_swapout(a->bdev, &ctx, 4 * BO_PAGES);
+		ttm_device_flush_delayed(a->bdev, false);
+		churn_queue_drain(a->q);
+		sched_yield();
+	}
+	return NULL;
+}
+
+KTEST(ttm_device_flush_delayed_concurrent)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct churn_queue q = {.n = 0};
+	struct churn_arg a[CHURN_THREADS], sw;
+	pthread_t t[CHURN_THREADS], ts;
+	atomic_bool stop = false;
+	long fences = dma_fence_live_count();
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	pthread_mutex_init(&q.lock, NULL);
+	sw = (struct churn_arg){&tdev->bdev, &q, &stop, 0, 0};
+	ASSERT_EQ(pthread_create(&ts, NULL, swapper_thread, &sw), 0);
+	for (int i = 0; i < CHURN_THREADS; i++) {
+		a[i] = (struct churn_arg){&tdev->bdev, &q, &stop, 200 * ktest_scale(), 0};
+		ASSERT_EQ(pthread_create(&t[i], NULL, churn_thread, &a[i]), 0);
+	}
+	for (int i = 0; i < CHURN_THREADS; i++)
+		pthread_join(t[i], NULL);
+	atomic_store(&stop, true);
+	pthread_join(ts, NULL);
+	churn_queue_drain(&q);
+	pthread_mutex_destroy(&q.lock);
+	for (int i = 0; i < CHURN_THREADS; i++)
+		EXPECT_EQ(a[i].failures, 0);
+	/* Every fence signalled: a waiting flush leaves nothing behind. */
+	EXPECT_EQ(ttm_device_flush_delayed(&tdev->bdev, true), 0);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.bo_count), 0);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.ddestroy), 0);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.swapped), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(&tdev->tt.manager), 0);
+	EXPECT_EQ(dma_fence_live_count(), fences);
 	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
 	free(tdev);
 }
