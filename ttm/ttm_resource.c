@@ -237,7 +237,12 @@ bool ttm_resource_is_linear(struct ttm_resource_manager *man, struct ttm_resourc
 {
 	uint64_t len;
 
-	return ttm_resource_io_segment(man, res, 0, &len) == 0 && len == res->size;
+	/* Pieces that happen to follow each other are one run too. */
+	for (uint64_t off = 0; off < res->size; off += len) {
+		if (ttm_resource_io_segment(man, res, off, &len) != off || !len)
+			return false;
+	}
+	return true;
 }
 
 bool ttm_resource_intersects(struct ttm_resource_manager *man, struct ttm_resource *res,
