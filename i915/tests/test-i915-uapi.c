@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include <fault_inject.h>
+
 #include <i915/i915_gem.h>
 #include <i915/i915_uapi.h>
 #include <i915_drm.h>
@@ -629,5 +631,52 @@ KTEST(uapi_fence_emit_is_a_render_request)
 	bad = arg;
 	bad.type = 0x4;
 	EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_FENCE_CREATE, &bad), -EINVAL);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+/*
+ * Fail each allocation/reservation of one valid superioctl in turn (the
+ * calling thread's n-th fault point hit): every failure comes back as a
+ * negative errno with nothing handled, no fence and nothing reserved, and
+ * nothing leaks (LeakSanitizer in the ASan build).
+ */
+KTEST(uapi_execbuffer_fault_sweep)
+{
+	struct uapi_client c;
+	unsigned long failures = 0;
+	struct eb1 e;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	for (unsigned long nth = 1; nth < 200; nth++) {
+		bool reached;
+		int ret;
+
+		eb1_init(&e, &c);
+		fault_thread_fail_nth(NULL, nth);
+		ret = eb1_call(&c, &e);
+		reached = fault_thread_nth_pending() == 0;
+		fault_thread_fail_nth(NULL, 0);
+		if (ret) {
+			failures++;
+			EXPECT_LT(ret, 0);
+			EXPECT_EQ(e.op[0].handled, 0);
+			EXPECT_EQ(e.eb.fence_arg.handle, 0u);
+		} else {
+			EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
+		}
+		EXPECT_TRUE(uapi_unreserved(&c, c.target));
+		EXPECT_TRUE(uapi_unreserved(&c, c.batch));
+		if (!reached)
+			break; /* the call has fewer hits than nth: all were covered */
+	}
+	EXPECT_GT(failures, 0u);
+	eb1_init(&e, &c);
+	ASSERT_EQ(eb1_call(&c, &e), 0);
+	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
 }
