@@ -547,7 +547,8 @@ int ttm_bo_access(struct ttm_buffer_object *bo, uint64_t offset, void *buf, size
 	/* A scattered resource is copied one contiguous piece at a time. */
 	while (len) {
 		uint64_t seg_len;
-		uint64_t off = ttm_resource_io_segment(ttm_bo_res_man(bo, res), res, offset, &seg_len);
+		uint64_t off =
+		    ttm_resource_io_segment(ttm_bo_res_man(bo, res), res, offset, &seg_len);
 		size_t n = seg_len < len ? (size_t)seg_len : len;
 		char *p = (char *)res->bus.addr + off;
 

@@ -146,8 +146,8 @@ static bool ttm_buddy_man_compatible(struct ttm_resource_manager *man, struct tt
  * Resource bytes are the blocks in list order; a walk per call is fine
  * because copies ask once per block, not once per page.
  */
-static uint64_t ttm_buddy_man_io_segment(struct ttm_resource_manager *man,
-					 struct ttm_resource *res, uint64_t offset, uint64_t *len)
+static uint64_t ttm_buddy_man_io_segment(struct ttm_resource_manager *man, struct ttm_resource *res,
+					 uint64_t offset, uint64_t *len)
 {
 	struct ttm_buddy_manager *bman = to_ttm_buddy_manager(man);
 	struct ttm_buddy_resource *vres = to_ttm_buddy_resource(res);
@@ -178,12 +178,12 @@ static void ttm_buddy_man_debug(struct ttm_resource_manager *man, FILE *f)
 }
 
 static const struct ttm_resource_manager_func ttm_buddy_manager_func = {
-	.alloc = ttm_buddy_man_alloc,
-	.free = ttm_buddy_man_free,
-	.intersects = ttm_buddy_man_intersects,
-	.compatible = ttm_buddy_man_compatible,
-	.io_segment = ttm_buddy_man_io_segment,
-	.debug = ttm_buddy_man_debug,
+    .alloc = ttm_buddy_man_alloc,
+    .free = ttm_buddy_man_free,
+    .intersects = ttm_buddy_man_intersects,
+    .compatible = ttm_buddy_man_compatible,
+    .io_segment = ttm_buddy_man_io_segment,
+    .debug = ttm_buddy_man_debug,
 };
 
 int ttm_buddy_manager_init(struct ttm_buddy_manager *bman, uint64_t p_size, uint64_t visible_pages,
