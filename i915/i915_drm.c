@@ -123,9 +123,12 @@ static int i915_drm_fence_object(struct ttm_drm_file *file, struct dma_fence *fe
 
 /* --- shared by both forms --- */
 
-/*
- * References of the buffers named by one call, so the execbuffer never
- * sees a handle freed under it.
+/**
+ * struct i915_drm_eb - one uAPI execbuffer call translated for the core.
+ * @eb: the core's arguments; its objects point at the uAPI buffers.
+ * @objs: a container reference per buffer (from the handle lookup), so no
+ *	buffer is freed under the call when its client drops the handle.
+ * @relocs: every relocation of the call, converted; @nrelocs entries.
  */
 struct i915_drm_eb {
 	struct i915_execbuffer eb;
