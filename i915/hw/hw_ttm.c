@@ -94,8 +94,8 @@ static void hw_ttm_evict_flags(struct ttm_buffer_object *tbo, struct ttm_placeme
  * window. The kernel orders the copy after earlier GPU work on both
  * objects (implicit sync: @dst is marked written), so no CPU wait here.
  */
-static int hw_ttm_blit(struct hw_ttm_device *dev, const struct hw_bo *dst,
-		       const struct hw_bo *src, uint64_t size, struct dma_fence **fence)
+static int hw_ttm_blit(struct hw_ttm_device *dev, const struct hw_bo *dst, const struct hw_bo *src,
+		       uint64_t size, struct dma_fence **fence)
 {
 	uint64_t dst_va = dev->copy_base, src_va = dst_va + dev->copy_slot;
 	uint64_t batch_va = src_va + dev->copy_slot;

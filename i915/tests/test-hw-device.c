@@ -123,9 +123,9 @@ KTEST(hw_ttm_device_exec_nop_at_assigned_address)
 	}
 	ASSERT_EQ(hw_ttm_device_create(gpu, NULL, &dev), 0);
 	ASSERT_EQ(hw_ttm_bo_create(dev, 4096, &hw_ttm_placement_system, &batch), 0);
-	ASSERT_EQ(hw_ttm_bo_create(dev, 65536,
-				   dev->has_vram ? &hw_ttm_placement_vram : &hw_ttm_placement_system,
-				   &target),
+	ASSERT_EQ(hw_ttm_bo_create(
+		      dev, 65536, dev->has_vram ? &hw_ttm_placement_vram : &hw_ttm_placement_system,
+		      &target),
 		  0);
 	ASSERT_EQ(ttm_bo_reserve(&batch->tbo, false, false, NULL), 0);
 	gem = hw_ttm_bo_gem(batch);

@@ -124,8 +124,8 @@ KTEST(hw_ttm_exec_softpins_at_range_manager_addresses)
 	ASSERT_EQ(fixture_init(&fx, false, NULL), 0);
 	EXPECT_FALSE(fx.dev->has_vram);
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(hw_ttm_bo_create(fx.dev, 8192 * (i + 1), &hw_ttm_placement_system, &bos[i]),
-			  0);
+		ASSERT_EQ(
+		    hw_ttm_bo_create(fx.dev, 8192 * (i + 1), &hw_ttm_placement_system, &bos[i]), 0);
 	ASSERT_EQ(hw_ttm_bo_create(fx.dev, 4096, &hw_ttm_placement_system, &batch), 0);
 	/* SYSTEM has a GEM object but no GPU address yet. */
 	EXPECT_NE(handle_of(bos[0]), 0);
@@ -486,12 +486,15 @@ KTEST(hw_ttm_every_failing_ioctl_is_reported_and_leaks_nothing)
 					req = fx.fake->calls[i].request;
 			pthread_mutex_unlock(&fx.fake->lock);
 			if (req == DRM_IOCTL_GEM_CLOSE) {
-				/* A failing close cannot be reported (fini is void); the fake still counts it. */
+				/*
+				 * A failing close cannot be reported (fini is
+				 * void); the fake still counts the object.
+				 */
 				teardown_leak = 1;
 			} else if (req != SYNC_IOC_FILE_INFO) {
 				/* Anything else reaches the caller. */
-				KTEST_CHECK_(ret != 0, false, "ioctl %u (0x%lx) failing was swallowed",
-					     n, req);
+				KTEST_CHECK_(ret != 0, false,
+					     "ioctl %u (0x%lx) failing was swallowed", n, req);
 			}
 		} else {
 			/* Fewer ioctls than n: the flow ran clean, the sweep ends. */
