@@ -154,7 +154,9 @@ int hw_ttm_device_destroy(struct hw_ttm_device *dev);
  * hw_ttm_bo_create - a BO of @size bytes (rounded up to pages) placed
  * according to @placement, returned unreserved with one reference (drop it
  * with ttm_bo_put(&bo->tbo)). The GEM object appears with the first
- * resource. Returns 0; -EINVAL; -ENOMEM; the errors of ttm_bo_validate().
+ * resource. Returns 0; -EINVAL; -ENOMEM (also when the kernel refuses the
+ * system-memory GEM object: the ttm_tt_create hook cannot pass its errno
+ * on); the errors of ttm_bo_validate().
  */
 int hw_ttm_bo_create(struct hw_ttm_device *dev, uint64_t size,
 		     const struct ttm_placement *placement, struct hw_ttm_bo **out);
