@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 #include "i915_test_common.h"
 
@@ -32,6 +33,7 @@ KTEST(request_submit_seqno_reaches_status_page)
 struct order_cb {
 	struct dma_fence_cb cb;
 	atomic_uint *pos;
+	atomic_uint *done;
 	unsigned int *order;
 	unsigned int index;
 };
@@ -42,6 +44,8 @@ static void order_cb_fn(struct dma_fence *fence, struct dma_fence_cb *cb)
 
 	(void)fence;
 	o->order[atomic_fetch_add(o->pos, 1)] = o->index;
+	/* Published after the slot is written: the reader waits for @done. */
+	atomic_fetch_add_explicit(o->done, 1, memory_order_release);
 }
 
 KTEST(request_fences_signal_by_interrupt_in_order)
@@ -50,7 +54,7 @@ KTEST(request_fences_signal_by_interrupt_in_order)
 	struct i915_device *i915 = i915_test_device(false);
 	static struct order_cb cbs[N];
 	static unsigned int order[N];
-	atomic_uint pos = 0;
+	atomic_uint pos = 0, done = 0;
 	struct dma_fence *last = NULL;
 	struct i915_engine *bcs;
 
@@ -61,6 +65,7 @@ KTEST(request_fences_signal_by_interrupt_in_order)
 
 		ASSERT_EQ(i915_request_submit(bcs, NULL, NULL, 0, 0, &f), 0);
 		cbs[i].pos = &pos;
+		cbs[i].done = &done;
 		cbs[i].order = order;
 		cbs[i].index = i;
 		if (dma_fence_add_callback(f, &cbs[i].cb, order_cb_fn) == -ENOENT)
@@ -71,6 +76,14 @@ KTEST(request_fences_signal_by_interrupt_in_order)
 	EXPECT_EQ(dma_fence_wait(last, false), 0);
 	dma_fence_put(last);
 	ASSERT_EQ(i915_engine_wait_idle(bcs, 5000), 0);
+	/*
+	 * A waiter may wake before the signalling thread has run the last
+	 * callbacks: wait (bounded) until every callback has finished writing.
+	 */
+	for (unsigned int spins = 0;
+	     atomic_load_explicit(&done, memory_order_acquire) < N && spins < 5000; spins++)
+		usleep(1000);
+	EXPECT_EQ(atomic_load_explicit(&done, memory_order_acquire), N);
 	EXPECT_EQ(atomic_load(&pos), N);
 	for (unsigned int i = 0; i < N; i++)
 		EXPECT_EQ(order[i], i);
