@@ -54,29 +54,6 @@ static uint32_t i915_drm_fence_type(struct ttm_drm_device *ddev, uint64_t access
 	return DRM_FENCE_TYPE_EXE;
 }
 
-/* --- fence objects for execbuffer's one fence --- */
-
-static void i915_drm_fence_get(struct ttm_drm_object *obj)
-{
-	atomic_fetch_add(&to_ttm_drm_fence(obj)->refcount, 1);
-}
-
-static void i915_drm_fence_put(struct ttm_drm_object *obj)
-{
-	struct ttm_drm_fence *f = to_ttm_drm_fence(obj);
-
-	if (atomic_fetch_sub(&f->refcount, 1) != 1)
-		return;
-	dma_fence_put(f->fence);
-	pthread_mutex_destroy(&f->lock);
-	free(f);
-}
-
-static const struct ttm_drm_object_ops i915_drm_fence_ops = {
-    .get = i915_drm_fence_get,
-    .put = i915_drm_fence_put,
-};
-
 /*
  * A fence object of @file over @fence, as FENCE_CREATE would have made
  * one, so FENCE_WAIT/SIGNALED/UNREFERENCE work on it. Fills @arg.
@@ -91,22 +68,15 @@ static int i915_drm_fence_object(struct ttm_drm_file *file, struct dma_fence *fe
 	int ret;
 
 	if (!(flags & DRM_FENCE_FLAG_NO_USER)) {
-		f = calloc(1, sizeof(*f));
+		f = ttm_drm_fence_alloc(DRM_I915_FENCE_CLASS_ACCEL, type,
+					flags & ~DRM_FENCE_FLAG_NO_USER);
 		if (!f)
 			return -ENOMEM;
-		f->base.ops = &i915_drm_fence_ops;
-		f->base.type = TTM_DRM_OBJECT_FENCE;
-		f->base.shareable = flags & DRM_FENCE_FLAG_SHAREABLE;
-		atomic_init(&f->refcount, 1);
-		pthread_mutex_init(&f->lock, NULL);
 		f->fence = dma_fence_get(fence);
-		f->fence_class = DRM_I915_FENCE_CLASS_ACCEL;
-		f->type = type;
-		f->flags = flags & ~DRM_FENCE_FLAG_NO_USER;
 		f->sequence = seqno;
 		ret = ttm_drm_object_add(file, &f->base);
 		if (ret) {
-			i915_drm_fence_put(&f->base);
+			ttm_drm_object_put(&f->base);
 			return ret;
 		}
 		handle = f->base.handle;

@@ -154,8 +154,7 @@ static int ttm_drm_fence_emit(struct ttm_drm_device *ddev, struct ttm_drm_fence 
 	return 0;
 }
 
-static struct ttm_drm_fence *ttm_drm_fence_alloc(uint32_t fence_class, uint32_t type,
-						 uint32_t flags)
+struct ttm_drm_fence *ttm_drm_fence_alloc(uint32_t fence_class, uint32_t type, uint32_t flags)
 {
 	struct ttm_drm_fence *f = calloc(1, sizeof(*f));
 
@@ -168,8 +167,16 @@ static struct ttm_drm_fence *ttm_drm_fence_alloc(uint32_t fence_class, uint32_t 
 	pthread_mutex_init(&f->lock, NULL);
 	f->fence_class = fence_class;
 	f->type = type;
-	f->flags = flags & ~(DRM_FENCE_FLAG_EMIT | DRM_FENCE_FLAG_NO_USER);
+	f->flags = flags;
 	return f;
+}
+
+/* FENCE_CREATE and FENCE_EMIT take the same class, type and flags. */
+static bool ttm_drm_fence_emit_arg_ok(struct ttm_drm_device *ddev, const struct drm_fence_arg *arg)
+{
+	return ttm_drm_fence_arg_ok(arg) && !(arg->flags & DRM_FENCE_FLAG_NO_USER) &&
+	       ttm_drm_fence_class_ok(ddev, arg->fence_class) &&
+	       ttm_drm_fence_type_ok(ddev, arg->type);
 }
 
 /*
@@ -184,11 +191,10 @@ static int ttm_drm_fence_create_ioctl(struct ttm_drm_file *file, void *data)
 	struct ttm_drm_fence *f;
 	int ret;
 
-	if (!ttm_drm_fence_arg_ok(arg) || (arg->flags & DRM_FENCE_FLAG_NO_USER) ||
-	    !ttm_drm_fence_class_ok(ddev, arg->fence_class) ||
-	    !ttm_drm_fence_type_ok(ddev, arg->type))
+	if (!ttm_drm_fence_emit_arg_ok(ddev, arg))
 		return -EINVAL;
-	f = ttm_drm_fence_alloc(arg->fence_class, arg->type, arg->flags);
+	f = ttm_drm_fence_alloc(arg->fence_class, arg->type,
+				arg->flags & ~(DRM_FENCE_FLAG_EMIT | DRM_FENCE_FLAG_NO_USER));
 	if (!f)
 		return -ENOMEM;
 	if (arg->flags & DRM_FENCE_FLAG_EMIT) {
@@ -276,30 +282,50 @@ static int ttm_drm_fence_emitted(struct ttm_drm_fence *f, uint32_t type, struct 
 	return ret;
 }
 
-/* FENCE_FLUSH: in handle, type (a subset of the fence's types). */
-static int ttm_drm_fence_flush_ioctl(struct ttm_drm_file *file, void *data)
+/*
+ * FLUSH and WAIT: look up @arg->handle, check @arg->type against the
+ * emitted fence and ask the driver to flush that type unless the fence has
+ * signaled. On 0 the caller owns a reference on *@fp and on *@fence.
+ */
+static int ttm_drm_fence_lookup_flush(struct ttm_drm_file *file, const struct drm_fence_arg *arg,
+				      struct ttm_drm_fence **fp, struct dma_fence **fence)
 {
 	struct ttm_drm_device *ddev = file->ddev;
-	struct drm_fence_arg *arg = data;
-	struct dma_fence *fence;
 	struct ttm_drm_fence *f;
 	uint32_t fence_class;
 	int ret;
 
-	if (!ttm_drm_fence_arg_ok(arg))
-		return -EINVAL;
 	f = ttm_drm_fence_lookup(file, arg);
 	if (!f)
 		return -EINVAL;
-	ret = ttm_drm_fence_emitted(f, arg->type, &fence, &fence_class);
-	if (!ret) {
-		if (!dma_fence_is_signaled(fence) && ddev->driver->fence_flush)
-			ddev->driver->fence_flush(ddev, fence_class, arg->type);
-		dma_fence_put(fence);
-		ttm_drm_fence_fill(f, arg);
+	ret = ttm_drm_fence_emitted(f, arg->type, fence, &fence_class);
+	if (ret) {
+		ttm_drm_fence_obj_put(&f->base);
+		return ret;
 	}
+	if (!dma_fence_is_signaled(*fence) && ddev->driver->fence_flush)
+		ddev->driver->fence_flush(ddev, fence_class, arg->type);
+	*fp = f;
+	return 0;
+}
+
+/* FENCE_FLUSH: in handle, type (a subset of the fence's types). */
+static int ttm_drm_fence_flush_ioctl(struct ttm_drm_file *file, void *data)
+{
+	struct drm_fence_arg *arg = data;
+	struct dma_fence *fence;
+	struct ttm_drm_fence *f;
+	int ret;
+
+	if (!ttm_drm_fence_arg_ok(arg))
+		return -EINVAL;
+	ret = ttm_drm_fence_lookup_flush(file, arg, &f, &fence);
+	if (ret)
+		return ret;
+	dma_fence_put(fence);
+	ttm_drm_fence_fill(f, arg);
 	ttm_drm_fence_obj_put(&f->base);
-	return ret;
+	return 0;
 }
 
 /*
@@ -310,32 +336,25 @@ static int ttm_drm_fence_flush_ioctl(struct ttm_drm_file *file, void *data)
  */
 static int ttm_drm_fence_wait_ioctl(struct ttm_drm_file *file, void *data)
 {
-	struct ttm_drm_device *ddev = file->ddev;
 	struct drm_fence_arg *arg = data;
 	struct dma_fence *fence;
 	struct ttm_drm_fence *f;
-	uint32_t fence_class;
 	int64_t left;
 	int ret;
 
 	if (!ttm_drm_fence_arg_ok(arg) || (arg->flags & ~DRM_FENCE_FLAG_WAIT_LAZY))
 		return -EINVAL;
-	f = ttm_drm_fence_lookup(file, arg);
-	if (!f)
-		return -EINVAL;
-	ret = ttm_drm_fence_emitted(f, arg->type, &fence, &fence_class);
-	if (!ret) {
-		if (!dma_fence_is_signaled(fence) && ddev->driver->fence_flush)
-			ddev->driver->fence_flush(ddev, fence_class, arg->type);
-		left = dma_fence_wait_timeout(fence, true, TTM_DRM_FENCE_TIMEOUT_NS);
-		dma_fence_put(fence);
-		if (left < 0)
-			ret = (int)left;
-		else if (left == 0)
-			ret = -EBUSY;
-		else
-			ttm_drm_fence_fill(f, arg);
-	}
+	ret = ttm_drm_fence_lookup_flush(file, arg, &f, &fence);
+	if (ret)
+		return ret;
+	left = dma_fence_wait_timeout(fence, true, TTM_DRM_FENCE_TIMEOUT_NS);
+	dma_fence_put(fence);
+	if (left < 0)
+		ret = (int)left;
+	else if (left == 0)
+		ret = -EBUSY;
+	else
+		ttm_drm_fence_fill(f, arg);
 	ttm_drm_fence_obj_put(&f->base);
 	return ret;
 }
@@ -348,9 +367,7 @@ static int ttm_drm_fence_emit_ioctl(struct ttm_drm_file *file, void *data)
 	struct ttm_drm_fence *f;
 	int ret;
 
-	if (!ttm_drm_fence_arg_ok(arg) || (arg->flags & DRM_FENCE_FLAG_NO_USER) ||
-	    !ttm_drm_fence_class_ok(ddev, arg->fence_class) ||
-	    !ttm_drm_fence_type_ok(ddev, arg->type))
+	if (!ttm_drm_fence_emit_arg_ok(ddev, arg))
 		return -EINVAL;
 	f = ttm_drm_fence_lookup(file, arg);
 	if (!f)

@@ -438,6 +438,17 @@ static inline void ttm_drm_object_put(struct ttm_drm_object *obj)
 }
 
 /**
+ * ttm_drm_fence_alloc() - a fence object not yet emitted nor added, as
+ * FENCE_CREATE makes one; a driver that emits fences itself (execbuffer)
+ * sets @fence and @sequence before ttm_drm_object_add().
+ * @flags: stored as given (the caller strips EMIT/NO_USER if they must not
+ * be reported); DRM_FENCE_FLAG_SHAREABLE makes the object shareable.
+ * Drop it with ttm_drm_object_put(&f->base), which also puts @fence.
+ * Return: the object with one container reference; NULL on -ENOMEM.
+ */
+struct ttm_drm_fence *ttm_drm_fence_alloc(uint32_t fence_class, uint32_t type, uint32_t flags);
+
+/**
  * ttm_drm_ref_map() - count one map (@delta +1) or unmap (-1) of @file on
  * @handle. Return: 0; -EINVAL (no reference, or unmap without a map).
  */
