@@ -263,29 +263,49 @@ int drmBOCreate(int fd, unsigned long size, unsigned pageAlignment, void *user_b
 	return 0;
 }
 
-int drmBOReference(int fd, unsigned handle, drmBO *buf)
+/* BO_REFERENCE and BO_INFO: @handle in, the buffer's state out in @rep. */
+static int ttm_compat_bo_info_ioctl(int fd, unsigned long request, uint32_t handle,
+				    struct drm_bo_info_rep *rep)
 {
 	struct drm_bo_reference_info_arg arg;
 	int ret;
 
 	memset(&arg, 0, sizeof(arg));
 	arg.d.req.handle = handle;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &arg);
+	ret = ttm_compat_ioctl(fd, request, &arg);
+	if (!ret)
+		*rep = arg.d.rep;
+	return ret;
+}
+
+/* BO_UNREFERENCE and BO_UNMAP: @handle in, nothing out. */
+static int ttm_compat_bo_handle_ioctl(int fd, unsigned long request, uint32_t handle)
+{
+	struct drm_bo_handle_arg arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.handle = handle;
+	return ttm_compat_ioctl(fd, request, &arg);
+}
+
+int drmBOReference(int fd, unsigned handle, drmBO *buf)
+{
+	struct drm_bo_info_rep rep;
+	int ret;
+
+	ret = ttm_compat_bo_info_ioctl(fd, DRM_IOCTL_BO_REFERENCE, handle, &rep);
 	if (ret)
 		return ret;
 	memset(buf, 0, sizeof(*buf));
-	ttm_compat_bo_copy(&arg.d.rep, buf);
+	ttm_compat_bo_copy(&rep, buf);
 	return 0;
 }
 
 int drmBOUnreference(int fd, drmBO *buf)
 {
-	struct drm_bo_handle_arg arg;
 	int ret;
 
-	memset(&arg, 0, sizeof(arg));
-	arg.handle = buf->handle;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &arg);
+	ret = ttm_compat_bo_handle_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, buf->handle);
 	if (!ret)
 		buf->handle = 0;
 	return ret;
@@ -294,7 +314,6 @@ int drmBOUnreference(int fd, drmBO *buf)
 int drmBOMap(int fd, drmBO *buf, unsigned mapFlags, unsigned mapHint, void **address)
 {
 	struct drm_bo_map_wait_idle_arg arg;
-	struct drm_bo_handle_arg unmap;
 	void *virt;
 	int ret, err;
 
@@ -309,9 +328,7 @@ int drmBOMap(int fd, drmBO *buf, unsigned mapFlags, unsigned mapHint, void **add
 	if (!buf->virtual) {
 		virt = ttm_drm_mmap(fd, buf->mapHandle, buf->size, &err);
 		if (!virt) {
-			memset(&unmap, 0, sizeof(unmap));
-			unmap.handle = buf->handle;
-			ttm_compat_ioctl(fd, DRM_IOCTL_BO_UNMAP, &unmap);
+			ttm_compat_bo_handle_ioctl(fd, DRM_IOCTL_BO_UNMAP, buf->handle);
 			return err;
 		}
 		buf->mapVirtual = virt;
@@ -325,12 +342,9 @@ int drmBOMap(int fd, drmBO *buf, unsigned mapFlags, unsigned mapHint, void **add
 
 int drmBOUnmap(int fd, drmBO *buf)
 {
-	struct drm_bo_handle_arg arg;
 	int ret;
 
-	memset(&arg, 0, sizeof(arg));
-	arg.handle = buf->handle;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_BO_UNMAP, &arg);
+	ret = ttm_compat_bo_handle_ioctl(fd, DRM_IOCTL_BO_UNMAP, buf->handle);
 	if (ret)
 		return ret;
 	if (buf->mapCount > 0)
@@ -340,14 +354,12 @@ int drmBOUnmap(int fd, drmBO *buf)
 
 int drmBOInfo(int fd, drmBO *buf)
 {
-	struct drm_bo_reference_info_arg arg;
+	struct drm_bo_info_rep rep;
 	int ret;
 
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = buf->handle;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_BO_INFO, &arg);
+	ret = ttm_compat_bo_info_ioctl(fd, DRM_IOCTL_BO_INFO, buf->handle, &rep);
 	if (!ret)
-		ttm_compat_bo_copy(&arg.d.rep, buf);
+		ttm_compat_bo_copy(&rep, buf);
 	return ret;
 }
 

@@ -61,6 +61,20 @@ static int ttm_drm_idr_grow(struct ttm_drm_idr *idr, uint32_t id)
 	return 0;
 }
 
+/* Put @ptr in free slot @id, growing the table as needed. */
+static int ttm_drm_idr_store(struct ttm_drm_idr *idr, uint32_t id, void *ptr)
+{
+	int ret = ttm_drm_idr_grow(idr, id);
+
+	if (ret)
+		return ret;
+	idr->slots[id] = ptr;
+	idr->count++;
+	if (id == idr->hint)
+		idr->hint = id + 1;
+	return 0;
+}
+
 int64_t ttm_drm_idr_alloc(struct ttm_drm_idr *idr, void *ptr, uint32_t start, uint32_t end)
 {
 	uint32_t id = start > idr->hint ? start : idr->hint;
@@ -72,32 +86,19 @@ int64_t ttm_drm_idr_alloc(struct ttm_drm_idr *idr, void *ptr, uint32_t start, ui
 		id++;
 	if (id >= end)
 		return -ENOSPC;
-	ret = ttm_drm_idr_grow(idr, id);
+	ret = ttm_drm_idr_store(idr, id, ptr);
 	if (ret)
 		return ret;
-	idr->slots[id] = ptr;
-	idr->count++;
-	if (id == idr->hint)
-		idr->hint = id + 1;
 	return id;
 }
 
 int ttm_drm_idr_insert(struct ttm_drm_idr *idr, uint32_t id, void *ptr)
 {
-	int ret;
-
 	if (!ptr || id == UINT32_MAX)
 		return -EINVAL;
 	if (id < idr->nslots && idr->slots[id])
 		return -EEXIST;
-	ret = ttm_drm_idr_grow(idr, id);
-	if (ret)
-		return ret;
-	idr->slots[id] = ptr;
-	idr->count++;
-	if (id == idr->hint)
-		idr->hint = id + 1;
-	return 0;
+	return ttm_drm_idr_store(idr, id, ptr);
 }
 
 void *ttm_drm_idr_find(const struct ttm_drm_idr *idr, uint32_t id)
