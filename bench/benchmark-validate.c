@@ -22,10 +22,23 @@
  * Latencies are against a bare system call measured in the same run.
  * Reservation is outside the timed region except for the execbuf lists.
  *
- * Back end: the TTM core over bench_mockdev (parameter backend=core): the
- * i915 driver is not used yet. --backend=hw is reported as a skip (77).
+ * Back ends (parameter "backend"):
+ *  sim   (default) the i915 driver on the simulated GPU, latency model off.
+ *        TT is the GGTT: bind = PTE writes over the tt pages, evict_unbind
+ *        runs under an aperture of one BO plus the guard page (MAPPABLE
+ *        placements), evict_copy in lmem of exactly one BO, not CPU-visible,
+ *        so both copies are blits through a GGTT hop; its latency is the
+ *        validate plus the wait for both objects to go idle (the blits are
+ *        pipelined, the core's memcpy is not). execbuf lists go through
+ *        i915_gem_execbuffer() with N-1 4 KiB objects and a batch object;
+ *        the fence wait is outside the timed region.
+ *  core  the TTM core over bench_mockdev (memcpy moves, no GPU).
+ * --backend=hw is reported as a skip (77).
  */
 #include "bench_mockdev.h"
+
+#include <i915/i915_cmds.h>
+#include <i915/i915_gem.h>
 
 #include <ttm/dma_resv.h>
 #include <ttm/ww_mutex.h>
@@ -363,6 +376,230 @@ static int case_execbuf(struct bench_run *run, unsigned n, const struct budget *
 	return ret;
 }
 
+/* ------------------------------------------------- sim: the i915 driver */
+
+/*
+ * A simulated part: @aperture 0 keeps the default CPU-mappable window,
+ * @lmem 0 makes it integrated. The rings sit top-down in the GGTT, so a
+ * small aperture holds nothing but the guard page and what we put there.
+ */
+static int sim_open(uint64_t aperture, uint64_t lmem, struct i915_device **out)
+{
+	struct sim_gpu_config cfg;
+	int ret;
+
+	sim_gpu_config_init(&cfg);
+	cfg.ggtt_size = 1ull << 30;
+	if (aperture)
+		cfg.aperture_size = aperture;
+	cfg.lmem_size = lmem;
+	cfg.lmem_visible_size = 0;
+	ret = i915_device_create_sim(&cfg, out);
+	if (ret)
+		return ret;
+	ret = i915_gem_init(*out);
+	if (ret) {
+		i915_device_destroy(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+static int sim_close(struct i915_device *i915)
+{
+	int ret = i915_gem_fini(i915);
+
+	/* Objects still alive: tearing the device down would free under them. */
+	return ret ? ret : i915_device_destroy(i915);
+}
+
+static struct ttm_placement *sim_place(struct ttm_placement *pl, struct ttm_place *p,
+				       uint32_t mem_type, uint32_t flags)
+{
+	*p = (struct ttm_place){ .mem_type = mem_type, .flags = flags };
+	*pl = (struct ttm_placement){ .num_placement = 1, .placement = p };
+	return pl;
+}
+
+/* Cases (a) and (b) on the driver: one SMEM object, GGTT with room. */
+static int sim_in_place_and_bind(struct bench_run *run, uint64_t size, const struct budget *b)
+{
+	struct ttm_placement tt, sys;
+	struct ttm_place ptt, psys;
+	struct bench_metric *inpl, *bind;
+	struct ttm_operation_ctx ctx;
+	struct i915_gem_object *obj = NULL;
+	struct i915_device *i915;
+	char name[64], sz[24];
+	uint64_t pages = size / TTM_PAGE_SIZE, t0, ns;
+	int ret, ret2;
+
+	size_name(size, sz, sizeof(sz));
+	snprintf(name, sizeof(name), "validate.in_place.%s", sz);
+	inpl = lat_metric(run, name);
+	snprintf(name, sizeof(name), "validate.bind.%s", sz);
+	bind = lat_metric(run, name);
+	if (!inpl || !bind)
+		return -ENOMEM;
+	bench_metric_target(inpl, 100.0, BENCH_TARGET_AT_MOST);
+	bench_metric_target(bind, 2000.0 + 20.0 * (double)pages, BENCH_TARGET_AT_MOST);
+	ret = sim_open(0, 0, &i915);
+	if (ret)
+		return ret;
+	sim_place(&tt, &ptt, TTM_PL_TT, 0);
+	sim_place(&sys, &psys, TTM_PL_SYSTEM, 0);
+	ret = i915_gem_object_create(i915, size, I915_GEM_REGION_SMEM, &obj);
+	/* The first bind populates the pages; the cases start from there. */
+	if (!ret)
+		ret = timed_validate(&obj->base, &tt, &ns, &ctx);
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		ret = timed_validate(&obj->base, &tt, &ns, &ctx);
+		if (!ret && ctx.moves)
+			ret = -EPROTO;
+		if (!ret && i >= b->warmup)
+			ret = bench_metric_record(inpl, ns);
+	}
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		uint64_t back;
+
+		ret = timed_validate(&obj->base, &sys, &back, &ctx);
+		if (!ret)
+			ret = timed_validate(&obj->base, &tt, &ns, &ctx);
+		if (!ret && i >= b->warmup)
+			ret = bench_metric_record(bind, ns);
+	}
+	i915_gem_object_put(obj);
+	ret2 = sim_close(i915);
+	return ret ? ret : ret2;
+}
+
+/*
+ * Cases (c) and (d) on the driver: two objects, room for one (in the
+ * aperture, or in lmem); each validate of the other one evicts the
+ * resident one, by unbind or by blit.
+ */
+static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const struct budget *b)
+{
+	struct ttm_placement target;
+	struct ttm_place pt;
+	struct bench_metric *lat, *bw = NULL;
+	struct ttm_operation_ctx ctx;
+	struct i915_gem_object *obj[2] = { NULL, NULL };
+	struct i915_device *i915;
+	char name[64], sz[24];
+	uint64_t t0, ns;
+	int ret, ret2;
+
+	size_name(size, sz, sizeof(sz));
+	snprintf(name, sizeof(name), "validate.%s.%s", copy ? "evict_copy" : "evict_unbind", sz);
+	lat = lat_metric(run, name);
+	if (!lat)
+		return -ENOMEM;
+	if (copy) {
+		bench_metric_label(lat, "timed", "validate + wait for the blits");
+		snprintf(name, sizeof(name), "evict_copy_bw.%s", sz);
+		bw = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
+		if (!bw)
+			return -ENOMEM;
+		bench_metric_reference(bw, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
+	}
+	ret = copy ? sim_open(0, size, &i915) : sim_open(size + TTM_PAGE_SIZE, 0, &i915);
+	if (ret)
+		return ret;
+	if (copy)
+		sim_place(&target, &pt, TTM_PL_VRAM, 0);
+	else
+		sim_place(&target, &pt, TTM_PL_TT, TTM_PL_FLAG_MAPPABLE);
+	for (unsigned k = 0; k < 2 && !ret; k++)
+		ret = i915_gem_object_create(i915, size,
+					     copy ? I915_GEM_REGION_LMEM : I915_GEM_REGION_SMEM,
+					     &obj[k]);
+	/* Make both resident once so every timed validate moves populated pages. */
+	for (unsigned k = 0; k < 2 && !ret; k++)
+		ret = timed_validate(&obj[k]->base, &target, &ns, &ctx);
+	for (unsigned k = 0; k < 2 && !ret; k++)
+		ret = i915_gem_object_wait(obj[k]);
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		struct i915_gem_object *o = obj[i & 1];
+		uint64_t s = bench_now_ns();
+
+		ret = timed_validate(&o->base, &target, &ns, &ctx);
+		if (!ret && copy) {
+			ret = i915_gem_object_wait(obj[0]);
+			ret = ret ? ret : i915_gem_object_wait(obj[1]);
+			ns = bench_now_ns() - s;
+		}
+		if (!ret && ctx.evictions != 1)
+			ret = -EPROTO; /* exactly one eviction is the case measured */
+		if (!ret && i >= b->warmup) {
+			ret = bench_metric_record(lat, ns);
+			if (!ret && bw && ns)
+				ret = bench_metric_sample(bw, (double)ctx.bytes_moved / (double)ns);
+		}
+	}
+	i915_gem_object_put(obj[0]);
+	i915_gem_object_put(obj[1]);
+	ret2 = sim_close(i915);
+	return ret ? ret : ret2;
+}
+
+/* (e) on the driver: N-1 4 KiB SMEM objects and a batch, one execbuffer each. */
+static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b,
+		       struct bench_metric **per_bo_out)
+{
+	struct i915_exec_object *eo = calloc(n, sizeof(*eo));
+	struct bench_metric *lat, *per;
+	struct i915_device *i915 = NULL;
+	uint32_t bb[2] = { 0, 0 };
+	char name[64];
+	uint64_t t0;
+	int ret, ret2;
+
+	snprintf(name, sizeof(name), "validate.execbuf.n%u", n);
+	lat = lat_metric(run, name);
+	snprintf(name, sizeof(name), "execbuf.per_bo.n%u", n);
+	per = lat_metric(run, name);
+	ret = eo && lat && per ? sim_open(0, 0, &i915) : -ENOMEM;
+	if (ret) {
+		free(eo);
+		return ret;
+	}
+	*per_bo_out = per;
+	bench_metric_label(lat, "path", "i915_gem_execbuffer, batch = last object");
+	for (unsigned k = 0; k < n && !ret; k++)
+		ret = i915_gem_object_create(i915, TTM_PAGE_SIZE, I915_GEM_REGION_SMEM, &eo[k].obj);
+	i915_emit_bb_end(bb);
+	if (!ret)
+		ret = i915_gem_object_access(eo[n - 1].obj, 0, bb, sizeof(bb), true);
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		struct i915_execbuffer eb = { .objects = eo, .count = n, .flags = I915_EXEC_RENDER };
+		uint64_t s = bench_now_ns(), ns;
+
+		ret = i915_gem_execbuffer(i915, &eb);
+		ns = bench_now_ns() - s;
+		if (ret)
+			break;
+		ret = dma_fence_wait(eb.out_fence, false);
+		if (!ret && eb.out_fence->error)
+			ret = eb.out_fence->error;
+		dma_fence_put(eb.out_fence);
+		if (!ret && i >= b->warmup) {
+			ret = bench_metric_record(lat, ns);
+			if (!ret)
+				ret = bench_metric_record(per, (ns + n / 2) / n);
+		}
+	}
+	for (unsigned k = 0; k < n; k++)
+		i915_gem_object_put(eo[k].obj);
+	free(eo);
+	ret2 = sim_close(i915);
+	return ret ? ret : ret2;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned lists[] = { 1, 16, 256 };
@@ -372,6 +609,7 @@ int main(int argc, char **argv)
 	struct bench_run run;
 	char sizes[256] = "";
 	unsigned steps, step = 0;
+	bool sim;
 	int rc;
 
 	rc = bench_setup(&run, "validate", argc, argv, val_extra, &vo);
@@ -397,9 +635,21 @@ int main(int argc, char **argv)
 			 sz);
 	}
 	bench_run_param(&run, "sizes", "%s", sizes);
-	bench_run_param(&run, "backend", "%s", "core");
-	bench_run_backend_param(&run, "device", "%s",
-				"bench_mockdev: SYSTEM, range TT, host-memory VRAM, memcpy moves");
+	sim = run.opts.backend == BENCH_BACKEND_SIM;
+	bench_run_param(&run, "backend", "%s", sim ? "sim" : "core");
+	if (sim) {
+		bench_run_backend_param(&run, "device", "%s",
+					"i915 on the simulated GPU, gen 12, 1 GiB GGTT");
+		bench_run_backend_param(&run, "latency_model", "%s", "off");
+		bench_run_backend_param(&run, "aperture", "%s",
+					"256 MiB; evict_unbind: one BO + the 4 KiB guard page");
+		bench_run_backend_param(&run, "lmem", "%s",
+					"none; evict_copy: one BO, not CPU-visible (blits)");
+	} else {
+		bench_run_backend_param(&run, "device", "%s",
+					"bench_mockdev: SYSTEM, range TT, host-memory VRAM, "
+					"memcpy moves");
+	}
 	rc = bench_references_measure(&run);
 	if (rc)
 		fprintf(stderr, "benchmark-validate: a reference failed (%d)\n", rc);
@@ -415,15 +665,21 @@ int main(int argc, char **argv)
 		const struct budget *b = vo.sizes[s] >= (16u << 20) ? &big : &small;
 
 		bench_progress(&run, "validate", (double)step++ / steps);
-		rc = case_in_place_and_bind(&run, vo.sizes[s], b);
+		rc = sim ? sim_in_place_and_bind(&run, vo.sizes[s], b)
+			 : case_in_place_and_bind(&run, vo.sizes[s], b);
 		bench_progress(&run, "validate", (double)step++ / steps);
-		rc = rc ? rc : case_evict(&run, vo.sizes[s], false, b);
+		if (!rc)
+			rc = sim ? sim_evict(&run, vo.sizes[s], false, b)
+				 : case_evict(&run, vo.sizes[s], false, b);
 		bench_progress(&run, "validate", (double)step++ / steps);
-		rc = rc ? rc : case_evict(&run, vo.sizes[s], true, b);
+		if (!rc)
+			rc = sim ? sim_evict(&run, vo.sizes[s], true, b)
+				 : case_evict(&run, vo.sizes[s], true, b);
 	}
 	for (unsigned l = 0; l < 3 && !rc; l++) {
 		bench_progress(&run, "validate", (double)step++ / steps);
-		rc = case_execbuf(&run, lists[l], &small, &per_bo[l]);
+		rc = sim ? sim_execbuf(&run, lists[l], &small, &per_bo[l])
+			 : case_execbuf(&run, lists[l], &small, &per_bo[l]);
 	}
 	bench_progress_done(&run);
 	if (rc) {

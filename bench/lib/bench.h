@@ -199,6 +199,7 @@ int bench_hist_stats(const struct bench_hist *h, struct bench_stats *out);
 enum bench_backend {
 	BENCH_BACKEND_SIM,
 	BENCH_BACKEND_HW,
+	BENCH_BACKEND_CORE,
 };
 
 #define BENCH_MAX_CPUS 256
@@ -216,7 +217,9 @@ enum bench_backend {
  *        pinned to, in order; empty: one thread per core, spread.
  * @ncpus: entries in @cpus.
  * @threads: --threads N (default 1); must not exceed @ncpus when --cpus given.
- * @backend: --backend=sim|hw (default sim).
+ * @backend: --backend=sim|hw|core (default sim). core is the TTM core
+ *           through the benchmarks' mock driver (bench_mockdev), without
+ *           the i915 driver; programs with no core path treat it as sim.
  * @seed: --seed N (default 1): seeds workloads and the bootstrap.
  * @reps_set: --reps given explicitly (it wins over --quick).
  * @warmup_set: --warmup given explicitly.

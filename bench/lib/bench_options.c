@@ -120,7 +120,7 @@ static const struct {
     [OPT_OUT] = {"out", "FILE|DIR", "where the results JSON goes (default: .)"},
     [OPT_CPUS] = {"cpus", "LIST", "pin workers to these CPUs, e.g. 0,2,4-7"},
     [OPT_THREADS] = {"threads", "N", "worker threads (default 1)"},
-    [OPT_BACKEND] = {"backend", "sim|hw", "GPU back end (default sim)"},
+    [OPT_BACKEND] = {"backend", "sim|hw|core", "GPU back end (default sim)"},
     [OPT_SEED] = {"seed", "N", "seed of workloads and bootstrap (default 1)"},
     [OPT_HELP] = {"help", NULL, "print this help"},
 };
@@ -210,8 +210,11 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 			o->backend = BENCH_BACKEND_SIM;
 		} else if (!strcmp(val, "hw")) {
 			o->backend = BENCH_BACKEND_HW;
+		} else if (!strcmp(val, "core")) {
+			o->backend = BENCH_BACKEND_CORE;
 		} else {
-			bench_set_err(err, errlen, "--backend: expected sim or hw, got '%s'", val);
+			bench_set_err(err, errlen, "--backend: expected sim, hw or core, got '%s'",
+				      val);
 			return -EINVAL;
 		}
 		return 0;

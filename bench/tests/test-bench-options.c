@@ -89,6 +89,9 @@ KTEST(bench_options_parse_errors)
 	EXPECT_EQ(PARSE(&o, err, "--duration", "nan"), -EINVAL);
 	EXPECT_EQ(PARSE(&o, err, "--backend", "gpu"), -EINVAL);
 	EXPECT_TRUE(strstr(err, "gpu") != NULL);
+	EXPECT_TRUE(strstr(err, "core") != NULL);
+	ASSERT_EQ(PARSE(&o, err, "--backend=core"), 0);
+	EXPECT_EQ(o.backend, BENCH_BACKEND_CORE);
 	EXPECT_EQ(PARSE(&o, err, "--quick=1"), -EINVAL);
 	EXPECT_EQ(PARSE(&o, err, "--cpus", "0,0"), -EINVAL);
 	EXPECT_EQ(PARSE(&o, err, "--cpus", "3-1"), -EINVAL);
