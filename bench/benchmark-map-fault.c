@@ -6,8 +6,9 @@
  *
  *  map_fault.<mode>.sys.<order>      ns per page of the first write to every
  *                                    page of a SYSTEM BO through ttm_bo_mmap()
- *                                    (the fault populates the tt and installs
- *                                    a 16-page window), order seq or random
+ *                                    (the fault populates the tt and maps a
+ *                                    16-page window of the pool's memfd pages
+ *                                    shared, no copy), order seq or random
  *  map_fault.<mode>.anon.<order>     the reference, measured in the same
  *                                    repetition: ns per page of the kernel's
  *                                    own first touch of a fresh anonymous
@@ -160,8 +161,7 @@ static int mf_rep(void *ctx, int rep, double *value)
 	return ret;
 }
 
-static int run_case(struct bench_run *run, struct mf_case *c, const char *mode,
-		    const char *order)
+static int run_case(struct bench_run *run, struct mf_case *c, const char *mode, const char *order)
 {
 	char name[96];
 	struct bench_metric *m;
@@ -242,7 +242,8 @@ int main(int argc, char **argv)
 	bench_run_backend_param(&run, "device", "%s", "core mock (VRAM over host memory)");
 	rc = bench_references_measure(&run);
 	if (rc)
-		fprintf(stderr, "map_fault: a reference failed (%d), ratios to it are missing\n", rc);
+		fprintf(stderr, "map_fault: a reference failed (%d), ratios to it are missing\n",
+			rc);
 	bench_pin_thread(&run, 0);
 
 	orders[0] = calloc(num_pages, sizeof(**orders));

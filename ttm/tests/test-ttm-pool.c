@@ -333,7 +333,8 @@ KTEST(ttm_pool_page_backing_is_shared)
 	EXPECT_EQ(ttm_pool_page_backing(&pool, local, &fd, &off), -EINVAL);
 	EXPECT_EQ(ttm_pool_page_backing(&pool, (uint8_t *)tt.pages[0] + 1, &fd, &off), -EINVAL);
 	{
-		void *other = mmap(NULL, TTM_PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *other =
+		    mmap(NULL, TTM_PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		ASSERT_TRUE(other != MAP_FAILED);
 		EXPECT_EQ(ttm_pool_page_backing(&pool, other, &fd, &off), -ENOENT);
