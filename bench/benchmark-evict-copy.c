@@ -21,95 +21,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_device.h>
-#include <ttm/ttm_range_manager.h>
 
 #include <bench.h>
 
+#include "bench_coredev.h"
+
 #define BO_SIZE (1ull << 20)
 #define BO_PAGES (BO_SIZE >> TTM_PAGE_SHIFT)
-
-struct ec_dev {
-	struct ttm_device bdev;
-	struct ttm_range_manager vram;
-	void *vram_mem;
-	uint64_t vram_pages;
-};
-
-static void ec_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
-{
-	static const struct ttm_place sys = {.mem_type = TTM_PL_SYSTEM};
-
-	(void)bo;
-	placement->num_placement = 1;
-	placement->placement = &sys;
-}
-
-static int ec_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
-{
-	struct ec_dev *d = container_of(bdev, struct ec_dev, bdev);
-
-	if (res->mem_type != TTM_PL_VRAM)
-		return res->mem_type == TTM_PL_SYSTEM ? 0 : -EINVAL;
-	res->bus.addr = (char *)d->vram_mem + (res->start << TTM_PAGE_SHIFT);
-	res->bus.is_iomem = true;
-	return 0;
-}
-
-static const struct ttm_device_funcs ec_funcs = {
-    .evict_flags = ec_evict_flags,
-    .io_mem_reserve = ec_io_mem_reserve,
-};
-
-static int ec_dev_init(struct ec_dev *d, uint64_t vram_pages)
-{
-	int ret;
-
-	memset(d, 0, sizeof(*d));
-	d->vram_pages = vram_pages;
-	d->vram_mem = mmap(NULL, vram_pages << TTM_PAGE_SHIFT, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (d->vram_mem == MAP_FAILED) {
-		d->vram_mem = NULL;
-		return -ENOMEM;
-	}
-	ret = ttm_device_init(&d->bdev, &ec_funcs, false);
-	if (ret)
-		goto err_map;
-	ret = ttm_range_manager_init(&d->vram, false, vram_pages);
-	if (ret)
-		goto err_dev;
-	ret = ttm_set_driver_manager(&d->bdev, TTM_PL_VRAM, &d->vram.manager);
-	if (ret)
-		goto err_man;
-	return 0;
-
-err_man:
-	ttm_range_manager_fini(&d->vram);
-err_dev:
-	ttm_device_fini(&d->bdev);
-err_map:
-	munmap(d->vram_mem, vram_pages << TTM_PAGE_SHIFT);
-	d->vram_mem = NULL;
-	return ret;
-}
-
-static void ec_dev_fini(struct ec_dev *d)
-{
-	ttm_device_flush_delayed(&d->bdev, true);
-	ttm_set_driver_manager(&d->bdev, TTM_PL_VRAM, NULL);
-	ttm_range_manager_fini(&d->vram);
-	ttm_device_fini(&d->bdev);
-	munmap(d->vram_mem, d->vram_pages << TTM_PAGE_SHIFT);
-}
-
-static void ec_bo_destroy(struct ttm_buffer_object *bo)
-{
-	free(bo);
-}
 
 static const struct ttm_place ec_vram_place = {.mem_type = TTM_PL_VRAM};
 static const struct ttm_placement ec_vram = {1, &ec_vram_place};
@@ -122,7 +43,7 @@ static const struct ttm_placement ec_sys = {1, &ec_sys_place};
  * recently used.
  */
 struct ec_state {
-	struct ec_dev dev;
+	struct bench_coredev dev;
 	struct ttm_buffer_object **bos;
 	unsigned nbo;
 	unsigned long step;
@@ -173,21 +94,18 @@ static int ec_setup(struct ec_state *s, unsigned vram_bos)
 
 	memset(s, 0, sizeof(*s));
 	s->nbo = 2 * vram_bos;
-	ret = ec_dev_init(&s->dev, (uint64_t)vram_bos * BO_PAGES);
+	ret = bench_coredev_init(&s->dev, (uint64_t)vram_bos * BO_PAGES);
 	if (ret)
 		return ret;
 	s->bos = calloc(s->nbo, sizeof(*s->bos));
 	if (!s->bos)
 		return -ENOMEM;
 	for (unsigned i = 0; i < s->nbo; i++) {
-		struct ttm_buffer_object *bo = calloc(1, sizeof(*bo));
+		struct ttm_buffer_object *bo;
 		void *page;
 
-		if (!bo)
-			return -ENOMEM;
-		ret = ttm_bo_init_reserved(&s->dev.bdev, bo, BO_SIZE, ttm_bo_type_device,
-					   i < vram_bos ? &ec_vram : &ec_sys, 0, &ctx, NULL,
-					   ec_bo_destroy);
+		ret = bench_coredev_bo_create(&s->dev, BO_SIZE, i < vram_bos ? &ec_vram : &ec_sys,
+					      &bo);
 		if (ret)
 			return ret;
 		s->bos[i] = bo;
@@ -216,7 +134,7 @@ static void ec_teardown(struct ec_state *s)
 			ttm_bo_put(s->bos[i]);
 	free(s->bos);
 	if (s->dev.vram_mem)
-		ec_dev_fini(&s->dev);
+		bench_coredev_fini(&s->dev);
 }
 
 int main(int argc, char **argv)

@@ -23,105 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_device.h>
-#include <ttm/ttm_range_manager.h>
 
 #include <bench.h>
 
+#include "bench_coredev.h"
+
 #define VRAM_PAGES 1024
-
-/* A driver with host memory standing in for CPU-visible VRAM. */
-struct hit_dev {
-	struct ttm_device bdev;
-	struct ttm_range_manager vram;
-	void *vram_mem;
-};
-
-static void hit_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
-{
-	static const struct ttm_place sys = {.mem_type = TTM_PL_SYSTEM};
-
-	(void)bo;
-	placement->num_placement = 1;
-	placement->placement = &sys;
-}
-
-static int hit_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
-{
-	struct hit_dev *d = container_of(bdev, struct hit_dev, bdev);
-
-	if (res->mem_type != TTM_PL_VRAM)
-		return res->mem_type == TTM_PL_SYSTEM ? 0 : -EINVAL;
-	res->bus.addr = (char *)d->vram_mem + (res->start << TTM_PAGE_SHIFT);
-	res->bus.is_iomem = true;
-	return 0;
-}
-
-static const struct ttm_device_funcs hit_funcs = {
-    .evict_flags = hit_evict_flags,
-    .io_mem_reserve = hit_io_mem_reserve,
-};
-
-static int hit_dev_init(struct hit_dev *d)
-{
-	int ret;
-
-	memset(d, 0, sizeof(*d));
-	d->vram_mem = mmap(NULL, VRAM_PAGES << TTM_PAGE_SHIFT, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (d->vram_mem == MAP_FAILED)
-		return -ENOMEM;
-	ret = ttm_device_init(&d->bdev, &hit_funcs, false);
-	if (ret)
-		goto err_map;
-	ret = ttm_range_manager_init(&d->vram, false, VRAM_PAGES);
-	if (ret)
-		goto err_dev;
-	ret = ttm_set_driver_manager(&d->bdev, TTM_PL_VRAM, &d->vram.manager);
-	if (ret)
-		goto err_man;
-	return 0;
-
-err_man:
-	ttm_range_manager_fini(&d->vram);
-err_dev:
-	ttm_device_fini(&d->bdev);
-err_map:
-	munmap(d->vram_mem, VRAM_PAGES << TTM_PAGE_SHIFT);
-	return ret;
-}
-
-static void hit_dev_fini(struct hit_dev *d)
-{
-	ttm_device_flush_delayed(&d->bdev, true);
-	ttm_set_driver_manager(&d->bdev, TTM_PL_VRAM, NULL);
-	ttm_range_manager_fini(&d->vram);
-	ttm_device_fini(&d->bdev);
-	munmap(d->vram_mem, VRAM_PAGES << TTM_PAGE_SHIFT);
-}
-
-static void hit_bo_destroy(struct ttm_buffer_object *bo)
-{
-	free(bo);
-}
-
-/* A reserved BO of @size placed by @placement, or NULL. */
-static struct ttm_buffer_object *hit_bo_create(struct hit_dev *d, uint64_t size,
-					       const struct ttm_placement *placement)
-{
-	struct ttm_operation_ctx ctx = {0};
-	struct ttm_buffer_object *bo = calloc(1, sizeof(*bo));
-
-	if (!bo)
-		return NULL;
-	if (ttm_bo_init_reserved(&d->bdev, bo, size, ttm_bo_type_device, placement, 0, &ctx, NULL,
-				 hit_bo_destroy))
-		return NULL;
-	return bo;
-}
 
 struct hit_loop {
 	struct ttm_buffer_object *bo;
@@ -158,7 +68,7 @@ int main(int argc, char **argv)
 	struct ttm_operation_ctx ctx = {0};
 	struct hit_loop loop;
 	struct bench_run run;
-	struct hit_dev dev;
+	struct bench_coredev dev;
 	int rc;
 
 	rc = bench_setup(&run, "validate-hit", argc, argv, NULL, NULL);
@@ -175,15 +85,16 @@ int main(int argc, char **argv)
 	}
 	bench_pin_thread(&run, 0);
 
-	rc = hit_dev_init(&dev);
+	rc = bench_coredev_init(&dev, VRAM_PAGES);
 	if (rc) {
 		fprintf(stderr, "benchmark-validate-hit: device init failed (%d)\n", rc);
 		bench_run_fini(&run);
 		return 1;
 	}
-	in_vram = hit_bo_create(&dev, 4096, &vram);
-	in_sys = hit_bo_create(&dev, 4096, &sys);
-	big = hit_bo_create(&dev, 1 << 20, &sys);
+	/* A failed BO stays NULL, which the check below reports. */
+	bench_coredev_bo_create(&dev, 4096, &vram, &in_vram);
+	bench_coredev_bo_create(&dev, 4096, &sys, &in_sys);
+	bench_coredev_bo_create(&dev, 1 << 20, &sys, &big);
 	hit = bench_metric_add(&run, "validate.hit", "ns", BENCH_LOWER_IS_BETTER);
 	hit_fb = bench_metric_add(&run, "validate.hit_system", "ns", BENCH_LOWER_IS_BETTER);
 	meta4k = bench_metric_add(&run, "bo.metadata.4k", "bytes", BENCH_LOWER_IS_BETTER);
@@ -236,7 +147,7 @@ out:
 		ttm_bo_unreserve(big);
 		ttm_bo_put(big);
 	}
-	hit_dev_fini(&dev);
+	bench_coredev_fini(&dev);
 	if (rc) {
 		bench_run_fini(&run);
 		return rc;
