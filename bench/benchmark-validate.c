@@ -36,9 +36,9 @@
  * --backend=hw is reported as a skip (77).
  */
 #include "bench_mockdev.h"
+#include "bench_simdev.h"
 
 #include <i915/i915_cmds.h>
-#include <i915/i915_gem.h>
 
 #include <ttm/dma_resv.h>
 #include <ttm/ww_mutex.h>
@@ -378,41 +378,6 @@ static int case_execbuf(struct bench_run *run, unsigned n, const struct budget *
 
 /* ------------------------------------------------- sim: the i915 driver */
 
-/*
- * A simulated part: @aperture 0 keeps the default CPU-mappable window,
- * @lmem 0 makes it integrated. The rings sit top-down in the GGTT, so a
- * small aperture holds nothing but the guard page and what we put there.
- */
-static int sim_open(uint64_t aperture, uint64_t lmem, struct i915_device **out)
-{
-	struct sim_gpu_config cfg;
-	int ret;
-
-	sim_gpu_config_init(&cfg);
-	cfg.ggtt_size = 1ull << 30;
-	if (aperture)
-		cfg.aperture_size = aperture;
-	cfg.lmem_size = lmem;
-	cfg.lmem_visible_size = 0;
-	ret = i915_device_create_sim(&cfg, out);
-	if (ret)
-		return ret;
-	ret = i915_gem_init(*out);
-	if (ret) {
-		i915_device_destroy(*out);
-		*out = NULL;
-	}
-	return ret;
-}
-
-static int sim_close(struct i915_device *i915)
-{
-	int ret = i915_gem_fini(i915);
-
-	/* Objects still alive: tearing the device down would free under them. */
-	return ret ? ret : i915_device_destroy(i915);
-}
-
 static struct ttm_placement *sim_place(struct ttm_placement *pl, struct ttm_place *p,
 				       uint32_t mem_type, uint32_t flags)
 {
@@ -443,7 +408,7 @@ static int sim_in_place_and_bind(struct bench_run *run, uint64_t size, const str
 		return -ENOMEM;
 	bench_metric_target(inpl, 100.0, BENCH_TARGET_AT_MOST);
 	bench_metric_target(bind, 2000.0 + 20.0 * (double)pages, BENCH_TARGET_AT_MOST);
-	ret = sim_open(0, 0, &i915);
+	ret = bench_simdev_open(0, 0, &i915);
 	if (ret)
 		return ret;
 	sim_place(&tt, &ptt, TTM_PL_TT, 0);
@@ -471,7 +436,7 @@ static int sim_in_place_and_bind(struct bench_run *run, uint64_t size, const str
 			ret = bench_metric_record(bind, ns);
 	}
 	i915_gem_object_put(obj);
-	ret2 = sim_close(i915);
+	ret2 = bench_simdev_close(i915);
 	return ret ? ret : ret2;
 }
 
@@ -505,7 +470,9 @@ static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const stru
 			return -ENOMEM;
 		bench_metric_reference(bw, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
 	}
-	ret = copy ? sim_open(0, size, &i915) : sim_open(size + TTM_PAGE_SIZE, 0, &i915);
+	/* lmem of one BO, or an aperture of one BO above the guard page. */
+	ret = copy ? bench_simdev_open(0, size, &i915)
+		   : bench_simdev_open(size + TTM_PAGE_SIZE, 0, &i915);
 	if (ret)
 		return ret;
 	if (copy)
@@ -542,7 +509,7 @@ static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const stru
 	}
 	i915_gem_object_put(obj[0]);
 	i915_gem_object_put(obj[1]);
-	ret2 = sim_close(i915);
+	ret2 = bench_simdev_close(i915);
 	return ret ? ret : ret2;
 }
 
@@ -562,7 +529,7 @@ static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b
 	lat = lat_metric(run, name);
 	snprintf(name, sizeof(name), "execbuf.per_bo.n%u", n);
 	per = lat_metric(run, name);
-	ret = eo && lat && per ? sim_open(0, 0, &i915) : -ENOMEM;
+	ret = eo && lat && per ? bench_simdev_open(0, 0, &i915) : -ENOMEM;
 	if (ret) {
 		free(eo);
 		return ret;
@@ -596,7 +563,7 @@ static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b
 	for (unsigned k = 0; k < n; k++)
 		i915_gem_object_put(eo[k].obj);
 	free(eo);
-	ret2 = sim_close(i915);
+	ret2 = bench_simdev_close(i915);
 	return ret ? ret : ret2;
 }
 

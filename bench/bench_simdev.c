@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+/* bench_simdev: see bench_simdev.h. */
+#include "bench_simdev.h"
+
+#include <stddef.h>
+
+int bench_simdev_open(uint64_t aperture, uint64_t lmem, struct i915_device **out)
+{
+	struct sim_gpu_config cfg;
+	int ret;
+
+	sim_gpu_config_init(&cfg);
+	cfg.ggtt_size = BENCH_SIMDEV_GGTT;
+	if (aperture)
+		cfg.aperture_size = aperture;
+	cfg.lmem_size = lmem;
+	/* No CPU window: lmem moves are blits, never the CPU fallback. */
+	cfg.lmem_visible_size = 0;
+	ret = i915_device_create_sim(&cfg, out);
+	if (ret)
+		return ret;
+	ret = i915_gem_init(*out);
+	if (ret) {
+		i915_device_destroy(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+int bench_simdev_close(struct i915_device *i915)
+{
+	int ret = i915_gem_fini(i915);
+
+	/* Objects still alive: destroying the device would free under them. */
+	return ret ? ret : i915_device_destroy(i915);
+}
