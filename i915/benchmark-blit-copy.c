@@ -13,34 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <i915/i915_drv.h>
 
-#define MAX_REPS 64
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void summarize(double *v, unsigned int n, double *med, double *min, double *max)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	*min = v[0];
-	*max = v[n - 1];
-	*med = n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "i915_bench.h"
 
 /* Host buffer of @size bytes bound at a fresh GGTT range. */
 static int map_buffer(struct i915_device *i915, size_t size, void **mem, struct ttm_resource **res)
@@ -70,7 +46,7 @@ static int map_buffer(struct i915_device *i915, size_t size, void **mem, struct 
 int main(int argc, char **argv)
 {
 	unsigned int reps = 9, size_mib = 16, copies = 8;
-	double blit[MAX_REPS], cpu[MAX_REPS], bm, bmin, bmax, cm, cmin, cmax;
+	struct i915_bench_series blit = {0}, cpu = {0};
 	struct ttm_resource *rs = NULL, *rd = NULL;
 	struct i915_device *i915 = NULL;
 	struct sim_gpu_config cfg;
@@ -92,8 +68,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!reps || reps > MAX_REPS || !size_mib || size_mib > 256) {
-		fprintf(stderr, "--reps must be 1..%d, --size-mib 1..256\n", MAX_REPS);
+	if (!reps || reps > I915_BENCH_MAX_REPS || !size_mib || size_mib > 256) {
+		fprintf(stderr, "--reps must be 1..%d, --size-mib 1..256\n", I915_BENCH_MAX_REPS);
 		return 2;
 	}
 	size = (size_t)size_mib << 20;
@@ -109,7 +85,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (unsigned int r = 0; r <= reps && !ret; r++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = i915_bench_now_ns();
 
 		/* Repetition 0 warms both paths up and is not recorded. */
 		for (unsigned int c = 0; c < copies && !ret; c++) {
@@ -125,28 +101,28 @@ int main(int argc, char **argv)
 			}
 		}
 		if (r)
-			blit[r - 1] = (double)size * copies / (double)(now_ns() - t0);
-		t0 = now_ns();
+			blit.v[blit.n++] = (double)size * copies / (double)(i915_bench_now_ns() - t0);
+		t0 = i915_bench_now_ns();
 		for (unsigned int c = 0; c < copies; c++) {
 			memcpy(dst, src, size);
 			__asm__ volatile("" : : "r"(dst) : "memory");
 		}
 		if (r)
-			cpu[r - 1] = (double)size * copies / (double)(now_ns() - t0);
+			cpu.v[cpu.n++] = (double)size * copies / (double)(i915_bench_now_ns() - t0);
 	}
 	if (ret) {
 		fprintf(stderr, "blit: %s\n", strerror(-ret));
 		return 1;
 	}
-	summarize(blit, reps, &bm, &bmin, &bmax);
-	summarize(cpu, reps, &cm, &cmin, &cmax);
+	i915_bench_series_finish(&blit);
+	i915_bench_series_finish(&cpu);
 	printf("benchmark-blit-copy: sim BCS, latency model off, %u MiB x %u copies, %u reps\n",
 	       size_mib, copies, reps);
-	printf("reference memcpy          median %6.2f GB/s (min %.2f, max %.2f)\n", cm, cmin,
-	       cmax);
-	printf("XY_FAST_COPY_BLT + wait   median %6.2f GB/s (min %.2f, max %.2f)\n", bm, bmin,
-	       bmax);
-	printf("ratio blit/memcpy (medians) = %.2f (target >= 0.7)\n", bm / cm);
+	printf("reference memcpy          median %6.2f GB/s (min %.2f, max %.2f)\n", cpu.median,
+	       cpu.min, cpu.max);
+	printf("XY_FAST_COPY_BLT + wait   median %6.2f GB/s (min %.2f, max %.2f)\n", blit.median,
+	       blit.min, blit.max);
+	printf("ratio blit/memcpy (medians) = %.2f (target >= 0.7)\n", blit.median / cpu.median);
 
 	i915_ggtt_unbind(&i915->ggtt, rs->start, size / 4096);
 	i915_ggtt_unbind(&i915->ggtt, rd->start, size / 4096);

@@ -22,45 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem.h>
 
-#define MAX_REPS 64
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-struct series {
-	double v[MAX_REPS];
-	unsigned int n;
-	double median, min, max;
-};
-
-static void series_finish(struct series *s)
-{
-	double sorted[MAX_REPS];
-
-	memcpy(sorted, s->v, s->n * sizeof(double));
-	qsort(sorted, s->n, sizeof(double), cmp_double);
-	s->min = sorted[0];
-	s->max = sorted[s->n - 1];
-	s->median = s->n & 1 ? sorted[s->n / 2] : (sorted[s->n / 2 - 1] + sorted[s->n / 2]) / 2;
-}
+#include "i915_bench.h"
 
 /* --- reference: futex ping-pong between two threads --- */
 
@@ -97,7 +64,7 @@ static void *pong_thread(void *arg)
 
 static double futex_round_trip_ns(uint64_t budget_ns)
 {
-	uint64_t t0 = now_ns(), n = 0;
+	uint64_t t0 = i915_bench_now_ns(), n = 0;
 
 	do {
 		for (int i = 0; i < 256; i++) {
@@ -109,35 +76,61 @@ static double futex_round_trip_ns(uint64_t budget_ns)
 				futex_wait(&ping, v);
 		}
 		n += 256;
-	} while (now_ns() - t0 < budget_ns);
-	return (double)(now_ns() - t0) / (double)n;
+	} while (i915_bench_now_ns() - t0 < budget_ns);
+	return (double)(i915_bench_now_ns() - t0) / (double)n;
 }
 
 /* --- the measured loops --- */
 
-static int idle_loop(struct i915_engine *e, uint64_t batch, uint64_t budget_ns, double *ns)
+/*
+ * Calls @submit_wait (one submission, waited for) in rounds of 64 until
+ * @budget_ns passed; *@ns is the time per call. Return: 0 or its error.
+ */
+static int per_call_loop(int (*submit_wait)(void *arg), void *arg, uint64_t budget_ns, double *ns)
 {
-	uint64_t t0 = now_ns(), n = 0;
+	uint64_t t0 = i915_bench_now_ns(), n = 0;
 
 	do {
 		for (int i = 0; i < 64; i++) {
-			struct dma_fence *f;
-			int ret = i915_request_submit(e, NULL, NULL, 0, batch, &f);
+			int ret = submit_wait(arg);
 
 			if (ret)
 				return ret;
-			dma_fence_wait(f, false);
-			dma_fence_put(f);
 		}
 		n += 64;
-	} while (now_ns() - t0 < budget_ns);
-	*ns = (double)(now_ns() - t0) / (double)n;
+	} while (i915_bench_now_ns() - t0 < budget_ns);
+	*ns = (double)(i915_bench_now_ns() - t0) / (double)n;
 	return 0;
+}
+
+struct idle_arg {
+	struct i915_engine *e;
+	uint64_t batch;
+};
+
+static int idle_submit_wait(void *arg)
+{
+	struct idle_arg *a = arg;
+	struct dma_fence *f;
+	int ret = i915_request_submit(a->e, NULL, NULL, 0, a->batch, &f);
+
+	if (ret)
+		return ret;
+	dma_fence_wait(f, false);
+	dma_fence_put(f);
+	return 0;
+}
+
+static int idle_loop(struct i915_engine *e, uint64_t batch, uint64_t budget_ns, double *ns)
+{
+	struct idle_arg a = {.e = e, .batch = batch};
+
+	return per_call_loop(idle_submit_wait, &a, budget_ns, ns);
 }
 
 static int queued_loop(struct i915_engine *e, uint64_t batch, uint64_t budget_ns, double *per_s)
 {
-	uint64_t t0 = now_ns(), n = 0;
+	uint64_t t0 = i915_bench_now_ns(), n = 0;
 
 	do {
 		struct dma_fence *f = NULL;
@@ -153,34 +146,39 @@ static int queued_loop(struct i915_engine *e, uint64_t batch, uint64_t budget_ns
 		dma_fence_wait(f, false);
 		dma_fence_put(f);
 		n += 64;
-	} while (now_ns() - t0 < budget_ns);
-	*per_s = (double)n * 1e9 / (double)(now_ns() - t0);
+	} while (i915_bench_now_ns() - t0 < budget_ns);
+	*per_s = (double)n * 1e9 / (double)(i915_bench_now_ns() - t0);
+	return 0;
+}
+
+struct execbuf_arg {
+	struct i915_device *i915;
+	struct i915_gem_object *batch;
+};
+
+static int execbuf_submit_wait(void *arg)
+{
+	struct execbuf_arg *a = arg;
+	struct i915_exec_object obj = {.obj = a->batch};
+	struct i915_execbuffer eb = {.objects = &obj, .count = 1};
+	int ret = i915_gem_execbuffer(a->i915, &eb);
+
+	if (ret)
+		return ret;
+	dma_fence_wait(eb.out_fence, false);
+	dma_fence_put(eb.out_fence);
 	return 0;
 }
 
 static int execbuf_loop(struct i915_device *i915, struct i915_gem_object *batch, uint64_t budget_ns,
 			double *ns)
 {
-	uint64_t t0 = now_ns(), n = 0;
+	struct execbuf_arg a = {.i915 = i915, .batch = batch};
 
-	do {
-		for (int i = 0; i < 64; i++) {
-			struct i915_exec_object obj = {.obj = batch};
-			struct i915_execbuffer eb = {.objects = &obj, .count = 1};
-			int ret = i915_gem_execbuffer(i915, &eb);
-
-			if (ret)
-				return ret;
-			dma_fence_wait(eb.out_fence, false);
-			dma_fence_put(eb.out_fence);
-		}
-		n += 64;
-	} while (now_ns() - t0 < budget_ns);
-	*ns = (double)(now_ns() - t0) / (double)n;
-	return 0;
+	return per_call_loop(execbuf_submit_wait, &a, budget_ns, ns);
 }
 
-static void print_series(const char *what, const char *unit, const struct series *s)
+static void print_series(const char *what, const char *unit, const struct i915_bench_series *s)
 {
 	printf("%-34s median %10.1f %-6s (min %.1f, max %.1f, %u reps)\n", what, s->median, unit,
 	       s->min, s->max, s->n);
@@ -188,7 +186,7 @@ static void print_series(const char *what, const char *unit, const struct series
 
 int main(int argc, char **argv)
 {
-	struct series futex = {0}, idle = {0}, queued = {0}, execbuf = {0};
+	struct i915_bench_series futex = {0}, idle = {0}, queued = {0}, execbuf = {0};
 	unsigned int reps = 7, duration_ms = 200;
 	struct i915_gem_object *bobj = NULL;
 	struct i915_device *i915 = NULL;
@@ -212,8 +210,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!reps || reps > MAX_REPS || !duration_ms) {
-		fprintf(stderr, "--reps must be 1..%d, --duration-ms > 0\n", MAX_REPS);
+	if (!reps || reps > I915_BENCH_MAX_REPS || !duration_ms) {
+		fprintf(stderr, "--reps must be 1..%d, --duration-ms > 0\n", I915_BENCH_MAX_REPS);
 		return 2;
 	}
 
@@ -285,10 +283,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	series_finish(&futex);
-	series_finish(&idle);
-	series_finish(&queued);
-	series_finish(&execbuf);
+	i915_bench_series_finish(&futex);
+	i915_bench_series_finish(&idle);
+	i915_bench_series_finish(&queued);
+	i915_bench_series_finish(&execbuf);
 	printf("benchmark-exec-nop: sim back end, latency model off, RCS, %u reps of %u ms\n", reps,
 	       duration_ms);
 	print_series("reference futex round trip", "ns", &futex);
