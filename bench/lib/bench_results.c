@@ -159,7 +159,10 @@ static json_object *jmachine(const struct bench_run *r, bool *ok)
 	}
 	jadd(o, "build", b, ok);
 	jadd(o, "backend",
-	     json_object_new_string(r->opts.backend == BENCH_BACKEND_HW ? "hw" : "sim"), ok);
+	     json_object_new_string(r->opts.backend == BENCH_BACKEND_HW     ? "hw"
+				    : r->opts.backend == BENCH_BACKEND_CORE ? "core"
+									    : "sim"),
+	     ok);
 	jadd(o, "backend_params", jkvs(&r->priv->backend_params, ok), ok);
 	return o;
 }
