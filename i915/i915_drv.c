@@ -269,19 +269,46 @@ int i915_io_mem_reserve(struct i915_device *i915, struct ttm_resource *res)
 #define I915_BLT_ROW TTM_PAGE_SIZE
 #define I915_BLT_MAX_ROWS I915_BLT_MAX_COORD
 
+/*
+ * A command buffer for @rows rows of blits of @chunk_dwords each (a blit
+ * covers at most I915_BLT_MAX_ROWS rows) plus @tail_dwords, or NULL.
+ */
+static uint32_t *i915_blt_alloc(uint64_t rows, unsigned int chunk_dwords, unsigned int tail_dwords)
+{
+	unsigned int chunks = (unsigned int)((rows + I915_BLT_MAX_ROWS - 1) / I915_BLT_MAX_ROWS);
+
+	return malloc((chunks * chunk_dwords + tail_dwords) * sizeof(uint32_t));
+}
+
+/*
+ * End the blits in @cmds (written up to @cs) with a flush and submit them on
+ * the blitter; frees @cmds. Return: errors of i915_request_submit().
+ */
+static int i915_blt_submit(struct i915_device *i915, struct i915_context *ctx, uint32_t *cmds,
+			   uint32_t *cs, struct dma_fence **out)
+{
+	int ret;
+
+	/* The flush orders the blits' writes before the seqno store. */
+	*cs++ = (MI_FLUSH_DW | MI_FLUSH_DW_OP_NONE) + 1;
+	*cs++ = 0;
+	*cs++ = 0;
+	*cs++ = 0;
+	ret = i915_request_submit(&i915->engine[I915_ENGINE_BCS], ctx, cmds,
+				  (unsigned int)(cs - cmds), 0, out);
+	free(cmds);
+	return ret;
+}
+
 int i915_blt_copy(struct i915_device *i915, struct i915_context *ctx, uint64_t dst, uint64_t src,
 		  uint64_t size, struct dma_fence **out)
 {
 	uint64_t rows = size / I915_BLT_ROW;
-	unsigned int chunks, ndw;
 	uint32_t *cmds, *cs;
-	int ret;
 
 	if (!i915 || !out || !size || size % I915_BLT_ROW || (dst | src) & (TTM_PAGE_SIZE - 1))
 		return -EINVAL;
-	chunks = (unsigned int)((rows + I915_BLT_MAX_ROWS - 1) / I915_BLT_MAX_ROWS);
-	ndw = chunks * I915_FAST_COPY_BLT_DWORDS + I915_FLUSH_DW_DWORDS;
-	cmds = malloc(ndw * sizeof(*cmds));
+	cmds = i915_blt_alloc(rows, I915_FAST_COPY_BLT_DWORDS, I915_FLUSH_DW_DWORDS);
 	if (!cmds)
 		return -ENOMEM;
 	cs = cmds;
@@ -293,30 +320,19 @@ int i915_blt_copy(struct i915_device *i915, struct i915_context *ctx, uint64_t d
 					     I915_BLT_ROW, (uint32_t)n);
 		done += n;
 	}
-	/* The flush orders the copy's writes before the seqno store. */
-	*cs++ = (MI_FLUSH_DW | MI_FLUSH_DW_OP_NONE) + 1;
-	*cs++ = 0;
-	*cs++ = 0;
-	*cs++ = 0;
-	ret = i915_request_submit(&i915->engine[I915_ENGINE_BCS], ctx, cmds,
-				  (unsigned int)(cs - cmds), 0, out);
-	free(cmds);
-	return ret;
+	return i915_blt_submit(i915, ctx, cmds, cs, out);
 }
 
 int i915_blt_clear(struct i915_device *i915, struct i915_context *ctx, uint64_t dst, uint64_t size,
 		   struct dma_fence **out)
 {
 	uint64_t rows = size / I915_BLT_ROW;
-	unsigned int chunks, ndw;
 	uint32_t *cmds, *cs;
-	int ret;
 
 	if (!i915 || !out || !size || size % I915_BLT_ROW || (dst & (TTM_PAGE_SIZE - 1)))
 		return -EINVAL;
-	chunks = (unsigned int)((rows + I915_BLT_MAX_ROWS - 1) / I915_BLT_MAX_ROWS);
-	ndw = chunks * I915_COLOR_BLT_DWORDS + 1 + I915_FLUSH_DW_DWORDS;
-	cmds = malloc(ndw * sizeof(*cmds));
+	/* One spare dword for the noop that pads the blits to an even length. */
+	cmds = i915_blt_alloc(rows, I915_COLOR_BLT_DWORDS, 1 + I915_FLUSH_DW_DWORDS);
 	if (!cmds)
 		return -ENOMEM;
 	cs = cmds;
@@ -330,12 +346,5 @@ int i915_blt_clear(struct i915_device *i915, struct i915_context *ctx, uint64_t 
 	}
 	if ((cs - cmds) & 1)
 		cs = i915_emit_noop(cs);
-	*cs++ = (MI_FLUSH_DW | MI_FLUSH_DW_OP_NONE) + 1;
-	*cs++ = 0;
-	*cs++ = 0;
-	*cs++ = 0;
-	ret = i915_request_submit(&i915->engine[I915_ENGINE_BCS], ctx, cmds,
-				  (unsigned int)(cs - cmds), 0, out);
-	free(cmds);
-	return ret;
+	return i915_blt_submit(i915, ctx, cmds, cs, out);
 }
