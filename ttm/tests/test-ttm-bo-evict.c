@@ -144,31 +144,6 @@ static int validate_to(struct ttm_buffer_object *bo, unsigned type, struct ttm_o
 	return ret;
 }
 
-static unsigned mem_type(struct ttm_buffer_object *bo)
-{
-	return bo->resource ? bo->resource->mem_type : TTM_NUM_MEM_TYPES;
-}
-
-static int bo_fill(struct ttm_buffer_object *bo, uint64_t seed)
-{
-	int ret;
-
-	ttm_bo_reserve(bo, false, false, NULL);
-	ret = ttm_test_bo_fill(bo, seed);
-	ttm_bo_unreserve(bo);
-	return ret;
-}
-
-static int bo_verify(struct ttm_buffer_object *bo, uint64_t seed)
-{
-	int ret;
-
-	ttm_bo_reserve(bo, false, false, NULL);
-	ret = ttm_test_bo_verify(bo, seed);
-	ttm_bo_unreserve(bo);
-	return ret;
-}
-
 /*
  * Leave VRAM with holes: eight 2-page BOs fill it, the odd ones go, so
  * only 2-page holes at pages 2, 6, 10 and 14 are free. The even ones are
@@ -223,7 +198,7 @@ KTEST(ttm_resource_io_segment_buddy_blocks)
 	vram_fragment(keep);
 	bo = bo_new(8, TTM_PL_VRAM, NULL);
 	res = bo->resource;
-	ASSERT_EQ(mem_type(bo), TTM_PL_VRAM);
+	ASSERT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_FALSE(ttm_resource_is_linear(vram_man(), res));
 
 	/*
@@ -275,13 +250,13 @@ KTEST(ttm_bo_move_memcpy_buddy_scattered)
 		keep[i] = NULL;
 	vram_fragment(keep);
 	for (unsigned i = 0; i < 4; i++)
-		ASSERT_EQ(bo_fill(keep[i], 100 + i), 0);
+		ASSERT_EQ(ttm_test_bo_reserve_fill(keep[i], 100 + i), 0);
 
 	/* SYSTEM -> scattered VRAM: the content lands block by block. */
 	bo = bo_new(8, TTM_PL_SYSTEM, NULL);
-	ASSERT_EQ(bo_fill(bo, 7), 0);
+	ASSERT_EQ(ttm_test_bo_reserve_fill(bo, 7), 0);
 	ASSERT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
-	ASSERT_EQ(mem_type(bo), TTM_PL_VRAM);
+	ASSERT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_FALSE(ttm_resource_is_linear(vram_man(), bo->resource));
 	EXPECT_UEQ(ctx.bytes_moved, 8 * PAGE);
 
@@ -294,17 +269,17 @@ KTEST(ttm_bo_move_memcpy_buddy_scattered)
 
 	/* Scattered VRAM -> SYSTEM and back: identical, neighbours untouched. */
 	ASSERT_EQ(validate_to(bo, TTM_PL_SYSTEM, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
-	EXPECT_EQ(bo_verify(bo, 7), 0);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 7), 0);
 	ttm_bo_reserve(bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_access(bo, 0, pattern, 8 * PAGE, false, &ctx), 0);
 	ttm_bo_unreserve(bo);
 	ASSERT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
 	EXPECT_FALSE(ttm_resource_is_linear(vram_man(), bo->resource));
-	EXPECT_EQ(bo_verify(bo, 7), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 7), 0);
 	EXPECT_TRUE(vram_raw_equals(bo, pattern));
 	for (unsigned i = 0; i < 4; i++)
-		EXPECT_EQ(bo_verify(keep[i], 100 + i), 0);
+		EXPECT_EQ(ttm_test_bo_reserve_verify(keep[i], 100 + i), 0);
 
 	free(pattern);
 	ttm_bo_put(bo);
@@ -358,18 +333,18 @@ KTEST(ttm_bo_validate_eviction_valuable_refuses)
 	/* The two least recently used are vetoed by the driver. */
 	for (unsigned i = 0; i < 4; i++) {
 		bos[i] = bo_new(4, TTM_PL_VRAM, i < 2 ? &refuse_tag : NULL);
-		ASSERT_EQ(bo_fill(bos[i], 20 + i), 0);
+		ASSERT_EQ(ttm_test_bo_reserve_fill(bos[i], 20 + i), 0);
 	}
 
 	bo = bo_new(4, TTM_PL_SYSTEM, NULL);
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.evictions, 1);
 	EXPECT_GE(edev.refusals, 2);
-	EXPECT_EQ(mem_type(bos[0]), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(bos[1]), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(bos[2]), TTM_PL_SYSTEM);
-	EXPECT_EQ(mem_type(bos[3]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[0]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[1]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[2]), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[3]), TTM_PL_VRAM);
 
 	/* Only vetoed BOs (and the new one, which is in use) left to take. */
 	ttm_bo_put(bo);
@@ -380,12 +355,12 @@ KTEST(ttm_bo_validate_eviction_valuable_refuses)
 		uint64_t evictions = ctx.evictions;
 
 		EXPECT_EQ(validate_to(big, TTM_PL_VRAM, &ctx), -ENOMEM);
-		EXPECT_EQ(mem_type(big), TTM_PL_SYSTEM);
+		EXPECT_EQ(ttm_test_bo_mem_type(big), TTM_PL_SYSTEM);
 		EXPECT_UEQ(ctx.evictions, evictions);
 		ttm_bo_put(big);
 	}
 	for (unsigned i = 0; i < 4; i++) {
-		EXPECT_EQ(bo_verify(bos[i], 20 + i), 0);
+		EXPECT_EQ(ttm_test_bo_reserve_verify(bos[i], 20 + i), 0);
 		ttm_bo_put(bos[i]);
 	}
 	edev_fini();
@@ -399,8 +374,8 @@ KTEST(ttm_buddy_manager_fini_refused_while_bo_remains)
 	bo = bo_new(4, TTM_PL_VRAM, NULL);
 	EXPECT_EQ(ttm_buddy_manager_fini(&edev.vram), -EBUSY);
 	/* Still fully working: the BO can be used and moved. */
-	EXPECT_EQ(bo_fill(bo, 5), 0);
-	EXPECT_EQ(bo_verify(bo, 5), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 5), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 5), 0);
 	ttm_bo_put(bo);
 	edev_fini();
 }
@@ -421,7 +396,7 @@ KTEST(ttm_bo_validate_buddy_random_content_preserved)
 	for (unsigned i = 0; i < NBO; i++) {
 		/* 3 or 5 pages: never one buddy block. */
 		bos[i] = bo_new(ktest_rand() % 2 ? 3 : 5, TTM_PL_SYSTEM, NULL);
-		ASSERT_EQ(bo_fill(bos[i], 500 + i), 0);
+		ASSERT_EQ(ttm_test_bo_reserve_fill(bos[i], 500 + i), 0);
 	}
 	for (unsigned s = 0; s < steps; s++) {
 		struct ttm_operation_ctx ctx = {0};
@@ -432,12 +407,12 @@ KTEST(ttm_bo_validate_buddy_random_content_preserved)
 		/* Nothing is pinned or busy: every validate must find room. */
 		EXPECT_EQ(ret, 0);
 		if (!ret)
-			EXPECT_EQ(mem_type(bos[i]), type);
+			EXPECT_EQ(ttm_test_bo_mem_type(bos[i]), type);
 		if (!ret && type == TTM_PL_VRAM &&
 		    !ttm_resource_is_linear(vram_man(), bos[i]->resource))
 			scattered++;
 		for (unsigned j = 0; j < NBO; j++)
-			if (bo_verify(bos[j], 500 + j))
+			if (ttm_test_bo_reserve_verify(bos[j], 500 + j))
 				failures++;
 		if (failures)
 			break;

@@ -71,28 +71,6 @@ static int validate_to(struct ttm_buffer_object *bo, unsigned type, uint32_t fla
 	return ret;
 }
 
-static unsigned mem_type(struct ttm_buffer_object *bo)
-{
-	return bo->resource ? bo->resource->mem_type : TTM_NUM_MEM_TYPES;
-}
-
-static void bo_fill(struct ttm_buffer_object *bo, uint64_t seed)
-{
-	ttm_bo_reserve(bo, false, false, NULL);
-	EXPECT_EQ(ttm_test_bo_fill(bo, seed), 0);
-	ttm_bo_unreserve(bo);
-}
-
-static int bo_verify(struct ttm_buffer_object *bo, uint64_t seed)
-{
-	int ret;
-
-	ttm_bo_reserve(bo, false, false, NULL);
-	ret = ttm_test_bo_verify(bo, seed);
-	ttm_bo_unreserve(bo);
-	return ret;
-}
-
 /* Attach a fresh unsignalled fence (KERNEL usage) to @bo; returned referenced. */
 static struct dma_fence *bo_busy(struct ttm_buffer_object *bo)
 {
@@ -152,23 +130,23 @@ KTEST(ttm_bo_validate_basic)
 
 	dev_init(64, 64, false);
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
-	bo_fill(bo, 1);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 1), 0);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_TT, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 	EXPECT_UEQ(ctx.moves, 1);
 	EXPECT_UEQ(ctx.bytes_moved, BO_SIZE);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), BO_SIZE);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.moves, 2);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
 	/* Leaving tt memory for good frees the pages. */
 	EXPECT_NULL(bo->ttm);
-	EXPECT_EQ(bo_verify(bo, 1), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 1), 0);
 	EXPECT_EQ(ctx.evictions, 0);
 	EXPECT_UGE(atomic_load(&tdev.bdev.stats.bytes_moved), 2 * BO_SIZE);
 
@@ -237,14 +215,14 @@ KTEST(ttm_bo_validate_failed_alloc)
 	dev_init(64, 0, false);
 	ASSERT_EQ(ttm_mock_manager_init(&mock, &tdev.bdev, TTM_PL_VRAM, -ENOSPC, 64), 0);
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-	bo_fill(bo, 7);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 7), 0);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	/* Tried on both passes; nothing on its LRU to evict. */
 	EXPECT_UGE(atomic_load(&mock.allocs), 1);
 	EXPECT_UEQ(ctx.moves, 0);
-	EXPECT_EQ(bo_verify(bo, 7), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 7), 0);
 
 	ttm_bo_put(bo);
 	ttm_mock_manager_fini(&mock, &tdev.bdev, TTM_PL_VRAM);
@@ -263,7 +241,7 @@ KTEST(ttm_bo_validate_busy_manager)
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EBUSY);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 
 	/* A busy type is passed over for the next place. */
 	ttm_test_placement(&p, TTM_PL_VRAM, 0);
@@ -271,7 +249,7 @@ KTEST(ttm_bo_validate_busy_manager)
 	ttm_bo_reserve(bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
 	ttm_bo_unreserve(bo);
-	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 
 	ttm_bo_put(bo);
 	ttm_mock_manager_fini(&mock, &tdev.bdev, TTM_PL_VRAM);
@@ -290,7 +268,7 @@ KTEST(ttm_bo_validate_pinned)
 	ttm_bo_unreserve(bo);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EINVAL);
-	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 	/* Where it already is, a pinned BO validates fine. */
 	EXPECT_EQ(validate_to(bo, TTM_PL_TT, 0, &ctx), 0);
 	ttm_bo_reserve(bo, false, false, NULL);
@@ -347,7 +325,7 @@ KTEST(ttm_bo_validate_busy_placement)
 	ttm_test_placement_add(&p, TTM_PL_TT, TTM_PL_FLAG_FALLBACK);
 	ttm_bo_reserve(bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 	EXPECT_UEQ(ctx.moves, 1);
 
 	/* Sitting in the fallback while the desired type is still full: no move. */
@@ -360,7 +338,7 @@ KTEST(ttm_bo_validate_busy_placement)
 	ttm_bo_reserve(bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
 	ttm_bo_unreserve(bo);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 
 	ttm_bo_put(bo);
 	put_unpin(pinned + 1, n - 1);
@@ -374,20 +352,20 @@ KTEST(ttm_bo_validate_multihop)
 
 	dev_init(64, 64, true);
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-	bo_fill(bo, 11);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 11), 0);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_UEQ(atomic_load(&tdev.multihops), 1);
 	/* SYSTEM -> TT, then TT -> VRAM. */
 	EXPECT_UEQ(ctx.moves, 2);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
-	EXPECT_EQ(bo_verify(bo, 11), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 11), 0);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_SYSTEM, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_UEQ(atomic_load(&tdev.multihops), 2);
-	EXPECT_EQ(bo_verify(bo, 11), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 11), 0);
 
 	ttm_bo_put(bo);
 	dev_fini();
@@ -403,7 +381,7 @@ KTEST(ttm_bo_validate_no_placement_signaled)
 	dev_init(64, 64, false);
 	tt_bo = bo_in(BO_SIZE, TTM_PL_TT);
 	vram_bo = bo_in(BO_SIZE, TTM_PL_VRAM);
-	bo_fill(tt_bo, 3);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(tt_bo, 3), 0);
 	f = bo_busy(tt_bo);
 	dma_fence_signal(f);
 	dma_fence_put(f);
@@ -412,9 +390,9 @@ KTEST(ttm_bo_validate_no_placement_signaled)
 	ttm_bo_reserve(tt_bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_validate(tt_bo, &empty, &ctx), 0);
 	ttm_bo_unreserve(tt_bo);
-	EXPECT_EQ(mem_type(tt_bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(tt_bo), TTM_PL_SYSTEM);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
-	EXPECT_EQ(bo_verify(tt_bo, 3), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(tt_bo, 3), 0);
 
 	/* Without one the BO is left with nothing. */
 	ttm_bo_reserve(vram_bo, false, false, NULL);
@@ -426,7 +404,7 @@ KTEST(ttm_bo_validate_no_placement_signaled)
 
 	/* A gutted BO can be placed again, zero-filled. */
 	EXPECT_EQ(validate_to(vram_bo, TTM_PL_VRAM, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(vram_bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(vram_bo), TTM_PL_VRAM);
 
 	ttm_bo_put(tt_bo);
 	ttm_bo_put(vram_bo);
@@ -475,7 +453,7 @@ KTEST(ttm_bo_validate_move_fence_signaled)
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 
 	ttm_bo_put(bo);
 	dma_fence_put(f);
@@ -499,7 +477,7 @@ KTEST(ttm_bo_validate_move_fence_error)
 		dev_init(64, 64, false);
 		ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
 		bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-		bo_fill(bo, 9);
+		EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 9), 0);
 		if (no_wait) {
 			dma_fence_set_error(f, -EIO);
 			dma_fence_signal(f);
@@ -510,14 +488,14 @@ KTEST(ttm_bo_validate_move_fence_error)
 		EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EIO);
 		if (!no_wait)
 			pthread_join(d.thread, NULL);
-		EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+		EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 		EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
 		EXPECT_UEQ(ctx.moves, 0);
-		EXPECT_EQ(bo_verify(bo, 9), 0);
+		EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 9), 0);
 
 		EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
-		EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
-		EXPECT_EQ(bo_verify(bo, 9), 0);
+		EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+		EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 9), 0);
 
 		ttm_bo_put(bo);
 		dma_fence_put(f);
@@ -538,7 +516,7 @@ KTEST(ttm_bo_validate_move_fence_not_signaled_no_wait)
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EBUSY);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
 
 	/* The next place is tried instead. */
@@ -547,7 +525,7 @@ KTEST(ttm_bo_validate_move_fence_not_signaled_no_wait)
 	ttm_bo_reserve(bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
 	ttm_bo_unreserve(bo);
-	EXPECT_EQ(mem_type(bo), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 
 	dma_fence_signal(f);
 	dma_fence_put(f);
@@ -571,7 +549,7 @@ KTEST(ttm_bo_validate_move_fence_not_signaled_wait)
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	/* Validate could only finish after the fence signalled. */
 	EXPECT_TRUE(dma_fence_test_signaled_flag(f));
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	pthread_join(d.thread, NULL);
 
 	dma_fence_put(f);
@@ -588,7 +566,7 @@ KTEST(ttm_bo_validate_happy_evict)
 	dev_init(64, 4 * BO_PAGES, false);
 	for (unsigned i = 0; i < 4; i++) {
 		bos[i] = bo_in(BO_SIZE, TTM_PL_VRAM);
-		bo_fill(bos[i], 100 + i);
+		EXPECT_EQ(ttm_test_bo_reserve_fill(bos[i], 100 + i), 0);
 	}
 	/* Touching bos[0] makes bos[1] the least recently used. */
 	ttm_bo_reserve(bos[0], false, false, NULL);
@@ -596,17 +574,17 @@ KTEST(ttm_bo_validate_happy_evict)
 
 	big = bo_in(2 * BO_SIZE, TTM_PL_SYSTEM);
 	EXPECT_EQ(validate_to(big, TTM_PL_VRAM, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(big), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(big), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.evictions, 2);
 	EXPECT_UEQ(ctx.moves, 1);
 	EXPECT_UEQ(ctx.bytes_moved, 4 * BO_SIZE);
 	/* Least recently used first, and no more than needed. */
-	EXPECT_EQ(mem_type(bos[1]), TTM_PL_TT);
-	EXPECT_EQ(mem_type(bos[2]), TTM_PL_TT);
-	EXPECT_EQ(mem_type(bos[0]), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(bos[3]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[1]), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[2]), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[0]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[3]), TTM_PL_VRAM);
 	for (unsigned i = 0; i < 4; i++)
-		EXPECT_EQ(bo_verify(bos[i], 100 + i), 0);
+		EXPECT_EQ(ttm_test_bo_reserve_verify(bos[i], 100 + i), 0);
 	EXPECT_UGE(atomic_load(&tdev.bdev.stats.evictions), 2);
 
 	for (unsigned i = 0; i < 4; i++)
@@ -636,8 +614,8 @@ KTEST(ttm_bo_validate_evict_priority)
 	low = bo_in(BO_SIZE, TTM_PL_VRAM);
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(low), TTM_PL_TT);
-	EXPECT_EQ(mem_type(high), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(low), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(high), TTM_PL_VRAM);
 
 	ttm_bo_put(high);
 	ttm_bo_put(low);
@@ -654,14 +632,14 @@ KTEST(ttm_bo_validate_all_pinned_evict)
 	dev_init(64, 16, false);
 	n = fill_pinned(pinned, TTM_PL_VRAM, 16);
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-	bo_fill(bo, 5);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 5), 0);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_UEQ(ctx.evictions, 0);
 	for (unsigned i = 0; i < n; i++)
-		EXPECT_EQ(mem_type(pinned[i]), TTM_PL_VRAM);
-	EXPECT_EQ(bo_verify(bo, 5), 0);
+		EXPECT_EQ(ttm_test_bo_mem_type(pinned[i]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 5), 0);
 
 	ttm_bo_put(bo);
 	put_unpin(pinned, n);
@@ -687,10 +665,10 @@ KTEST(ttm_bo_validate_allowed_only_evict)
 
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(b), TTM_PL_TT);
-	EXPECT_EQ(mem_type(a), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(c), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(b), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(a), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(c), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.evictions, 1);
 
 	/* A victim reserved by someone else is not taken without a ticket. */
@@ -700,7 +678,7 @@ KTEST(ttm_bo_validate_allowed_only_evict)
 		struct ttm_operation_ctx ctx2 = {0};
 
 		EXPECT_EQ(validate_to(d, TTM_PL_VRAM, 0, &ctx2), -EBUSY);
-		EXPECT_EQ(mem_type(d), TTM_PL_SYSTEM);
+		EXPECT_EQ(ttm_test_bo_mem_type(d), TTM_PL_SYSTEM);
 		ttm_bo_put(d);
 	}
 	ttm_bo_unreserve(bo);
@@ -736,7 +714,7 @@ KTEST(ttm_bo_validate_deleted_evict)
 	signal_later(&d, f, 20);
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	pthread_join(d.thread, NULL);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	/* Released, never moved. */
 	EXPECT_UEQ(ctx.evictions, 0);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
@@ -757,23 +735,23 @@ KTEST(ttm_bo_validate_busy_domain_evict)
 
 	dev_init(64, BO_PAGES, false);
 	busy = bo_in(BO_SIZE, TTM_PL_VRAM);
-	bo_fill(busy, 9);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(busy, 9), 0);
 	f = bo_busy(busy);
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
-	EXPECT_EQ(mem_type(busy), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(busy), TTM_PL_VRAM);
 	EXPECT_UEQ(nw.evictions, 0);
 
 	/* Allowed to wait, the busy BO is evicted once idle. */
 	signal_later(&d, f, 20);
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	pthread_join(d.thread, NULL);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(busy), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(busy), TTM_PL_TT);
 	EXPECT_UEQ(ctx.evictions, 1);
-	EXPECT_EQ(bo_verify(busy, 9), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(busy, 9), 0);
 
 	dma_fence_put(f);
 	ttm_bo_put(busy);
@@ -804,7 +782,7 @@ KTEST(ttm_bo_validate_evict_gutting)
 					       NULL, ttm_test_bo_destroy),
 			  0);
 	}
-	EXPECT_EQ(mem_type(bo), TTM_PL_PRIV);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_PRIV);
 	EXPECT_NULL(victim->resource);
 	EXPECT_UEQ(ctx.evictions, 1);
 	/* And a CPU copy into it is refused, leaving the BO where it was. */
@@ -813,7 +791,7 @@ KTEST(ttm_bo_validate_evict_gutting)
 
 		EXPECT_EQ(validate_to(victim, TTM_PL_SYSTEM, 0, &ctx), 0);
 		EXPECT_EQ(validate_to(sys, TTM_PL_PRIV, 0, &ctx), -EIO);
-		EXPECT_EQ(mem_type(sys), TTM_PL_SYSTEM);
+		EXPECT_EQ(ttm_test_bo_mem_type(sys), TTM_PL_SYSTEM);
 		ttm_bo_put(sys);
 	}
 	EXPECT_UGE(atomic_load(&tdev.delete_mem_notifies), 1);
@@ -835,19 +813,19 @@ KTEST(ttm_bo_validate_recursive_evict)
 	dev_init(BO_PAGES, BO_PAGES, false);
 	in_tt = bo_in(BO_SIZE, TTM_PL_TT);
 	in_vram = bo_in(BO_SIZE, TTM_PL_VRAM);
-	bo_fill(in_tt, 21);
-	bo_fill(in_vram, 22);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(in_tt, 21), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(in_vram, 22), 0);
 
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-	bo_fill(bo, 23);
+	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 23), 0);
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(in_vram), TTM_PL_TT);
-	EXPECT_EQ(mem_type(in_tt), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(in_vram), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(in_tt), TTM_PL_SYSTEM);
 	EXPECT_UEQ(ctx.evictions, 2);
-	EXPECT_EQ(bo_verify(in_tt, 21), 0);
-	EXPECT_EQ(bo_verify(in_vram, 22), 0);
-	EXPECT_EQ(bo_verify(bo, 23), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(in_tt, 21), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(in_vram, 22), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 23), 0);
 
 	ttm_bo_put(in_tt);
 	ttm_bo_put(in_vram);
@@ -885,8 +863,8 @@ KTEST(ttm_bo_validate_ticket_evict)
 	}
 	ttm_bo_unreserve(bo);
 	ww_acquire_fini(&ticket);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(victim), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_TT);
 
 	ttm_bo_put(victim);
 	ttm_bo_put(bo);
@@ -901,7 +879,7 @@ KTEST(ttm_bo_evict_mem_type_basic)
 	dev_init(64, 64, false);
 	for (unsigned i = 0; i < 3; i++) {
 		bos[i] = bo_in(BO_SIZE, TTM_PL_VRAM);
-		bo_fill(bos[i], 40 + i);
+		EXPECT_EQ(ttm_test_bo_reserve_fill(bos[i], 40 + i), 0);
 	}
 	ttm_bo_reserve(bos[2], false, false, NULL);
 	ttm_bo_pin(bos[2]);
@@ -909,9 +887,9 @@ KTEST(ttm_bo_evict_mem_type_basic)
 
 	/* Everything evictable goes; the pinned one stays and is reported. */
 	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx), -EBUSY);
-	EXPECT_EQ(mem_type(bos[0]), TTM_PL_TT);
-	EXPECT_EQ(mem_type(bos[1]), TTM_PL_TT);
-	EXPECT_EQ(mem_type(bos[2]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[0]), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[1]), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[2]), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.evictions, 2);
 
 	put_unpin(&bos[2], 1);
@@ -920,7 +898,7 @@ KTEST(ttm_bo_evict_mem_type_basic)
 	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_SYSTEM, &ctx), -EINVAL);
 	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_PRIV, &ctx), -EINVAL);
 	for (unsigned i = 0; i < 2; i++) {
-		EXPECT_EQ(bo_verify(bos[i], 40 + i), 0);
+		EXPECT_EQ(ttm_test_bo_reserve_verify(bos[i], 40 + i), 0);
 		ttm_bo_put(bos[i]);
 	}
 	dev_fini();
@@ -941,24 +919,24 @@ KTEST(ttm_bo_evict_mem_type_busy)
 	dev_init(64, 64, false);
 	for (unsigned i = 0; i < 3; i++) {
 		bos[i] = bo_in(BO_SIZE, TTM_PL_VRAM);
-		bo_fill(bos[i], 60 + i);
+		EXPECT_EQ(ttm_test_bo_reserve_fill(bos[i], 60 + i), 0);
 	}
 	f = bo_busy(bos[0]);
 
 	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &nw), -EBUSY);
-	EXPECT_EQ(mem_type(bos[0]), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(bos[1]), TTM_PL_TT);
-	EXPECT_EQ(mem_type(bos[2]), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[0]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[1]), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[2]), TTM_PL_TT);
 	EXPECT_UEQ(nw.evictions, 2);
 
 	signal_later(&d, f, 20);
 	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx), 0);
 	pthread_join(d.thread, NULL);
-	EXPECT_EQ(mem_type(bos[0]), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[0]), TTM_PL_TT);
 	EXPECT_UEQ(ctx.evictions, 1);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
 	for (unsigned i = 0; i < 3; i++) {
-		EXPECT_EQ(bo_verify(bos[i], 60 + i), 0);
+		EXPECT_EQ(ttm_test_bo_reserve_verify(bos[i], 60 + i), 0);
 		ttm_bo_put(bos[i]);
 	}
 	dma_fence_put(f);
@@ -1029,7 +1007,7 @@ static void *race_fn(void *arg)
 			rc->busy++;
 		else
 			rc->errors++;
-		if (bo_verify(bo, 1000 * rc->id + i))
+		if (ttm_test_bo_reserve_verify(bo, 1000 * rc->id + i))
 			rc->corrupt++;
 	}
 	return NULL;
@@ -1074,7 +1052,7 @@ KTEST(ttm_bo_validate_concurrent_evict)
 	for (unsigned t = 0; t < RACE_THREADS; t++) {
 		for (unsigned i = 0; i < RACE_BOS; i++) {
 			rc[t].bos[i] = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-			bo_fill(rc[t].bos[i], 1000 * t + i);
+			EXPECT_EQ(ttm_test_bo_reserve_fill(rc[t].bos[i], 1000 * t + i), 0);
 		}
 		EXPECT_EQ(validate_to(rc[t].bos[0], TTM_PL_VRAM, 0, &(struct ttm_operation_ctx){0}),
 			  0);
@@ -1095,7 +1073,7 @@ KTEST(ttm_bo_validate_concurrent_evict)
 	for (unsigned t = 0; t < RACE_THREADS; t++) {
 		EXPECT_GT(rc[t].ok, 0);
 		for (unsigned i = 0; i < RACE_BOS; i++) {
-			EXPECT_EQ(bo_verify(rc[t].bos[i], 1000 * t + i), 0);
+			EXPECT_EQ(ttm_test_bo_reserve_verify(rc[t].bos[i], 1000 * t + i), 0);
 			ttm_bo_put(rc[t].bos[i]);
 		}
 	}
@@ -1123,8 +1101,8 @@ KTEST(ttm_bo_validate_ticket_deadlock)
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, &younger), 0);
 	ctx.ticket = &younger;
 	EXPECT_EQ(ttm_bo_validate(bo, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), -EDEADLK);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
-	EXPECT_EQ(mem_type(victim), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_VRAM);
 	EXPECT_UEQ(younger.acquired, 1);
 
 	/* Back off, let the older one finish, retry: now it evicts. */
@@ -1135,8 +1113,8 @@ KTEST(ttm_bo_validate_ticket_deadlock)
 	EXPECT_EQ(ttm_bo_validate(bo, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), 0);
 	ttm_bo_unreserve(bo);
 	ww_acquire_fini(&younger);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(victim), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_TT);
 
 	ttm_bo_put(victim);
 	ttm_bo_put(bo);
@@ -1163,13 +1141,13 @@ KTEST(ttm_bo_validate_evict_range)
 	ttm_bo_reserve(bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
 	ttm_bo_unreserve(bo);
-	EXPECT_EQ(mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_UGE(bo->resource->start, 2 * BO_PAGES);
 	EXPECT_UEQ(ctx.evictions, 1);
-	EXPECT_EQ(mem_type(bos[0]), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(bos[1]), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(bos[2]), TTM_PL_TT);
-	EXPECT_EQ(mem_type(bos[3]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[0]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[1]), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[2]), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(bos[3]), TTM_PL_VRAM);
 
 	for (unsigned i = 0; i < 4; i++)
 		ttm_bo_put(bos[i]);
@@ -1193,16 +1171,16 @@ KTEST(ttm_bo_validate_allow_res_evict)
 				       ttm_test_placement(&p, TTM_PL_VRAM, 0), 0, &ctx, owner->resv,
 				       ttm_test_bo_destroy),
 		  0);
-	EXPECT_EQ(mem_type(shared), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(shared), TTM_PL_VRAM);
 
 	/* Sharing our lock is not permission to evict. */
 	EXPECT_EQ(ttm_bo_validate(owner, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), -ENOMEM);
-	EXPECT_EQ(mem_type(shared), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(shared), TTM_PL_VRAM);
 	ctx.allow_res_evict = true;
 	ctx.resv = owner->resv;
 	EXPECT_EQ(ttm_bo_validate(owner, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), 0);
-	EXPECT_EQ(mem_type(owner), TTM_PL_VRAM);
-	EXPECT_EQ(mem_type(shared), TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_mem_type(owner), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(shared), TTM_PL_TT);
 	/* The caller still holds the shared reservation. */
 	EXPECT_TRUE(dma_resv_is_locked(owner->resv));
 	ttm_bo_unreserve(owner);

@@ -359,6 +359,31 @@ int ttm_test_bo_verify(struct ttm_buffer_object *bo, uint64_t seed)
 	return 0;
 }
 
+int ttm_test_bo_reserve_fill(struct ttm_buffer_object *bo, uint64_t seed)
+{
+	int ret;
+
+	ttm_bo_reserve(bo, false, false, NULL);
+	ret = ttm_test_bo_fill(bo, seed);
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+
+int ttm_test_bo_reserve_verify(struct ttm_buffer_object *bo, uint64_t seed)
+{
+	int ret;
+
+	ttm_bo_reserve(bo, false, false, NULL);
+	ret = ttm_test_bo_verify(bo, seed);
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+
+unsigned ttm_test_bo_mem_type(const struct ttm_buffer_object *bo)
+{
+	return bo->resource ? bo->resource->mem_type : TTM_NUM_MEM_TYPES;
+}
+
 int ttm_test_bo_checksum(struct ttm_buffer_object *bo, uint64_t *sum)
 {
 	struct ttm_operation_ctx ctx = {0};

@@ -174,6 +174,24 @@ int ttm_test_bo_fill(struct ttm_buffer_object *bo, uint64_t seed);
 int ttm_test_bo_verify(struct ttm_buffer_object *bo, uint64_t seed);
 
 /**
+ * ttm_test_bo_reserve_fill() - ttm_test_bo_fill() of an unreserved @bo,
+ * reserving it around the fill. Return: as ttm_test_bo_fill().
+ */
+int ttm_test_bo_reserve_fill(struct ttm_buffer_object *bo, uint64_t seed);
+
+/**
+ * ttm_test_bo_reserve_verify() - ttm_test_bo_verify() of an unreserved @bo,
+ * reserving it around the check. Return: as ttm_test_bo_verify().
+ */
+int ttm_test_bo_reserve_verify(struct ttm_buffer_object *bo, uint64_t seed);
+
+/**
+ * ttm_test_bo_mem_type() - where @bo lives: its resource's memory type, or
+ * TTM_NUM_MEM_TYPES when it has no resource (a value no placement names).
+ */
+unsigned ttm_test_bo_mem_type(const struct ttm_buffer_object *bo);
+
+/**
  * ttm_test_bo_checksum() - a 64-bit checksum (FNV-1a) of @bo's content
  * (reserved), into *@sum. Return: 0; the access error.
  */
