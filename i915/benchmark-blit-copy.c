@@ -101,7 +101,8 @@ int main(int argc, char **argv)
 			}
 		}
 		if (r)
-			blit.v[blit.n++] = (double)size * copies / (double)(i915_bench_now_ns() - t0);
+			blit.v[blit.n++] =
+			    (double)size * copies / (double)(i915_bench_now_ns() - t0);
 		t0 = i915_bench_now_ns();
 		for (unsigned int c = 0; c < copies; c++) {
 			memcpy(dst, src, size);
