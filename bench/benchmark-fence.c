@@ -30,9 +30,32 @@
  * reported by the harness (median, spread, bootstrap CI, JSON results file,
  * summary with ratio and target). The two round trips are measured in
  * alternating repetitions.
+ *
+ * --backend=hw [--device PATH] replaces all of the above by a real Intel
+ * GPU's fences (bench_hw.h; without an i915 render node, or built without
+ * libdrm, it prints "SKIP: <reason>" and exits 77):
+ *  fence.hw.nop.submit_to_signal  ns from hw_ttm_exec() of an empty batch
+ *                      to dma_fence_wait_timeout() returning, one batch at a
+ *                      time (histogram); reference: the futex round trip
+ *  fence.hw.ioctl_getparam  ns per I915_GETPARAM, the floor of any i915
+ *                      call, against a plain syscall
+ *  fence.hw.nop.t<N>.throughput / .ns_per_fence  fences/s summed over N =
+ *                      1 .. --threads threads, each submitting and waiting
+ *                      for its own batch; per-thread ns against the futex
+ * The machine block records the GPU (gpu.pci_id, gpu.driver, ...).
  */
 #include <ttm/dma_fence.h>
 #include <bench.h>
+#include <bench_hw.h>
+
+#include "ttm_config.h"
+
+#if TTM_HAVE_LIBDRM
+#include <i915_drm.h>
+
+#include "hw_gpu.h"
+#include "hw_ttm.h"
+#endif
 
 #include <errno.h>
 
@@ -474,6 +497,282 @@ static double rep_waiters(unsigned n, unsigned rounds)
 	return ok && rounds ? (double)total / rounds : -1;
 }
 
+#if TTM_HAVE_LIBDRM
+/*
+ * --backend=hw: fences of a real GPU. Every figure comes from empty batches
+ * (MI_BATCH_BUFFER_END) submitted through hw_ttm_exec(), so a fence here is
+ * the whole path a driver's fence takes: reserve + validate into TT,
+ * execbuffer2 with an out-fence, the GPU running the batch, the sync_file
+ * polling readable and the waiter thread signalling our dma_fence.
+ */
+
+/* A GPU fence that takes longer than this is a hung GPU, not a figure. */
+#define HW_FENCE_TIMEOUT_NS 2000000000LL
+
+/* A 4 KiB TT BO holding an empty batch, unreserved, one reference. */
+static int hw_nop_batch(struct bench_hw *hw, struct hw_ttm_bo **out)
+{
+	const struct hw_gpu_info *info = hw_gpu_info(hw->gpu);
+	struct hw_ttm_bo *bo;
+	struct hw_bo *gem;
+	int ret;
+
+	ret = hw_ttm_bo_create(hw->dev, 4096, &hw_ttm_placement_tt, &bo);
+	if (ret)
+		return ret;
+	ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
+	if (ret)
+		goto err_put;
+	gem = hw_ttm_bo_gem(bo);
+	ret = gem ? hw_bo_mmap(hw->gpu, gem, info->discrete ? HW_MMAP_FIXED : HW_MMAP_WB) : -EINVAL;
+	if (!ret) {
+		ret = hw_batch_nop(gem->map, 4096 / 4);
+		hw_bo_munmap(hw->gpu, gem);
+		ret = ret < 0 ? ret : 0;
+	}
+	ttm_bo_unreserve(&bo->tbo);
+	if (ret)
+		goto err_put;
+	*out = bo;
+	return 0;
+
+err_put:
+	ttm_bo_put(&bo->tbo);
+	return ret;
+}
+
+/* Submit @batch, wait for its fence: 0, the fence's error, or -ETIME. */
+static int hw_nop_once(struct bench_hw *hw, struct hw_ttm_bo *batch)
+{
+	struct dma_fence *f;
+	int64_t left;
+	int ret;
+
+	ret = hw_ttm_exec(hw->dev, NULL, 0, batch, &f);
+	if (ret)
+		return ret;
+	left = dma_fence_wait_timeout(f, false, HW_FENCE_TIMEOUT_NS);
+	ret = left > 0 ? dma_fence_get_status(f) : left == 0 ? -ETIME : (int)left;
+	/* get_status is 1 for "signalled without error". */
+	ret = ret > 0 ? 0 : ret;
+	dma_fence_put(f);
+	return ret;
+}
+
+struct hw_sweep {
+	struct bench_run *run;
+	struct bench_hw *hw;
+	pthread_barrier_t start;
+	atomic_bool stop;
+};
+
+struct hw_sweep_worker {
+	struct hw_sweep *sw;
+	struct hw_ttm_bo *batch;
+	unsigned index;
+	unsigned long ops;
+	int err;
+	pthread_t thread;
+};
+
+static void *hw_sweep_thread(void *p)
+{
+	struct hw_sweep_worker *w = p;
+	unsigned long n = 0;
+
+	bench_pin_thread(w->sw->run, w->index);
+	pthread_barrier_wait(&w->sw->start);
+	while (!w->err && !atomic_load_explicit(&w->sw->stop, memory_order_relaxed)) {
+		w->err = hw_nop_once(w->sw->hw, w->batch);
+		n++;
+	}
+	w->ops = w->err ? 0 : n;
+	return NULL;
+}
+
+/*
+ * One repetition: batches per second summed over @nthreads threads, each
+ * submitting its own batch BO and waiting for it before the next (so the
+ * rate is what concurrent submit-and-wait clients get, not queue depth).
+ */
+static int hw_sweep_rep(struct bench_run *run, struct bench_hw *hw, struct hw_ttm_bo **batches,
+			unsigned nthreads, double secs, double *rate)
+{
+	struct hw_sweep sw = { .run = run, .hw = hw };
+	struct hw_sweep_worker *w = calloc(nthreads, sizeof(*w));
+	unsigned long total = 0;
+	unsigned started = 0;
+	uint64_t t0, t1;
+	int rc = 0;
+
+	if (!w)
+		return -ENOMEM;
+	atomic_init(&sw.stop, false);
+	if (pthread_barrier_init(&sw.start, NULL, nthreads + 1)) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (; started < nthreads; started++) {
+		w[started].sw = &sw;
+		w[started].batch = batches[started];
+		w[started].index = started;
+		if (pthread_create(&w[started].thread, NULL, hw_sweep_thread, &w[started]))
+			break;
+	}
+	if (started < nthreads) {
+		/* Stand in at the barrier for the threads that never started. */
+		atomic_store(&sw.stop, true);
+		for (unsigned i = started; i < nthreads; i++)
+			pthread_barrier_wait(&sw.start);
+		rc = -EAGAIN;
+	}
+	pthread_barrier_wait(&sw.start);
+	t0 = bench_now_ns();
+	while (!rc && bench_now_ns() - t0 < (uint64_t)(secs * 1e9)) {
+		struct timespec ts = { 0, 2000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	atomic_store(&sw.stop, true);
+	for (unsigned i = 0; i < started; i++) {
+		pthread_join(w[i].thread, NULL);
+		total += w[i].ops;
+		if (w[i].err && !rc)
+			rc = w[i].err;
+	}
+	t1 = bench_now_ns();
+	pthread_barrier_destroy(&sw.start);
+	free(w);
+	if (!rc)
+		*rate = (double)total / ((double)(t1 - t0) * 1e-9);
+	return rc;
+}
+
+static int hw_figures(struct bench_run *run, struct bench_hw *hw, struct hw_ttm_bo **batches,
+		      unsigned max_threads)
+{
+	unsigned reps = run->opts.reps, per_rep = run->opts.quick ? 200 : 2000;
+	struct bench_metric *lat, *ioctl_rtt;
+	int rc, v;
+
+	/*
+	 * Latency: one batch at a time from submission to our fence waking
+	 * the waiter, each batch a histogram value; against the futex round
+	 * trip (the floor of any cross-thread wake-up, which the sync_file
+	 * waiter adds) and beside it the bare I915_GETPARAM ioctl (the floor
+	 * of any call into i915) against a plain syscall.
+	 */
+	lat = bench_metric_add(run, "fence.hw.nop.submit_to_signal", "ns", BENCH_LOWER_IS_BETTER);
+	ioctl_rtt = bench_metric_add(run, "fence.hw.ioctl_getparam", "ns", BENCH_LOWER_IS_BETTER);
+	if (!lat || !ioctl_rtt || bench_metric_use_hist(lat))
+		return -ENOMEM;
+	bench_metric_reference(lat, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
+	bench_metric_reference(ioctl_rtt, BENCH_REF_SYSCALL, BENCH_RATIO_VALUE_OVER_REF);
+	for (unsigned i = 0; i < per_rep / 4; i++) {
+		rc = hw_nop_once(hw, batches[0]);
+		if (rc)
+			return rc;
+	}
+	for (unsigned r = 0; r < reps; r++) {
+		uint64_t t0 = bench_now_ns(), t1;
+
+		for (unsigned i = 0; i < per_rep; i++) {
+			rc = hw_gpu_getparam(hw->gpu, I915_PARAM_CHIPSET_ID, &v);
+			if (rc)
+				return rc;
+		}
+		t1 = bench_now_ns();
+		if (bench_metric_sample(ioctl_rtt, (double)(t1 - t0) / per_rep))
+			return -ENOMEM;
+		for (unsigned i = 0; i < per_rep; i++) {
+			t0 = bench_now_ns();
+			rc = hw_nop_once(hw, batches[0]);
+			if (rc)
+				return rc;
+			if (bench_metric_record(lat, bench_now_ns() - t0))
+				return -ENOMEM;
+		}
+		bench_progress(run, "hw latency", (double)(r + 1) / reps);
+	}
+	bench_progress_done(run);
+
+	/* Throughput against the number of submitting threads. */
+	bench_run_param(run, "sweep_threads", "1-%u", max_threads);
+	for (unsigned t = 1; t <= max_threads; t++) {
+		struct bench_metric *tp, *per;
+		char name[64], lbl[16];
+
+		snprintf(name, sizeof(name), "fence.hw.nop.t%u.throughput", t);
+		tp = bench_metric_add(run, name, "fences/s", BENCH_HIGHER_IS_BETTER);
+		snprintf(name, sizeof(name), "fence.hw.nop.t%u.ns_per_fence", t);
+		per = bench_metric_add(run, name, "ns", BENCH_LOWER_IS_BETTER);
+		if (!tp || !per)
+			return -ENOMEM;
+		snprintf(lbl, sizeof(lbl), "%u", t);
+		bench_metric_label(tp, "threads", lbl);
+		bench_metric_label(per, "threads", lbl);
+		bench_metric_label(per, "unit", "threads / throughput: ns per fence per thread");
+		/* A rate has no same-unit reference; its per-thread cost has the futex's. */
+		bench_metric_reference(per, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
+		for (unsigned r = 0; r < reps; r++) {
+			double rate = 0;
+
+			rc = hw_sweep_rep(run, hw, batches, t, run->opts.duration_s / 5, &rate);
+			if (rc)
+				return rc;
+			if (rate <= 0 || bench_metric_sample(tp, rate) ||
+			    bench_metric_sample(per, (double)t / rate * 1e9))
+				return rc ? rc : -EIO;
+		}
+		bench_progress(run, "hw threads sweep", (double)t / max_threads);
+	}
+	bench_progress_done(run);
+	return 0;
+}
+
+/* The whole --backend=hw run; returns main()'s exit status. */
+static int hw_main(struct bench_run *run, struct bench_hw *hw)
+{
+	struct hw_ttm_bo **batches;
+	unsigned max_threads, made = 0;
+	int rc;
+
+	rc = bench_hw_open(run, hw, NULL);
+	if (rc)
+		return bench_hw_exit(run, hw, "benchmark-fence", rc);
+	max_threads = run->opts.threads_set ? run->opts.threads : run->machine.pus;
+	if (max_threads < 1)
+		max_threads = 1;
+	bench_run_param(run, "path", "%s", "hw");
+	bench_run_param(run, "batch", "%s", "nop");
+	batches = calloc(max_threads, sizeof(*batches));
+	rc = batches ? 0 : -ENOMEM;
+	for (; !rc && made < max_threads; made++) {
+		rc = hw_nop_batch(hw, &batches[made]);
+		if (rc)
+			break;
+	}
+	if (!rc)
+		rc = bench_references_measure(run);
+	if (!rc) {
+		bench_pin_thread(run, 0);
+		rc = hw_figures(run, hw, batches, max_threads);
+	}
+	for (unsigned i = 0; i < made; i++)
+		ttm_bo_put(&batches[i]->tbo);
+	free(batches);
+	if (bench_hw_close(hw))
+		fprintf(stderr, "benchmark-fence: the TTM device still had BOs at close\n");
+	if (rc) {
+		fprintf(stderr, "benchmark-fence: --backend=hw: %s%s\n", strerror(-rc),
+			rc == -EIO ? " (GPU wedged or batch killed by a reset)" : "");
+		bench_run_fini(run);
+		return 1;
+	}
+	return bench_run_finish(run);
+}
+#endif /* TTM_HAVE_LIBDRM */
+
 /*
  * Samples of one figure, in ns per operation: @reps repetitions of @fn after
  * one warm-up.
@@ -491,8 +790,14 @@ static int sample(struct bench_metric *m, double (*fn)(unsigned long), unsigned 
 	return 0;
 }
 
+static const struct bench_opt fence_opts[] = {
+	BENCH_HW_OPT_DEVICE,
+	{ NULL, NULL, NULL, NULL },
+};
+
 int main(int argc, char **argv)
 {
+	struct bench_hw hw;
 	struct bench_run run;
 	struct bench_metric *csp, *wait, *rtt;
 	struct bench_reference *futex_ref;
@@ -501,7 +806,8 @@ int main(int argc, char **argv)
 	unsigned reps, max_threads;
 	int rc;
 
-	rc = bench_setup(&run, "fence", argc, argv, NULL, NULL);
+	bench_hw_init(&hw);
+	rc = bench_setup(&run, "fence", argc, argv, fence_opts, &hw);
 	if (rc)
 		return bench_exit_code(rc);
 	reps = run.opts.reps;
@@ -509,6 +815,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "benchmark-fence: --reps must be at most %d\n", BENCH_MAX_REPS_LOCAL);
 		bench_run_fini(&run);
 		return 2;
+	}
+	if (run.opts.backend == BENCH_BACKEND_HW) {
+#if TTM_HAVE_LIBDRM
+		return hw_main(&run, &hw);
+#else
+		return bench_hw_exit(&run, &hw, "benchmark-fence", bench_hw_open(&run, &hw, NULL));
+#endif
 	}
 	scale = run.opts.quick ? 10 : 1;
 	bench_run_param(&run, "path", "%s", "core");
