@@ -1197,6 +1197,18 @@ static int ttm_drm_mm_evict(struct ttm_drm_device *ddev, unsigned mem_type, bool
 	return ret;
 }
 
+/*
+ * MM_LOCK/MM_UNLOCK: the caller holds mm_lock for writing, so no validate
+ * is placing into the type; ddev->lock still guards @mem for its readers.
+ */
+static void ttm_drm_mm_set_locked(struct ttm_drm_device *ddev, struct ttm_drm_mem_type *mt,
+				  bool locked)
+{
+	pthread_mutex_lock(&ddev->lock);
+	mt->locked = locked;
+	pthread_mutex_unlock(&ddev->lock);
+}
+
 /* MM_TAKEDOWN: evict the type and remove its manager; -EBUSY if buffers stay. */
 static int ttm_drm_mm_takedown_ioctl(struct ttm_drm_file *file, void *data)
 {
@@ -1254,11 +1266,8 @@ static int ttm_drm_mm_lock_ioctl(struct ttm_drm_file *file, void *data)
 		goto out;
 	}
 	ret = ttm_drm_mm_evict(ddev, arg->mem_type, arg->lock_flags & DRM_BO_LOCK_IGNORE_NO_EVICT);
-	if (!ret) {
-		pthread_mutex_lock(&ddev->lock);
-		mt->locked = true;
-		pthread_mutex_unlock(&ddev->lock);
-	}
+	if (!ret)
+		ttm_drm_mm_set_locked(ddev, mt, true);
 out:
 	pthread_rwlock_unlock(&ddev->mm_lock);
 	return ret;
@@ -1275,13 +1284,10 @@ static int ttm_drm_mm_unlock_ioctl(struct ttm_drm_file *file, void *data)
 		return -EINVAL;
 	pthread_rwlock_wrlock(&ddev->mm_lock);
 	mt = &ddev->mem[arg->mem_type];
-	if (!mt->rman || !mt->locked) {
+	if (!mt->rman || !mt->locked)
 		ret = -EINVAL;
-	} else {
-		pthread_mutex_lock(&ddev->lock);
-		mt->locked = false;
-		pthread_mutex_unlock(&ddev->lock);
-	}
+	else
+		ttm_drm_mm_set_locked(ddev, mt, false);
 	pthread_rwlock_unlock(&ddev->mm_lock);
 	return ret;
 }
