@@ -30,8 +30,11 @@
  *        so both copies are blits through a GGTT hop; its latency is the
  *        validate plus the wait for both objects to go idle (the blits are
  *        pipelined, the core's memcpy is not). execbuf lists go through
- *        i915_gem_execbuffer() with N-1 4 KiB objects and a batch object;
- *        the fence wait is outside the timed region.
+ *        i915_gem_execbuffer() with N-1 4 KiB objects and a batch object,
+ *        timed over the whole call (reservation, validation, submission,
+ *        fence attachment); the wait for the batch is outside it.
+ *        evict_copy_bw divides the core's bytes_moved, which counts every
+ *        hop (2x the BO size each way here), by that latency.
  *  core  the TTM core over bench_mockdev (memcpy moves, no GPU).
  * --backend=hw is reported as a skip (77).
  */
@@ -468,6 +471,7 @@ static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const stru
 		bw = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
 		if (!bw)
 			return -ENOMEM;
+		bench_metric_label(bw, "counted", "bytes moved per hop");
 		bench_metric_reference(bw, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
 	}
 	/* lmem of one BO, or an aperture of one BO above the guard page. */
