@@ -52,16 +52,17 @@ static void i915_ggtt_free(struct ttm_resource_manager *man, struct ttm_resource
 	to_ggtt(man)->range_func->free(man, res);
 }
 
+/*
+ * The range manager under the GGTT implements both range checks, so these
+ * only clamp the place; its own page-window tests decide.
+ */
 static bool i915_ggtt_intersects(struct ttm_resource_manager *man, struct ttm_resource *res,
 				 const struct ttm_place *place, uint64_t size)
 {
 	struct i915_ggtt *ggtt = to_ggtt(man);
 	struct ttm_place p = i915_ggtt_clamp(ggtt, place);
-	uint64_t lpfn = p.lpfn ? p.lpfn : man->size;
 
-	if (ggtt->range_func->intersects)
-		return ggtt->range_func->intersects(man, res, &p, size);
-	return res->start < lpfn && res->start + (res->size >> TTM_PAGE_SHIFT) > p.fpfn;
+	return ggtt->range_func->intersects(man, res, &p, size);
 }
 
 static bool i915_ggtt_compatible(struct ttm_resource_manager *man, struct ttm_resource *res,
@@ -69,11 +70,8 @@ static bool i915_ggtt_compatible(struct ttm_resource_manager *man, struct ttm_re
 {
 	struct i915_ggtt *ggtt = to_ggtt(man);
 	struct ttm_place p = i915_ggtt_clamp(ggtt, place);
-	uint64_t lpfn = p.lpfn ? p.lpfn : man->size;
 
-	if (ggtt->range_func->compatible)
-		return ggtt->range_func->compatible(man, res, &p, size);
-	return res->start >= p.fpfn && res->start + (res->size >> TTM_PAGE_SHIFT) <= lpfn;
+	return ggtt->range_func->compatible(man, res, &p, size);
 }
 
 static void i915_ggtt_debug(struct ttm_resource_manager *man, FILE *f)
