@@ -91,6 +91,8 @@ int bench_hw_open(struct bench_run *run, struct bench_hw *hw, const struct bench
 		path = getenv(HW_DEVICE_ENV);
 	oa.device = path && path[0] ? path : NULL;
 	oa.need = args->need_exec_fence ? HW_NEED_EXEC_FENCE : 0;
+	oa.sys = args->sys;
+	oa.sys_data = args->sys_data;
 	oa.why = hw->why;
 	oa.why_len = sizeof(hw->why);
 	ret = hw_gpu_open(&oa, &hw->gpu);

@@ -45,6 +45,7 @@
 #include "bench.h"
 
 struct hw_gpu;
+struct hw_sys_ops;
 struct hw_ttm_device;
 
 /* Room for the one-line reason of a failed open. */
@@ -74,12 +75,17 @@ struct bench_hw {
  * @need_exec_fence: refuse a kernel without I915_EXEC_FENCE_OUT. hw_ttm
  *	itself needs it, so this only moves the refusal to the open, where
  *	the reason names the missing feature.
+ * @sys: the kernel interface (hw_sys.h); NULL for the real one. Tests
+ *	plug in i915/hw's recording fake here; benchmarks leave it NULL.
+ * @sys_data: cookie for @sys.
  */
 struct bench_hw_args {
 	uint64_t tt_size;
 	uint64_t vram_size;
 	bool no_vram;
 	bool need_exec_fence;
+	const struct hw_sys_ops *sys;
+	void *sys_data;
 };
 
 /** bench_hw_init() - empty @hw (no device, no reason). */

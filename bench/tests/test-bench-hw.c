@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_hw against i915/hw's recording fake: what --backend=hw benchmarks
+ * rely on without a GPU. The open records the GPU in the results file, the
+ * errors that must skip do skip (77) with a reason, and no open - however
+ * it fails - leaves an fd, a GEM handle, a context or a VM behind.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "bench.h"
+#include "bench_hw.h"
+#include "hw_fake.h"
+#include "hw_ttm.h"
+#include "ktest.h"
+
+struct fixture {
+	struct hw_fake *fake;
+	struct bench_options opts;
+	struct bench_run run;
+	struct bench_hw hw;
+	struct bench_hw_args args;
+};
+
+static int fixture_init(struct fixture *fx)
+{
+	struct bench_options o;
+	char *argv[] = { "test-bench-hw", "--quick", NULL };
+	char err[128];
+	int ret;
+
+	memset(fx, 0, sizeof(*fx));
+	/* The open would otherwise follow a developer's real device. */
+	unsetenv(HW_DEVICE_ENV);
+	ret = bench_options_parse(&o, 2, argv, NULL, NULL, err, sizeof(err));
+	if (ret)
+		return ret;
+	o.backend = BENCH_BACKEND_HW;
+	fx->opts = o;
+	fx->fake = calloc(1, sizeof(*fx->fake));
+	if (!fx->fake)
+		return -ENOMEM;
+	hw_fake_init(fx->fake);
+	ret = bench_run_init(&fx->run, "bench-hw-test", &o);
+	if (ret) {
+		hw_fake_fini(fx->fake);
+		free(fx->fake);
+		return ret;
+	}
+	bench_hw_init(&fx->hw);
+	fx->args.need_exec_fence = true;
+	fx->args.sys = &hw_fake_ops;
+	fx->args.sys_data = fx->fake;
+	return 0;
+}
+
+/* Nothing the back end took from the "kernel" is still held. */
+static bool fake_clean(const struct hw_fake *f)
+{
+	return !f->open_fds && !f->live_handles && !f->live_maps && !f->live_ctx && !f->live_vms;
+}
+
+static void fixture_fini(struct fixture *fx)
+{
+	bench_run_fini(&fx->run);
+	hw_fake_fini(fx->fake);
+	free(fx->fake);
+}
+
+KTEST(bench_hw_open_records_gpu)
+{
+	struct fixture fx;
+	struct json_object *root, *machine, *params, *v;
+	char dir[] = "/tmp/test-bench-hw-XXXXXX";
+	char *path = NULL;
+	void *loaded;
+	char err[128];
+
+	ASSERT_EQ(fixture_init(&fx), 0);
+	ASSERT_EQ(bench_hw_open(&fx.run, &fx.hw, &fx.args), 0);
+	ASSERT_NOT_NULL(fx.hw.gpu);
+	ASSERT_NOT_NULL(fx.hw.dev);
+	EXPECT_STREQ(fx.hw.why, "");
+	/* The TT manager runs over the fake's ppGTT: TTM is usable at once. */
+	EXPECT_TRUE(fx.hw.dev->bdev.man_drv[TTM_PL_TT] != NULL);
+
+	ASSERT_NOT_NULL(mkdtemp(dir));
+	ASSERT_EQ(bench_run_write(&fx.run, dir, &path), 0);
+	ASSERT_EQ(bench_results_load(path, &loaded, err, sizeof(err)), 0);
+	root = loaded;
+	ASSERT_TRUE(json_object_object_get_ex(root, "machine", &machine));
+	ASSERT_TRUE(json_object_object_get_ex(machine, "backend_params", &params));
+	ASSERT_TRUE(json_object_object_get_ex(params, "gpu.pci_id", &v));
+	EXPECT_STREQ(json_object_get_string(v), "8086:9a49");
+	EXPECT_TRUE(json_object_object_get_ex(params, "gpu.device", &v));
+	EXPECT_TRUE(json_object_object_get_ex(params, "gpu.driver", &v));
+	json_object_put(root);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+
+	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
+	EXPECT_NULL(fx.hw.gpu);
+	EXPECT_NULL(fx.hw.dev);
+	EXPECT_TRUE(fake_clean(fx.fake));
+	/* Closing twice is harmless (a program's error paths may). */
+	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
+	fixture_fini(&fx);
+}
+
+KTEST(bench_hw_open_close_refuses_live_bo)
+{
+	struct fixture fx;
+	struct hw_ttm_bo *bo;
+
+	ASSERT_EQ(fixture_init(&fx), 0);
+	ASSERT_EQ(bench_hw_open(&fx.run, &fx.hw, &fx.args), 0);
+	ASSERT_EQ(hw_ttm_bo_create(fx.hw.dev, 4096, &hw_ttm_placement_tt, &bo), 0);
+	/* A live BO keeps the device: close must not free it under the BO. */
+	EXPECT_EQ(bench_hw_close(&fx.hw), -EBUSY);
+	EXPECT_TRUE(fx.hw.dev != NULL && fx.hw.gpu != NULL);
+	ttm_bo_put(&bo->tbo);
+	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
+	EXPECT_TRUE(fake_clean(fx.fake));
+	fixture_fini(&fx);
+}
+
+/* Each way the machine cannot run hw must be a skip with a reason. */
+KTEST(bench_hw_open_skips)
+{
+	static const struct {
+		const char *what;
+		int expect;
+	} cases[] = {
+		{ "not i915", -ENODEV },
+		{ "no node", -ENODEV },
+		{ "no softpin", -EOPNOTSUPP },
+		{ "no exec fence", -EOPNOTSUPP },
+		{ "permission", -EACCES },
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture fx;
+		int ret;
+
+		ASSERT_EQ(fixture_init(&fx), 0);
+		switch (i) {
+		case 0:
+			strcpy(fx.fake->nodes[0].driver, "amdgpu");
+			break;
+		case 1:
+			fx.fake->num_nodes = 0;
+			break;
+		case 2:
+			fx.fake->softpin = 0;
+			break;
+		case 3:
+			fx.fake->exec_fence = 0;
+			break;
+		default:
+			fx.fake->nodes[0].open_err = -EACCES;
+			break;
+		}
+		ret = bench_hw_open(&fx.run, &fx.hw, &fx.args);
+		EXPECT_TRUE(bench_hw_skippable(ret));
+		EXPECT_TRUE(fx.hw.why[0] != '\0');
+		EXPECT_NULL(fx.hw.gpu);
+		EXPECT_NULL(fx.hw.dev);
+		EXPECT_TRUE(fake_clean(fx.fake));
+		if (ret != cases[i].expect)
+			ktest_fail(__FILE__, __LINE__, "case %s: %d (%s)", cases[i].what, ret,
+				   fx.hw.why);
+		EXPECT_EQ(bench_hw_close(&fx.hw), 0);
+		fixture_fini(&fx);
+	}
+}
+
+/* Fail every ioctl of the open in turn: an error or success, never a leak. */
+KTEST(bench_hw_open_every_ioctl_fails)
+{
+	unsigned failed = 0;
+
+	for (unsigned n = 1; n < 64; n++) {
+		struct fixture fx;
+		int ret;
+
+		ASSERT_EQ(fixture_init(&fx), 0);
+		fx.fake->fail_nth = n;
+		fx.fake->fail_err = -ENOMEM;
+		ret = bench_hw_open(&fx.run, &fx.hw, &fx.args);
+		/* An n past the open would fail a destroy inside close: not this test. */
+		fx.fake->fail_nth = 0;
+		if (ret) {
+			failed++;
+			EXPECT_TRUE(fx.hw.why[0] != '\0');
+			EXPECT_NULL(fx.hw.gpu);
+		}
+		EXPECT_EQ(bench_hw_close(&fx.hw), 0);
+		if (!fake_clean(fx.fake))
+			ktest_fail(__FILE__, __LINE__,
+				   "ioctl %u failing (open: %d, %s): fds %d handles %d maps %d ctx %d vms %d",
+				   n, ret, fx.hw.why, fx.fake->open_fds, fx.fake->live_handles,
+				   fx.fake->live_maps, fx.fake->live_ctx, fx.fake->live_vms);
+		fixture_fini(&fx);
+	}
+	/* The open issues several ioctls: some of them must have been hit. */
+	EXPECT_GT(failed, 0u);
+}
+
+KTEST(bench_hw_opt_device_checks)
+{
+	struct bench_hw hw;
+	char err[128], longp[80];
+
+	bench_hw_init(&hw);
+	EXPECT_EQ(bench_hw_opt_device(&hw, "/dev/dri/renderD129", err, sizeof(err)), 0);
+	EXPECT_STREQ(hw.device, "/dev/dri/renderD129");
+	EXPECT_EQ(bench_hw_opt_device(&hw, "", err, sizeof(err)), -EINVAL);
+	memset(longp, 'x', sizeof(longp) - 1);
+	longp[sizeof(longp) - 1] = '\0';
+	EXPECT_EQ(bench_hw_opt_device(&hw, longp, err, sizeof(err)), -EINVAL);
+	EXPECT_STREQ(hw.device, "/dev/dri/renderD129");
+}
+
+KTEST(bench_hw_exit_status)
+{
+	struct fixture fx;
+
+	ASSERT_EQ(fixture_init(&fx), 0);
+	strcpy(fx.hw.why, "no DRM render node");
+	/* bench_hw_exit() frees the run: re-init it for fixture_fini(). */
+	EXPECT_EQ(bench_hw_exit(&fx.run, &fx.hw, "test", -ENODEV), 77);
+	ASSERT_EQ(bench_run_init(&fx.run, "bench-hw-test", &fx.opts), 0);
+	EXPECT_EQ(bench_hw_exit(&fx.run, &fx.hw, "test", -EACCES), 77);
+	ASSERT_EQ(bench_run_init(&fx.run, "bench-hw-test", &fx.opts), 0);
+	EXPECT_EQ(bench_hw_exit(&fx.run, &fx.hw, "test", -ENOMEM), 1);
+	ASSERT_EQ(bench_run_init(&fx.run, "bench-hw-test", &fx.opts), 0);
+	fixture_fini(&fx);
+}
