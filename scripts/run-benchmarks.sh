@@ -11,6 +11,10 @@
 #   ./scripts/run-benchmarks.sh --build DIR   use (and build) DIR instead of build-bench
 #   ./scripts/run-benchmarks.sh --baseline DIR  compare against DIR instead of
 #                                             results/baselines/<machine id>/
+#   ./scripts/run-benchmarks.sh --backend B   pass --backend=B (sim, the default:
+#                                             the i915 driver on the simulated GPU;
+#                                             core: validate/evict on the TTM core
+#                                             through the mock driver; hw)
 #
 # Exit status: 0; 1 when a benchmark failed (or --gate and a regression);
 # 2 on bad usage. A benchmark that skips (exit 77, e.g. no hardware) is listed
@@ -24,8 +28,10 @@ faults=true
 gate=false
 dir=build-bench
 baseline=
+backend=sim
 usage() {
-	echo "usage: $0 [--quick] [--no-faults] [--gate] [--build DIR] [--baseline DIR]" >&2
+	echo "usage: $0 [--quick] [--no-faults] [--gate] [--build DIR] [--baseline DIR]" \
+		"[--backend sim|core|hw]" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -35,6 +41,11 @@ while [ $# -gt 0 ]; do
 	--gate) gate=true ;;
 	--build) [ $# -ge 2 ] || usage; dir=$2; shift ;;
 	--baseline) [ $# -ge 2 ] || usage; baseline=$2; shift ;;
+	--backend)
+		[ $# -ge 2 ] || usage
+		case $2 in sim | core | hw) backend=$2 ;; *) usage ;; esac
+		shift
+		;;
 	*) usage ;;
 	esac
 	shift
@@ -62,6 +73,8 @@ part="$out.partial"
 mkdir -p "$part" || exit 1
 rc=0
 t_start=$(date +%s)
+# The load when the run starts: a baseline is only worth taking on a quiet box.
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A status
 for name in "${progs[@]}"; do
 	p="$dir/bench/$name"
@@ -73,7 +86,7 @@ for name in "${progs[@]}"; do
 	args=($quick)
 	# Programs on the shared harness write a JSON results file too.
 	if "$p" --help 2>/dev/null | grep -q -- '--out'; then
-		args+=(--out "$part")
+		args+=(--out "$part" "--backend=$backend")
 	fi
 	t0=$(date +%s)
 	"$p" "${args[@]}" >"$part/$name.txt" 2>"$part/$name.err"
@@ -94,6 +107,8 @@ done
 	echo "cores:    $(nproc)"
 	echo "faults:   $faults"
 	echo "mode:     ${quick:-full}"
+	echo "backend:  $backend"
+	echo "load:     $load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	echo "elapsed:  $(($(date +%s) - t_start)) s"
 } >"$part/machine.txt"
 # Only a finished run gets its final name.
