@@ -132,23 +132,28 @@ static bool i915_ggtt_range_ok(const struct i915_ggtt *ggtt, uint64_t first, uin
 	return first <= pages && count <= pages - first;
 }
 
-int i915_ggtt_bind_host(struct i915_ggtt *ggtt, uint64_t first, void *const *pages, uint64_t count)
+/*
+ * Write @count PTEs of @kind from GGTT page @first on, in batches: page i
+ * maps @pages[i] when @pages is given, else @offset + i pages (a linear
+ * range). Arguments are checked by the callers. Return: 0; the back end's
+ * insert error (the PTEs of earlier batches stay written).
+ */
+static int i915_ggtt_write_ptes(struct i915_ggtt *ggtt, uint64_t first, uint64_t count,
+				enum i915_pte_kind kind, void *const *pages, uint64_t offset)
 {
 	uint64_t ptes[I915_PTE_BATCH];
 	uint64_t done = 0;
 	int ret;
 
-	if (!i915_ggtt_range_ok(ggtt, first, count) || (count && !pages))
-		return -EINVAL;
-	for (uint64_t i = 0; i < count; i++)
-		if (!pages[i] || ((uintptr_t)pages[i] & (TTM_PAGE_SIZE - 1)))
-			return -EINVAL;
 	while (done < count) {
 		uint64_t n = count - done < I915_PTE_BATCH ? count - done : I915_PTE_BATCH;
 
-		for (uint64_t i = 0; i < n; i++)
-			ptes[i] = ggtt->be->ops->pte_encode(ggtt->be, I915_PTE_HOST,
-							    (uintptr_t)pages[done + i]);
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t addr = pages ? (uintptr_t)pages[done + i]
+					      : offset + ((done + i) << TTM_PAGE_SHIFT);
+
+			ptes[i] = ggtt->be->ops->pte_encode(ggtt->be, kind, addr);
+		}
 		ret = ggtt->be->ops->ggtt_insert(ggtt->be, first + done, ptes, n);
 		if (ret)
 			return ret;
@@ -158,31 +163,26 @@ int i915_ggtt_bind_host(struct i915_ggtt *ggtt, uint64_t first, void *const *pag
 	return 0;
 }
 
+int i915_ggtt_bind_host(struct i915_ggtt *ggtt, uint64_t first, void *const *pages, uint64_t count)
+{
+	if (!i915_ggtt_range_ok(ggtt, first, count) || (count && !pages))
+		return -EINVAL;
+	for (uint64_t i = 0; i < count; i++)
+		if (!pages[i] || ((uintptr_t)pages[i] & (TTM_PAGE_SIZE - 1)))
+			return -EINVAL;
+	return i915_ggtt_write_ptes(ggtt, first, count, I915_PTE_HOST, pages, 0);
+}
+
 int i915_ggtt_bind_linear(struct i915_ggtt *ggtt, uint64_t first, bool lmem, uint64_t offset,
 			  uint64_t count)
 {
 	enum i915_pte_kind kind = lmem ? I915_PTE_LMEM : I915_PTE_STOLEN;
 	uint64_t limit = lmem ? ggtt->be->lmem_size : ggtt->be->stolen_size;
-	uint64_t ptes[I915_PTE_BATCH];
-	uint64_t done = 0;
-	int ret;
 
 	if (!i915_ggtt_range_ok(ggtt, first, count) || (offset & (TTM_PAGE_SIZE - 1)) ||
 	    offset > limit || count > (limit - offset) >> TTM_PAGE_SHIFT)
 		return -EINVAL;
-	while (done < count) {
-		uint64_t n = count - done < I915_PTE_BATCH ? count - done : I915_PTE_BATCH;
-
-		for (uint64_t i = 0; i < n; i++)
-			ptes[i] = ggtt->be->ops->pte_encode(
-			    ggtt->be, kind, offset + ((done + i) << TTM_PAGE_SHIFT));
-		ret = ggtt->be->ops->ggtt_insert(ggtt->be, first + done, ptes, n);
-		if (ret)
-			return ret;
-		done += n;
-	}
-	atomic_fetch_add(&ggtt->pte_writes, count);
-	return 0;
+	return i915_ggtt_write_ptes(ggtt, first, count, kind, NULL, offset);
 }
 
 int i915_ggtt_bind_lmem(struct i915_ggtt *ggtt, uint64_t first,
