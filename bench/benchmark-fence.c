@@ -509,54 +509,10 @@ static double rep_waiters(unsigned n, unsigned rounds)
 /* A GPU fence that takes longer than this is a hung GPU, not a figure. */
 #define HW_FENCE_TIMEOUT_NS 2000000000LL
 
-/* A 4 KiB TT BO holding an empty batch, unreserved, one reference. */
-static int hw_nop_batch(struct bench_hw *hw, struct hw_ttm_bo **out)
-{
-	const struct hw_gpu_info *info = hw_gpu_info(hw->gpu);
-	struct hw_ttm_bo *bo;
-	struct hw_bo *gem;
-	int ret;
-
-	ret = hw_ttm_bo_create(hw->dev, 4096, &hw_ttm_placement_tt, &bo);
-	if (ret)
-		return ret;
-	ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
-	if (ret)
-		goto err_put;
-	gem = hw_ttm_bo_gem(bo);
-	ret = gem ? hw_bo_mmap(hw->gpu, gem, info->discrete ? HW_MMAP_FIXED : HW_MMAP_WB) : -EINVAL;
-	if (!ret) {
-		ret = hw_batch_nop(gem->map, 4096 / 4);
-		hw_bo_munmap(hw->gpu, gem);
-		ret = ret < 0 ? ret : 0;
-	}
-	ttm_bo_unreserve(&bo->tbo);
-	if (ret)
-		goto err_put;
-	*out = bo;
-	return 0;
-
-err_put:
-	ttm_bo_put(&bo->tbo);
-	return ret;
-}
-
-/* Submit @batch, wait for its fence: 0, the fence's error, or -ETIME. */
+/* One empty batch submitted and waited for. */
 static int hw_nop_once(struct bench_hw *hw, struct hw_ttm_bo *batch)
 {
-	struct dma_fence *f;
-	int64_t left;
-	int ret;
-
-	ret = hw_ttm_exec(hw->dev, NULL, 0, batch, &f);
-	if (ret)
-		return ret;
-	left = dma_fence_wait_timeout(f, false, HW_FENCE_TIMEOUT_NS);
-	ret = left > 0 ? dma_fence_get_status(f) : left == 0 ? -ETIME : (int)left;
-	/* get_status is 1 for "signalled without error". */
-	ret = ret > 0 ? 0 : ret;
-	dma_fence_put(f);
-	return ret;
+	return bench_hw_exec_wait(hw, NULL, 0, batch, HW_FENCE_TIMEOUT_NS);
 }
 
 struct hw_sweep {
@@ -748,7 +704,7 @@ static int hw_main(struct bench_run *run, struct bench_hw *hw)
 	batches = calloc(max_threads, sizeof(*batches));
 	rc = batches ? 0 : -ENOMEM;
 	for (; !rc && made < max_threads; made++) {
-		rc = hw_nop_batch(hw, &batches[made]);
+		rc = bench_hw_nop_batch(hw, &batches[made]);
 		if (rc)
 			break;
 	}

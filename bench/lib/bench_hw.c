@@ -143,6 +143,61 @@ int bench_hw_close(struct bench_hw *hw)
 	return 0;
 }
 
+int bench_hw_nop_batch(struct bench_hw *hw, struct hw_ttm_bo **out)
+{
+	enum hw_mmap_mode mode;
+	struct hw_ttm_bo *bo;
+	struct hw_bo *gem;
+	int ret;
+
+	if (!hw->dev)
+		return -ENODEV;
+	ret = hw_ttm_bo_create(hw->dev, 4096, &hw_ttm_placement_tt, &bo);
+	if (ret)
+		return ret;
+	ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
+	if (ret)
+		goto err_put;
+	gem = hw_ttm_bo_gem(bo);
+	/* Discrete parts accept only the placement's own caching (FIXED). */
+	mode = hw_gpu_info(hw->gpu)->discrete ? HW_MMAP_FIXED : HW_MMAP_WB;
+	ret = gem ? hw_bo_mmap(hw->gpu, gem, mode) : -EINVAL;
+	if (!ret) {
+		ret = hw_batch_nop(gem->map, 4096 / 4);
+		hw_bo_munmap(hw->gpu, gem);
+		ret = ret < 0 ? ret : 0;
+	}
+	ttm_bo_unreserve(&bo->tbo);
+	if (ret)
+		goto err_put;
+	*out = bo;
+	return 0;
+
+err_put:
+	ttm_bo_put(&bo->tbo);
+	return ret;
+}
+
+int bench_hw_exec_wait(struct bench_hw *hw, struct hw_ttm_bo *const *bos, unsigned n,
+		       struct hw_ttm_bo *batch, int64_t timeout_ns)
+{
+	struct dma_fence *f;
+	int64_t left;
+	int ret;
+
+	if (!hw->dev)
+		return -ENODEV;
+	ret = hw_ttm_exec(hw->dev, bos, n, batch, &f);
+	if (ret)
+		return ret;
+	left = dma_fence_wait_timeout(f, false, timeout_ns);
+	ret = left > 0 ? dma_fence_get_status(f) : left == 0 ? -ETIME : (int)left;
+	/* get_status is 1 for "signalled without error". */
+	ret = ret > 0 ? 0 : ret;
+	dma_fence_put(f);
+	return ret;
+}
+
 #else /* !TTM_HAVE_LIBDRM */
 
 int bench_hw_open(struct bench_run *run, struct bench_hw *hw, const struct bench_hw_args *args)
@@ -159,6 +214,24 @@ int bench_hw_close(struct bench_hw *hw)
 	hw->dev = NULL;
 	hw->gpu = NULL;
 	return 0;
+}
+
+int bench_hw_nop_batch(struct bench_hw *hw, struct hw_ttm_bo **out)
+{
+	(void)hw;
+	*out = NULL;
+	return -ENODEV;
+}
+
+int bench_hw_exec_wait(struct bench_hw *hw, struct hw_ttm_bo *const *bos, unsigned n,
+		       struct hw_ttm_bo *batch, int64_t timeout_ns)
+{
+	(void)hw;
+	(void)bos;
+	(void)n;
+	(void)batch;
+	(void)timeout_ns;
+	return -ENODEV;
 }
 
 #endif

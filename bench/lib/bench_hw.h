@@ -46,6 +46,7 @@
 
 struct hw_gpu;
 struct hw_sys_ops;
+struct hw_ttm_bo;
 struct hw_ttm_device;
 
 /* Room for the one-line reason of a failed open. */
@@ -143,5 +144,28 @@ bool bench_hw_skippable(int err);
  * (the meson/igt skip status) for a skippable @err, 1 otherwise.
  */
 int bench_hw_exit(struct bench_run *run, struct bench_hw *hw, const char *prog, int err);
+
+/**
+ * bench_hw_nop_batch() - a 4 KiB BO in TT holding an empty batch
+ * (MI_BATCH_BUFFER_END), written through its GEM map (WB on integrated
+ * parts, FIXED on discrete ones). Returned unreserved with one reference:
+ * drop it with ttm_bo_put(&bo->tbo) before bench_hw_close().
+ * Return: 0; -ENODEV (not open / no libdrm); the errors of
+ * hw_ttm_bo_create(), ttm_bo_reserve() and hw_bo_mmap(). Nothing is left
+ * on failure.
+ */
+int bench_hw_nop_batch(struct bench_hw *hw, struct hw_ttm_bo **out);
+
+/**
+ * bench_hw_exec_wait() - hw_ttm_exec() @batch with @bos (@n of them), then
+ * wait up to @timeout_ns for its fence. Any thread, each with its own
+ * batch BO (one BO must not be in two submissions being reserved at once
+ * by the same thread; different threads simply serialise on it).
+ * Return: 0 when the batch completed; the fence's error (-EIO: killed by a
+ * GPU reset); -ETIME when it did not signal in time (a hung GPU: the
+ * caller should stop); the errors of hw_ttm_exec(); -ENODEV (not open).
+ */
+int bench_hw_exec_wait(struct bench_hw *hw, struct hw_ttm_bo *const *bos, unsigned n,
+		       struct hw_ttm_bo *batch, int64_t timeout_ns);
 
 #endif /* BENCH_HW_H */

@@ -6,7 +6,10 @@
  * it fails - leaves an fd, a GEM handle, a context or a VM behind.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -209,6 +212,89 @@ KTEST(bench_hw_open_every_ioctl_fails)
 	}
 	/* The open issues several ioctls: some of them must have been hit. */
 	EXPECT_GT(failed, 0u);
+}
+
+/*
+ * The fake's GPU: completes every out-fence handed out, with @status, until
+ * told to stop (what the kernel does when a request retires).
+ */
+struct gpu_thread {
+	struct hw_fake *fake;
+	atomic_bool stop;
+	atomic_int status;
+	unsigned done;
+};
+
+static void *gpu_thread_fn(void *arg)
+{
+	struct gpu_thread *g = arg;
+	const struct timespec ms = { 0, 200 * 1000 };
+
+	while (!atomic_load(&g->stop)) {
+		unsigned have;
+
+		pthread_mutex_lock(&g->fake->lock);
+		have = g->fake->num_fences;
+		pthread_mutex_unlock(&g->fake->lock);
+		while (g->done < have)
+			hw_fake_signal(g->fake, g->done++, atomic_load(&g->status));
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
+}
+
+/* The benchmarks' nop submission, end to end through hw_ttm and the fence bridge. */
+KTEST(bench_hw_exec_wait_nop)
+{
+	struct gpu_thread g = { 0 };
+	struct hw_ttm_bo *batch, *other;
+	struct fixture fx;
+	pthread_t thread;
+	int ret;
+
+	ASSERT_EQ(fixture_init(&fx), 0);
+	ASSERT_EQ(bench_hw_open(&fx.run, &fx.hw, &fx.args), 0);
+	ASSERT_EQ(bench_hw_nop_batch(&fx.hw, &batch), 0);
+	ASSERT_EQ(hw_ttm_bo_create(fx.hw.dev, 8192, &hw_ttm_placement_system, &other), 0);
+	/* Nobody completes the fence yet: the wait must time out, not hang. */
+	EXPECT_EQ(bench_hw_exec_wait(&fx.hw, NULL, 0, batch, 1000000), -ETIME);
+
+	g.fake = fx.fake;
+	atomic_init(&g.stop, false);
+	atomic_init(&g.status, 1);
+	ASSERT_EQ(pthread_create(&thread, NULL, gpu_thread_fn, &g), 0);
+	for (int i = 0; i < 20; i++)
+		EXPECT_EQ(bench_hw_exec_wait(&fx.hw, NULL, 0, batch, 5000000000LL), 0);
+	EXPECT_EQ(bench_hw_exec_wait(&fx.hw, &other, 1, batch, 5000000000LL), 0);
+	/* A batch killed by a reset reports the fence's error. */
+	atomic_store(&g.status, -EIO);
+	ret = bench_hw_exec_wait(&fx.hw, NULL, 0, batch, 5000000000LL);
+	EXPECT_EQ(ret, -EIO);
+	atomic_store(&g.status, 1);
+	/* Let the GPU thread retire everything, then stop it. */
+	EXPECT_EQ(bench_hw_exec_wait(&fx.hw, NULL, 0, batch, 5000000000LL), 0);
+	atomic_store(&g.stop, true);
+	pthread_join(thread, NULL);
+	/* The batch ended up softpinned where the TT manager put it. */
+	ASSERT_EQ(ttm_bo_reserve(&batch->tbo, false, false, NULL), 0);
+	EXPECT_TRUE(hw_ttm_bo_gpu_addr(batch) != UINT64_MAX);
+	ttm_bo_unreserve(&batch->tbo);
+
+	ttm_bo_put(&other->tbo);
+	ttm_bo_put(&batch->tbo);
+	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
+	EXPECT_TRUE(fake_clean(fx.fake));
+	fixture_fini(&fx);
+}
+
+KTEST(bench_hw_not_open)
+{
+	struct bench_hw hw;
+	struct hw_ttm_bo *bo;
+
+	bench_hw_init(&hw);
+	EXPECT_EQ(bench_hw_nop_batch(&hw, &bo), -ENODEV);
+	EXPECT_EQ(bench_hw_exec_wait(&hw, NULL, 0, NULL, 0), -ENODEV);
 }
 
 KTEST(bench_hw_opt_device_checks)
