@@ -77,10 +77,10 @@ static void describe_emit(void *data, const char *key, const char *value)
 
 int bench_hw_open(struct bench_run *run, struct bench_hw *hw, const struct bench_hw_args *args)
 {
-	static const struct bench_hw_args defaults = { .need_exec_fence = true };
-	struct hw_ttm_device_args ta = { 0 };
-	struct hw_open_args oa = { 0 };
-	struct describe_ctx d = { .run = run };
+	static const struct bench_hw_args defaults = {.need_exec_fence = true};
+	struct hw_ttm_device_args ta = {0};
+	struct hw_open_args oa = {0};
+	struct describe_ctx d = {.run = run};
 	const char *path = hw->device;
 	int ret;
 

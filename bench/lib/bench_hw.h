@@ -100,12 +100,12 @@ void bench_hw_init(struct bench_hw *hw);
 int bench_hw_opt_device(void *ctx, const char *arg, char *err, size_t errlen);
 
 /* The --device entry of a benchmark's option table; its ctx is a struct bench_hw. */
-#define BENCH_HW_OPT_DEVICE                                                             \
-	{                                                                               \
-		.name = "device", .arg = "PATH",                                        \
-		.help = "render node for --backend=hw (default: $TTM_HW_DEVICE, else " \
-			"the first i915 one)",                                          \
-		.set = bench_hw_opt_device,                                             \
+#define BENCH_HW_OPT_DEVICE                                                                        \
+	{                                                                                          \
+		.name = "device", .arg = "PATH",                                                   \
+		.help = "render node for --backend=hw (default: $TTM_HW_DEVICE, else "             \
+			"the first i915 one)",                                                     \
+		.set = bench_hw_opt_device,                                                        \
 	}
 
 /**

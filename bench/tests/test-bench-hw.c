@@ -32,7 +32,7 @@ struct fixture {
 static int fixture_init(struct fixture *fx)
 {
 	struct bench_options o;
-	char *argv[] = { "test-bench-hw", "--quick", NULL };
+	char *argv[] = {"test-bench-hw", "--quick", NULL};
 	char err[128];
 	int ret;
 
@@ -139,11 +139,13 @@ KTEST(bench_hw_open_skips)
 		const char *what;
 		int expect;
 	} cases[] = {
-		{ "not i915", -ENODEV },
-		{ "no node", -ENODEV },
-		{ "no softpin", -EOPNOTSUPP },
-		{ "no exec fence", -EOPNOTSUPP },
-		{ "permission", -EACCES },
+		/* clang-format off */
+		{"not i915", -ENODEV},
+		{"no node", -ENODEV},
+		{"no softpin", -EOPNOTSUPP},
+		{"no exec fence", -EOPNOTSUPP},
+		{"permission", -EACCES},
+		/* clang-format on */
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -205,7 +207,8 @@ KTEST(bench_hw_open_every_ioctl_fails)
 		EXPECT_EQ(bench_hw_close(&fx.hw), 0);
 		if (!fake_clean(fx.fake))
 			ktest_fail(__FILE__, __LINE__,
-				   "ioctl %u failing (open: %d, %s): fds %d handles %d maps %d ctx %d vms %d",
+				   "ioctl %u failing (open: %d, %s): fds %d handles %d maps %d ctx "
+				   "%d vms %d",
 				   n, ret, fx.hw.why, fx.fake->open_fds, fx.fake->live_handles,
 				   fx.fake->live_maps, fx.fake->live_ctx, fx.fake->live_vms);
 		fixture_fini(&fx);
@@ -228,7 +231,7 @@ struct gpu_thread {
 static void *gpu_thread_fn(void *arg)
 {
 	struct gpu_thread *g = arg;
-	const struct timespec ms = { 0, 200 * 1000 };
+	const struct timespec ms = {0, 200 * 1000};
 
 	while (!atomic_load(&g->stop)) {
 		unsigned have;
@@ -246,7 +249,7 @@ static void *gpu_thread_fn(void *arg)
 /* The benchmarks' nop submission, end to end through hw_ttm and the fence bridge. */
 KTEST(bench_hw_exec_wait_nop)
 {
-	struct gpu_thread g = { 0 };
+	struct gpu_thread g = {0};
 	struct hw_ttm_bo *batch, *other;
 	struct fixture fx;
 	pthread_t thread;
