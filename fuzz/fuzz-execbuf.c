@@ -43,9 +43,8 @@ static const struct {
 	uint64_t size;
 	enum i915_gem_region region;
 } fz_pool_desc[POOL] = {
-	{ 4096, I915_GEM_REGION_SMEM },	 { 4096, I915_GEM_REGION_SMEM },
-	{ 8192, I915_GEM_REGION_SMEM },	 { 16384, I915_GEM_REGION_SMEM },
-	{ 65536, I915_GEM_REGION_SMEM }, { 8192, I915_GEM_REGION_LMEM },
+    {4096, I915_GEM_REGION_SMEM},  {4096, I915_GEM_REGION_SMEM},  {8192, I915_GEM_REGION_SMEM},
+    {16384, I915_GEM_REGION_SMEM}, {65536, I915_GEM_REGION_SMEM}, {8192, I915_GEM_REGION_LMEM},
 };
 
 static struct i915_device *fz_i915;
@@ -117,8 +116,8 @@ static uint64_t fz_offset(struct fuzz_input *in, uint64_t limit)
 
 static uint32_t fz_domain(struct fuzz_input *in)
 {
-	static const uint32_t d[] = { 0, I915_GEM_DOMAIN_RENDER, I915_GEM_DOMAIN_INSTRUCTION,
-				      I915_GEM_DOMAIN_GTT };
+	static const uint32_t d[] = {0, I915_GEM_DOMAIN_RENDER, I915_GEM_DOMAIN_INSTRUCTION,
+				     I915_GEM_DOMAIN_GTT};
 	uint8_t b = fuzz_u8(in);
 
 	return b < 0xf0 ? d[b & 3] : (uint32_t)fuzz_u64(in);

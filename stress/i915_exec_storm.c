@@ -123,8 +123,8 @@ static void es_batch_check(struct es_client *cl, struct es_batch *b)
 		const struct es_store *s = &b->stores[k];
 		uint32_t v = 0;
 
-		igt_assert_eq(i915_gem_object_access(cl->targets[s->target], s->offset, &v, 4, false),
-			      0);
+		igt_assert_eq(
+		    i915_gem_object_access(cl->targets[s->target], s->offset, &v, 4, false), 0);
 		igt_assert_f(v == s->value,
 			     "client %u target %u offset %u: %#x, the batch stored %#x\n", cl->id,
 			     s->target, s->offset, v, s->value);
@@ -139,7 +139,7 @@ static void es_submit(struct es_client *cl, unsigned slot)
 	struct i915_exec_object objs[ES_STORES + 1];
 	struct i915_exec_reloc relocs[ES_STORES];
 	struct i915_execbuffer eb;
-	uint32_t cs[ES_STORES * 4 + 2] = { 0 }, *p = cs;
+	uint32_t cs[ES_STORES * 4 + 2] = {0}, *p = cs;
 	unsigned nreloc = 0, eio_tries = 0;
 	int ret;
 
@@ -158,7 +158,8 @@ static void es_submit(struct es_client *cl, unsigned slot)
 		} while (!fresh);
 		/* Distinct dwords per slot and store: batches in flight never overlap. */
 		s->offset = page * 4096 + (slot * ES_STORES + k) * 4;
-		s->value = (uint32_t)(cl->id << 28) ^ (uint32_t)(cl->seq * ES_STORES + k) ^ 0x5a5a0000u;
+		s->value =
+		    (uint32_t)(cl->id << 28) ^ (uint32_t)(cl->seq * ES_STORES + k) ^ 0x5a5a0000u;
 		objs[k].obj = cl->targets[s->target];
 		objs[k].flags = EXEC_OBJECT_WRITE;
 		if (s->target < ES_SOFTPIN) {
@@ -169,12 +170,12 @@ static void es_submit(struct es_client *cl, unsigned slot)
 			if (s->target >= ES_SOFTPIN + ES_LMEM)
 				objs[k].flags |= EXEC_OBJECT_NEEDS_MAPPABLE;
 			relocs[nreloc] = (struct i915_exec_reloc){
-				.target = k,
-				.delta = s->offset,
-				.offset = (uint64_t)(p - cs + 1) * 4,
-				.presumed_offset = 0, /* never true: GGTT page 0 is the guard */
-				.read_domains = I915_GEM_DOMAIN_RENDER,
-				.write_domain = I915_GEM_DOMAIN_RENDER,
+			    .target = k,
+			    .delta = s->offset,
+			    .offset = (uint64_t)(p - cs + 1) * 4,
+			    .presumed_offset = 0, /* never true: GGTT page 0 is the guard */
+			    .read_domains = I915_GEM_DOMAIN_RENDER,
+			    .write_domain = I915_GEM_DOMAIN_RENDER,
 			};
 			nreloc++;
 			p = i915_emit_store_dword_imm(p, 0, s->value);
@@ -183,9 +184,9 @@ static void es_submit(struct es_client *cl, unsigned slot)
 	i915_emit_bb_end(p);
 	igt_assert_eq(i915_gem_object_access(b->obj, 0, cs, sizeof(cs), true), 0);
 	objs[ES_STORES] = (struct i915_exec_object){
-		.obj = b->obj,
-		.relocs = nreloc ? relocs : NULL,
-		.nreloc = nreloc,
+	    .obj = b->obj,
+	    .relocs = nreloc ? relocs : NULL,
+	    .nreloc = nreloc,
 	};
 	for (;;) {
 		memset(&eb, 0, sizeof(eb));
@@ -195,7 +196,7 @@ static void es_submit(struct es_client *cl, unsigned slot)
 		ret = i915_gem_execbuffer(cl->c->i915, &eb);
 		if (ret == -EIO && cl->c->hang && ++eio_tries < 5000) {
 			/* Submitted while the engine awaited its reset: refused whole, retry. */
-			struct timespec ts = { 0, 1000000 };
+			struct timespec ts = {0, 1000000};
 
 			igt_assert(!eb.out_fence);
 			cl->eio++;
@@ -216,7 +217,8 @@ static void es_submit(struct es_client *cl, unsigned slot)
 	igt_assert(eb.out_fence);
 	for (unsigned k = 0; k < ES_STORES; k++) {
 		if (objs[k].flags & EXEC_OBJECT_PINNED)
-			igt_assert_eq_u64(objs[k].offset, es_softpin_addr(cl->id, b->stores[k].target));
+			igt_assert_eq_u64(objs[k].offset,
+					  es_softpin_addr(cl->id, b->stores[k].target));
 		else if (objs[k].flags & EXEC_OBJECT_NEEDS_MAPPABLE)
 			igt_assert_f(objs[k].offset + ES_TARGET_SIZE <= ES_APERTURE,
 				     "mappable target at %#" PRIx64 ", outside the aperture\n",
@@ -248,12 +250,13 @@ static void es_client_init(struct es_client *cl, struct es_ctx *c, unsigned id, 
 	cl->rng = seed;
 	igt_assert_eq(i915_context_create(c->i915, &cl->ctx), 0);
 	for (unsigned i = 0; i < ES_TARGETS; i++) {
-		enum i915_gem_region r = i >= ES_SOFTPIN && i < ES_SOFTPIN + ES_LMEM ?
-						 I915_GEM_REGION_LMEM :
-						 I915_GEM_REGION_SMEM;
-		uint32_t zero[1024] = { 0 };
+		enum i915_gem_region r = i >= ES_SOFTPIN && i < ES_SOFTPIN + ES_LMEM
+					     ? I915_GEM_REGION_LMEM
+					     : I915_GEM_REGION_SMEM;
+		uint32_t zero[1024] = {0};
 
-		igt_assert_eq(i915_gem_object_create(c->i915, ES_TARGET_SIZE, r, &cl->targets[i]), 0);
+		igt_assert_eq(i915_gem_object_create(c->i915, ES_TARGET_SIZE, r, &cl->targets[i]),
+			      0);
 		/* Touch every page so the backing exists before the storm. */
 		for (unsigned pg = 0; pg < ES_TARGET_SIZE / 4096; pg++)
 			igt_assert_eq(i915_gem_object_access(cl->targets[i], pg * 4096ull, zero,
@@ -293,7 +296,8 @@ static void es_run(unsigned nclients, bool hang)
 	c.hang = hang;
 	if (hang) {
 		c.fault = fault_lookup("gpu_hang");
-		igt_require_f(FAULT_INJECT_ENABLED && c.fault, "gpu_hang fault point not built in\n");
+		igt_require_f(FAULT_INJECT_ENABLED && c.fault,
+			      "gpu_hang fault point not built in\n");
 	}
 	sim_gpu_config_init(&cfg);
 	cfg.ggtt_size = 256ull << 20;
@@ -359,10 +363,7 @@ igt_main_description("Execbuffers with relocations and softpin from several clie
 		     "small aperture on the simulated GPU, with injected GPU hangs: every "
 		     "non-hung batch's stores read back, hung batches end -EIO.")
 {
-	igt_subtest("basic")
-		es_run(1, false);
-	igt_subtest("multi-client")
-		es_run(ES_MAX_CLIENTS, false);
-	igt_subtest("hang")
-		es_run(ES_MAX_CLIENTS, true);
+	igt_subtest("basic") es_run(1, false);
+	igt_subtest("multi-client") es_run(ES_MAX_CLIENTS, false);
+	igt_subtest("hang") es_run(ES_MAX_CLIENTS, true);
 }

@@ -50,8 +50,8 @@ static const char *sh_fence_name(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops sh_fence_ops = {
-	.get_driver_name = sh_fence_name,
-	.get_timeline_name = sh_fence_name,
+    .get_driver_name = sh_fence_name,
+    .get_timeline_name = sh_fence_name,
 };
 
 static uint64_t sh_context;
@@ -67,13 +67,14 @@ static struct dma_fence *sh_fence_emit(struct ttm_drm_device *ddev, uint32_t fen
 	(void)type;
 	if (!f)
 		return NULL;
-	dma_fence_init(f, &sh_fence_ops, sh_context + fence_class, atomic_fetch_add(&sh_seqno, 1) + 1);
+	dma_fence_init(f, &sh_fence_ops, sh_context + fence_class,
+		       atomic_fetch_add(&sh_seqno, 1) + 1);
 	*sequence = (uint32_t)f->seqno;
 	dma_fence_signal(f);
 	return f;
 }
 
-static const struct ttm_place sh_place_sys = { .mem_type = TTM_PL_SYSTEM };
+static const struct ttm_place sh_place_sys = {.mem_type = TTM_PL_SYSTEM};
 
 static void sh_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
@@ -83,12 +84,12 @@ static void sh_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *p
 }
 
 static const struct ttm_device_funcs sh_funcs = {
-	.evict_flags = sh_evict_flags,
+    .evict_flags = sh_evict_flags,
 };
 
 static const struct ttm_drm_driver sh_driver = {
-	.num_fence_classes = 1,
-	.fence_emit = sh_fence_emit,
+    .num_fence_classes = 1,
+    .fence_emit = sh_fence_emit,
 };
 
 /**
@@ -145,6 +146,9 @@ struct share_client {
 	unsigned nheld;
 	int own[SHARE_OWN]; /* slots this client published */
 	unsigned nown;
+	uint32_t priv;	       /* a non-shareable buffer of this client */
+	const uint32_t *privs; /* every client's, indexed by id */
+	int nclients;
 };
 
 static void *share_map(int fd, uint32_t handle, uint64_t size)
@@ -165,14 +169,14 @@ static void *share_map(int fd, uint32_t handle, uint64_t size)
 
 static void share_unmap(int fd, uint32_t handle)
 {
-	struct drm_bo_handle_arg h = { handle };
+	struct drm_bo_handle_arg h = {handle};
 
 	igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &h), 0);
 }
 
 static void share_unref(int fd, uint32_t handle)
 {
-	struct drm_bo_handle_arg h = { handle };
+	struct drm_bo_handle_arg h = {handle};
 
 	igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &h), 0);
 }
@@ -225,7 +229,7 @@ static uint32_t share_create(struct share_ctx *c, int fd, uint64_t flags, uint64
  * Move the buffer to the other memory type. -EBUSY is the answer while
  * another client has it mapped (a mapping pins it); anything else fails.
  */
-static void share_move(struct share_client *cl, uint32_t handle, uint64_t size)
+static int share_move(struct share_client *cl, uint32_t handle, uint64_t size)
 {
 	struct share_ctx *c = cl->ctx;
 	struct drm_bo_reference_info_arg info;
@@ -252,6 +256,7 @@ static void share_move(struct share_client *cl, uint32_t handle, uint64_t size)
 	} else {
 		atomic_fetch_add(&c->busy, 1);
 	}
+	return ret;
 }
 
 static void client_publish(struct share_client *cl)
@@ -259,15 +264,16 @@ static void client_publish(struct share_client *cl)
 	struct share_ctx *c = cl->ctx;
 	uint64_t pages = 1 + stress_rand_below(&cl->rng, 4);
 	uint64_t seed = atomic_fetch_add(&c->next_seed, 1);
-	uint32_t handle = share_create(c, cl->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_SHAREABLE,
-				       pages, seed);
+	uint32_t handle =
+	    share_create(c, cl->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_SHAREABLE, pages, seed);
 	int slot = -1;
 
 	pthread_mutex_lock(&c->lock);
 	for (int i = 0; i < SHARE_SLOTS; i++)
 		if (!c->slots[i].handle) {
 			slot = i;
-			c->slots[i] = (struct share_slot){ handle, seed, pages * TTM_PAGE_SIZE, cl->id };
+			c->slots[i] =
+			    (struct share_slot){handle, seed, pages * TTM_PAGE_SIZE, cl->id};
 			break;
 		}
 	pthread_mutex_unlock(&c->lock);
@@ -351,7 +357,7 @@ static void client_probe_private(struct share_client *cl, uint32_t foreign)
 {
 	struct share_ctx *c = cl->ctx;
 	struct drm_bo_map_wait_idle_arg map;
-	struct drm_bo_handle_arg h = { foreign };
+	struct drm_bo_handle_arg h = {foreign};
 
 	igt_assert_eq(share_ref(cl->fd, foreign, NULL), -EINVAL);
 	memset(&map, 0, sizeof(map));
@@ -360,6 +366,14 @@ static void client_probe_private(struct share_client *cl, uint32_t foreign)
 	igt_assert_eq(ttm_drm_ioctl(cl->fd, DRM_IOCTL_BO_MAP, &map), -EINVAL);
 	igt_assert_eq(ttm_drm_ioctl(cl->fd, DRM_IOCTL_BO_UNREFERENCE, &h), -EINVAL);
 	atomic_fetch_add(&c->refused, 3);
+}
+
+/* Some client other than @cl. */
+static int share_other(struct share_client *cl)
+{
+	uint64_t k = 1 + stress_rand_below(&cl->rng, (uint64_t)cl->nclients - 1);
+
+	return (int)((uint64_t)cl->id + k) % cl->nclients;
 }
 
 static void *client_thread(void *data)
@@ -379,6 +393,8 @@ static void *client_thread(void *data)
 			client_retire(cl);
 		else if (r < 5 && cl->nheld < SHARE_HELD)
 			client_take(cl);
+		else if (r == 7 && cl->nclients > 1)
+			client_probe_private(cl, cl->privs[share_other(cl)]);
 		else if (cl->nheld)
 			client_use(cl);
 		ops++;
@@ -397,12 +413,12 @@ static void *client_thread(void *data)
 static void mm_init_tt(int fd)
 {
 	struct drm_mm_init_arg arg = {
-		.magic = DRM_BO_INIT_MAGIC,
-		.major = DRM_BO_INIT_MAJOR,
-		.minor = DRM_BO_INIT_MINOR,
-		.mem_type = DRM_BO_MEM_TT,
-		.p_offset = 0,
-		.p_size = SHARE_TT_PAGES,
+	    .magic = DRM_BO_INIT_MAGIC,
+	    .major = DRM_BO_INIT_MAJOR,
+	    .minor = DRM_BO_INIT_MINOR,
+	    .mem_type = DRM_BO_MEM_TT,
+	    .p_offset = 0,
+	    .p_size = SHARE_TT_PAGES,
 	};
 
 	igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &arg), 0);
@@ -429,7 +445,7 @@ static uint64_t share_bo_count(struct share_ctx *c)
 	uint64_t n = 0;
 
 	for (int i = 0; i < 1000; i++) {
-		struct timespec ts = { 0, 1000000 };
+		struct timespec ts = {0, 1000000};
 
 		ttm_device_flush_delayed(&c->ddev.bdev, true);
 		n = (uint64_t)atomic_load(&c->ddev.bdev.stats.bo_count);
@@ -442,7 +458,7 @@ static uint64_t share_bo_count(struct share_ctx *c)
 
 static struct share_ctx *share_setup(int *admin)
 {
-	struct ttm_global_config cfg = { .limit_pages = 16384 };
+	struct ttm_global_config cfg = {.limit_pages = 16384};
 	struct share_ctx *c = calloc(1, sizeof(*c));
 
 	igt_assert(c);
@@ -466,7 +482,8 @@ static void share_teardown(struct share_ctx *c, int admin)
 	igt_assert_eq(share_objects(c), 0);
 	igt_assert_eq(ttm_drm_device_fini(&c->ddev), 0);
 	igt_assert_eq_s64(dma_fence_live_count(), c->fences);
-	igt_info("%" PRIu64 " operations, %" PRIu64 " moves (%" PRIu64 " refused while mapped), "
+	igt_info("%" PRIu64 " operations, %" PRIu64 " moves (%" PRIu64
+		 " refused: mapped elsewhere or no room), "
 		 "%" PRIu64 " uses after the creator let go, %" PRIu64 " foreign calls refused, "
 		 "%" PRIu64 " bytes verified\n",
 		 atomic_load(&c->ops), atomic_load(&c->moves), atomic_load(&c->busy),
@@ -481,6 +498,7 @@ static void share_storm(int nclients, double seconds, uint64_t max_ops)
 {
 	struct share_client cl[SHARE_MAX_CLIENTS];
 	pthread_t tid[SHARE_MAX_CLIENTS];
+	uint32_t privs[SHARE_MAX_CLIENTS];
 	uint64_t rng = igt_seed() * 0x100000001b3ull;
 	struct share_ctx *c;
 	int admin;
@@ -495,6 +513,10 @@ static void share_storm(int nclients, double seconds, uint64_t max_ops)
 		cl[i].rng = stress_rand(&rng);
 		cl[i].fd = ttm_drm_open(&c->ddev);
 		igt_assert(cl[i].fd >= 0);
+		cl[i].privs = privs;
+		cl[i].nclients = nclients;
+		privs[i] = cl[i].priv =
+		    share_create(c, cl[i].fd, DRM_BO_FLAG_MEM_LOCAL, 1, 0xb0b0 + (uint64_t)i);
 	}
 	for (int i = 0; i < nclients; i++)
 		igt_assert_eq(pthread_create(&tid[i], NULL, client_thread, &cl[i]), 0);
@@ -530,7 +552,7 @@ static void share_basic(void)
 	igt_assert_eq(share_ref(b, shared, &rep), 0);
 	igt_assert_eq_u64(rep.size, 4 * TTM_PAGE_SIZE);
 	{
-		struct share_client cb = { .ctx = c, .fd = b };
+		struct share_client cb = {.ctx = c, .fd = b};
 
 		share_move(&cb, shared, 4 * TTM_PAGE_SIZE);
 		igt_assert_eq_u64(atomic_load(&c->moves), 1);
@@ -592,9 +614,9 @@ static void share_close_while_mapped(void)
 		igt_assert_eq(ttm_drm_close(creator), 0);
 		/* Mapped by the others: no move. */
 		{
-			struct share_client cl = { .ctx = c, .fd = other[0] };
+			struct share_client cl = {.ctx = c, .fd = other[0]};
 
-			share_move(&cl, h, size);
+			igt_assert_eq(share_move(&cl, h, size), -EBUSY);
 		}
 		for (int i = 0; i < 3; i++)
 			share_check(c, p[i], seed, size, h);
@@ -629,11 +651,8 @@ igt_main_description("Buffers shared between clients by handle: references, maps
 		     "closes in random order; the last reference frees, nothing leaks, private "
 		     "buffers stay private.")
 {
-	igt_subtest("basic")
-		share_basic();
-	igt_subtest("reference-storm")
-		share_storm(SHARE_MAX_CLIENTS, igt_stress_budget_s() > 3 ? 3 : igt_stress_budget_s(),
-			    100000);
-	igt_subtest("close-while-mapped")
-		share_close_while_mapped();
+	igt_subtest("basic") share_basic();
+	igt_subtest("reference-storm") share_storm(
+	    SHARE_MAX_CLIENTS, igt_stress_budget_s() > 3 ? 3 : igt_stress_budget_s(), 100000);
+	igt_subtest("close-while-mapped") share_close_while_mapped();
 }
