@@ -128,12 +128,63 @@ static bool fz_errno_ok(int ret)
 	return ret == -EINVAL || ret == -ENOSPC || ret == -ENOMEM || ret == -EINTR || ret == -EIO;
 }
 
+/* Does relocation @r of @o share a byte with another one of @o? */
+static bool fz_reloc_overlaps(const struct i915_exec_object *o, unsigned r)
+{
+	for (unsigned q = 0; q < o->nreloc; q++)
+		if (q != r && o->relocs[q].offset < o->relocs[r].offset + 8 &&
+		    o->relocs[r].offset < o->relocs[q].offset + 8)
+			return true;
+	return false;
+}
+
+/*
+ * After a batch that completed: each relocation reports its target's
+ * address in presumed_offset, and its 8 bytes hold that address plus delta,
+ * or, when the caller's presumed offset was already right, the fill. Unless
+ * a relocation landed on the batch's first command, the batch ran one
+ * MI_BATCH_BUFFER_END and stored nothing, so the relocations are the only
+ * writers; overlapping ones are not checked.
+ */
+static void fz_check_relocs(const struct i915_execbuffer *eb,
+			    const uint64_t presumed[MAX_OBJECTS][MAX_RELOCS])
+{
+	const uint64_t fill = (uint64_t)MI_BATCH_BUFFER_END << 32 | MI_BATCH_BUFFER_END;
+	const struct i915_exec_object *batch =
+	    &eb->objects[eb->flags & I915_EXEC_BATCH_FIRST ? 0 : eb->count - 1];
+
+	/* A relocation over the first command: the batch ran what it wrote. */
+	for (unsigned r = 0; r < batch->nreloc; r++)
+		if (batch->relocs[r].offset < (uint64_t)eb->batch_start_offset + 4 &&
+		    eb->batch_start_offset < batch->relocs[r].offset + 8)
+			return;
+
+	for (unsigned i = 0; i < eb->count; i++) {
+		const struct i915_exec_object *o = &eb->objects[i];
+
+		for (unsigned r = 0; r < o->nreloc; r++) {
+			const struct i915_exec_reloc *rl = &o->relocs[r];
+			uint64_t v = 0;
+
+			fuzz_check(rl->presumed_offset == eb->objects[rl->target].offset);
+			if (fz_reloc_overlaps(o, r))
+				continue;
+			fuzz_check(i915_gem_object_access(o->obj, rl->offset, &v, 8, false) == 0);
+			if (presumed[i][r] == rl->presumed_offset)
+				fuzz_check(v == fill);
+			else
+				fuzz_check(v == rl->presumed_offset + rl->delta);
+		}
+	}
+}
+
 static void fz_call(struct fuzz_input *in)
 {
 	struct i915_exec_reloc relocs[MAX_OBJECTS][MAX_RELOCS];
 	struct i915_exec_object objs[MAX_OBJECTS];
 	struct i915_execbuffer eb;
 	unsigned idx[MAX_OBJECTS];
+	uint64_t presumed[MAX_OBJECTS][MAX_RELOCS];
 	bool must_fail = false;
 	uint8_t b;
 	int ret;
@@ -166,6 +217,7 @@ static void fz_call(struct fuzz_input *in)
 			rl->presumed_offset = fz_offset(in, 64ull << 20);
 			rl->read_domains = fz_domain(in);
 			rl->write_domain = fz_domain(in);
+			presumed[i][r] = rl->presumed_offset;
 		}
 	}
 	b = fuzz_u8(in);
@@ -205,7 +257,10 @@ static void fz_call(struct fuzz_input *in)
 		fuzz_check(dma_fence_get_status(eb.out_fence) == 1 ||
 			   dma_fence_get_status(eb.out_fence) == -EIO);
 		fz_ok++;
-		fz_eio_fences += dma_fence_get_status(eb.out_fence) == -EIO;
+		if (dma_fence_get_status(eb.out_fence) == -EIO)
+			fz_eio_fences++;
+		else
+			fz_check_relocs(&eb, presumed);
 		dma_fence_put(eb.out_fence);
 	} else {
 		fuzz_check(fz_errno_ok(ret));
