@@ -83,6 +83,7 @@ struct es_client {
  * @hang: arm gpu_hang up to @hangs_left more times (re-armed by the client
  *	that saw the previous one end in -EIO).
  * @fault: the gpu_hang point, NULL when fault points are compiled out.
+ * @seconds, @max_batches: each client's budget.
  */
 struct es_ctx {
 	struct i915_device *i915;

@@ -116,6 +116,9 @@ struct share_slot {
  * @ops, @bytes, @moves, @busy, @orphans, @refused: what was checked
  *	(atomics, summed over the clients).
  * @next_seed: source of pattern seeds.
+ * @seconds, @max_ops: each client's budget in the storm.
+ * @fences, @bos: live fences and buffers before the run, the baseline the
+ *	end of the run must come back to.
  */
 struct share_ctx {
 	struct ttm_drm_device ddev;
