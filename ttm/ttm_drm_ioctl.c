@@ -9,10 +9,12 @@
  * state changed.
  *
  * Mapping: BO_MAP maps the buffer through ttm_bo_vm (one stable CPU range
- * per buffer, populated by faults, wherever the buffer lives) and pins it
- * while any client holds a map: 2008 made a validate that would move a
- * mapped buffer wait for the unmap, here it is -EBUSY (or the client may
- * unmap and retry). ttm_drm_mmap() returns the range's address.
+ * per buffer, populated by faults, wherever the buffer lives). A mapped
+ * buffer still moves: every move first removes all CPU views of it
+ * (ttm_bo_unmap_virtual), so the next access faults and finds the buffer
+ * at its new home with the same content. 2008 made such a validate wait
+ * for the unmap; invalidation makes the wait unnecessary, and a mapping no
+ * longer blocks eviction. ttm_drm_mmap() returns the range's address.
  *
  * Fences: a fence object wraps the driver's dma_fence; dma_fence has one
  * signalled state, so all types of a fence signal together: @signaled is
@@ -701,8 +703,8 @@ static int ttm_drm_bo_reply(struct ttm_drm_device *ddev, struct ttm_drm_bo *dbo,
 	return 0;
 }
 
-/* Drop @maps of the uAPI map counts and the pin they hold. Not reserved. */
-static void ttm_drm_bo_unpin_maps(struct ttm_drm_bo *dbo, unsigned long maps)
+/* Drop @maps of the uAPI map counts. Not reserved. */
+static void ttm_drm_bo_drop_maps(struct ttm_drm_bo *dbo, unsigned long maps)
 {
 	struct ttm_buffer_object *tbo = &dbo->tbo;
 
@@ -712,14 +714,12 @@ static void ttm_drm_bo_unpin_maps(struct ttm_drm_bo *dbo, unsigned long maps)
 	if (maps > dbo->mapped)
 		maps = dbo->mapped;
 	dbo->mapped -= maps;
-	if (maps && !dbo->mapped)
-		ttm_bo_unpin(tbo);
 	ttm_bo_unreserve(tbo);
 }
 
 /*
  * BO_MAP: in handle, mask (READ/WRITE access), hint (DONT_BLOCK); waits
- * for the buffer to be idle, pins it, counts the map for the client and
+ * for the buffer to be idle, counts the map for the client and
  * maps it through ttm_bo_vm. Return: 0; -EBUSY (DONT_BLOCK and busy or
  * reserved); -EINVAL; errors of ttm_bo_mmap() (-ENOMEM, -EPERM).
  */
@@ -747,22 +747,22 @@ static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 	if (ret)
 		goto out;
 	ret = ttm_bo_wait_ctx(&dbo->tbo, &ctx);
-	if (!ret && !dbo->mapped++)
-		ttm_bo_pin(&dbo->tbo);
+	if (!ret)
+		dbo->mapped++;
 	ttm_bo_unreserve(&dbo->tbo);
 	if (ret)
 		goto out;
 	/* ttm_bo_mmap() reserves by itself. */
 	ret = ttm_bo_mmap(&dbo->tbo, NULL, &ctx, &addr);
 	if (ret) {
-		ttm_drm_bo_unpin_maps(dbo, 1);
+		ttm_drm_bo_drop_maps(dbo, 1);
 		goto out;
 	}
 	ret = ttm_drm_ref_map(file, req.handle, 1);
 	if (ret) {
 		/* Unreferenced by another thread of the client meanwhile. */
 		ttm_bo_munmap(&dbo->tbo);
-		ttm_drm_bo_unpin_maps(dbo, 1);
+		ttm_drm_bo_drop_maps(dbo, 1);
 		goto out;
 	}
 	pthread_mutex_lock(&ddev->lock);
@@ -784,7 +784,7 @@ void ttm_drm_bo_unmap_all(struct ttm_drm_bo *dbo, unsigned long maps)
 {
 	for (unsigned long i = 0; i < maps; i++)
 		ttm_bo_munmap(&dbo->tbo);
-	ttm_drm_bo_unpin_maps(dbo, maps);
+	ttm_drm_bo_drop_maps(dbo, maps);
 }
 
 static int ttm_drm_bo_unmap_ioctl(struct ttm_drm_file *file, void *data)
@@ -846,7 +846,8 @@ static int ttm_drm_bo_info_ioctl(struct ttm_drm_file *file, void *data)
  * the @mask bits taken from @flags), hint (DONT_BLOCK: -EBUSY instead of
  * waiting; DONT_FENCE: not put on the unfenced list), fence_class, tiling.
  * NO_EVICT/NO_MOVE pin the buffer where it lands; a pinned (NO_MOVE,
- * NO_EVICT) or mapped buffer that would have to move is -EBUSY.
+ * NO_EVICT) buffer that would have to move is -EBUSY; a mapped one moves
+ * (its CPU views are invalidated first).
  */
 static int ttm_drm_bo_setstatus_ioctl(struct ttm_drm_file *file, void *data)
 {
@@ -891,7 +892,7 @@ static int ttm_drm_bo_setstatus_ioctl(struct ttm_drm_file *file, void *data)
 	}
 	man = tbo->resource ? ttm_manager_type(&ddev->bdev, tbo->resource->mem_type) : NULL;
 	moves = !man || !ttm_resource_compatible(man, tbo->resource, &placement, false);
-	if (moves && (dbo->mapped || (dbo->flags & DRM_BO_FLAG_NO_MOVE))) {
+	if (moves && (dbo->flags & DRM_BO_FLAG_NO_MOVE)) {
 		ret = -EBUSY;
 		goto out_unreserve;
 	}
@@ -1132,7 +1133,8 @@ err:
 /*
  * Evict every buffer of @mem_type. NO_MOVE buffers (and NO_EVICT ones with
  * @ignore_no_evict) lose their pin for the eviction and get it back where
- * they land; mapped buffers stay and make it -EBUSY. mm_lock held for
+ * they land; mapped buffers go too (their CPU views are invalidated and
+ * fault them back in wherever they are next). mm_lock held for
  * writing.
  */
 static int ttm_drm_mm_evict(struct ttm_drm_device *ddev, unsigned mem_type, bool ignore_no_evict)

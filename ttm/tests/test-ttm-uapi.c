@@ -670,7 +670,7 @@ KTEST(ttm_drm_close_releases_maps_and_references)
 
 /* ---- mapping ------------------------------------------------------------ */
 
-KTEST(ttm_drm_bo_map_pins_and_maps_every_memory_type)
+KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 {
 	struct ttm_drm_device *dev = mock_uapi_start("uapi-map");
 	struct drm_bo_info_rep vram, local;
@@ -688,9 +688,22 @@ KTEST(ttm_drm_bo_map_pins_and_maps_every_memory_type)
 	p = bo_map(fd, vram.handle, &err);
 	ASSERT_NOT_NULL(p);
 	memset(p, 0x5a, 8192);
-	/* A mapped buffer does not move. */
-	EXPECT_EQ(bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL),
-		  -EBUSY);
+	/*
+	 * A mapped buffer moves: its view is invalidated first, and the same
+	 * address shows the same bytes at the new home; a write after the move
+	 * lands there, and a move back keeps it.
+	 */
+	EXPECT_EQ(bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM,
+			       DRM_BO_HINT_DONT_FENCE, NULL),
+		  0);
+	EXPECT_EQ(p[0], 0x5a);
+	EXPECT_EQ(p[8191], 0x5a);
+	p[4096] = 0xa5;
+	EXPECT_EQ(bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
+			       DRM_BO_HINT_DONT_FENCE, NULL),
+		  0);
+	EXPECT_EQ(p[4096], 0xa5);
+	p[4096] = 0x5a;
 	/* The other client sees the same bytes. */
 	ASSERT_EQ(bo_ref(fd2, vram.handle), 0);
 	q = bo_map(fd2, vram.handle, &err);

@@ -278,8 +278,8 @@ struct ttm_drm_file {
  *	under that lock alone.
  * @fence_flags: types of the last attached fence.
  * @desired_tile_stride, @tile_info: stored tiling state.
- * @mapped: BO_MAPs outstanding over all files; while above zero the buffer
- *	holds one pin (2008: no move while mapped).
+ * @mapped: BO_MAPs outstanding over all files. A mapped buffer may move:
+ *	its CPU views are invalidated first and fault back in afterwards.
  * @flag_pinned: the buffer holds one pin for NO_EVICT/NO_MOVE.
  *
  * Protected by the device's @lock:
