@@ -96,6 +96,40 @@ static void i915_gem_object_drop_vma(struct i915_gem_object *obj)
 static const struct ttm_place i915_sys_place = {.mem_type = TTM_PL_SYSTEM};
 static const struct ttm_place i915_tt_hop = {.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN};
 
+/*
+ * System pages of an object that may live in device-local or stolen memory
+ * are write-combined (its CPU view must not depend on snooping once it moves
+ * there, as on discrete parts); plain system objects are cached (the LLC
+ * snoops GPU accesses on integrated parts). uAPI and kernel BOs are cached.
+ */
+static enum ttm_caching i915_ttm_tt_caching(struct ttm_buffer_object *bo)
+{
+	struct i915_gem_object *obj = to_obj(bo);
+
+	if (obj && obj->region != I915_GEM_REGION_SMEM)
+		return ttm_write_combined;
+	return ttm_cached;
+}
+
+static struct ttm_tt *i915_ttm_tt_create(struct ttm_buffer_object *bo, uint32_t page_flags)
+{
+	struct ttm_tt *tt = calloc(1, sizeof(*tt));
+
+	if (!tt)
+		return NULL;
+	if (ttm_tt_init(tt, bo->size, page_flags, i915_ttm_tt_caching(bo), 0)) {
+		free(tt);
+		return NULL;
+	}
+	return tt;
+}
+
+static void i915_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
+{
+	ttm_tt_fini(&bdev->pool, tt);
+	free(tt);
+}
+
 static void i915_ttm_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
 	/*
@@ -343,6 +377,8 @@ static void i915_ttm_io_mem_free(struct ttm_device *bdev, struct ttm_resource *r
 }
 
 static const struct ttm_device_funcs i915_ttm_funcs = {
+    .ttm_tt_create = i915_ttm_tt_create,
+    .ttm_tt_destroy = i915_ttm_tt_destroy,
     .evict_flags = i915_ttm_evict_flags,
     .move = i915_ttm_move,
     .delete_mem_notify = i915_ttm_delete_mem_notify,

@@ -69,6 +69,33 @@ KTEST(gem_object_create_lands_in_its_region)
 	EXPECT_EQ(gem_device_destroy(i915), 0);
 }
 
+/*
+ * The system pages of an object that may live in lmem are write-combined;
+ * those of a plain system object are cached (snooped by the LLC).
+ */
+KTEST(gem_object_tt_caching_by_region)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_gem_object *s, *l;
+	uint32_t v = 0x12345678, r = 0;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_SMEM, &s), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_LMEM, &l), 0);
+	EXPECT_EQ(i915_gem_object_access(s, 0, &v, sizeof(v), true), 0);
+	ASSERT_NOT_NULL(s->base.ttm);
+	EXPECT_EQ(s->base.ttm->caching, ttm_cached);
+	EXPECT_EQ(i915_gem_object_access(l, 0, &v, sizeof(v), true), 0);
+	ASSERT_EQ(i915_gem_object_migrate(l, I915_GEM_REGION_SMEM), 0);
+	ASSERT_NOT_NULL(l->base.ttm);
+	EXPECT_EQ(l->base.ttm->caching, ttm_write_combined);
+	EXPECT_EQ(i915_gem_object_access(l, 0, &r, sizeof(r), false), 0);
+	EXPECT_UEQ(r, v);
+	i915_gem_object_put(s);
+	i915_gem_object_put(l);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
+
 /* SYSTEM -> LMEM and back by blitter (through TT hops), checksums equal. */
 static void round_trip(enum i915_gem_region region, bool evict)
 {
