@@ -139,7 +139,7 @@ static int bo_touch_ns(const struct mf_case *c, uint64_t *ns)
 static int mf_rep(void *ctx, int rep, double *value)
 {
 	struct mf_case *c = ctx;
-	double ref;
+	double ref = 0;
 	uint64_t ns;
 	int ret;
 

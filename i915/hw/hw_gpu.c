@@ -166,6 +166,11 @@ static int hw_try_node(struct hw_gpu *gpu, const char *path, const struct hw_ope
 	struct hw_drm_version ver;
 	int fd, ret;
 
+	if (strlen(path) >= sizeof(gpu->info.path)) {
+		hw_why(args, "%.64s...: device path longer than %zu bytes", path,
+		       sizeof(gpu->info.path) - 1);
+		return -EINVAL;
+	}
 	fd = gpu->sys->open(gpu->sys_data, path);
 	if (fd < 0) {
 		hw_why(args, "%s: cannot open: %s", path, strerror(-fd));
@@ -181,7 +186,9 @@ static int hw_try_node(struct hw_gpu *gpu, const char *path, const struct hw_ope
 		return -ENODEV;
 	}
 	gpu->fd = fd;
-	snprintf(gpu->info.path, sizeof(gpu->info.path), "%s", path);
+	/* Longer paths were refused before the node was opened. */
+	memcpy(gpu->info.path, path, strnlen(path, sizeof(gpu->info.path) - 1));
+	gpu->info.path[strnlen(path, sizeof(gpu->info.path) - 1)] = '\0';
 	snprintf(gpu->info.driver, sizeof(gpu->info.driver), "%s", ver.name);
 	gpu->info.drv_major = ver.major;
 	gpu->info.drv_minor = ver.minor;
