@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: MIT
 /*
- * benchmark-exec-nop: empty batches (MI_BATCH_BUFFER_END) on the simulated
- * GPU, latency model off. A submit+wait crosses three threads (client,
- * command streamer, interrupt handler), so each figure is reported beside a
- * futex round trip between two threads measured in the same run, and as a
- * ratio to it.
+ * benchmark-exec-nop: empty batches (MI_BATCH_BUFFER_END), on the simulated
+ * GPU (latency model off) or, with --backend=hw, on a real Intel GPU through
+ * the hw back end. A submit+wait crosses several threads (client, command
+ * streamer or kernel, interrupt handler or sync_file waiter), so each figure
+ * is reported beside a futex round trip between two threads measured in the
+ * same run, and as a ratio to it.
  *
  *   idle:      submit one batch, wait for its fence, repeat (ns per submit+wait)
  *   queued64:  submit 64 batches, wait for the last (submissions per second)
- *   execbuf:   the idle loop through i915_gem_execbuffer() with one object
+ *   execbuf:   sim only: the idle loop through i915_gem_execbuffer() with one
+ *              object
  *
- * Options: --quick (3 short repetitions), --reps N, --duration-ms N.
+ * On hw the batch is a 4 KiB hw_ttm BO placed in TT, i.e. softpinned at the
+ * address the TT range manager gave it, submitted with hw_ttm_exec(): the
+ * reservation and validation this project does per submission are part of
+ * the figure, as they are in the sim execbuffer figure.
+ *
+ * Options: --backend=sim|hw (default sim), --device PATH (hw; default
+ * $TTM_HW_DEVICE, else the first i915 render node), --quick (3 short
+ * repetitions), --reps N, --duration-ms N. Bad options: one line, exit 2.
+ * Without a usable Intel render node --backend=hw prints "SKIP: <reason>"
+ * and exits 77.
  * Self-contained: i915/ is built before bench/lib, so the shared harness is
  * not available here; median/min/max over repetitions are computed below.
  */
@@ -24,10 +35,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <ttm_config.h>
+
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem.h>
 
+#if TTM_HAVE_LIBDRM
+#include "hw/hw_gpu.h"
+#include "hw/hw_ttm.h"
+#endif
+
 #include "i915_bench.h"
+
+/* A fence not signalled after this long means a hung GPU: stop, do not hang. */
+#define NOP_WAIT_TIMEOUT_NS (10ll * 1000000000ll)
 
 /* --- reference: futex ping-pong between two threads --- */
 
@@ -80,7 +101,55 @@ static double futex_round_trip_ns(uint64_t budget_ns)
 	return (double)(i915_bench_now_ns() - t0) / (double)n;
 }
 
+static void pong_start(pthread_t *pong)
+{
+	atomic_store(&pong_stop, false);
+	atomic_store(&ping, 0);
+	pthread_create(pong, NULL, pong_thread, NULL);
+}
+
+static void pong_stop_join(pthread_t pong)
+{
+	atomic_store(&pong_stop, true);
+	atomic_store(&ping, atomic_load(&ping) + 2);
+	futex_wake(&ping);
+	pthread_join(pong, NULL);
+}
+
 /* --- the measured loops --- */
+
+/**
+ * struct nop_target - how one back end submits an empty batch.
+ * @submit: queue one batch; on success *@fence is its completion fence (one
+ *	reference, the caller's). Return 0 or a negative errno, *@fence NULL.
+ * @arg: handed to @submit.
+ */
+struct nop_target {
+	int (*submit)(void *arg, struct dma_fence **fence);
+	void *arg;
+};
+
+/*
+ * Waits for @f and drops it. Return 0, the fence's error (-EIO for a batch
+ * killed by a GPU reset) or -ETIME when it never signalled.
+ */
+static int nop_fence_wait_put(struct dma_fence *f)
+{
+	int64_t left = dma_fence_wait_timeout(f, false, NOP_WAIT_TIMEOUT_NS);
+	int ret = left < 0 ? (int)left : left == 0 ? -ETIME : dma_fence_get_status(f);
+
+	dma_fence_put(f);
+	return ret < 0 ? ret : 0;
+}
+
+static int target_submit_wait(void *arg)
+{
+	const struct nop_target *t = arg;
+	struct dma_fence *f;
+	int ret = t->submit(t->arg, &f);
+
+	return ret ? ret : nop_fence_wait_put(f);
+}
 
 /*
  * Calls @submit_wait (one submission, waited for) in rounds of 64 until
@@ -103,52 +172,52 @@ static int per_call_loop(int (*submit_wait)(void *arg), void *arg, uint64_t budg
 	return 0;
 }
 
-struct idle_arg {
-	struct i915_engine *e;
-	uint64_t batch;
-};
-
-static int idle_submit_wait(void *arg)
+static int idle_loop(const struct nop_target *t, uint64_t budget_ns, double *ns)
 {
-	struct idle_arg *a = arg;
-	struct dma_fence *f;
-	int ret = i915_request_submit(a->e, NULL, NULL, 0, a->batch, &f);
-
-	if (ret)
-		return ret;
-	dma_fence_wait(f, false);
-	dma_fence_put(f);
-	return 0;
+	return per_call_loop(target_submit_wait, (void *)t, budget_ns, ns);
 }
 
-static int idle_loop(struct i915_engine *e, uint64_t batch, uint64_t budget_ns, double *ns)
-{
-	struct idle_arg a = {.e = e, .batch = batch};
-
-	return per_call_loop(idle_submit_wait, &a, budget_ns, ns);
-}
-
-static int queued_loop(struct i915_engine *e, uint64_t batch, uint64_t budget_ns, double *per_s)
+static int queued_loop(const struct nop_target *t, uint64_t budget_ns, double *per_s)
 {
 	uint64_t t0 = i915_bench_now_ns(), n = 0;
 
 	do {
 		struct dma_fence *f = NULL;
+		int ret;
 
 		for (int i = 0; i < 64; i++) {
-			int ret;
+			struct dma_fence *next;
 
-			dma_fence_put(f);
-			ret = i915_request_submit(e, NULL, NULL, 0, batch, &f);
-			if (ret)
+			ret = t->submit(t->arg, &next);
+			if (ret) {
+				/* Drain what was queued before reporting. */
+				if (f)
+					nop_fence_wait_put(f);
 				return ret;
+			}
+			if (f)
+				dma_fence_put(f);
+			f = next;
 		}
-		dma_fence_wait(f, false);
-		dma_fence_put(f);
+		ret = nop_fence_wait_put(f);
+		if (ret)
+			return ret;
 		n += 64;
 	} while (i915_bench_now_ns() - t0 < budget_ns);
 	*per_s = (double)n * 1e9 / (double)(i915_bench_now_ns() - t0);
 	return 0;
+}
+
+struct sim_arg {
+	struct i915_engine *e;
+	uint64_t batch;
+};
+
+static int sim_submit(void *arg, struct dma_fence **fence)
+{
+	struct sim_arg *a = arg;
+
+	return i915_request_submit(a->e, NULL, NULL, 0, a->batch, fence);
 }
 
 struct execbuf_arg {
@@ -163,11 +232,7 @@ static int execbuf_submit_wait(void *arg)
 	struct i915_execbuffer eb = {.objects = &obj, .count = 1};
 	int ret = i915_gem_execbuffer(a->i915, &eb);
 
-	if (ret)
-		return ret;
-	dma_fence_wait(eb.out_fence, false);
-	dma_fence_put(eb.out_fence);
-	return 0;
+	return ret ? ret : nop_fence_wait_put(eb.out_fence);
 }
 
 static int execbuf_loop(struct i915_device *i915, struct i915_gem_object *batch, uint64_t budget_ns,
@@ -184,10 +249,88 @@ static void print_series(const char *what, const char *unit, const struct i915_b
 	       s->min, s->max, s->n);
 }
 
-int main(int argc, char **argv)
+
+/**
+ * struct nop_opts - the command line.
+ * @hw: --backend=hw.
+ * @device: --device value (hw only), or NULL.
+ * @reps: repetitions, 1..I915_BENCH_MAX_REPS.
+ * @duration_ms: time budget of each loop in one repetition.
+ */
+struct nop_opts {
+	bool hw;
+	const char *device;
+	unsigned int reps;
+	unsigned int duration_ms;
+};
+
+/* Return 0, or -EINVAL with a one-line reason in @err. */
+static int parse_opts(int argc, char **argv, struct nop_opts *o, char *err, size_t errlen)
+{
+	*o = (struct nop_opts){.reps = 7, .duration_ms = 200};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+
+		if (!strncmp(a, "--backend", 9) && (a[9] == '=' || !a[9])) {
+			val = a[9] ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
+			if (val && !strcmp(val, "sim")) {
+				o->hw = false;
+			} else if (val && !strcmp(val, "hw")) {
+				o->hw = true;
+			} else {
+				snprintf(err, errlen, "--backend takes sim or hw, not '%s'",
+					 val ? val : "");
+				return -EINVAL;
+			}
+		} else if (!strncmp(a, "--device", 8) && (a[8] == '=' || !a[8])) {
+			val = a[8] ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+			/* HW_PATH_MAX is 64 in hw_gpu.h, which a no-libdrm tree lacks. */
+			if (!val || !*val || strlen(val) >= 64) {
+				snprintf(err, errlen, "--device takes a render node path");
+				return -EINVAL;
+			}
+			o->device = val;
+		} else if (!strcmp(a, "--quick")) {
+			o->reps = 3;
+			o->duration_ms = 50;
+		} else if (!strcmp(a, "--reps") && i + 1 < argc) {
+			o->reps = (unsigned int)strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(a, "--duration-ms") && i + 1 < argc) {
+			o->duration_ms = (unsigned int)strtoul(argv[++i], NULL, 0);
+		} else {
+			snprintf(err, errlen,
+				 "unknown option '%s'; usage: [--backend=sim|hw] [--device PATH] "
+				 "[--quick] [--reps N] [--duration-ms N]",
+				 a);
+			return -EINVAL;
+		}
+	}
+	if (!o->reps || o->reps > I915_BENCH_MAX_REPS || !o->duration_ms) {
+		snprintf(err, errlen, "--reps must be 1..%d, --duration-ms > 0",
+			 I915_BENCH_MAX_REPS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The two loops every back end has, interleaved with the reference. */
+static int run_common(const struct nop_target *t, const struct nop_opts *o,
+		      struct i915_bench_series *futex, struct i915_bench_series *idle,
+		      struct i915_bench_series *queued)
+{
+	uint64_t budget = (uint64_t)o->duration_ms * 1000000ull;
+	int ret;
+
+	futex->v[futex->n++] = futex_round_trip_ns(budget);
+	ret = idle_loop(t, budget, &idle->v[idle->n++]);
+	if (!ret)
+		ret = queued_loop(t, budget, &queued->v[queued->n++]);
+	return ret;
+}
+
+static int run_sim(const struct nop_opts *o)
 {
 	struct i915_bench_series futex = {0}, idle = {0}, queued = {0}, execbuf = {0};
-	unsigned int reps = 7, duration_ms = 200;
 	struct i915_gem_object *bobj = NULL;
 	struct i915_device *i915 = NULL;
 	struct ttm_resource *bres = NULL;
@@ -195,25 +338,6 @@ int main(int argc, char **argv)
 	void *page = NULL;
 	pthread_t pong;
 	int ret;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
-			reps = 3;
-			duration_ms = 50;
-		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-			reps = (unsigned int)atoi(argv[++i]);
-		} else if (!strcmp(argv[i], "--duration-ms") && i + 1 < argc) {
-			duration_ms = (unsigned int)atoi(argv[++i]);
-		} else {
-			fprintf(stderr, "usage: %s [--quick] [--reps N] [--duration-ms N]\n",
-				argv[0]);
-			return 2;
-		}
-	}
-	if (!reps || reps > I915_BENCH_MAX_REPS || !duration_ms) {
-		fprintf(stderr, "--reps must be 1..%d, --duration-ms > 0\n", I915_BENCH_MAX_REPS);
-		return 2;
-	}
 
 	sim_gpu_config_init(&cfg);
 	cfg.ggtt_size = 256ull << 20;
@@ -248,47 +372,43 @@ int main(int argc, char **argv)
 	}
 	if (ret) {
 		fprintf(stderr, "setup: %s\n", strerror(-ret));
-		return 1;
+		goto out;
 	}
 
-	atomic_store(&ping, 0);
-	pthread_create(&pong, NULL, pong_thread, NULL);
+	pong_start(&pong);
 	/* Warm-up of every loop, unmeasured. */
 	futex_round_trip_ns(20000000);
 	{
-		struct i915_engine *rcs = i915_engine_get(i915, I915_ENGINE_RCS);
-		uint64_t budget = (uint64_t)duration_ms * 1000000ull;
-		uint64_t batch = i915_ggtt_offset(bres);
+		struct sim_arg sa = {.e = i915_engine_get(i915, I915_ENGINE_RCS),
+				     .batch = i915_ggtt_offset(bres)};
+		const struct nop_target t = {.submit = sim_submit, .arg = &sa};
+		uint64_t budget = (uint64_t)o->duration_ms * 1000000ull;
 		double x;
 
-		idle_loop(rcs, batch, 20000000, &x);
-		queued_loop(rcs, batch, 20000000, &x);
-		execbuf_loop(i915, bobj, 20000000, &x);
+		ret = idle_loop(&t, 20000000, &x);
+		if (!ret)
+			ret = queued_loop(&t, 20000000, &x);
+		if (!ret)
+			ret = execbuf_loop(i915, bobj, 20000000, &x);
 		/* Interleave the loops so drifts hit every figure alike. */
-		for (unsigned int r = 0; r < reps && !ret; r++) {
-			futex.v[futex.n++] = futex_round_trip_ns(budget);
-			ret = idle_loop(rcs, batch, budget, &idle.v[idle.n++]);
-			if (!ret)
-				ret = queued_loop(rcs, batch, budget, &queued.v[queued.n++]);
+		for (unsigned int r = 0; r < o->reps && !ret; r++) {
+			ret = run_common(&t, o, &futex, &idle, &queued);
 			if (!ret)
 				ret = execbuf_loop(i915, bobj, budget, &execbuf.v[execbuf.n++]);
 		}
 	}
-	atomic_store(&pong_stop, true);
-	atomic_store(&ping, atomic_load(&ping) + 2);
-	futex_wake(&ping);
-	pthread_join(pong, NULL);
+	pong_stop_join(pong);
 	if (ret) {
 		fprintf(stderr, "run: %s\n", strerror(-ret));
-		return 1;
+		goto out;
 	}
 
 	i915_bench_series_finish(&futex);
 	i915_bench_series_finish(&idle);
 	i915_bench_series_finish(&queued);
 	i915_bench_series_finish(&execbuf);
-	printf("benchmark-exec-nop: sim back end, latency model off, RCS, %u reps of %u ms\n", reps,
-	       duration_ms);
+	printf("benchmark-exec-nop: sim back end, latency model off, RCS, %u reps of %u ms\n",
+	       o->reps, o->duration_ms);
 	print_series("reference futex round trip", "ns", &futex);
 	print_series("idle submit+wait", "ns", &idle);
 	print_series("execbuffer(1 obj) submit+wait", "ns", &execbuf);
@@ -300,11 +420,176 @@ int main(int argc, char **argv)
 	       "%.0f k subm/s (target >= 500 k/s)\n",
 	       1e9 / queued.median, 1e9 / queued.median / futex.median, queued.median / 1000);
 
-	i915_gem_object_put(bobj);
-	i915_ggtt_unbind(&i915->ggtt, bres->start, 1);
-	ttm_resource_free(i915_ggtt_manager(&i915->ggtt), &bres);
+out:
+	if (bobj)
+		i915_gem_object_put(bobj);
+	if (bres) {
+		i915_ggtt_unbind(&i915->ggtt, bres->start, 1);
+		ttm_resource_free(i915_ggtt_manager(&i915->ggtt), &bres);
+	}
 	free(page);
 	i915_gem_fini(i915);
 	i915_device_destroy(i915);
+	return ret ? 1 : 0;
+}
+
+#if TTM_HAVE_LIBDRM
+
+struct hw_arg {
+	struct hw_ttm_device *dev;
+	struct hw_ttm_bo *batch;
+};
+
+static int hw_submit(void *arg, struct dma_fence **fence)
+{
+	struct hw_arg *a = arg;
+
+	return hw_ttm_exec(a->dev, NULL, 0, a->batch, fence);
+}
+
+static void describe_line(void *data, const char *key, const char *value)
+{
+	(void)data;
+	printf("gpu.%s: %s\n", key, value);
+}
+
+/*
+ * A 4 KiB BO in TT holding MI_BATCH_BUFFER_END + MI_NOOP, written through
+ * its GEM map (discrete parts only accept the placement's own caching).
+ */
+static int hw_nop_batch(struct hw_ttm_device *dev, struct hw_ttm_bo **out)
+{
+	struct hw_ttm_bo *bo;
+	struct hw_bo *gem;
+	int ret = hw_ttm_bo_create(dev, 4096, &hw_ttm_placement_tt, &bo);
+
+	if (ret)
+		return ret;
+	ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
+	if (ret)
+		goto err_put;
+	gem = hw_ttm_bo_gem(bo);
+	ret = gem ? hw_bo_mmap(dev->gpu, gem,
+			       hw_gpu_info(dev->gpu)->discrete ? HW_MMAP_FIXED : HW_MMAP_WB)
+		  : -EINVAL;
+	if (!ret) {
+		ret = hw_batch_nop(gem->map, 4096 / 4);
+		hw_bo_munmap(dev->gpu, gem);
+		ret = ret < 0 ? ret : 0;
+	}
+	ttm_bo_unreserve(&bo->tbo);
+	if (ret)
+		goto err_put;
+	*out = bo;
 	return 0;
+
+err_put:
+	ttm_bo_put(&bo->tbo);
+	return ret;
+}
+
+static int run_hw(const struct nop_opts *o)
+{
+	struct i915_bench_series futex = {0}, idle = {0}, queued = {0};
+	struct hw_open_args args = {.device = o->device, .need = HW_NEED_EXEC_FENCE};
+	struct hw_ttm_device *dev = NULL;
+	struct hw_ttm_bo *batch = NULL;
+	struct hw_gpu *gpu;
+	char why[256] = "";
+	pthread_t pong;
+	int ret;
+
+	args.why = why;
+	args.why_len = sizeof(why);
+	ret = hw_gpu_open(&args, &gpu);
+	if (ret) {
+		printf("%s: %s\n", hw_err_is_skip(ret) ? "SKIP" : "FAIL",
+		       why[0] ? why : strerror(-ret));
+		return hw_exit_status(ret);
+	}
+	ret = hw_ttm_device_create(gpu, NULL, &dev);
+	if (ret) {
+		printf("%s: TTM device over %s: %s\n", hw_err_is_skip(ret) ? "SKIP" : "FAIL",
+		       hw_gpu_info(gpu)->path, strerror(-ret));
+		hw_gpu_close(gpu);
+		return hw_exit_status(ret);
+	}
+	ret = hw_nop_batch(dev, &batch);
+	if (ret) {
+		printf("FAIL: nop batch: %s\n", strerror(-ret));
+		goto out;
+	}
+
+	printf("benchmark-exec-nop: hw back end, RCS, batch softpinned in TT via hw_ttm_exec, "
+	       "%u reps of %u ms\n",
+	       o->reps, o->duration_ms);
+	hw_gpu_describe(hw_gpu_info(gpu), describe_line, NULL);
+	fflush(stdout);
+
+	pong_start(&pong);
+	futex_round_trip_ns(20000000);
+	{
+		struct hw_arg ha = {.dev = dev, .batch = batch};
+		const struct nop_target t = {.submit = hw_submit, .arg = &ha};
+		double x;
+
+		/* Warm-up: the first submissions pay for binding and context setup. */
+		ret = idle_loop(&t, 20000000, &x);
+		if (!ret)
+			ret = queued_loop(&t, 20000000, &x);
+		for (unsigned int r = 0; r < o->reps && !ret; r++)
+			ret = run_common(&t, o, &futex, &idle, &queued);
+	}
+	pong_stop_join(pong);
+	if (ret) {
+		printf("FAIL: submission: %s%s\n", strerror(-ret),
+		       hw_gpu_is_wedged(gpu) ? " (GPU wedged)" : "");
+		goto out;
+	}
+
+	i915_bench_series_finish(&futex);
+	i915_bench_series_finish(&idle);
+	i915_bench_series_finish(&queued);
+	print_series("reference futex round trip", "ns", &futex);
+	print_series("idle submit+wait", "ns", &idle);
+	print_series("queued 64 then wait", "subm/s", &queued);
+	printf("ratios (medians): idle = %.2f futex round trips; queued64 = %.0f ns/submission "
+	       "= %.2f futex round trips (%.0f k subm/s)\n",
+	       idle.median / futex.median, 1e9 / queued.median,
+	       1e9 / queued.median / futex.median, queued.median / 1000);
+
+out:
+	if (batch)
+		ttm_bo_put(&batch->tbo);
+	/* -EBUSY would mean a BO outlived us; leave the GPU open rather than free under it. */
+	if (!hw_ttm_device_destroy(dev))
+		hw_gpu_close(gpu);
+	return ret ? 1 : 0;
+}
+
+#else /* !TTM_HAVE_LIBDRM */
+
+static int run_hw(const struct nop_opts *o)
+{
+	(void)o;
+	printf("SKIP: built without libdrm, no hw back end\n");
+	return 77;
+}
+
+#endif
+
+int main(int argc, char **argv)
+{
+	struct nop_opts o;
+	char err[256];
+
+	if (parse_opts(argc, argv, &o, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", argv[0], err);
+		return 2;
+	}
+	if (o.device && !o.hw) {
+		fprintf(stderr, "%s: --device needs --backend=hw\n", argv[0]);
+		return 2;
+	}
+	return o.hw ? run_hw(&o) : run_sim(&o);
 }
