@@ -25,15 +25,24 @@
  * IGT_SEED, reproduces a run exactly).
  */
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <fault_inject.h>
+#include <i915/i915_cmds.h>
+#include <i915/i915_drv.h>
+#include <i915/i915_engine.h>
+#include <i915/i915_gem.h>
 #include <ttm/dma_fence.h>
 #include <ttm/ttm_bo.h>
+#include <ttm/ttm_drm_device.h>
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_global.h>
+#include <ttm_drm.h>
 
 #include "igt.h"
 #include "stress_util.h"
@@ -139,7 +148,7 @@ static void sweep_verify(struct ttm_mock_bo *mbo, struct sweep_result *res, bool
  * The fixed workload. Faults may fire anywhere in it; only the final
  * verification runs with every point disarmed.
  */
-static void sweep_workload(struct sweep_result *res)
+static void sweep_core(struct sweep_result *res)
 {
 	struct ttm_mock_device mdev;
 	struct ttm_mock_bo *bo[SWEEP_BOS] = { NULL };
@@ -254,6 +263,423 @@ out_counters:
 }
 
 /*
+ * The uAPI part: a client of a ttm_drm_device (system memory only, fences
+ * that signal as they are emitted) creates buffers, takes a second
+ * reference, maps them and writes their pattern through the mapping,
+ * revalidates them with BO_SETSTATUS, reads them back and unreferences
+ * them. handle_alloc fires on the handle table and references, mmap_remap
+ * when a CPU access faults a page in.
+ */
+#define UAPI_BOS 6
+
+static const char *uapi_fence_name(struct dma_fence *f)
+{
+	(void)f;
+	return "sweep-uapi";
+}
+
+static const struct dma_fence_ops uapi_fence_ops = {
+	.get_driver_name = uapi_fence_name,
+	.get_timeline_name = uapi_fence_name,
+};
+
+static uint64_t uapi_context;
+static uint64_t uapi_seqno;
+
+static struct dma_fence *uapi_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
+					 uint32_t type, uint32_t *sequence)
+{
+	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+
+	(void)ddev;
+	(void)type;
+	if (!f)
+		return NULL;
+	dma_fence_init(f, &uapi_fence_ops, uapi_context + fence_class, ++uapi_seqno);
+	*sequence = (uint32_t)f->seqno;
+	dma_fence_signal(f);
+	return f;
+}
+
+static void uapi_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
+{
+	static const struct ttm_placement sys = { 1, &place_sys };
+
+	(void)bo;
+	*placement = sys;
+}
+
+static const struct ttm_device_funcs uapi_funcs = {
+	.evict_flags = uapi_evict_flags,
+};
+
+static const struct ttm_drm_driver uapi_driver = {
+	.num_fence_classes = 1,
+	.fence_types = 0x2,
+	.fence_emit = uapi_fence_emit,
+};
+
+/*
+ * A CPU mapping that cannot be installed (mmap_remap) is reported as the
+ * kernel does, SIGBUS to the accessing thread; the accessors below catch it
+ * and turn it into -EFAULT, the clean failure of a mapped access.
+ */
+static __thread sigjmp_buf sigbus_jmp;
+static __thread volatile sig_atomic_t sigbus_armed;
+
+static void sigbus_handler(int sig)
+{
+	if (sigbus_armed) {
+		sigbus_armed = 0;
+		siglongjmp(sigbus_jmp, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void sigbus_install(void)
+{
+	struct sigaction sa = { .sa_handler = sigbus_handler };
+
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_NODEFER;
+	igt_assert_eq(sigaction(SIGBUS, &sa, NULL), 0);
+}
+
+/* Write (@write) or check @seed's pattern through @ptr; -EFAULT on SIGBUS, -EILSEQ on a mismatch. */
+static __attribute__((noinline)) int mapped_access(volatile uint64_t *ptr, uint64_t size,
+						   uint64_t seed, bool write)
+{
+	if (sigsetjmp(sigbus_jmp, 1))
+		return -EFAULT;
+	sigbus_armed = 1;
+	for (uint64_t w = 0; w < size / 8; w++) {
+		if (write) {
+			ptr[w] = ttm_mock_pattern(seed, w);
+		} else if (ptr[w] != ttm_mock_pattern(seed, w)) {
+			sigbus_armed = 0;
+			return -EILSEQ;
+		}
+	}
+	sigbus_armed = 0;
+	return 0;
+}
+
+struct uapi_bo {
+	uint32_t handle;
+	uint64_t map_handle, size, seed;
+	bool created, referenced, mapped, filled;
+	uint64_t *ptr;
+};
+
+static void uapi_verify(struct uapi_bo *b, struct sweep_result *res, bool final)
+{
+	int ret;
+
+	if (!b->filled)
+		return;
+	ret = mapped_access(b->ptr, b->size, b->seed, false);
+	if (ret == -EFAULT && !final) {
+		res->ops++;
+		res->failed_ops++;
+		return;
+	}
+	igt_assert_f(ret == 0, "uAPI buffer %u: %s (ret %d)\n", b->handle,
+		     ret == -EILSEQ ? "content lost" : "unreadable", ret);
+	res->bytes_verified += b->size;
+}
+
+static void sweep_uapi(struct sweep_result *res)
+{
+	struct ttm_drm_device ddev;
+	struct uapi_bo bo[UAPI_BOS];
+	struct ttm_global_stats gs;
+	long fences = dma_fence_live_count();
+	uint64_t pages;
+	int fd, ret;
+
+	res->fired = 0;
+	memset(bo, 0, sizeof(bo));
+	sigbus_install();
+	ttm_global_get_stats(&gs);
+	pages = gs.pages;
+	uapi_context = dma_fence_context_alloc(1);
+	ret = ttm_drm_device_init(&ddev, &uapi_funcs, &uapi_driver, "fault-sweep", false);
+	sweep_check_ret(res, ret, "ttm_drm_device_init");
+	if (ret)
+		goto out;
+	fd = ttm_drm_open(&ddev);
+	sweep_check_ret(res, fd < 0 ? fd : 0, "ttm_drm_open");
+	if (fd < 0)
+		goto out_dev;
+
+	for (unsigned i = 0; i < UAPI_BOS; i++) {
+		struct uapi_bo *b = &bo[i];
+		struct drm_bo_create_arg arg = { 0 };
+		struct drm_bo_reference_info_arg ref = { 0 };
+		struct drm_bo_map_wait_idle_arg map = { 0 };
+		int err = 0;
+
+		arg.d.req.flags = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+		arg.d.req.size = (1 + i % 3) * TTM_PAGE_SIZE;
+		ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
+		sweep_check_ret(res, ret, "BO_CREATE");
+		if (ret)
+			continue;
+		b->created = true;
+		b->handle = arg.d.rep.handle;
+		b->map_handle = arg.d.rep.arg_handle;
+		b->size = arg.d.rep.size;
+		b->seed = 3000 + i;
+		igt_assert_eq_u64(b->size, (1 + i % 3) * TTM_PAGE_SIZE);
+
+		ref.d.req.handle = b->handle;
+		ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &ref);
+		sweep_check_ret(res, ret, "BO_REFERENCE");
+		b->referenced = !ret;
+
+		map.d.req.handle = b->handle;
+		map.d.req.mask = DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+		ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_MAP, &map);
+		sweep_check_ret(res, ret, "BO_MAP");
+		if (ret)
+			continue;
+		b->mapped = true;
+		b->ptr = ttm_drm_mmap(fd, b->map_handle, b->size, &err);
+		igt_assert_f(b->ptr, "ttm_drm_mmap of a mapped buffer: %d\n", err);
+		ret = mapped_access(b->ptr, b->size, b->seed, true);
+		sweep_check_ret(res, ret == -EFAULT ? -EIO : ret, "mapped write");
+		b->filled = !ret;
+	}
+
+	/* Revalidate every buffer (same placement, access flags), then read back. */
+	for (unsigned i = 0; i < UAPI_BOS; i++) {
+		struct drm_bo_map_wait_idle_arg st = { 0 };
+
+		if (!bo[i].created)
+			continue;
+		st.d.req.handle = bo[i].handle;
+		st.d.req.mask = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+		st.d.req.flags = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+		ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &st);
+		sweep_check_ret(res, ret, "BO_SETSTATUS");
+		uapi_verify(&bo[i], res, false);
+	}
+
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	for (unsigned i = 0; i < UAPI_BOS; i++) {
+		struct drm_bo_handle_arg h = { bo[i].handle };
+
+		if (!bo[i].created)
+			continue;
+		uapi_verify(&bo[i], res, true);
+		if (bo[i].mapped)
+			igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &h), 0);
+		if (bo[i].referenced)
+			igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &h), 0);
+		igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &h), 0);
+		/* The handle is gone with its last reference. */
+		igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &h), -EINVAL);
+	}
+	igt_assert_eq(ttm_drm_close(fd), 0);
+out_dev:
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	ttm_device_flush_delayed(&ddev.bdev, true);
+	igt_assert_eq_u64(atomic_load(&ddev.bdev.stats.bo_count), 0);
+	igt_assert_eq(ttm_drm_device_fini(&ddev), 0);
+out:
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	ttm_global_get_stats(&gs);
+	igt_assert_eq_s64(dma_fence_live_count(), fences);
+	igt_assert_eq_u64(gs.pages, pages);
+}
+
+/*
+ * The i915 part: the simulated GPU with one context runs a few batches,
+ * each storing one distinct dword into a system or local-memory target
+ * through a softpinned address. gpu_hang makes the batch it fires on hang:
+ * its fence must end -EIO with the context blamed, and every other batch's
+ * store and every untouched byte must be intact. Core points fire in the
+ * device's and objects' creation, the lmem clears and the binds.
+ */
+#define I915_TARGETS 2
+#define I915_TARGET_SIZE (16u * 1024u)
+#define I915_BATCHES 4
+#define I915_PIN_BASE (16ull << 20)
+
+static uint32_t i915_expect(unsigned t, unsigned w)
+{
+	return 0xc0de0000u ^ (t << 12) ^ w;
+}
+
+static void sweep_i915(struct sweep_result *res)
+{
+	struct sim_gpu_config cfg;
+	struct i915_device *i915 = NULL;
+	struct i915_context *ctx = NULL;
+	struct i915_gem_object *tgt[I915_TARGETS] = { NULL }, *batch = NULL;
+	uint32_t want[I915_TARGETS][I915_TARGET_SIZE / 4];
+	bool known[I915_TARGETS][I915_TARGET_SIZE / 4];
+	struct ttm_global_stats gs;
+	long fences = dma_fence_live_count();
+	uint64_t pages, hung = 0;
+	int ret;
+
+	res->fired = 0;
+	ttm_global_get_stats(&gs);
+	pages = gs.pages;
+	memset(known, 0, sizeof(known));
+	sim_gpu_config_init(&cfg);
+	cfg.ggtt_size = 64ull << 20;
+	cfg.aperture_size = 1ull << 20;
+	cfg.stolen_size = 1ull << 20;
+	cfg.lmem_size = 4ull << 20;
+	cfg.lmem_visible_size = 1ull << 20;
+	/* Long enough that only an injected hang trips it, short enough to sweep. */
+	cfg.hangcheck_ms = 100;
+	ret = i915_device_create_sim(&cfg, &i915);
+	sweep_check_ret(res, ret, "i915_device_create_sim");
+	if (ret)
+		goto out;
+	ret = i915_gem_init(i915);
+	sweep_check_ret(res, ret, "i915_gem_init");
+	if (ret)
+		goto out_dev;
+	ret = i915_context_create(i915, &ctx);
+	sweep_check_ret(res, ret, "i915_context_create");
+	if (ret)
+		goto out_gem;
+	for (unsigned t = 0; t < I915_TARGETS; t++) {
+		ret = i915_gem_object_create(i915, I915_TARGET_SIZE,
+					     t ? I915_GEM_REGION_LMEM : I915_GEM_REGION_SMEM, &tgt[t]);
+		sweep_check_ret(res, ret, "i915_gem_object_create");
+		if (ret) {
+			tgt[t] = NULL;
+			continue;
+		}
+		for (unsigned w = 0; w < I915_TARGET_SIZE / 4; w++)
+			want[t][w] = i915_expect(t, w);
+		ret = i915_gem_object_access(tgt[t], 0, want[t], sizeof(want[t]), true);
+		sweep_check_ret(res, ret, "i915_gem_object_access (write)");
+		if (!ret)
+			memset(known[t], 1, sizeof(known[t]));
+	}
+	ret = i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch);
+	sweep_check_ret(res, ret, "i915_gem_object_create (batch)");
+	if (ret)
+		batch = NULL;
+
+	for (unsigned n = 0; batch && n < I915_BATCHES; n++) {
+		unsigned t = n % I915_TARGETS, w = 64 * n + 1;
+		uint32_t cs[8] = { 0 }, *p = cs, value = 0x5eed0000u + n;
+		struct i915_exec_object objs[2];
+		struct i915_execbuffer eb;
+		int status;
+
+		if (!tgt[t])
+			continue;
+		p = i915_emit_store_dword_imm(p, I915_PIN_BASE + t * (1ull << 20) + w * 4, value);
+		i915_emit_bb_end(p);
+		ret = i915_gem_object_access(batch, 0, cs, sizeof(cs), true);
+		sweep_check_ret(res, ret, "i915_gem_object_access (batch)");
+		if (ret)
+			continue;
+		memset(objs, 0, sizeof(objs));
+		objs[0].obj = tgt[t];
+		objs[0].flags = EXEC_OBJECT_WRITE | EXEC_OBJECT_PINNED;
+		objs[0].offset = I915_PIN_BASE + t * (1ull << 20);
+		objs[1].obj = batch;
+		for (unsigned tries = 0;; tries++) {
+			memset(&eb, 0, sizeof(eb));
+			eb.objects = objs;
+			eb.count = 2;
+			eb.ctx = ctx;
+			ret = i915_gem_execbuffer(i915, &eb);
+			/* -EIO: refused whole while the engine awaits its reset; retry. */
+			if (ret != -EIO || tries > 2000)
+				break;
+			igt_assert(!eb.out_fence);
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		}
+		sweep_check_ret(res, ret, "i915_gem_execbuffer");
+		if (ret) {
+			igt_assert(!eb.out_fence);
+			continue;
+		}
+		igt_assert(eb.out_fence);
+		igt_assert_eq(dma_fence_wait(eb.out_fence, false), 0);
+		status = dma_fence_get_status(eb.out_fence);
+		dma_fence_put(eb.out_fence);
+		if (status == -EIO) {
+			/* The hung batch may or may not have stored: that dword is unknown. */
+			hung++;
+			known[t][w] = false;
+			res->ops++;
+			res->failed_ops++;
+			continue;
+		}
+		igt_assert_f(status == 1, "batch %u: fence status %d\n", n, status);
+		want[t][w] = value;
+		res->ops++;
+	}
+
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	/* Blame lands on the context for each hung batch, and only for those. */
+	if (ctx)
+		igt_assert_eq_u64(atomic_load(&ctx->guilty), hung);
+	for (unsigned t = 0; t < I915_TARGETS; t++) {
+		static uint32_t got[I915_TARGET_SIZE / 4];
+
+		if (!tgt[t])
+			continue;
+		if (known[t][0] || known[t][1]) {
+			igt_assert_eq(i915_gem_object_access(tgt[t], 0, got, sizeof(got), false), 0);
+			for (unsigned w = 0; w < I915_TARGET_SIZE / 4; w++)
+				igt_assert_f(!known[t][w] || got[w] == want[t][w],
+					     "target %u dword %u: %#x, expected %#x\n", t, w, got[w],
+					     want[t][w]);
+			res->bytes_verified += sizeof(got);
+		}
+		i915_gem_object_put(tgt[t]);
+	}
+	if (batch)
+		i915_gem_object_put(batch);
+	i915_context_put(ctx);
+out_gem:
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	igt_assert_eq(i915_gem_fini(i915), 0);
+out_dev:
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	igt_assert_eq(i915_device_destroy(i915), 0);
+out:
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	ttm_global_get_stats(&gs);
+	igt_assert_eq_s64(dma_fence_live_count(), fences);
+	igt_assert_eq_u64(gs.pages, pages);
+}
+
+/* struct sweep_part - one workload of the sweep, swept separately per point. */
+struct sweep_part {
+	const char *name;
+	void (*run)(struct sweep_result *res);
+};
+
+static const struct sweep_part sweep_parts[] = {
+	{ "core", sweep_core },
+	{ "uapi", sweep_uapi },
+	{ "i915", sweep_i915 },
+};
+
+#define N_PARTS (sizeof(sweep_parts) / sizeof(sweep_parts[0]))
+
+/*
  * struct sweep_totals - what every point's dynamic subtest adds up. Each
  * dynamic subtest runs in its own forked process, so the totals live in a
  * shared anonymous mapping made by the subtest before forking them.
@@ -262,38 +688,48 @@ struct sweep_totals {
 	_Atomic uint64_t points, hits, ops, bytes, injected;
 };
 
-/* Sweep one point: N = 1.. until a run no longer reaches the Nth hit. */
+/*
+ * Sweep one point over each part: N = 1.. until a run of the part no longer
+ * reaches the Nth hit. Prints one table row per point and part.
+ */
 static void sweep_point(struct fault_attr *attr, struct sweep_totals *tot)
 {
-	struct sweep_result res = { 0 };
-	unsigned long n, injected = 0, hits_clean;
+	unsigned long hits_all = 0, injected_all = 0;
+	uint64_t ops = 0, bytes = 0, refused = 0;
 
+	for (unsigned p = 0; p < N_PARTS; p++) {
+		struct sweep_result res = { 0 };
+		unsigned long n, injected = 0;
 
-	for (n = 1; n <= SWEEP_MAX_NTH; n++) {
-		unsigned long fired;
-
-		fault_reset_all();
-		fault_set_nth(attr, n);
-		sweep_workload(&res);
-		fired = res.fired;
-		if (!fired)
-			break;
-		injected += fired;
+		for (n = 1; n <= SWEEP_MAX_NTH; n++) {
+			fault_reset_all();
+			fault_set_nth(attr, n);
+			sweep_parts[p].run(&res);
+			if (!res.fired)
+				break;
+			injected += res.fired;
+		}
+		igt_assert_f(n <= SWEEP_MAX_NTH, "%s/%s: still firing at hit %d\n", attr->name,
+			     sweep_parts[p].name, SWEEP_MAX_NTH);
+		igt_info("  %-16s %-5s %6lu hits swept %6lu faults injected\n", attr->name,
+			 sweep_parts[p].name, n - 1, injected);
+		hits_all += n - 1;
+		injected_all += injected;
+		ops += res.ops;
+		bytes += res.bytes_verified;
+		refused += res.failed_ops;
 	}
-	hits_clean = n - 1;
-	if (hits_clean == 0)
-		igt_skip("%s: not reached by this workload (uAPI / CPU-mapping paths)\n",
-			 attr->name);
-	igt_assert_f(n <= SWEEP_MAX_NTH, "%s: still firing at hit %d\n", attr->name,
-		     SWEEP_MAX_NTH);
+	if (hits_all == 0)
+		igt_skip("%s: not reached by any part of the workload\n", attr->name);
 	atomic_fetch_add(&tot->points, 1);
-	atomic_fetch_add(&tot->hits, hits_clean);
-	atomic_fetch_add(&tot->ops, res.ops);
-	atomic_fetch_add(&tot->bytes, res.bytes_verified);
-	atomic_fetch_add(&tot->injected, injected);
-	igt_info("%s: swept hits 1..%lu, %lu faults injected, %" PRIu64 " calls refused with a clean errno\n",
-		 attr->name, hits_clean, injected, res.failed_ops);
-	igt_report_checks(res.ops, res.bytes_verified, injected);
+	atomic_fetch_add(&tot->hits, hits_all);
+	atomic_fetch_add(&tot->ops, ops);
+	atomic_fetch_add(&tot->bytes, bytes);
+	atomic_fetch_add(&tot->injected, injected_all);
+	igt_info("%s: swept hits 1..%lu, %lu faults injected, %" PRIu64
+		 " calls refused with a clean errno\n",
+		 attr->name, hits_all, injected_all, refused);
+	igt_report_checks(ops, bytes, injected_all);
 }
 
 struct point_list {
@@ -321,9 +757,11 @@ static void subtest_probabilistic(void)
 	for (unsigned run = 0; run < 20; run++) {
 		snprintf(spec, sizeof(spec), "all:probability=3,times=-1;seed=%" PRIu64,
 			 seed + run);
-		igt_assert_f(fault_configure(spec, err, sizeof(err)) == 0, "%s\n", err);
-		sweep_workload(&res);
-		injected += res.fired;
+		for (unsigned p = 0; p < N_PARTS; p++) {
+			igt_assert_f(fault_configure(spec, err, sizeof(err)) == 0, "%s\n", err);
+			sweep_parts[p].run(&res);
+			injected += res.fired;
+		}
 	}
 	igt_info("%lu faults injected over 20 runs, %" PRIu64 " calls refused with a clean errno\n", injected,
 		 res.failed_ops);
