@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # fault-sweep.sh [-B BUILDDIR] [-s SEED] [-p RUNS] : run the fault-injection
 # sweep and print the coverage note the stress issue asks for: for every
-# fault point the core registers (ttm-faults --names), how many hits of the
+# fault point registered (ttm-faults --names for the core, the sweep's own
+# "registered fault point:" lines for the simulated GPU), how many hits of the
 # workload were swept (fail the 1st, 2nd, ... Nth hit), how many faults were
 # injected and the result. Points registered but absent from the sweep's
 # output, and points the workload never reaches, are listed as such.
@@ -31,10 +32,14 @@ done
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-mapfile -t points < <("$faults" --names)
-[ "${#points[@]}" -gt 0 ] || { echo "$0: ttm-faults lists no point" >&2; exit 2; }
 "$sweep" --run-subtest each-point >"$log" 2>&1
 rc=$?
+# Every point of the core registry (ttm-faults) and of the sweep binary's
+# own (which adds the simulated GPU's, e.g. gpu_hang): a point either lists
+# and the sweep does not run is reported, not silently dropped.
+mapfile -t points < <({ "$faults" --names
+	sed -nE 's/^registered fault point: ([A-Za-z0-9_]+)$/\1/p' "$log"; } | sort -u)
+[ "${#points[@]}" -gt 0 ] || { echo "$0: no fault point registered" >&2; exit 2; }
 
 fails=0 uncovered=0 total_hits=0 total_injected=0
 printf '%-16s %-8s %10s %9s  %s\n' point result hits_swept injected note
@@ -52,6 +57,8 @@ for p in "${points[@]}"; do
 	[ "$hits" != - ] && total_hits=$((total_hits + ${hits:-0}))
 	[ "$inj" != - ] && total_injected=$((total_injected + ${inj:-0}))
 	printf '%-16s %-8s %10s %9s  %s\n' "$p" "$res" "${hits:--}" "${inj:--}" "$note"
+	# The per-part rows (core / uapi / i915) under the point.
+	sed -nE "s/^  $p +([a-z0-9]+) +([0-9]+) hits swept +([0-9]+) faults injected$/    \1: \2 hits, \3 injected/p" "$log"
 done
 echo "${#points[@]} points, $((${#points[@]} - uncovered - fails)) swept: $total_hits hits," \
 	"$total_injected faults injected; $uncovered not reached, $fails failed or missing" \

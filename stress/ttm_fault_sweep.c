@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * ttm_fault_sweep - fail every core fault point at every hit of a fixed
- * workload and prove the memory manager recovers: clean negative errno,
- * nothing lost, nothing leaked.
+ * ttm_fault_sweep - fail every registered fault point (core and simulated
+ * GPU) at every hit of a fixed workload and prove the memory manager
+ * recovers: clean negative errno, nothing lost, nothing leaked.
  *
- * For each registered fault point P and N = 1, 2, 3, ... the workload runs
- * with P armed to fail its Nth hit (the point's one-shot countdown, so the
- * device's worker thread counts too), until a run completes without hitting
- * it. The workload: create BOs in SYSTEM, TT and VRAM, fill them with their
- * pattern, validate them round all three types with VRAM and TT too small
- * for all of them (evictions), swap everything out, read everything back
- * (swap-in, VRAM reads), move again, destroy. Every call either succeeds or
- * returns one of -ENOMEM, -EIO, -ENOSPC, -EBUSY.
+ * For each registered fault point P, each part of the workload and N = 1,
+ * 2, 3, ... the part runs with P armed to fail its Nth hit (the point's
+ * one-shot countdown, so the device's worker and engine threads count too),
+ * until a run of the part completes without hitting it. The parts:
+ *  - core: create BOs in SYSTEM, TT and VRAM, fill them with their pattern,
+ *    validate them round all three types with VRAM and TT too small for all
+ *    of them (evictions), swap everything out, read everything back
+ *    (swap-in, VRAM reads), move again, destroy;
+ *  - uapi: a client of a ttm_drm_device creates, references, maps (the
+ *    pattern written through the CPU mapping, SIGBUS from a mapping that
+ *    cannot be installed caught as the clean failure), revalidates, reads
+ *    back and unreferences buffers;
+ *  - i915: the simulated GPU runs relocated store batches into system and
+ *    local-memory objects; a hung batch's fence ends -EIO, its context is
+ *    blamed, everything else stays intact.
+ * Every call either succeeds or returns one of -ENOMEM, -EIO, -ENOSPC,
+ * -EBUSY (a mapped access: -EFAULT from SIGBUS).
  *
  * After each run: every BO whose fill succeeded still reads back its exact
  * pattern (read after the fault fired, so a failed swap-in or move that
@@ -500,7 +509,8 @@ out:
 /*
  * The i915 part: the simulated GPU with one context runs a few batches,
  * each storing one distinct dword into a system or local-memory target
- * through a softpinned address. gpu_hang makes the batch it fires on hang:
+ * through a relocation (softpin is left out: i915 reports any failure to
+ * place a softpinned object, an injected -ENOMEM included, as -EINVAL). gpu_hang makes the batch it fires on hang:
  * its fence must end -EIO with the context blamed, and every other batch's
  * store and every untouched byte must be intact. Core points fire in the
  * device's and objects' creation, the lmem clears and the binds.
@@ -508,7 +518,6 @@ out:
 #define I915_TARGETS 2
 #define I915_TARGET_SIZE (16u * 1024u)
 #define I915_BATCHES 4
-#define I915_PIN_BASE (16ull << 20)
 
 static uint32_t i915_expect(unsigned t, unsigned w)
 {
@@ -576,12 +585,22 @@ static void sweep_i915(struct sweep_result *res)
 		unsigned t = n % I915_TARGETS, w = 64 * n + 1;
 		uint32_t cs[8] = { 0 }, *p = cs, value = 0x5eed0000u + n;
 		struct i915_exec_object objs[2];
+		struct i915_exec_reloc reloc;
 		struct i915_execbuffer eb;
 		int status;
 
 		if (!tgt[t])
 			continue;
-		p = i915_emit_store_dword_imm(p, I915_PIN_BASE + t * (1ull << 20) + w * 4, value);
+		/* Relocated (never presumed right): the address is written into the batch. */
+		reloc = (struct i915_exec_reloc){
+			.target = 0,
+			.delta = w * 4,
+			.offset = (uint64_t)(p - cs + 1) * 4,
+			.presumed_offset = 0,
+			.read_domains = I915_GEM_DOMAIN_RENDER,
+			.write_domain = I915_GEM_DOMAIN_RENDER,
+		};
+		p = i915_emit_store_dword_imm(p, 0, value);
 		i915_emit_bb_end(p);
 		ret = i915_gem_object_access(batch, 0, cs, sizeof(cs), true);
 		sweep_check_ret(res, ret, "i915_gem_object_access (batch)");
@@ -589,9 +608,10 @@ static void sweep_i915(struct sweep_result *res)
 			continue;
 		memset(objs, 0, sizeof(objs));
 		objs[0].obj = tgt[t];
-		objs[0].flags = EXEC_OBJECT_WRITE | EXEC_OBJECT_PINNED;
-		objs[0].offset = I915_PIN_BASE + t * (1ull << 20);
+		objs[0].flags = EXEC_OBJECT_WRITE;
 		objs[1].obj = batch;
+		objs[1].relocs = &reloc;
+		objs[1].nreloc = 1;
 		for (unsigned tries = 0;; tries++) {
 			memset(&eb, 0, sizeof(eb));
 			eb.objects = objs;
@@ -769,8 +789,8 @@ static void subtest_probabilistic(void)
 	igt_report_checks(res.ops, res.bytes_verified, injected);
 }
 
-igt_main_description("For every core fault point, fail its 1st, 2nd, ... hit during a fixed "
-		     "workload (create, validate, evict, swap, read back, destroy) and check "
+igt_main_description("For every registered fault point, fail its 1st, 2nd, ... hit during a "
+		     "fixed workload (create, validate, evict, swap, map, execbuffer, destroy) and check "
 		     "clean errors, intact content and no leak; plus seeded probabilistic runs.")
 {
 	struct point_list points = { .n = 0 };
@@ -779,6 +799,9 @@ igt_main_description("For every core fault point, fail its 1st, 2nd, ... hit dur
 		igt_require_f(FAULT_INJECT_ENABLED, "fault points compiled out\n");
 		fault_for_each(collect_point, &points);
 		igt_require(points.n > 0);
+		/* The registry of this binary (core and simulated GPU), for fault-sweep.sh. */
+		for (unsigned i = 0; i < points.n; i++)
+			igt_info("registered fault point: %s\n", points.attr[i]->name);
 	}
 
 	igt_subtest_with_dynamic("each-point") {
