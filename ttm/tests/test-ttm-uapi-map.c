@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPU mapping patterns through the uAPI (BO_MAP + ttm_drm_mmap, SETSTATUS,
+ * MM_LOCK) on the mock driver of test-ttm-uapi-mock.c, under both fault
+ * mechanisms: touch orders (sequential, random, strided) on buffers of one
+ * page to 64 MiB with content checksums after a move, two clients sharing
+ * a buffer across a move, a write followed at once by an eviction, swap-out
+ * of a mapped buffer, and faults racing evictions from another thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ttm/ttm_bo_vm.h>
+#include <ttm/ttm_drm_device.h>
+#include <ttm_drm.h>
+
+#include "ktest.h"
+
+struct ttm_drm_device *mock_uapi_start(const char *name);
+int mock_uapi_stop(struct ttm_drm_device *ddev);
+unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev);
+
+#define RW (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE)
+#define PG 4096u
+
+static int create_bo(int fd, uint64_t flags, uint64_t size, struct drm_bo_info_rep *rep)
+{
+	struct drm_bo_create_arg arg;
+	int ret;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.flags = flags;
+	arg.d.req.size = size;
+	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
+	if (!ret && rep)
+		*rep = arg.d.rep;
+	return ret;
+}
+
+static int bo_ref(int fd, uint32_t handle)
+{
+	struct drm_bo_reference_info_arg arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.handle = handle;
+	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &arg);
+}
+
+static int bo_move(int fd, uint32_t handle, uint64_t mem, struct drm_bo_info_rep *rep)
+{
+	struct drm_bo_map_wait_idle_arg arg;
+	int ret;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.handle = handle;
+	arg.d.req.flags = mem;
+	arg.d.req.mask = DRM_BO_MASK_MEM;
+	arg.d.req.hint = DRM_BO_HINT_DONT_FENCE;
+	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &arg);
+	if (!ret && rep)
+		*rep = arg.d.rep;
+	return ret;
+}
+
+static void *bo_map(int fd, uint32_t handle, int *err)
+{
+	struct drm_bo_map_wait_idle_arg arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.handle = handle;
+	arg.d.req.mask = RW;
+	*err = ttm_drm_ioctl(fd, DRM_IOCTL_BO_MAP, &arg);
+	if (*err)
+		return NULL;
+	return ttm_drm_mmap(fd, arg.d.rep.arg_handle, arg.d.rep.size, err);
+}
+
+static int bo_unmap(int fd, uint32_t handle)
+{
+	struct drm_bo_handle_arg arg = { .handle = handle };
+
+	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &arg);
+}
+
+static int mm_init(int fd, uint32_t type, uint64_t pages)
+{
+	struct drm_mm_init_arg arg = {
+		.magic = DRM_BO_INIT_MAGIC,
+		.major = DRM_BO_INIT_MAJOR,
+		.minor = DRM_BO_INIT_MINOR,
+		.mem_type = type,
+		.p_size = pages,
+	};
+
+	return ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &arg);
+}
+
+static int mm_lock(int fd, uint32_t type, bool lock)
+{
+	struct drm_mm_type_arg arg = { .mem_type = type };
+
+	return ttm_drm_ioctl(fd, lock ? DRM_IOCTL_MM_LOCK : DRM_IOCTL_MM_UNLOCK, &arg);
+}
+
+/* The word at @word of page @page, distinct per page, word and @seed. */
+static uint64_t pattern(uint64_t page, uint64_t word, uint64_t seed)
+{
+	uint64_t x = (page << 20 ^ word) + seed * 0x9e3779b97f4a7c15ull;
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	return x ^ (x >> 29);
+}
+
+static uint64_t checksum_words(const uint64_t *p, size_t words)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < words; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t expected_checksum(size_t pages, uint64_t seed)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t pg = 0; pg < pages; pg++)
+		for (size_t w = 0; w < PG / 8; w++)
+			h = (h ^ pattern(pg, w, seed)) * 1099511628211ull;
+	return h;
+}
+
+static void fill_page(uint64_t *p, size_t pg, uint64_t seed)
+{
+	for (size_t w = 0; w < PG / 8; w++)
+		p[pg * (PG / 8) + w] = pattern(pg, w, seed);
+}
+
+/*
+ * Select the fault mechanism; false (and a skip) when this machine cannot
+ * run it (userfaultfd refused to unprivileged users).
+ */
+static bool use_mode(enum ttm_vm_fault_mode mode)
+{
+	int ret = ttm_bo_vm_set_mode(mode);
+
+	if (ret == 0 && ttm_bo_vm_mode() == mode)
+		return true;
+	KTEST_SKIP(mode == TTM_VM_FAULT_UFFD ? "userfaultfd not allowed here"
+					     : "SIGSEGV engine unavailable");
+	return false;
+}
+
+enum touch_order { TOUCH_SEQ, TOUCH_RANDOM, TOUCH_STRIDED };
+
+/* Every page index once, in @order. */
+static size_t *touch_list(size_t pages, enum touch_order order)
+{
+	size_t *l = malloc(pages * sizeof(*l));
+	size_t n = 0;
+
+	if (!l)
+		return NULL;
+	switch (order) {
+	case TOUCH_SEQ:
+		for (size_t i = 0; i < pages; i++)
+			l[n++] = i;
+		break;
+	case TOUCH_RANDOM:
+		for (size_t i = 0; i < pages; i++)
+			l[i] = i;
+		for (size_t i = pages; i > 1; i--) {
+			size_t j = (size_t)(ktest_rand() % i), t = l[i - 1];
+
+			l[i - 1] = l[j];
+			l[j] = t;
+		}
+		break;
+	case TOUCH_STRIDED: {
+		/* A stride beyond the prefault window, so every pass faults. */
+		size_t stride = 37;
+
+		for (size_t s = 0; s < stride; s++)
+			for (size_t i = s; i < pages; i += stride)
+				l[n++] = i;
+		break;
+	}
+	}
+	return l;
+}
+
+/*
+ * One buffer of @pages in system memory: fill it in @order through the
+ * mapping, move it to TT and back, and read the checksum through the same
+ * address; the pages touched last must not have been lost by the moves.
+ */
+static void run_pattern(size_t pages, enum touch_order order)
+{
+	struct ttm_drm_device *dev = mock_uapi_start("uapi-map-pattern");
+	uint64_t seed = ktest_rand();
+	struct drm_bo_info_rep rep;
+	size_t *list;
+	uint64_t *p;
+	int fd, err;
+
+	ASSERT_NOT_NULL(dev);
+	fd = ttm_drm_open(dev);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, pages + 16), 0);
+	ASSERT_EQ(create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &rep), 0);
+	p = bo_map(fd, rep.handle, &err);
+	ASSERT_NOT_NULL(p);
+	list = touch_list(pages, order);
+	ASSERT_NOT_NULL(list);
+	for (size_t i = 0; i < pages; i++)
+		fill_page(p, list[i], seed);
+	free(list);
+	EXPECT_UEQ(checksum_words(p, pages * PG / 8), expected_checksum(pages, seed));
+	EXPECT_EQ(bo_move(fd, rep.handle, DRM_BO_FLAG_MEM_TT, NULL), 0);
+	EXPECT_UEQ(checksum_words(p, pages * PG / 8), expected_checksum(pages, seed));
+	EXPECT_EQ(bo_move(fd, rep.handle, DRM_BO_FLAG_MEM_LOCAL, NULL), 0);
+	EXPECT_UEQ(checksum_words(p, pages * PG / 8), expected_checksum(pages, seed));
+	EXPECT_EQ(bo_unmap(fd, rep.handle), 0);
+	EXPECT_EQ(ttm_drm_close(fd), 0);
+	EXPECT_EQ(mock_uapi_stop(dev), 0);
+}
+
+static const size_t pattern_sizes[] = { 1, 3, 256, 16384 /* 64 MiB */ };
+
+static void run_patterns(enum ttm_vm_fault_mode mode, enum touch_order order)
+{
+	if (!use_mode(mode))
+		return;
+	for (size_t i = 0; i < sizeof(pattern_sizes) / sizeof(pattern_sizes[0]); i++)
+		run_pattern(pattern_sizes[i], order);
+}
+
+KTEST(ttm_uapi_map_sequential_uffd)
+{
+	run_patterns(TTM_VM_FAULT_UFFD, TOUCH_SEQ);
+}
+
+KTEST(ttm_uapi_map_sequential_sigsegv)
+{
+	run_patterns(TTM_VM_FAULT_SIGSEGV, TOUCH_SEQ);
+}
+
+KTEST(ttm_uapi_map_random_uffd)
+{
+	run_patterns(TTM_VM_FAULT_UFFD, TOUCH_RANDOM);
+}
+
+KTEST(ttm_uapi_map_random_sigsegv)
+{
+	run_patterns(TTM_VM_FAULT_SIGSEGV, TOUCH_RANDOM);
+}
+
+KTEST(ttm_uapi_map_strided_uffd)
+{
+	run_patterns(TTM_VM_FAULT_UFFD, TOUCH_STRIDED);
+}
+
+KTEST(ttm_uapi_map_strided_sigsegv)
+{
+	run_patterns(TTM_VM_FAULT_SIGSEGV, TOUCH_STRIDED);
+}
+
+/*
+ * Two clients map one shared buffer; one writes, the buffer moves (VRAM ->
+ * TT), the other reads the same bytes; then a write right before an
+ * eviction (MM_LOCK of VRAM) is read after it, and swap-out of the mapped
+ * buffer keeps the content for the next access.
+ */
+static void run_shared(enum ttm_vm_fault_mode mode)
+{
+	const size_t pages = 32;
+	struct ttm_drm_device *dev;
+	struct drm_bo_info_rep bo, info;
+	struct ttm_operation_ctx ctx = { 0 };
+	unsigned char *a, *b;
+	uint64_t swapouts;
+	int fa, fb, err;
+
+	if (!use_mode(mode))
+		return;
+	dev = mock_uapi_start("uapi-map-shared");
+	ASSERT_NOT_NULL(dev);
+	fa = ttm_drm_open(dev);
+	fb = ttm_drm_open(dev);
+	ASSERT_EQ(mm_init(fa, DRM_BO_MEM_VRAM, 256), 0);
+	ASSERT_EQ(mm_init(fa, DRM_BO_MEM_TT, 256), 0);
+	ASSERT_EQ(create_bo(fa, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo),
+		  0);
+	ASSERT_EQ(bo_ref(fb, bo.handle), 0);
+	a = bo_map(fa, bo.handle, &err);
+	ASSERT_NOT_NULL(a);
+	b = bo_map(fb, bo.handle, &err);
+	ASSERT_NOT_NULL(b);
+	for (size_t i = 0; i < pages * PG; i++)
+		a[i] = (unsigned char)(i * 13 + 1);
+	EXPECT_EQ(bo_move(fb, bo.handle, DRM_BO_FLAG_MEM_TT, &info), 0);
+	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
+	for (size_t i = 0; i < pages * PG; i += 97)
+		EXPECT_EQ(b[i], (unsigned char)(i * 13 + 1));
+
+	/* Write, then evict at once: the write must survive the eviction. */
+	EXPECT_EQ(bo_move(fa, bo.handle, DRM_BO_FLAG_MEM_VRAM, NULL), 0);
+	a[5 * PG + 3] = 0xee;
+	ASSERT_EQ(mm_lock(fa, DRM_BO_MEM_VRAM, true), 0);
+	EXPECT_EQ(b[5 * PG + 3], 0xee);
+	ASSERT_EQ(mm_lock(fa, DRM_BO_MEM_VRAM, false), 0);
+
+	/* Swap-out while mapped (it lives in TT or LOCAL after the eviction). */
+	b[PG - 1] = 0x77;
+	swapouts = atomic_load(&dev->bdev.stats.swapouts);
+	EXPECT_GT(ttm_device_swapout(&dev->bdev, &ctx, pages), 0);
+	EXPECT_UEQ(atomic_load(&dev->bdev.stats.swapouts), swapouts + 1);
+	EXPECT_EQ(a[PG - 1], 0x77);
+	EXPECT_EQ(a[5 * PG + 3], 0xee);
+	for (size_t i = 6 * PG; i < pages * PG; i += 101)
+		EXPECT_EQ(b[i], (unsigned char)(i * 13 + 1));
+
+	EXPECT_EQ(bo_unmap(fb, bo.handle), 0);
+	EXPECT_EQ(bo_unmap(fa, bo.handle), 0);
+	EXPECT_EQ(ttm_drm_close(fb), 0);
+	EXPECT_EQ(ttm_drm_close(fa), 0);
+	EXPECT_EQ(mock_uapi_stop(dev), 0);
+}
+
+KTEST(ttm_uapi_map_shared_move_evict_swap_uffd)
+{
+	run_shared(TTM_VM_FAULT_UFFD);
+}
+
+KTEST(ttm_uapi_map_shared_move_evict_swap_sigsegv)
+{
+	run_shared(TTM_VM_FAULT_SIGSEGV);
+}
+
+/*
+ * Faults racing evictions: one thread writes and reads back words of a
+ * mapped VRAM buffer (the only writer), another evicts VRAM with MM_LOCK
+ * and moves the buffer back, over and over; no write is lost and every
+ * read returns the last write.
+ */
+struct race {
+	int fd;
+	uint32_t handle;
+	_Atomic bool stop;
+	_Atomic unsigned evictions;
+	_Atomic int last_err;
+};
+
+static void *race_evictor(void *data)
+{
+	struct race *r = data;
+
+	while (!atomic_load(&r->stop)) {
+		int ret = mm_lock(r->fd, DRM_BO_MEM_VRAM, true);
+
+		/*
+		 * -EBUSY: a buffer stayed in VRAM because a fault held its
+		 * reservation (the eviction only trylocks); documented, retried.
+		 */
+		if (ret && ret != -EBUSY)
+			atomic_store(&r->last_err, ret);
+		if (!ret) {
+			mm_lock(r->fd, DRM_BO_MEM_VRAM, false);
+			atomic_fetch_add(&r->evictions, 1);
+		}
+		bo_move(r->fd, r->handle, DRM_BO_FLAG_MEM_VRAM, NULL);
+	}
+	return NULL;
+}
+
+static void run_race(enum ttm_vm_fault_mode mode)
+{
+	const size_t pages = 16;
+	unsigned iters = 2000 * ktest_scale();
+	struct ttm_drm_device *dev;
+	struct drm_bo_info_rep bo;
+	struct race r = { 0 };
+	uint32_t *p, shadow[16];
+	unsigned bad = 0;
+	pthread_t t;
+	int err;
+
+	if (!use_mode(mode))
+		return;
+	dev = mock_uapi_start("uapi-map-race");
+	ASSERT_NOT_NULL(dev);
+	r.fd = ttm_drm_open(dev);
+	ASSERT_EQ(mm_init(r.fd, DRM_BO_MEM_VRAM, 64), 0);
+	ASSERT_EQ(mm_init(r.fd, DRM_BO_MEM_TT, 64), 0);
+	ASSERT_EQ(create_bo(r.fd, RW | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo), 0);
+	r.handle = bo.handle;
+	p = bo_map(r.fd, bo.handle, &err);
+	ASSERT_NOT_NULL(p);
+	memset(shadow, 0, sizeof(shadow));
+	ASSERT_EQ(pthread_create(&t, NULL, race_evictor, &r), 0);
+	/* Keep faulting until the evictor got a few rounds in too. */
+	for (unsigned i = 0; i < iters || (atomic_load(&r.evictions) < 20 && i < 100 * iters);
+	     i++) {
+		size_t pg = (size_t)(ktest_rand() % pages);
+		uint32_t v = (uint32_t)ktest_rand();
+
+		/*
+		 * A short pause every 64 accesses: with the SIGSEGV mechanism
+		 * the fault runs on this thread and could otherwise hold the
+		 * reservation nearly all the time, starving every eviction.
+		 */
+		if (!(i & 63))
+			nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
+
+		p[pg * (PG / 4) + (i & 63)] = v;
+		if (p[pg * (PG / 4) + (i & 63)] != v)
+			bad++;
+		/* Word 1023 of each page carries the page's write count. */
+		p[pg * (PG / 4) + PG / 4 - 1] = ++shadow[pg];
+		if (p[pg * (PG / 4) + PG / 4 - 1] != shadow[pg])
+			bad++;
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(t, NULL);
+	EXPECT_EQ(bad, 0);
+	EXPECT_EQ(atomic_load(&r.last_err), 0);
+	EXPECT_GT(atomic_load(&r.evictions), 0);
+	for (size_t pg = 0; pg < pages; pg++)
+		EXPECT_UEQ(p[pg * (PG / 4) + PG / 4 - 1], shadow[pg]);
+	EXPECT_EQ(bo_unmap(r.fd, bo.handle), 0);
+	EXPECT_EQ(ttm_drm_close(r.fd), 0);
+	EXPECT_EQ(mock_uapi_stop(dev), 0);
+}
+
+KTEST(ttm_uapi_map_fault_races_eviction_uffd)
+{
+	run_race(TTM_VM_FAULT_UFFD);
+}
+
+KTEST(ttm_uapi_map_fault_races_eviction_sigsegv)
+{
+	run_race(TTM_VM_FAULT_SIGSEGV);
+}
