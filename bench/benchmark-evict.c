@@ -29,12 +29,26 @@
  *        behind fences. A validate is timed until the BO is idle (its blit
  *        done), which the core's synchronous memcpy is by construction.
  *  core  the TTM core over bench_mockdev (host-memory VRAM, memcpy moves).
- * --backend=hw is reported as a skip (77).
+ *  hw    a real Intel GPU under hw_ttm (bench_hw.h, --device PATH). On a
+ *        discrete part the BOs are validated into VRAM of --capacity-mib
+ *        (moves are blitter copies, timed until the BO is idle, as on sim).
+ *        An integrated part has no VRAM: the same patterns then thrash TT,
+ *        a GPU address range of --capacity-mib (tt_size), where an eviction
+ *        takes a BO's address away and nothing is copied (bytes_moved only
+ *        counts the binds). Parameter "target" says which one ran. Without
+ *        an i915 render node (or libdrm) it prints SKIP and exits 77.
  */
 #include "bench_mockdev.h"
 #include "bench_simdev.h"
 
 #include <bench.h>
+#include <bench_hw.h>
+
+#include "ttm_config.h"
+
+#if TTM_HAVE_LIBDRM
+#include "hw_ttm.h"
+#endif
 
 #include <errno.h>
 #include <math.h>
@@ -53,12 +67,15 @@ static const char *const pattern_names[P_COUNT] = { "cyclic", "random", "zipf" }
 struct ev_opts {
 	uint64_t capacity_mib;
 	uint64_t bo_kib;
+	struct bench_hw hw; /* --device, and the GPU of --backend=hw */
 };
 
 /* The BOs of one working set and the order they are drawn in. */
 struct ev_set {
 	struct bench_mockdev *md;
 	struct i915_device *i915; /* sim back end, else NULL */
+	struct hw_ttm_device *hwdev; /* hw back end, else NULL */
+	bool wait_idle; /* moves are pipelined: time a validate until the BO is idle */
 	struct ttm_buffer_object **bos;
 	unsigned n;
 	uint64_t bo_size;
@@ -120,7 +137,7 @@ static int validate_one(struct ev_worker *w, struct ttm_buffer_object *bo)
 	t0 = bench_now_ns();
 	ret = ttm_bo_validate(bo, &w->set->vram, &ctx);
 	/* The blits are pipelined: the BO is usable once they are done. */
-	if (!ret && w->set->i915)
+	if (!ret && w->set->wait_idle)
 		ret = ttm_bo_wait_ctx(bo, &ctx);
 	t0 = bench_now_ns() - t0;
 	ttm_bo_unreserve(bo);
@@ -230,8 +247,29 @@ static void set_free(struct ev_set *s)
 	s->zipf_perm = NULL;
 }
 
+/*
+ * One BO of the hw back end, starting in SYSTEM like the others. Without
+ * libdrm there is no device to get here with.
+ */
+static int hw_bo_make(struct hw_ttm_device *dev, uint64_t size, struct ttm_buffer_object **out)
+{
+#if TTM_HAVE_LIBDRM
+	struct hw_ttm_bo *bo = NULL;
+	int ret = hw_ttm_bo_create(dev, size, &hw_ttm_placement_system, &bo);
+
+	*out = ret ? NULL : &bo->tbo;
+	return ret;
+#else
+	(void)dev;
+	(void)size;
+	*out = NULL;
+	return -ENODEV;
+#endif
+}
+
 static int set_make(struct ev_set *s, struct bench_mockdev *md, struct i915_device *i915,
-		    unsigned n, uint64_t bo_size, uint64_t seed)
+		    struct hw_ttm_device *hwdev, const struct ttm_placement *target, unsigned n,
+		    uint64_t bo_size, uint64_t seed)
 {
 	struct ttm_placement sys;
 	struct ttm_place psys;
@@ -241,6 +279,7 @@ static int set_make(struct ev_set *s, struct bench_mockdev *md, struct i915_devi
 	memset(s, 0, sizeof(*s));
 	s->md = md;
 	s->i915 = i915;
+	s->hwdev = hwdev;
 	s->n = n;
 	s->bo_size = bo_size;
 	s->bos = calloc(n, sizeof(*s->bos));
@@ -251,6 +290,9 @@ static int set_make(struct ev_set *s, struct bench_mockdev *md, struct i915_devi
 		return -ENOMEM;
 	}
 	bench_mockdev_place(&s->vram, &s->vram_place, TTM_PL_VRAM);
+	if (target)
+		s->vram = *target;
+	s->wait_idle = i915 || (hwdev && s->vram.placement[0].mem_type == TTM_PL_VRAM);
 	bench_mockdev_place(&sys, &psys, TTM_PL_SYSTEM);
 	for (unsigned k = 0; k < n; k++) {
 		struct i915_gem_object *obj = NULL;
@@ -260,6 +302,8 @@ static int set_make(struct ev_set *s, struct bench_mockdev *md, struct i915_devi
 		if (i915) {
 			ret = i915_gem_object_create(i915, bo_size, I915_GEM_REGION_SMEM, &obj);
 			s->bos[k] = obj ? &obj->base : NULL;
+		} else if (hwdev) {
+			ret = hw_bo_make(hwdev, bo_size, &s->bos[k]);
 		} else {
 			s->bos[k] = bench_mockdev_bo_create(md, bo_size, &sys);
 		}
@@ -309,9 +353,17 @@ static int opt_bo(void *ctx, const char *arg, char *err, size_t errlen)
 	return opt_u64(arg, &((struct ev_opts *)ctx)->bo_kib, err, errlen);
 }
 
+static int opt_device(void *ctx, const char *arg, char *err, size_t errlen)
+{
+	return bench_hw_opt_device(&((struct ev_opts *)ctx)->hw, arg, err, errlen);
+}
+
 static const struct bench_opt ev_extra[] = {
 	{ "capacity-mib", "MIB", "device-local memory (default 64, 16 with --quick)", opt_cap },
 	{ "bo-kib", "KIB", "BO size, a multiple of 4 (default 1024)", opt_bo },
+	{ "device", "PATH",
+	  "render node for --backend=hw (default: $TTM_HW_DEVICE, else the first i915 one)",
+	  opt_device },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -346,30 +398,64 @@ static int point_add(struct bench_run *run, const char *pat, unsigned pct, unsig
 	return 0;
 }
 
+/*
+ * --backend=hw: open the GPU with VRAM (discrete) or TT (integrated) of
+ * --capacity-mib and pick the placement the patterns validate into.
+ */
+static int hw_open(struct bench_run *run, struct ev_opts *eo, struct ttm_placement *target)
+{
+	struct bench_hw_args args = { .vram_size = eo->capacity_mib * MIB, .need_exec_fence = true };
+	int rc = bench_hw_open(run, &eo->hw, &args);
+
+#if TTM_HAVE_LIBDRM
+	if (!rc && !eo->hw.dev->has_vram) {
+		/*
+		 * No device-local memory: reopen with a TT range of the capacity,
+		 * so the thrash is of GPU addresses instead.
+		 */
+		bench_hw_close(&eo->hw);
+		args = (struct bench_hw_args){ .tt_size = eo->capacity_mib * MIB, .no_vram = true,
+					       .need_exec_fence = true };
+		rc = bench_hw_open(run, &eo->hw, &args);
+	}
+	if (rc)
+		return rc;
+	*target = eo->hw.dev->has_vram ? hw_ttm_placement_vram : hw_ttm_placement_tt;
+	bench_run_param(run, "target", "%s",
+			eo->hw.dev->has_vram ? "VRAM (blitter moves)"
+					     : "TT, a GPU address range (unbind evictions; "
+					       "integrated part, no VRAM)");
+	if (!eo->hw.dev->has_vram)
+		fprintf(stderr, "benchmark-evict: integrated GPU without VRAM: thrashing TT "
+				"(address reassignment) instead\n");
+#else
+	(void)target;
+#endif
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned ws_full[] = { 50, 75, 100, 150, 200, 300, 400 };
 	static const unsigned ws_quick[] = { 50, 100, 200, 400 };
 	struct bench_metric *zipf_lo = NULL, *zipf_hi = NULL;
 	struct ev_opts eo = { 0 };
+	struct ttm_placement hw_target = { 0 };
+	struct hw_ttm_device *hwdev = NULL;
 	struct bench_mockdev md;
 	struct i915_device *i915 = NULL;
 	struct bench_run run;
 	const unsigned *ws;
-	bool sim;
+	bool sim, hw;
 	unsigned nws, nclients_max, cfgs, steps, step = 0;
 	uint64_t cap_pages;
 	double secs;
 	int rc;
 
+	bench_hw_init(&eo.hw);
 	rc = bench_setup(&run, "eviction", argc, argv, ev_extra, &eo);
 	if (rc)
 		return bench_exit_code(rc);
-	if (run.opts.backend == BENCH_BACKEND_HW) {
-		fprintf(stderr, "benchmark-evict: SKIP: --backend=hw is not available yet\n");
-		bench_run_fini(&run);
-		return 77;
-	}
 	if (!eo.capacity_mib)
 		eo.capacity_mib = run.opts.quick ? 16 : 64;
 	if (!eo.bo_kib)
@@ -397,7 +483,14 @@ int main(int argc, char **argv)
 	secs = run.opts.duration_s / 5;
 	cap_pages = eo.capacity_mib * MIB / TTM_PAGE_SIZE;
 	sim = run.opts.backend == BENCH_BACKEND_SIM;
-	bench_run_param(&run, "backend", "%s", sim ? "sim" : "core");
+	hw = run.opts.backend == BENCH_BACKEND_HW;
+	if (hw) {
+		rc = hw_open(&run, &eo, &hw_target);
+		if (rc)
+			return bench_hw_exit(&run, &eo.hw, "benchmark-evict", rc);
+		hwdev = eo.hw.dev;
+	}
+	bench_run_param(&run, "backend", "%s", hw ? "hw" : sim ? "sim" : "core");
 	bench_run_param(&run, "capacity_mib", "%llu", (unsigned long long)eo.capacity_mib);
 	bench_run_param(&run, "bo_kib", "%llu", (unsigned long long)eo.bo_kib);
 	bench_run_param(&run, "clients", "1,%u", nclients_max);
@@ -410,7 +503,7 @@ int main(int argc, char **argv)
 		bench_run_backend_param(&run, "lmem_visible_mib", "%u", 0u);
 		bench_run_backend_param(&run, "moves", "%s",
 					"blitter through a GGTT hop, evicted to SYSTEM");
-	} else {
+	} else if (!hw) {
 		bench_run_backend_param(&run, "device", "%s",
 					"bench_mockdev: host-memory VRAM, evicted to SYSTEM, "
 					"memcpy moves");
@@ -418,8 +511,9 @@ int main(int argc, char **argv)
 	rc = bench_references_measure(&run);
 	if (rc)
 		fprintf(stderr, "benchmark-evict: a reference failed (%d)\n", rc);
-	rc = sim ? bench_simdev_open(0, eo.capacity_mib * MIB, &i915)
-		 : bench_mockdev_init(&md, 0, cap_pages);
+	rc = hw    ? 0
+	     : sim ? bench_simdev_open(0, eo.capacity_mib * MIB, &i915)
+		   : bench_mockdev_init(&md, 0, cap_pages);
 	if (rc) {
 		fprintf(stderr, "benchmark-evict: device: %s\n", strerror(-rc));
 		bench_run_fini(&run);
@@ -430,8 +524,8 @@ int main(int argc, char **argv)
 		unsigned n = (unsigned)(eo.capacity_mib * 1024 * ws[wi] / 100 / eo.bo_kib);
 		struct ev_set set;
 
-		rc = set_make(&set, sim ? NULL : &md, i915, n, eo.bo_kib * 1024,
-			      run.opts.seed + wi);
+		rc = set_make(&set, sim || hw ? NULL : &md, i915, hwdev, hw ? &hw_target : NULL, n,
+			      eo.bo_kib * 1024, run.opts.seed + wi);
 		for (unsigned c = 0; c < cfgs && !rc; c++) {
 			unsigned nclients = c ? nclients_max : 1;
 
@@ -475,7 +569,8 @@ int main(int argc, char **argv)
 			set_free(&set);
 	}
 	bench_progress_done(&run);
-	if ((sim ? bench_simdev_close(i915) : bench_mockdev_fini(&md)) && !rc)
+	if ((hw ? bench_hw_close(&eo.hw) : sim ? bench_simdev_close(i915) : bench_mockdev_fini(&md)) &&
+	    !rc)
 		rc = -EBUSY;
 	if (rc) {
 		fprintf(stderr, "benchmark-evict: failed (%s)\n", strerror(-rc));

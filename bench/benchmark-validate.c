@@ -36,7 +36,15 @@
  *        evict_copy_bw divides the core's bytes_moved, which counts every
  *        hop (2x the BO size each way here), by that latency.
  *  core  the TTM core over bench_mockdev (memcpy moves, no GPU).
- * --backend=hw is reported as a skip (77).
+ *  hw    a real Intel GPU under hw_ttm (bench_hw.h, --device PATH; the
+ *        machine block records gpu.*). TT is a range manager over the
+ *        ppGTT: bind = a GPU address assigned, evict_unbind runs under a TT
+ *        range (tt_size) of one BO, so the resident BO loses its address;
+ *        evict_copy needs VRAM of one BO and is skipped with a note on
+ *        integrated parts; execbuf lists go through hw_ttm_exec() (every
+ *        object softpinned, the batch an empty one) and are capped at its
+ *        64 objects, so the lists are 1, 16 and 64. Without an i915 render
+ *        node (or libdrm) it prints "SKIP: <reason>" and exits 77.
  */
 #include "bench_mockdev.h"
 #include "bench_simdev.h"
@@ -46,6 +54,13 @@
 #include <ttm/dma_resv.h>
 #include <ttm/ww_mutex.h>
 #include <bench.h>
+#include <bench_hw.h>
+
+#include "ttm_config.h"
+
+#if TTM_HAVE_LIBDRM
+#include "hw_ttm.h"
+#endif
 
 #include <errno.h>
 #include <inttypes.h>
@@ -58,6 +73,7 @@
 struct val_opts {
 	uint64_t sizes[MAX_SIZES];
 	unsigned nsizes;
+	struct bench_hw hw; /* --device, and the GPU of --backend=hw */
 };
 
 static int parse_size(const char *s, uint64_t *out)
@@ -101,9 +117,17 @@ static int opt_sizes(void *ctx, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+static int opt_device(void *ctx, const char *arg, char *err, size_t errlen)
+{
+	return bench_hw_opt_device(&((struct val_opts *)ctx)->hw, arg, err, errlen);
+}
+
 static const struct bench_opt val_extra[] = {
 	{ "sizes", "LIST", "BO sizes, e.g. 4k,64k,1m,16m,64m (default; 4k,64k,1m with --quick)",
 	  opt_sizes },
+	{ "device", "PATH",
+	  "render node for --backend=hw (default: $TTM_HW_DEVICE, else the first i915 one)",
+	  opt_device },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -571,6 +595,311 @@ static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b
 	return ret ? ret : ret2;
 }
 
+/* ----------------------------------------------- hw: a real Intel GPU */
+
+#if TTM_HAVE_LIBDRM
+/* A hung GPU must end the run, not block it. */
+#define HW_WAIT_NS 2000000000LL
+
+/* Close the device of the previous case and open one built with @args. */
+static int hw_reopen(struct bench_run *run, struct bench_hw *hw, struct bench_hw_args *args)
+{
+	int ret = bench_hw_close(hw);
+
+	if (ret)
+		return ret;
+	args->need_exec_fence = true;
+	ret = bench_hw_open(run, hw, args);
+	if (ret)
+		fprintf(stderr, "benchmark-validate: --backend=hw: %s\n", hw->why);
+	return ret;
+}
+
+static int hw_bo_new(struct bench_hw *hw, uint64_t size, struct hw_ttm_bo **out)
+{
+	*out = NULL;
+	return hw_ttm_bo_create(hw->dev, size, &hw_ttm_placement_system, out);
+}
+
+/*
+ * Cases (a) and (b) on the GPU: TT is the whole ppGTT, so a bind is an
+ * address assignment (plus the GEM object's creation on the first one).
+ */
+static int hw_in_place_and_bind(struct bench_run *run, struct bench_hw *hw, uint64_t size,
+				const struct budget *b)
+{
+	struct bench_hw_args args = { .no_vram = true };
+	struct bench_metric *inpl, *bind;
+	struct ttm_operation_ctx ctx;
+	struct hw_ttm_bo *bo = NULL;
+	char name[64], sz[24];
+	uint64_t t0, ns;
+	int ret;
+
+	size_name(size, sz, sizeof(sz));
+	snprintf(name, sizeof(name), "validate.in_place.%s", sz);
+	inpl = lat_metric(run, name);
+	snprintf(name, sizeof(name), "validate.bind.%s", sz);
+	bind = lat_metric(run, name);
+	if (!inpl || !bind)
+		return -ENOMEM;
+	bench_metric_label(bind, "bind", "GPU address assignment (softpin at the next exec)");
+	ret = hw_reopen(run, hw, &args);
+	if (!ret)
+		ret = hw_bo_new(hw, size, &bo);
+	if (!ret)
+		ret = timed_validate(&bo->tbo, &hw_ttm_placement_tt, &ns, &ctx);
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		ret = timed_validate(&bo->tbo, &hw_ttm_placement_tt, &ns, &ctx);
+		if (!ret && ctx.moves)
+			ret = -EPROTO;
+		if (!ret && i >= b->warmup)
+			ret = bench_metric_record(inpl, ns);
+	}
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		uint64_t back;
+
+		ret = timed_validate(&bo->tbo, &hw_ttm_placement_system, &back, &ctx);
+		if (!ret)
+			ret = timed_validate(&bo->tbo, &hw_ttm_placement_tt, &ns, &ctx);
+		if (!ret && i >= b->warmup)
+			ret = bench_metric_record(bind, ns);
+	}
+	if (bo)
+		ttm_bo_put(&bo->tbo);
+	return ret;
+}
+
+/* Wait, reserved, until @bo's moves are done. */
+static int hw_bo_idle(struct hw_ttm_bo *bo)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	int ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
+
+	if (ret)
+		return ret;
+	ret = ttm_bo_wait_ctx(&bo->tbo, &ctx);
+	ttm_bo_unreserve(&bo->tbo);
+	return ret;
+}
+
+/*
+ * Cases (c) and (d) on the GPU: a TT range of one BO (evict = the
+ * resident BO loses its address, nothing copied), or VRAM of one BO on a
+ * discrete part (evict = blit out, blit in; timed until both are idle).
+ * Without VRAM, case (d) is skipped with a note: *@skipped set.
+ */
+static int hw_evict(struct bench_run *run, struct bench_hw *hw, uint64_t size, bool copy,
+		    const struct budget *b, bool *skipped)
+{
+	struct bench_hw_args args = { 0 };
+	const struct ttm_placement *target = copy ? &hw_ttm_placement_vram : &hw_ttm_placement_tt;
+	struct bench_metric *lat, *bw = NULL;
+	struct ttm_operation_ctx ctx;
+	struct hw_ttm_bo *bo[2] = { NULL, NULL };
+	char name[64], sz[24];
+	uint64_t t0, ns;
+	int ret;
+
+	if (copy)
+		args.vram_size = size;
+	else
+		args = (struct bench_hw_args){ .tt_size = size, .no_vram = true };
+	ret = hw_reopen(run, hw, &args);
+	if (ret)
+		return ret;
+	if (copy && !hw->dev->has_vram) {
+		*skipped = true;
+		return 0;
+	}
+	size_name(size, sz, sizeof(sz));
+	snprintf(name, sizeof(name), "validate.%s.%s", copy ? "evict_copy" : "evict_unbind", sz);
+	lat = lat_metric(run, name);
+	if (!lat)
+		return -ENOMEM;
+	if (copy) {
+		bench_metric_label(lat, "timed", "validate + wait for the blits");
+		snprintf(name, sizeof(name), "evict_copy_bw.%s", sz);
+		bw = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
+		if (!bw)
+			return -ENOMEM;
+		bench_metric_label(bw, "counted", "bytes moved per hop");
+		bench_metric_reference(bw, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
+	} else {
+		bench_metric_label(lat, "evict", "GPU address taken away (TT range of one BO)");
+	}
+	for (unsigned k = 0; k < 2 && !ret; k++)
+		ret = hw_bo_new(hw, size, &bo[k]);
+	/* Both resident once, so every timed validate moves a populated BO. */
+	for (unsigned k = 0; k < 2 && !ret; k++)
+		ret = timed_validate(&bo[k]->tbo, target, &ns, &ctx);
+	for (unsigned k = 0; k < 2 && !ret; k++)
+		ret = hw_bo_idle(bo[k]);
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		uint64_t s = bench_now_ns();
+
+		ret = timed_validate(&bo[i & 1]->tbo, target, &ns, &ctx);
+		if (!ret && copy) {
+			ret = hw_bo_idle(bo[0]);
+			ret = ret ? ret : hw_bo_idle(bo[1]);
+			ns = bench_now_ns() - s;
+		}
+		if (!ret && ctx.evictions != 1)
+			ret = -EPROTO; /* exactly one eviction is the case measured */
+		if (!ret && i >= b->warmup) {
+			ret = bench_metric_record(lat, ns);
+			if (!ret && bw && ns)
+				ret = bench_metric_sample(bw, (double)ctx.bytes_moved / (double)ns);
+		}
+	}
+	for (unsigned k = 0; k < 2; k++)
+		if (bo[k])
+			ttm_bo_put(&bo[k]->tbo);
+	return ret;
+}
+
+/*
+ * (e) on the GPU: N-1 4 KiB BOs and an empty batch through hw_ttm_exec(),
+ * timed over the call (reserve, validate = address assignment, the
+ * execbuffer ioctl with every object softpinned, fence attachment); the
+ * wait for the batch is outside it.
+ */
+static int hw_execbuf(struct bench_run *run, struct bench_hw *hw, unsigned n,
+		      const struct budget *b, struct bench_metric **per_bo_out)
+{
+	struct bench_hw_args args = { .no_vram = true };
+	struct hw_ttm_bo **bos = calloc(n, sizeof(*bos));
+	struct hw_ttm_bo *batch = NULL;
+	struct bench_metric *lat, *per;
+	char name[64];
+	uint64_t t0;
+	int ret;
+
+	snprintf(name, sizeof(name), "validate.execbuf.n%u", n);
+	lat = lat_metric(run, name);
+	snprintf(name, sizeof(name), "execbuf.per_bo.n%u", n);
+	per = lat_metric(run, name);
+	ret = bos && lat && per ? hw_reopen(run, hw, &args) : -ENOMEM;
+	if (ret) {
+		free(bos);
+		return ret;
+	}
+	*per_bo_out = per;
+	bench_metric_label(lat, "path", "hw_ttm_exec, softpinned, batch = one of the N");
+	ret = bench_hw_nop_batch(hw, &batch);
+	for (unsigned k = 0; k + 1 < n && !ret; k++)
+		ret = hw_bo_new(hw, TTM_PAGE_SIZE, &bos[k]);
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		struct dma_fence *f = NULL;
+		uint64_t s = bench_now_ns(), ns;
+		int64_t left;
+
+		ret = hw_ttm_exec(hw->dev, bos, n - 1, batch, &f);
+		ns = bench_now_ns() - s;
+		if (ret)
+			break;
+		left = dma_fence_wait_timeout(f, false, HW_WAIT_NS);
+		ret = left < 0 ? (int)left : left == 0 ? -ETIME : f->error;
+		dma_fence_put(f);
+		if (!ret && i >= b->warmup) {
+			ret = bench_metric_record(lat, ns);
+			if (!ret)
+				ret = bench_metric_record(per, (ns + n / 2) / n);
+		}
+	}
+	for (unsigned k = 0; k + 1 < n; k++)
+		if (bos[k])
+			ttm_bo_put(&bos[k]->tbo);
+	if (batch)
+		ttm_bo_put(&batch->tbo);
+	free(bos);
+	return ret;
+}
+#endif /* TTM_HAVE_LIBDRM */
+
+/*
+ * --backend=hw: the same cases on the GPU; returns main()'s status. Lists
+ * are capped at HW_TTM_EXEC_MAX objects (the largest is 64, not 256).
+ */
+static int hw_main(struct bench_run *run, struct bench_hw *hw, const struct val_opts *vo,
+		   const struct budget *small, const struct budget *bigb)
+{
+	int rc = bench_hw_open(run, hw, NULL);
+
+	if (rc)
+		return bench_hw_exit(run, hw, "benchmark-validate", rc);
+#if TTM_HAVE_LIBDRM
+	{
+		static const unsigned lists[] = { 1, 16, HW_TTM_EXEC_MAX };
+		struct bench_metric *per_bo[3] = { NULL, NULL, NULL };
+		unsigned steps = 3 * vo->nsizes + 3, step = 0;
+		bool no_vram = false;
+
+		bench_run_param(run, "lists", "1,16,%u (hw_ttm_exec takes at most %u objects)",
+				HW_TTM_EXEC_MAX, HW_TTM_EXEC_MAX);
+		bench_run_backend_param(run, "tt", "%s",
+					"range manager over the ppGTT: bind = address "
+					"assignment; evict_unbind: a TT range of one BO");
+		rc = bench_references_measure(run);
+		if (rc)
+			fprintf(stderr, "benchmark-validate: a reference failed (%d)\n", rc);
+		bench_pin_thread(run, 0);
+		rc = 0;
+		for (unsigned s = 0; s < vo->nsizes && !rc; s++) {
+			const struct budget *b = vo->sizes[s] >= (16u << 20) ? bigb : small;
+
+			bench_progress(run, "validate", (double)step++ / steps);
+			rc = hw_in_place_and_bind(run, hw, vo->sizes[s], b);
+			bench_progress(run, "validate", (double)step++ / steps);
+			if (!rc)
+				rc = hw_evict(run, hw, vo->sizes[s], false, b, &no_vram);
+			bench_progress(run, "validate", (double)step++ / steps);
+			if (!rc)
+				rc = hw_evict(run, hw, vo->sizes[s], true, b, &no_vram);
+		}
+		for (unsigned l = 0; l < 3 && !rc; l++) {
+			bench_progress(run, "validate", (double)step++ / steps);
+			rc = hw_execbuf(run, hw, lists[l], small, &per_bo[l]);
+		}
+		bench_progress_done(run);
+		if (no_vram) {
+			fprintf(stderr, "benchmark-validate: note: integrated GPU, no VRAM: "
+					"validate.evict_copy.* skipped\n");
+			bench_run_backend_param(run, "evict_copy", "%s",
+						"skipped: no VRAM (integrated part)");
+		}
+		if (bench_hw_close(hw) && !rc)
+			rc = -EBUSY;
+		if (rc) {
+			fprintf(stderr, "benchmark-validate: --backend=hw: failed (%s)\n",
+				strerror(-rc));
+			bench_run_fini(run);
+			return 1;
+		}
+		{
+			struct bench_stats st;
+
+			if (!bench_metric_stats(per_bo[1], &st)) {
+				bench_metric_target(per_bo[2], 1.5 * st.median, BENCH_TARGET_AT_MOST);
+				bench_metric_label(per_bo[2], "target", "<= 1.5x execbuf.per_bo.n16");
+			}
+		}
+		return bench_run_finish(run);
+	}
+#else
+	(void)vo;
+	(void)small;
+	(void)bigb;
+	bench_hw_close(hw);
+	bench_run_fini(run);
+	return 1; /* not reached: the open fails without libdrm */
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned lists[] = { 1, 16, 256 };
@@ -583,15 +912,10 @@ int main(int argc, char **argv)
 	bool sim;
 	int rc;
 
+	bench_hw_init(&vo.hw);
 	rc = bench_setup(&run, "validate", argc, argv, val_extra, &vo);
 	if (rc)
 		return bench_exit_code(rc);
-	if (run.opts.backend == BENCH_BACKEND_HW) {
-		fprintf(stderr, "benchmark-validate: SKIP: --backend=hw is not available yet "
-				"(no hardware back end in the driver)\n");
-		bench_run_fini(&run);
-		return 77;
-	}
 	if (!vo.nsizes) {
 		static const uint64_t full[] = { 4096, 65536, 1 << 20, 16 << 20, 64 << 20 };
 
@@ -606,6 +930,14 @@ int main(int argc, char **argv)
 			 sz);
 	}
 	bench_run_param(&run, "sizes", "%s", sizes);
+	/* A quarter of --duration per case and size; copies get fewer iterations. */
+	small = (struct budget){ .ns = (uint64_t)(run.opts.duration_s * 0.25e9),
+				 .min_iters = 200, .max_iters = 200000, .warmup = 20 };
+	big = (struct budget){ .ns = small.ns, .min_iters = 8, .max_iters = 200000, .warmup = 2 };
+	if (run.opts.backend == BENCH_BACKEND_HW) {
+		bench_run_param(&run, "backend", "%s", "hw");
+		return hw_main(&run, &vo.hw, &vo, &small, &big);
+	}
 	sim = run.opts.backend == BENCH_BACKEND_SIM;
 	bench_run_param(&run, "backend", "%s", sim ? "sim" : "core");
 	if (sim) {
@@ -625,11 +957,6 @@ int main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "benchmark-validate: a reference failed (%d)\n", rc);
 	bench_pin_thread(&run, 0);
-
-	/* A quarter of --duration per case and size; copies get fewer iterations. */
-	small = (struct budget){ .ns = (uint64_t)(run.opts.duration_s * 0.25e9),
-				 .min_iters = 200, .max_iters = 200000, .warmup = 20 };
-	big = (struct budget){ .ns = small.ns, .min_iters = 8, .max_iters = 200000, .warmup = 2 };
 	steps = 3 * vo.nsizes + 3;
 	rc = 0;
 	for (unsigned s = 0; s < vo.nsizes && !rc; s++) {
