@@ -36,6 +36,8 @@
  * @samples: pooled raw samples, already divided into ratios with --ratios.
  * @n: used samples.
  * @cap: allocated samples.
+ * @ratio: the values are ratios to the same-run reference @ref, not absolute.
+ * @ref: name of that reference ("" for an absolute entry).
  * @is_hist: the metric carries a histogram (no samples): @median, @ci_lo
  *           and @ci_hi are taken from the (first) stored stats.
  * @median: the median when @is_hist.
@@ -47,6 +49,8 @@ struct cmp_entry {
 	char *label;
 	char *unit;
 	bool higher_better;
+	bool ratio;
+	char ref[32];
 	double *samples;
 	size_t n;
 	size_t cap;
@@ -63,18 +67,50 @@ struct cmp_entry {
  * @cap: allocated.
  * @machine: machine id of the first file ("" until one is read).
  * @mixed_machines: files of this side come from different machines.
+ * @ref_name: names of the references seen in this side's files.
+ * @ref_logsum: sum of log(median) of each reference over the files.
+ * @ref_count: files that carried each reference.
+ * @nrefs: used slots of the three arrays above.
  */
+#define CMP_MAX_REFS 16
 struct cmp_side {
 	struct cmp_entry *e;
 	size_t n;
 	size_t cap;
+	char ref_name[CMP_MAX_REFS][32];
+	double ref_logsum[CMP_MAX_REFS];
+	unsigned ref_count[CMP_MAX_REFS];
+	unsigned nrefs;
 	char machine[64];
 	bool mixed_machines;
 };
 
+/**
+ * enum cmp_basis - what is compared.
+ * @CMP_AUTO: the ratio to the same-run reference when the metric has one (a
+ *            drift of the machine between the runs cancels), the absolute
+ *            value otherwise.
+ * @CMP_RATIOS: ratios only; metrics without a reference are left out.
+ * @CMP_ABSOLUTE: absolute values only.
+ */
+enum cmp_basis {
+	CMP_AUTO,
+	CMP_RATIOS,
+	CMP_ABSOLUTE,
+};
+
+/**
+ * struct cmp_opts - command line.
+ * @threshold_pct: --threshold.
+ * @basis: --ratios, --absolute or the default.
+ * @drift: widen the intervals by the references' drift (--no-drift clears).
+ * @csv: --csv.
+ * @seed: --seed.
+ */
 struct cmp_opts {
 	double threshold_pct;
-	bool ratios;
+	enum cmp_basis basis;
+	bool drift;
 	bool csv;
 	uint64_t seed;
 };
@@ -84,11 +120,17 @@ static const char *prog = "ttm-compare";
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s [--threshold PCT] [--ratios] [--csv] [--seed N] BASE NEW\n"
+		"usage: %s [--threshold PCT] [--ratios|--absolute] [--no-drift] [--csv] [--seed N]"
+		" BASE NEW\n"
 		"  BASE, NEW       results files or directories of *.json\n"
 		"  --threshold PCT a regression smaller than this is noise (default 5)\n"
-		"  --ratios        compare ratios to the same-run references, not values\n"
+		"  (default)       a metric with a same-run reference is compared by its ratio\n"
+		"                  to it, one without by its value (column 'basis')\n"
+		"  --ratios        ratios only; metrics without a reference are left out\n"
 		"                  (for results from different machines)\n"
+		"  --absolute      absolute values only\n"
+		"  --no-drift      do not widen the intervals by the references' run-to-run\n"
+		"                  drift (column 'drift')\n"
 		"  --csv           print CSV instead of the table\n"
 		"  --seed N        bootstrap seed (default 1)\n"
 		"exit: 0 no regression, 1 regression, 2 bad input\n",
@@ -190,7 +232,7 @@ static int entry_push(struct cmp_entry *e, double v)
  * keeps the metric's direction, reference/value inverts it.
  */
 static bool ratio_transform(json_object *m, json_object *refs, bool *higher_better, double *refval,
-			    bool *value_over_ref)
+			    bool *value_over_ref, const char **refname)
 {
 	json_object *ref, *rs, *st;
 	const char *name, *form;
@@ -203,10 +245,39 @@ static bool ratio_transform(json_object *m, json_object *refs, bool *higher_bett
 	    !json_object_object_get_ex(rs, "stats", &st) || !jnum(st, "median", refval) ||
 	    !(*refval > 0.0))
 		return false;
+	*refname = name;
 	*value_over_ref = !strcmp(form, "value/reference");
 	if (!*value_over_ref)
 		*higher_better = !*higher_better;
 	return true;
+}
+
+/* Each side's reference medians, pooled geometrically over its files. */
+static void side_add_refs(struct cmp_side *s, json_object *refs)
+{
+	if (!refs || !json_object_is_type(refs, json_type_object))
+		return;
+	json_object_object_foreach(refs, name, r)
+	{
+		json_object *st;
+		double med;
+		unsigned i;
+
+		if (!json_object_object_get_ex(r, "stats", &st) || !jnum(st, "median", &med) ||
+		    !(med > 0.0) || !isfinite(med))
+			continue;
+		for (i = 0; i < s->nrefs; i++)
+			if (!strcmp(s->ref_name[i], name))
+				break;
+		if (i == s->nrefs) {
+			if (s->nrefs == CMP_MAX_REFS)
+				continue;
+			snprintf(s->ref_name[i], sizeof(s->ref_name[i]), "%s", name);
+			s->nrefs++;
+		}
+		s->ref_logsum[i] += log(med);
+		s->ref_count[i]++;
+	}
 }
 
 static int add_file(struct cmp_side *side, const char *path, const struct cmp_opts *o, char *err,
@@ -234,6 +305,7 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 		snprintf(side->machine, sizeof(side->machine), "%s", mid);
 	else if (strcmp(side->machine, mid))
 		side->mixed_machines = true;
+	side_add_refs(side, refs);
 	params = params_string(json_object_object_get_ex(root, "parameters", &pobj) ? pobj : NULL);
 	if (!params) {
 		rc = -ENOMEM;
@@ -244,7 +316,8 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 		json_object *m = json_object_array_get_idx(metrics, i), *samples, *st;
 		const char *name = jstr(m, "name"), *unit = jstr(m, "unit"),
 			   *dir = jstr(m, "direction");
-		bool higher, vor = true;
+		bool higher, vor = true, ratio = false;
+		const char *refname = "";
 		double refval = 1.0, v;
 		struct cmp_entry *e;
 		char *key;
@@ -258,7 +331,9 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 			break;
 		}
 		higher = !strcmp(dir, "higher_is_better");
-		if (o->ratios && !ratio_transform(m, refs, &higher, &refval, &vor))
+		if (o->basis != CMP_ABSOLUTE)
+			ratio = ratio_transform(m, refs, &higher, &refval, &vor, &refname);
+		if (o->basis == CMP_RATIOS && !ratio)
 			continue; /* no reference: nothing to compare in ratio mode */
 		if (asprintf(&key, "%s\t%s\t%s", bench, params, name) < 0) {
 			rc = -ENOMEM;
@@ -267,6 +342,14 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 		e = side_find(side, key);
 		if (e) {
 			free(key);
+			if (e->ratio != ratio || strcmp(e->ref, refname)) {
+				snprintf(err, errlen,
+					 "%s: %s has a different reference than in the other files "
+					 "of the same side",
+					 path, name);
+				rc = -EINVAL;
+				break;
+			}
 		} else {
 			struct cmp_entry *ne;
 
@@ -286,7 +369,9 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 			memset(e, 0, sizeof(*e));
 			e->key = key;
 			e->higher_better = higher;
-			e->unit = strdup(o->ratios ? "ratio" : unit);
+			e->ratio = ratio;
+			snprintf(e->ref, sizeof(e->ref), "%s", refname);
+			e->unit = strdup(ratio ? "ratio" : unit);
 			if (asprintf(&e->label, "%s%s%s%s %s", bench, params[0] ? "[" : "", params,
 				     params[0] ? "]" : "", name) < 0)
 				e->label = NULL;
@@ -313,7 +398,7 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 				    !json_object_is_type(x, json_type_int))
 					continue;
 				v = json_object_get_double(x);
-				if (o->ratios)
+				if (ratio)
 					v = vor ? v / refval : (v > 0.0 ? refval / v : NAN);
 				if (isfinite(v))
 					rc = entry_push(e, v);
@@ -328,7 +413,7 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 				rc = -EINVAL;
 				break;
 			}
-			if (o->ratios) {
+			if (ratio) {
 				med = vor ? med / refval : refval / med;
 				lo = vor ? lo / refval : refval / lo;
 				hi = vor ? hi / refval : refval / hi;
@@ -413,14 +498,92 @@ static int cmp_double(const void *a, const void *b)
  * @change: (new - base) / base, percent.
  * @lo: lower end of the change's 95% interval, percent.
  * @hi: upper end, percent.
+ * @drift: half-width, in percent of a unit change of log, by which @lo and
+ *         @hi were widened for the machine's run-to-run drift.
  */
 struct cmp_result {
-	double base, new, change, lo, hi;
+	double base, new, change, lo, hi, drift;
 };
+
+/**
+ * struct cmp_drift - how far the machine moved between BASE and NEW, judged
+ * by the references both sides measured.
+ * @name: reference names.
+ * @d: log(new median / base median) of each (positive: the figure grew).
+ * @n: used slots.
+ */
+struct cmp_drift {
+	char name[CMP_MAX_REFS][32];
+	double d[CMP_MAX_REFS];
+	unsigned n;
+};
+
+static void drift_compute(const struct cmp_side *b, const struct cmp_side *c, struct cmp_drift *dr)
+{
+	unsigned i, j;
+
+	dr->n = 0;
+	for (i = 0; i < b->nrefs; i++)
+		for (j = 0; j < c->nrefs; j++)
+			if (!strcmp(b->ref_name[i], c->ref_name[j]) && b->ref_count[i] &&
+			    c->ref_count[j]) {
+				snprintf(dr->name[dr->n], sizeof(dr->name[0]), "%s", b->ref_name[i]);
+				dr->d[dr->n++] = c->ref_logsum[j] / c->ref_count[j] -
+						 b->ref_logsum[i] / b->ref_count[i];
+			}
+}
+
+/*
+ * The run-to-run noise a within-run interval cannot see, as a half-width in
+ * log units. An absolute figure may move as far as the reference that moved
+ * most: the machine was that much slower or faster, for everything. A ratio
+ * cancels its own reference's drift, but not the part of the machine's drift
+ * that hit the metric differently: estimated as the median distance of the
+ * other references' drifts from the own one (the median so that one wild
+ * reference, typically memcpy bandwidth under a neighbour's compile, does
+ * not decide alone).
+ */
+static double drift_halfwidth(const struct cmp_drift *dr, const struct cmp_entry *e)
+{
+	double v[CMP_MAX_REFS], own = 0.0, m = 0.0;
+	unsigned i, n = 0;
+	bool found = false;
+
+	if (!e->ratio) {
+		for (i = 0; i < dr->n; i++)
+			m = fmax(m, fabs(dr->d[i]));
+		return m;
+	}
+	for (i = 0; i < dr->n; i++)
+		if (!strcmp(dr->name[i], e->ref)) {
+			own = dr->d[i];
+			found = true;
+		}
+	for (i = 0; i < dr->n; i++)
+		if (strcmp(dr->name[i], e->ref))
+			v[n++] = fabs(dr->d[i] - own);
+	if (!found || !n)
+		return 0.0;
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* Widen [lo, hi] (percent changes) by @w in log units on both sides. */
+static void widen(struct cmp_result *r, double w)
+{
+	r->drift = (exp(w) - 1.0) * 100.0;
+	if (w <= 0.0)
+		return;
+	r->lo = r->lo > -100.0 ? (exp(log1p(r->lo / 100.0) - w) - 1.0) * 100.0 : -100.0;
+	r->hi = r->hi > -100.0 ? (exp(log1p(r->hi / 100.0) + w) - 1.0) * 100.0 : r->hi;
+}
 
 static int compare_entry(const struct cmp_entry *b, const struct cmp_entry *n, uint64_t seed,
 			 struct cmp_result *r)
 {
+	if (b->ratio != n->ratio || strcmp(b->ref, n->ref))
+		return -EXDEV;
+	r->drift = 0.0;
 	if (b->n && n->n) {
 		double *bs = malloc(b->n * sizeof(*bs)), *ns = malloc(n->n * sizeof(*ns));
 		double *mb = malloc(BENCH_BOOTSTRAP_RESAMPLES * sizeof(*mb));
@@ -493,6 +656,7 @@ static int parse_args(int argc, char **argv, struct cmp_opts *o, const char **pa
 
 	o->threshold_pct = 5.0;
 	o->seed = 1;
+	o->drift = true;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL;
 		char *end;
@@ -501,7 +665,11 @@ static int parse_args(int argc, char **argv, struct cmp_opts *o, const char **pa
 			usage(stdout);
 			return 1;
 		} else if (!strcmp(a, "--ratios")) {
-			o->ratios = true;
+			o->basis = CMP_RATIOS;
+		} else if (!strcmp(a, "--absolute")) {
+			o->basis = CMP_ABSOLUTE;
+		} else if (!strcmp(a, "--no-drift")) {
+			o->drift = false;
 		} else if (!strcmp(a, "--csv")) {
 			o->csv = true;
 		} else if (!strncmp(a, "--threshold", 11) || !strncmp(a, "--seed", 6)) {
@@ -576,7 +744,9 @@ static const char *verdict(const struct cmp_entry *e, const struct cmp_result *r
 
 int main(int argc, char **argv)
 {
-	struct cmp_side base = {0}, cur = {0};
+	struct cmp_side base = {0}, cur = {0}, base_abs = {0}, cur_abs = {0};
+	struct cmp_opts oabs;
+	struct cmp_drift dr;
 	const char *paths[2] = {NULL, NULL};
 	unsigned matched = 0, regressions = 0;
 	struct cmp_opts o = {0};
@@ -590,6 +760,18 @@ int main(int argc, char **argv)
 	rc = add_path(&base, paths[0], &o, err, sizeof(err));
 	if (!rc)
 		rc = add_path(&cur, paths[1], &o, err, sizeof(err));
+	/*
+	 * By default a ratio metric must also have regressed in absolute terms:
+	 * the ratio cancels the machine's drift, but adds its reference's own
+	 * noise; a real regression shows in both, a phantom from either source
+	 * in one only.
+	 */
+	oabs = o;
+	oabs.basis = CMP_ABSOLUTE;
+	if (!rc && o.basis == CMP_AUTO)
+		rc = add_path(&base_abs, paths[0], &oabs, err, sizeof(err));
+	if (!rc && o.basis == CMP_AUTO)
+		rc = add_path(&cur_abs, paths[1], &oabs, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", prog, err[0] ? err : strerror(-rc));
 		rc = EXIT_BAD_INPUT;
@@ -601,39 +783,74 @@ int main(int argc, char **argv)
 			"comparable%s\n",
 			prog, base.machine, base.mixed_machines ? "+others" : "", cur.machine,
 			cur.mixed_machines ? "+others" : "",
-			o.ratios ? "; comparing ratios to same-run references"
-				 : "; consider --ratios");
+			o.basis != CMP_ABSOLUTE ? "; comparing ratios to same-run references"
+				 : "; consider the default or --ratios");
+	drift_compute(&base, &cur, &dr);
+	if (!o.csv) {
+		printf("machine drift NEW vs BASE (same-run references):");
+		for (i = 0; i < dr.n; i++)
+			printf(" %s %+.1f%%", dr.name[i], (exp(dr.d[i]) - 1.0) * 100.0);
+		printf("%s\n", dr.n ? (o.drift ? "" : " (ignored: --no-drift)") : " none in common");
+	}
 
 	if (o.csv)
-		printf("benchmark_metric,unit,base,new,change_pct,ci_lo_pct,ci_hi_pct,verdict\n");
+		printf("benchmark_metric,unit,basis,base,new,change_pct,ci_lo_pct,ci_hi_pct,"
+		       "drift_pct,abs_change,verdict\n");
 	else
-		printf("%-56s %-6s %12s %12s %9s %21s  %s\n", "metric", "unit", "base", "new",
-		       "change", "95% CI of change", "verdict");
+		printf("%-56s %-6s %-5s %12s %12s %9s %21s %7s %9s  %s\n", "metric", "unit", "basis",
+		       "base", "new", "change", "noise interval", "drift", "abs", "verdict");
 	for (i = 0; i < base.n; i++) {
 		const struct cmp_entry *b = &base.e[i], *n = side_find(&cur, b->key);
 		struct cmp_result r;
 		const char *v;
 		bool reg;
+		char abs_col[16] = "";
 
 		if (!n) {
 			if (!o.csv)
 				printf("%-56s only in %s\n", b->label, paths[0]);
 			continue;
 		}
-		if (compare_entry(b, n, o.seed, &r)) {
+		rc = compare_entry(b, n, o.seed, &r);
+		if (rc) {
 			if (!o.csv)
-				printf("%-56s not comparable (no usable values)\n", b->label);
+				printf("%-56s not comparable (%s)\n", b->label,
+				       rc == -EXDEV ? "reference on one side only"
+						    : "no usable values");
+			rc = 0;
 			continue;
 		}
+		if (o.drift)
+			widen(&r, drift_halfwidth(&dr, b));
 		matched++;
 		v = verdict(b, &r, o.threshold_pct, &reg);
+		if (b->ratio && o.basis == CMP_AUTO) {
+			const struct cmp_entry *ba = side_find(&base_abs, b->key),
+					       *na = side_find(&cur_abs, b->key);
+			struct cmp_result ra;
+			bool areg = false;
+
+			if (ba && na && !compare_entry(ba, na, o.seed, &ra)) {
+				if (o.drift)
+					widen(&ra, drift_halfwidth(&dr, ba));
+				verdict(ba, &ra, o.threshold_pct, &areg);
+				snprintf(abs_col, sizeof(abs_col), "%+.1f%%%s", ra.change,
+					 areg ? "!" : "");
+			}
+			if (reg && !areg)
+				v = "noise (abs ok)";
+			reg = reg && areg;
+		}
 		regressions += reg;
 		if (o.csv)
-			printf("\"%s\",%s,%.17g,%.17g,%.4f,%.4f,%.4f,%s\n", b->label, b->unit,
-			       r.base, r.new, r.change, r.lo, r.hi, v);
+			printf("\"%s\",%s,%s,%.17g,%.17g,%.4f,%.4f,%.4f,%.4f,%s,%s\n", b->label,
+			       b->unit, b->ratio ? "ratio" : "abs", r.base, r.new, r.change, r.lo,
+			       r.hi, r.drift, abs_col, v);
 		else
-			printf("%-56s %-6s %12.5g %12.5g %+8.2f%% [%+8.2f%% %+8.2f%%]  %s\n",
-			       b->label, b->unit, r.base, r.new, r.change, r.lo, r.hi, v);
+			printf("%-56s %-6s %-5s %12.5g %12.5g %+8.2f%% [%+8.2f%% %+8.2f%%] "
+			       "%6.1f%% %9s  %s\n",
+			       b->label, b->unit, b->ratio ? "ratio" : "abs", r.base, r.new,
+			       r.change, r.lo, r.hi, r.drift, abs_col, v);
 	}
 	for (i = 0; i < cur.n; i++)
 		if (!side_find(&base, cur.e[i].key) && !o.csv)
@@ -645,11 +862,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!o.csv)
-		printf("%u metrics compared, %u regressed beyond %.3g%% (95%% CI excludes 0)\n",
-		       matched, regressions, o.threshold_pct);
+		printf("%u metrics compared, %u regressed (worse by more than %.3g%% and outside "
+		       "the noise interval: 95%% CI of the change%s)\n",
+		       matched, regressions, o.threshold_pct,
+		       o.drift ? " widened by the drift" : "");
 	rc = regressions ? EXIT_REGRESSION : 0;
 out:
 	side_fini(&base);
 	side_fini(&cur);
+	side_fini(&base_abs);
+	side_fini(&cur_abs);
 	return rc;
 }

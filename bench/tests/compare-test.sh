@@ -11,19 +11,23 @@ trap 'rm -rf "$dir"' EXIT
 case $case in
 identical) "$gen" "$dir/new.json" 1.0 1 || exit 1; want=0 ;;
 noise)     "$gen" "$dir/new.json" 1.0 2 || exit 1; want=0 ;;
-slower)    "$gen" "$dir/new.json" 1.2 2 || exit 1; want=1 ;;
+slower)    "$gen" "$dir/new.json" 1.2 2 refscale=1 || exit 1; want=1 ;;
+drift)     "$gen" "$dir/new.json" 1.3 2 || exit 1; want=0 ;;
+absdrift)  "$gen" "$dir/new.json" 1.3 2 || exit 1; want=0; opts=--absolute ;;
+nodrift)   "$gen" "$dir/new.json" 1.3 2 || exit 1; want=1; opts="--absolute --no-drift" ;;
+driftslower) "$gen" "$dir/new.json" 1.6 2 refscale=1.2 || exit 1; want=1 ;;
 faster)    "$gen" "$dir/new.json" 0.8 2 || exit 1; want=0 ;;
 malformed) "$gen" "$dir/new.json" 1.0 1 malformed || exit 1; want=2 ;;
 schema)    "$gen" "$dir/new.json" 1.0 1 schema || exit 1; want=2 ;;
 missing)   want=2 ;;
 ratios)    "$gen" "$dir/new.json" 1.2 2 othermachine || exit 1; want=0; opts=--ratios ;;
 othermachine) "$gen" "$dir/new.json" 1.0 2 othermachine || exit 1; want=0 ;;
-csv)       "$gen" "$dir/new.json" 1.2 2 || exit 1; want=1; opts=--csv ;;
-threshold) "$gen" "$dir/new.json" 1.2 2 || exit 1; want=0; opts=--threshold=50 ;;
+csv)       "$gen" "$dir/new.json" 1.2 2 refscale=1 || exit 1; want=1; opts=--csv ;;
+threshold) "$gen" "$dir/new.json" 1.2 2 refscale=1 || exit 1; want=0; opts=--threshold=50 ;;
 badoption) "$gen" "$dir/new.json" 1.0 1 || exit 1; want=2; opts=--threshold=x ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac
-# shellcheck disable=SC2086 # $opts is one word or empty
+# shellcheck disable=SC2086 # $opts is split into its words on purpose
 "$cmp" $opts "$dir/base.json" "$dir/new.json" >"$dir/out" 2>"$dir/err"
 got=$?
 cat "$dir/out" "$dir/err"

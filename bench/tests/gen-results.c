@@ -2,13 +2,16 @@
 /*
  * gen-results - write a synthetic results file for the ttm-compare tests.
  *
- *   gen-results OUT.json SCALE SEED [malformed|schema|othermachine]
+ *   gen-results OUT.json SCALE SEED [malformed|schema|othermachine|refscale=R]...
  *
  * Two metrics (a latency from 10 samples with 1% noise, and a histogram
  * latency), both scaled by SCALE, so SCALE 1.2 is "20% slower", related to a
- * syscall reference that is scaled too (a uniformly slower machine: the
- * ratios stay put). "malformed" writes truncated JSON, "schema" a file with
- * schema_version 99, "othermachine" a different machine id.
+ * syscall reference that is scaled by R (default SCALE: a uniformly slower
+ * machine, the ratios stay put; refscale=1 with SCALE 1.2 is the code that got
+ * 20% slower on an unchanged machine). A mutex reference, used by no metric,
+ * is scaled by 1.05 R: machines never drift quite uniformly. "malformed"
+ * writes truncated JSON, "schema" a file with schema_version 99,
+ * "othermachine" a different machine id.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +37,7 @@ int main(int argc, char **argv)
 	char err[128];
 	char *pargv[] = {"gen-results", "--quick", NULL};
 	uint64_t rng;
-	double scale;
+	double scale, refscale;
 	int i, rc;
 
 	if (argc < 4)
@@ -47,23 +50,38 @@ int main(int argc, char **argv)
 				  "{\"schema\": \"ttm-bench-results\", \"schema_version\": 99, "
 				  "\"benchmark\": \"gen\", \"machine\": {}, \"metrics\": []}\n");
 	scale = strtod(argv[2], NULL);
+	refscale = scale;
+	for (i = 4; i < argc; i++)
+		if (!strncmp(argv[i], "refscale=", 9))
+			refscale = strtod(argv[i] + 9, NULL);
 	rng = strtoull(argv[3], NULL, 10) | 1;
 	if (bench_options_parse(&o, 2, pargv, NULL, NULL, err, sizeof(err)) ||
 	    bench_run_init(&r, "gen", &o))
 		return 1;
 	bench_run_param(&r, "size", "%s", "64k");
-	if (argc > 4 && !strcmp(argv[4], "othermachine"))
+	for (i = 4; i < argc; i++)
+		if (!strcmp(argv[i], "othermachine"))
 		snprintf(r.machine.id, sizeof(r.machine.id), "00000000deadbeef");
 	/* A fixed reference instead of a measured one: the test needs exact ratios. */
 	r.refs[BENCH_REF_SYSCALL].measured = true;
 	r.refs[BENCH_REF_SYSCALL].stats = (struct bench_stats){
 	    .n = 1,
-	    .min = 100 * scale,
-	    .median = 100 * scale,
-	    .max = 100 * scale,
-	    .mean = 100 * scale,
-	    .ci_lo = 100 * scale,
-	    .ci_hi = 100 * scale,
+	    .min = 100 * refscale,
+	    .median = 100 * refscale,
+	    .max = 100 * refscale,
+	    .mean = 100 * refscale,
+	    .ci_lo = 100 * refscale,
+	    .ci_hi = 100 * refscale,
+	};
+	r.refs[BENCH_REF_MUTEX].measured = true;
+	r.refs[BENCH_REF_MUTEX].stats = (struct bench_stats){
+	    .n = 1,
+	    .min = 10 * refscale * 1.05,
+	    .median = 10 * refscale * 1.05,
+	    .max = 10 * refscale * 1.05,
+	    .mean = 10 * refscale * 1.05,
+	    .ci_lo = 10 * refscale * 1.05,
+	    .ci_hi = 10 * refscale * 1.05,
 	};
 	m = bench_metric_add(&r, "gen.latency", "ns", BENCH_LOWER_IS_BETTER);
 	h = bench_metric_add(&r, "gen.hist", "ns", BENCH_LOWER_IS_BETTER);
