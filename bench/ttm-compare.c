@@ -527,7 +527,8 @@ static void drift_compute(const struct cmp_side *b, const struct cmp_side *c, st
 		for (j = 0; j < c->nrefs; j++)
 			if (!strcmp(b->ref_name[i], c->ref_name[j]) && b->ref_count[i] &&
 			    c->ref_count[j]) {
-				snprintf(dr->name[dr->n], sizeof(dr->name[0]), "%s", b->ref_name[i]);
+				snprintf(dr->name[dr->n], sizeof(dr->name[0]), "%s",
+					 b->ref_name[i]);
 				dr->d[dr->n++] = c->ref_logsum[j] / c->ref_count[j] -
 						 b->ref_logsum[i] / b->ref_count[i];
 			}
@@ -784,21 +785,23 @@ int main(int argc, char **argv)
 			prog, base.machine, base.mixed_machines ? "+others" : "", cur.machine,
 			cur.mixed_machines ? "+others" : "",
 			o.basis != CMP_ABSOLUTE ? "; comparing ratios to same-run references"
-				 : "; consider the default or --ratios");
+						: "; consider the default or --ratios");
 	drift_compute(&base, &cur, &dr);
 	if (!o.csv) {
 		printf("machine drift NEW vs BASE (same-run references):");
 		for (i = 0; i < dr.n; i++)
 			printf(" %s %+.1f%%", dr.name[i], (exp(dr.d[i]) - 1.0) * 100.0);
-		printf("%s\n", dr.n ? (o.drift ? "" : " (ignored: --no-drift)") : " none in common");
+		printf("%s\n",
+		       dr.n ? (o.drift ? "" : " (ignored: --no-drift)") : " none in common");
 	}
 
 	if (o.csv)
 		printf("benchmark_metric,unit,basis,base,new,change_pct,ci_lo_pct,ci_hi_pct,"
 		       "drift_pct,abs_change,verdict\n");
 	else
-		printf("%-56s %-6s %-5s %12s %12s %9s %21s %7s %9s  %s\n", "metric", "unit", "basis",
-		       "base", "new", "change", "noise interval", "drift", "abs", "verdict");
+		printf("%-56s %-6s %-5s %12s %12s %9s %21s %7s %9s  %s\n", "metric", "unit",
+		       "basis", "base", "new", "change", "noise interval", "drift", "abs",
+		       "verdict");
 	for (i = 0; i < base.n; i++) {
 		const struct cmp_entry *b = &base.e[i], *n = side_find(&cur, b->key);
 		struct cmp_result r;

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	bench_run_param(&r, "size", "%s", "64k");
 	for (i = 4; i < argc; i++)
 		if (!strcmp(argv[i], "othermachine"))
-		snprintf(r.machine.id, sizeof(r.machine.id), "00000000deadbeef");
+			snprintf(r.machine.id, sizeof(r.machine.id), "00000000deadbeef");
 	/* A fixed reference instead of a measured one: the test needs exact ratios. */
 	r.refs[BENCH_REF_SYSCALL].measured = true;
 	r.refs[BENCH_REF_SYSCALL].stats = (struct bench_stats){
