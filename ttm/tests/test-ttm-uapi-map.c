@@ -20,6 +20,27 @@
 
 #include "ktest.h"
 
+#if defined(__SANITIZE_THREAD__)
+#define MAP_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MAP_TEST_TSAN 1
+#endif
+#endif
+
+#ifdef MAP_TEST_TSAN
+/*
+ * The SIGSEGV mechanism resolves a fault (populating, allocating) in the
+ * handler of the synchronous signal a plain load or store raised; no libc
+ * lock is held at that point, but TSan flags every allocation there.
+ */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "report_signal_unsafe=0";
+}
+#endif
+
 struct ttm_drm_device *mock_uapi_start(const char *name);
 int mock_uapi_stop(struct ttm_drm_device *ddev);
 unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev);
