@@ -831,17 +831,21 @@ int main(int argc, char **argv)
 			const struct cmp_entry *ba = side_find(&base_abs, b->key),
 					       *na = side_find(&cur_abs, b->key);
 			struct cmp_result ra;
+			const char *av = "";
 			bool areg = false;
 
 			if (ba && na && !compare_entry(ba, na, o.seed, &ra)) {
 				if (o.drift)
 					widen(&ra, drift_halfwidth(&dr, ba));
-				verdict(ba, &ra, o.threshold_pct, &areg);
+				av = verdict(ba, &ra, o.threshold_pct, &areg);
 				snprintf(abs_col, sizeof(abs_col), "%+.1f%%%s", ra.change,
 					 areg ? "!" : "");
 			}
 			if (reg && !areg)
 				v = "noise (abs ok)";
+			/* Improvements are held to the same standard. */
+			if (!strcmp(v, "improved") && strcmp(av, "improved"))
+				v = "within noise";
 			reg = reg && areg;
 		}
 		regressions += reg;
