@@ -165,13 +165,24 @@ static void ttm_bo_cleanup_memtype_use(struct ttm_buffer_object *bo)
  * The struct itself goes: refcount zero, nothing held any more. A ghost's
  * destroy (ttm_bo_util.c) uncounts it as a ghost.
  */
+/*
+ * Tell the driver @bo is going away while its resource and tt still exist,
+ * as the kernel does: the driver may need to look at where the BO lives
+ * (unmap it from a GPU VM, drop a per-region reference) before the memory
+ * is handed back. Called exactly once per BO, idle and reserved (or
+ * unreachable), by whoever releases its memory first.
+ */
+static void ttm_bo_notify_release(struct ttm_buffer_object *bo)
+{
+	if (bo->bdev->funcs->release_notify)
+		bo->bdev->funcs->release_notify(bo);
+}
+
 static void ttm_bo_free(struct ttm_buffer_object *bo)
 {
 	struct ttm_device *bdev = bo->bdev;
 	bool deleted = bo->deleted;
 
-	if (bdev->funcs->release_notify)
-		bdev->funcs->release_notify(bo);
 	dma_resv_fini(&bo->base_resv);
 	bo->destroy(bo);
 	/*
@@ -227,6 +238,7 @@ static void ttm_bo_release(struct ttm_buffer_object *bo)
 	ttm_bo_individualize_resv(bo);
 	if (dma_resv_test_signaled(bo->resv, DMA_RESV_USAGE_BOOKKEEP) &&
 	    dma_resv_trylock(bo->resv)) {
+		ttm_bo_notify_release(bo);
 		ttm_bo_cleanup_memtype_use(bo);
 		dma_resv_unlock(bo->resv);
 		ttm_bo_free(bo);
@@ -286,6 +298,9 @@ int ttm_bo_cleanup_refs(struct ttm_buffer_object *bo, bool interruptible, bool n
 		list_del_init(&bo->ddestroy);
 	pthread_mutex_unlock(&bdev->lru_lock);
 
+	/* Only the cleaner that took it off the list owns its release. */
+	if (on_list)
+		ttm_bo_notify_release(bo);
 	ttm_bo_cleanup_memtype_use(bo);
 	if (unlock_resv) {
 		dma_resv_unlock(bo->resv);

@@ -807,3 +807,78 @@ KTEST(ttm_bo_swapout_fault_keeps_content)
 	ttm_bo_put(bo);
 	dev_teardown(tdev);
 }
+
+/*
+ * A driver of its own for the release_notify order: the shared mock only
+ * counts the calls, this one records whether the BO still had its memory.
+ */
+struct rn_device {
+	struct ttm_device bdev;
+	atomic_int calls;
+	atomic_int with_resource;
+	atomic_int with_tt;
+};
+
+static void rn_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
+{
+	(void)bo;
+	placement->num_placement = 0;
+}
+
+static void rn_release_notify(struct ttm_buffer_object *bo)
+{
+	struct rn_device *rn = container_of(bo->bdev, struct rn_device, bdev);
+
+	atomic_fetch_add(&rn->calls, 1);
+	if (bo->resource)
+		atomic_fetch_add(&rn->with_resource, 1);
+	if (bo->ttm)
+		atomic_fetch_add(&rn->with_tt, 1);
+}
+
+static const struct ttm_device_funcs rn_funcs = {
+    .evict_flags = rn_evict_flags,
+    .release_notify = rn_release_notify,
+};
+
+static void rn_check(bool busy)
+{
+	struct rn_device *rn = calloc(1, sizeof(*rn));
+	struct ttm_buffer_object *bo;
+	struct dma_fence *fence = NULL;
+
+	ASSERT_NOT_NULL(rn);
+	ASSERT_EQ(ttm_device_init(&rn->bdev, &rn_funcs, false), 0);
+	ASSERT_EQ(ttm_test_bo_create_in(&rn->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ASSERT_EQ(ttm_bo_tt_create(bo, false), 0);
+	if (busy) {
+		fence = ttm_test_fence_create();
+		ASSERT_NOT_NULL(fence);
+		ASSERT_EQ(ttm_test_bo_add_fence(bo, fence, DMA_RESV_USAGE_BOOKKEEP), 0);
+	}
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	if (busy) {
+		/* Not yet: the BO still waits for the GPU on the delayed list. */
+		EXPECT_EQ(atomic_load(&rn->calls), 0);
+		dma_fence_signal(fence);
+		ttm_device_flush_delayed(&rn->bdev, true);
+		dma_fence_put(fence);
+	}
+	EXPECT_EQ(atomic_load(&rn->calls), 1);
+	EXPECT_EQ(atomic_load(&rn->with_resource), 1);
+	EXPECT_EQ(atomic_load(&rn->with_tt), 1);
+	EXPECT_EQ(ttm_device_fini(&rn->bdev), 0);
+	free(rn);
+}
+
+KTEST(ttm_bo_release_notify_before_memory_idle)
+{
+	rn_check(false);
+}
+
+KTEST(ttm_bo_release_notify_before_memory_delayed)
+{
+	rn_check(true);
+}
