@@ -498,8 +498,8 @@ static int cmp_double(const void *a, const void *b)
  * @change: (new - base) / base, percent.
  * @lo: lower end of the change's 95% interval, percent.
  * @hi: upper end, percent.
- * @drift: half-width, in percent of a unit change of log, by which @lo and
- *         @hi were widened for the machine's run-to-run drift.
+ * @drift: how far @lo and @hi were widened for the machine's run-to-run
+ *         drift: a factor exp(w) on each side, shown as (exp(w) - 1) percent.
  */
 struct cmp_result {
 	double base, new, change, lo, hi, drift;
