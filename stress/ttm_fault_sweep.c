@@ -272,14 +272,16 @@ out_counters:
 }
 
 /*
- * The uAPI part: a client of a ttm_drm_device (system memory only, fences
+ * The uAPI part: a client of a ttm_drm_device (LOCAL and a small TT made by MM_INIT, fences
  * that signal as they are emitted) creates buffers, takes a second
  * reference, maps them and writes their pattern through the mapping,
- * revalidates them with BO_SETSTATUS, reads them back and unreferences
+ * moves them to a too small TT and back with BO_SETSTATUS (evictions),
+ * reads them back through the mapping after each move and unreferences
  * them. handle_alloc fires on the handle table and references, mmap_remap
  * when a CPU access faults a page in.
  */
 #define UAPI_BOS 6
+#define UAPI_TT_PAGES 5
 
 static const char *uapi_fence_name(struct dma_fence *f)
 {
@@ -402,6 +404,8 @@ static void sweep_uapi(struct sweep_result *res)
 {
 	struct ttm_drm_device ddev;
 	struct uapi_bo bo[UAPI_BOS];
+	struct drm_mm_init_arg mm = { 0 };
+	bool tt_ok;
 	struct ttm_global_stats gs;
 	long fences = dma_fence_live_count();
 	uint64_t pages;
@@ -461,18 +465,36 @@ static void sweep_uapi(struct sweep_result *res)
 		b->filled = !ret;
 	}
 
-	/* Revalidate every buffer (same placement, access flags), then read back. */
-	for (unsigned i = 0; i < UAPI_BOS; i++) {
-		struct drm_bo_map_wait_idle_arg st = { 0 };
+	/*
+	 * A TT of UAPI_TT_PAGES, less than the buffers need: moving every other
+	 * buffer there evicts the earlier ones back to LOCAL, and every move
+	 * of a mapped buffer makes the next access fault its pages in again.
+	 */
+	mm.magic = DRM_BO_INIT_MAGIC;
+	mm.major = DRM_BO_INIT_MAJOR;
+	mm.mem_type = DRM_BO_MEM_TT;
+	mm.p_size = UAPI_TT_PAGES;
+	ret = ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &mm);
+	sweep_check_ret(res, ret, "MM_INIT");
+	tt_ok = !ret;
 
-		if (!bo[i].created)
-			continue;
-		st.d.req.handle = bo[i].handle;
-		st.d.req.mask = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-		st.d.req.flags = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-		ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &st);
-		sweep_check_ret(res, ret, "BO_SETSTATUS");
-		uapi_verify(&bo[i], res, false);
+	/* Validate into TT (every other buffer) and back to LOCAL, reading back after each. */
+	for (unsigned pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < UAPI_BOS; i++) {
+			struct drm_bo_map_wait_idle_arg st = { 0 };
+			bool to_tt = tt_ok && pass == 0 && i % 2 == 0;
+
+			if (!bo[i].created)
+				continue;
+			st.d.req.handle = bo[i].handle;
+			st.d.req.mask = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT |
+					DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+			st.d.req.flags = (to_tt ? DRM_BO_FLAG_MEM_TT : DRM_BO_FLAG_MEM_LOCAL) |
+					 DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+			ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &st);
+			sweep_check_ret(res, ret, "BO_SETSTATUS");
+			uapi_verify(&bo[i], res, false);
+		}
 	}
 
 	res->fired += fault_total_fired();
