@@ -343,10 +343,14 @@ static int run_sim(const struct nop_opts *o)
 	cfg.ggtt_size = 256ull << 20;
 	cfg.aperture_size = 64ull << 20;
 	ret = i915_device_create_sim(&cfg, &i915);
-	if (!ret)
-		ret = i915_gem_init(i915);
 	if (ret) {
 		fprintf(stderr, "device: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = i915_gem_init(i915);
+	if (ret) {
+		fprintf(stderr, "gem init: %s\n", strerror(-ret));
+		i915_device_destroy(i915);
 		return 1;
 	}
 	/* The ring-level batch: one host page mapped in the GGTT. */
