@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <i915/i915_gem.h>
+#include <ttm/ttm_bo_vm.h>
 
 #include "i915_backend.h"
 #include "i915_priv.h"
@@ -893,6 +894,15 @@ retry:
 	if (ret)
 		goto out_unreserve;
 	ww_acquire_done(&ticket);
+
+	/*
+	 * The CPU -> GPU domain transition: CPU writes still held in a
+	 * mapping's page copies (the modelled CPU cache, io copies) reach the
+	 * storage the GPU reads. It must precede the relocations: written back
+	 * later, a stale copy of a batch page would undo what they patched.
+	 */
+	for (unsigned int i = 0; i < eb->count; i++)
+		ttm_bo_vm_flush(eb_bo(&eb->objects[i]));
 
 	/*
 	 * NO_RELOC is the caller's promise that presumed offsets are right;

@@ -112,6 +112,52 @@ enum ttm_vm_fault_mode ttm_bo_vm_mode(void)
 	return mode;
 }
 
+/*
+ * Devices whose GPU does not snoop the CPU cache (ttm_bo_vm_set_cpu_cache()).
+ * A small fixed table: a process drives a handful of devices, and a leaf
+ * lock of its own keeps the fault path out of ttm_bo_vm_lock.
+ */
+#define TTM_BO_VM_MAX_NONSNOOP 16
+static pthread_mutex_t ttm_bo_vm_nonsnoop_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct ttm_device *ttm_bo_vm_nonsnoop[TTM_BO_VM_MAX_NONSNOOP];
+
+int ttm_bo_vm_set_cpu_cache(struct ttm_device *bdev, bool model)
+{
+	int ret = model ? -ENOSPC : 0;
+	unsigned int i;
+
+	if (!bdev)
+		return -EINVAL;
+	pthread_mutex_lock(&ttm_bo_vm_nonsnoop_lock);
+	for (i = 0; i < TTM_BO_VM_MAX_NONSNOOP; i++) {
+		if (ttm_bo_vm_nonsnoop[i] == bdev) {
+			if (!model)
+				ttm_bo_vm_nonsnoop[i] = NULL;
+			ret = 0;
+			break;
+		}
+	}
+	for (i = 0; model && ret && i < TTM_BO_VM_MAX_NONSNOOP; i++) {
+		if (!ttm_bo_vm_nonsnoop[i]) {
+			ttm_bo_vm_nonsnoop[i] = bdev;
+			ret = 0;
+		}
+	}
+	pthread_mutex_unlock(&ttm_bo_vm_nonsnoop_lock);
+	return ret;
+}
+
+static bool ttm_bo_vm_models_cpu_cache(const struct ttm_device *bdev)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&ttm_bo_vm_nonsnoop_lock);
+	for (unsigned int i = 0; i < TTM_BO_VM_MAX_NONSNOOP && !found; i++)
+		found = ttm_bo_vm_nonsnoop[i] == bdev;
+	pthread_mutex_unlock(&ttm_bo_vm_nonsnoop_lock);
+	return found;
+}
+
 static bool ttm_bo_vm_res_uses_tt(struct ttm_buffer_object *bo, struct ttm_resource *res)
 {
 	struct ttm_resource_manager *man = ttm_manager_type(bo->bdev, res->mem_type);
@@ -252,9 +298,17 @@ static int ttm_bo_vm_install(struct ttm_bo_vm *vm, unsigned long page,
 	if (first + n > vm->range.num_pages)
 		n = vm->range.num_pages - first;
 	if (ttm_bo_vm_res_uses_tt(bo, res)) {
+		bool shadow;
+
 		ret = ttm_bo_populate(bo, ctx);
 		if (ret)
 			return (int)ret;
+		/*
+		 * A cached view on a GPU that does not snoop: the copy stands
+		 * for the CPU cache, so the GPU sees the tt (memory) without
+		 * the CPU's writes until a flush writes the copy back.
+		 */
+		shadow = bo->ttm->caching == ttm_cached && ttm_bo_vm_models_cpu_cache(bo->bdev);
 		for (i = 0; i < n; i++) {
 			void *src = ttm_tt_page_ptr(bo->ttm, first + i);
 			int fd;
@@ -267,7 +321,7 @@ static int ttm_bo_vm_install(struct ttm_bo_vm *vm, unsigned long page,
 			 * the tt page itself; pages the pool cannot place (a
 			 * driver's own tt) are copied and written back.
 			 */
-			if (!ttm_pool_page_backing(&bo->bdev->pool, src, &fd, &off))
+			if (!shadow && !ttm_pool_page_backing(&bo->bdev->pool, src, &fd, &off))
 				pages[i] = (struct ttm_vm_page){.fd = fd, .offset = off};
 			else
 				pages[i] = (struct ttm_vm_page){.src = src, .fd = -1};

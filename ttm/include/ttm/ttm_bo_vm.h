@@ -41,8 +41,19 @@
  * Coherency: zero-copy system pages are coherent with the tt at once; with
  * copied pages, the BO's storage sees CPU writes when the mapping is
  * invalidated: before every move, or by ttm_bo_vm_flush() (the domain
- * transition a driver does before the GPU reads the BO, and still needed
- * for the simulated GPU's cache model whatever the backing).
+ * transition a driver does before the GPU reads the BO).
+ *
+ * CPU cache model: a device whose GPU does not snoop the CPU cache (the
+ * simulated i915 GPU) registers with ttm_bo_vm_set_cpu_cache(). A cached
+ * (ttm_cached) tt of such a device is then always installed by copy, never
+ * zero-copy: the copy plays the CPU cache's dirty lines, and the BO's
+ * storage, which is what the GPU reads, keeps the old bytes until the
+ * driver's flush (execbuffer calls ttm_bo_vm_flush() on every object of the
+ * list before submitting) or a move writes the copy back. Write-combined
+ * and uncached tts stay zero-copy: their CPU writes go to memory at once,
+ * so they need no flush, as on hardware. Io memory is installed by copy
+ * whatever the model. The model costs a copy per faulted page for cached
+ * BOs of registered devices only; other devices keep the zero-copy path.
  *
  * Caching: the caching mode of the backing installed last (the tt's mode,
  * write-combined for io memory) is recorded per mapping and reported by
@@ -152,6 +163,15 @@ static inline void ttm_bo_vm_flush(struct ttm_buffer_object *bo)
 	if (bo->vm)
 		ttm_bo_vm_unmap_virtual(bo);
 }
+
+/**
+ * ttm_bo_vm_set_cpu_cache() - model (@model true) or stop modelling the CPU
+ * cache for @bdev's cached BOs (see "CPU cache model" above). Takes effect
+ * for pages faulted afterwards; call it before mapping BOs of @bdev, and
+ * with false before @bdev goes away. Any context, no locks needed.
+ * Return: 0; -EINVAL (NULL @bdev); -ENOSPC (16 devices already modelled).
+ */
+int ttm_bo_vm_set_cpu_cache(struct ttm_device *bdev, bool model);
 
 /**
  * ttm_bo_vm_init_device() - install the invalidation hook in @bdev now.

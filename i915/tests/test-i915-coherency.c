@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPU/GPU coherency on the simulated GPU: the device is registered with
+ * ttm_bo_vm_set_cpu_cache(), so CPU writes through a cached mapping stay in
+ * the modelled CPU cache (the mapping's page copies) until a flush. The GPU
+ * reads CPU-written data (here: a batch's command stream, fetched by the
+ * command streamer) only because execbuffer flushes every object of its
+ * list; a batch reached without being in the list (chained to from another
+ * batch) is fetched stale, which shows the model is real. A write-combined
+ * mapping needs no flush.
+ */
+#include <errno.h>
+
+#include <i915/i915_gem.h>
+#include <ttm/ttm_bo_vm.h>
+
+#include "i915_test_common.h"
+
+static struct i915_device *coherency_device(void)
+{
+	struct sim_gpu_config cfg;
+	struct i915_device *i915 = NULL;
+
+	i915_test_config(&cfg);
+	cfg.synchronous = true;
+	if (i915_device_create_sim(&cfg, &i915))
+		return NULL;
+	if (i915_gem_init(i915)) {
+		i915_device_destroy(i915);
+		return NULL;
+	}
+	if (ttm_bo_vm_set_cpu_cache(&i915->drm.bdev, true)) {
+		i915_gem_fini(i915);
+		i915_device_destroy(i915);
+		return NULL;
+	}
+	return i915;
+}
+
+static int coherency_device_destroy(struct i915_device *i915)
+{
+	int ret;
+
+	ttm_bo_vm_set_cpu_cache(&i915->drm.bdev, false);
+	ret = i915_gem_fini(i915);
+	return ret ? ret : i915_device_destroy(i915);
+}
+
+/* Run @n objects, the batch last; 0 when the batch completed. */
+static int run(struct i915_device *i915, struct i915_exec_object *objs, unsigned int n)
+{
+	struct i915_execbuffer eb;
+	int ret;
+
+	memset(&eb, 0, sizeof(eb));
+	eb.objects = objs;
+	eb.count = n;
+	ret = i915_gem_execbuffer(i915, &eb);
+	if (ret)
+		return ret;
+	ret = dma_fence_wait(eb.out_fence, false);
+	if (!ret && dma_fence_get_status(eb.out_fence) != 1)
+		ret = -EIO;
+	dma_fence_put(eb.out_fence);
+	return ret;
+}
+
+static uint32_t read_u32(struct i915_gem_object *obj, uint64_t offset)
+{
+	uint32_t v = 0;
+
+	EXPECT_EQ(i915_gem_object_access(obj, offset, &v, sizeof(v), false), 0);
+	return v;
+}
+
+KTEST(coherency_cached_write_reaches_gpu_only_through_execbuffer_flush)
+{
+	struct i915_device *i915 = coherency_device();
+	struct ttm_operation_ctx ctx = {0};
+	struct i915_gem_object *target, *batch, *jump;
+	struct i915_exec_reloc rel = {
+	    .target = 0,
+	    .delta = 64,
+	    .offset = 4,
+	    .write_domain = I915_GEM_DOMAIN_RENDER,
+	    .read_domains = I915_GEM_DOMAIN_RENDER,
+	};
+	struct i915_exec_object objs[2];
+	uint32_t cs[8] = {0}, zero = 0;
+	uint64_t target_addr, batch_addr;
+	uint32_t *map;
+	void *addr;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &target), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &jump), 0);
+
+	/* A store of 0xaaaa to target+64, its address patched by the reloc. */
+	i915_emit_store_dword_imm(cs, 0, 0xaaaa);
+	cs[4] = MI_BATCH_BUFFER_END;
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+	memset(objs, 0, sizeof(objs));
+	objs[0].obj = target;
+	objs[1].obj = batch;
+	objs[1].relocs = &rel;
+	objs[1].nreloc = 1;
+	ASSERT_EQ(run(i915, objs, 2), 0);
+	EXPECT_UEQ(read_u32(target, 64), 0xaaaa);
+	target_addr = objs[0].offset;
+	batch_addr = objs[1].offset;
+
+	/* The CPU rewrites the stored value through a cached mapping. */
+	ASSERT_EQ(ttm_bo_mmap(&batch->base, NULL, &ctx, &addr), 0);
+	map = addr;
+	EXPECT_EQ(map[0], cs[0]);
+	EXPECT_EQ(ttm_bo_vm_caching(&batch->base), ttm_cached);
+	map[3] = 0xbbbb;
+	/* Memory (what the GPU reads) does not have it yet. */
+	EXPECT_UEQ(read_u32(batch, 12), 0xaaaa);
+
+	/*
+	 * Bypass: a batch in the list jumps to the mapped one, which is not in
+	 * the list, so nothing flushes it: the GPU fetches the stale store.
+	 */
+	ASSERT_EQ(i915_gem_object_access(target, 64, &zero, sizeof(zero), true), 0);
+	i915_emit_bb_start(cs, batch_addr);
+	ASSERT_EQ(i915_gem_object_access(jump, 0, cs, 3 * sizeof(uint32_t), true), 0);
+	memset(objs, 0, sizeof(objs));
+	objs[0].obj = target;
+	objs[0].flags = EXEC_OBJECT_PINNED;
+	objs[0].offset = target_addr;
+	objs[1].obj = jump;
+	ASSERT_EQ(run(i915, objs, 2), 0);
+	EXPECT_UEQ(read_u32(target, 64), 0xaaaa);
+	EXPECT_EQ(map[3], 0xbbbb);
+
+	/* Through the list: execbuffer flushes the mapping, the GPU sees it. */
+	memset(objs, 0, sizeof(objs));
+	objs[0].obj = target;
+	objs[1].obj = batch;
+	objs[1].relocs = &rel;
+	objs[1].nreloc = 1;
+	ASSERT_EQ(run(i915, objs, 2), 0);
+	EXPECT_UEQ(read_u32(target, 64), 0xbbbb);
+	EXPECT_UEQ(read_u32(batch, 12), 0xbbbb);
+	/* The CPU view faults back in and still shows its write. */
+	EXPECT_EQ(map[3], 0xbbbb);
+
+	EXPECT_EQ(ttm_bo_munmap(&batch->base), 0);
+	ttm_bo_vm_release(&batch->base);
+	i915_gem_object_put(target);
+	i915_gem_object_put(batch);
+	i915_gem_object_put(jump);
+	EXPECT_EQ(coherency_device_destroy(i915), 0);
+}
+
+/* A write-combined view writes memory at once: no flush needed. */
+KTEST(coherency_write_combined_needs_no_flush)
+{
+	struct i915_device *i915 = coherency_device();
+	struct ttm_operation_ctx ctx = {0};
+	struct i915_gem_object *obj;
+	uint32_t v = 0x1234;
+	uint32_t *map;
+	void *addr;
+
+	ASSERT_NOT_NULL(i915);
+	/* An lmem-capable object keeps a write-combined tt in system memory. */
+	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_LMEM, &obj), 0);
+	ASSERT_EQ(i915_gem_object_access(obj, 0, &v, sizeof(v), true), 0);
+	ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
+	ASSERT_NOT_NULL(obj->base.ttm);
+	ASSERT_EQ(obj->base.ttm->caching, ttm_write_combined);
+	ASSERT_EQ(ttm_bo_mmap(&obj->base, NULL, &ctx, &addr), 0);
+	map = addr;
+	EXPECT_EQ(map[0], 0x1234);
+	EXPECT_EQ(ttm_bo_vm_caching(&obj->base), ttm_write_combined);
+	map[1] = 0x5678;
+	EXPECT_UEQ(read_u32(obj, 4), 0x5678);
+	EXPECT_EQ(ttm_bo_munmap(&obj->base), 0);
+	ttm_bo_vm_release(&obj->base);
+	i915_gem_object_put(obj);
+	EXPECT_EQ(coherency_device_destroy(i915), 0);
+}
+
+/* Without the model (a snooping device) a cached view is coherent at once. */
+KTEST(coherency_unmodelled_device_is_coherent)
+{
+	struct i915_device *i915 = coherency_device();
+	struct ttm_operation_ctx ctx = {0};
+	struct i915_gem_object *obj;
+	uint32_t *map;
+	void *addr;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(ttm_bo_vm_set_cpu_cache(&i915->drm.bdev, false), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &obj), 0);
+	ASSERT_EQ(ttm_bo_mmap(&obj->base, NULL, &ctx, &addr), 0);
+	map = addr;
+	map[2] = 0x4242;
+	EXPECT_EQ(ttm_bo_vm_caching(&obj->base), ttm_cached);
+	EXPECT_UEQ(read_u32(obj, 8), 0x4242);
+	EXPECT_EQ(ttm_bo_munmap(&obj->base), 0);
+	ttm_bo_vm_release(&obj->base);
+	i915_gem_object_put(obj);
+	EXPECT_EQ(coherency_device_destroy(i915), 0);
+}
+
+KTEST(coherency_set_cpu_cache_arguments)
+{
+	EXPECT_EQ(ttm_bo_vm_set_cpu_cache(NULL, true), -EINVAL);
+}
