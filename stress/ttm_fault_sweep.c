@@ -272,8 +272,9 @@ out_counters:
 }
 
 /*
- * The uAPI part: a client of a ttm_drm_device (LOCAL and a small TT made by MM_INIT, fences
- * that signal as they are emitted) creates buffers, takes a second
+ * The uAPI part: a client of a ttm_drm_device (LOCAL and a small TT made
+ * by MM_INIT, fences that signal as they are emitted) creates buffers,
+ * takes a second
  * reference, maps them and writes their pattern through the mapping,
  * moves them to a too small TT and back with BO_SETSTATUS (evictions),
  * reads them back through the mapping after each move and unreferences
@@ -357,7 +358,10 @@ static void sigbus_install(void)
 	igt_assert_eq(sigaction(SIGBUS, &sa, NULL), 0);
 }
 
-/* Write (@write) or check @seed's pattern through @ptr; -EFAULT on SIGBUS, -EILSEQ on a mismatch. */
+/*
+ * Write (@write) or check @seed's pattern through @ptr. Return: 0; -EFAULT
+ * on SIGBUS (a page could not be mapped); -EILSEQ on a mismatch.
+ */
 static __attribute__((noinline)) int mapped_access(volatile uint64_t *ptr, uint64_t size,
 						   uint64_t seed, bool write)
 {
@@ -532,10 +536,11 @@ out:
  * The i915 part: the simulated GPU with one context runs a few batches,
  * each storing one distinct dword into a system or local-memory target
  * through a relocation (softpin is left out: i915 reports any failure to
- * place a softpinned object, an injected -ENOMEM included, as -EINVAL). gpu_hang makes the batch it fires on hang:
- * its fence must end -EIO with the context blamed, and every other batch's
- * store and every untouched byte must be intact. Core points fire in the
- * device's and objects' creation, the lmem clears and the binds.
+ * place a softpinned object, an injected -ENOMEM included, as -EINVAL).
+ * gpu_hang makes the batch it fires on hang: its fence must end -EIO with
+ * the context blamed, and every other batch's store and every untouched
+ * byte must be intact. Core points fire in the device's and objects'
+ * creation, the lmem clears, the binds and the relocation writes.
  */
 #define I915_TARGETS 2
 #define I915_TARGET_SIZE (16u * 1024u)
@@ -805,8 +810,9 @@ static void subtest_probabilistic(void)
 			injected += res.fired;
 		}
 	}
-	igt_info("%lu faults injected over 20 runs, %" PRIu64 " calls refused with a clean errno\n", injected,
-		 res.failed_ops);
+	igt_info("%lu faults injected over 20 runs, %" PRIu64
+		 " calls refused with a clean errno\n",
+		 injected, res.failed_ops);
 	igt_assert(injected > 0);
 	igt_report_checks(res.ops, res.bytes_verified, injected);
 }
