@@ -3,12 +3,21 @@
  * ttm_device.c: device set-up and teardown, the driver's manager table, the
  * delayed-destroy worker, the swap shrinker and the info dump.
  *
- * The worker sleeps on @worker_cond while the delayed list is empty and is
- * woken by every new entry. While entries remain it polls their fences every
- * TTM_DEVICE_POLL_NS instead of arming a callback per fence: a callback
- * would have to outlive the BO it points at or be removed under the fence
- * lock on every path that frees the BO, and deleted-but-busy BOs are rare
- * enough that a millisecond of latency costs nothing.
+ * The worker sleeps on @worker_cond. An enqueue, fini, or the signal of a
+ * fence that a queued BO waits for wakes it; nothing else does, so a device
+ * whose deleted BOs stay busy costs no CPU. The fence callbacks are armed
+ * and owned by the worker itself (see struct ttm_device_wake), which keeps
+ * their bookkeeping off the BO and the device: the callback only points at
+ * the device, and the worker disarms whatever is left before it exits, i.e.
+ * before fini can tear the device down.
+ *
+ * A callback runs under its fence's lock on the signalling thread, possibly
+ * with the LRU lock held by that thread (eviction polls fences under it), so
+ * it may only try the LRU lock. Having it, the signal cannot be lost: the
+ * worker looks at the fences and goes to sleep under the LRU lock. Without
+ * it, the callback retries a little (the holder is most likely the worker on
+ * its way into the wait) and then signals unlocked; should that still race
+ * with the worker's last look, TTM_DEVICE_SAFETY_NS bounds the delay.
  */
 #include <errno.h>
 #include <sched.h>
@@ -20,34 +29,255 @@
 
 #include "ttm_bo_internal.h"
 
+/* Longest sleep with busy BOs queued: only a lost wake-up waits this long. */
+#define TTM_DEVICE_SAFETY_NS 1000000000L
+/* Sleep when a callback could not be armed (out of memory): poll instead. */
 #define TTM_DEVICE_POLL_NS 1000000L
+/* LRU lock attempts of a fence callback before it signals unlocked. */
+#define TTM_DEVICE_WAKE_TRIES 64
+
+enum {
+	TTM_DEVICE_WAKE_ARMED,
+	TTM_DEVICE_WAKE_FIRED,
+	TTM_DEVICE_WAKE_CANCELLED,
+};
+
+/**
+ * struct ttm_device_wake - one fence callback armed by the worker.
+ * @cb: queued on @fence.
+ * @fence: the fence; the reference belongs to whoever moves @state off
+ *	ARMED: the callback drops it (never the last one: the signaller holds
+ *	its own), or the disarming worker, which then removes @cb.
+ * @bdev: whose worker to wake.
+ * @state: ARMED until the callback (FIRED) or the worker (CANCELLED) claims
+ *	it with a compare-exchange. Once FIRED the callback no longer touches
+ *	the struct, so the worker may free it.
+ */
+struct ttm_device_wake {
+	struct dma_fence_cb cb;
+	struct dma_fence *fence;
+	struct ttm_device *bdev;
+	atomic_int state;
+};
+
+/**
+ * struct ttm_device_wakes - the worker's private set of armed callbacks.
+ * @v: the callbacks; @n used, @cap allocated. Only the worker touches it.
+ */
+struct ttm_device_wakes {
+	struct ttm_device_wake **v;
+	unsigned n, cap;
+};
+
+static void ttm_device_wake_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct ttm_device_wake *w = container_of(cb, struct ttm_device_wake, cb);
+	struct ttm_device *bdev = w->bdev;
+	int armed = TTM_DEVICE_WAKE_ARMED;
+	bool woken = false;
+
+	for (unsigned i = 0; i < TTM_DEVICE_WAKE_TRIES && !woken; i++) {
+		if (pthread_mutex_trylock(&bdev->lru_lock) == 0) {
+			pthread_cond_signal(&bdev->worker_cond);
+			pthread_mutex_unlock(&bdev->lru_lock);
+			woken = true;
+		} else {
+			sched_yield();
+		}
+	}
+	if (!woken)
+		pthread_cond_signal(&bdev->worker_cond);
+	/*
+	 * Last: a disarming worker that wins @state waits for us in
+	 * dma_fence_remove_callback() (we run under the fence lock), and one
+	 * that sees FIRED frees @w, so nothing of @w or @bdev is used after.
+	 */
+	if (atomic_compare_exchange_strong(&w->state, &armed, TTM_DEVICE_WAKE_FIRED))
+		dma_fence_put(fence);
+}
+
+/* Free the fired callbacks; with @all, disarm and free the others too. */
+static void ttm_device_wakes_gc(struct ttm_device_wakes *ws, bool all)
+{
+	unsigned keep = 0;
+
+	for (unsigned i = 0; i < ws->n; i++) {
+		struct ttm_device_wake *w = ws->v[i];
+		int armed = TTM_DEVICE_WAKE_ARMED;
+
+		if (atomic_load(&w->state) == TTM_DEVICE_WAKE_FIRED) {
+			free(w);
+		} else if (all && atomic_compare_exchange_strong(&w->state, &armed,
+								 TTM_DEVICE_WAKE_CANCELLED)) {
+			/* Our reference keeps the fence; removal waits out a running callback. */
+			dma_fence_remove_callback(w->fence, &w->cb);
+			dma_fence_put(w->fence);
+			free(w);
+		} else {
+			ws->v[keep++] = w;
+		}
+	}
+	ws->n = keep;
+	if (all) {
+		free(ws->v);
+		ws->v = NULL;
+		ws->cap = 0;
+	}
+}
+
+/* Is a callback still armed on @fence? Our snapshot reference pins it. */
+static bool ttm_device_wakes_has(struct ttm_device_wakes *ws, struct dma_fence *fence)
+{
+	for (unsigned i = 0; i < ws->n; i++)
+		if (ws->v[i]->fence == fence &&
+		    atomic_load(&ws->v[i]->state) == TTM_DEVICE_WAKE_ARMED)
+			return true;
+	return false;
+}
+
+/* Arm a callback on @fence unless one is armed already. Return: 0; -ENOMEM. */
+static int ttm_device_wakes_arm_one(struct ttm_device *bdev, struct ttm_device_wakes *ws,
+				    struct dma_fence *fence)
+{
+	struct ttm_device_wake *w;
+
+	if (dma_fence_test_signaled_flag(fence) || ttm_device_wakes_has(ws, fence))
+		return 0;
+	if (ws->n == ws->cap) {
+		unsigned cap = ws->cap ? 2 * ws->cap : 16;
+		struct ttm_device_wake **v = realloc(ws->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ws->v = v;
+		ws->cap = cap;
+	}
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fence = dma_fence_get(fence);
+	w->bdev = bdev;
+	atomic_init(&w->state, TTM_DEVICE_WAKE_ARMED);
+	if (dma_fence_add_callback(fence, &w->cb, ttm_device_wake_cb)) {
+		/* Signalled meanwhile: the next pass sees it idle. */
+		dma_fence_put(fence);
+		free(w);
+		return 0;
+	}
+	ws->v[ws->n++] = w;
+	return 0;
+}
+
+/*
+ * Arm callbacks on the pending fences of every queued BO. Snapshots are
+ * taken under the LRU lock (the list's reference keeps each BO), callbacks
+ * added outside it, the fence lock being innermost.
+ * Return: 0; -ENOMEM (some fence may then go unwatched).
+ */
+static int ttm_device_wakes_arm(struct ttm_device *bdev, struct ttm_device_wakes *ws)
+{
+	struct dma_fence **all = NULL;
+	unsigned n = 0, cap = 0;
+	struct ttm_buffer_object *bo;
+	int ret = 0;
+
+	pthread_mutex_lock(&bdev->lru_lock);
+	list_for_each_entry (bo, &bdev->ddestroy_list, struct ttm_buffer_object, ddestroy) {
+		struct dma_fence **f;
+		unsigned k;
+
+		if (dma_resv_get_fences(bo->resv, DMA_RESV_USAGE_BOOKKEEP, &k, &f)) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (n + k > cap) {
+			unsigned ncap = cap ? 2 * cap : 16;
+			struct dma_fence **v;
+
+			while (ncap < n + k)
+				ncap *= 2;
+			v = realloc(all, ncap * sizeof(*v));
+			if (!v) {
+				dma_resv_put_fences(f, k);
+				ret = -ENOMEM;
+				break;
+			}
+			all = v;
+			cap = ncap;
+		}
+		for (unsigned i = 0; i < k; i++)
+			all[n++] = f[i];
+		/* The references moved to @all; only the array goes. */
+		free(f);
+	}
+	pthread_mutex_unlock(&bdev->lru_lock);
+
+	for (unsigned i = 0; i < n && !ret; i++)
+		ret = ttm_device_wakes_arm_one(bdev, ws, all[i]);
+	dma_resv_put_fences(all, n);
+	return ret;
+}
+
+/* Could a pass free something now? Fence flags only, no polls. LRU lock held. */
+static bool ttm_device_any_idle_locked(struct ttm_device *bdev)
+{
+	struct ttm_buffer_object *bo;
+
+	list_for_each_entry (bo, &bdev->ddestroy_list, struct ttm_buffer_object, ddestroy)
+		if (!dma_resv_count_pending(bo->resv))
+			return true;
+	return false;
+}
+
+static unsigned long ttm_device_flush_pass(struct ttm_device *bdev, bool wait);
+
+static void ttm_device_timedwait(struct ttm_device *bdev, long ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ns / 1000000000L;
+	ts.tv_nsec += ns % 1000000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&bdev->worker_cond, &bdev->lru_lock, &ts);
+}
 
 static void *ttm_device_worker(void *arg)
 {
 	struct ttm_device *bdev = arg;
+	struct ttm_device_wakes ws = {0};
 
 	pthread_mutex_lock(&bdev->lru_lock);
 	while (!bdev->worker_stop) {
+		bool poll;
+
 		if (list_empty(&bdev->ddestroy_list)) {
 			pthread_cond_wait(&bdev->worker_cond, &bdev->lru_lock);
 			continue;
 		}
 		pthread_mutex_unlock(&bdev->lru_lock);
-		ttm_device_flush_delayed(bdev, false);
+		ttm_device_flush_pass(bdev, false);
+		ttm_device_wakes_gc(&ws, false);
+		/* A fence we could not watch has to be polled. */
+		poll = ttm_device_wakes_arm(bdev, &ws) != 0;
 		pthread_mutex_lock(&bdev->lru_lock);
-		if (!bdev->worker_stop && !list_empty(&bdev->ddestroy_list)) {
-			struct timespec ts;
-
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_nsec += TTM_DEVICE_POLL_NS;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&bdev->worker_cond, &bdev->lru_lock, &ts);
-		}
+		if (bdev->worker_stop || list_empty(&bdev->ddestroy_list))
+			continue;
+		/*
+		 * A fence that signalled after the pass looked at its BO is
+		 * caught here, under the lock the callbacks signal under. An
+		 * idle BO the pass could not reserve is retried soon, not at
+		 * once: its reservation holder needs the time.
+		 */
+		if (ttm_device_any_idle_locked(bdev))
+			poll = true;
+		ttm_device_timedwait(bdev, poll ? TTM_DEVICE_POLL_NS : TTM_DEVICE_SAFETY_NS);
 	}
 	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_device_wakes_gc(&ws, true);
 	return NULL;
 }
 

@@ -549,3 +549,161 @@ KTEST(ttm_device_flush_delayed_concurrent)
 	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
 	free(tdev);
 }
+
+/*
+ * A fence whose class counts the polls of its state: the delayed-destroy
+ * worker looks at a busy BO's fences only when woken, so the count shows
+ * whether it woke. @done makes the poll report completion without a signal,
+ * as hardware that is only polled would.
+ */
+struct poll_fence {
+	struct dma_fence base;
+	atomic_int polls;
+	atomic_bool done;
+};
+
+static const char *poll_fence_name(struct dma_fence *f)
+{
+	(void)f;
+	return "poll";
+}
+
+static bool poll_fence_signaled(struct dma_fence *f)
+{
+	struct poll_fence *pf = container_of(f, struct poll_fence, base);
+
+	atomic_fetch_add(&pf->polls, 1);
+	return atomic_load(&pf->done);
+}
+
+static const struct dma_fence_ops poll_fence_ops = {
+    .get_driver_name = poll_fence_name,
+    .get_timeline_name = poll_fence_name,
+    .signaled = poll_fence_signaled,
+};
+
+static struct poll_fence *poll_fence_create(void)
+{
+	struct poll_fence *pf = dma_fence_alloc(sizeof(*pf));
+
+	if (!pf)
+		return NULL;
+	dma_fence_init(&pf->base, &poll_fence_ops, dma_fence_context_alloc(1), 1);
+	atomic_init(&pf->polls, 0);
+	atomic_init(&pf->done, false);
+	return pf;
+}
+
+static int64_t now_ms(void)
+{
+	return dma_fence_now_ns() / 1000000;
+}
+
+/* Wait up to @ms for the device to have no BO left; the time taken, or -1. */
+static int64_t wait_no_bos(struct ttm_device *bdev, int64_t ms)
+{
+	int64_t t0 = now_ms();
+
+	while (atomic_load(&bdev->stats.bo_count)) {
+		if (now_ms() - t0 > ms)
+			return -1;
+		sched_yield();
+	}
+	return now_ms() - t0;
+}
+
+/* Queue a TT BO busy on @pf, then leave the worker 100 ms to settle. */
+static void queue_busy_bo(struct ttm_test_device *tdev, struct poll_fence *pf)
+{
+	struct ttm_buffer_object *bo;
+
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ASSERT_EQ(ttm_test_bo_add_fence(bo, &pf->base, DMA_RESV_USAGE_BOOKKEEP), 0);
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.ddestroy), 1);
+	sleep_ms(100);
+}
+
+KTEST(ttm_device_worker_sleeps_until_signal)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	long fences = dma_fence_live_count();
+	struct poll_fence *pf;
+	int polls;
+	int64_t took;
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	pf = poll_fence_create();
+	ASSERT_NOT_NULL(pf);
+	queue_busy_bo(tdev, pf);
+
+	/* Nothing signals: the worker must not look (a poller would, ~200 times). */
+	polls = atomic_load(&pf->polls);
+	sleep_ms(200);
+	EXPECT_EQ(atomic_load(&pf->polls), polls);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.ddestroy), 1);
+
+	/*
+	 * The signal wakes it: freed well before the 1 s safety timeout that
+	 * started when the worker went to sleep 300 ms ago.
+	 */
+	dma_fence_signal(&pf->base);
+	took = wait_no_bos(&tdev->bdev, 5000);
+	EXPECT_GE(took, 0);
+	EXPECT_LT(took, 500);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.ddestroy), 0);
+	dma_fence_put(&pf->base);
+	/* The callback gave its fence reference back on the signal. */
+	EXPECT_EQ(dma_fence_live_count(), fences);
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
+
+KTEST(ttm_device_worker_safety_timeout_polls)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct poll_fence *pf;
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	pf = poll_fence_create();
+	ASSERT_NOT_NULL(pf);
+	queue_busy_bo(tdev, pf);
+
+	/* Completed without a signal, so no callback: only the safety timeout finds it. */
+	atomic_store(&pf->done, true);
+	EXPECT_GE(wait_no_bos(&tdev->bdev, 5000), 0);
+	EXPECT_GT(atomic_load(&pf->polls), 0);
+	dma_fence_put(&pf->base);
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
+
+KTEST(ttm_device_flush_wait_with_armed_callback)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct poll_fence *pf;
+	long fences = dma_fence_live_count();
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	pf = poll_fence_create();
+	ASSERT_NOT_NULL(pf);
+	queue_busy_bo(tdev, pf);
+	/*
+	 * Freed by a waiting flush from another thread than the worker: the
+	 * worker's callback then fires (or is disarmed by fini) and the
+	 * fence outlives the device without pointing into it.
+	 */
+	atomic_store(&pf->done, true);
+	ttm_device_flush_delayed(&tdev->bdev, true);
+	EXPECT_EQ(atomic_load(&tdev->bdev.stats.bo_count), 0);
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+	dma_fence_signal(&pf->base);
+	dma_fence_put(&pf->base);
+	EXPECT_EQ(dma_fence_live_count(), fences);
+}
