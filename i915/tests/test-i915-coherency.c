@@ -211,3 +211,62 @@ KTEST(coherency_set_cpu_cache_arguments)
 {
 	EXPECT_EQ(ttm_bo_vm_set_cpu_cache(NULL, true), -EINVAL);
 }
+
+/*
+ * An object in lmem the CPU cannot see (past the 4 MiB visible window of
+ * the test part): the first CPU touch migrates it once, the whole object,
+ * and the content the GPU-side path wrote is what the CPU reads; later
+ * touches of every page find it in place.
+ */
+KTEST(coherency_nonvisible_lmem_migrates_once_on_first_touch)
+{
+	struct i915_device *i915 = coherency_device();
+	struct ttm_operation_ctx ctx = {0};
+	struct i915_gem_object *filler, *obj;
+	const size_t size = 256 << 10;
+	struct ttm_bo_vm_stats st;
+	uint64_t moved, visible_pages = (4ull << 20) >> 12;
+	unsigned char *map, *buf;
+	void *addr;
+
+	ASSERT_NOT_NULL(i915);
+	buf = malloc(size);
+	ASSERT_NOT_NULL(buf);
+	for (size_t i = 0; i < size; i++)
+		buf[i] = (unsigned char)(i * 29 + 3);
+	/* Take the visible window first, so the object lands past it. */
+	ASSERT_EQ(i915_gem_object_create(i915, 4ull << 20, I915_GEM_REGION_LMEM, &filler), 0);
+	ASSERT_EQ(i915_gem_object_access(filler, 0, buf, 4096, true), 0);
+	/* Written where the CPU reaches, then moved into lmem by the blitter. */
+	ASSERT_EQ(i915_gem_object_create(i915, size, I915_GEM_REGION_SMEM, &obj), 0);
+	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, size, true), 0);
+	ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_LMEM), 0);
+	ASSERT_EQ(i915_gem_object_mem_type(obj), TTM_PL_VRAM);
+	if (obj->base.resource->start < visible_pages) {
+		KTEST_SKIP("lmem placement put the object in the visible window");
+		goto out;
+	}
+	moved = atomic_load(&i915->drm.bdev.stats.bytes_moved);
+	ASSERT_EQ(ttm_bo_mmap(&obj->base, NULL, &ctx, &addr), 0);
+	map = addr;
+	EXPECT_EQ(map[size - 1], buf[size - 1]);
+	for (size_t i = 0; i < size; i += 4096)
+		EXPECT_EQ(map[i + 7], buf[i + 7]);
+	EXPECT_MEMEQ(map, buf, size);
+	ASSERT_EQ(ttm_bo_vm_get_stats(&obj->base, &st), 0);
+	EXPECT_UEQ(st.migrations, 1);
+	/*
+	 * One migration of the whole object, counted per hop: lmem -> TT (the
+	 * blit, the only copy) -> SYSTEM (an unbind of the same pages).
+	 */
+	EXPECT_UGE(st.bytes_migrated, size);
+	EXPECT_ULE(st.bytes_migrated, 2 * size);
+	EXPECT_GE(atomic_load(&i915->drm.bdev.stats.bytes_moved) - moved, size);
+	EXPECT_EQ(ttm_bo_munmap(&obj->base), 0);
+	ttm_bo_vm_release(&obj->base);
+out:
+	i915_gem_object_put(obj);
+	i915_gem_object_put(filler);
+	free(buf);
+	EXPECT_EQ(coherency_device_destroy(i915), 0);
+}
