@@ -30,7 +30,7 @@ struct fixture {
 
 static int fixture_init(struct fixture *fx)
 {
-	char *argv[] = { "test-bench-hw-validate", "--quick", NULL };
+	char *argv[] = {"test-bench-hw-validate", "--quick", NULL};
 	struct bench_options o;
 	char err[128];
 	int ret;
@@ -131,7 +131,7 @@ KTEST(hw_validate_evict_unbind_one_per_validate)
 {
 	const uint64_t size = 2 * TTM_PAGE_SIZE;
 	struct ttm_operation_ctx ctx;
-	struct hw_ttm_bo *bo[2] = { NULL, NULL };
+	struct hw_ttm_bo *bo[2] = {NULL, NULL};
 	struct fixture fx;
 
 	ASSERT_EQ(fixture_init(&fx), 0);
@@ -172,9 +172,9 @@ KTEST(hw_validate_execbuf_softpins_every_object)
 	ASSERT_EQ(bench_hw_open(&fx.run, &fx.hw, &fx.args), 0);
 	ASSERT_EQ(bench_hw_nop_batch(&fx.hw, &batch), 0);
 	for (unsigned k = 0; k < N; k++)
-		ASSERT_EQ(hw_ttm_bo_create(fx.hw.dev, TTM_PAGE_SIZE, &hw_ttm_placement_system,
-					   &bos[k]),
-			  0);
+		ASSERT_EQ(
+		    hw_ttm_bo_create(fx.hw.dev, TTM_PAGE_SIZE, &hw_ttm_placement_system, &bos[k]),
+		    0);
 	hw_fake_clear_calls(fx.fake);
 	ASSERT_EQ(hw_ttm_exec(fx.hw.dev, bos, N, batch, &f), 0);
 	ASSERT_NOT_NULL(f);
