@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <malloc.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -14,8 +15,99 @@
 #include <unistd.h>
 
 static atomic_uint_fast64_t fence_context_counter = 1;
-static atomic_long fence_live;
+/*
+ * The live count is touched twice per fence (init and release). One global
+ * counter makes every thread that creates fences bounce the same cache line;
+ * threads instead take a slot of a small padded array round-robin on their
+ * first fence and count there. A fence may be released on another thread
+ * than the one that created it, so one slot can go negative: only the sum
+ * means anything, and it is exact whenever no fence is being created or
+ * released concurrently, which is when the leak checks read it.
+ */
+#define FENCE_LIVE_SLOTS 16u
+
+struct fence_live_slot {
+	atomic_long count;
+	char pad[64 - sizeof(atomic_long)];
+};
+
+static struct fence_live_slot fence_live[FENCE_LIVE_SLOTS] __attribute__((aligned(64)));
+static atomic_uint fence_live_next;
+static _Thread_local atomic_long *fence_live_mine;
 static _Thread_local struct dma_fence_interrupt *thread_intr;
+
+/*
+ * A few freed fence blocks kept per thread. Fence memory churns at millions
+ * of blocks a second, and malloc+free of the same small block cost a third
+ * of the emit/signal/wait/put cycle. Only plain fences are kept: released by
+ * dma_fence_release() without an ops->release (the block is then ours to
+ * free) and no bigger than a bare struct dma_fence plus malloc's slack, so a
+ * cached block always fits any request of dma_fence_alloc() it serves. The
+ * cache is compiled out under AddressSanitizer, which must see every free to
+ * catch a use after the last put.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define FENCE_CACHE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FENCE_CACHE 0
+#endif
+#endif
+#ifndef FENCE_CACHE
+#define FENCE_CACHE 1
+#endif
+
+#define FENCE_CACHE_MAX 32u
+#define FENCE_CACHE_SLACK 64u
+
+struct fence_cache {
+	unsigned count;
+	bool registered;
+	void *blocks[FENCE_CACHE_MAX];
+};
+
+static _Thread_local struct fence_cache fence_cache;
+static pthread_key_t fence_cache_key;
+static pthread_once_t fence_cache_once = PTHREAD_ONCE_INIT;
+static bool fence_cache_key_ok;
+
+/* At thread exit: give the thread's cached blocks back to malloc. */
+static void fence_cache_drain(void *arg)
+{
+	struct fence_cache *c = arg;
+
+	while (c->count)
+		free(c->blocks[--c->count]);
+}
+
+static void fence_cache_key_init(void)
+{
+	fence_cache_key_ok = !pthread_key_create(&fence_cache_key, fence_cache_drain);
+}
+
+/* Keep @block for reuse by this thread; false when it must be freed. */
+static bool fence_cache_put(void *block)
+{
+	struct fence_cache *c = &fence_cache;
+
+	if (!FENCE_CACHE || c->count == FENCE_CACHE_MAX ||
+	    malloc_usable_size(block) >= sizeof(struct dma_fence) + FENCE_CACHE_SLACK)
+		return false;
+	if (__builtin_expect(!c->registered, 0)) {
+		/* Without the exit hook the blocks would leak with the thread. */
+		pthread_once(&fence_cache_once, fence_cache_key_init);
+		if (!fence_cache_key_ok || pthread_setspecific(fence_cache_key, c))
+			return false;
+		c->registered = true;
+	}
+	c->blocks[c->count++] = block;
+	return true;
+}
+
+unsigned dma_fence_cache_count(void)
+{
+	return fence_cache.count;
+}
 
 uint64_t dma_fence_context_alloc(unsigned num)
 {
@@ -30,9 +122,31 @@ int64_t dma_fence_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+static atomic_long *fence_live_slot(void)
+{
+	atomic_long *slot = fence_live_mine;
+
+	if (__builtin_expect(!slot, 0)) {
+		unsigned i = atomic_fetch_add_explicit(&fence_live_next, 1, memory_order_relaxed);
+
+		slot = &fence_live[i % FENCE_LIVE_SLOTS].count;
+		fence_live_mine = slot;
+	}
+	return slot;
+}
+
+static void fence_live_add(long n)
+{
+	atomic_fetch_add_explicit(fence_live_slot(), n, memory_order_relaxed);
+}
+
 long dma_fence_live_count(void)
 {
-	return atomic_load(&fence_live);
+	long sum = 0;
+
+	for (unsigned i = 0; i < FENCE_LIVE_SLOTS; i++)
+		sum += atomic_load_explicit(&fence_live[i].count, memory_order_relaxed);
+	return sum;
 }
 
 static void fence_lock(struct dma_fence *f)
@@ -63,7 +177,7 @@ void dma_fence_init(struct dma_fence *fence, const struct dma_fence_ops *ops, ui
 	fence->timestamp = 0;
 	atomic_flag_clear(&fence->lock);
 	INIT_LIST_HEAD(&fence->cb_list);
-	atomic_fetch_add_explicit(&fence_live, 1, memory_order_relaxed);
+	fence_live_add(1);
 	TTM_PROBE2(fence_emit, context, seqno);
 }
 
@@ -71,15 +185,17 @@ void *dma_fence_alloc(size_t size)
 {
 	if (size < sizeof(struct dma_fence) || fault_should_fail(&ttm_fault_fence_alloc, size))
 		return NULL;
+	if (FENCE_CACHE && size == sizeof(struct dma_fence) && fence_cache.count)
+		return fence_cache.blocks[--fence_cache.count];
 	return malloc(size);
 }
 
 void dma_fence_release(struct dma_fence *fence)
 {
-	atomic_fetch_sub_explicit(&fence_live, 1, memory_order_relaxed);
+	fence_live_add(-1);
 	if (fence->ops && fence->ops->release)
 		fence->ops->release(fence);
-	else
+	else if (!fence_cache_put(fence))
 		free(fence);
 }
 
@@ -249,7 +365,8 @@ static struct timespec ns_to_ts(int64_t ns)
 	return ts;
 }
 
-int64_t dma_fence_wait_timeout(struct dma_fence *fence, bool intr, int64_t timeout_ns)
+/* Everything but the signalled fast path of dma_fence_wait_timeout(). */
+int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t timeout_ns)
 {
 	struct dma_fence_interrupt *ti = intr ? thread_intr : NULL;
 	int64_t deadline = 0, left = timeout_ns;
@@ -400,7 +517,7 @@ static const char *stub_name(struct dma_fence *f)
 static void stub_release_static(struct dma_fence *f)
 {
 	/* The global stub lives forever; undo the live-count drop. */
-	atomic_fetch_add(&fence_live, 1);
+	fence_live_add(1);
 	atomic_store(&f->refcount, 1);
 }
 
@@ -421,7 +538,7 @@ static pthread_once_t stub_once = PTHREAD_ONCE_INIT;
 static void stub_init(void)
 {
 	dma_fence_init(&stub_fence, &stub_static_ops, 0, 0);
-	atomic_fetch_sub(&fence_live, 1); /* not a leak candidate */
+	fence_live_add(-1); /* not a leak candidate */
 	dma_fence_signal_timestamp(&stub_fence, 0);
 }
 

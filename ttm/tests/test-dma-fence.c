@@ -364,3 +364,105 @@ KTEST(dma_fence_live_count_back_to_start)
 	dma_fence_put(f);
 	EXPECT_EQ(dma_fence_live_count(), live);
 }
+
+/*
+ * The per-thread block cache: a reused block must come back as a fresh
+ * fence (no stale callbacks, error or signalled bit), the live count must
+ * not count cached blocks, and only bare fences are kept. Under ASan the
+ * cache is compiled out and the count stays 0; the fence checks still run.
+ */
+KTEST(dma_fence_cache_reuse_is_a_fresh_fence)
+{
+	long live = dma_fence_live_count();
+	uint64_t ctx = dma_fence_context_alloc(1);
+	struct counting_cb cb = { .calls = 0 };
+	struct dma_fence *f = new_fence(ctx, 1), *g;
+	unsigned cached;
+
+	ASSERT_TRUE(f != NULL);
+	EXPECT_EQ(dma_fence_add_callback(f, &cb.base, count_cb), 0);
+	EXPECT_EQ(dma_fence_set_error(f, -EIO), 0);
+	dma_fence_signal(f);
+	EXPECT_EQ(atomic_load(&cb.calls), 1);
+	cached = dma_fence_cache_count();
+	dma_fence_put(f);
+	EXPECT_EQ(dma_fence_live_count(), live);
+	EXPECT_UGE(dma_fence_cache_count(), cached);
+
+	g = new_fence(ctx, 2);
+	ASSERT_TRUE(g != NULL);
+	EXPECT_EQ(dma_fence_live_count(), live + 1);
+	EXPECT_FALSE(dma_fence_test_signaled_flag(g));
+	EXPECT_EQ(dma_fence_get_status(g), 0);
+	EXPECT_EQ(dma_fence_add_callback(g, &cb.base, count_cb), 0);
+	EXPECT_EQ(atomic_load(&cb.calls), 1);
+	dma_fence_signal(g);
+	EXPECT_EQ(atomic_load(&cb.calls), 2);
+	EXPECT_EQ(dma_fence_get_status(g), 1);
+	dma_fence_put(g);
+	EXPECT_EQ(dma_fence_live_count(), live);
+}
+
+KTEST(dma_fence_cache_bounded_and_bare_only)
+{
+	enum { N = 100 };
+	struct dma_fence *f[N], *big;
+	long live = dma_fence_live_count();
+	unsigned before;
+
+	for (unsigned i = 0; i < N; i++) {
+		f[i] = new_fence(dma_fence_context_alloc(1), 1);
+		ASSERT_TRUE(f[i] != NULL);
+	}
+	EXPECT_EQ(dma_fence_live_count(), live + N);
+	for (unsigned i = 0; i < N; i++)
+		dma_fence_put(f[i]);
+	EXPECT_EQ(dma_fence_live_count(), live);
+	EXPECT_ULE(dma_fence_cache_count(), 32u);
+
+	/* A fence embedded in a bigger object is freed, not kept. */
+	before = dma_fence_cache_count();
+	big = dma_fence_alloc(4096);
+	ASSERT_TRUE(big != NULL);
+	dma_fence_init(big, &test_ops, dma_fence_context_alloc(1), 1);
+	dma_fence_put(big);
+	EXPECT_UEQ(dma_fence_cache_count(), before);
+	EXPECT_EQ(dma_fence_live_count(), live);
+}
+
+struct cache_thread {
+	struct dma_fence *made[8];
+	unsigned cached_after;
+};
+
+static void *cache_thread_fn(void *p)
+{
+	struct cache_thread *ct = p;
+
+	/* Make fences for the main thread, and fill this thread's cache. */
+	for (unsigned i = 0; i < 8; i++)
+		ct->made[i] = new_fence(dma_fence_context_alloc(1), 1);
+	for (unsigned i = 0; i < 40; i++)
+		dma_fence_put(new_fence(dma_fence_context_alloc(1), 1));
+	ct->cached_after = dma_fence_cache_count();
+	return NULL;
+}
+
+KTEST(dma_fence_cache_across_threads)
+{
+	long live = dma_fence_live_count();
+	struct cache_thread ct = { .cached_after = 0 };
+	pthread_t t;
+
+	ASSERT_EQ(pthread_create(&t, NULL, cache_thread_fn, &ct), 0);
+	pthread_join(t, NULL);
+	EXPECT_ULE(ct.cached_after, 32u);
+	/* Created there, released here: the sum stays exact. */
+	EXPECT_EQ(dma_fence_live_count(), live + 8);
+	for (unsigned i = 0; i < 8; i++) {
+		ASSERT_TRUE(ct.made[i] != NULL);
+		dma_fence_signal(ct.made[i]);
+		dma_fence_put(ct.made[i]);
+	}
+	EXPECT_EQ(dma_fence_live_count(), live);
+}
