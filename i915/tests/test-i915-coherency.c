@@ -270,3 +270,61 @@ out:
 	free(buf);
 	EXPECT_EQ(coherency_device_destroy(i915), 0);
 }
+
+/*
+ * A CPU write through a cached mapping, then at once an eviction of the
+ * object into lmem (the move writes the modelled cache back first), then a
+ * GPU read: the batch the CPU patched runs with the patched value.
+ */
+KTEST(coherency_cpu_write_then_eviction_then_gpu_read)
+{
+	struct i915_device *i915 = coherency_device();
+	struct ttm_operation_ctx ctx = {0};
+	struct i915_gem_object *target, *batch;
+	struct i915_exec_reloc rel = {
+	    .target = 0,
+	    .delta = 128,
+	    .offset = 4,
+	    .write_domain = I915_GEM_DOMAIN_RENDER,
+	    .read_domains = I915_GEM_DOMAIN_RENDER,
+	};
+	struct i915_exec_object objs[2];
+	struct ttm_bo_vm_stats st;
+	uint32_t cs[8] = {0};
+	uint32_t *map;
+	void *addr;
+
+	ASSERT_NOT_NULL(i915);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &target), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	i915_emit_store_dword_imm(cs, 0, 0x1111);
+	cs[4] = MI_BATCH_BUFFER_END;
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+	ASSERT_EQ(ttm_bo_mmap(&batch->base, NULL, &ctx, &addr), 0);
+	map = addr;
+	/* Read first, so the page is in the mapping before it is written. */
+	EXPECT_EQ(map[4], MI_BATCH_BUFFER_END);
+	/* Cached, so the write stays in the modelled CPU cache for now. */
+	EXPECT_EQ(ttm_bo_vm_caching(&batch->base), ttm_cached);
+	map[3] = 0x2222;
+	EXPECT_UEQ(read_u32(batch, 12), 0x1111);
+	ASSERT_EQ(i915_gem_object_migrate(batch, I915_GEM_REGION_LMEM), 0);
+	ASSERT_EQ(i915_gem_object_mem_type(batch), TTM_PL_VRAM);
+	ASSERT_EQ(ttm_bo_vm_get_stats(&batch->base, &st), 0);
+	EXPECT_GE(st.invalidations, 1);
+	EXPECT_GE(st.pages_written_back, 1);
+
+	memset(objs, 0, sizeof(objs));
+	objs[0].obj = target;
+	objs[1].obj = batch;
+	objs[1].relocs = &rel;
+	objs[1].nreloc = 1;
+	ASSERT_EQ(run(i915, objs, 2), 0);
+	EXPECT_UEQ(read_u32(target, 128), 0x2222);
+
+	EXPECT_EQ(ttm_bo_munmap(&batch->base), 0);
+	ttm_bo_vm_release(&batch->base);
+	i915_gem_object_put(target);
+	i915_gem_object_put(batch);
+	EXPECT_EQ(coherency_device_destroy(i915), 0);
+}
