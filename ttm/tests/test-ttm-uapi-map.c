@@ -102,7 +102,7 @@ static void *bo_map(int fd, uint32_t handle, int *err)
 
 static int bo_unmap(int fd, uint32_t handle)
 {
-	struct drm_bo_handle_arg arg = { .handle = handle };
+	struct drm_bo_handle_arg arg = {.handle = handle};
 
 	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &arg);
 }
@@ -110,11 +110,11 @@ static int bo_unmap(int fd, uint32_t handle)
 static int mm_init(int fd, uint32_t type, uint64_t pages)
 {
 	struct drm_mm_init_arg arg = {
-		.magic = DRM_BO_INIT_MAGIC,
-		.major = DRM_BO_INIT_MAJOR,
-		.minor = DRM_BO_INIT_MINOR,
-		.mem_type = type,
-		.p_size = pages,
+	    .magic = DRM_BO_INIT_MAGIC,
+	    .major = DRM_BO_INIT_MAJOR,
+	    .minor = DRM_BO_INIT_MINOR,
+	    .mem_type = type,
+	    .p_size = pages,
 	};
 
 	return ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &arg);
@@ -122,7 +122,7 @@ static int mm_init(int fd, uint32_t type, uint64_t pages)
 
 static int mm_lock(int fd, uint32_t type, bool lock)
 {
-	struct drm_mm_type_arg arg = { .mem_type = type };
+	struct drm_mm_type_arg arg = {.mem_type = type};
 
 	return ttm_drm_ioctl(fd, lock ? DRM_IOCTL_MM_LOCK : DRM_IOCTL_MM_UNLOCK, &arg);
 }
@@ -251,7 +251,7 @@ static void run_pattern(size_t pages, enum touch_order order)
 	EXPECT_EQ(mock_uapi_stop(dev), 0);
 }
 
-static const size_t pattern_sizes[] = { 1, 3, 256, 16384 /* 64 MiB */ };
+static const size_t pattern_sizes[] = {1, 3, 256, 16384 /* 64 MiB */};
 
 static void run_patterns(enum ttm_vm_fault_mode mode, enum touch_order order)
 {
@@ -302,7 +302,7 @@ static void run_shared(enum ttm_vm_fault_mode mode)
 	const size_t pages = 32;
 	struct ttm_drm_device *dev;
 	struct drm_bo_info_rep bo, info;
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	unsigned char *a, *b;
 	uint64_t swapouts;
 	int fa, fb, err;
@@ -405,7 +405,7 @@ static void run_race(enum ttm_vm_fault_mode mode)
 	unsigned iters = 2000 * ktest_scale();
 	struct ttm_drm_device *dev;
 	struct drm_bo_info_rep bo;
-	struct race r = { 0 };
+	struct race r = {0};
 	uint32_t *p, shadow[16];
 	unsigned bad = 0;
 	pthread_t t;
@@ -436,7 +436,7 @@ static void run_race(enum ttm_vm_fault_mode mode)
 		 * reservation nearly all the time, starving every eviction.
 		 */
 		if (!(i & 63))
-			nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
+			nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
 
 		p[pg * (PG / 4) + (i & 63)] = v;
 		if (p[pg * (PG / 4) + (i & 63)] != v)
