@@ -422,6 +422,12 @@ int i915_gem_init(struct i915_device *i915)
 	if (ret)
 		return ret;
 	ret = i915_gem_set_managers(i915, true);
+	/*
+	 * The simulated GPU does not snoop the CPU cache: cached CPU mappings
+	 * of its objects need execbuffer's flush before the GPU sees them.
+	 */
+	if (!ret)
+		ret = ttm_bo_vm_set_cpu_cache(&i915->drm.bdev, true);
 	if (ret) {
 		i915_gem_set_managers(i915, false);
 		ttm_drm_device_fini(&i915->drm);
@@ -449,6 +455,7 @@ int i915_gem_fini(struct i915_device *i915)
 		i915_gem_set_managers(i915, true);
 		return ret;
 	}
+	ttm_bo_vm_set_cpu_cache(bdev, false);
 	i915->gem_ready = false;
 	return 0;
 }
