@@ -131,6 +131,28 @@ static void i915_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
 	free(tt);
 }
 
+/*
+ * Stolen memory is reachable only by the GPU: an object there leaves by
+ * blitter or not at all. While the blitter is wedged, evicting it would fail
+ * with -EIO after the victim was chosen, so it is not a candidate and
+ * eviction looks for others (an lmem object can still go by the CPU through
+ * the visible window or fail the same way the move would). Otherwise the
+ * range manager decides whether the victim's range helps @place.
+ */
+static bool i915_ttm_eviction_valuable(struct ttm_buffer_object *bo, const struct ttm_place *place)
+{
+	struct i915_device *i915 = to_i915(bo->bdev);
+	struct ttm_resource *res = bo->resource;
+	struct ttm_resource_manager *man = ttm_manager_type(bo->bdev, res->mem_type);
+
+	if (!man)
+		return false;
+	if (res->mem_type == I915_PL_STOLEN &&
+	    atomic_load(&i915_engine_get(i915, I915_ENGINE_BCS)->wedged))
+		return false;
+	return ttm_resource_intersects(man, res, place, res->size);
+}
+
 static void i915_ttm_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
 	/*
@@ -380,6 +402,7 @@ static void i915_ttm_io_mem_free(struct ttm_device *bdev, struct ttm_resource *r
 static const struct ttm_device_funcs i915_ttm_funcs = {
     .ttm_tt_create = i915_ttm_tt_create,
     .ttm_tt_destroy = i915_ttm_tt_destroy,
+    .eviction_valuable = i915_ttm_eviction_valuable,
     .evict_flags = i915_ttm_evict_flags,
     .move = i915_ttm_move,
     .delete_mem_notify = i915_ttm_delete_mem_notify,

@@ -725,3 +725,45 @@ KTEST(gem_memcpy_fallback_when_blitter_wedged)
 	i915_gem_object_put(obj);
 	EXPECT_EQ(gem_device_destroy(i915), 0);
 }
+
+/*
+ * With the blitter wedged, objects in stolen memory cannot leave (no CPU
+ * path), so eviction_valuable keeps them out of the victims: a new stolen
+ * object fails with -ENOMEM without an eviction being tried, and every
+ * resident object stays put; once the blitter is back, eviction works.
+ */
+KTEST(gem_eviction_valuable_skips_stolen_when_blitter_wedged)
+{
+	struct i915_device *i915 = gem_device(0);
+	struct i915_gem_object *objs[16], *extra = NULL;
+	const uint64_t sz = 1ull << 20;
+	struct ttm_resource_manager *man;
+	struct i915_engine *bcs;
+	uint64_t evictions;
+	unsigned n = 0;
+
+	ASSERT_NOT_NULL(i915);
+	bcs = i915_engine_get(i915, I915_ENGINE_BCS);
+	man = ttm_manager_type(&i915->drm.bdev, I915_PL_STOLEN);
+	ASSERT_NOT_NULL(man);
+	/* Fill stolen memory without evicting anything. */
+	while (n < 16 && ttm_resource_manager_usage(man) + sz <= man->size * TTM_PAGE_SIZE) {
+		ASSERT_EQ(i915_gem_object_create(i915, sz, I915_GEM_REGION_STOLEN, &objs[n]), 0);
+		n++;
+	}
+	ASSERT_GE(n, 2);
+	ASSERT_LT(n, 16);
+	i915_engine_set_wedged(bcs, true);
+	evictions = atomic_load(&i915->drm.bdev.stats.evictions);
+	EXPECT_EQ(i915_gem_object_create(i915, sz, I915_GEM_REGION_STOLEN, &extra), -ENOMEM);
+	EXPECT_UEQ(atomic_load(&i915->drm.bdev.stats.evictions), evictions);
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ(i915_gem_object_mem_type(objs[i]), I915_PL_STOLEN);
+	i915_engine_set_wedged(bcs, false);
+	ASSERT_EQ(i915_gem_object_create(i915, sz, I915_GEM_REGION_STOLEN, &extra), 0);
+	EXPECT_GT(atomic_load(&i915->drm.bdev.stats.evictions), evictions);
+	i915_gem_object_put(extra);
+	for (unsigned i = 0; i < n; i++)
+		i915_gem_object_put(objs[i]);
+	EXPECT_EQ(gem_device_destroy(i915), 0);
+}
