@@ -102,7 +102,9 @@ struct ttm_device_funcs {
 	void (*io_mem_free)(struct ttm_device *bdev, struct ttm_resource *res);
 	/**
 	 * @release_notify: optional; @bo is being destroyed (refcount zero,
-	 * idle, not reserved by anyone else). Last chance to drop driver state.
+	 * idle, not reserved by anyone else). Called once, before its resource
+	 * and tt are freed, so the driver can still look at @bo->resource.
+	 * Last chance to drop driver state.
 	 */
 	void (*release_notify)(struct ttm_buffer_object *bo);
 };
