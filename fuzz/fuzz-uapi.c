@@ -26,58 +26,12 @@
 #include <ttm/ttm_drm_device.h>
 
 #include "fuzz_input.h"
+#include "ttm_uapi_mock.h"
 
 #define MAX_ARG 512
 #define MAX_HANDLES 32
 #define USER_PAGES 4
 
-static const char *fz_fence_name(struct dma_fence *f)
-{
-	(void)f;
-	return "fuzz-uapi";
-}
-
-static const struct dma_fence_ops fz_fence_ops = {
-	.get_driver_name = fz_fence_name,
-	.get_timeline_name = fz_fence_name,
-};
-
-static uint64_t fz_context;
-static uint64_t fz_seqno[2];
-
-static struct dma_fence *fz_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
-				       uint32_t type, uint32_t *sequence)
-{
-	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
-
-	(void)ddev;
-	(void)type;
-	if (!f)
-		return NULL;
-	dma_fence_init(f, &fz_fence_ops, fz_context + fence_class, ++fz_seqno[fence_class & 1]);
-	*sequence = (uint32_t)f->seqno;
-	dma_fence_signal(f);
-	return f;
-}
-
-static const struct ttm_place fz_place_sys = { .mem_type = TTM_PL_SYSTEM };
-
-static void fz_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
-{
-	(void)bo;
-	placement->num_placement = 1;
-	placement->placement = &fz_place_sys;
-}
-
-static const struct ttm_device_funcs fz_funcs = {
-	.evict_flags = fz_evict_flags,
-};
-
-static const struct ttm_drm_driver fz_driver = {
-	.num_fence_classes = 2,
-	.fence_types = 0x2,
-	.fence_emit = fz_fence_emit,
-};
 
 /*
  * struct fz_request - a request and where its handle fields are.
@@ -152,13 +106,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		struct ttm_global_config cfg = { .limit_pages = 4096 };
 
 		ttm_global_config(&cfg);
-		fz_context = dma_fence_context_alloc(2);
+		ttm_uapi_mock_timelines_init();
 		once = true;
 	}
 	fuzz_input_init(&in, data, len);
 	fences = dma_fence_live_count();
 	memset(&ddev, 0, sizeof(ddev));
-	fuzz_check(ttm_drm_device_init(&ddev, &fz_funcs, &fz_driver, "fuzz-uapi", false) == 0);
+	fuzz_check(ttm_drm_device_init(&ddev, &ttm_uapi_mock_funcs, &ttm_uapi_mock_driver, "fuzz-uapi", false) == 0);
 	fd[0] = ttm_drm_open(&ddev);
 	fd[1] = ttm_drm_open(&ddev);
 	fuzz_check(fd[0] >= 0 && fd[1] >= 0);

@@ -56,6 +56,7 @@
 #include "igt.h"
 #include "stress_util.h"
 #include "ttm_mock.h"
+#include "ttm_uapi_mock.h"
 
 #define SWEEP_VRAM_PAGES 32
 #define SWEEP_TT_PAGES 48
@@ -284,51 +285,11 @@ out_counters:
 #define UAPI_BOS 6
 #define UAPI_TT_PAGES 5
 
-static const char *uapi_fence_name(struct dma_fence *f)
-{
-	(void)f;
-	return "sweep-uapi";
-}
-
-static const struct dma_fence_ops uapi_fence_ops = {
-	.get_driver_name = uapi_fence_name,
-	.get_timeline_name = uapi_fence_name,
-};
-
-static uint64_t uapi_context;
-static uint64_t uapi_seqno;
-
-static struct dma_fence *uapi_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
-					 uint32_t type, uint32_t *sequence)
-{
-	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
-
-	(void)ddev;
-	(void)type;
-	if (!f)
-		return NULL;
-	dma_fence_init(f, &uapi_fence_ops, uapi_context + fence_class, ++uapi_seqno);
-	*sequence = (uint32_t)f->seqno;
-	dma_fence_signal(f);
-	return f;
-}
-
-static void uapi_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
-{
-	static const struct ttm_placement sys = { 1, &place_sys };
-
-	(void)bo;
-	*placement = sys;
-}
-
-static const struct ttm_device_funcs uapi_funcs = {
-	.evict_flags = uapi_evict_flags,
-};
-
+/* The uAPI mock with a single fence class. */
 static const struct ttm_drm_driver uapi_driver = {
 	.num_fence_classes = 1,
 	.fence_types = 0x2,
-	.fence_emit = uapi_fence_emit,
+	.fence_emit = ttm_uapi_mock_fence_emit,
 };
 
 /*
@@ -420,8 +381,8 @@ static void sweep_uapi(struct sweep_result *res)
 	sigbus_install();
 	ttm_global_get_stats(&gs);
 	pages = gs.pages;
-	uapi_context = dma_fence_context_alloc(1);
-	ret = ttm_drm_device_init(&ddev, &uapi_funcs, &uapi_driver, "fault-sweep", false);
+	ttm_uapi_mock_timelines_init();
+	ret = ttm_drm_device_init(&ddev, &ttm_uapi_mock_funcs, &uapi_driver, "fault-sweep", false);
 	sweep_check_ret(res, ret, "ttm_drm_device_init");
 	if (ret)
 		goto out;

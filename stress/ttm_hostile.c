@@ -28,58 +28,12 @@
 #include "igt.h"
 #include "stress_util.h"
 #include "ttm_mock.h"
+#include "ttm_uapi_mock.h"
 
 #define GOOD_BOS 8
 #define MAX_ARG 256
 #define MAX_HANDLES 64
 
-static const char *hs_fence_name(struct dma_fence *f)
-{
-	(void)f;
-	return "hostile";
-}
-
-static const struct dma_fence_ops hs_fence_ops = {
-	.get_driver_name = hs_fence_name,
-	.get_timeline_name = hs_fence_name,
-};
-
-static uint64_t hs_context;
-static _Atomic uint64_t hs_seqno;
-
-static struct dma_fence *hs_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
-				       uint32_t type, uint32_t *sequence)
-{
-	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
-
-	(void)ddev;
-	(void)type;
-	if (!f)
-		return NULL;
-	dma_fence_init(f, &hs_fence_ops, hs_context + fence_class, atomic_fetch_add(&hs_seqno, 1) + 1);
-	*sequence = (uint32_t)f->seqno;
-	dma_fence_signal(f);
-	return f;
-}
-
-static const struct ttm_place hs_place_sys = { .mem_type = TTM_PL_SYSTEM };
-
-static void hs_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
-{
-	(void)bo;
-	placement->num_placement = 1;
-	placement->placement = &hs_place_sys;
-}
-
-static const struct ttm_device_funcs hs_funcs = {
-	.evict_flags = hs_evict_flags,
-};
-
-static const struct ttm_drm_driver hs_driver = {
-	.num_fence_classes = 2,
-	.fence_types = 0x2,
-	.fence_emit = hs_fence_emit,
-};
 
 /* A request and the offsets of the handle it reads and the one it returns. */
 struct hs_request {
@@ -195,10 +149,10 @@ static void setup(struct hostile_ctx *c)
 
 	memset(c, 0, sizeof(*c));
 	igt_assert_eq(ttm_global_config(&cfg), 0);
-	hs_context = dma_fence_context_alloc(2);
+	ttm_uapi_mock_timelines_init();
 	c->fences = dma_fence_live_count();
 	c->rng = igt_seed();
-	igt_assert_eq(ttm_drm_device_init(&c->ddev, &hs_funcs, &hs_driver, "hostile", false), 0);
+	igt_assert_eq(ttm_drm_device_init(&c->ddev, &ttm_uapi_mock_funcs, &ttm_uapi_mock_driver, "hostile", false), 0);
 	c->good_fd = ttm_drm_open(&c->ddev);
 	c->bad_fd = ttm_drm_open(&c->ddev);
 	igt_assert(c->good_fd >= 0 && c->bad_fd >= 0);

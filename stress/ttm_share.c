@@ -35,6 +35,7 @@
 #include "igt.h"
 #include "stress_util.h"
 #include "ttm_mock.h"
+#include "ttm_uapi_mock.h"
 
 #define SHARE_SLOTS 16
 #define SHARE_MAX_CLIENTS 4
@@ -43,53 +44,10 @@
 #define SHARE_TT_PAGES 256
 #define RW (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE)
 
-static const char *sh_fence_name(struct dma_fence *f)
-{
-	(void)f;
-	return "share";
-}
-
-static const struct dma_fence_ops sh_fence_ops = {
-    .get_driver_name = sh_fence_name,
-    .get_timeline_name = sh_fence_name,
-};
-
-static uint64_t sh_context;
-static _Atomic uint64_t sh_seqno;
-
-/* Fences signal at once: the test is about object lifetime, not waiting. */
-static struct dma_fence *sh_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
-				       uint32_t type, uint32_t *sequence)
-{
-	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
-
-	(void)ddev;
-	(void)type;
-	if (!f)
-		return NULL;
-	dma_fence_init(f, &sh_fence_ops, sh_context + fence_class,
-		       atomic_fetch_add(&sh_seqno, 1) + 1);
-	*sequence = (uint32_t)f->seqno;
-	dma_fence_signal(f);
-	return f;
-}
-
-static const struct ttm_place sh_place_sys = {.mem_type = TTM_PL_SYSTEM};
-
-static void sh_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
-{
-	(void)bo;
-	placement->num_placement = 1;
-	placement->placement = &sh_place_sys;
-}
-
-static const struct ttm_device_funcs sh_funcs = {
-    .evict_flags = sh_evict_flags,
-};
-
+/* One fence class: the uAPI mock with fewer timelines. */
 static const struct ttm_drm_driver sh_driver = {
-    .num_fence_classes = 1,
-    .fence_emit = sh_fence_emit,
+	.num_fence_classes = 1,
+	.fence_emit = ttm_uapi_mock_fence_emit,
 };
 
 /**
@@ -469,11 +427,11 @@ static struct share_ctx *share_setup(int *admin)
 
 	igt_assert(c);
 	igt_assert_eq(ttm_global_config(&cfg), 0);
-	sh_context = dma_fence_context_alloc(1);
+	ttm_uapi_mock_timelines_init();
 	c->fences = dma_fence_live_count();
 	c->next_seed = igt_seed() << 20;
 	pthread_mutex_init(&c->lock, NULL);
-	igt_assert_eq(ttm_drm_device_init(&c->ddev, &sh_funcs, &sh_driver, "share", false), 0);
+	igt_assert_eq(ttm_drm_device_init(&c->ddev, &ttm_uapi_mock_funcs, &sh_driver, "share", false), 0);
 	c->bos = (uint64_t)atomic_load(&c->ddev.bdev.stats.bo_count);
 	*admin = ttm_drm_open(&c->ddev);
 	igt_assert(*admin >= 0);
