@@ -19,6 +19,7 @@
 #include <ttm_drm.h>
 
 #include "ktest.h"
+#include "test-ttm-uapi-mock.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define MAP_TEST_TSAN 1
@@ -41,35 +42,8 @@ const char *__tsan_default_options(void)
 }
 #endif
 
-struct ttm_drm_device *mock_uapi_start(const char *name);
-int mock_uapi_stop(struct ttm_drm_device *ddev);
-unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev);
-
 #define RW (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE)
 #define PG 4096u
-
-static int create_bo(int fd, uint64_t flags, uint64_t size, struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_create_arg arg;
-	int ret;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.flags = flags;
-	arg.d.req.size = size;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
-	if (!ret && rep)
-		*rep = arg.d.rep;
-	return ret;
-}
-
-static int bo_ref(int fd, uint32_t handle)
-{
-	struct drm_bo_reference_info_arg arg;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &arg);
-}
 
 static int bo_move(int fd, uint32_t handle, uint64_t mem, struct drm_bo_info_rep *rep)
 {
@@ -85,26 +59,6 @@ static int bo_move(int fd, uint32_t handle, uint64_t mem, struct drm_bo_info_rep
 	if (!ret && rep)
 		*rep = arg.d.rep;
 	return ret;
-}
-
-static void *bo_map(int fd, uint32_t handle, int *err)
-{
-	struct drm_bo_map_wait_idle_arg arg;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	arg.d.req.mask = RW;
-	*err = ttm_drm_ioctl(fd, DRM_IOCTL_BO_MAP, &arg);
-	if (*err)
-		return NULL;
-	return ttm_drm_mmap(fd, arg.d.rep.arg_handle, arg.d.rep.size, err);
-}
-
-static int bo_unmap(int fd, uint32_t handle)
-{
-	struct drm_bo_handle_arg arg = {.handle = handle};
-
-	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &arg);
 }
 
 static int mm_init(int fd, uint32_t type, uint64_t pages)
@@ -233,8 +187,8 @@ static void run_pattern(size_t pages, enum touch_order order)
 	fd = ttm_drm_open(dev);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, pages + 16), 0);
-	ASSERT_EQ(create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &rep), 0);
-	p = bo_map(fd, rep.handle, &err);
+	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &rep), 0);
+	p = uapi_bo_map(fd, rep.handle, &err);
 	ASSERT_NOT_NULL(p);
 	list = touch_list(pages, order);
 	ASSERT_NOT_NULL(list);
@@ -246,7 +200,7 @@ static void run_pattern(size_t pages, enum touch_order order)
 	EXPECT_UEQ(checksum_words(p, pages * PG / 8), expected_checksum(pages, seed));
 	EXPECT_EQ(bo_move(fd, rep.handle, DRM_BO_FLAG_MEM_LOCAL, NULL), 0);
 	EXPECT_UEQ(checksum_words(p, pages * PG / 8), expected_checksum(pages, seed));
-	EXPECT_EQ(bo_unmap(fd, rep.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(fd, rep.handle), 0);
 	EXPECT_EQ(ttm_drm_close(fd), 0);
 	EXPECT_EQ(mock_uapi_stop(dev), 0);
 }
@@ -315,12 +269,12 @@ static void run_shared(enum ttm_vm_fault_mode mode)
 	fb = ttm_drm_open(dev);
 	ASSERT_EQ(mm_init(fa, DRM_BO_MEM_VRAM, 256), 0);
 	ASSERT_EQ(mm_init(fa, DRM_BO_MEM_TT, 256), 0);
-	ASSERT_EQ(create_bo(fa, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo),
+	ASSERT_EQ(uapi_create_bo(fa, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo),
 		  0);
-	ASSERT_EQ(bo_ref(fb, bo.handle), 0);
-	a = bo_map(fa, bo.handle, &err);
+	ASSERT_EQ(uapi_bo_ref(fb, bo.handle), 0);
+	a = uapi_bo_map(fa, bo.handle, &err);
 	ASSERT_NOT_NULL(a);
-	b = bo_map(fb, bo.handle, &err);
+	b = uapi_bo_map(fb, bo.handle, &err);
 	ASSERT_NOT_NULL(b);
 	for (size_t i = 0; i < pages * PG; i++)
 		a[i] = (unsigned char)(i * 13 + 1);
@@ -346,8 +300,8 @@ static void run_shared(enum ttm_vm_fault_mode mode)
 	for (size_t i = 6 * PG; i < pages * PG; i += 101)
 		EXPECT_EQ(b[i], (unsigned char)(i * 13 + 1));
 
-	EXPECT_EQ(bo_unmap(fb, bo.handle), 0);
-	EXPECT_EQ(bo_unmap(fa, bo.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(fb, bo.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(fa, bo.handle), 0);
 	EXPECT_EQ(ttm_drm_close(fb), 0);
 	EXPECT_EQ(ttm_drm_close(fa), 0);
 	EXPECT_EQ(mock_uapi_stop(dev), 0);
@@ -418,9 +372,9 @@ static void run_race(enum ttm_vm_fault_mode mode)
 	r.fd = ttm_drm_open(dev);
 	ASSERT_EQ(mm_init(r.fd, DRM_BO_MEM_VRAM, 64), 0);
 	ASSERT_EQ(mm_init(r.fd, DRM_BO_MEM_TT, 64), 0);
-	ASSERT_EQ(create_bo(r.fd, RW | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo), 0);
+	ASSERT_EQ(uapi_create_bo(r.fd, RW | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo), 0);
 	r.handle = bo.handle;
-	p = bo_map(r.fd, bo.handle, &err);
+	p = uapi_bo_map(r.fd, bo.handle, &err);
 	ASSERT_NOT_NULL(p);
 	memset(shadow, 0, sizeof(shadow));
 	ASSERT_EQ(pthread_create(&t, NULL, race_evictor, &r), 0);
@@ -453,7 +407,7 @@ static void run_race(enum ttm_vm_fault_mode mode)
 	EXPECT_GT(atomic_load(&r.evictions), 0);
 	for (size_t pg = 0; pg < pages; pg++)
 		EXPECT_UEQ(p[pg * (PG / 4) + PG / 4 - 1], shadow[pg]);
-	EXPECT_EQ(bo_unmap(r.fd, bo.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(r.fd, bo.handle), 0);
 	EXPECT_EQ(ttm_drm_close(r.fd), 0);
 	EXPECT_EQ(mock_uapi_stop(dev), 0);
 }

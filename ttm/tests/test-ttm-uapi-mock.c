@@ -15,6 +15,8 @@
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
 
+#include "test-ttm-uapi-mock.h"
+
 #define MOCK_FENCE_TYPE_RW 0x2u
 #define MOCK_VRAM_PAGES 1024u
 
@@ -33,12 +35,6 @@ struct mock_uapi {
 	char *vram;
 };
 
-/* Declared again by the test programs (they include no mock header). */
-struct ttm_drm_device *mock_uapi_start(const char *name);
-int mock_uapi_stop(struct ttm_drm_device *ddev);
-void mock_uapi_signal_all(struct ttm_drm_device *ddev);
-unsigned long mock_uapi_pending(struct ttm_drm_device *ddev);
-unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev);
 
 static struct mock_uapi *to_mock(struct ttm_drm_device *ddev)
 {
@@ -228,4 +224,52 @@ int mock_uapi_stop(struct ttm_drm_device *ddev)
 	free(m->vram);
 	free(m);
 	return 0;
+}
+
+/*
+ * The ioctl wrappers the uAPI test programs share (test-ttm-uapi-mock.h):
+ * generic over any ttm_drm_device, kept here because every program that
+ * uses them links this file already.
+ */
+int uapi_create_bo(int fd, uint64_t flags, uint64_t size, struct drm_bo_info_rep *rep)
+{
+	struct drm_bo_create_arg arg;
+	int ret;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.flags = flags;
+	arg.d.req.size = size;
+	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
+	if (!ret && rep)
+		*rep = arg.d.rep;
+	return ret;
+}
+
+int uapi_bo_ref(int fd, uint32_t handle)
+{
+	struct drm_bo_reference_info_arg arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.handle = handle;
+	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &arg);
+}
+
+void *uapi_bo_map(int fd, uint32_t handle, int *err)
+{
+	struct drm_bo_map_wait_idle_arg arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.handle = handle;
+	arg.d.req.mask = DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+	*err = ttm_drm_ioctl(fd, DRM_IOCTL_BO_MAP, &arg);
+	if (*err)
+		return NULL;
+	return ttm_drm_mmap(fd, arg.d.rep.arg_handle, arg.d.rep.size, err);
+}
+
+int uapi_bo_unmap(int fd, uint32_t handle)
+{
+	struct drm_bo_handle_arg arg = { .handle = handle };
+
+	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &arg);
 }

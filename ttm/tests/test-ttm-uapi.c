@@ -17,28 +17,9 @@
 #include <ttm_drm.h>
 
 #include "ktest.h"
-
-struct ttm_drm_device *mock_uapi_start(const char *name);
-int mock_uapi_stop(struct ttm_drm_device *ddev);
-void mock_uapi_signal_all(struct ttm_drm_device *ddev);
-unsigned long mock_uapi_pending(struct ttm_drm_device *ddev);
-unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev);
+#include "test-ttm-uapi-mock.h"
 
 #define RW (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE)
-
-static int create_bo(int fd, uint64_t flags, uint64_t size, struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_create_arg arg;
-	int ret;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.flags = flags;
-	arg.d.req.size = size;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
-	if (!ret && rep)
-		*rep = arg.d.rep;
-	return ret;
-}
 
 static int bo_info(int fd, uint32_t handle, struct drm_bo_info_rep *rep)
 {
@@ -60,15 +41,6 @@ static int bo_unref(int fd, uint32_t handle)
 	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &arg);
 }
 
-static int bo_ref(int fd, uint32_t handle)
-{
-	struct drm_bo_reference_info_arg arg;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &arg);
-}
-
 static int bo_setstatus(int fd, uint32_t handle, uint64_t flags, uint64_t mask, uint32_t hint,
 			struct drm_bo_info_rep *rep)
 {
@@ -84,26 +56,6 @@ static int bo_setstatus(int fd, uint32_t handle, uint64_t flags, uint64_t mask, 
 	if (!ret && rep)
 		*rep = arg.d.rep;
 	return ret;
-}
-
-static void *bo_map(int fd, uint32_t handle, int *err)
-{
-	struct drm_bo_map_wait_idle_arg arg;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	arg.d.req.mask = RW;
-	*err = ttm_drm_ioctl(fd, DRM_IOCTL_BO_MAP, &arg);
-	if (*err)
-		return NULL;
-	return ttm_drm_mmap(fd, arg.d.rep.arg_handle, arg.d.rep.size, err);
-}
-
-static int bo_unmap(int fd, uint32_t handle)
-{
-	struct drm_bo_handle_arg arg = { .handle = handle };
-
-	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &arg);
 }
 
 static int mm_init(int fd, uint32_t type, uint64_t offset, uint64_t pages)
@@ -513,21 +465,21 @@ KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_VRAM, 0, 128), 0);
 
 	/* The victim: a VRAM buffer with a known pattern, then unmapped. */
-	ASSERT_EQ(create_bo(fd, RW | DRM_BO_FLAG_MEM_VRAM, 16384, &rep), 0);
+	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_VRAM, 16384, &rep), 0);
 	c.bo = rep.handle;
-	p = bo_map(fd, c.bo, &err);
+	p = uapi_bo_map(fd, c.bo, &err);
 	ASSERT_NOT_NULL(p);
 	for (int i = 0; i < 16384; i++)
 		p[i] = (unsigned char)(ktest_rand() >> 13);
 	sum = checksum(p, 16384);
-	ASSERT_EQ(bo_unmap(fd, c.bo), 0);
+	ASSERT_EQ(uapi_bo_unmap(fd, c.bo), 0);
 
-	ASSERT_EQ(create_bo(fd2, DRM_BO_FLAG_MEM_LOCAL, 4096, &rep), 0);
+	ASSERT_EQ(uapi_create_bo(fd2, DRM_BO_FLAG_MEM_LOCAL, 4096, &rep), 0);
 	c.other_bo = rep.handle;
-	ASSERT_EQ(create_bo(fd, DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, 4096, &rep), 0);
+	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, 4096, &rep), 0);
 	c.shared_bo = rep.handle;
 	/* Pinned in TT: takedown and lock of TT must fail. */
-	ASSERT_EQ(create_bo(fd, DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_MEM_TT, 4096, &rep), 0);
+	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_MEM_TT, 4096, &rep), 0);
 	memset(&f, 0, sizeof(f));
 	f.type = DRM_FENCE_TYPE_EXE;
 	f.flags = DRM_FENCE_FLAG_EMIT;
@@ -570,7 +522,7 @@ KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 		memset(&a, 0, sizeof(a));
 		base_map(&a, &c);
 		EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_MAP, &a), 0);
-		EXPECT_EQ(bo_unmap(fd, c.bo), 0);
+		EXPECT_EQ(uapi_bo_unmap(fd, c.bo), 0);
 		memset(&a, 0, sizeof(a));
 		base_init(&a);
 		EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &a), 0);
@@ -585,10 +537,10 @@ KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 	}
 	/* Back in VRAM, the content is exactly what was written. */
 	ASSERT_EQ(bo_setstatus(fd, c.bo, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM, 0, NULL), 0);
-	p = bo_map(fd, c.bo, &err);
+	p = uapi_bo_map(fd, c.bo, &err);
 	ASSERT_NOT_NULL(p);
 	EXPECT_UEQ(checksum(p, 16384), sum);
-	EXPECT_EQ(bo_unmap(fd, c.bo), 0);
+	EXPECT_EQ(uapi_bo_unmap(fd, c.bo), 0);
 
 	EXPECT_EQ(ttm_drm_close(fd2), 0);
 	EXPECT_EQ(ttm_drm_close(fd), 0);
@@ -607,23 +559,23 @@ KTEST(ttm_drm_bo_reference_shareable_only_and_last_reference_frees)
 	ASSERT_NOT_NULL(dev);
 	a = ttm_drm_open(dev);
 	b = ttm_drm_open(dev);
-	ASSERT_EQ(create_bo(a, DRM_BO_FLAG_MEM_LOCAL, 4096, &priv), 0);
-	ASSERT_EQ(create_bo(a, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_SHAREABLE, 8192, &shared), 0);
+	ASSERT_EQ(uapi_create_bo(a, DRM_BO_FLAG_MEM_LOCAL, 4096, &priv), 0);
+	ASSERT_EQ(uapi_create_bo(a, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_SHAREABLE, 8192, &shared), 0);
 	EXPECT_NE(priv.handle, shared.handle);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 2);
 
 	/* The private one does not exist for b, whatever b tries. */
 	EXPECT_EQ(bo_info(b, priv.handle, NULL), -EINVAL);
-	EXPECT_EQ(bo_ref(b, priv.handle), -EINVAL);
+	EXPECT_EQ(uapi_bo_ref(b, priv.handle), -EINVAL);
 	EXPECT_EQ(bo_unref(b, priv.handle), -EINVAL);
 	/* The shared one can be referenced, then used, by b. */
 	EXPECT_EQ(bo_info(b, shared.handle, NULL), -EINVAL);
-	ASSERT_EQ(bo_ref(b, shared.handle), 0);
+	ASSERT_EQ(uapi_bo_ref(b, shared.handle), 0);
 	ASSERT_EQ(bo_info(b, shared.handle, &rep), 0);
 	EXPECT_EQ(rep.size, 8192);
 
 	/* Two references by a to the private one: the second unreference frees it. */
-	ASSERT_EQ(bo_ref(a, priv.handle), 0);
+	ASSERT_EQ(uapi_bo_ref(a, priv.handle), 0);
 	EXPECT_EQ(bo_unref(a, priv.handle), 0);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 2);
 	EXPECT_EQ(bo_unref(a, priv.handle), 0);
@@ -651,13 +603,13 @@ KTEST(ttm_drm_close_releases_maps_and_references)
 	ASSERT_NOT_NULL(dev);
 	fd = ttm_drm_open(dev);
 	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_VRAM, 0, 64), 0);
-	ASSERT_EQ(create_bo(fd, DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, 4096, &rep), 0);
+	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, 4096, &rep), 0);
 	{
-		void *p = bo_map(fd, rep.handle, &err);
+		void *p = uapi_bo_map(fd, rep.handle, &err);
 
 		EXPECT_TRUE(p != NULL);
 	}
-	ASSERT_EQ(create_bo(fd, DRM_BO_FLAG_MEM_LOCAL, 4096, NULL), 0);
+	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_MEM_LOCAL, 4096, NULL), 0);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 2);
 	/* Unreferenced while mapped: the map keeps it until close. */
 	EXPECT_EQ(bo_unref(fd, rep.handle), 0);
@@ -682,10 +634,10 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	fd2 = ttm_drm_open(dev);
 	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 0, 64), 0);
 	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_VRAM, 0, 64), 0);
-	ASSERT_EQ(create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, 8192, &vram), 0);
-	ASSERT_EQ(create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 8192, &local), 0);
+	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, 8192, &vram), 0);
+	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 8192, &local), 0);
 
-	p = bo_map(fd, vram.handle, &err);
+	p = uapi_bo_map(fd, vram.handle, &err);
 	ASSERT_NOT_NULL(p);
 	memset(p, 0x5a, 8192);
 	/*
@@ -705,37 +657,37 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	EXPECT_EQ(p[4096], 0xa5);
 	p[4096] = 0x5a;
 	/* The other client sees the same bytes. */
-	ASSERT_EQ(bo_ref(fd2, vram.handle), 0);
-	q = bo_map(fd2, vram.handle, &err);
+	ASSERT_EQ(uapi_bo_ref(fd2, vram.handle), 0);
+	q = uapi_bo_map(fd2, vram.handle, &err);
 	ASSERT_NOT_NULL(q);
 	EXPECT_EQ(q[8191], 0x5a);
-	EXPECT_EQ(bo_unmap(fd2, vram.handle), 0);
-	EXPECT_EQ(bo_unmap(fd2, vram.handle), -EINVAL);
+	EXPECT_EQ(uapi_bo_unmap(fd2, vram.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(fd2, vram.handle), -EINVAL);
 	/* Not mapped by this client: mmap refuses. */
 	EXPECT_NULL(ttm_drm_mmap(fd2, vram.arg_handle, 8192, &err));
 	EXPECT_EQ(err, -EINVAL);
 	EXPECT_NULL(ttm_drm_mmap(fd, vram.arg_handle, 8193, &err));
 	EXPECT_EQ(err, -EINVAL);
-	EXPECT_EQ(bo_unmap(fd, vram.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(fd, vram.handle), 0);
 	EXPECT_EQ(bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
 
 	/* System pages map too (ttm_bo_vm), and the content follows a move. */
-	p = bo_map(fd, local.handle, &err);
+	p = uapi_bo_map(fd, local.handle, &err);
 	ASSERT_NOT_NULL(p);
 	for (int i = 0; i < 8192; i++)
 		p[i] = (unsigned char)(i * 7);
-	EXPECT_EQ(bo_unmap(fd, local.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(fd, local.handle), 0);
 	ASSERT_EQ(bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT,
 			       DRM_BO_MASK_MEM, DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	ASSERT_EQ(bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
 			       DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
-	q = bo_map(fd, local.handle, &err);
+	q = uapi_bo_map(fd, local.handle, &err);
 	ASSERT_TRUE(q == p);
 	for (int i = 0; i < 8192; i += 511)
 		EXPECT_EQ(q[i], (unsigned char)(i * 7));
-	EXPECT_EQ(bo_unmap(fd, local.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(fd, local.handle), 0);
 	EXPECT_EQ(ttm_drm_close(fd2), 0);
 	EXPECT_EQ(ttm_drm_close(fd), 0);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 0);
@@ -819,9 +771,9 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	fd = ttm_drm_open(dev);
 	fd2 = ttm_drm_open(dev);
 	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 0, 64), 0);
-	ASSERT_EQ(create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 4096, &rw), 0);
-	ASSERT_EQ(create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_LOCAL, 4096, &ro), 0);
-	ASSERT_EQ(create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 4096, &nf), 0);
+	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 4096, &rw), 0);
+	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_LOCAL, 4096, &ro), 0);
+	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 4096, &nf), 0);
 	/* Creation does not put buffers on the list; validation does. */
 	ASSERT_EQ(bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
 	ASSERT_EQ(bo_setstatus(fd, ro.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
@@ -897,7 +849,7 @@ KTEST(ttm_drm_mm_takedown_evicts_and_info_reports)
 	fd = ttm_drm_open(dev);
 	fd2 = ttm_drm_open(dev);
 	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 100, 32), 0);
-	ASSERT_EQ(create_bo(fd, DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096, &rep), 0);
+	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096, &rep), 0);
 	EXPECT_UEQ(rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 	EXPECT_GE(rep.offset, 100ull * 4096);
 	memset(&info, 0, sizeof(info));
@@ -1014,12 +966,12 @@ static unsigned sweep_session(struct ttm_drm_device *dev, bool *bad)
 		return failed;
 	}
 	STEP(mm_init(fd, DRM_BO_MEM_TT, 0, 64));
-	STEP(create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, 8192, &rep));
-	STEP(create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096,
+	STEP(uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, 8192, &rep));
+	STEP(uapi_create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096,
 		       &rep2));
 	if (rep.handle) {
 		STEP(bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL));
-		STEP(bo_ref(fd2, rep.handle));
+		STEP(uapi_bo_ref(fd2, rep.handle));
 	}
 	if (rep2.handle)
 		STEP(bo_setstatus(fd, rep2.handle, DRM_BO_FLAG_NO_EVICT, DRM_BO_FLAG_NO_EVICT, 0,
@@ -1143,7 +1095,7 @@ static void *share_worker(void *data)
 
 		switch (op) {
 		case 0: /* publish a new buffer in one of our slots, drop the old one */
-			ret = create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL |
+			ret = uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL |
 						    DRM_BO_FLAG_MEM_TT,
 					4096, &rep);
 			if (ret) {
@@ -1158,7 +1110,7 @@ static void *share_worker(void *data)
 			break;
 		case 1: /* reference whatever is published, use it, drop it */
 			h = atomic_load(&ctx->slots[slot]);
-			if (!h || bo_ref(fd, h))
+			if (!h || uapi_bo_ref(fd, h))
 				break; /* gone meanwhile: -EINVAL is the right answer */
 			atomic_fetch_add(&ctx->refs_ok, 1);
 			ret = bo_setstatus(fd, h, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL);
