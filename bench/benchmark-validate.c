@@ -181,26 +181,69 @@ static struct bench_metric *lat_metric(struct bench_run *run, const char *name)
 	return m;
 }
 
+/* The metrics of cases (a) and (b) at @size, as every back end names them. */
+static int in_place_and_bind_metrics(struct bench_run *run, uint64_t size,
+				     struct bench_metric **inpl, struct bench_metric **bind)
+{
+	char name[64], sz[24];
+
+	size_name(size, sz, sizeof(sz));
+	snprintf(name, sizeof(name), "validate.in_place.%s", sz);
+	*inpl = lat_metric(run, name);
+	snprintf(name, sizeof(name), "validate.bind.%s", sz);
+	*bind = lat_metric(run, name);
+	return *inpl && *bind ? 0 : -ENOMEM;
+}
+
+/*
+ * The timed part of cases (a) and (b), the same on every back end: @bo
+ * already sits in @tt; (a) validates it there again (any move is -EPROTO:
+ * "in place" moved something, not this case), (b) sends it to @sys
+ * untimed and times its way back into @tt.
+ */
+static int measure_in_place_and_bind(struct ttm_buffer_object *bo, const struct ttm_placement *tt,
+				     const struct ttm_placement *sys, struct bench_metric *inpl,
+				     struct bench_metric *bind, const struct budget *b)
+{
+	struct ttm_operation_ctx ctx;
+	uint64_t t0, ns;
+	int ret = 0;
+
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		ret = timed_validate(bo, tt, &ns, &ctx);
+		if (!ret && ctx.moves)
+			ret = -EPROTO;
+		if (!ret && i >= b->warmup)
+			ret = bench_metric_record(inpl, ns);
+	}
+	t0 = bench_now_ns();
+	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+		uint64_t back;
+
+		ret = timed_validate(bo, sys, &back, &ctx);
+		if (!ret)
+			ret = timed_validate(bo, tt, &ns, &ctx);
+		if (!ret && i >= b->warmup)
+			ret = bench_metric_record(bind, ns);
+	}
+	return ret;
+}
+
 /* Cases (a) and (b): one BO on a device with room to spare. */
 static int case_in_place_and_bind(struct bench_run *run, uint64_t size, const struct budget *b)
 {
 	struct ttm_placement tt, sys;
 	struct ttm_place ptt, psys;
 	struct bench_metric *inpl, *bind;
-	struct ttm_operation_ctx ctx;
 	struct ttm_buffer_object *bo;
 	struct bench_mockdev md;
-	char name[64], sz[24];
-	uint64_t pages = size / TTM_PAGE_SIZE, t0, ns;
+	uint64_t pages = size / TTM_PAGE_SIZE;
 	int ret;
 
-	size_name(size, sz, sizeof(sz));
-	snprintf(name, sizeof(name), "validate.in_place.%s", sz);
-	inpl = lat_metric(run, name);
-	snprintf(name, sizeof(name), "validate.bind.%s", sz);
-	bind = lat_metric(run, name);
-	if (!inpl || !bind)
-		return -ENOMEM;
+	ret = in_place_and_bind_metrics(run, size, &inpl, &bind);
+	if (ret)
+		return ret;
 	bench_metric_target(inpl, 100.0, BENCH_TARGET_AT_MOST);
 	bench_metric_target(bind, 2000.0 + 20.0 * (double)pages, BENCH_TARGET_AT_MOST);
 	ret = bench_mockdev_init(&md, 2 * pages, 0);
@@ -213,24 +256,8 @@ static int case_in_place_and_bind(struct bench_run *run, uint64_t size, const st
 		bench_mockdev_fini(&md);
 		return -ENOMEM;
 	}
-	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		ret = timed_validate(bo, &tt, &ns, &ctx);
-		if (!ret && ctx.moves)
-			ret = -EPROTO; /* "in place" moved something: not this case */
-		if (!ret && i >= b->warmup)
-			ret = bench_metric_record(inpl, ns);
-	}
-	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		uint64_t back;
-
-		ret = timed_validate(bo, &sys, &back, &ctx);
-		if (!ret)
-			ret = timed_validate(bo, &tt, &ns, &ctx);
-		if (!ret && i >= b->warmup)
-			ret = bench_metric_record(bind, ns);
-	}
+	if (!ret)
+		ret = measure_in_place_and_bind(bo, &tt, &sys, inpl, bind, b);
 	ttm_bo_put(bo);
 	if (bench_mockdev_fini(&md) && !ret)
 		ret = -EBUSY;
@@ -422,17 +449,12 @@ static int sim_in_place_and_bind(struct bench_run *run, uint64_t size, const str
 	struct ttm_operation_ctx ctx;
 	struct i915_gem_object *obj = NULL;
 	struct i915_device *i915;
-	char name[64], sz[24];
-	uint64_t pages = size / TTM_PAGE_SIZE, t0, ns;
+	uint64_t pages = size / TTM_PAGE_SIZE, ns;
 	int ret, ret2;
 
-	size_name(size, sz, sizeof(sz));
-	snprintf(name, sizeof(name), "validate.in_place.%s", sz);
-	inpl = lat_metric(run, name);
-	snprintf(name, sizeof(name), "validate.bind.%s", sz);
-	bind = lat_metric(run, name);
-	if (!inpl || !bind)
-		return -ENOMEM;
+	ret = in_place_and_bind_metrics(run, size, &inpl, &bind);
+	if (ret)
+		return ret;
 	bench_metric_target(inpl, 100.0, BENCH_TARGET_AT_MOST);
 	bench_metric_target(bind, 2000.0 + 20.0 * (double)pages, BENCH_TARGET_AT_MOST);
 	ret = bench_simdev_open(0, 0, &i915);
@@ -444,24 +466,8 @@ static int sim_in_place_and_bind(struct bench_run *run, uint64_t size, const str
 	/* The first bind populates the pages; the cases start from there. */
 	if (!ret)
 		ret = timed_validate(&obj->base, &tt, &ns, &ctx);
-	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		ret = timed_validate(&obj->base, &tt, &ns, &ctx);
-		if (!ret && ctx.moves)
-			ret = -EPROTO;
-		if (!ret && i >= b->warmup)
-			ret = bench_metric_record(inpl, ns);
-	}
-	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		uint64_t back;
-
-		ret = timed_validate(&obj->base, &sys, &back, &ctx);
-		if (!ret)
-			ret = timed_validate(&obj->base, &tt, &ns, &ctx);
-		if (!ret && i >= b->warmup)
-			ret = bench_metric_record(bind, ns);
-	}
+	if (!ret)
+		ret = measure_in_place_and_bind(&obj->base, &tt, &sys, inpl, bind, b);
 	i915_gem_object_put(obj);
 	ret2 = bench_simdev_close(i915);
 	return ret ? ret : ret2;
@@ -632,41 +638,21 @@ static int hw_in_place_and_bind(struct bench_run *run, struct bench_hw *hw, uint
 	struct bench_metric *inpl, *bind;
 	struct ttm_operation_ctx ctx;
 	struct hw_ttm_bo *bo = NULL;
-	char name[64], sz[24];
-	uint64_t t0, ns;
+	uint64_t ns;
 	int ret;
 
-	size_name(size, sz, sizeof(sz));
-	snprintf(name, sizeof(name), "validate.in_place.%s", sz);
-	inpl = lat_metric(run, name);
-	snprintf(name, sizeof(name), "validate.bind.%s", sz);
-	bind = lat_metric(run, name);
-	if (!inpl || !bind)
-		return -ENOMEM;
+	ret = in_place_and_bind_metrics(run, size, &inpl, &bind);
+	if (ret)
+		return ret;
 	bench_metric_label(bind, "bind", "GPU address assignment (softpin at the next exec)");
 	ret = hw_reopen(run, hw, &args);
 	if (!ret)
 		ret = hw_bo_new(hw, size, &bo);
 	if (!ret)
 		ret = timed_validate(&bo->tbo, &hw_ttm_placement_tt, &ns, &ctx);
-	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		ret = timed_validate(&bo->tbo, &hw_ttm_placement_tt, &ns, &ctx);
-		if (!ret && ctx.moves)
-			ret = -EPROTO;
-		if (!ret && i >= b->warmup)
-			ret = bench_metric_record(inpl, ns);
-	}
-	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		uint64_t back;
-
-		ret = timed_validate(&bo->tbo, &hw_ttm_placement_system, &back, &ctx);
-		if (!ret)
-			ret = timed_validate(&bo->tbo, &hw_ttm_placement_tt, &ns, &ctx);
-		if (!ret && i >= b->warmup)
-			ret = bench_metric_record(bind, ns);
-	}
+	if (!ret)
+		ret = measure_in_place_and_bind(&bo->tbo, &hw_ttm_placement_tt,
+						&hw_ttm_placement_system, inpl, bind, b);
 	if (bo)
 		ttm_bo_put(&bo->tbo);
 	return ret;
