@@ -47,18 +47,7 @@ const char *__tsan_default_options(void)
 
 static int bo_move(int fd, uint32_t handle, uint64_t mem, struct drm_bo_info_rep *rep)
 {
-	struct drm_bo_map_wait_idle_arg arg;
-	int ret;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	arg.d.req.flags = mem;
-	arg.d.req.mask = DRM_BO_MASK_MEM;
-	arg.d.req.hint = DRM_BO_HINT_DONT_FENCE;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &arg);
-	if (!ret && rep)
-		*rep = arg.d.rep;
-	return ret;
+	return uapi_bo_setstatus(fd, handle, mem, DRM_BO_MASK_MEM, DRM_BO_HINT_DONT_FENCE, rep);
 }
 
 static int mm_init(int fd, uint32_t type, uint64_t pages)

@@ -254,6 +254,23 @@ int uapi_bo_ref(int fd, uint32_t handle)
 	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &arg);
 }
 
+int uapi_bo_setstatus(int fd, uint32_t handle, uint64_t flags, uint64_t mask, uint32_t hint,
+		      struct drm_bo_info_rep *rep)
+{
+	struct drm_bo_map_wait_idle_arg arg;
+	int ret;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.handle = handle;
+	arg.d.req.flags = flags;
+	arg.d.req.mask = mask;
+	arg.d.req.hint = hint;
+	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &arg);
+	if (!ret && rep)
+		*rep = arg.d.rep;
+	return ret;
+}
+
 void *uapi_bo_map(int fd, uint32_t handle, int *err)
 {
 	struct drm_bo_map_wait_idle_arg arg;

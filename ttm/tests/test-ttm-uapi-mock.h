@@ -35,6 +35,16 @@ int uapi_create_bo(int fd, uint64_t flags, uint64_t size, struct drm_bo_info_rep
 int uapi_bo_ref(int fd, uint32_t handle);
 
 /**
+ * uapi_bo_setstatus() - BO_SETSTATUS of @handle: the bits of @flags under
+ * @mask, with @hint.
+ * @rep: if not NULL, receives the reply on success.
+ *
+ * Return: 0 or the ioctl's negative errno.
+ */
+int uapi_bo_setstatus(int fd, uint32_t handle, uint64_t flags, uint64_t mask, uint32_t hint,
+		      struct drm_bo_info_rep *rep);
+
+/**
  * uapi_bo_map() - BO_MAP for read and write, then ttm_drm_mmap() of the
  * whole buffer.
  * @err: set to 0, or to the negative errno of whichever step failed.

@@ -41,23 +41,6 @@ static int bo_unref(int fd, uint32_t handle)
 	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &arg);
 }
 
-static int bo_setstatus(int fd, uint32_t handle, uint64_t flags, uint64_t mask, uint32_t hint,
-			struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_map_wait_idle_arg arg;
-	int ret;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	arg.d.req.flags = flags;
-	arg.d.req.mask = mask;
-	arg.d.req.hint = hint;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &arg);
-	if (!ret && rep)
-		*rep = arg.d.rep;
-	return ret;
-}
-
 static int mm_init(int fd, uint32_t type, uint64_t offset, uint64_t pages)
 {
 	struct drm_mm_init_arg arg = {
@@ -536,7 +519,7 @@ KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 		EXPECT_UEQ(a.mwi.d.rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 	}
 	/* Back in VRAM, the content is exactly what was written. */
-	ASSERT_EQ(bo_setstatus(fd, c.bo, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM, 0, NULL), 0);
+	ASSERT_EQ(uapi_bo_setstatus(fd, c.bo, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM, 0, NULL), 0);
 	p = uapi_bo_map(fd, c.bo, &err);
 	ASSERT_NOT_NULL(p);
 	EXPECT_UEQ(checksum(p, 16384), sum);
@@ -645,13 +628,13 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	 * address shows the same bytes at the new home; a write after the move
 	 * lands there, and a move back keeps it.
 	 */
-	EXPECT_EQ(bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM,
+	EXPECT_EQ(uapi_bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM,
 			       DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	EXPECT_EQ(p[0], 0x5a);
 	EXPECT_EQ(p[8191], 0x5a);
 	p[4096] = 0xa5;
-	EXPECT_EQ(bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
+	EXPECT_EQ(uapi_bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
 			       DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	EXPECT_EQ(p[4096], 0xa5);
@@ -669,7 +652,7 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	EXPECT_NULL(ttm_drm_mmap(fd, vram.arg_handle, 8193, &err));
 	EXPECT_EQ(err, -EINVAL);
 	EXPECT_EQ(uapi_bo_unmap(fd, vram.handle), 0);
-	EXPECT_EQ(bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
+	EXPECT_EQ(uapi_bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
 
 	/* System pages map too (ttm_bo_vm), and the content follows a move. */
 	p = uapi_bo_map(fd, local.handle, &err);
@@ -677,10 +660,10 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	for (int i = 0; i < 8192; i++)
 		p[i] = (unsigned char)(i * 7);
 	EXPECT_EQ(uapi_bo_unmap(fd, local.handle), 0);
-	ASSERT_EQ(bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT,
+	ASSERT_EQ(uapi_bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT,
 			       DRM_BO_MASK_MEM, DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
-	ASSERT_EQ(bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
+	ASSERT_EQ(uapi_bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
 			       DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	q = uapi_bo_map(fd, local.handle, &err);
@@ -775,9 +758,9 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_LOCAL, 4096, &ro), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 4096, &nf), 0);
 	/* Creation does not put buffers on the list; validation does. */
-	ASSERT_EQ(bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
-	ASSERT_EQ(bo_setstatus(fd, ro.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
-	ASSERT_EQ(bo_setstatus(fd, nf.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM,
+	ASSERT_EQ(uapi_bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
+	ASSERT_EQ(uapi_bo_setstatus(fd, ro.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
+	ASSERT_EQ(uapi_bo_setstatus(fd, nf.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM,
 			       DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	/* Another client's fence covers only its own list (empty): an EXE fence. */
@@ -804,7 +787,7 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	w.d.req.handle = rw.handle;
 	w.d.req.hint = DRM_BO_HINT_DONT_BLOCK;
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_WAIT_IDLE, &w), -EBUSY);
-	EXPECT_EQ(bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_LOCAL, DRM_BO_MASK_MEM,
+	EXPECT_EQ(uapi_bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_LOCAL, DRM_BO_MASK_MEM,
 			       DRM_BO_HINT_DONT_BLOCK, NULL),
 		  -EBUSY);
 	ASSERT_EQ(bo_info(fd, rw.handle, &rep), 0);
@@ -876,7 +859,7 @@ KTEST(ttm_drm_mm_takedown_evicts_and_info_reports)
 	EXPECT_UEQ(rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_LOCAL);
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_MM_TAKEDOWN, &type), -EINVAL);
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_MM_INFO, &info), -EINVAL);
-	EXPECT_EQ(bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL),
+	EXPECT_EQ(uapi_bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL),
 		  -EINVAL);
 	EXPECT_EQ(ttm_drm_close(fd2), 0);
 	EXPECT_EQ(ttm_drm_close(fd), 0);
@@ -924,7 +907,7 @@ KTEST(ttm_drm_bo_create_user_buffer)
 	EXPECT_EQ(arg.d.rep.size, 3 * 4096);
 	/* A user buffer never goes to VRAM. */
 	EXPECT_EQ(
-	    bo_setstatus(fd, arg.d.rep.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM, 0, NULL),
+	    uapi_bo_setstatus(fd, arg.d.rep.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM, 0, NULL),
 	    -EINVAL);
 	ASSERT_EQ(bo_info(fd, arg.d.rep.handle, &rep), 0);
 	EXPECT_UEQ(rep.buffer_start, (uint64_t)(uintptr_t)mem);
@@ -970,11 +953,11 @@ static unsigned sweep_session(struct ttm_drm_device *dev, bool *bad)
 	STEP(uapi_create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096,
 		       &rep2));
 	if (rep.handle) {
-		STEP(bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL));
+		STEP(uapi_bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL));
 		STEP(uapi_bo_ref(fd2, rep.handle));
 	}
 	if (rep2.handle)
-		STEP(bo_setstatus(fd, rep2.handle, DRM_BO_FLAG_NO_EVICT, DRM_BO_FLAG_NO_EVICT, 0,
+		STEP(uapi_bo_setstatus(fd, rep2.handle, DRM_BO_FLAG_NO_EVICT, DRM_BO_FLAG_NO_EVICT, 0,
 				  NULL));
 	memset(&f, 0, sizeof(f));
 	f.type = DRM_FENCE_TYPE_EXE;
@@ -1113,7 +1096,7 @@ static void *share_worker(void *data)
 			if (!h || uapi_bo_ref(fd, h))
 				break; /* gone meanwhile: -EINVAL is the right answer */
 			atomic_fetch_add(&ctx->refs_ok, 1);
-			ret = bo_setstatus(fd, h, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL);
+			ret = uapi_bo_setstatus(fd, h, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL);
 			if (ret && ret != -EBUSY && ret != -ENOMEM)
 				atomic_fetch_add(&ctx->errors, 1);
 			if (bo_unref(fd, h))
