@@ -474,22 +474,17 @@ static int sim_in_place_and_bind(struct bench_run *run, uint64_t size, const str
 }
 
 /*
- * Cases (c) and (d) on the driver: two objects, room for one (in the
- * aperture, or in lmem); each validate of the other one evicts the
- * resident one, by unbind or by blit.
+ * The metrics of cases (c) and (d) on the GPU back ends (sim and hw): the
+ * latency of one eviction and, with @copy, the bandwidth of the blits.
+ * *@bw_out stays NULL without @copy.
  */
-static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const struct budget *b)
+static int evict_metrics(struct bench_run *run, uint64_t size, bool copy,
+			 struct bench_metric **lat_out, struct bench_metric **bw_out)
 {
-	struct ttm_placement target;
-	struct ttm_place pt;
 	struct bench_metric *lat, *bw = NULL;
-	struct ttm_operation_ctx ctx;
-	struct i915_gem_object *obj[2] = { NULL, NULL };
-	struct i915_device *i915;
 	char name[64], sz[24];
-	uint64_t t0, ns;
-	int ret, ret2;
 
+	*bw_out = NULL;
 	size_name(size, sz, sizeof(sz));
 	snprintf(name, sizeof(name), "validate.%s.%s", copy ? "evict_copy" : "evict_unbind", sz);
 	lat = lat_metric(run, name);
@@ -504,6 +499,30 @@ static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const stru
 		bench_metric_label(bw, "counted", "bytes moved per hop");
 		bench_metric_reference(bw, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
 	}
+	*lat_out = lat;
+	*bw_out = bw;
+	return 0;
+}
+
+/*
+ * Cases (c) and (d) on the driver: two objects, room for one (in the
+ * aperture, or in lmem); each validate of the other one evicts the
+ * resident one, by unbind or by blit.
+ */
+static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const struct budget *b)
+{
+	struct ttm_placement target;
+	struct ttm_place pt;
+	struct bench_metric *lat, *bw = NULL;
+	struct ttm_operation_ctx ctx;
+	struct i915_gem_object *obj[2] = { NULL, NULL };
+	struct i915_device *i915;
+	uint64_t t0, ns;
+	int ret, ret2;
+
+	ret = evict_metrics(run, size, copy, &lat, &bw);
+	if (ret)
+		return ret;
 	/* lmem of one BO, or an aperture of one BO above the guard page. */
 	ret = copy ? bench_simdev_open(0, size, &i915)
 		   : bench_simdev_open(size + TTM_PAGE_SIZE, 0, &i915);
@@ -685,7 +704,6 @@ static int hw_evict(struct bench_run *run, struct bench_hw *hw, uint64_t size, b
 	struct bench_metric *lat, *bw = NULL;
 	struct ttm_operation_ctx ctx;
 	struct hw_ttm_bo *bo[2] = { NULL, NULL };
-	char name[64], sz[24];
 	uint64_t t0, ns;
 	int ret;
 
@@ -700,22 +718,11 @@ static int hw_evict(struct bench_run *run, struct bench_hw *hw, uint64_t size, b
 		*skipped = true;
 		return 0;
 	}
-	size_name(size, sz, sizeof(sz));
-	snprintf(name, sizeof(name), "validate.%s.%s", copy ? "evict_copy" : "evict_unbind", sz);
-	lat = lat_metric(run, name);
-	if (!lat)
-		return -ENOMEM;
-	if (copy) {
-		bench_metric_label(lat, "timed", "validate + wait for the blits");
-		snprintf(name, sizeof(name), "evict_copy_bw.%s", sz);
-		bw = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
-		if (!bw)
-			return -ENOMEM;
-		bench_metric_label(bw, "counted", "bytes moved per hop");
-		bench_metric_reference(bw, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
-	} else {
+	ret = evict_metrics(run, size, copy, &lat, &bw);
+	if (ret)
+		return ret;
+	if (!copy)
 		bench_metric_label(lat, "evict", "GPU address taken away (TT range of one BO)");
-	}
 	for (unsigned k = 0; k < 2 && !ret; k++)
 		ret = hw_bo_new(hw, size, &bo[k]);
 	/* Both resident once, so every timed validate moves a populated BO. */
