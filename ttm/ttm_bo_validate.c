@@ -15,6 +15,7 @@
  * (the 2008 API and the kernel's backward-compatible return value).
  */
 #include <errno.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <ttm/ttm_bo.h>
@@ -569,6 +570,19 @@ int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type, struct ttm
 		ret = ttm_bo_evict_first(bdev, mem_type, NULL, NULL, 0, ctx, 0, &busy);
 		if (ret == -EAGAIN && ++rescans < TTM_EVICT_MAX_RESCANS)
 			continue;
+		/*
+		 * Without a ticket a reserved victim only reads as busy. It may be
+		 * a dead BO (a ghost of the eviction just done) that the
+		 * delayed-destroy worker is freeing this very moment, or a BO
+		 * another thread holds briefly: when waiting is allowed, help the
+		 * delayed list along, give the holder a moment and look again.
+		 */
+		if (ret == -EBUSY && !ctx->no_wait_gpu && ++rescans < TTM_EVICT_MAX_RESCANS) {
+			ttm_device_flush_delayed(bdev, false);
+			usleep(100u * rescans);
+			busy = false;
+			continue;
+		}
 		if (ret == -EAGAIN || ret == -EBUSY) {
 			busy = true;
 			break;
