@@ -25,6 +25,7 @@
 #include <ttm/ww_mutex.h>
 
 #include "igt.h"
+#include "stress_util.h"
 
 /*
  * A wait that is only ever satisfied by a running signaller must never get
@@ -32,7 +33,6 @@
  * is not mistaken for a lost wake-up.
  */
 #define STORM_WAIT_NS (10ll * 1000 * 1000 * 1000)
-
 
 /* ---- fence class and helpers ------------------------------------------- */
 
@@ -63,32 +63,17 @@ static struct dma_fence *storm_fence_create(uint64_t context, uint64_t seqno)
 	return f;
 }
 
-/* splitmix64: cheap, per-thread, reproducible from igt_seed(). */
-static uint64_t storm_rand(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static void storm_shuffle(unsigned *idx, unsigned n, uint64_t *rng)
 {
 	for (unsigned i = 0; i < n; i++)
 		idx[i] = i;
 	for (unsigned i = n; i > 1; i--) {
-		unsigned j = (unsigned)(storm_rand(rng) % i);
+		unsigned j = (unsigned)(stress_rand(rng) % i);
 		unsigned t = idx[i - 1];
 
 		idx[i - 1] = idx[j];
 		idx[j] = t;
 	}
-}
-
-static double storm_now_s(void)
-{
-	return (double)dma_fence_now_ns() / 1e9;
 }
 
 /*
@@ -101,18 +86,18 @@ struct storm_clock {
 
 static void storm_clock_start(struct storm_clock *clk)
 {
-	clk->deadline = storm_now_s() + igt_stress_budget_s();
+	clk->deadline = stress_now_s() + igt_stress_budget_s();
 }
 
 static bool storm_clock_expired(const struct storm_clock *clk)
 {
-	return storm_now_s() >= clk->deadline;
+	return stress_now_s() >= clk->deadline;
 }
 
 /* "Interrupt-like" jitter: a signaller sometimes yields so waiters get to sleep. */
 static void storm_jitter(uint64_t *rng)
 {
-	if ((storm_rand(rng) & 7) == 0)
+	if ((stress_rand(rng) & 7) == 0)
 		sched_yield();
 }
 
@@ -127,6 +112,122 @@ static void storm_join_threads(pthread_t *tids, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		igt_assert_eq(pthread_join(tids[i], NULL), 0);
+}
+
+/*
+ * The end every subtest shares: account the operations, then prove that
+ * every fence of the subtest has been freed.
+ */
+static void storm_finish(uint64_t ops, long live0)
+{
+	igt_report_checks(ops, 0, 0);
+	igt_assert_eq(dma_fence_live_count(), live0);
+}
+
+/* ---- rounds: a main thread and a crew of workers in lock step ---------- */
+
+/**
+ * struct storm_gate - the two barriers that make a round.
+ * @start: the main thread and every worker meet here before a round (or
+ *	before stopping, when @stop is set).
+ * @done: and here once every worker has finished the round; the main thread
+ *	checks the round's outcome only after it.
+ * @stop: set by the main thread before its last wait on @start.
+ */
+struct storm_gate {
+	pthread_barrier_t start, done;
+	atomic_bool stop;
+};
+
+/**
+ * struct storm_thread - a crew member.
+ * @round: the subtest's round object, shared by the crew.
+ * @gate: the crew's gate.
+ * @work: the member's part of one round, run between the two barriers.
+ * @rng: the member's own PRNG state.
+ * @index: the member's place in the crew (0 first).
+ */
+struct storm_thread {
+	void *round;
+	struct storm_gate *gate;
+	void (*work)(struct storm_thread *t);
+	uint64_t rng;
+	unsigned index;
+};
+
+static void *storm_crew_member(void *arg)
+{
+	struct storm_thread *t = arg;
+
+	for (;;) {
+		pthread_barrier_wait(&t->gate->start);
+		if (atomic_load(&t->gate->stop))
+			return NULL;
+		t->work(t);
+		pthread_barrier_wait(&t->gate->done);
+	}
+}
+
+#define STORM_CREW_MAX 8
+
+/**
+ * struct storm_crew - workers of two kinds running rounds in lock step with
+ * the main thread.
+ * @gate: the rounds' gate.
+ * @th: the members, those of the first kind first.
+ * @tids: their threads.
+ * @n: how many.
+ */
+struct storm_crew {
+	struct storm_gate gate;
+	struct storm_thread th[STORM_CREW_MAX];
+	pthread_t tids[STORM_CREW_MAX];
+	unsigned n;
+};
+
+/*
+ * Start @na members doing @wa then @nb doing @wb each round, over @round;
+ * member i is seeded with igt_seed() * @seed_mul + i so that each subtest
+ * replays from --seed.
+ */
+static void storm_crew_start(struct storm_crew *c, void *round, uint64_t seed_mul,
+			     void (*wa)(struct storm_thread *), unsigned na,
+			     void (*wb)(struct storm_thread *), unsigned nb)
+{
+	igt_assert(na + nb <= STORM_CREW_MAX);
+	c->n = na + nb;
+	atomic_init(&c->gate.stop, false);
+	pthread_barrier_init(&c->gate.start, NULL, c->n + 1);
+	pthread_barrier_init(&c->gate.done, NULL, c->n + 1);
+	for (unsigned i = 0; i < c->n; i++)
+		c->th[i] = (struct storm_thread){.round = round,
+						 .gate = &c->gate,
+						 .work = i < na ? wa : wb,
+						 .rng = igt_seed() * seed_mul + i,
+						 .index = i};
+	storm_start_threads(c->tids, c->n, storm_crew_member, c->th, sizeof(c->th[0]));
+}
+
+/* Main side: let the crew into a round; the round's work may follow. */
+static void storm_crew_open(struct storm_crew *c)
+{
+	pthread_barrier_wait(&c->gate.start);
+}
+
+/* Main side: wait until every member has finished the round. */
+static void storm_crew_close(struct storm_crew *c)
+{
+	pthread_barrier_wait(&c->gate.done);
+}
+
+/* Tell the crew to stop, join it and destroy the gate's barriers. */
+static void storm_crew_stop(struct storm_crew *c)
+{
+	atomic_store(&c->gate.stop, true);
+	pthread_barrier_wait(&c->gate.start);
+	storm_join_threads(c->tids, c->n);
+	pthread_barrier_destroy(&c->gate.start);
+	pthread_barrier_destroy(&c->gate.done);
 }
 
 /* ---- signal-vs-wait ---------------------------------------------------- */
@@ -158,17 +259,9 @@ struct svw_round {
 	 * it chases them and sleeps on fences about to be signalled.
 	 */
 	unsigned order[SVW_FENCES];
-	pthread_barrier_t start, done;
-	atomic_bool stop;
 	atomic_ulong timeouts, lost_races, waits, bad_returns;
 	/* Waits that found the fence pending, i.e. really raced a signaller. */
 	atomic_ulong pending_waits;
-};
-
-struct svw_thread {
-	struct svw_round *round;
-	uint64_t rng;
-	unsigned index;
 };
 
 static void svw_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
@@ -179,82 +272,60 @@ static void svw_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
 	atomic_fetch_add(&slot->delivered, 1);
 }
 
-static void *svw_signaller(void *arg)
+static void svw_signal(struct storm_thread *t)
 {
-	struct svw_thread *t = arg;
 	struct svw_round *r = t->round;
 
-	for (;;) {
-		pthread_barrier_wait(&r->start);
-		if (atomic_load(&r->stop))
-			return NULL;
-		/* Every signaller tries every fence: only one may win each. */
-		for (unsigned i = 0; i < SVW_FENCES; i++) {
-			struct svw_slot *s = &r->slot[r->order[i]];
-			int ret = dma_fence_signal(s->fence);
+	/* Every signaller tries every fence: only one may win each. */
+	for (unsigned i = 0; i < SVW_FENCES; i++) {
+		struct svw_slot *s = &r->slot[r->order[i]];
+		int ret = dma_fence_signal(s->fence);
 
-			if (ret == 0)
-				atomic_fetch_add(&s->won, 1);
-			else if (ret == -EINVAL)
-				atomic_fetch_add(&r->lost_races, 1);
-			else
-				atomic_fetch_add(&r->bad_returns, 1);
-			storm_jitter(&t->rng);
-		}
-		pthread_barrier_wait(&r->done);
+		if (ret == 0)
+			atomic_fetch_add(&s->won, 1);
+		else if (ret == -EINVAL)
+			atomic_fetch_add(&r->lost_races, 1);
+		else
+			atomic_fetch_add(&r->bad_returns, 1);
+		storm_jitter(&t->rng);
 	}
 }
 
-static void *svw_waiter(void *arg)
+static void svw_wait(struct storm_thread *t)
 {
-	struct svw_thread *t = arg;
 	struct svw_round *r = t->round;
 	unsigned order[SVW_FENCES];
 
-	for (;;) {
-		pthread_barrier_wait(&r->start);
-		if (atomic_load(&r->stop))
-			return NULL;
-		if (t->index % 2)
-			storm_shuffle(order, SVW_FENCES, &t->rng);
-		else
-			memcpy(order, r->order, sizeof(order));
-		for (unsigned i = 0; i < SVW_FENCES; i++) {
-			struct dma_fence *f = r->slot[order[i]].fence;
-			int64_t left;
+	if (t->index % 2)
+		storm_shuffle(order, SVW_FENCES, &t->rng);
+	else
+		memcpy(order, r->order, sizeof(order));
+	for (unsigned i = 0; i < SVW_FENCES; i++) {
+		struct dma_fence *f = r->slot[order[i]].fence;
+		int64_t left;
 
-			if (!dma_fence_test_signaled_flag(f))
-				atomic_fetch_add(&r->pending_waits, 1);
-			left = dma_fence_wait_timeout(f, false, STORM_WAIT_NS);
-			if (left == 0)
-				atomic_fetch_add(&r->timeouts, 1);
-			else if (left < 0)
-				atomic_fetch_add(&r->bad_returns, 1);
-			atomic_fetch_add(&r->waits, 1);
-		}
-		pthread_barrier_wait(&r->done);
+		if (!dma_fence_test_signaled_flag(f))
+			atomic_fetch_add(&r->pending_waits, 1);
+		left = dma_fence_wait_timeout(f, false, STORM_WAIT_NS);
+		if (left == 0)
+			atomic_fetch_add(&r->timeouts, 1);
+		else if (left < 0)
+			atomic_fetch_add(&r->bad_returns, 1);
+		atomic_fetch_add(&r->waits, 1);
 	}
 }
 
 static void subtest_signal_vs_wait(void)
 {
-	enum { NTHREADS = SVW_SIGNALLERS + SVW_WAITERS };
 	long live0 = dma_fence_live_count();
 	struct svw_round *r = calloc(1, sizeof(*r));
-	struct svw_thread th[NTHREADS];
-	pthread_t tids[NTHREADS];
+	struct storm_crew crew;
 	struct storm_clock clk;
 	uint64_t ops = 0, rng = igt_seed();
 	unsigned rounds = 0;
 
 	igt_assert(r);
-	pthread_barrier_init(&r->start, NULL, NTHREADS + 1);
-	pthread_barrier_init(&r->done, NULL, NTHREADS + 1);
-	for (unsigned i = 0; i < NTHREADS; i++)
-		th[i] = (struct svw_thread){.round = r, .rng = igt_seed() * 31 + i, .index = i};
-	storm_start_threads(tids, SVW_SIGNALLERS, svw_signaller, th, sizeof(th[0]));
-	storm_start_threads(tids + SVW_SIGNALLERS, SVW_WAITERS, svw_waiter, th + SVW_SIGNALLERS,
-			    sizeof(th[0]));
+	storm_crew_start(&crew, r, 31, svw_signal, SVW_SIGNALLERS, svw_wait, SVW_WAITERS);
 
 	storm_clock_start(&clk);
 	do {
@@ -270,8 +341,8 @@ static void subtest_signal_vs_wait(void)
 			igt_assert_eq(dma_fence_add_callback(s->fence, &s->cb, svw_count_cb), 0);
 		}
 		storm_shuffle(r->order, SVW_FENCES, &rng);
-		pthread_barrier_wait(&r->start);
-		pthread_barrier_wait(&r->done);
+		storm_crew_open(&crew);
+		storm_crew_close(&crew);
 		for (unsigned i = 0; i < SVW_FENCES; i++) {
 			struct svw_slot *s = &r->slot[i];
 
@@ -286,10 +357,7 @@ static void subtest_signal_vs_wait(void)
 		ops += SVW_FENCES * SVW_SIGNALLERS;
 		rounds++;
 	} while (rounds < SVW_MAX_ROUNDS && !storm_clock_expired(&clk));
-
-	atomic_store(&r->stop, true);
-	pthread_barrier_wait(&r->start);
-	storm_join_threads(tids, NTHREADS);
+	storm_crew_stop(&crew);
 
 	ops += atomic_load(&r->waits);
 	igt_info("signal-vs-wait: %u rounds, %lu waits (%lu on a pending fence), "
@@ -300,11 +368,8 @@ static void subtest_signal_vs_wait(void)
 	igt_assert_eq_u64(atomic_load(&r->bad_returns), 0);
 	igt_assert_eq_u64(atomic_load(&r->lost_races),
 			  (uint64_t)rounds * SVW_FENCES * (SVW_SIGNALLERS - 1));
-	pthread_barrier_destroy(&r->start);
-	pthread_barrier_destroy(&r->done);
 	free(r);
-	igt_report_checks(ops, 0, 0);
-	igt_assert_eq(dma_fence_live_count(), live0);
+	storm_finish(ops, live0);
 }
 
 /* ---- signal-vs-callback ------------------------------------------------ */
@@ -330,14 +395,6 @@ struct svc_cb {
 struct svc_round {
 	struct dma_fence *fence[SVC_FENCES];
 	struct svc_cb cbs[SVC_ADDERS][SVC_FENCES];
-	pthread_barrier_t start, done;
-	atomic_bool stop;
-};
-
-struct svc_thread {
-	struct svc_round *round;
-	uint64_t rng;
-	unsigned index;
 };
 
 static void svc_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
@@ -348,70 +405,50 @@ static void svc_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
 	atomic_fetch_add(&c->runs, 1);
 }
 
-static void *svc_signaller(void *arg)
+static void svc_signal(struct storm_thread *t)
 {
-	struct svc_thread *t = arg;
 	struct svc_round *r = t->round;
 	unsigned order[SVC_FENCES];
 
-	for (;;) {
-		pthread_barrier_wait(&r->start);
-		if (atomic_load(&r->stop))
-			return NULL;
-		storm_shuffle(order, SVC_FENCES, &t->rng);
-		for (unsigned i = 0; i < SVC_FENCES; i++) {
-			igt_assert_eq(dma_fence_signal(r->fence[order[i]]), 0);
-			storm_jitter(&t->rng);
-		}
-		pthread_barrier_wait(&r->done);
+	storm_shuffle(order, SVC_FENCES, &t->rng);
+	for (unsigned i = 0; i < SVC_FENCES; i++) {
+		igt_assert_eq(dma_fence_signal(r->fence[order[i]]), 0);
+		storm_jitter(&t->rng);
 	}
 }
 
-static void *svc_adder(void *arg)
+static void svc_add(struct storm_thread *t)
 {
-	struct svc_thread *t = arg;
 	struct svc_round *r = t->round;
 	unsigned order[SVC_FENCES];
 
-	for (;;) {
-		pthread_barrier_wait(&r->start);
-		if (atomic_load(&r->stop))
-			return NULL;
-		storm_shuffle(order, SVC_FENCES, &t->rng);
-		for (unsigned i = 0; i < SVC_FENCES; i++) {
-			struct svc_cb *c = &t->round->cbs[t->index][order[i]];
-			struct dma_fence *f = r->fence[order[i]];
+	storm_shuffle(order, SVC_FENCES, &t->rng);
+	for (unsigned i = 0; i < SVC_FENCES; i++) {
+		struct svc_cb *c = &r->cbs[t->index][order[i]];
+		struct dma_fence *f = r->fence[order[i]];
 
-			c->add_ret = dma_fence_add_callback(f, &c->cb, svc_count_cb);
-			/* Remove about half, at once or after a yield. */
-			if (storm_rand(&t->rng) & 1) {
-				if (storm_rand(&t->rng) & 1)
-					sched_yield();
-				c->removed = dma_fence_remove_callback(f, &c->cb);
-			}
+		c->add_ret = dma_fence_add_callback(f, &c->cb, svc_count_cb);
+		/* Remove about half, at once or after a yield. */
+		if (stress_rand(&t->rng) & 1) {
+			if (stress_rand(&t->rng) & 1)
+				sched_yield();
+			c->removed = dma_fence_remove_callback(f, &c->cb);
 		}
-		pthread_barrier_wait(&r->done);
 	}
 }
 
 static void subtest_signal_vs_callback(void)
 {
-	enum { NTHREADS = SVC_ADDERS + 1 };
 	long live0 = dma_fence_live_count();
 	struct svc_round *r = calloc(1, sizeof(*r));
-	struct svc_thread th[NTHREADS];
-	pthread_t tids[NTHREADS];
+	struct storm_crew crew;
 	struct storm_clock clk;
 	uint64_t ops = 0, refused = 0, removed = 0, delivered = 0;
 	unsigned rounds = 0;
 
 	igt_assert(r);
-	pthread_barrier_init(&r->start, NULL, NTHREADS + 1);
-	pthread_barrier_init(&r->done, NULL, NTHREADS + 1);
-	for (unsigned i = 0; i < NTHREADS; i++)
-		th[i] = (struct svc_thread){.round = r, .rng = igt_seed() * 37 + i, .index = i};
-	storm_start_threads(tids, SVC_ADDERS, svc_adder, th, sizeof(th[0]));
-	storm_start_threads(tids + SVC_ADDERS, 1, svc_signaller, th + SVC_ADDERS, sizeof(th[0]));
+	/* The adders first: their crew index is their row of @cbs. */
+	storm_crew_start(&crew, r, 37, svc_add, SVC_ADDERS, svc_signal, 1);
 
 	storm_clock_start(&clk);
 	do {
@@ -426,8 +463,8 @@ static void subtest_signal_vs_callback(void)
 				r->cbs[a][i].removed = false;
 			}
 		}
-		pthread_barrier_wait(&r->start);
-		pthread_barrier_wait(&r->done);
+		storm_crew_open(&crew);
+		storm_crew_close(&crew);
 		for (unsigned i = 0; i < SVC_FENCES; i++) {
 			for (unsigned a = 0; a < SVC_ADDERS; a++) {
 				struct svc_cb *c = &r->cbs[a][i];
@@ -450,18 +487,12 @@ static void subtest_signal_vs_callback(void)
 		ops += SVC_FENCES * (SVC_ADDERS + 1);
 		rounds++;
 	} while (rounds < SVC_MAX_ROUNDS && !storm_clock_expired(&clk));
-
-	atomic_store(&r->stop, true);
-	pthread_barrier_wait(&r->start);
-	storm_join_threads(tids, NTHREADS);
+	storm_crew_stop(&crew);
 	igt_info("signal-vs-callback: %u rounds: %" PRIu64 " delivered, %" PRIu64
 		 " removed, %" PRIu64 " refused\n",
 		 rounds, delivered, removed, refused);
-	pthread_barrier_destroy(&r->start);
-	pthread_barrier_destroy(&r->done);
 	free(r);
-	igt_report_checks(ops, 0, 0);
-	igt_assert_eq(dma_fence_live_count(), live0);
+	storm_finish(ops, live0);
 }
 
 /* ---- many-waiters ------------------------------------------------------ */
@@ -523,8 +554,7 @@ static void subtest_many_waiters(void)
 	} while (rounds < MW_MAX_ROUNDS && !storm_clock_expired(&clk));
 	free(tids);
 	igt_info("many-waiters: %u rounds of %d waiters\n", rounds, MW_WAITERS);
-	igt_report_checks(ops, 0, 0);
-	igt_assert_eq(dma_fence_live_count(), live0);
+	storm_finish(ops, live0);
 }
 
 /* ---- chain-storm ------------------------------------------------------- */
@@ -545,65 +575,43 @@ struct cs_round {
 	struct dma_fence *link[CS_LINKS];
 	atomic_uint built;
 	atomic_ulong timeouts, waits, signals;
-	pthread_barrier_t start, done;
-	atomic_bool stop;
 };
 
-struct cs_thread {
-	struct cs_round *round;
-	uint64_t rng;
-};
-
-static void *cs_signaller(void *arg)
+static void cs_signal(struct storm_thread *t)
 {
-	struct cs_thread *t = arg;
 	struct cs_round *r = t->round;
 	unsigned order[CS_LINKS];
 
-	for (;;) {
-		pthread_barrier_wait(&r->start);
-		if (atomic_load(&r->stop))
-			return NULL;
-		/* Both signallers walk all payloads: random order, races for each. */
-		storm_shuffle(order, CS_LINKS, &t->rng);
-		for (unsigned i = 0; i < CS_LINKS; i++) {
-			if (dma_fence_signal(r->payload[order[i]]) == 0)
-				atomic_fetch_add(&r->signals, 1);
-			storm_jitter(&t->rng);
-		}
-		pthread_barrier_wait(&r->done);
+	/* Both signallers walk all payloads: random order, races for each. */
+	storm_shuffle(order, CS_LINKS, &t->rng);
+	for (unsigned i = 0; i < CS_LINKS; i++) {
+		if (dma_fence_signal(r->payload[order[i]]) == 0)
+			atomic_fetch_add(&r->signals, 1);
+		storm_jitter(&t->rng);
 	}
 }
 
-static void *cs_waiter(void *arg)
+static void cs_wait(struct storm_thread *t)
 {
-	struct cs_thread *t = arg;
 	struct cs_round *r = t->round;
+	unsigned built;
 
-	for (;;) {
-		unsigned built;
+	/* Wait on random links while the chain grows, then on its head. */
+	do {
+		built = atomic_load_explicit(&r->built, memory_order_acquire);
+		if (built) {
+			unsigned i = (unsigned)(stress_rand(&t->rng) % built);
 
-		pthread_barrier_wait(&r->start);
-		if (atomic_load(&r->stop))
-			return NULL;
-		/* Wait on random links while the chain grows, then on its head. */
-		do {
-			built = atomic_load_explicit(&r->built, memory_order_acquire);
-			if (built) {
-				unsigned i = (unsigned)(storm_rand(&t->rng) % built);
-
-				if (dma_fence_wait_timeout(r->link[i], false, STORM_WAIT_NS) <= 0)
-					atomic_fetch_add(&r->timeouts, 1);
-				atomic_fetch_add(&r->waits, 1);
-			} else {
-				sched_yield();
-			}
-		} while (built < CS_LINKS);
-		if (dma_fence_wait_timeout(r->link[CS_LINKS - 1], false, STORM_WAIT_NS) <= 0)
-			atomic_fetch_add(&r->timeouts, 1);
-		atomic_fetch_add(&r->waits, 1);
-		pthread_barrier_wait(&r->done);
-	}
+			if (dma_fence_wait_timeout(r->link[i], false, STORM_WAIT_NS) <= 0)
+				atomic_fetch_add(&r->timeouts, 1);
+			atomic_fetch_add(&r->waits, 1);
+		} else {
+			sched_yield();
+		}
+	} while (built < CS_LINKS);
+	if (dma_fence_wait_timeout(r->link[CS_LINKS - 1], false, STORM_WAIT_NS) <= 0)
+		atomic_fetch_add(&r->timeouts, 1);
+	atomic_fetch_add(&r->waits, 1);
 }
 
 static void cs_build(struct cs_round *r)
@@ -624,23 +632,15 @@ static void cs_build(struct cs_round *r)
 
 static void subtest_chain_storm(void)
 {
-	enum { NTHREADS = CS_SIGNALLERS + CS_WAITERS };
 	long live0 = dma_fence_live_count();
 	struct cs_round *r = calloc(1, sizeof(*r));
-	struct cs_thread th[NTHREADS];
-	pthread_t tids[NTHREADS];
+	struct storm_crew crew;
 	struct storm_clock clk;
 	uint64_t ops = 0;
 	unsigned rounds = 0;
 
 	igt_assert(r);
-	pthread_barrier_init(&r->start, NULL, NTHREADS + 1);
-	pthread_barrier_init(&r->done, NULL, NTHREADS + 1);
-	for (unsigned i = 0; i < NTHREADS; i++)
-		th[i] = (struct cs_thread){.round = r, .rng = igt_seed() * 41 + i};
-	storm_start_threads(tids, CS_SIGNALLERS, cs_signaller, th, sizeof(th[0]));
-	storm_start_threads(tids + CS_SIGNALLERS, CS_WAITERS, cs_waiter, th + CS_SIGNALLERS,
-			    sizeof(th[0]));
+	storm_crew_start(&crew, r, 41, cs_signal, CS_SIGNALLERS, cs_wait, CS_WAITERS);
 
 	storm_clock_start(&clk);
 	do {
@@ -653,10 +653,10 @@ static void subtest_chain_storm(void)
 			r->payload[i] = storm_fence_create(ctx, i + 1);
 			igt_assert(r->payload[i]);
 		}
-		pthread_barrier_wait(&r->start);
+		storm_crew_open(&crew);
 		/* The builder races the signallers: some payloads are done already. */
 		cs_build(r);
-		pthread_barrier_wait(&r->done);
+		storm_crew_close(&crew);
 
 		igt_assert_eq_u64(atomic_load(&r->signals), CS_LINKS);
 		seqno = r->link[CS_LINKS - 1]->seqno;
@@ -672,19 +672,13 @@ static void subtest_chain_storm(void)
 		ops += CS_LINKS * 2;
 		rounds++;
 	} while (rounds < CS_MAX_ROUNDS && !storm_clock_expired(&clk));
-
-	atomic_store(&r->stop, true);
-	pthread_barrier_wait(&r->start);
-	storm_join_threads(tids, NTHREADS);
+	storm_crew_stop(&crew);
 	ops += atomic_load(&r->waits);
 	igt_info("chain-storm: %u chains of %d links, %lu waits\n", rounds, CS_LINKS,
 		 atomic_load(&r->waits));
 	igt_assert_eq_u64(atomic_load(&r->timeouts), 0);
-	pthread_barrier_destroy(&r->start);
-	pthread_barrier_destroy(&r->done);
 	free(r);
-	igt_report_checks(ops, 0, 0);
-	igt_assert_eq(dma_fence_live_count(), live0);
+	storm_finish(ops, live0);
 }
 
 /* ---- resv-storm -------------------------------------------------------- */
@@ -756,10 +750,10 @@ static void *rs_worker(void *arg)
 	struct rs_shared *sh = t->sh;
 
 	for (unsigned it = 0; it < RS_MAX_ITERS && !storm_clock_expired(&sh->clk); it++) {
-		unsigned ia = (unsigned)(storm_rand(&t->rng) % RS_OBJS);
-		unsigned ib = (ia + 1 + (unsigned)(storm_rand(&t->rng) % (RS_OBJS - 1))) % RS_OBJS;
+		unsigned ia = (unsigned)(stress_rand(&t->rng) % RS_OBJS);
+		unsigned ib = (ia + 1 + (unsigned)(stress_rand(&t->rng) % (RS_OBJS - 1))) % RS_OBJS;
 		enum dma_resv_usage usage =
-		    (storm_rand(&t->rng) & 1) ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ;
+		    (stress_rand(&t->rng) & 1) ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ;
 		struct ww_acquire_ctx ctx;
 		struct dma_fence *f;
 		int64_t left;
@@ -787,7 +781,7 @@ static void *rs_worker(void *arg)
 		sh->pending[sh->npending++] = f;
 		pthread_mutex_unlock(&sh->lock);
 
-		left = dma_resv_wait_timeout(&sh->obj[storm_rand(&t->rng) % RS_OBJS],
+		left = dma_resv_wait_timeout(&sh->obj[stress_rand(&t->rng) % RS_OBJS],
 					     DMA_RESV_USAGE_BOOKKEEP, false, STORM_WAIT_NS);
 		if (left == 0)
 			atomic_fetch_add(&sh->timeouts, 1);
@@ -810,7 +804,7 @@ static void *rs_signaller(void *arg)
 
 		pthread_mutex_lock(&sh->lock);
 		if (sh->npending) {
-			unsigned i = (unsigned)(storm_rand(&t->rng) % sh->npending);
+			unsigned i = (unsigned)(stress_rand(&t->rng) % sh->npending);
 
 			f = sh->pending[i];
 			sh->pending[i] = sh->pending[--sh->npending];
@@ -872,8 +866,7 @@ static void subtest_resv_storm(void)
 	pthread_mutex_destroy(&sh->lock);
 	free(sh->pending);
 	free(sh);
-	igt_report_checks(ops, 0, 0);
-	igt_assert_eq(dma_fence_live_count(), live0);
+	storm_finish(ops, live0);
 }
 
 igt_main_description("Races on dma_fence signalling, waiting, callbacks, fence chains and "
