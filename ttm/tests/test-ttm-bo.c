@@ -33,6 +33,16 @@ static struct ttm_test_device *dev_setup(void)
 	return tdev;
 }
 
+/* dev_setup() and one unreserved BO_SIZE BO in @mem_type (ASSERT-checked). */
+static struct ttm_test_device *dev_setup_bo(uint32_t mem_type, struct ttm_buffer_object **bo)
+{
+	struct ttm_test_device *tdev = dev_setup();
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, mem_type, bo), 0);
+	return tdev;
+}
+
 static void dev_teardown(struct ttm_test_device *tdev)
 {
 	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
@@ -73,11 +83,10 @@ static struct ttm_resource *lru_first(struct ttm_resource_manager *man, unsigned
 
 KTEST(ttm_bo_reserve_optimistic_no_ticket)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
 	EXPECT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	EXPECT_TRUE(dma_resv_is_locked(bo->resv));
 	ttm_bo_unreserve(bo);
@@ -88,11 +97,10 @@ KTEST(ttm_bo_reserve_optimistic_no_ticket)
 
 KTEST(ttm_bo_reserve_locked_no_sleep)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	/* A trylock of a held reservation must answer at once. */
 	EXPECT_EQ(ttm_bo_reserve(bo, false, true, NULL), -EBUSY);
@@ -103,12 +111,11 @@ KTEST(ttm_bo_reserve_locked_no_sleep)
 
 KTEST(ttm_bo_reserve_double_resv)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ww_acquire_ctx ticket;
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
 	ww_acquire_init(&ticket, &reservation_ww_class);
 	EXPECT_EQ(ttm_bo_reserve(bo, false, false, &ticket), 0);
 	EXPECT_EQ(ttm_bo_reserve(bo, false, false, &ticket), -EALREADY);
@@ -152,15 +159,14 @@ static void *deadlock_thread(void *p)
 
 KTEST(ttm_bo_reserve_deadlock)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ww_acquire_ctx old_ticket, young_ticket;
 	struct ttm_buffer_object *bo1, *bo2;
 	pthread_barrier_t barrier;
 	struct deadlock_arg a, b;
 	pthread_t ta, tb;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo1), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo1);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo2), 0);
 	ww_acquire_init(&old_ticket, &reservation_ww_class);
 	ww_acquire_init(&young_ticket, &reservation_ww_class);
@@ -207,12 +213,11 @@ static void *intr_thread(void *p)
 
 KTEST(ttm_bo_reserve_interrupted)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct intr_arg a = {0};
 	pthread_t t;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &a.bo), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &a.bo);
 	ASSERT_EQ(ttm_bo_reserve(a.bo, false, false, NULL), 0);
 	dma_fence_interrupt_init(&a.intr);
 	ASSERT_EQ(pthread_create(&t, NULL, intr_thread, &a), 0);
@@ -229,13 +234,12 @@ KTEST(ttm_bo_reserve_interrupted)
 
 KTEST(ttm_bo_unreserve_basic)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo1, *bo2;
 
-	ASSERT_NOT_NULL(tdev);
+	tdev = dev_setup_bo(TTM_PL_TT, &bo1);
 	man = ttm_manager_type(&tdev->bdev, TTM_PL_TT);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo1), 0);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo2), 0);
 	EXPECT_TRUE(lru_last(man, 0) == bo2->resource);
 	EXPECT_EQ(ttm_resource_manager_lru_count(man, 0), 2);
@@ -251,13 +255,12 @@ KTEST(ttm_bo_unreserve_basic)
 
 KTEST(ttm_bo_unreserve_priority)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
+	tdev = dev_setup_bo(TTM_PL_TT, &bo);
 	man = ttm_manager_type(&tdev->bdev, TTM_PL_TT);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
 	EXPECT_EQ(ttm_resource_manager_lru_count(man, 0), 1);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	bo->priority = 2;
@@ -270,13 +273,12 @@ KTEST(ttm_bo_unreserve_priority)
 
 KTEST(ttm_bo_unreserve_pinned)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
+	tdev = dev_setup_bo(TTM_PL_TT, &bo);
 	man = ttm_manager_type(&tdev->bdev, TTM_PL_TT);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	ttm_bo_pin(bo);
 	ttm_bo_unreserve(bo);
@@ -336,13 +338,12 @@ KTEST(ttm_bo_unreserve_bulk)
 
 KTEST(ttm_bo_pin_basic)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
+	tdev = dev_setup_bo(TTM_PL_TT, &bo);
 	man = ttm_manager_type(&tdev->bdev, TTM_PL_TT);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	ttm_bo_pin(bo);
 	ttm_bo_pin(bo);
@@ -367,11 +368,10 @@ KTEST(ttm_bo_pin_basic)
 
 KTEST(ttm_bo_pin_put_pinned)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_TT, &bo);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	ttm_bo_pin(bo);
 	ttm_bo_unreserve(bo);
@@ -384,11 +384,10 @@ KTEST(ttm_bo_pin_put_pinned)
 
 KTEST(ttm_bo_get_unless_zero_basic)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
 	EXPECT_TRUE(ttm_bo_get_unless_zero(bo) == bo);
 	EXPECT_EQ(atomic_load(&bo->refcount), 2);
 	ttm_bo_put(bo);
@@ -399,11 +398,10 @@ KTEST(ttm_bo_get_unless_zero_basic)
 
 KTEST(ttm_bo_put_idle)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_TT, &bo);
 	EXPECT_EQ(atomic_load(&tdev->bdev.stats.bo_count), 1);
 	EXPECT_UEQ(ttm_resource_manager_usage(&tdev->tt.manager), BO_SIZE);
 	ttm_bo_put(bo);
@@ -418,18 +416,14 @@ KTEST(ttm_bo_put_idle)
 
 KTEST(ttm_bo_put_busy_delayed)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_buffer_object *bo;
 	struct dma_fence *fence;
 	long fences = dma_fence_live_count();
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
-	fence = ttm_test_fence_create();
+	tdev = dev_setup_bo(TTM_PL_TT, &bo);
+	fence = ttm_test_bo_busy(bo, DMA_RESV_USAGE_WRITE);
 	ASSERT_NOT_NULL(fence);
-	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
-	ASSERT_EQ(ttm_test_bo_add_fence(bo, fence, DMA_RESV_USAGE_WRITE), 0);
-	ttm_bo_unreserve(bo);
 
 	ttm_bo_put(bo);
 	/* Busy: still alive, on the delayed list, still holding its space. */
@@ -501,19 +495,15 @@ KTEST(ttm_bo_put_shared_resv_individualized)
 
 KTEST(ttm_bo_cleanup_refs_deleted)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo;
 	struct dma_fence *fence;
 
-	ASSERT_NOT_NULL(tdev);
+	tdev = dev_setup_bo(TTM_PL_TT, &bo);
 	man = ttm_manager_type(&tdev->bdev, TTM_PL_TT);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
-	fence = ttm_test_fence_create();
+	fence = ttm_test_bo_busy(bo, DMA_RESV_USAGE_BOOKKEEP);
 	ASSERT_NOT_NULL(fence);
-	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
-	ASSERT_EQ(ttm_test_bo_add_fence(bo, fence, DMA_RESV_USAGE_BOOKKEEP), 0);
-	ttm_bo_unreserve(bo);
 	ttm_bo_put(bo);
 	/* Dead but busy: still on the LRU where eviction will find it. */
 	EXPECT_EQ(ttm_resource_manager_lru_count(man, 0), 1);
@@ -678,14 +668,13 @@ KTEST(ttm_bo_init_reserved_mock_managers)
 
 KTEST(ttm_bo_wait_ctx_basic)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_operation_ctx nowait = {.no_wait_gpu = true};
 	struct ttm_operation_ctx wait = {0};
 	struct ttm_buffer_object *bo;
 	struct dma_fence *fence;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
 	EXPECT_EQ(ttm_bo_wait_ctx(bo, &nowait), 0);
 	fence = ttm_test_fence_create();
 	ASSERT_NOT_NULL(fence);
@@ -703,13 +692,12 @@ KTEST(ttm_bo_wait_ctx_basic)
 
 KTEST(ttm_bo_swapout_swapin_content)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 	uint64_t before, after;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	ASSERT_EQ(ttm_test_bo_fill(bo, 42), 0);
 	ASSERT_EQ(ttm_test_bo_checksum(bo, &before), 0);
@@ -734,12 +722,11 @@ KTEST(ttm_bo_swapout_swapin_content)
 
 KTEST(ttm_bo_swapout_from_tt)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_TT, &bo);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	ASSERT_EQ(ttm_test_bo_fill(bo, 7), 0);
 	EXPECT_GT(ttm_bo_swapout(bo, &ctx), 0);
@@ -754,13 +741,12 @@ KTEST(ttm_bo_swapout_from_tt)
 
 KTEST(ttm_bo_swapout_refused)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo, *vram;
 	struct dma_fence *fence;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_VRAM, &vram), 0);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	ASSERT_EQ(ttm_bo_reserve(vram, false, false, NULL), 0);
@@ -787,14 +773,13 @@ KTEST(ttm_bo_swapout_refused)
 
 KTEST(ttm_bo_swapout_fault_keeps_content)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct ttm_test_device *tdev;
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 
 	if (!FAULT_INJECT_ENABLED)
 		KTEST_SKIP("fault points compiled out");
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
 	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
 	ASSERT_EQ(ttm_test_bo_fill(bo, 9), 0);
 	fault_set_nth(&ttm_fault_swapout_write, 1);

@@ -309,6 +309,25 @@ int ttm_test_bo_add_fence(struct ttm_buffer_object *bo, struct dma_fence *fence,
 	return dma_resv_add_fence(bo->resv, fence, usage);
 }
 
+struct dma_fence *ttm_test_bo_busy(struct ttm_buffer_object *bo, enum dma_resv_usage usage)
+{
+	struct dma_fence *f = ttm_test_fence_create();
+	int ret;
+
+	if (!f)
+		return NULL;
+	ret = ttm_bo_reserve(bo, false, false, NULL);
+	if (!ret) {
+		ret = ttm_test_bo_add_fence(bo, f, usage);
+		ttm_bo_unreserve(bo);
+	}
+	if (ret) {
+		dma_fence_put(f);
+		return NULL;
+	}
+	return f;
+}
+
 /* --- content pattern --- */
 
 /* splitmix64 of the word index: every word differs, every seed differs. */

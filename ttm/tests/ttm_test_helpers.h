@@ -161,6 +161,14 @@ int ttm_test_bo_add_fence(struct ttm_buffer_object *bo, struct dma_fence *fence,
 			  enum dma_resv_usage usage);
 
 /**
+ * ttm_test_bo_busy() - make the unreserved @bo busy: a new fence from
+ * ttm_test_fence_create() attached with @usage, reserving @bo around it.
+ * Return: the fence, with a reference the caller puts (after signalling
+ * it); NULL when the fence or its slot could not be had (nothing attached).
+ */
+struct dma_fence *ttm_test_bo_busy(struct ttm_buffer_object *bo, enum dma_resv_usage usage);
+
+/**
  * ttm_test_bo_fill() - write the pattern of @seed over all of @bo
  * (reserved) through ttm_bo_access(). Return: 0; the access error.
  */
