@@ -71,17 +71,65 @@ static int validate_to(struct ttm_buffer_object *bo, unsigned type, uint32_t fla
 	return ret;
 }
 
+/* validate_to() with a second place, tried when @first will not do. */
+static int validate_to_either(struct ttm_buffer_object *bo, unsigned first, unsigned second,
+			      struct ttm_operation_ctx *ctx)
+{
+	struct ttm_test_placement p;
+	int ret;
+
+	ttm_test_placement(&p, first, 0);
+	ttm_test_placement_add(&p, second, 0);
+	ttm_bo_reserve(bo, false, false, NULL);
+	ret = ttm_bo_validate(bo, &p.placement, ctx);
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+
 /* Attach a fresh unsignalled fence (KERNEL usage) to @bo; returned referenced. */
 static struct dma_fence *bo_busy(struct ttm_buffer_object *bo)
 {
-	struct dma_fence *f = ttm_test_fence_create();
+	struct dma_fence *f = ttm_test_bo_busy(bo, DMA_RESV_USAGE_KERNEL);
 
-	if (!f)
-		ktest_abort_case();
-	ttm_bo_reserve(bo, false, false, NULL);
-	EXPECT_EQ(ttm_test_bo_add_fence(bo, f, DMA_RESV_USAGE_KERNEL), 0);
-	ttm_bo_unreserve(bo);
+	ASSERT_NOT_NULL(f);
 	return f;
+}
+
+/* Pin the unreserved @bo where it is. */
+static void bo_pin(struct ttm_buffer_object *bo)
+{
+	ttm_bo_reserve(bo, false, false, NULL);
+	ttm_bo_pin(bo);
+	ttm_bo_unreserve(bo);
+}
+
+/*
+ * A device whose VRAM has a pipelined move @f pending into it, and an
+ * unreserved BO in SYSTEM to validate there.
+ */
+static struct ttm_buffer_object *bo_behind_move(struct dma_fence *f)
+{
+	dev_init(64, 64, false);
+	ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
+	return bo_in(BO_SIZE, TTM_PL_SYSTEM);
+}
+
+/* A device whose VRAM holds one BO, *@victim, and a BO in SYSTEM to take its place. */
+static struct ttm_buffer_object *bo_vs_victim(struct ttm_buffer_object **victim)
+{
+	dev_init(64, BO_PAGES, false);
+	*victim = bo_in(BO_SIZE, TTM_PL_VRAM);
+	return bo_in(BO_SIZE, TTM_PL_SYSTEM);
+}
+
+/* The end of a bo_vs_victim() case where @bo won: it is in VRAM, @victim in TT. */
+static void bo_vs_victim_won(struct ttm_buffer_object *bo, struct ttm_buffer_object *victim)
+{
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_TT);
+	ttm_bo_put(victim);
+	ttm_bo_put(bo);
+	dev_fini();
 }
 
 struct delayed_signal {
@@ -103,17 +151,10 @@ static void *delayed_signal_fn(void *arg)
 	return NULL;
 }
 
-/* Signal @f from another thread after @ms, so a waiter really sleeps. */
-static void signal_later(struct delayed_signal *d, struct dma_fence *f, long ms)
-{
-	d->fence = f;
-	d->delay_ms = ms;
-	d->error = 0;
-	if (pthread_create(&d->thread, NULL, delayed_signal_fn, d))
-		ktest_abort_case();
-}
-
-/* signal_later() with the fence failing with @error. */
+/*
+ * Signal @f from another thread after @ms, so a waiter really sleeps; with
+ * @error (0: none) set on it first.
+ */
 static void signal_later_error(struct delayed_signal *d, struct dma_fence *f, long ms, int error)
 {
 	d->fence = f;
@@ -121,6 +162,11 @@ static void signal_later_error(struct delayed_signal *d, struct dma_fence *f, lo
 	d->error = error;
 	if (pthread_create(&d->thread, NULL, delayed_signal_fn, d))
 		ktest_abort_case();
+}
+
+static void signal_later(struct delayed_signal *d, struct dma_fence *f, long ms)
+{
+	signal_later_error(d, f, ms, 0);
 }
 
 KTEST(ttm_bo_validate_basic)
@@ -233,7 +279,6 @@ KTEST(ttm_bo_validate_busy_manager)
 {
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_mock_manager mock;
-	struct ttm_test_placement p;
 	struct ttm_buffer_object *bo;
 
 	dev_init(64, 0, false);
@@ -244,11 +289,7 @@ KTEST(ttm_bo_validate_busy_manager)
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 
 	/* A busy type is passed over for the next place. */
-	ttm_test_placement(&p, TTM_PL_VRAM, 0);
-	ttm_test_placement_add(&p, TTM_PL_TT, 0);
-	ttm_bo_reserve(bo, false, false, NULL);
-	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
-	ttm_bo_unreserve(bo);
+	EXPECT_EQ(validate_to_either(bo, TTM_PL_VRAM, TTM_PL_TT, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 
 	ttm_bo_put(bo);
@@ -263,9 +304,7 @@ KTEST(ttm_bo_validate_pinned)
 
 	dev_init(64, 64, false);
 	bo = bo_in(BO_SIZE, TTM_PL_TT);
-	ttm_bo_reserve(bo, false, false, NULL);
-	ttm_bo_pin(bo);
-	ttm_bo_unreserve(bo);
+	bo_pin(bo);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EINVAL);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
@@ -292,9 +331,7 @@ static unsigned fill_pinned(struct ttm_buffer_object **bos, unsigned type, uint6
 
 	for (unsigned i = 0; i < n; i++) {
 		bos[i] = bo_in(BO_SIZE, type);
-		ttm_bo_reserve(bos[i], false, false, NULL);
-		ttm_bo_pin(bos[i]);
-		ttm_bo_unreserve(bos[i]);
+		bo_pin(bos[i]);
 	}
 	return n;
 }
@@ -447,10 +484,8 @@ KTEST(ttm_bo_validate_move_fence_signaled)
 	struct dma_fence *f = ttm_test_fence_create();
 
 	ASSERT_NOT_NULL(f);
-	dev_init(64, 64, false);
 	dma_fence_signal(f);
-	ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
-	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	bo = bo_behind_move(f);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
@@ -474,9 +509,7 @@ KTEST(ttm_bo_validate_move_fence_error)
 		struct delayed_signal d;
 
 		ASSERT_NOT_NULL(f);
-		dev_init(64, 64, false);
-		ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
-		bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+		bo = bo_behind_move(f);
 		EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 9), 0);
 		if (no_wait) {
 			dma_fence_set_error(f, -EIO);
@@ -506,25 +539,18 @@ KTEST(ttm_bo_validate_move_fence_error)
 KTEST(ttm_bo_validate_move_fence_not_signaled_no_wait)
 {
 	struct ttm_operation_ctx ctx = {.no_wait_gpu = true};
-	struct ttm_test_placement p;
 	struct ttm_buffer_object *bo;
 	struct dma_fence *f = ttm_test_fence_create();
 
 	ASSERT_NOT_NULL(f);
-	dev_init(64, 64, false);
-	ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
-	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	bo = bo_behind_move(f);
 
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EBUSY);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
 
 	/* The next place is tried instead. */
-	ttm_test_placement(&p, TTM_PL_VRAM, 0);
-	ttm_test_placement_add(&p, TTM_PL_TT, 0);
-	ttm_bo_reserve(bo, false, false, NULL);
-	EXPECT_EQ(ttm_bo_validate(bo, &p.placement, &ctx), 0);
-	ttm_bo_unreserve(bo);
+	EXPECT_EQ(validate_to_either(bo, TTM_PL_VRAM, TTM_PL_TT, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 
 	dma_fence_signal(f);
@@ -541,9 +567,7 @@ KTEST(ttm_bo_validate_move_fence_not_signaled_wait)
 	struct dma_fence *f = ttm_test_fence_create();
 
 	ASSERT_NOT_NULL(f);
-	dev_init(64, 64, false);
-	ttm_resource_manager_set_move(man(TTM_PL_VRAM), f);
-	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	bo = bo_behind_move(f);
 
 	signal_later(&d, f, 20);
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
@@ -656,12 +680,8 @@ KTEST(ttm_bo_validate_allowed_only_evict)
 	b = bo_in(BO_SIZE, TTM_PL_VRAM);
 	c = bo_in(BO_SIZE, TTM_PL_VRAM);
 	/* a and c pinned: b is the only candidate although it is not the oldest. */
-	ttm_bo_reserve(a, false, false, NULL);
-	ttm_bo_pin(a);
-	ttm_bo_unreserve(a);
-	ttm_bo_reserve(c, false, false, NULL);
-	ttm_bo_pin(c);
-	ttm_bo_unreserve(c);
+	bo_pin(a);
+	bo_pin(c);
 
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
@@ -839,9 +859,7 @@ KTEST(ttm_bo_validate_ticket_evict)
 	struct ww_acquire_ctx ticket;
 	struct ttm_buffer_object *victim, *bo;
 
-	dev_init(64, BO_PAGES, false);
-	victim = bo_in(BO_SIZE, TTM_PL_VRAM);
-	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	bo = bo_vs_victim(&victim);
 
 	/* Both locked by one transaction: the victim is ours, not evictable. */
 	ww_acquire_init(&ticket, &reservation_ww_class);
@@ -863,12 +881,7 @@ KTEST(ttm_bo_validate_ticket_evict)
 	}
 	ttm_bo_unreserve(bo);
 	ww_acquire_fini(&ticket);
-	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
-	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_TT);
-
-	ttm_bo_put(victim);
-	ttm_bo_put(bo);
-	dev_fini();
+	bo_vs_victim_won(bo, victim);
 }
 
 KTEST(ttm_bo_evict_mem_type_basic)
@@ -881,9 +894,7 @@ KTEST(ttm_bo_evict_mem_type_basic)
 		bos[i] = bo_in(BO_SIZE, TTM_PL_VRAM);
 		EXPECT_EQ(ttm_test_bo_reserve_fill(bos[i], 40 + i), 0);
 	}
-	ttm_bo_reserve(bos[2], false, false, NULL);
-	ttm_bo_pin(bos[2]);
-	ttm_bo_unreserve(bos[2]);
+	bo_pin(bos[2]);
 
 	/* Everything evictable goes; the pinned one stays and is reported. */
 	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx), -EBUSY);
@@ -1087,9 +1098,7 @@ KTEST(ttm_bo_validate_ticket_deadlock)
 	struct ttm_test_placement p;
 	struct ttm_buffer_object *victim, *bo;
 
-	dev_init(64, BO_PAGES, false);
-	victim = bo_in(BO_SIZE, TTM_PL_VRAM);
-	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	bo = bo_vs_victim(&victim);
 
 	/*
 	 * An older transaction holds the only victim; the younger one, which
@@ -1113,12 +1122,7 @@ KTEST(ttm_bo_validate_ticket_deadlock)
 	EXPECT_EQ(ttm_bo_validate(bo, ttm_test_placement(&p, TTM_PL_VRAM, 0), &ctx), 0);
 	ttm_bo_unreserve(bo);
 	ww_acquire_fini(&younger);
-	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
-	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_TT);
-
-	ttm_bo_put(victim);
-	ttm_bo_put(bo);
-	dev_fini();
+	bo_vs_victim_won(bo, victim);
 }
 
 KTEST(ttm_bo_validate_evict_range)
