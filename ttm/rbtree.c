@@ -66,34 +66,87 @@ static void rb_set_child(struct rb_root *tree, struct rb_node *parent, struct rb
 		parent->right = new;
 }
 
-static void rb_rotate_left(struct rb_root *tree, struct rb_node *x)
-{
-	struct rb_node *y = x->right;
+/*
+ * Every rebalancing step has a mirror image; each is written once, for a
+ * side given as a constant (RB_LEFT or RB_RIGHT) at every call site, and
+ * forced inline so that the compiler emits the two mirrors as if they had
+ * been written out: no run-time test of the side on these hot paths.
+ */
+#define RB_LEFT false
+#define RB_RIGHT true
+#define rb_always_inline inline __attribute__((always_inline))
 
-	x->right = y->left;
-	if (!rb_is_nil(tree, y->left))
-		y->left->parent = x;
+static rb_always_inline struct rb_node *rb_child(const struct rb_node *n, bool side)
+{
+	return side == RB_RIGHT ? n->right : n->left;
+}
+
+/* The link to @n's @side child, to store a new one. */
+static rb_always_inline struct rb_node **rb_link(struct rb_node *n, bool side)
+{
+	return side == RB_RIGHT ? &n->right : &n->left;
+}
+
+/* Rotate @x down to @side: its child on the other side takes its place. */
+static rb_always_inline void rb_rotate(struct rb_root *tree, struct rb_node *x, bool side)
+{
+	struct rb_node *y = rb_child(x, !side);
+	struct rb_node *inner = rb_child(y, side);
+
+	*rb_link(x, !side) = inner;
+	if (!rb_is_nil(tree, inner))
+		inner->parent = x;
 	y->parent = x->parent;
 	rb_set_child(tree, x->parent, x, y);
-	y->left = x;
+	*rb_link(y, side) = x;
 	x->parent = y;
 	rb_refresh(tree, x);
 	rb_refresh(tree, y);
 }
 
+/* One out-of-line copy per direction, as the callers are many. */
+static void rb_rotate_left(struct rb_root *tree, struct rb_node *x)
+{
+	rb_rotate(tree, x, RB_LEFT);
+}
+
 static void rb_rotate_right(struct rb_root *tree, struct rb_node *x)
 {
-	struct rb_node *y = x->left;
+	rb_rotate(tree, x, RB_RIGHT);
+}
 
-	x->left = y->right;
-	if (!rb_is_nil(tree, y->right))
-		y->right->parent = x;
-	y->parent = x->parent;
-	rb_set_child(tree, x->parent, x, y);
-	y->right = x;
-	x->parent = y;
-	rb_refresh(tree, x);
-	rb_refresh(tree, y);
+/* A call of the copy for @side, a constant: no test is left after inlining. */
+static rb_always_inline void rb_rotate_to(struct rb_root *tree, struct rb_node *x, bool side)
+{
+	if (side == RB_RIGHT)
+		rb_rotate_right(tree, x);
+	else
+		rb_rotate_left(tree, x);
+}
+
+/*
+ * One insertion fix-up step for red @z under a red parent that is the
+ * @side child of @g. Returns the node the loop goes on with.
+ */
+static rb_always_inline struct rb_node *rb_insert_step(struct rb_root *tree, struct rb_node *z,
+						       struct rb_node *g, bool side)
+{
+	struct rb_node *u = rb_child(g, !side);
+
+	if (u->red) {
+		z->parent->red = false;
+		u->red = false;
+		g->red = true;
+		return g;
+	}
+	if (z == rb_child(z->parent, !side)) {
+		z = z->parent;
+		rb_rotate_to(tree, z, side);
+	}
+	z->parent->red = false;
+	g->red = true;
+	rb_rotate_to(tree, g, !side);
+	return z;
 }
 
 void rb_insert(struct rb_root *tree, struct rb_node *z, struct rb_node *parent, bool left)
@@ -113,41 +166,10 @@ void rb_insert(struct rb_root *tree, struct rb_node *z, struct rb_node *parent, 
 	while (z->parent->red) {
 		struct rb_node *g = z->parent->parent;
 
-		if (z->parent == g->left) {
-			struct rb_node *u = g->right;
-
-			if (u->red) {
-				z->parent->red = false;
-				u->red = false;
-				g->red = true;
-				z = g;
-				continue;
-			}
-			if (z == z->parent->right) {
-				z = z->parent;
-				rb_rotate_left(tree, z);
-			}
-			z->parent->red = false;
-			g->red = true;
-			rb_rotate_right(tree, g);
-		} else {
-			struct rb_node *u = g->left;
-
-			if (u->red) {
-				z->parent->red = false;
-				u->red = false;
-				g->red = true;
-				z = g;
-				continue;
-			}
-			if (z == z->parent->left) {
-				z = z->parent;
-				rb_rotate_right(tree, z);
-			}
-			z->parent->red = false;
-			g->red = true;
-			rb_rotate_left(tree, g);
-		}
+		if (z->parent == g->left)
+			z = rb_insert_step(tree, z, g, RB_LEFT);
+		else
+			z = rb_insert_step(tree, z, g, RB_RIGHT);
 	}
 	tree->root->red = false;
 }
@@ -159,18 +181,55 @@ static void rb_transplant(struct rb_root *tree, struct rb_node *u, struct rb_nod
 	v->parent = u->parent;
 }
 
+/* The last node down @n's subtree on @side: its minimum (RB_LEFT) or maximum. */
+static rb_always_inline struct rb_node *rb_extreme(const struct rb_root *tree, struct rb_node *n,
+						   bool side)
+{
+	while (!rb_is_nil(tree, rb_child(n, side)))
+		n = rb_child(n, side);
+	return n;
+}
+
 static struct rb_node *rb_min(const struct rb_root *tree, struct rb_node *n)
 {
-	while (!rb_is_nil(tree, n->left))
-		n = n->left;
-	return n;
+	return rb_extreme(tree, n, RB_LEFT);
 }
 
 static struct rb_node *rb_max(const struct rb_root *tree, struct rb_node *n)
 {
-	while (!rb_is_nil(tree, n->right))
-		n = n->right;
-	return n;
+	return rb_extreme(tree, n, RB_RIGHT);
+}
+
+/*
+ * One erase fix-up step for the doubly black child of @p on @side.
+ * Returns the node the loop goes on with (the root when it is done).
+ */
+static rb_always_inline struct rb_node *rb_erase_step(struct rb_root *tree, struct rb_node *p,
+						      bool side)
+{
+	struct rb_node *w = rb_child(p, !side);
+
+	if (w->red) {
+		w->red = false;
+		p->red = true;
+		rb_rotate_to(tree, p, side);
+		w = rb_child(p, !side);
+	}
+	if (!w->left->red && !w->right->red) {
+		w->red = true;
+		return p;
+	}
+	if (!rb_child(w, !side)->red) {
+		rb_child(w, side)->red = false;
+		w->red = true;
+		rb_rotate_to(tree, w, !side);
+		w = rb_child(p, !side);
+	}
+	w->red = p->red;
+	p->red = false;
+	rb_child(w, !side)->red = false;
+	rb_rotate_to(tree, p, side);
+	return tree->root;
 }
 
 static void rb_erase_fixup(struct rb_root *tree, struct rb_node *x)
@@ -178,57 +237,10 @@ static void rb_erase_fixup(struct rb_root *tree, struct rb_node *x)
 	while (x != tree->root && !x->red) {
 		struct rb_node *p = x->parent;
 
-		if (x == p->left) {
-			struct rb_node *w = p->right;
-
-			if (w->red) {
-				w->red = false;
-				p->red = true;
-				rb_rotate_left(tree, p);
-				w = p->right;
-			}
-			if (!w->left->red && !w->right->red) {
-				w->red = true;
-				x = p;
-				continue;
-			}
-			if (!w->right->red) {
-				w->left->red = false;
-				w->red = true;
-				rb_rotate_right(tree, w);
-				w = p->right;
-			}
-			w->red = p->red;
-			p->red = false;
-			w->right->red = false;
-			rb_rotate_left(tree, p);
-			x = tree->root;
-		} else {
-			struct rb_node *w = p->left;
-
-			if (w->red) {
-				w->red = false;
-				p->red = true;
-				rb_rotate_right(tree, p);
-				w = p->left;
-			}
-			if (!w->right->red && !w->left->red) {
-				w->red = true;
-				x = p;
-				continue;
-			}
-			if (!w->left->red) {
-				w->right->red = false;
-				w->red = true;
-				rb_rotate_left(tree, w);
-				w = p->left;
-			}
-			w->red = p->red;
-			p->red = false;
-			w->left->red = false;
-			rb_rotate_right(tree, p);
-			x = tree->root;
-		}
+		if (x == p->left)
+			x = rb_erase_step(tree, p, RB_LEFT);
+		else
+			x = rb_erase_step(tree, p, RB_RIGHT);
 	}
 	x->red = false;
 }
@@ -296,26 +308,27 @@ struct rb_node *rb_last(const struct rb_root *tree)
 	return rb_empty(tree) ? NULL : rb_max(tree, tree->root);
 }
 
-struct rb_node *rb_next(const struct rb_root *tree, const struct rb_node *n)
+/* The in-order neighbour of @n towards @side (RB_RIGHT: the successor). */
+static rb_always_inline struct rb_node *rb_step(const struct rb_root *tree, const struct rb_node *n,
+						bool side)
 {
-	struct rb_node *p;
+	struct rb_node *p, *c = rb_child(n, side);
 
-	if (!rb_is_nil(tree, n->right))
-		return rb_min(tree, n->right);
-	for (p = n->parent; !rb_is_nil(tree, p) && n == p->right; p = p->parent)
+	if (!rb_is_nil(tree, c))
+		return rb_extreme(tree, c, !side);
+	for (p = n->parent; !rb_is_nil(tree, p) && n == rb_child(p, side); p = p->parent)
 		n = p;
 	return rb_is_nil(tree, p) ? NULL : p;
 }
 
+struct rb_node *rb_next(const struct rb_root *tree, const struct rb_node *n)
+{
+	return rb_step(tree, n, RB_RIGHT);
+}
+
 struct rb_node *rb_prev(const struct rb_root *tree, const struct rb_node *n)
 {
-	struct rb_node *p;
-
-	if (!rb_is_nil(tree, n->left))
-		return rb_max(tree, n->left);
-	for (p = n->parent; !rb_is_nil(tree, p) && n == p->left; p = p->parent)
-		n = p;
-	return rb_is_nil(tree, p) ? NULL : p;
+	return rb_step(tree, n, RB_LEFT);
 }
 
 /* Black height of @n's subtree, -1 on a violation; counts nodes into @count. */
