@@ -616,7 +616,11 @@ static int vm_install_fd(struct ttm_vm_range *r, unsigned long first, unsigned l
 
 	if (page->offset % VM_PAGE_SIZE || page->fd < 0)
 		return -EINVAL;
-	if (vm_mmap_fixed(dst, len, PROT_READ | PROT_WRITE, MAP_SHARED, page->fd,
+	/*
+	 * Populating costs the kernel one pass over page-cache pages that are
+	 * there already; it saves a trap per page (16384 for a 64 MiB BO).
+	 */
+	if (vm_mmap_fixed(dst, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, page->fd,
 			  (off_t)page->offset) == MAP_FAILED)
 		return -errno;
 	memset(r->state + first, TTM_VM_PAGE_MAPPED, n);

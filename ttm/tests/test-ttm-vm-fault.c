@@ -6,6 +6,7 @@
  * userfaultfd cases skip where the kernel refuses it).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -184,6 +185,73 @@ KTEST(ttm_vm_range_install_memfd_sigsegv)
 KTEST(ttm_vm_range_install_memfd_uffd)
 {
 	check_sequential(TTM_VM_FAULT_UFFD, true);
+}
+
+/*
+ * Whether the page at @addr has a page-table entry now (the present bit of
+ * /proc/self/pagemap, readable without privileges): 1, 0, or -1 when the
+ * file cannot be read here.
+ */
+static int pte_present(const void *addr)
+{
+	uint64_t entry = 0;
+	off_t off = (off_t)((uintptr_t)addr / PG * sizeof(entry));
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, &entry, sizeof(entry), off);
+	close(fd);
+	if (n != (ssize_t)sizeof(entry))
+		return -1;
+	return (int)(entry >> 63);
+}
+
+/*
+ * A memfd install leaves the page tables filled: none of the installed
+ * pages takes a kernel fault at its first access, in either mechanism.
+ */
+static void check_memfd_populated(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_vm_page pages[TTM_VM_FAULT_PREFAULT];
+	unsigned long n = TTM_VM_FAULT_PREFAULT, i;
+	struct owner o;
+	int present;
+
+	engine_setup(mode);
+	owner_init(&o, 2 * n, true);
+	present = pte_present(o.range.addr);
+	if (present < 0) {
+		owner_fini(&o);
+		KTEST_SKIP("/proc/self/pagemap not readable");
+	}
+	EXPECT_EQ(present, 0);
+	for (i = 0; i < n; i++)
+		pages[i] = (struct ttm_vm_page){.fd = o.memfd, .offset = i * PG};
+	pthread_mutex_lock(&o.lock);
+	EXPECT_EQ(ttm_vm_range_install(&o.range, 0, n, pages, ttm_cached), (long)n);
+	pthread_mutex_unlock(&o.lock);
+	/* Checked before any access: populated by the install itself. */
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(pte_present(o.range.addr + i * PG), 1);
+	EXPECT_EQ(pte_present(o.range.addr + n * PG), 0);
+	EXPECT_MEMEQ(o.range.addr, o.backing, n * PG);
+	EXPECT_EQ(atomic_load(&o.populates), 0);
+	/* The second window still faults and is populated the same way. */
+	EXPECT_MEMEQ(o.range.addr + n * PG, o.backing + n * PG, n * PG);
+	EXPECT_EQ(atomic_load(&o.populates), 1);
+	owner_fini(&o);
+}
+
+KTEST(ttm_vm_range_install_memfd_populated_sigsegv)
+{
+	check_memfd_populated(TTM_VM_FAULT_SIGSEGV);
+}
+
+KTEST(ttm_vm_range_install_memfd_populated_uffd)
+{
+	check_memfd_populated(TTM_VM_FAULT_UFFD);
 }
 
 /* Writes reach the owner on invalidation; afterwards the new content shows. */

@@ -35,6 +35,10 @@
  * Backing: a page is installed either by copy from a host pointer (the
  * range then holds a private copy, written back on invalidation) or
  * zero-copy by mapping a page of a memfd shared (no write-back needed).
+ * A memfd run is mapped with its page tables filled in the same call
+ * (MAP_POPULATE): the pages are resident already, and without it every
+ * page of the run would take one more kernel fault at its first access
+ * (a write fault on a shared mapping maps one page at a time).
  *
  * Errors: when @populate fails, or returns without installing the faulting
  * page, the accessing thread gets SIGBUS, as the kernel's VM_FAULT_SIGBUS.
@@ -244,7 +248,9 @@ void ttm_vm_range_fini(struct ttm_vm_range *range);
  * with the backing in @pages[0 .. @count - 1]; pages already present are
  * left alone (a CPU write to them is never overwritten). Called from
  * @populate with the owner lock held. @caching is recorded as the range's
- * mode. Fault point "mmap_remap" fails it with -ENOMEM (nothing installed
+ * mode. Memfd pages are mapped with their page tables populated (see
+ * "Backing"); copied pages are present once installed in both mechanisms.
+ * Fault point "mmap_remap" fails it with -ENOMEM (nothing installed
  * by the failing step). Return: pages newly installed (>= 0); -EINVAL
  * (range outside @range, bad fd offset); -ENOMEM; errors of the kernel
  * calls.
