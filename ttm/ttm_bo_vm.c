@@ -282,38 +282,39 @@ static int ttm_bo_vm_migrate(struct ttm_bo_vm *vm, struct ttm_operation_ctx *ctx
 	return ttm_bo_vm_in_place(vm) ? 0 : -EIO;
 }
 
-/* Installs the prefault window holding @page from the BO's current storage. */
-static int ttm_bo_vm_install(struct ttm_bo_vm *vm, unsigned long page,
-			     struct ttm_operation_ctx *ctx)
+/*
+ * Page descriptors a fault assembles at once; a window larger than this is
+ * installed in several calls (the array lives on the faulting thread's
+ * stack, which in SIGSEGV mode is the signal handler's).
+ */
+#define BO_VM_BATCH 64
+
+/*
+ * Installs pages [@first, @first + @n) from the BO's current storage, in
+ * batches. Reserved, the tt (if any) populated.
+ */
+static int ttm_bo_vm_install_span(struct ttm_bo_vm *vm, unsigned long first, unsigned long n,
+				  bool shadow, uint8_t *io)
 {
-	struct ttm_vm_page pages[TTM_VM_FAULT_PREFAULT];
+	struct ttm_vm_page pages[BO_VM_BATCH];
 	struct ttm_buffer_object *bo = vm->bo;
-	struct ttm_resource *res = bo->resource;
-	unsigned long first = page - page % TTM_VM_FAULT_PREFAULT;
-	unsigned long n = TTM_VM_FAULT_PREFAULT, i;
-	enum ttm_caching caching;
-	uint8_t *io = NULL;
-	long ret;
+	enum ttm_caching caching = io ? ttm_write_combined : bo->ttm->caching;
 
-	if (first + n > vm->range.num_pages)
-		n = vm->range.num_pages - first;
-	if (ttm_bo_vm_res_uses_tt(bo, res)) {
-		bool shadow;
+	while (n) {
+		unsigned long k = n < BO_VM_BATCH ? n : BO_VM_BATCH, i;
+		long ret;
 
-		ret = ttm_bo_populate(bo, ctx);
-		if (ret)
-			return (int)ret;
-		/*
-		 * A cached view on a GPU that does not snoop: the copy stands
-		 * for the CPU cache, so the GPU sees the tt (memory) without
-		 * the CPU's writes until a flush writes the copy back.
-		 */
-		shadow = bo->ttm->caching == ttm_cached && ttm_bo_vm_models_cpu_cache(bo->bdev);
-		for (i = 0; i < n; i++) {
-			void *src = ttm_tt_page_ptr(bo->ttm, first + i);
-			int fd;
+		for (i = 0; i < k; i++) {
+			void *src;
 			uint64_t off;
+			int fd;
 
+			if (io) {
+				pages[i] = (struct ttm_vm_page){
+				    .src = io + (first + i) * BO_VM_PAGE_SIZE, .fd = -1};
+				continue;
+			}
+			src = ttm_tt_page_ptr(bo->ttm, first + i);
 			if (!src)
 				return -EFAULT;
 			/*
@@ -326,22 +327,71 @@ static int ttm_bo_vm_install(struct ttm_bo_vm *vm, unsigned long page,
 			else
 				pages[i] = (struct ttm_vm_page){.src = src, .fd = -1};
 		}
-		caching = bo->ttm->caching;
+		ret = ttm_vm_range_install(&vm->range, first, k, pages, caching);
+		if (ret < 0)
+			return (int)ret;
+		first += k;
+		n -= k;
+	}
+	vm->caching = caching;
+	return 0;
+}
+
+/*
+ * Installs the prefault window holding @page from the BO's current storage;
+ * with @whole (the fault just moved the BO, so all of it is resident) the
+ * rest of the BO as well when its pages are mapped zero-copy. Only a failure
+ * on the window is an error: the other pages are a prefault, as in the
+ * kernel's fault handler, and fault again later if they could not be mapped.
+ */
+static int ttm_bo_vm_install(struct ttm_bo_vm *vm, unsigned long page, bool whole,
+			     struct ttm_operation_ctx *ctx)
+{
+	struct ttm_buffer_object *bo = vm->bo;
+	struct ttm_resource *res = bo->resource;
+	unsigned long num = vm->range.num_pages;
+	unsigned long first = page - page % TTM_VM_FAULT_PREFAULT;
+	unsigned long n = TTM_VM_FAULT_PREFAULT;
+	bool shadow = false;
+	uint8_t *io = NULL;
+	int ret;
+
+	if (first + n > num)
+		n = num - first;
+	if (ttm_bo_vm_res_uses_tt(bo, res)) {
+		uint64_t off;
+		int fd;
+
+		ret = ttm_bo_populate(bo, ctx);
+		if (ret)
+			return ret;
+		/*
+		 * A cached view on a GPU that does not snoop: the copy stands
+		 * for the CPU cache, so the GPU sees the tt (memory) without
+		 * the CPU's writes until a flush writes the copy back.
+		 */
+		shadow = bo->ttm->caching == ttm_cached && ttm_bo_vm_models_cpu_cache(bo->bdev);
+		/*
+		 * Only zero-copy pages are worth installing ahead: a copied
+		 * BO would be copied a second time, whole, for one touch.
+		 */
+		whole = whole && !shadow &&
+			!ttm_pool_page_backing(&bo->bdev->pool, ttm_tt_page_ptr(bo->ttm, page), &fd,
+					       &off);
 	} else {
 		io = ttm_bo_vm_io_reserve(bo->bdev, res);
 		if (!io)
 			return -EIO;
-		for (i = 0; i < n; i++)
-			pages[i].src = io + (first + i) * BO_VM_PAGE_SIZE;
-		caching = ttm_write_combined;
+		whole = false;
 	}
-	ret = ttm_vm_range_install(&vm->range, first, n, pages, caching);
+	ret = ttm_bo_vm_install_span(vm, first, n, shadow, io);
+	if (!ret && whole) {
+		ttm_bo_vm_install_span(vm, 0, first, false, NULL);
+		ttm_bo_vm_install_span(vm, first + n, num - first - n, false, NULL);
+	}
 	if (io)
 		ttm_bo_vm_io_free(bo->bdev, res);
-	if (ret < 0)
-		return (int)ret;
-	vm->caching = caching;
-	return 0;
+	return ret;
 }
 
 static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
@@ -349,6 +399,7 @@ static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
 	struct ttm_bo_vm *vm = range->priv;
 	struct ttm_buffer_object *bo = vm->bo;
 	struct ttm_operation_ctx ctx = {0};
+	bool moved = false;
 	int64_t lret;
 	int ret;
 
@@ -369,8 +420,9 @@ static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
 		ret = ttm_bo_vm_migrate(vm, &ctx);
 		if (ret)
 			goto out;
+		moved = ctx.moves != 0;
 	}
-	ret = ttm_bo_vm_install(vm, page, &ctx);
+	ret = ttm_bo_vm_install(vm, page, moved, &ctx);
 out:
 	ttm_bo_unreserve(bo);
 	return ret;

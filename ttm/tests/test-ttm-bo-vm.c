@@ -211,8 +211,9 @@ static void ttm_bo_mmap_write_before_evict(enum ttm_vm_fault_mode mode)
 BOTH_MODES(ttm_bo_mmap_write_before_evict)
 
 /*
- * A BO outside the CPU placement migrates once, at the first fault; one
- * page of a large BO is installed into the mapping at most once.
+ * A BO outside the CPU placement migrates once, at the first fault, which
+ * maps all of it (the pool's pages, zero-copy); one page of a large BO is
+ * installed into the mapping at most once and no later access faults.
  */
 static void ttm_bo_mmap_migrate_once(enum ttm_vm_fault_mode mode)
 {
@@ -234,7 +235,7 @@ static void ttm_bo_mmap_migrate_once(enum ttm_vm_fault_mode mode)
 	EXPECT_UEQ(st.bytes_migrated, size);
 	EXPECT_EQ(st.faults, 1);
 	/* SYSTEM pages come from the pool's memfd arena: mapped, not copied. */
-	EXPECT_EQ(st.pages_mapped, TTM_VM_FAULT_PREFAULT);
+	EXPECT_EQ(st.pages_mapped, size / PG);
 	EXPECT_EQ(st.pages_copied, 0);
 
 	/* Touch everything twice: no second migration, each page installed once. */
@@ -244,12 +245,115 @@ static void ttm_bo_mmap_migrate_once(enum ttm_vm_fault_mode mode)
 	EXPECT_EQ(st.migrations, 1);
 	EXPECT_EQ(st.pages_mapped, size / PG);
 	EXPECT_EQ(st.pages_copied, 0);
-	EXPECT_EQ(st.faults, size / PG / TTM_VM_FAULT_PREFAULT);
+	EXPECT_EQ(st.faults, 1);
 	EXPECT_EQ(st.invalidations, 0);
 	bo_unmap_put(bo);
 	teardown();
 }
 BOTH_MODES(ttm_bo_mmap_migrate_once)
+
+static void bo_validate_to(struct ttm_buffer_object *bo, uint32_t mem_type)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_test_placement tp;
+
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	EXPECT_EQ(ttm_bo_validate(bo, ttm_test_placement(&tp, mem_type, 0), &ctx), 0);
+	ttm_bo_unreserve(bo);
+	ASSERT_EQ(bo->resource->mem_type, mem_type);
+}
+
+/*
+ * A migrated BO mapped whole by one fault is still torn down by every move:
+ * after a move back to VRAM the next access faults, migrates again and sees
+ * the CPU's earlier writes; after a swap-out (no migration) the fault is an
+ * ordinary one and installs one window.
+ */
+static void ttm_bo_mmap_migrate_whole_then_move(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_test_placement tp;
+	struct ttm_buffer_object *bo;
+	uint64_t n = 256, i, sum;
+	struct ttm_bo_vm_stats st;
+	uint8_t *p;
+
+	setup(mode, 0, 1024);
+	bo = bo_create_filled(n * PG, TTM_PL_VRAM, 23);
+	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_SYSTEM, 0), &ctx, (void **)&p), 0);
+	for (i = 0; i < n; i += 17)
+		p[i * PG + 9] = (uint8_t)(0x80 + i);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.faults, 1);
+	EXPECT_EQ(st.migrations, 1);
+	EXPECT_EQ(st.pages_mapped, n);
+	sum = bo_checksum(bo);
+	EXPECT_UEQ(map_checksum(p, n * PG), sum);
+
+	/* Back to VRAM: the view goes first, the writes went with the BO. */
+	bo_validate_to(bo, TTM_PL_VRAM);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.invalidations, 1);
+	EXPECT_UEQ(bo_checksum(bo), sum);
+	EXPECT_EQ(p[17 * PG + 9], 0x80 + 17);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.faults, 2);
+	EXPECT_EQ(st.migrations, 2);
+	EXPECT_EQ(st.pages_mapped, 2 * n);
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_SYSTEM);
+	EXPECT_UEQ(map_checksum(p, n * PG), sum);
+
+	/* Written again, then swapped out: the swap-in fault maps one window. */
+	p[(n - 1) * PG] = 0x3c;
+	sum = bo_checksum(bo);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	EXPECT_GT(ttm_bo_swapout(bo, &ctx), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(vm_stats(bo).invalidations, 2);
+	EXPECT_EQ(p[(n - 1) * PG], 0x3c);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.faults, 3);
+	EXPECT_EQ(st.migrations, 2);
+	EXPECT_EQ(st.pages_mapped, 2 * n + TTM_VM_FAULT_PREFAULT);
+	EXPECT_UEQ(map_checksum(p, n * PG), sum);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_migrate_whole_then_move)
+
+/*
+ * With the CPU cache modelled the migrated pages are installed by copy:
+ * the first fault then keeps its window instead of copying the whole BO a
+ * second time, and the content is the same.
+ */
+static void ttm_bo_mmap_migrate_copy_keeps_window(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_test_placement tp;
+	struct ttm_buffer_object *bo;
+	uint64_t n = 128, sum;
+	struct ttm_bo_vm_stats st;
+	uint8_t *p;
+
+	setup(mode, 0, 512);
+	ASSERT_EQ(ttm_bo_vm_set_cpu_cache(&tdev.bdev, true), 0);
+	bo = bo_create_filled(n * PG, TTM_PL_VRAM, 24);
+	sum = bo_checksum(bo);
+	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_SYSTEM, 0), &ctx, (void **)&p), 0);
+	(void)*(volatile uint8_t *)(p + 70 * PG);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.migrations, 1);
+	EXPECT_EQ(st.pages_copied, TTM_VM_FAULT_PREFAULT);
+	EXPECT_EQ(st.pages_mapped, 0);
+	EXPECT_UEQ(map_checksum(p, n * PG), sum);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.pages_copied, n);
+	EXPECT_EQ(st.faults, n / TTM_VM_FAULT_PREFAULT);
+	bo_unmap_put(bo);
+	EXPECT_EQ(ttm_bo_vm_set_cpu_cache(&tdev.bdev, false), 0);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_migrate_copy_keeps_window)
 
 /* Sequential, random and strided first touches of BOs from 1 page to 16 MiB. */
 static void ttm_bo_mmap_touch_orders(enum ttm_vm_fault_mode mode)

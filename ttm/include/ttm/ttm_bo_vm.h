@@ -16,7 +16,12 @@
  *      not satisfy the CPU placement given at the first map (for example
  *      a visible-VRAM range, a mappable aperture part) - the whole BO moves
  *      once; later faults find it in place,
- *   4. installs a window of TTM_VM_FAULT_PREFAULT pages around the fault,
+ *   4. installs a window of TTM_VM_FAULT_PREFAULT pages around the fault;
+ *      a fault that has just migrated the BO installs all of it when its
+ *      pages are mapped zero-copy (they are all resident now, and one
+ *      populated remap costs far less than a fault per window: for a
+ *      64 MiB BO, 1024 faults and as many remaps); pages installed by copy
+ *      keep the window, so one touch never copies the whole BO twice,
  *   5. unreserves.
  * A failure in any step (allocation during migration, the "mmap_remap"
  * fault point) gives the accessing thread SIGBUS; the BO keeps its content.
