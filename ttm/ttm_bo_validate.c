@@ -31,7 +31,7 @@
 #define TTM_EVICT_MAX_DEPTH 4
 /* VRAM -> TT -> SYSTEM needs one hop; allow a driver one more. */
 #define TTM_MAX_HOPS 2
-/* Rescans after a ticketed wait found the LRU changed under us. */
+/* Looks again after an eviction scan met BOs held by others (-EAGAIN). */
 #define TTM_EVICT_MAX_RESCANS 64
 
 static int ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
@@ -214,21 +214,60 @@ static bool ttm_bo_evict_candidate(struct ttm_device *bdev, struct ttm_resource_
 }
 
 /*
+ * May eviction sleep on the reservation of @b, which someone else holds?
+ * With a ticket, yes: wait-die settles any cycle. Without one only when
+ * waiting is allowed and @b is a deleted BO with its own reservation: such a
+ * reservation is held only by whoever releases the BO (the delayed-destroy
+ * worker, another evictor, a flush), and they wait for fences, never for
+ * another reservation, so sleeping on it cannot close a cycle.
+ */
+static bool ttm_bo_evict_may_sleep_on(struct ttm_operation_ctx *ctx, struct ttm_buffer_object *b)
+{
+	if (ctx->ticket)
+		return true;
+	return !ctx->no_wait_gpu && b->deleted && b->resv == &b->base_resv;
+}
+
+/*
+ * Only live BOs held by others (without a ticket) stood in the way. Their
+ * holders may be waiting for a reservation the caller holds, so the caller
+ * must not sleep on them; it gives them a moment, growing with @rescans,
+ * and looks again.
+ */
+static void ttm_bo_evict_backoff(unsigned rescans)
+{
+	unsigned us = 100u * (rescans + 1);
+
+	usleep(us < 2000u ? us : 2000u);
+}
+
+/*
  * Free some space in memory type @mem_type for @place: release the least recently used
  * deleted BO or evict the least recently used BO, lowest priority first.
  * @self is the BO being placed (never a victim), NULL for evict-all.
+ * @rescans: how often the caller already looked again after -EAGAIN (sets
+ * the back-off).
+ *
+ * A BO reserved by someone else is a candidate only to a caller that may
+ * wait. When nothing else can go, such a caller sleeps on one (ww rules with
+ * a ticket; without one only on a deleted BO, see
+ * ttm_bo_evict_may_sleep_on()) and takes it if it is still there, or backs
+ * off when only live BOs were held; then it returns -EAGAIN and the caller
+ * tries its allocation and this scan again (bounded by TTM_EVICT_MAX_RESCANS).
+ * With no_wait_gpu a held BO counts as busy.
+ *
  * Return: 0 (one BO gone); -ENOSPC (nothing evictable); -EBUSY (only busy
- * or contended BOs); -EAGAIN (rescan); -EDEADLK/-EINTR/-EIO and errors of
- * the victim's move.
+ * BOs, or held ones with no_wait_gpu); -EAGAIN (look again);
+ * -EDEADLK/-EINTR/-EIO and errors of the victim's move.
  */
 static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 			      const struct ttm_place *place, struct ttm_buffer_object *self,
 			      uint64_t size, struct ttm_operation_ctx *ctx, unsigned depth,
-			      bool *busy)
+			      unsigned rescans, bool *busy)
 {
 	struct ttm_resource_manager *man = ttm_manager_type(bdev, mem_type);
 	struct ttm_buffer_object *victim = NULL, *contended = NULL;
-	bool locked = false, deleted = false;
+	bool locked = false, deleted = false, held = false;
 	int ret;
 
 	pthread_mutex_lock(&bdev->lru_lock);
@@ -250,9 +289,11 @@ static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 			} else if (dma_resv_trylock(b->resv)) {
 				l = true;
 			} else {
-				if (ctx->ticket && !contended)
+				if (!contended && ttm_bo_evict_may_sleep_on(ctx, b))
 					contended = ttm_bo_get_unless_zero(b);
-				else if (!ctx->ticket)
+				else if (ctx->ticket || !ctx->no_wait_gpu)
+					held = true;
+				else
 					*busy = true;
 				continue;
 			}
@@ -274,7 +315,7 @@ static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 		contended = NULL;
 	}
 	if (!victim && contended) {
-		/* Everything else was taken: sleep on the contended one, ww rules. */
+		/* Everything else was taken: sleep on the contended one. */
 		if (ctx->interruptible)
 			ret = dma_resv_lock_interruptible(contended->resv, ctx->ticket);
 		else
@@ -300,6 +341,10 @@ static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 			ttm_bo_put(contended);
 			return -EAGAIN;
 		}
+	}
+	if (!victim && held && !ctx->ticket) {
+		ttm_bo_evict_backoff(rescans);
+		return -EAGAIN;
 	}
 	if (!victim)
 		return *busy ? -EBUSY : -ENOSPC;
@@ -334,7 +379,7 @@ static int ttm_bo_evict_alloc(struct ttm_buffer_object *bo, struct ttm_resource_
 		if (ret != -ENOSPC)
 			return ret;
 		ret = ttm_bo_evict_first(bo->bdev, place->mem_type, place, bo, bo->size, ctx, depth,
-					 busy);
+					 rescans, busy);
 		if (ret == -EAGAIN && ++rescans < TTM_EVICT_MAX_RESCANS)
 			continue;
 		if (ret == -EAGAIN)
@@ -567,22 +612,9 @@ int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type, struct ttm
 		return -EINVAL;
 
 	for (;;) {
-		ret = ttm_bo_evict_first(bdev, mem_type, NULL, NULL, 0, ctx, 0, &busy);
+		ret = ttm_bo_evict_first(bdev, mem_type, NULL, NULL, 0, ctx, 0, rescans, &busy);
 		if (ret == -EAGAIN && ++rescans < TTM_EVICT_MAX_RESCANS)
 			continue;
-		/*
-		 * Without a ticket a reserved victim only reads as busy. It may be
-		 * a dead BO (a ghost of the eviction just done) that the
-		 * delayed-destroy worker is freeing this very moment, or a BO
-		 * another thread holds briefly: when waiting is allowed, help the
-		 * delayed list along, give the holder a moment and look again.
-		 */
-		if (ret == -EBUSY && !ctx->no_wait_gpu && ++rescans < TTM_EVICT_MAX_RESCANS) {
-			ttm_device_flush_delayed(bdev, false);
-			usleep(100u * rescans);
-			busy = false;
-			continue;
-		}
 		if (ret == -EAGAIN || ret == -EBUSY) {
 			busy = true;
 			break;

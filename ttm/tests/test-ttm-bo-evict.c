@@ -9,15 +9,18 @@
  * (io_mem_reserve gives the address of the resource's first page; the
  * buddy manager's io_segment finds the rest), evict_flags sending VRAM to
  * SYSTEM, the core's memcpy move, and an eviction_valuable that refuses the
- * BOs the test marked.
+ * BOs the test marked and tells a waiting thread each time it did (the
+ * cases where another thread holds a victim order their steps by it).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_buddy_manager.h>
 
+#include "../ttm_bo_internal.h"
 #include "ktest.h"
 #include "ttm_test_helpers.h"
 
@@ -29,12 +32,15 @@
  * @bdev: the device.
  * @vram: buddy manager of VRAM_PAGES pages.
  * @mem: the host buffer standing in for VRAM.
+ * @lock: protects @refusals; @refused is signalled with each refusal.
  * @refusals: eviction_valuable calls that said no.
  */
 struct evict_dev {
 	struct ttm_device bdev;
 	struct ttm_buddy_manager vram;
 	char *mem;
+	pthread_mutex_t lock;
+	pthread_cond_t refused;
 	unsigned long refusals;
 };
 
@@ -56,10 +62,23 @@ static bool edev_eviction_valuable(struct ttm_buffer_object *bo, const struct tt
 {
 	(void)place;
 	if (bo->drv_priv == &refuse_tag) {
+		pthread_mutex_lock(&edev.lock);
 		edev.refusals++;
+		pthread_cond_broadcast(&edev.refused);
+		pthread_mutex_unlock(&edev.lock);
 		return false;
 	}
 	return true;
+}
+
+static unsigned long edev_refusals(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&edev.lock);
+	n = edev.refusals;
+	pthread_mutex_unlock(&edev.lock);
+	return n;
 }
 
 static int edev_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
@@ -91,6 +110,8 @@ static const struct ttm_device_funcs edev_funcs = {
 static void edev_init(void)
 {
 	memset(&edev, 0, sizeof(edev));
+	pthread_mutex_init(&edev.lock, NULL);
+	pthread_cond_init(&edev.refused, NULL);
 	edev.mem = calloc(VRAM_PAGES, PAGE);
 	if (!edev.mem)
 		ktest_abort_case();
@@ -110,6 +131,8 @@ static void edev_fini(void)
 	EXPECT_EQ(ttm_device_fini(&edev.bdev), 0);
 	free(edev.mem);
 	edev.mem = NULL;
+	pthread_cond_destroy(&edev.refused);
+	pthread_mutex_destroy(&edev.lock);
 }
 
 static struct ttm_resource_manager *vram_man(void)
@@ -340,7 +363,7 @@ KTEST(ttm_bo_validate_eviction_valuable_refuses)
 	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.evictions, 1);
-	EXPECT_GE(edev.refusals, 2);
+	EXPECT_GE(edev_refusals(), 2);
 	EXPECT_EQ(ttm_test_bo_mem_type(bos[0]), TTM_PL_VRAM);
 	EXPECT_EQ(ttm_test_bo_mem_type(bos[1]), TTM_PL_VRAM);
 	EXPECT_EQ(ttm_test_bo_mem_type(bos[2]), TTM_PL_SYSTEM);
@@ -423,5 +446,170 @@ KTEST(ttm_bo_validate_buddy_random_content_preserved)
 	for (unsigned i = 0; i < NBO; i++)
 		ttm_bo_put(bos[i]);
 	EXPECT_UEQ(ttm_resource_manager_usage(vram_man()), 0);
+	edev_fini();
+}
+
+/**
+ * struct holder - a thread holding a victim's reservation while the test
+ * validates, like another validate or the delayed-destroy worker would.
+ * @thread: the thread.
+ * @bo: the victim; with @fence set a deleted BO the holder releases.
+ * @fence: @bo's last fence (deleted case), signalled by the holder.
+ * @held: the reservation is taken (set by the holder).
+ * @armed: the test allows the release after the next refusal past
+ *	@armed_at, which eviction can only reach after finding @bo held.
+ * @armed_at: edev.refusals when the test armed the release.
+ * @ret: what the release (ttm_bo_cleanup_refs()) returned.
+ *
+ * @held, @armed and @armed_at are protected by edev.lock.
+ */
+struct holder {
+	pthread_t thread;
+	struct ttm_buffer_object *bo;
+	struct dma_fence *fence;
+	bool held;
+	bool armed;
+	unsigned long armed_at;
+	int ret;
+};
+
+static void *holder_fn(void *arg)
+{
+	struct holder *h = arg;
+
+	dma_resv_lock(h->bo->resv, NULL);
+	pthread_mutex_lock(&edev.lock);
+	h->held = true;
+	pthread_cond_broadcast(&edev.refused);
+	while (!h->armed || edev.refusals <= h->armed_at)
+		pthread_cond_wait(&edev.refused, &edev.lock);
+	pthread_mutex_unlock(&edev.lock);
+
+	if (!h->fence) {
+		ttm_bo_unreserve(h->bo);
+		return NULL;
+	}
+	/* What the worker does once the fence signalled: release, unlock. */
+	dma_fence_signal(h->fence);
+	h->ret = ttm_bo_cleanup_refs(h->bo, false, false, true);
+	ttm_bo_put(h->bo);
+	return NULL;
+}
+
+static void holder_start(struct holder *h)
+{
+	if (pthread_create(&h->thread, NULL, holder_fn, h))
+		ktest_abort_case();
+	pthread_mutex_lock(&edev.lock);
+	while (!h->held)
+		pthread_cond_wait(&edev.refused, &edev.lock);
+	pthread_mutex_unlock(&edev.lock);
+}
+
+static void holder_arm(struct holder *h)
+{
+	pthread_mutex_lock(&edev.lock);
+	h->armed_at = edev.refusals;
+	h->armed = true;
+	pthread_mutex_unlock(&edev.lock);
+}
+
+/*
+ * Fill the second half of VRAM, behind the victim in the first half (less
+ * recently used), with a BO the driver vetoes: eviction can only make room
+ * with the victim, which the holder has reserved. The veto's refusal,
+ * reached after the scan passed the victim, is the holder's cue.
+ */
+static struct ttm_buffer_object *vram_fill_vetoed(void)
+{
+	struct ttm_buffer_object *vetoed = bo_new(VRAM_PAGES / 2, TTM_PL_VRAM, &refuse_tag);
+
+	ASSERT_EQ(ttm_test_bo_reserve_fill(vetoed, 41), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(vram_man()), (uint64_t)VRAM_PAGES * PAGE);
+	return vetoed;
+}
+
+KTEST(ttm_bo_validate_victim_held_by_other_thread_waited_for)
+{
+	struct ttm_operation_ctx nw = {.no_wait_gpu = true};
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *victim, *vetoed, *bo;
+	struct holder h = {0};
+
+	edev_init();
+	victim = bo_new(VRAM_PAGES / 2, TTM_PL_VRAM, NULL);
+	ASSERT_EQ(ttm_test_bo_reserve_fill(victim, 40), 0);
+	vetoed = vram_fill_vetoed();
+	bo = bo_new(VRAM_PAGES / 2, TTM_PL_SYSTEM, NULL);
+	ASSERT_EQ(ttm_test_bo_reserve_fill(bo, 42), 0);
+
+	h.bo = victim;
+	holder_start(&h);
+	/* Not allowed to wait: a held victim is a busy one. */
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &nw), -EBUSY);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_UEQ(nw.evictions, 0);
+
+	/* Allowed to wait: the victim is taken once its holder lets go. */
+	holder_arm(&h);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
+	pthread_join(h.thread, NULL);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(vetoed), TTM_PL_VRAM);
+	EXPECT_UEQ(ctx.evictions, 1);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 42), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(victim, 40), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(vetoed, 41), 0);
+
+	ttm_bo_put(bo);
+	ttm_bo_put(victim);
+	ttm_bo_put(vetoed);
+	edev_fini();
+}
+
+KTEST(ttm_bo_validate_deleted_victim_held_by_releaser_waited_for)
+{
+	struct ttm_operation_ctx nw = {.no_wait_gpu = true};
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *dead, *vetoed, *bo;
+	struct holder h = {0};
+	struct dma_fence *f;
+
+	edev_init();
+	dead = bo_new(VRAM_PAGES / 2, TTM_PL_VRAM, NULL);
+	vetoed = vram_fill_vetoed();
+	f = ttm_test_bo_busy(dead, DMA_RESV_USAGE_KERNEL);
+	ASSERT_NOT_NULL(f);
+	/* Busy at its last put: deleted, kept alive by the delayed list. */
+	ttm_bo_put(dead);
+	EXPECT_UEQ(atomic_load(&edev.bdev.stats.ddestroy), 1);
+	/* The holder's own reference: the fence keeps the list's one there. */
+	ASSERT_NOT_NULL(ttm_bo_get_unless_zero(dead));
+	bo = bo_new(VRAM_PAGES / 2, TTM_PL_SYSTEM, NULL);
+	ASSERT_EQ(ttm_test_bo_reserve_fill(bo, 43), 0);
+
+	h.bo = dead;
+	h.fence = f;
+	holder_start(&h);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &nw), -EBUSY);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
+
+	/* The releaser frees it while validate sleeps on its reservation. */
+	holder_arm(&h);
+	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
+	pthread_join(h.thread, NULL);
+	EXPECT_EQ(h.ret, 0);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(vetoed), TTM_PL_VRAM);
+	/* Released, never moved. */
+	EXPECT_UEQ(ctx.evictions, 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(vram_man()), (uint64_t)VRAM_PAGES * PAGE);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 43), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(vetoed, 41), 0);
+
+	dma_fence_put(f);
+	ttm_bo_put(bo);
+	ttm_bo_put(vetoed);
 	edev_fini();
 }

@@ -235,11 +235,21 @@ void ttm_bo_unpin(struct ttm_buffer_object *bo);
  * move fence of the target type is waited for, or with no_wait_gpu the next
  * place is tried. -EMULTIHOP from the driver's move goes through the hop.
  * An empty placement guts the BO (ttm_bo_pipeline_gutting()).
+ *
+ * Victims reserved by someone else: with ctx->ticket they are locked under
+ * the ww rules (-EDEADLK). Without one, when waiting is allowed (no
+ * no_wait_gpu) and nothing else can go, validate sleeps on a deleted BO's
+ * reservation (its holder is only releasing it, as the delayed-destroy
+ * worker does) and backs off briefly and looks again while live BOs are
+ * held, a bounded number of times, then reports -EBUSY; with no_wait_gpu a
+ * held victim counts as busy at once.
+ *
  * Return: 0; -EINVAL (pinned BO that would have to move, NULL/unknown
  * memory type, place outside the type); -ENOMEM when nothing fits after
- * eviction; -EBUSY (no_wait_gpu and only busy BOs stand in the way, or the
- * BO itself is busy and must move); -EDEADLK (ticket back-off while locking
- * a victim); -EINTR; -EIO. On failure the BO keeps its resource and content.
+ * eviction; -EBUSY (no_wait_gpu and only busy BOs stand in the way, the BO
+ * itself is busy and must move, or BOs held by others did not come free);
+ * -EDEADLK (ticket back-off while locking a victim); -EINTR; -EIO. On
+ * failure the BO keeps its resource and content.
  */
 int ttm_bo_validate(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
 		    struct ttm_operation_ctx *ctx);
@@ -254,10 +264,13 @@ int ttm_bo_wait_ctx(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)
 /**
  * ttm_bo_evict_mem_type() - evict every BO from memory type @mem_type (the
  * 2007 MM_LOCK / VT-switch case; also used before ttm_resource_manager
- * fini). Waits for busy BOs unless ctx->no_wait_gpu. Pinned BOs stay.
+ * fini). Waits for busy BOs unless ctx->no_wait_gpu. Pinned BOs stay. BOs
+ * reserved by someone else are treated as in ttm_bo_validate() (a deleted
+ * one is waited for, live ones are looked at again a bounded number of times).
  * Return: 0 when the type is empty of evictable BOs; -EBUSY when pinned BOs
- * remain (reported after evicting everything else) or, with no_wait_gpu,
- * busy ones; -EINVAL for an unregistered type; errors of validate.
+ * remain (reported after evicting everything else), BOs held by others did
+ * not come free or, with no_wait_gpu, busy ones; -EINVAL for an unregistered
+ * type; errors of validate.
  */
 int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type,
 			  struct ttm_operation_ctx *ctx);
