@@ -613,11 +613,15 @@ int ttm_drm_info_print(int fd, FILE *f)
 		ddev->driver->num_fence_classes, ddev->driver->fence_types | DRM_FENCE_TYPE_EXE);
 	for (unsigned t = TTM_PL_TT; t < TTM_NUM_MEM_TYPES; t++) {
 		const struct ttm_drm_mem_type *mt = &ddev->mem[t];
+		const struct ttm_resource_manager *man = ttm_manager_type(&ddev->bdev, t);
 
 		if (mt->rman)
 			fprintf(f, "  mem type %u: pages %llu+%llu%s\n", t,
 				(unsigned long long)mt->p_offset, (unsigned long long)mt->p_size,
 				mt->locked ? " (locked)" : "");
+		else if (man && (ddev->driver->mem_types & (1u << t)))
+			fprintf(f, "  mem type %u: pages 0+%llu (driver's)\n", t,
+				(unsigned long long)man->size);
 	}
 	while ((obj = ttm_drm_idr_next(&ddev->objects, &id))) {
 		if (obj->type == TTM_DRM_OBJECT_BO)

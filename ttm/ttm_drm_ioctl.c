@@ -15,6 +15,14 @@
  * at its new home with the same content. 2008 made such a validate wait
  * for the unmap; invalidation makes the wait unnecessary, and a mapping no
  * longer blocks eviction. ttm_drm_mmap() returns the range's address.
+ * Memory the CPU cannot reach (stolen, device-local memory above the
+ * CPU-visible window, as the driver's cpu_visible_pages hook says) is left
+ * at the first fault: the buffer moves once to the visible window if there
+ * is room, else to TT or LOCAL, and stays there for every later fault. The
+ * CPU placement is fixed by the buffer's first BO_MAP (ttm_bo_mmap()), so a
+ * type MM_INIT creates or MM_LOCK releases later is not a fault target for
+ * a buffer mapped before, and a type MM_LOCK takes later stays one (faults
+ * do not run under mm_lock); ttm_drm_bo_map_stats() reports the counts.
  *
  * Fences: a fence object wraps the driver's dma_fence; dma_fence has one
  * signalled state, so all types of a fence signal together: @signaled is
@@ -432,6 +440,30 @@ static uint64_t ttm_drm_mem_flag(unsigned mem_type)
 }
 
 /*
+ * The manager of non-LOCAL @mem_type buffers may be placed in: one MM_INIT
+ * created, or one the driver registered and declared in its @mem_types.
+ * NULL when there is none. Caller holds mm_lock.
+ */
+static struct ttm_resource_manager *ttm_drm_mem_man(struct ttm_drm_device *ddev, unsigned mem_type)
+{
+	if (ddev->mem[mem_type].rman)
+		return &ddev->mem[mem_type].rman->manager;
+	if (ddev->driver->mem_types & (1u << mem_type))
+		return ttm_manager_type(&ddev->bdev, mem_type);
+	return NULL;
+}
+
+/* Pages of non-LOCAL @mem_type (0 without a manager). Caller holds mm_lock. */
+static uint64_t ttm_drm_mem_pages(struct ttm_drm_device *ddev, unsigned mem_type)
+{
+	struct ttm_resource_manager *man = ttm_drm_mem_man(ddev, mem_type);
+
+	if (ddev->mem[mem_type].rman)
+		return ddev->mem[mem_type].p_size;
+	return man ? man->size : 0;
+}
+
+/*
  * Check @flags (a full new flag set) and build the placement of its memory
  * bits in @places. Caller holds mm_lock (read or write).
  * Return: 0; -EINVAL (unknown bits, no memory bit, a type without a
@@ -449,7 +481,7 @@ static int ttm_drm_flags_to_placement(struct ttm_drm_device *ddev, uint64_t flag
 
 		if (!(flags & ttm_drm_mem_flag(t)))
 			continue;
-		if (t != DRM_BO_MEM_LOCAL && !ddev->mem[t].rman)
+		if (t != DRM_BO_MEM_LOCAL && !ttm_drm_mem_man(ddev, t))
 			return -EINVAL;
 		allowed++;
 		if (t != DRM_BO_MEM_LOCAL && ddev->mem[t].locked)
@@ -492,10 +524,11 @@ static uint64_t ttm_drm_max_pages(struct ttm_drm_device *ddev, uint64_t flags)
 		if (!(flags & ttm_drm_mem_flag(t)))
 			continue;
 		n = t == DRM_BO_MEM_LOCAL || t == DRM_BO_MEM_TT ? gs.limit_pages : 0;
-		if (t != DRM_BO_MEM_LOCAL && ddev->mem[t].rman && ddev->mem[t].p_size < n)
-			n = ddev->mem[t].p_size;
+		if (t != DRM_BO_MEM_LOCAL && ttm_drm_mem_man(ddev, t) &&
+		    ttm_drm_mem_pages(ddev, t) < n)
+			n = ttm_drm_mem_pages(ddev, t);
 		if (t != DRM_BO_MEM_LOCAL && t != DRM_BO_MEM_TT)
-			n = ddev->mem[t].p_size;
+			n = ttm_drm_mem_pages(ddev, t);
 		if (n > max)
 			max = n;
 	}
@@ -718,6 +751,40 @@ static void ttm_drm_bo_drop_maps(struct ttm_drm_bo *dbo, unsigned long maps)
 }
 
 /*
+ * Where faults of a buffer may leave it or move it so the CPU reaches it
+ * (see ttm_drm_driver.cpu_visible_pages): the visible part of every
+ * non-tt type in preference order, then TT, then LOCAL, which is always
+ * there. @places has room for TTM_NUM_MEM_TYPES. Caller holds mm_lock.
+ * Return: the number of places; 0 when the driver has no hook (faults
+ * then take any CPU-reachable resource and move others to LOCAL).
+ */
+static unsigned ttm_drm_cpu_placement(struct ttm_drm_device *ddev, struct ttm_place *places)
+{
+	unsigned n = 0;
+
+	if (!ddev->driver->cpu_visible_pages)
+		return 0;
+	for (unsigned i = 0; i < DRM_BO_MEM_TYPES; i++) {
+		unsigned t = ttm_drm_mem_order[i];
+		uint64_t visible, pages;
+
+		if (t == DRM_BO_MEM_LOCAL || !ttm_drm_mem_man(ddev, t) || ddev->mem[t].locked)
+			continue;
+		pages = ttm_drm_mem_pages(ddev, t);
+		visible = t == DRM_BO_MEM_TT ? pages : ddev->driver->cpu_visible_pages(ddev, t);
+		if (!visible)
+			continue;
+		/* lpfn 0 is "to the end of the type". */
+		places[n++] = (struct ttm_place){
+		    .mem_type = t,
+		    .lpfn = visible < pages ? (uint32_t)visible : 0,
+		};
+	}
+	places[n++] = (struct ttm_place){.mem_type = DRM_BO_MEM_LOCAL};
+	return n;
+}
+
+/*
  * BO_MAP: in handle, mask (READ/WRITE access), hint (DONT_BLOCK); waits
  * for the buffer to be idle, counts the map for the client and
  * maps it through ttm_bo_vm. Return: 0; -EBUSY (DONT_BLOCK and busy or
@@ -729,6 +796,8 @@ static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 	struct drm_bo_map_wait_idle_arg *arg = data;
 	struct drm_bo_info_req req = arg->d.req;
 	struct ttm_operation_ctx ctx = {.interruptible = true};
+	struct ttm_place places[TTM_NUM_MEM_TYPES];
+	struct ttm_placement cpu = {0, places};
 	struct ttm_drm_bo *dbo;
 	void *addr = NULL;
 	int ret;
@@ -752,8 +821,9 @@ static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 	ttm_bo_unreserve(&dbo->tbo);
 	if (ret)
 		goto out;
-	/* ttm_bo_mmap() reserves by itself. */
-	ret = ttm_bo_mmap(&dbo->tbo, NULL, &ctx, &addr);
+	/* ttm_bo_mmap() reserves by itself; only the first map's placement counts. */
+	cpu.num_placement = ttm_drm_cpu_placement(ddev, places);
+	ret = ttm_bo_mmap(&dbo->tbo, cpu.num_placement ? &cpu : NULL, &ctx, &addr);
 	if (ret) {
 		ttm_drm_bo_drop_maps(dbo, 1);
 		goto out;
@@ -1391,6 +1461,25 @@ int ttm_drm_ioctl(int fd, unsigned long request, void *arg)
 		else
 			ret = desc->func(file, arg);
 	}
+	ttm_drm_file_put(file);
+	return ret;
+}
+
+int ttm_drm_bo_map_stats(int fd, uint32_t handle, struct ttm_bo_vm_stats *st)
+{
+	struct ttm_drm_file *file = ttm_drm_file_get_fd(fd);
+	struct ttm_drm_bo *dbo;
+	int ret;
+
+	if (!file)
+		return -EBADF;
+	dbo = st ? ttm_drm_bo_lookup(file, handle) : NULL;
+	if (!dbo) {
+		ttm_drm_file_put(file);
+		return -EINVAL;
+	}
+	ret = ttm_bo_vm_get_stats(&dbo->tbo, st);
+	ttm_drm_object_put(&dbo->base);
 	ttm_drm_file_put(file);
 	return ret;
 }

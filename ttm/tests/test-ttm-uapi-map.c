@@ -5,7 +5,9 @@
  * mechanisms: touch orders (sequential, random, strided) on buffers of one
  * page to 64 MiB with content checksums after a move, two clients sharing
  * a buffer across a move, a write followed at once by an eviction, swap-out
- * of a mapped buffer, and faults racing evictions from another thread.
+ * of a mapped buffer, faults racing evictions from another thread, and a
+ * buffer in VRAM above the CPU-visible window read through its mapping
+ * (one move at the first fault, to the window or else to TT).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -409,4 +411,177 @@ KTEST(ttm_uapi_map_fault_races_eviction_uffd)
 KTEST(ttm_uapi_map_fault_races_eviction_sigsegv)
 {
 	run_race(TTM_VM_FAULT_SIGSEGV);
+}
+
+static int bo_info(int fd, uint32_t handle, struct drm_bo_info_rep *rep)
+{
+	struct drm_bo_reference_info_arg arg;
+	int ret;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.handle = handle;
+	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_INFO, &arg);
+	if (!ret && rep)
+		*rep = arg.d.rep;
+	return ret;
+}
+
+/* Pages of @p whose content is not pattern @seed, read in @order. */
+static size_t bad_pages(const uint64_t *p, size_t pages, enum touch_order order, uint64_t seed)
+{
+	size_t *list = touch_list(pages, order), bad = 0;
+
+	ASSERT_NOT_NULL(list);
+	for (size_t i = 0; i < pages; i++) {
+		size_t pg = list[i];
+
+		for (size_t w = 0; w < PG / 8; w++) {
+			if (p[pg * (PG / 8) + w] != pattern(pg, w, seed)) {
+				bad++;
+				break;
+			}
+		}
+	}
+	free(list);
+	return bad;
+}
+
+/*
+ * A shared buffer of @pages filled through a LOCAL mapping, then moved by
+ * SETSTATUS into VRAM above the CPU-visible window (a NO_EVICT buffer of a
+ * second client fills the window, so the range manager has to go above
+ * it). With @room that client leaves before the first read, so the fault
+ * can move the buffer into the window; without, the window stays full and
+ * the buffer goes to TT. Either way every page read in @order holds the
+ * pattern, the buffer moved exactly once however many pages were touched,
+ * BO_INFO names the CPU-visible home, and a third client mapping the same
+ * buffer sees the same bytes without another move.
+ */
+static void run_nonvisible(size_t pages, enum touch_order order, bool room)
+{
+	const uint64_t window = (uint64_t)MOCK_VRAM_VISIBLE_PAGES * PG;
+	struct ttm_drm_device *dev = mock_uapi_start("uapi-map-nonvisible");
+	struct drm_bo_info_rep filler, bo, info;
+	uint64_t seed = ktest_rand();
+	struct ttm_bo_vm_stats st;
+	int fd, ffill, fshare, err;
+	uint64_t *p, *q;
+
+	ASSERT_NOT_NULL(dev);
+	fd = ttm_drm_open(dev);
+	ffill = ttm_drm_open(dev);
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(ffill, 0);
+	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_VRAM, MOCK_VRAM_VISIBLE_PAGES + pages), 0);
+	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, pages + 16), 0);
+	ASSERT_EQ(uapi_create_bo(ffill, RW | DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, window,
+				 &filler),
+		  0);
+	EXPECT_UEQ(filler.offset, 0);
+
+	ASSERT_EQ(
+	    uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &bo),
+	    0);
+	p = uapi_bo_map(fd, bo.handle, &err);
+	ASSERT_NOT_NULL(p);
+	for (size_t pg = 0; pg < pages; pg++)
+		fill_page(p, pg, seed);
+	ASSERT_EQ(bo_move(fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
+	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
+	EXPECT_UGE(info.offset, window);
+	ASSERT_EQ(ttm_drm_bo_map_stats(fd, bo.handle, &st), 0);
+	EXPECT_UEQ(st.migrations, 0);
+
+	if (room)
+		EXPECT_EQ(ttm_drm_close(ffill), 0);
+	EXPECT_UEQ(bad_pages(p, pages, order, seed), 0);
+	ASSERT_EQ(ttm_drm_bo_map_stats(fd, bo.handle, &st), 0);
+	EXPECT_UEQ(st.migrations, 1);
+	EXPECT_UEQ(st.bytes_migrated, pages * PG);
+	EXPECT_UEQ(st.sigbus, 0);
+	ASSERT_EQ(bo_info(fd, bo.handle, &info), 0);
+	if (room) {
+		EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
+		EXPECT_ULE(info.offset + pages * PG, window);
+	} else {
+		EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
+	}
+	/* Every page again, as a whole: no second move. */
+	EXPECT_UEQ(checksum_words(p, pages * PG / 8), expected_checksum(pages, seed));
+
+	fshare = ttm_drm_open(dev);
+	ASSERT_GE(fshare, 0);
+	ASSERT_EQ(uapi_bo_ref(fshare, bo.handle), 0);
+	q = uapi_bo_map(fshare, bo.handle, &err);
+	ASSERT_NOT_NULL(q);
+	EXPECT_UEQ(checksum_words(q, pages * PG / 8), expected_checksum(pages, seed));
+	ASSERT_EQ(ttm_drm_bo_map_stats(fshare, bo.handle, &st), 0);
+	EXPECT_UEQ(st.migrations, 1);
+
+	EXPECT_EQ(uapi_bo_unmap(fshare, bo.handle), 0);
+	EXPECT_EQ(ttm_drm_close(fshare), 0);
+	EXPECT_EQ(uapi_bo_unmap(fd, bo.handle), 0);
+	if (!room)
+		EXPECT_EQ(ttm_drm_close(ffill), 0);
+	EXPECT_EQ(ttm_drm_close(fd), 0);
+	EXPECT_EQ(mock_uapi_stop(dev), 0);
+}
+
+static const size_t nonvisible_sizes[] = {1, 17, MOCK_VRAM_VISIBLE_PAGES};
+
+static void run_nonvisible_all(enum ttm_vm_fault_mode mode, enum touch_order order)
+{
+	if (!use_mode(mode))
+		return;
+	for (size_t i = 0; i < sizeof(nonvisible_sizes) / sizeof(nonvisible_sizes[0]); i++)
+		run_nonvisible(nonvisible_sizes[i], order, true);
+}
+
+KTEST(ttm_uapi_map_nonvisible_vram_sequential_uffd)
+{
+	run_nonvisible_all(TTM_VM_FAULT_UFFD, TOUCH_SEQ);
+}
+
+KTEST(ttm_uapi_map_nonvisible_vram_sequential_sigsegv)
+{
+	run_nonvisible_all(TTM_VM_FAULT_SIGSEGV, TOUCH_SEQ);
+}
+
+KTEST(ttm_uapi_map_nonvisible_vram_random_uffd)
+{
+	run_nonvisible_all(TTM_VM_FAULT_UFFD, TOUCH_RANDOM);
+}
+
+KTEST(ttm_uapi_map_nonvisible_vram_random_sigsegv)
+{
+	run_nonvisible_all(TTM_VM_FAULT_SIGSEGV, TOUCH_RANDOM);
+}
+
+KTEST(ttm_uapi_map_nonvisible_vram_strided_uffd)
+{
+	run_nonvisible_all(TTM_VM_FAULT_UFFD, TOUCH_STRIDED);
+}
+
+KTEST(ttm_uapi_map_nonvisible_vram_strided_sigsegv)
+{
+	run_nonvisible_all(TTM_VM_FAULT_SIGSEGV, TOUCH_STRIDED);
+}
+
+/* The visible window is held by a NO_EVICT buffer: the fault moves to TT instead. */
+static void run_nonvisible_window_full(enum ttm_vm_fault_mode mode)
+{
+	if (!use_mode(mode))
+		return;
+	run_nonvisible(1, TOUCH_SEQ, false);
+	run_nonvisible(MOCK_VRAM_VISIBLE_PAGES, TOUCH_RANDOM, false);
+}
+
+KTEST(ttm_uapi_map_nonvisible_vram_window_full_uffd)
+{
+	run_nonvisible_window_full(TTM_VM_FAULT_UFFD);
+}
+
+KTEST(ttm_uapi_map_nonvisible_vram_window_full_sigsegv)
+{
+	run_nonvisible_window_full(TTM_VM_FAULT_SIGSEGV);
 }

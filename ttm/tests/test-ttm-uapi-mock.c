@@ -3,9 +3,14 @@
  * The mock driver behind the uAPI tests: two fence classes whose fences
  * signal on FENCE_FLUSH (or when a test calls mock_uapi_signal_all()), a
  * driver fence type "RW" for buffers with READ/WRITE access, evictions
- * VRAM -> TT -> LOCAL, and a VRAM arena the CPU can reach (io_mem_reserve),
- * so VRAM buffers can be mapped. Its entry points are plain functions so
- * the 2008-style client test can use it without any TTM header.
+ * VRAM -> TT -> LOCAL, and a VRAM arena of MOCK_VRAM_PAGES of which the
+ * CPU reaches only the first MOCK_VRAM_VISIBLE_PAGES (io_mem_reserve, and
+ * the cpu_visible_pages hook saying so), as a discrete part's small BAR:
+ * a buffer above the window is mapped by moving it at its first fault.
+ * Moves run the core's memcpy with the whole arena addressable, standing
+ * for the part's copy engine, which reaches all of VRAM. Its entry points
+ * are plain functions so the 2008-style client test can use it without
+ * any TTM header.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +23,12 @@
 #include "test-ttm-uapi-mock.h"
 
 #define MOCK_FENCE_TYPE_RW 0x2u
-#define MOCK_VRAM_PAGES 1024u
+
+/*
+ * Set while this thread runs a move: the copy engine reaches every page of
+ * the arena, the CPU only the visible window.
+ */
+static _Thread_local bool mock_in_copy_engine;
 
 struct mock_fence {
 	struct dma_fence base;
@@ -128,8 +138,9 @@ static int mock_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res
 {
 	struct mock_uapi *m = to_mock(to_ttm_drm_device(bdev));
 	uint64_t pages = res->size >> TTM_PAGE_SHIFT;
+	uint64_t reach = mock_in_copy_engine ? MOCK_VRAM_PAGES : MOCK_VRAM_VISIBLE_PAGES;
 
-	if (res->mem_type != TTM_PL_VRAM || res->start + pages > MOCK_VRAM_PAGES)
+	if (res->mem_type != TTM_PL_VRAM || res->start + pages > reach)
 		return -EINVAL;
 	res->bus.addr = m->vram + (res->start << TTM_PAGE_SHIFT);
 	res->bus.offset = res->start << TTM_PAGE_SHIFT;
@@ -137,8 +148,25 @@ static int mock_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res
 	return 0;
 }
 
+static int mock_move(struct ttm_buffer_object *bo, bool evict, struct ttm_operation_ctx *ctx,
+		     struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	int ret;
+
+	mock_in_copy_engine = true;
+	ret = ttm_bo_move_memcpy(bo, ctx, new_mem);
+	mock_in_copy_engine = false;
+	return ret;
+}
+
+static uint64_t mock_cpu_visible_pages(struct ttm_drm_device *ddev, uint32_t mem_type)
+{
+	return mem_type == TTM_PL_VRAM ? MOCK_VRAM_VISIBLE_PAGES : 0;
+}
+
 static const struct ttm_device_funcs mock_funcs = {
 	.evict_flags = mock_evict_flags,
+	.move = mock_move,
 	.io_mem_reserve = mock_io_mem_reserve,
 };
 
@@ -148,6 +176,7 @@ static const struct ttm_drm_driver mock_driver = {
 	.fence_emit = mock_fence_emit,
 	.fence_flush = mock_fence_flush,
 	.fence_type = mock_fence_type,
+	.cpu_visible_pages = mock_cpu_visible_pages,
 };
 
 struct ttm_drm_device *mock_uapi_start(const char *name)

@@ -13,6 +13,13 @@
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
 
+/*
+ * The mock's VRAM arena: MM_INIT of VRAM may cover up to MOCK_VRAM_PAGES;
+ * the CPU reaches the first MOCK_VRAM_VISIBLE_PAGES of them.
+ */
+#define MOCK_VRAM_PAGES 4096u
+#define MOCK_VRAM_VISIBLE_PAGES 1024u
+
 struct ttm_drm_device *mock_uapi_start(const char *name);
 int mock_uapi_stop(struct ttm_drm_device *ddev);
 void mock_uapi_signal_all(struct ttm_drm_device *ddev);

@@ -47,6 +47,7 @@
 #define TTM_DRM_MAX_FENCE_CLASSES 8
 #define TTM_DRM_NAME_LEN 32
 
+struct ttm_bo_vm_stats;
 struct ttm_drm_device;
 struct ttm_drm_file;
 struct ttm_drm_object;
@@ -133,6 +134,29 @@ struct ttm_drm_driver {
 	 * negative errno. Without it, every index is -EINVAL.
 	 */
 	int (*command)(struct ttm_drm_file *file, unsigned index, void *data, size_t size);
+	/**
+	 * @cpu_visible_pages: optional. How many pages from the start of
+	 * memory type @mem_type (VRAM or a PRIVn type, never TT or LOCAL)
+	 * the CPU reaches, i.e. below which the driver's io_mem_reserve
+	 * succeeds: 0 for memory only the GPU reaches (stolen), UINT64_MAX
+	 * (or anything at or above the type's size) for all of it. With it,
+	 * BO_MAP gives the buffer's faults a CPU placement: the visible part
+	 * of every such type, then TT, then LOCAL (types MM_LOCK holds at
+	 * the first BO_MAP are left out), so a buffer the CPU cannot reach
+	 * where it is moves once, at its first fault, into the visible
+	 * window when there is room, else to TT or LOCAL. Without it, such a
+	 * buffer moves to LOCAL.
+	 */
+	uint64_t (*cpu_visible_pages)(struct ttm_drm_device *ddev, uint32_t mem_type);
+	/**
+	 * @mem_types: memory types (bit 1 << DRM_BO_MEM_*) whose managers the
+	 * driver registered itself in @bdev (stolen memory, device-local
+	 * memory): BO_CREATE and SETSTATUS may place buffers there while the
+	 * manager exists, with no MM_INIT (which, like MM_TAKEDOWN and
+	 * MM_LOCK, refuses them with -EINVAL: the driver owns their
+	 * lifetime). LOCAL and types set up by MM_INIT need no bit.
+	 */
+	uint32_t mem_types;
 };
 
 /**
@@ -456,6 +480,16 @@ int ttm_drm_ref_map(struct ttm_drm_file *file, uint32_t handle, int delta);
 
 /** ttm_drm_file_maps() - BO_MAPs @file holds on @handle (0 when none). */
 int ttm_drm_file_maps(struct ttm_drm_file *file, uint32_t handle);
+
+/**
+ * ttm_drm_bo_map_stats() - the CPU-mapping counters of buffer @handle as
+ * client @fd may use it: faults, pages installed, and the migrations
+ * faults did (moves to CPU-reachable memory) with their bytes. For tests
+ * and tools; reserves the buffer (blocking), so not from a thread that
+ * holds its reservation. Return: 0; -EBADF; -EINVAL (@st NULL, handle
+ * not usable by the client); -ENOENT (never mapped).
+ */
+int ttm_drm_bo_map_stats(int fd, uint32_t handle, struct ttm_bo_vm_stats *st);
 
 /** ttm_drm_file_get_fd() - the open file of @fd with a reference, or NULL. */
 struct ttm_drm_file *ttm_drm_file_get_fd(int fd);
