@@ -390,6 +390,20 @@ unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, 
 	return n;
 }
 
+unsigned long ttm_pool_os_pages(struct ttm_pool *pool)
+{
+	unsigned long n = 0;
+	unsigned int o;
+	int c;
+
+	pthread_mutex_lock(&pool->lock);
+	for (c = 0; c < TTM_NUM_CACHING_TYPES; c++)
+		for (o = 0; o <= TTM_POOL_MAX_ORDER; o++)
+			n += pool->types[c][o].os_allocs << o;
+	pthread_mutex_unlock(&pool->lock);
+	return n;
+}
+
 void ttm_pool_print(struct ttm_pool *pool, FILE *out)
 {
 	int c;

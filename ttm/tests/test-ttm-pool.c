@@ -177,6 +177,31 @@ KTEST(ttm_pool_shrink_frees_to_os)
 	ttm_pool_fini(&pool);
 }
 
+/* Fresh OS pages are counted once: recycling adds none, a shrink makes the next ones fresh. */
+KTEST(ttm_pool_os_pages_counts_fresh_blocks)
+{
+	struct ttm_pool pool;
+	struct ttm_tt tt;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	EXPECT_EQ(ttm_pool_os_pages(&pool), 0);
+	fake_tt(&tt, 512 + 3, ttm_cached, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	EXPECT_EQ(ttm_pool_os_pages(&pool), 515);
+	ttm_pool_free(&pool, &tt, false);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	EXPECT_EQ(ttm_pool_os_pages(&pool), 515);
+	ttm_pool_free(&pool, &tt, false);
+	EXPECT_EQ(ttm_pool_shrink(&pool, ULONG_MAX), 515);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	EXPECT_EQ(ttm_pool_os_pages(&pool), 2 * 515);
+	ttm_pool_free(&pool, &tt, false);
+	fake_tt_fini(&tt);
+	ttm_pool_fini(&pool);
+	EXPECT_EQ(global_pages(), 0);
+}
+
 KTEST(ttm_pool_cap_trims_free_pages_first)
 {
 	struct ttm_global_config cfg = {.limit_pages = 64};

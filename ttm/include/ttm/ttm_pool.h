@@ -128,6 +128,15 @@ unsigned long ttm_pool_shrink(struct ttm_pool *pool, unsigned long nr_pages);
  */
 int ttm_pool_page_backing(struct ttm_pool *pool, const void *page, int *fd, uint64_t *offset);
 
+/**
+ * ttm_pool_os_pages() - 4 KiB pages @pool has taken fresh from the OS since
+ * init (blocks no free list could serve), over every bucket. A caller that
+ * times an allocation reads it before and after to tell recycled pages,
+ * already faulted in, from new ones the kernel still has to allocate and
+ * zero. Takes @lock.
+ */
+unsigned long ttm_pool_os_pages(struct ttm_pool *pool);
+
 /* Free blocks in bucket [@caching][@order]; 0 for invalid arguments. */
 unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, unsigned int order);
 
