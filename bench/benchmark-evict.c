@@ -3,40 +3,60 @@
  * benchmark-evict: eviction thrash (issue 7, item 2).
  *
  * A working set of BOs from 0.5x to 4x the capacity of device-local memory
- * (VRAM of bench_mockdev: every move in or out is a copy) is validated into
- * VRAM in one of three orders, by 1 and by N clients (threads):
- *   cyclic   every BO in turn (LRU-hostile: above capacity each validate
+ * is accessed in one of three orders, by 1 and by N clients (threads):
+ *   cyclic   every BO in turn (LRU-hostile: above capacity each access
  *            evicts exactly the BO needed soonest)
  *   random   uniform
  *   zipf     Zipfian, s = 0.99, hot BOs scattered over the set
- * Per pattern and working-set ratio (metric prefix evict.<pattern>.ws<pct>,
- * <pattern> suffixed _c<N> for N clients):
- *   .throughput                validated bytes per second (BO size per
- *                              validate), vs memcpy bandwidth
- *   .evictions_per_validate    evictions per validate
- *   .bytes_moved_per_validate  bytes moved per validate (out and in)
- *   .copy_bw                   bytes moved per second of the validates that
- *                              moved something, vs memcpy (copy efficiency)
- * each sampled over --reps time-bounded repetitions. Targets: cyclic above
- * capacity at most one eviction per validate; copy efficiency >= 0.8 of
- * memcpy for BOs of 1 MiB and more; Zipfian at 2x at least 0.25 of its
- * in-capacity (0.5x) throughput.
  *
- * Back ends (parameter "backend"):
- *  sim   (default) the i915 driver on the simulated GPU: the BOs are SMEM
- *        objects validated into lmem of --capacity-mib (not CPU-visible), so
- *        evictions and moves in are blits through a GGTT hop, pipelined
- *        behind fences. A validate is timed until the BO is idle (its blit
- *        done), which the core's synchronous memcpy is by construction.
+ * One access is what a client does to use a buffer: validate it into
+ * device-local memory (reserve, ttm_bo_validate(), on sim and hw until the
+ * BO is idle, i.e. its move is done), then have the device use every byte
+ * of it and wait for that use to finish. Per back end:
+ *  sim   (default) the i915 driver on the simulated GPU. The BOs are LMEM
+ *        objects in lmem of --capacity-mib (not CPU-visible), so evictions
+ *        and moves in are blits through a GGTT hop, pipelined behind
+ *        fences. The use is a batch submitted through i915_gem_execbuffer()
+ *        on the blitter: one XY_FAST_COPY_BLT of the BO's first half onto
+ *        its second half (the GPU reads one half and writes the other, so
+ *        every byte is touched once), its addresses patched by relocations
+ *        against the BO (re-validated there, a GGTT range mapped over it);
+ *        the request's fence is attached to the BO as a write, and the
+ *        client waits for it. Each client has its own batch object. Before
+ *        the first point one access is checked: the second half must hold
+ *        what was written to the first.
  *  core  the TTM core over bench_mockdev (host-memory VRAM, memcpy moves).
+ *        There is no GPU: the device reading the BO is modelled by a CPU
+ *        read of all its bytes where it is placed, under the reservation
+ *        taken for the validate.
  *  hw    a real Intel GPU under hw_ttm (bench_hw.h, --device PATH). On a
  *        discrete part the BOs are validated into VRAM of --capacity-mib
  *        (moves are blitter copies, timed until the BO is idle, as on sim).
  *        An integrated part has no VRAM: the same patterns then thrash TT,
  *        a GPU address range of --capacity-mib (tt_size), where an eviction
  *        takes a BO's address away and nothing is copied (bytes_moved only
- *        counts the binds). Parameter "target" says which one ran. Without
- *        an i915 render node (or libdrm) it prints SKIP and exits 77.
+ *        counts the binds). Parameter "target" says which one ran. The
+ *        access is the validate alone (parameter "access" says so):
+ *        hw_ttm_exec() validates every object into TT, so a GPU use would
+ *        move the BO out of VRAM again. Without an i915 render node (or
+ *        libdrm) it prints SKIP and exits 77.
+ *
+ * Per pattern and working-set ratio (metric prefix evict.<pattern>.ws<pct>,
+ * <pattern> suffixed _c<N> for N clients):
+ *   .throughput                accessed bytes (the BO size per access) per
+ *                              second of the whole loop (validate, use,
+ *                              wait; all clients), vs memcpy bandwidth
+ *   .validate_rate             validates per second spent in validate
+ *                              (the clients' times averaged), no target
+ *   .evictions_per_validate    evictions per access, device-wide (on sim
+ *                              the execbuffer's own validate included)
+ *   .bytes_moved_per_validate  bytes moved per access, every hop counted
+ *   .copy_bw                   bytes moved per second of the validates that
+ *                              moved something, vs memcpy (copy efficiency)
+ * each sampled over --reps time-bounded repetitions. Targets: cyclic above
+ * capacity at most one eviction per validate; copy efficiency >= 0.8 of
+ * memcpy for BOs of 1 MiB and more; Zipfian at 2x at least 0.25 of its
+ * in-capacity (0.5x) throughput.
  */
 #include "bench_mockdev.h"
 #include "bench_simdev.h"
@@ -50,6 +70,8 @@
 #include "hw_ttm.h"
 #endif
 
+#include <i915/i915_cmds.h>
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -62,7 +84,14 @@
 #define MIB (1024ull * 1024ull)
 
 enum pattern { P_CYCLIC, P_RANDOM, P_ZIPF, P_COUNT };
-static const char *const pattern_names[P_COUNT] = { "cyclic", "random", "zipf" };
+static const char *const pattern_names[P_COUNT] = {"cyclic", "random", "zipf"};
+
+/* What the device does with a BO once it is validated (see the header). */
+enum ev_use {
+	EV_USE_BLIT,	 /* sim: execbuffer of a half-onto-half copy, waited for */
+	EV_USE_CPU_READ, /* core: read every byte at its placement */
+	EV_USE_NONE,	 /* hw: the validate is the access */
+};
 
 struct ev_opts {
 	uint64_t capacity_mib;
@@ -70,19 +99,39 @@ struct ev_opts {
 	struct bench_hw hw; /* --device, and the GPU of --backend=hw */
 };
 
-/* The BOs of one working set and the order they are drawn in. */
-struct ev_set {
-	struct bench_mockdev *md;
-	struct i915_device *i915; /* sim back end, else NULL */
+/*
+ * One client's batch on sim: XY_FAST_COPY_BLT chunks from the BO's first
+ * half to its second, each chunk's destination and source addresses patched
+ * by a relocation against object 0 of the execbuffer (the BO).
+ */
+struct ev_batch {
+	struct i915_gem_object *obj;
+	struct i915_exec_reloc *relocs;
+	unsigned nreloc;
+};
+
+/* The device of a run and how its BOs are validated and used. */
+struct ev_dev {
+	enum ev_use use;
+	struct bench_mockdev *md;    /* core back end, else NULL */
+	struct i915_device *i915;    /* sim back end, else NULL */
 	struct hw_ttm_device *hwdev; /* hw back end, else NULL */
-	bool wait_idle; /* moves are pipelined: time a validate until the BO is idle */
-	struct ttm_buffer_object **bos;
-	unsigned n;
+	struct ttm_device *bdev;     /* its counters give the moves per access */
+	bool wait_idle;		     /* moves are pipelined: time a validate until the BO is idle */
 	uint64_t bo_size;
-	double *zipf_cdf; /* cumulative probability by rank */
-	unsigned *zipf_perm; /* rank -> BO index */
 	struct ttm_placement vram;
 	struct ttm_place vram_place;
+	struct ev_batch *batches; /* sim: one per client */
+	unsigned nbatches;
+};
+
+/* The BOs of one working set and the order they are drawn in. */
+struct ev_set {
+	struct ev_dev *dev;
+	struct ttm_buffer_object **bos;
+	unsigned n;
+	double *zipf_cdf;    /* cumulative probability by rank */
+	unsigned *zipf_perm; /* rank -> BO index */
 };
 
 struct ev_worker {
@@ -92,8 +141,9 @@ struct ev_worker {
 	unsigned index, nclients;
 	atomic_bool *stop;
 	uint64_t rng;
-	unsigned long validates, evictions;
-	uint64_t bytes_moved, move_ns;
+	unsigned long validates, accesses;
+	uint64_t bytes_moved, move_ns, validate_ns;
+	uint64_t sink; /* what the CPU reads add up to, so they are not elided */
 	int err;
 	pthread_t thread;
 };
@@ -125,9 +175,144 @@ static unsigned next_index(struct ev_worker *w, unsigned long i)
 	}
 }
 
-static int validate_one(struct ev_worker *w, struct ttm_buffer_object *bo)
+/* ------------------------------------------------ the sim back end's use */
+
+/* Row pitch of the access blit: a page, or half of one for odd-page BOs. */
+static uint32_t batch_row(uint64_t bo_size)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
+	return (bo_size / 2) % TTM_PAGE_SIZE ? TTM_PAGE_SIZE / 2 : TTM_PAGE_SIZE;
+}
+
+static void batch_fini(struct ev_batch *b)
+{
+	i915_gem_object_put(b->obj);
+	free(b->relocs);
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * Build @b for BOs of @bo_size bytes: the copy in chunks of at most
+ * I915_BLT_MAX_COORD rows, a flush so the writes land before the request's
+ * seqno store, the end. Return: 0; -ENOMEM; the errors of creating and
+ * writing the batch object.
+ */
+static int batch_init(struct i915_device *i915, uint64_t bo_size, struct ev_batch *b)
+{
+	uint64_t half = bo_size / 2, row = batch_row(bo_size), rows = half / row;
+	unsigned chunks = (unsigned)((rows + I915_BLT_MAX_COORD - 1) / I915_BLT_MAX_COORD);
+	size_t dwords = (size_t)chunks * I915_FAST_COPY_BLT_DWORDS + I915_FLUSH_DW_DWORDS + 1;
+	size_t bytes = (dwords * 4 + TTM_PAGE_SIZE - 1) / TTM_PAGE_SIZE * TTM_PAGE_SIZE;
+	uint32_t *cmds = calloc(bytes / 4, sizeof(*cmds)), *cs = cmds;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	b->relocs = calloc(2 * (size_t)chunks, sizeof(*b->relocs));
+	if (!cmds || !b->relocs) {
+		free(cmds);
+		batch_fini(b);
+		return -ENOMEM;
+	}
+	for (uint64_t done = 0; done < rows;) {
+		uint64_t n = rows - done < I915_BLT_MAX_COORD ? rows - done : I915_BLT_MAX_COORD;
+		uint64_t off = done * row, at = (uint64_t)(cs - cmds) * 4;
+
+		/* Destination address at dword 4, source at dword 8 of the blit. */
+		b->relocs[b->nreloc++] =
+		    (struct i915_exec_reloc){.target = 0,
+					     .delta = (uint32_t)(half + off),
+					     .offset = at + 16,
+					     .read_domains = I915_GEM_DOMAIN_RENDER,
+					     .write_domain = I915_GEM_DOMAIN_RENDER};
+		b->relocs[b->nreloc++] =
+		    (struct i915_exec_reloc){.target = 0,
+					     .delta = (uint32_t)off,
+					     .offset = at + 32,
+					     .read_domains = I915_GEM_DOMAIN_RENDER};
+		cs = i915_emit_fast_copy_blt(cs, 0, (uint32_t)row, 0, (uint32_t)row, (uint32_t)row,
+					     (uint32_t)n);
+		done += n;
+	}
+	*cs++ = (MI_FLUSH_DW | MI_FLUSH_DW_OP_NONE) + 1;
+	*cs++ = 0;
+	*cs++ = 0;
+	*cs++ = 0;
+	cs = i915_emit_bb_end(cs);
+	ret = i915_gem_object_create(i915, bytes, I915_GEM_REGION_SMEM, &b->obj);
+	if (!ret)
+		ret = i915_gem_object_access(b->obj, 0, cmds, bytes, true);
+	free(cmds);
+	if (ret)
+		batch_fini(b);
+	return ret;
+}
+
+/*
+ * The GPU uses @bo: execbuffer of @b on the blitter with @bo written, then
+ * wait for the request. Return: 0; the errors of i915_gem_execbuffer();
+ * -EIO when the request completed with an error.
+ */
+static int use_blit(struct i915_device *i915, struct ev_batch *b, struct ttm_buffer_object *bo)
+{
+	struct i915_exec_object eo[2] = {
+	    {.obj = container_of(bo, struct i915_gem_object, base), .flags = EXEC_OBJECT_WRITE},
+	    {.obj = b->obj, .relocs = b->relocs, .nreloc = b->nreloc},
+	};
+	struct i915_execbuffer eb = {.objects = eo, .count = 2, .flags = I915_EXEC_BLT};
+	int ret = i915_gem_execbuffer(i915, &eb);
+
+	if (ret)
+		return ret;
+	ret = dma_fence_wait(eb.out_fence, false);
+	if (!ret && dma_fence_get_status(eb.out_fence) < 0)
+		ret = -EIO;
+	dma_fence_put(eb.out_fence);
+	return ret;
+}
+
+/* ----------------------------------------------- the core back end's use */
+
+static uint64_t read_words(const void *p, uint64_t len)
+{
+	const uint64_t *q = p;
+	uint64_t a = 0, b = 0, c = 0, d = 0, n = len / 8;
+
+	/* Four independent sums: the loop is bound by loads, not by one add chain. */
+	for (uint64_t i = 0; i + 4 <= n; i += 4) {
+		a += q[i];
+		b += q[i + 1];
+		c += q[i + 2];
+		d += q[i + 3];
+	}
+	return a ^ b ^ c ^ d;
+}
+
+/*
+ * Read all of reserved @bo where it is: the stand-in VRAM of bench_mockdev
+ * (range-managed, one run from page @res->start) or its tt pages.
+ * Return: 0; -EINVAL when its bytes cannot be reached from here.
+ */
+static int use_cpu_read(struct ev_dev *d, struct ttm_buffer_object *bo, uint64_t *sink)
+{
+	struct ttm_resource *res = bo->resource;
+
+	if (res && res->mem_type == TTM_PL_VRAM && d->md->vram_mem) {
+		*sink += read_words((const char *)d->md->vram_mem + (res->start << TTM_PAGE_SHIFT),
+				    bo->size);
+		return 0;
+	}
+	if (!bo->ttm || !ttm_tt_is_populated(bo->ttm))
+		return -EINVAL;
+	for (uint32_t k = 0; k < bo->ttm->num_pages; k++)
+		*sink += read_words(bo->ttm->pages[k], TTM_PAGE_SIZE);
+	return 0;
+}
+
+/* ---------------------------------------------------------- the loop */
+
+static int access_one(struct ev_worker *w, struct ttm_buffer_object *bo)
+{
+	struct ev_dev *d = w->set->dev;
+	struct ttm_operation_ctx ctx = {.interruptible = false};
 	uint64_t t0;
 	int ret;
 
@@ -135,20 +320,28 @@ static int validate_one(struct ev_worker *w, struct ttm_buffer_object *bo)
 	if (ret)
 		return ret;
 	t0 = bench_now_ns();
-	ret = ttm_bo_validate(bo, &w->set->vram, &ctx);
+	ret = ttm_bo_validate(bo, &d->vram, &ctx);
 	/* The blits are pipelined: the BO is usable once they are done. */
-	if (!ret && w->set->wait_idle)
+	if (!ret && d->wait_idle)
 		ret = ttm_bo_wait_ctx(bo, &ctx);
 	t0 = bench_now_ns() - t0;
+	if (!ret && d->use == EV_USE_CPU_READ)
+		ret = use_cpu_read(d, bo, &w->sink);
 	ttm_bo_unreserve(bo);
 	if (ret)
 		return ret;
 	w->validates++;
-	w->evictions += ctx.evictions;
+	w->validate_ns += t0;
 	if (ctx.bytes_moved) {
 		w->bytes_moved += ctx.bytes_moved;
 		w->move_ns += t0;
 	}
+	if (d->use == EV_USE_BLIT) {
+		ret = use_blit(d->i915, &d->batches[w->index], bo);
+		if (ret)
+			return ret;
+	}
+	w->accesses++;
 	return 0;
 }
 
@@ -160,34 +353,36 @@ static void *ev_thread(void *p)
 	for (unsigned long i = 0; !w->err; i++) {
 		/*
 		 * Check the shared flag only now and then, and not before a few
-		 * validates: one stall of a loaded machine must not leave a
+		 * accesses: one stall of a loaded machine must not leave a
 		 * repetition without a figure.
 		 */
 		if (i >= 8 && !(i & 7) && atomic_load_explicit(w->stop, memory_order_relaxed))
 			break;
-		w->err = validate_one(w, w->set->bos[next_index(w, i)]);
+		w->err = access_one(w, w->set->bos[next_index(w, i)]);
 		/*
-		 * With several clients every other BO may be reserved by them
-		 * for a moment: that validate found nothing to evict; go on.
+		 * With several clients every other BO may be reserved or pinned
+		 * by them for a moment: that validate (or the execbuffer's)
+		 * found nothing to evict; go on.
 		 */
-		if (w->nclients > 1 &&
-		    (w->err == -ENOMEM || w->err == -EBUSY || w->err == -ENOSPC))
+		if (w->nclients > 1 && (w->err == -ENOMEM || w->err == -EBUSY || w->err == -ENOSPC))
 			w->err = 0;
 	}
 	return NULL;
 }
 
 struct ev_figures {
-	double throughput, evictions, moved, copy_bw;
+	double throughput, validate_rate, evictions, moved, copy_bw;
 };
 
 static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, unsigned nclients,
 		  double secs, uint64_t seed, struct ev_figures *fig)
 {
+	struct ttm_device_stats *st = &s->dev->bdev->stats;
 	struct ev_worker *w = calloc(nclients, sizeof(*w));
 	atomic_bool stop;
-	unsigned long validates = 0, evictions = 0;
-	uint64_t moved = 0, move_ns = 0, t0, t1;
+	unsigned long validates = 0, accesses = 0;
+	uint64_t moved = 0, move_ns = 0, validate_ns = 0, sink = 0, t0, t1;
+	uint64_t ev0 = atomic_load(&st->evictions), mv0 = atomic_load(&st->bytes_moved);
 	unsigned started;
 	int rc = 0;
 
@@ -196,17 +391,20 @@ static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, uns
 	atomic_init(&stop, false);
 	t0 = bench_now_ns();
 	for (started = 0; started < nclients; started++) {
-		w[started] = (struct ev_worker){ .set = s, .run = run, .pat = pat,
-						 .index = started, .nclients = nclients,
-						 .stop = &stop,
-						 .rng = seed * 0x9e3779b97f4a7c15ull + started + 1 };
+		w[started] = (struct ev_worker){.set = s,
+						.run = run,
+						.pat = pat,
+						.index = started,
+						.nclients = nclients,
+						.stop = &stop,
+						.rng = seed * 0x9e3779b97f4a7c15ull + started + 1};
 		if (pthread_create(&w[started].thread, NULL, ev_thread, &w[started])) {
 			rc = -EAGAIN;
 			break;
 		}
 	}
 	while (!rc && bench_now_ns() - t0 < (uint64_t)(secs * 1e9)) {
-		struct timespec ts = { 0, 2000000 };
+		struct timespec ts = {0, 2000000};
 
 		nanosleep(&ts, NULL);
 	}
@@ -216,21 +414,27 @@ static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, uns
 		if (w[i].err && !rc)
 			rc = w[i].err;
 		validates += w[i].validates;
-		evictions += w[i].evictions;
+		accesses += w[i].accesses;
 		moved += w[i].bytes_moved;
 		move_ns += w[i].move_ns;
+		validate_ns += w[i].validate_ns;
+		sink ^= w[i].sink;
 	}
 	t1 = bench_now_ns();
 	free(w);
 	if (rc)
 		return rc;
-	if (!validates)
+	if (!validates || !accesses || !validate_ns)
 		return -EIO;
-	fig->throughput = (double)validates * (double)s->bo_size / (double)(t1 - t0); /* GB/s */
-	fig->evictions = (double)evictions / (double)validates;
-	fig->moved = (double)moved / (double)validates;
+	/* Bytes per ns are GB/s. */
+	fig->throughput = (double)accesses * (double)s->dev->bo_size / (double)(t1 - t0);
+	fig->validate_rate = (double)validates * 1e9 * nclients / (double)validate_ns;
+	fig->evictions = (double)(atomic_load(&st->evictions) - ev0) / (double)validates;
+	fig->moved = (double)(atomic_load(&st->bytes_moved) - mv0) / (double)validates;
 	/* Per-thread move times are summed: this is a per-client copy rate. */
 	fig->copy_bw = move_ns ? (double)moved / (double)move_ns : NAN;
+	/* Keeps the CPU reads of the core back end observable. */
+	__asm__ volatile("" : : "r"(sink));
 	return 0;
 }
 
@@ -267,21 +471,38 @@ static int hw_bo_make(struct hw_ttm_device *dev, uint64_t size, struct ttm_buffe
 #endif
 }
 
-static int set_make(struct ev_set *s, struct bench_mockdev *md, struct i915_device *i915,
-		    struct hw_ttm_device *hwdev, const struct ttm_placement *target, unsigned n,
-		    uint64_t bo_size, uint64_t seed)
+/*
+ * One BO of @d. On sim an LMEM object: created in lmem (evicting older ones
+ * when it is full), where execbuffer validates it to. Elsewhere it starts in
+ * SYSTEM.
+ */
+static int bo_make(struct ev_dev *d, struct ttm_buffer_object **out)
 {
+	struct i915_gem_object *obj = NULL;
 	struct ttm_placement sys;
 	struct ttm_place psys;
+	int ret;
+
+	if (d->i915) {
+		ret = i915_gem_object_create(d->i915, d->bo_size, I915_GEM_REGION_LMEM, &obj);
+		*out = obj ? &obj->base : NULL;
+		return ret;
+	}
+	if (d->hwdev)
+		return hw_bo_make(d->hwdev, d->bo_size, out);
+	bench_mockdev_place(&sys, &psys, TTM_PL_SYSTEM);
+	*out = bench_mockdev_bo_create(d->md, d->bo_size, &sys);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int set_make(struct ev_set *s, struct ev_dev *d, unsigned n, uint64_t seed)
+{
 	double sum = 0, acc = 0;
 	uint64_t rng = seed | 1;
 
 	memset(s, 0, sizeof(*s));
-	s->md = md;
-	s->i915 = i915;
-	s->hwdev = hwdev;
+	s->dev = d;
 	s->n = n;
-	s->bo_size = bo_size;
 	s->bos = calloc(n, sizeof(*s->bos));
 	s->zipf_cdf = calloc(n, sizeof(*s->zipf_cdf));
 	s->zipf_perm = calloc(n, sizeof(*s->zipf_perm));
@@ -289,25 +510,10 @@ static int set_make(struct ev_set *s, struct bench_mockdev *md, struct i915_devi
 		set_free(s);
 		return -ENOMEM;
 	}
-	bench_mockdev_place(&s->vram, &s->vram_place, TTM_PL_VRAM);
-	if (target)
-		s->vram = *target;
-	s->wait_idle = i915 || (hwdev && s->vram.placement[0].mem_type == TTM_PL_VRAM);
-	bench_mockdev_place(&sys, &psys, TTM_PL_SYSTEM);
 	for (unsigned k = 0; k < n; k++) {
-		struct i915_gem_object *obj = NULL;
-		int ret = 0;
+		int ret = bo_make(d, &s->bos[k]);
 
-		/* SMEM objects start in SYSTEM, as the mock's BOs do. */
-		if (i915) {
-			ret = i915_gem_object_create(i915, bo_size, I915_GEM_REGION_SMEM, &obj);
-			s->bos[k] = obj ? &obj->base : NULL;
-		} else if (hwdev) {
-			ret = hw_bo_make(hwdev, bo_size, &s->bos[k]);
-		} else {
-			s->bos[k] = bench_mockdev_bo_create(md, bo_size, &sys);
-		}
-		if (!s->bos[k]) {
+		if (ret || !s->bos[k]) {
 			set_free(s);
 			return ret ? ret : -ENOMEM;
 		}
@@ -328,6 +534,86 @@ static int set_make(struct ev_set *s, struct bench_mockdev *md, struct i915_devi
 		s->zipf_perm[j] = t;
 	}
 	return 0;
+}
+
+/*
+ * Prove on one BO that an access on sim does what the header says: a
+ * pattern written to the first half (by the CPU, with the BO in SYSTEM) is
+ * found in the second half once the BO went to lmem and the batch ran.
+ * Return: 0; -EIO when it is not; the errors of the steps.
+ */
+static int use_blit_check(struct ev_dev *d)
+{
+	uint64_t half = d->bo_size / 2;
+	struct ttm_operation_ctx ctx = {.interruptible = false};
+	struct ttm_buffer_object *bo = NULL;
+	struct i915_gem_object *obj;
+	unsigned char *buf = malloc(2 * half);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < half; i++)
+		buf[i] = (unsigned char)(i * 31 + 7);
+	ret = bo_make(d, &bo);
+	obj = bo ? container_of(bo, struct i915_gem_object, base) : NULL;
+	if (!ret)
+		ret = i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM);
+	if (!ret)
+		ret = i915_gem_object_access(obj, 0, buf, half, true);
+	if (!ret)
+		ret = ttm_bo_reserve(bo, false, false, NULL);
+	if (!ret) {
+		ret = ttm_bo_validate(bo, &d->vram, &ctx);
+		ttm_bo_unreserve(bo);
+	}
+	if (!ret && bo->resource->mem_type != TTM_PL_VRAM)
+		ret = -EIO;
+	if (!ret)
+		ret = use_blit(d->i915, &d->batches[0], bo);
+	if (!ret)
+		ret = i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM);
+	if (!ret)
+		ret = i915_gem_object_access(obj, 0, buf + half, half, false);
+	if (!ret && memcmp(buf, buf + half, half))
+		ret = -EIO;
+	if (!ret)
+		ret = i915_gem_object_access(obj, half, buf + half, half, false);
+	if (!ret && memcmp(buf, buf + half, half))
+		ret = -EIO;
+	if (bo)
+		ttm_bo_put(bo);
+	free(buf);
+	return ret;
+}
+
+/* Bring up the per-client batches of sim and check one access. */
+static int dev_sim_init(struct ev_dev *d, unsigned nclients)
+{
+	int ret;
+
+	d->batches = calloc(nclients, sizeof(*d->batches));
+	if (!d->batches)
+		return -ENOMEM;
+	for (d->nbatches = 0; d->nbatches < nclients; d->nbatches++) {
+		ret = batch_init(d->i915, d->bo_size, &d->batches[d->nbatches]);
+		if (ret)
+			return ret;
+	}
+	ret = use_blit_check(d);
+	if (ret == -EIO)
+		fprintf(stderr, "benchmark-evict: the access blit did not copy the first half of "
+				"a BO onto its second half\n");
+	return ret;
+}
+
+static void dev_sim_fini(struct ev_dev *d)
+{
+	for (unsigned k = 0; k < d->nbatches; k++)
+		batch_fini(&d->batches[k]);
+	free(d->batches);
+	d->batches = NULL;
+	d->nbatches = 0;
 }
 
 static int opt_u64(const char *arg, uint64_t *v, char *err, size_t errlen)
@@ -359,40 +645,61 @@ static int opt_device(void *ctx, const char *arg, char *err, size_t errlen)
 }
 
 static const struct bench_opt ev_extra[] = {
-	{ "capacity-mib", "MIB", "device-local memory (default 64, 16 with --quick)", opt_cap },
-	{ "bo-kib", "KIB", "BO size, a multiple of 4 (default 1024)", opt_bo },
-	{ "device", "PATH",
-	  "render node for --backend=hw (default: $TTM_HW_DEVICE, else the first i915 one)",
-	  opt_device },
-	{ NULL, NULL, NULL, NULL },
+    {"capacity-mib", "MIB", "device-local memory (default 64, 16 with --quick)", opt_cap},
+    {"bo-kib", "KIB", "BO size, a multiple of 4 (default 1024)", opt_bo},
+    {"device", "PATH",
+     "render node for --backend=hw (default: $TTM_HW_DEVICE, else the first i915 one)", opt_device},
+    {NULL, NULL, NULL, NULL},
 };
 
 struct point_metrics {
-	struct bench_metric *tp, *ev, *mv, *cb;
+	struct bench_metric *tp, *vr, *ev, *mv, *cb;
 };
 
+static const char *use_label(enum ev_use use)
+{
+	switch (use) {
+	case EV_USE_BLIT:
+		return "validate into lmem until idle, then an execbuffer on the blitter copying "
+		       "the BO's first half onto its second, waited for";
+	case EV_USE_CPU_READ:
+		return "validate into VRAM, then a CPU read of every byte where the BO is";
+	default:
+		return "validate only: no GPU use of the BO (hw_ttm_exec would move it to TT)";
+	}
+}
+
 static int point_add(struct bench_run *run, const char *pat, unsigned pct, unsigned nclients,
-		     struct point_metrics *pm)
+		     enum ev_use use, struct point_metrics *pm)
 {
 	char name[128], lbl[16];
 
 	snprintf(name, sizeof(name), "evict.%s.ws%u.throughput", pat, pct);
 	pm->tp = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
+	snprintf(name, sizeof(name), "evict.%s.ws%u.validate_rate", pat, pct);
+	pm->vr = bench_metric_add(run, name, "validates/s", BENCH_HIGHER_IS_BETTER);
 	snprintf(name, sizeof(name), "evict.%s.ws%u.evictions_per_validate", pat, pct);
 	pm->ev = bench_metric_add(run, name, "evictions", BENCH_LOWER_IS_BETTER);
 	snprintf(name, sizeof(name), "evict.%s.ws%u.bytes_moved_per_validate", pat, pct);
 	pm->mv = bench_metric_add(run, name, "bytes", BENCH_LOWER_IS_BETTER);
 	snprintf(name, sizeof(name), "evict.%s.ws%u.copy_bw", pat, pct);
 	pm->cb = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
-	if (!pm->tp || !pm->ev || !pm->mv || !pm->cb)
+	if (!pm->tp || !pm->vr || !pm->ev || !pm->mv || !pm->cb)
 		return -ENOMEM;
 	snprintf(lbl, sizeof(lbl), "%u", nclients);
-	bench_metric_label(pm->tp, "clients", lbl);
-	bench_metric_label(pm->ev, "reference", "one eviction per validate");
-	bench_metric_label(pm->mv, "reference", "the BO size");
-	/* The core counts every hop: on sim, the binds into and out of the GGTT hop too. */
-	bench_metric_label(pm->mv, "counted", "per hop of each move");
-	bench_metric_label(pm->cb, "counted", "bytes moved per hop over the validate time");
+	if (bench_metric_label(pm->tp, "clients", lbl) ||
+	    bench_metric_label(pm->tp, "counted", "BO bytes per access over the whole loop") ||
+	    bench_metric_label(pm->tp, "access", use_label(use)) ||
+	    bench_metric_label(pm->vr, "counted",
+			       "validates over the clients' mean time inside validate") ||
+	    bench_metric_label(pm->ev, "reference", "one eviction per validate") ||
+	    bench_metric_label(pm->ev, "counted", "device-wide, per access") ||
+	    bench_metric_label(pm->mv, "reference", "the BO size") ||
+	    /* The core counts every hop: on sim, the binds into and out of the GGTT hop too. */
+	    bench_metric_label(pm->mv, "counted",
+			       "per hop of each move, device-wide, per access") ||
+	    bench_metric_label(pm->cb, "counted", "bytes moved per hop over the validate time"))
+		return -ENOMEM;
 	bench_metric_reference(pm->tp, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
 	bench_metric_reference(pm->cb, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
 	return 0;
@@ -404,7 +711,7 @@ static int point_add(struct bench_run *run, const char *pat, unsigned pct, unsig
  */
 static int hw_open(struct bench_run *run, struct ev_opts *eo, struct ttm_placement *target)
 {
-	struct bench_hw_args args = { .vram_size = eo->capacity_mib * MIB, .need_exec_fence = true };
+	struct bench_hw_args args = {.vram_size = eo->capacity_mib * MIB, .need_exec_fence = true};
 	int rc = bench_hw_open(run, &eo->hw, &args);
 
 #if TTM_HAVE_LIBDRM
@@ -414,8 +721,8 @@ static int hw_open(struct bench_run *run, struct ev_opts *eo, struct ttm_placeme
 		 * so the thrash is of GPU addresses instead.
 		 */
 		bench_hw_close(&eo->hw);
-		args = (struct bench_hw_args){ .tt_size = eo->capacity_mib * MIB, .no_vram = true,
-					       .need_exec_fence = true };
+		args = (struct bench_hw_args){
+		    .tt_size = eo->capacity_mib * MIB, .no_vram = true, .need_exec_fence = true};
 		rc = bench_hw_open(run, &eo->hw, &args);
 	}
 	if (rc)
@@ -434,16 +741,27 @@ static int hw_open(struct bench_run *run, struct ev_opts *eo, struct ttm_placeme
 	return rc;
 }
 
+/* The ttm_device of the hw back end (only reached when it opened). */
+static struct ttm_device *hw_bdev(struct hw_ttm_device *dev)
+{
+#if TTM_HAVE_LIBDRM
+	return &dev->bdev;
+#else
+	(void)dev;
+	return NULL;
+#endif
+}
+
 int main(int argc, char **argv)
 {
-	static const unsigned ws_full[] = { 50, 75, 100, 150, 200, 300, 400 };
-	static const unsigned ws_quick[] = { 50, 100, 200, 400 };
+	static const unsigned ws_full[] = {50, 75, 100, 150, 200, 300, 400};
+	static const unsigned ws_quick[] = {50, 100, 200, 400};
 	struct bench_metric *zipf_lo = NULL, *zipf_hi = NULL;
-	struct ev_opts eo = { 0 };
-	struct ttm_placement hw_target = { 0 };
-	struct hw_ttm_device *hwdev = NULL;
+	struct ev_opts eo = {0};
+	struct ttm_placement hw_target = {0};
 	struct bench_mockdev md;
 	struct i915_device *i915 = NULL;
+	struct ev_dev dev = {0};
 	struct bench_run run;
 	const unsigned *ws;
 	bool sim, hw;
@@ -467,8 +785,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (eo.capacity_mib * MIB * 5 > run.machine.ram_bytes / 2) {
-		fprintf(stderr, "benchmark-evict: --capacity-mib %llu needs 5x that in RAM "
-				"(VRAM stand-in plus a 4x working set), more than half of RAM\n",
+		fprintf(stderr,
+			"benchmark-evict: --capacity-mib %llu needs 5x that in RAM "
+			"(VRAM stand-in plus a 4x working set), more than half of RAM\n",
 			(unsigned long long)eo.capacity_mib);
 		bench_run_fini(&run);
 		return 2;
@@ -484,16 +803,19 @@ int main(int argc, char **argv)
 	cap_pages = eo.capacity_mib * MIB / TTM_PAGE_SIZE;
 	sim = run.opts.backend == BENCH_BACKEND_SIM;
 	hw = run.opts.backend == BENCH_BACKEND_HW;
+	dev.use = sim ? EV_USE_BLIT : hw ? EV_USE_NONE : EV_USE_CPU_READ;
+	dev.bo_size = eo.bo_kib * 1024;
 	if (hw) {
 		rc = hw_open(&run, &eo, &hw_target);
 		if (rc)
 			return bench_hw_exit(&run, &eo.hw, "benchmark-evict", rc);
-		hwdev = eo.hw.dev;
+		dev.hwdev = eo.hw.dev;
 	}
 	bench_run_param(&run, "backend", "%s", hw ? "hw" : sim ? "sim" : "core");
 	bench_run_param(&run, "capacity_mib", "%llu", (unsigned long long)eo.capacity_mib);
 	bench_run_param(&run, "bo_kib", "%llu", (unsigned long long)eo.bo_kib);
 	bench_run_param(&run, "clients", "1,%u", nclients_max);
+	bench_run_param(&run, "access", "%s", use_label(dev.use));
 	if (sim) {
 		bench_run_backend_param(&run, "device", "%s",
 					"i915 on the simulated GPU, gen 12, 1 GiB GGTT");
@@ -511,7 +833,7 @@ int main(int argc, char **argv)
 	rc = bench_references_measure(&run);
 	if (rc)
 		fprintf(stderr, "benchmark-evict: a reference failed (%d)\n", rc);
-	rc = hw    ? 0
+	rc = hw	   ? 0
 	     : sim ? bench_simdev_open(0, eo.capacity_mib * MIB, &i915)
 		   : bench_mockdev_init(&md, 0, cap_pages);
 	if (rc) {
@@ -519,13 +841,22 @@ int main(int argc, char **argv)
 		bench_run_fini(&run);
 		return 1;
 	}
+	dev.i915 = i915;
+	dev.md = sim || hw ? NULL : &md;
+	dev.bdev = hw ? hw_bdev(dev.hwdev) : sim ? &i915->drm.bdev : &md.bdev;
+	/* The same one-place VRAM placement execbuffer validates LMEM objects into. */
+	bench_mockdev_place(&dev.vram, &dev.vram_place, TTM_PL_VRAM);
+	if (hw)
+		dev.vram = hw_target;
+	dev.wait_idle = sim || (hw && dev.vram.placement[0].mem_type == TTM_PL_VRAM);
+	if (sim)
+		rc = dev_sim_init(&dev, nclients_max);
 	steps = nws * P_COUNT * cfgs;
 	for (unsigned wi = 0; wi < nws && !rc; wi++) {
 		unsigned n = (unsigned)(eo.capacity_mib * 1024 * ws[wi] / 100 / eo.bo_kib);
 		struct ev_set set;
 
-		rc = set_make(&set, sim || hw ? NULL : &md, i915, hwdev, hw ? &hw_target : NULL, n,
-			      eo.bo_kib * 1024, run.opts.seed + wi);
+		rc = set_make(&set, &dev, n, run.opts.seed + wi);
 		for (unsigned c = 0; c < cfgs && !rc; c++) {
 			unsigned nclients = c ? nclients_max : 1;
 
@@ -537,7 +868,7 @@ int main(int argc, char **argv)
 				snprintf(pat, sizeof(pat), nclients > 1 ? "%s_c%u" : "%s",
 					 pattern_names[p], nclients);
 				bench_progress(&run, "eviction", (double)step++ / steps);
-				rc = point_add(&run, pat, ws[wi], nclients, &pm);
+				rc = point_add(&run, pat, ws[wi], nclients, dev.use, &pm);
 				if (rc)
 					break;
 				if (p == P_ZIPF && nclients == 1 && ws[wi] == 50)
@@ -553,6 +884,8 @@ int main(int argc, char **argv)
 					rc = ev_rep(&run, &set, (enum pattern)p, nclients, secs,
 						    run.opts.seed + r + 1, &fig);
 					rc = rc ? rc : bench_metric_sample(pm.tp, fig.throughput);
+					rc =
+					    rc ? rc : bench_metric_sample(pm.vr, fig.validate_rate);
 					rc = rc ? rc : bench_metric_sample(pm.ev, fig.evictions);
 					rc = rc ? rc : bench_metric_sample(pm.mv, fig.moved);
 					if (!rc && isfinite(fig.copy_bw))
@@ -569,7 +902,10 @@ int main(int argc, char **argv)
 			set_free(&set);
 	}
 	bench_progress_done(&run);
-	if ((hw ? bench_hw_close(&eo.hw) : sim ? bench_simdev_close(i915) : bench_mockdev_fini(&md)) &&
+	dev_sim_fini(&dev);
+	if ((hw	   ? bench_hw_close(&eo.hw)
+	     : sim ? bench_simdev_close(i915)
+		   : bench_mockdev_fini(&md)) &&
 	    !rc)
 		rc = -EBUSY;
 	if (rc) {
@@ -583,7 +919,8 @@ int main(int argc, char **argv)
 
 		if (!bench_metric_stats(zipf_lo, &st)) {
 			bench_metric_target(zipf_hi, 0.25 * st.median, BENCH_TARGET_AT_LEAST);
-			bench_metric_label(zipf_hi, "target", ">= 0.25x evict.zipf.ws50.throughput");
+			bench_metric_label(zipf_hi, "target",
+					   ">= 0.25x evict.zipf.ws50.throughput");
 		}
 	}
 	return bench_run_finish(&run);
