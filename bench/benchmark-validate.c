@@ -265,22 +265,16 @@ static int case_in_place_and_bind(struct bench_run *run, uint64_t size, const st
 }
 
 /*
- * Cases (c) and (d): two BOs, room for one in @mem_type; each validate of
- * the other one evicts the resident one.
+ * The metrics of cases (c) and (d): the latency of one eviction and, with
+ * @copy, the bandwidth of the copies. *@bw_out stays NULL without @copy.
  */
-static int case_evict(struct bench_run *run, uint64_t size, bool copy, const struct budget *b)
+static int evict_metrics_add(struct bench_run *run, uint64_t size, bool copy,
+			     struct bench_metric **lat_out, struct bench_metric **bw_out)
 {
-	struct ttm_placement target, sys;
-	struct ttm_place pt, ps;
 	struct bench_metric *lat, *bw = NULL;
-	struct ttm_operation_ctx ctx;
-	struct ttm_buffer_object *bo[2];
-	struct bench_mockdev md;
 	char name[64], sz[24];
-	uint64_t pages = size / TTM_PAGE_SIZE, t0, ns;
-	uint32_t mem = copy ? TTM_PL_VRAM : TTM_PL_TT;
-	int ret;
 
+	*bw_out = NULL;
 	size_name(size, sz, sizeof(sz));
 	snprintf(name, sizeof(name), "validate.%s.%s", copy ? "evict_copy" : "evict_unbind", sz);
 	lat = lat_metric(run, name);
@@ -293,22 +287,43 @@ static int case_evict(struct bench_run *run, uint64_t size, bool copy, const str
 			return -ENOMEM;
 		bench_metric_reference(bw, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
 	}
-	ret = copy ? bench_mockdev_init(&md, 0, pages) : bench_mockdev_init(&md, pages, 0);
-	if (ret)
-		return ret;
-	bench_mockdev_place(&target, &pt, mem);
-	bench_mockdev_place(&sys, &ps, TTM_PL_SYSTEM);
-	bo[0] = bench_mockdev_bo_create(&md, size, &target);
-	bo[1] = bo[0] ? bench_mockdev_bo_create(&md, size, &sys) : NULL;
-	if (!bo[1]) {
-		if (bo[0])
-			ttm_bo_put(bo[0]);
-		bench_mockdev_fini(&md);
-		return -ENOMEM;
-	}
+	*lat_out = lat;
+	*bw_out = bw;
+	return 0;
+}
+
+/*
+ * The timed loop of cases (c) and (d): @bo[0] and @bo[1] validated into
+ * @target in turn, @bo[0] first, each validate evicting the other one
+ * (anything but exactly one eviction is -EPROTO). With @idle (the GPU back
+ * ends, whose moves are asynchronous) both are first made resident once
+ * and waited for, so every timed validate moves populated pages; with
+ * @wait_timed too, each sample runs until both are idle again.
+ */
+static int evict_alternate(struct ttm_buffer_object *const bo[2],
+			   const struct ttm_placement *target,
+			   int (*idle)(struct ttm_buffer_object *bo), bool wait_timed,
+			   const struct budget *b, struct bench_metric *lat,
+			   struct bench_metric *bw)
+{
+	struct ttm_operation_ctx ctx;
+	uint64_t t0, ns;
+	int ret = 0;
+
+	for (unsigned k = 0; idle && k < 2 && !ret; k++)
+		ret = timed_validate(bo[k], target, &ns, &ctx);
+	for (unsigned k = 0; idle && k < 2 && !ret; k++)
+		ret = idle(bo[k]);
 	t0 = bench_now_ns();
 	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		ret = timed_validate(bo[(i + 1) & 1], &target, &ns, &ctx);
+		uint64_t s = wait_timed ? bench_now_ns() : 0;
+
+		ret = timed_validate(bo[i & 1], target, &ns, &ctx);
+		if (!ret && wait_timed) {
+			ret = idle(bo[0]);
+			ret = ret ? ret : idle(bo[1]);
+			ns = bench_now_ns() - s;
+		}
 		if (!ret && ctx.evictions != 1)
 			ret = -EPROTO; /* exactly one eviction is the case measured */
 		if (!ret && i >= b->warmup) {
@@ -317,8 +332,44 @@ static int case_evict(struct bench_run *run, uint64_t size, bool copy, const str
 				ret = bench_metric_sample(bw, (double)ctx.bytes_moved / (double)ns);
 		}
 	}
-	ttm_bo_put(bo[0]);
+	return ret;
+}
+
+/*
+ * Cases (c) and (d): two BOs, room for one in @mem_type; each validate of
+ * the other one evicts the resident one.
+ */
+static int case_evict(struct bench_run *run, uint64_t size, bool copy, const struct budget *b)
+{
+	struct ttm_placement target, sys;
+	struct ttm_place pt, ps;
+	struct bench_metric *lat, *bw;
+	struct ttm_buffer_object *bo[2];
+	struct bench_mockdev md;
+	uint64_t pages = size / TTM_PAGE_SIZE;
+	uint32_t mem = copy ? TTM_PL_VRAM : TTM_PL_TT;
+	int ret;
+
+	ret = evict_metrics_add(run, size, copy, &lat, &bw);
+	if (ret)
+		return ret;
+	ret = copy ? bench_mockdev_init(&md, 0, pages) : bench_mockdev_init(&md, pages, 0);
+	if (ret)
+		return ret;
+	bench_mockdev_place(&target, &pt, mem);
+	bench_mockdev_place(&sys, &ps, TTM_PL_SYSTEM);
+	/* bo[1] is resident first: the loop starts with bo[0] evicting it. */
+	bo[1] = bench_mockdev_bo_create(&md, size, &target);
+	bo[0] = bo[1] ? bench_mockdev_bo_create(&md, size, &sys) : NULL;
+	if (!bo[0]) {
+		if (bo[1])
+			ttm_bo_put(bo[1]);
+		bench_mockdev_fini(&md);
+		return -ENOMEM;
+	}
+	ret = evict_alternate(bo, &target, NULL, false, b, lat, bw);
 	ttm_bo_put(bo[1]);
+	ttm_bo_put(bo[0]);
 	if (bench_mockdev_fini(&md) && !ret)
 		ret = -EBUSY;
 	return ret;
@@ -474,34 +525,24 @@ static int sim_in_place_and_bind(struct bench_run *run, uint64_t size, const str
 }
 
 /*
- * The metrics of cases (c) and (d) on the GPU back ends (sim and hw): the
- * latency of one eviction and, with @copy, the bandwidth of the blits.
- * *@bw_out stays NULL without @copy.
+ * evict_metrics_add() for the GPU back ends (sim and hw), whose samples
+ * also wait for the blits: labelled to say so.
  */
 static int evict_metrics(struct bench_run *run, uint64_t size, bool copy,
 			 struct bench_metric **lat_out, struct bench_metric **bw_out)
 {
-	struct bench_metric *lat, *bw = NULL;
-	char name[64], sz[24];
+	int ret = evict_metrics_add(run, size, copy, lat_out, bw_out);
 
-	*bw_out = NULL;
-	size_name(size, sz, sizeof(sz));
-	snprintf(name, sizeof(name), "validate.%s.%s", copy ? "evict_copy" : "evict_unbind", sz);
-	lat = lat_metric(run, name);
-	if (!lat)
-		return -ENOMEM;
-	if (copy) {
-		bench_metric_label(lat, "timed", "validate + wait for the blits");
-		snprintf(name, sizeof(name), "evict_copy_bw.%s", sz);
-		bw = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
-		if (!bw)
-			return -ENOMEM;
-		bench_metric_label(bw, "counted", "bytes moved per hop");
-		bench_metric_reference(bw, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
-	}
-	*lat_out = lat;
-	*bw_out = bw;
+	if (ret || !copy)
+		return ret;
+	bench_metric_label(*lat_out, "timed", "validate + wait for the blits");
+	bench_metric_label(*bw_out, "counted", "bytes moved per hop");
 	return 0;
+}
+
+static int sim_obj_idle(struct ttm_buffer_object *bo)
+{
+	return i915_gem_object_wait(container_of(bo, struct i915_gem_object, base));
 }
 
 /*
@@ -514,10 +555,8 @@ static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const stru
 	struct ttm_placement target;
 	struct ttm_place pt;
 	struct bench_metric *lat, *bw = NULL;
-	struct ttm_operation_ctx ctx;
 	struct i915_gem_object *obj[2] = { NULL, NULL };
 	struct i915_device *i915;
-	uint64_t t0, ns;
 	int ret, ret2;
 
 	ret = evict_metrics(run, size, copy, &lat, &bw);
@@ -536,29 +575,10 @@ static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const stru
 		ret = i915_gem_object_create(i915, size,
 					     copy ? I915_GEM_REGION_LMEM : I915_GEM_REGION_SMEM,
 					     &obj[k]);
-	/* Make both resident once so every timed validate moves populated pages. */
-	for (unsigned k = 0; k < 2 && !ret; k++)
-		ret = timed_validate(&obj[k]->base, &target, &ns, &ctx);
-	for (unsigned k = 0; k < 2 && !ret; k++)
-		ret = i915_gem_object_wait(obj[k]);
-	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		struct i915_gem_object *o = obj[i & 1];
-		uint64_t s = bench_now_ns();
+	if (!ret) {
+		struct ttm_buffer_object *const bo[2] = { &obj[0]->base, &obj[1]->base };
 
-		ret = timed_validate(&o->base, &target, &ns, &ctx);
-		if (!ret && copy) {
-			ret = i915_gem_object_wait(obj[0]);
-			ret = ret ? ret : i915_gem_object_wait(obj[1]);
-			ns = bench_now_ns() - s;
-		}
-		if (!ret && ctx.evictions != 1)
-			ret = -EPROTO; /* exactly one eviction is the case measured */
-		if (!ret && i >= b->warmup) {
-			ret = bench_metric_record(lat, ns);
-			if (!ret && bw && ns)
-				ret = bench_metric_sample(bw, (double)ctx.bytes_moved / (double)ns);
-		}
+		ret = evict_alternate(bo, &target, sim_obj_idle, copy, b, lat, bw);
 	}
 	i915_gem_object_put(obj[0]);
 	i915_gem_object_put(obj[1]);
@@ -678,15 +698,15 @@ static int hw_in_place_and_bind(struct bench_run *run, struct bench_hw *hw, uint
 }
 
 /* Wait, reserved, until @bo's moves are done. */
-static int hw_bo_idle(struct hw_ttm_bo *bo)
+static int hw_bo_idle(struct ttm_buffer_object *bo)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = false };
-	int ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
+	int ret = ttm_bo_reserve(bo, false, false, NULL);
 
 	if (ret)
 		return ret;
-	ret = ttm_bo_wait_ctx(&bo->tbo, &ctx);
-	ttm_bo_unreserve(&bo->tbo);
+	ret = ttm_bo_wait_ctx(bo, &ctx);
+	ttm_bo_unreserve(bo);
 	return ret;
 }
 
@@ -702,9 +722,7 @@ static int hw_evict(struct bench_run *run, struct bench_hw *hw, uint64_t size, b
 	struct bench_hw_args args = { 0 };
 	const struct ttm_placement *target = copy ? &hw_ttm_placement_vram : &hw_ttm_placement_tt;
 	struct bench_metric *lat, *bw = NULL;
-	struct ttm_operation_ctx ctx;
 	struct hw_ttm_bo *bo[2] = { NULL, NULL };
-	uint64_t t0, ns;
 	int ret;
 
 	if (copy)
@@ -725,28 +743,10 @@ static int hw_evict(struct bench_run *run, struct bench_hw *hw, uint64_t size, b
 		bench_metric_label(lat, "evict", "GPU address taken away (TT range of one BO)");
 	for (unsigned k = 0; k < 2 && !ret; k++)
 		ret = hw_bo_new(hw, size, &bo[k]);
-	/* Both resident once, so every timed validate moves a populated BO. */
-	for (unsigned k = 0; k < 2 && !ret; k++)
-		ret = timed_validate(&bo[k]->tbo, target, &ns, &ctx);
-	for (unsigned k = 0; k < 2 && !ret; k++)
-		ret = hw_bo_idle(bo[k]);
-	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		uint64_t s = bench_now_ns();
+	if (!ret) {
+		struct ttm_buffer_object *const tbo[2] = { &bo[0]->tbo, &bo[1]->tbo };
 
-		ret = timed_validate(&bo[i & 1]->tbo, target, &ns, &ctx);
-		if (!ret && copy) {
-			ret = hw_bo_idle(bo[0]);
-			ret = ret ? ret : hw_bo_idle(bo[1]);
-			ns = bench_now_ns() - s;
-		}
-		if (!ret && ctx.evictions != 1)
-			ret = -EPROTO; /* exactly one eviction is the case measured */
-		if (!ret && i >= b->warmup) {
-			ret = bench_metric_record(lat, ns);
-			if (!ret && bw && ns)
-				ret = bench_metric_sample(bw, (double)ctx.bytes_moved / (double)ns);
-		}
+		ret = evict_alternate(tbo, target, hw_bo_idle, copy, b, lat, bw);
 	}
 	for (unsigned k = 0; k < 2; k++)
 		if (bo[k])
