@@ -32,6 +32,69 @@ static int gem_device_destroy(struct i915_device *i915)
 	return ret ? ret : i915_device_destroy(i915);
 }
 
+/**
+ * struct gem_fixture - a device and the objects a test made on it, all put
+ * by gem_fixture_fini().
+ * @i915: the device.
+ * @objs: the objects, in creation order.
+ * @count: entries of @objs in use.
+ */
+struct gem_fixture {
+	struct i915_device *i915;
+	struct i915_gem_object *objs[32];
+	unsigned int count;
+};
+
+/* A device as gem_device(@aperture); the case ends here without one. */
+static struct i915_device *gem_fixture_init(struct gem_fixture *fx, uint64_t aperture)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->i915 = gem_device(aperture);
+	ASSERT_NOT_NULL(fx->i915);
+	return fx->i915;
+}
+
+/* A new object of @fx; the case ends here when it cannot be made. */
+static struct i915_gem_object *gem_fixture_obj(struct gem_fixture *fx, uint64_t size,
+					       enum i915_gem_region region)
+{
+	struct i915_gem_object *obj = NULL;
+
+	ASSERT_LT(fx->count, sizeof(fx->objs) / sizeof(fx->objs[0]));
+	ASSERT_EQ(i915_gem_object_create(fx->i915, size, region, &obj), 0);
+	fx->objs[fx->count++] = obj;
+	return obj;
+}
+
+/* Put every object of @fx; the device must then come down cleanly. */
+static void gem_fixture_fini(struct gem_fixture *fx)
+{
+	for (unsigned int i = 0; i < fx->count; i++)
+		i915_gem_object_put(fx->objs[i]);
+	fx->count = 0;
+	EXPECT_EQ(gem_device_destroy(fx->i915), 0);
+}
+
+/*
+ * Run @objs[0..@count) (batch last) as one execbuffer in @ctx and wait for
+ * its fence. Return: 0 when the batch ran and its fence signalled without
+ * error; the execbuffer's error; the fence's error.
+ */
+static int gem_exec_wait(struct i915_device *i915, struct i915_exec_object *objs,
+			 unsigned int count, struct i915_context *ctx)
+{
+	struct i915_execbuffer eb = {.objects = objs, .count = count, .ctx = ctx};
+	int ret = i915_gem_execbuffer(i915, &eb);
+
+	if (ret)
+		return ret;
+	ret = dma_fence_wait(eb.out_fence, false);
+	if (!ret)
+		ret = dma_fence_get_status(eb.out_fence); /* 1: signalled without error */
+	dma_fence_put(eb.out_fence);
+	return ret == 1 ? 0 : ret ? ret : -EBUSY;
+}
+
 static void fill(void *p, size_t len, uint64_t seed)
 {
 	uint64_t *q = p;
@@ -44,14 +107,13 @@ static void fill(void *p, size_t len, uint64_t seed)
 
 KTEST(gem_object_create_lands_in_its_region)
 {
-	struct i915_device *i915 = gem_device(0);
-	struct i915_gem_object *s, *l, *st;
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *s = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *l = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_LMEM);
+	struct i915_gem_object *st = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_STOLEN);
 	uint32_t in[64], out[64];
 
-	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_SMEM, &s), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_LMEM, &l), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_STOLEN, &st), 0);
 	EXPECT_EQ(i915_gem_object_mem_type(s), TTM_PL_SYSTEM);
 	EXPECT_EQ(i915_gem_object_mem_type(l), TTM_PL_VRAM);
 	EXPECT_EQ(i915_gem_object_mem_type(st), I915_PL_STOLEN);
@@ -63,10 +125,7 @@ KTEST(gem_object_create_lands_in_its_region)
 	/* Stolen memory is not CPU-reachable. */
 	EXPECT_EQ(i915_gem_object_access(st, 0, out, 4, false), -EIO);
 	EXPECT_EQ(i915_gem_object_create(i915, 100, I915_GEM_REGION_SMEM, &s), -EINVAL);
-	i915_gem_object_put(s);
-	i915_gem_object_put(l);
-	i915_gem_object_put(st);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 /*
@@ -75,13 +134,13 @@ KTEST(gem_object_create_lands_in_its_region)
  */
 KTEST(gem_object_tt_caching_by_region)
 {
-	struct i915_device *i915 = gem_device(0);
+	struct gem_fixture fx;
 	struct i915_gem_object *s, *l;
 	uint32_t v = 0x12345678, r = 0;
 
-	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_SMEM, &s), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_LMEM, &l), 0);
+	gem_fixture_init(&fx, 0);
+	s = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_SMEM);
+	l = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_LMEM);
 	EXPECT_EQ(i915_gem_object_access(s, 0, &v, sizeof(v), true), 0);
 	ASSERT_NOT_NULL(s->base.ttm);
 	EXPECT_EQ(s->base.ttm->caching, ttm_cached);
@@ -91,24 +150,22 @@ KTEST(gem_object_tt_caching_by_region)
 	EXPECT_EQ(l->base.ttm->caching, ttm_write_combined);
 	EXPECT_EQ(i915_gem_object_access(l, 0, &r, sizeof(r), false), 0);
 	EXPECT_UEQ(r, v);
-	i915_gem_object_put(s);
-	i915_gem_object_put(l);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 /* SYSTEM -> LMEM and back by blitter (through TT hops), checksums equal. */
 static void round_trip(enum i915_gem_region region, bool evict)
 {
-	struct i915_device *i915 = gem_device(0);
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
 	struct ttm_operation_ctx ctx = {0};
 	struct i915_gem_object *obj;
 	const size_t len = 37 * TTM_PAGE_SIZE;
 	unsigned char *buf = malloc(len);
 	uint64_t sum;
 
-	ASSERT_NOT_NULL(i915);
 	ASSERT_NOT_NULL(buf);
-	ASSERT_EQ(i915_gem_object_create(i915, len, I915_GEM_REGION_SMEM, &obj), 0);
+	obj = gem_fixture_obj(&fx, len, I915_GEM_REGION_SMEM);
 	fill(buf, len, ktest_rand());
 	sum = i915_test_checksum(buf, len);
 	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, true), 0);
@@ -132,8 +189,7 @@ static void round_trip(enum i915_gem_region region, bool evict)
 	EXPECT_UEQ(i915_test_checksum(buf, len), sum);
 	EXPECT_EQ(atomic_load(&i915->gem_stats.memcpy_moves), 0);
 	free(buf);
-	i915_gem_object_put(obj);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 KTEST(gem_blit_eviction_lmem_to_system_preserves_content)
@@ -158,8 +214,10 @@ static void write_reloc_batch(struct i915_gem_object *batch, uint32_t value)
 
 KTEST(gem_execbuffer_relocation_resolved_then_skipped)
 {
-	struct i915_device *i915 = gem_device(0);
-	struct i915_gem_object *target, *batch;
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *target = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct i915_exec_reloc rel = {
 	    .target = 0,
 	    .delta = 40,
@@ -168,28 +226,16 @@ KTEST(gem_execbuffer_relocation_resolved_then_skipped)
 	    .write_domain = I915_GEM_DOMAIN_RENDER,
 	    .read_domains = I915_GEM_DOMAIN_RENDER,
 	};
-	struct i915_exec_object objs[2];
-	struct i915_execbuffer eb;
 	uint32_t v = 0;
 
-	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &target), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
 	write_reloc_batch(batch, 0x12345678);
 	for (int round = 0; round < 2; round++) {
-		memset(objs, 0, sizeof(objs));
-		objs[0].obj = target;
-		objs[1].obj = batch;
-		objs[1].relocs = &rel;
-		objs[1].nreloc = 1;
-		memset(&eb, 0, sizeof(eb));
-		eb.objects = objs;
-		eb.count = 2;
-		ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
-		ASSERT_NOT_NULL(eb.out_fence);
-		EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
-		EXPECT_EQ(dma_fence_get_status(eb.out_fence), 1);
-		dma_fence_put(eb.out_fence);
+		struct i915_exec_object objs[2] = {
+		    {.obj = target},
+		    {.obj = batch, .relocs = &rel, .nreloc = 1},
+		};
+
+		ASSERT_EQ(gem_exec_wait(i915, objs, 2, NULL), 0);
 		EXPECT_UEQ(rel.presumed_offset, objs[0].offset);
 		EXPECT_NE(objs[0].offset, 0);
 		EXPECT_EQ(i915_gem_object_mem_type(target), TTM_PL_TT);
@@ -202,24 +248,21 @@ KTEST(gem_execbuffer_relocation_resolved_then_skipped)
 	}
 	/* The target was written: its fence is a write fence. */
 	EXPECT_TRUE(dma_resv_test_signaled(target->base.resv, DMA_RESV_USAGE_WRITE));
-	i915_gem_object_put(target);
-	i915_gem_object_put(batch);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 KTEST(gem_execbuffer_softpin_honoured_and_rejected)
 {
-	struct i915_device *i915 = gem_device(0);
-	struct i915_gem_object *target, *batch, *other;
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *target = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *other = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct i915_exec_object objs[3];
 	struct i915_execbuffer eb;
 	const uint64_t pin = 100ull << 20;
 	uint32_t cs[8] = {0}, v = 0;
 
-	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_SMEM, &target), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &other), 0);
 	i915_emit_bb_end(i915_emit_store_dword_imm(cs, pin + 4100, 0xabcd));
 	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
 	memset(objs, 0, sizeof(objs));
@@ -252,23 +295,19 @@ KTEST(gem_execbuffer_softpin_honoured_and_rejected)
 	/* Nothing was left reserved by the failures. */
 	EXPECT_EQ(ttm_bo_reserve(&target->base, false, true, NULL), 0);
 	ttm_bo_unreserve(&target->base);
-	i915_gem_object_put(target);
-	i915_gem_object_put(batch);
-	i915_gem_object_put(other);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 KTEST(gem_execbuffer_rejects_bad_arguments)
 {
-	struct i915_device *i915 = gem_device(0);
-	struct i915_gem_object *a, *batch;
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *a = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct i915_exec_reloc rel = {.target = 0, .offset = 4};
 	struct i915_exec_object objs[2];
 	struct i915_execbuffer eb;
 
-	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &a), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
 #define RESET()                                                                                    \
 	do {                                                                                       \
 		memset(objs, 0, sizeof(objs));                                                     \
@@ -312,9 +351,7 @@ KTEST(gem_execbuffer_rejects_bad_arguments)
 	EXPECT_EQ(atomic_load(&i915_engine_get(i915, I915_ENGINE_RCS)->stats.submitted), 0);
 	EXPECT_EQ(i915_gem_object_mem_type(a), TTM_PL_SYSTEM); /* nothing validated */
 #undef RESET
-	i915_gem_object_put(a);
-	i915_gem_object_put(batch);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 /*
@@ -324,38 +361,28 @@ KTEST(gem_execbuffer_rejects_bad_arguments)
 KTEST(gem_execbuffer_evicts_under_small_aperture)
 {
 	enum { N = 24 };
-	struct i915_device *i915 = gem_device(1ull << 20); /* 256 pages */
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 1ull << 20); /* 256 pages */
 	struct i915_gem_object *t[N], *batch;
-	struct i915_exec_reloc rel;
-	struct i915_exec_object objs[2];
-	struct i915_execbuffer eb;
-	struct ttm_resource_manager *tt;
 
-	ASSERT_NOT_NULL(i915);
-	tt = i915_ggtt_manager(&i915->ggtt);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	for (int i = 0; i < N; i++)
-		ASSERT_EQ(i915_gem_object_create(i915, 64 * 1024, I915_GEM_REGION_SMEM, &t[i]), 0);
+		t[i] = gem_fixture_obj(&fx, 64 * 1024, I915_GEM_REGION_SMEM);
 	for (int round = 0; round < 2; round++) {
 		for (int i = 0; i < N; i++) {
+			struct i915_exec_reloc rel = {.target = 0,
+						      .offset = 4,
+						      .delta = 4 * (uint32_t)i,
+						      .write_domain = I915_GEM_DOMAIN_RENDER};
+			struct i915_exec_object objs[2] = {
+			    {.obj = t[i], .flags = EXEC_OBJECT_NEEDS_MAPPABLE},
+			    {.obj = batch, .relocs = &rel, .nreloc = 1},
+			};
+
 			write_reloc_batch(batch, 0x1000u * (uint32_t)round + (uint32_t)i);
-			rel = (struct i915_exec_reloc){.target = 0,
-						       .offset = 4,
-						       .delta = 4 * (uint32_t)i,
-						       .write_domain = I915_GEM_DOMAIN_RENDER};
-			memset(objs, 0, sizeof(objs));
-			objs[0] = (struct i915_exec_object){.obj = t[i],
-							    .flags = EXEC_OBJECT_NEEDS_MAPPABLE};
-			objs[1] =
-			    (struct i915_exec_object){.obj = batch, .relocs = &rel, .nreloc = 1};
-			memset(&eb, 0, sizeof(eb));
-			eb.objects = objs;
-			eb.count = 2;
-			ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
-			EXPECT_LT(objs[0].offset, 1ull << 20);
 			/* The batch object is rewritten next round: wait for it. */
-			EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
-			dma_fence_put(eb.out_fence);
+			ASSERT_EQ(gem_exec_wait(i915, objs, 2, NULL), 0);
+			EXPECT_LT(objs[0].offset, 1ull << 20);
 		}
 	}
 	EXPECT_GT(atomic_load(&i915->drm.bdev.stats.evictions), 0);
@@ -364,51 +391,41 @@ KTEST(gem_execbuffer_evicts_under_small_aperture)
 
 		EXPECT_EQ(i915_gem_object_access(t[i], 4 * (uint64_t)i, &v, 4, false), 0);
 		EXPECT_EQ(v, 0x1000u + (uint32_t)i);
-		i915_gem_object_put(t[i]);
 	}
-	(void)tt;
-	i915_gem_object_put(batch);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 KTEST(gem_execbuffer_lmem_target_through_vma)
 {
-	struct i915_device *i915 = gem_device(0);
-	struct i915_gem_object *target, *batch;
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *target = gem_fixture_obj(&fx, 16384, I915_GEM_REGION_LMEM);
+	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct i915_exec_reloc rel = {
 	    .target = 0, .offset = 4, .delta = 8, .write_domain = I915_GEM_DOMAIN_RENDER};
-	struct i915_exec_object objs[2];
-	struct i915_execbuffer eb;
+	struct i915_exec_object objs[2] = {
+	    {.obj = target},
+	    {.obj = batch, .relocs = &rel, .nreloc = 1},
+	};
 	uint32_t v = 0;
 
-	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(i915_gem_object_create(i915, 16384, I915_GEM_REGION_LMEM, &target), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
 	write_reloc_batch(batch, 0x77aa77);
-	memset(objs, 0, sizeof(objs));
-	objs[0].obj = target;
-	objs[1] = (struct i915_exec_object){.obj = batch, .relocs = &rel, .nreloc = 1};
-	memset(&eb, 0, sizeof(eb));
-	eb.objects = objs;
-	eb.count = 2;
-	ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
-	EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
-	EXPECT_EQ(dma_fence_get_status(eb.out_fence), 1);
-	dma_fence_put(eb.out_fence);
+	ASSERT_EQ(gem_exec_wait(i915, objs, 2, NULL), 0);
 	EXPECT_EQ(i915_gem_object_mem_type(target), TTM_PL_VRAM);
 	/* Out of lmem by blitter, then the CPU reads what the batch wrote. */
 	ASSERT_EQ(i915_gem_object_migrate(target, I915_GEM_REGION_SMEM), 0);
 	EXPECT_EQ(i915_gem_object_access(target, 8, &v, 4, false), 0);
 	EXPECT_EQ(v, 0x77aa77);
-	i915_gem_object_put(target);
-	i915_gem_object_put(batch);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 KTEST(gem_execbuffer_hang_eio_then_recovers)
 {
-	struct i915_device *i915 = gem_device(0);
-	struct i915_gem_object *hang, *batch, *target;
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *hang = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *target = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct i915_context *bad, *good;
 	struct i915_exec_reloc rel = {
 	    .target = 0, .offset = 4, .write_domain = I915_GEM_DOMAIN_RENDER};
@@ -417,12 +434,8 @@ KTEST(gem_execbuffer_hang_eio_then_recovers)
 	struct dma_fence *fh;
 	uint32_t cs[8] = {0}, v = 0;
 
-	ASSERT_NOT_NULL(i915);
 	ASSERT_EQ(i915_context_create(i915, &bad), 0);
 	ASSERT_EQ(i915_context_create(i915, &good), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &hang), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &target), 0);
 	/* A self-referencing loop: MI_BATCH_BUFFER_START back to itself. */
 	i915_emit_bb_start(cs, 0);
 	ASSERT_EQ(i915_gem_object_access(hang, 0, cs, sizeof(cs), true), 0);
@@ -457,10 +470,7 @@ KTEST(gem_execbuffer_hang_eio_then_recovers)
 	dma_fence_put(eb.out_fence);
 	i915_context_put(bad);
 	i915_context_put(good);
-	i915_gem_object_put(hang);
-	i915_gem_object_put(batch);
-	i915_gem_object_put(target);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 struct ww_thread {
@@ -492,42 +502,36 @@ static void *ww_thread_fn(void *arg)
 		    {.obj = w->reverse ? w->a : w->b},
 		    {.obj = w->batch, .relocs = rel, .nreloc = 2},
 		};
-		struct i915_execbuffer eb = {.objects = objs, .count = 3};
 
-		if (i915_gem_execbuffer(w->i915, &eb)) {
+		if (gem_exec_wait(w->i915, objs, 3, NULL))
 			w->errors++;
-			break;
-		}
-		if (dma_fence_wait(eb.out_fence, false) || dma_fence_get_status(eb.out_fence) != 1)
-			w->errors++;
-		dma_fence_put(eb.out_fence);
 	}
 	return NULL;
 }
 
 KTEST(gem_execbuffer_ww_backoff_two_threads)
 {
-	struct i915_device *i915 = gem_device(0);
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *a = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *b = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct ww_thread w[2];
-	struct i915_gem_object *a, *b;
 	pthread_t t[2];
 
-	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &a), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &b), 0);
 	for (int i = 0; i < 2; i++) {
-		w[i] = (struct ww_thread){
-		    .i915 = i915, .a = a, .b = b, .reverse = i == 1, .iters = 300 * ktest_scale()};
-		ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &w[i].batch), 0);
+		w[i] = (struct ww_thread){.i915 = i915,
+					  .a = a,
+					  .b = b,
+					  .batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM),
+					  .reverse = i == 1,
+					  .iters = 300 * ktest_scale()};
 	}
 	for (int i = 0; i < 2; i++)
 		ASSERT_EQ(pthread_create(&t[i], NULL, ww_thread_fn, &w[i]), 0);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2; i++)
 		EXPECT_EQ(w[i].errors, 0);
-		i915_gem_object_put(w[i].batch);
-	}
 	/* Both shared objects saw the batches' stores. */
 	{
 		uint32_t va = 0, vb = 0;
@@ -537,9 +541,7 @@ KTEST(gem_execbuffer_ww_backoff_two_threads)
 		EXPECT_TRUE(va == 1 || va == 2);
 		EXPECT_TRUE(vb == 1 || vb == 2);
 	}
-	i915_gem_object_put(a);
-	i915_gem_object_put(b);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 struct eb_thread {
@@ -547,20 +549,13 @@ struct eb_thread {
 	struct i915_exec_object objs[3];
 	struct i915_exec_reloc rel[2];
 	int ret;
-	int status;
 };
 
 static void *eb_thread_fn(void *arg)
 {
 	struct eb_thread *e = arg;
-	struct i915_execbuffer eb = {.objects = e->objs, .count = 3};
 
-	e->ret = i915_gem_execbuffer(e->i915, &eb);
-	if (!e->ret) {
-		dma_fence_wait(eb.out_fence, false);
-		e->status = dma_fence_get_status(eb.out_fence);
-		dma_fence_put(eb.out_fence);
-	}
+	e->ret = gem_exec_wait(e->i915, e->objs, 3, NULL);
 	return NULL;
 }
 
@@ -571,17 +566,16 @@ static void *eb_thread_fn(void *arg)
  */
 KTEST(gem_execbuffer_ww_backs_off_for_older_ticket)
 {
-	struct i915_device *i915 = gem_device(0);
-	struct i915_gem_object *a, *b, *batch;
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *a = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *b = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct ww_acquire_ctx older;
 	struct eb_thread e;
 	uint32_t cs[16] = {0}, *p = cs, va = 0, vb = 0;
 	pthread_t t;
 
-	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &a), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &b), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
 	p = i915_emit_store_dword_imm(p, 0, 11);
 	p = i915_emit_store_dword_imm(p, 0, 22);
 	i915_emit_bb_end(p);
@@ -611,48 +605,37 @@ KTEST(gem_execbuffer_ww_backs_off_for_older_ticket)
 	ttm_bo_unreserve(&b->base);
 	ww_acquire_fini(&older);
 	pthread_join(t, NULL);
+	/* Submitted, and the batch ran without error. */
 	EXPECT_EQ(e.ret, 0);
-	EXPECT_EQ(e.status, 1);
 	EXPECT_EQ(i915_gem_object_access(a, 0, &va, 4, false), 0);
 	EXPECT_EQ(i915_gem_object_access(b, 0, &vb, 4, false), 0);
 	EXPECT_EQ(va, 11);
 	EXPECT_EQ(vb, 22);
-	i915_gem_object_put(a);
-	i915_gem_object_put(b);
-	i915_gem_object_put(batch);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 /* A TT object swapped out loses its PTEs; the next execbuffer rebinds it. */
 KTEST(gem_execbuffer_rebinds_after_swapout)
 {
-	struct i915_device *i915 = gem_device(0);
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *target = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct ttm_operation_ctx ctx = {0};
-	struct i915_gem_object *target, *batch;
-	struct i915_exec_reloc rel;
-	struct i915_exec_object objs[2];
-	struct i915_execbuffer eb;
 	uint32_t v = 0;
 
-	ASSERT_NOT_NULL(i915);
-	ASSERT_EQ(i915_gem_object_create(i915, 8192, I915_GEM_REGION_SMEM, &target), 0);
-	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
 	for (int round = 0; round < 2; round++) {
+		struct i915_exec_reloc rel = {.target = 0,
+					      .offset = 4,
+					      .delta = 4096,
+					      .write_domain = I915_GEM_DOMAIN_RENDER};
+		struct i915_exec_object objs[2] = {
+		    {.obj = target},
+		    {.obj = batch, .relocs = &rel, .nreloc = 1},
+		};
+
 		write_reloc_batch(batch, 0x5000u + (uint32_t)round);
-		rel = (struct i915_exec_reloc){.target = 0,
-					       .offset = 4,
-					       .delta = 4096,
-					       .write_domain = I915_GEM_DOMAIN_RENDER};
-		memset(objs, 0, sizeof(objs));
-		objs[0].obj = target;
-		objs[1] = (struct i915_exec_object){.obj = batch, .relocs = &rel, .nreloc = 1};
-		memset(&eb, 0, sizeof(eb));
-		eb.objects = objs;
-		eb.count = 2;
-		ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
-		EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
-		EXPECT_EQ(dma_fence_get_status(eb.out_fence), 1);
-		dma_fence_put(eb.out_fence);
+		ASSERT_EQ(gem_exec_wait(i915, objs, 2, NULL), 0);
 		if (round == 0) {
 			uint64_t first = target->base.resource->start;
 
@@ -667,9 +650,7 @@ KTEST(gem_execbuffer_rebinds_after_swapout)
 	EXPECT_TRUE(target->ggtt_bound);
 	EXPECT_EQ(i915_gem_object_access(target, 4096, &v, 4, false), 0);
 	EXPECT_EQ(v, 0x5001);
-	i915_gem_object_put(target);
-	i915_gem_object_put(batch);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 /*
@@ -680,17 +661,17 @@ KTEST(gem_execbuffer_rebinds_after_swapout)
  */
 KTEST(gem_memcpy_fallback_when_blitter_wedged)
 {
-	struct i915_device *i915 = gem_device(0);
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
 	struct i915_engine *bcs;
 	struct i915_gem_object *obj;
 	size_t len = 64 << 10;
 	uint8_t *buf = malloc(len);
 	uint64_t sum;
 
-	ASSERT_NOT_NULL(i915);
 	ASSERT_NOT_NULL(buf);
 	bcs = i915_engine_get(i915, I915_ENGINE_BCS);
-	ASSERT_EQ(i915_gem_object_create(i915, len, I915_GEM_REGION_SMEM, &obj), 0);
+	obj = gem_fixture_obj(&fx, len, I915_GEM_REGION_SMEM);
 	fill(buf, len, ktest_rand());
 	sum = i915_test_checksum(buf, len);
 	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, true), 0);
@@ -722,8 +703,7 @@ KTEST(gem_memcpy_fallback_when_blitter_wedged)
 	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, false), 0);
 	EXPECT_UEQ(i915_test_checksum(buf, len), sum);
 	free(buf);
-	i915_gem_object_put(obj);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
 
 /*
@@ -734,7 +714,8 @@ KTEST(gem_memcpy_fallback_when_blitter_wedged)
  */
 KTEST(gem_eviction_valuable_skips_stolen_when_blitter_wedged)
 {
-	struct i915_device *i915 = gem_device(0);
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
 	struct i915_gem_object *objs[16], *extra = NULL;
 	const uint64_t sz = 1ull << 20;
 	struct ttm_resource_manager *man;
@@ -742,15 +723,12 @@ KTEST(gem_eviction_valuable_skips_stolen_when_blitter_wedged)
 	uint64_t evictions;
 	unsigned n = 0;
 
-	ASSERT_NOT_NULL(i915);
 	bcs = i915_engine_get(i915, I915_ENGINE_BCS);
 	man = ttm_manager_type(&i915->drm.bdev, I915_PL_STOLEN);
 	ASSERT_NOT_NULL(man);
 	/* Fill stolen memory without evicting anything. */
-	while (n < 16 && ttm_resource_manager_usage(man) + sz <= man->size * TTM_PAGE_SIZE) {
-		ASSERT_EQ(i915_gem_object_create(i915, sz, I915_GEM_REGION_STOLEN, &objs[n]), 0);
-		n++;
-	}
+	while (n < 16 && ttm_resource_manager_usage(man) + sz <= man->size * TTM_PAGE_SIZE)
+		objs[n++] = gem_fixture_obj(&fx, sz, I915_GEM_REGION_STOLEN);
 	ASSERT_GE(n, 2);
 	ASSERT_LT(n, 16);
 	i915_engine_set_wedged(bcs, true);
@@ -760,10 +738,7 @@ KTEST(gem_eviction_valuable_skips_stolen_when_blitter_wedged)
 	for (unsigned i = 0; i < n; i++)
 		EXPECT_EQ(i915_gem_object_mem_type(objs[i]), I915_PL_STOLEN);
 	i915_engine_set_wedged(bcs, false);
-	ASSERT_EQ(i915_gem_object_create(i915, sz, I915_GEM_REGION_STOLEN, &extra), 0);
+	gem_fixture_obj(&fx, sz, I915_GEM_REGION_STOLEN);
 	EXPECT_GT(atomic_load(&i915->drm.bdev.stats.evictions), evictions);
-	i915_gem_object_put(extra);
-	for (unsigned i = 0; i < n; i++)
-		i915_gem_object_put(objs[i]);
-	EXPECT_EQ(gem_device_destroy(i915), 0);
+	gem_fixture_fini(&fx);
 }
