@@ -73,23 +73,72 @@ static uint32_t read_u32(struct i915_gem_object *obj, uint64_t offset)
 	return v;
 }
 
-KTEST(coherency_cached_write_reaches_gpu_only_through_execbuffer_flush)
+/*
+ * Write into @batch, through memory, a batch that stores @value with
+ * MI_STORE_DWORD_IMM (the value at byte 12) and ends; @cs (8 words) keeps
+ * the commands written.
+ */
+static void store_batch(struct i915_gem_object *batch, uint32_t *cs, uint32_t value)
 {
-	struct i915_device *i915 = coherency_device();
-	struct ttm_operation_ctx ctx = {0};
-	struct i915_gem_object *target, *batch, *jump;
-	struct i915_exec_reloc rel = {
+	memset(cs, 0, 8 * sizeof(*cs));
+	i915_emit_store_dword_imm(cs, 0, value);
+	cs[4] = MI_BATCH_BUFFER_END;
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, 8 * sizeof(*cs), true), 0);
+}
+
+/* The relocation aiming a store_batch() at @delta into the first object of the list. */
+static struct i915_exec_reloc store_reloc(uint64_t delta)
+{
+	return (struct i915_exec_reloc){
 	    .target = 0,
-	    .delta = 64,
+	    .delta = delta,
 	    .offset = 4,
 	    .write_domain = I915_GEM_DOMAIN_RENDER,
 	    .read_domains = I915_GEM_DOMAIN_RENDER,
 	};
+}
+
+/*
+ * Run @batch (a store_batch() relocated by @rel) with @target first in the
+ * list @objs, which keeps the offsets execbuffer chose. 0: the batch ran.
+ */
+static int run_store(struct i915_device *i915, struct i915_exec_object *objs,
+		     struct i915_gem_object *target, struct i915_gem_object *batch,
+		     struct i915_exec_reloc *rel)
+{
+	memset(objs, 0, 2 * sizeof(*objs));
+	objs[0].obj = target;
+	objs[1].obj = batch;
+	objs[1].relocs = rel;
+	objs[1].nreloc = 1;
+	return run(i915, objs, 2);
+}
+
+/* A CPU mapping of all of @obj (ASSERT-checked). */
+static void *cpu_map(struct i915_gem_object *obj)
+{
+	struct ttm_operation_ctx ctx = {0};
+	void *addr = NULL;
+
+	ASSERT_EQ(ttm_bo_mmap(&obj->base, NULL, &ctx, &addr), 0);
+	return addr;
+}
+
+static void cpu_unmap(struct i915_gem_object *obj)
+{
+	EXPECT_EQ(ttm_bo_munmap(&obj->base), 0);
+	ttm_bo_vm_release(&obj->base);
+}
+
+KTEST(coherency_cached_write_reaches_gpu_only_through_execbuffer_flush)
+{
+	struct i915_device *i915 = coherency_device();
+	struct i915_gem_object *target, *batch, *jump;
+	struct i915_exec_reloc rel = store_reloc(64);
 	struct i915_exec_object objs[2];
-	uint32_t cs[8] = {0}, zero = 0;
+	uint32_t cs[8], zero = 0;
 	uint64_t target_addr, batch_addr;
 	uint32_t *map;
-	void *addr;
 
 	ASSERT_NOT_NULL(i915);
 	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &target), 0);
@@ -97,22 +146,14 @@ KTEST(coherency_cached_write_reaches_gpu_only_through_execbuffer_flush)
 	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &jump), 0);
 
 	/* A store of 0xaaaa to target+64, its address patched by the reloc. */
-	i915_emit_store_dword_imm(cs, 0, 0xaaaa);
-	cs[4] = MI_BATCH_BUFFER_END;
-	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
-	memset(objs, 0, sizeof(objs));
-	objs[0].obj = target;
-	objs[1].obj = batch;
-	objs[1].relocs = &rel;
-	objs[1].nreloc = 1;
-	ASSERT_EQ(run(i915, objs, 2), 0);
+	store_batch(batch, cs, 0xaaaa);
+	ASSERT_EQ(run_store(i915, objs, target, batch, &rel), 0);
 	EXPECT_UEQ(read_u32(target, 64), 0xaaaa);
 	target_addr = objs[0].offset;
 	batch_addr = objs[1].offset;
 
 	/* The CPU rewrites the stored value through a cached mapping. */
-	ASSERT_EQ(ttm_bo_mmap(&batch->base, NULL, &ctx, &addr), 0);
-	map = addr;
+	map = cpu_map(batch);
 	EXPECT_EQ(map[0], cs[0]);
 	EXPECT_EQ(ttm_bo_vm_caching(&batch->base), ttm_cached);
 	map[3] = 0xbbbb;
@@ -136,19 +177,13 @@ KTEST(coherency_cached_write_reaches_gpu_only_through_execbuffer_flush)
 	EXPECT_EQ(map[3], 0xbbbb);
 
 	/* Through the list: execbuffer flushes the mapping, the GPU sees it. */
-	memset(objs, 0, sizeof(objs));
-	objs[0].obj = target;
-	objs[1].obj = batch;
-	objs[1].relocs = &rel;
-	objs[1].nreloc = 1;
-	ASSERT_EQ(run(i915, objs, 2), 0);
+	ASSERT_EQ(run_store(i915, objs, target, batch, &rel), 0);
 	EXPECT_UEQ(read_u32(target, 64), 0xbbbb);
 	EXPECT_UEQ(read_u32(batch, 12), 0xbbbb);
 	/* The CPU view faults back in and still shows its write. */
 	EXPECT_EQ(map[3], 0xbbbb);
 
-	EXPECT_EQ(ttm_bo_munmap(&batch->base), 0);
-	ttm_bo_vm_release(&batch->base);
+	cpu_unmap(batch);
 	i915_gem_object_put(target);
 	i915_gem_object_put(batch);
 	i915_gem_object_put(jump);
@@ -159,11 +194,9 @@ KTEST(coherency_cached_write_reaches_gpu_only_through_execbuffer_flush)
 KTEST(coherency_write_combined_needs_no_flush)
 {
 	struct i915_device *i915 = coherency_device();
-	struct ttm_operation_ctx ctx = {0};
 	struct i915_gem_object *obj;
 	uint32_t v = 0x1234;
 	uint32_t *map;
-	void *addr;
 
 	ASSERT_NOT_NULL(i915);
 	/* An lmem-capable object keeps a write-combined tt in system memory. */
@@ -172,14 +205,12 @@ KTEST(coherency_write_combined_needs_no_flush)
 	ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
 	ASSERT_NOT_NULL(obj->base.ttm);
 	ASSERT_EQ(obj->base.ttm->caching, ttm_write_combined);
-	ASSERT_EQ(ttm_bo_mmap(&obj->base, NULL, &ctx, &addr), 0);
-	map = addr;
+	map = cpu_map(obj);
 	EXPECT_EQ(map[0], 0x1234);
 	EXPECT_EQ(ttm_bo_vm_caching(&obj->base), ttm_write_combined);
 	map[1] = 0x5678;
 	EXPECT_UEQ(read_u32(obj, 4), 0x5678);
-	EXPECT_EQ(ttm_bo_munmap(&obj->base), 0);
-	ttm_bo_vm_release(&obj->base);
+	cpu_unmap(obj);
 	i915_gem_object_put(obj);
 	EXPECT_EQ(coherency_device_destroy(i915), 0);
 }
@@ -188,21 +219,17 @@ KTEST(coherency_write_combined_needs_no_flush)
 KTEST(coherency_unmodelled_device_is_coherent)
 {
 	struct i915_device *i915 = coherency_device();
-	struct ttm_operation_ctx ctx = {0};
 	struct i915_gem_object *obj;
 	uint32_t *map;
-	void *addr;
 
 	ASSERT_NOT_NULL(i915);
 	ASSERT_EQ(ttm_bo_vm_set_cpu_cache(&i915->drm.bdev, false), 0);
 	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &obj), 0);
-	ASSERT_EQ(ttm_bo_mmap(&obj->base, NULL, &ctx, &addr), 0);
-	map = addr;
+	map = cpu_map(obj);
 	map[2] = 0x4242;
 	EXPECT_EQ(ttm_bo_vm_caching(&obj->base), ttm_cached);
 	EXPECT_UEQ(read_u32(obj, 8), 0x4242);
-	EXPECT_EQ(ttm_bo_munmap(&obj->base), 0);
-	ttm_bo_vm_release(&obj->base);
+	cpu_unmap(obj);
 	i915_gem_object_put(obj);
 	EXPECT_EQ(coherency_device_destroy(i915), 0);
 }
@@ -221,13 +248,11 @@ KTEST(coherency_set_cpu_cache_arguments)
 KTEST(coherency_nonvisible_lmem_migrates_once_on_first_touch)
 {
 	struct i915_device *i915 = coherency_device();
-	struct ttm_operation_ctx ctx = {0};
 	struct i915_gem_object *filler, *obj;
 	const size_t size = 256 << 10;
 	struct ttm_bo_vm_stats st;
 	uint64_t moved, visible_pages = (4ull << 20) >> 12;
 	unsigned char *map, *buf;
-	void *addr;
 
 	ASSERT_NOT_NULL(i915);
 	buf = malloc(size);
@@ -247,8 +272,7 @@ KTEST(coherency_nonvisible_lmem_migrates_once_on_first_touch)
 		goto out;
 	}
 	moved = atomic_load(&i915->drm.bdev.stats.bytes_moved);
-	ASSERT_EQ(ttm_bo_mmap(&obj->base, NULL, &ctx, &addr), 0);
-	map = addr;
+	map = cpu_map(obj);
 	EXPECT_EQ(map[size - 1], buf[size - 1]);
 	for (size_t i = 0; i < size; i += 4096)
 		EXPECT_EQ(map[i + 7], buf[i + 7]);
@@ -262,8 +286,7 @@ KTEST(coherency_nonvisible_lmem_migrates_once_on_first_touch)
 	EXPECT_UGE(st.bytes_migrated, size);
 	EXPECT_ULE(st.bytes_migrated, 2 * size);
 	EXPECT_GE(atomic_load(&i915->drm.bdev.stats.bytes_moved) - moved, size);
-	EXPECT_EQ(ttm_bo_munmap(&obj->base), 0);
-	ttm_bo_vm_release(&obj->base);
+	cpu_unmap(obj);
 out:
 	i915_gem_object_put(obj);
 	i915_gem_object_put(filler);
@@ -279,29 +302,18 @@ out:
 KTEST(coherency_cpu_write_then_eviction_then_gpu_read)
 {
 	struct i915_device *i915 = coherency_device();
-	struct ttm_operation_ctx ctx = {0};
 	struct i915_gem_object *target, *batch;
-	struct i915_exec_reloc rel = {
-	    .target = 0,
-	    .delta = 128,
-	    .offset = 4,
-	    .write_domain = I915_GEM_DOMAIN_RENDER,
-	    .read_domains = I915_GEM_DOMAIN_RENDER,
-	};
+	struct i915_exec_reloc rel = store_reloc(128);
 	struct i915_exec_object objs[2];
 	struct ttm_bo_vm_stats st;
-	uint32_t cs[8] = {0};
+	uint32_t cs[8];
 	uint32_t *map;
-	void *addr;
 
 	ASSERT_NOT_NULL(i915);
 	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &target), 0);
 	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
-	i915_emit_store_dword_imm(cs, 0, 0x1111);
-	cs[4] = MI_BATCH_BUFFER_END;
-	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
-	ASSERT_EQ(ttm_bo_mmap(&batch->base, NULL, &ctx, &addr), 0);
-	map = addr;
+	store_batch(batch, cs, 0x1111);
+	map = cpu_map(batch);
 	/* Read first, so the page is in the mapping before it is written. */
 	EXPECT_EQ(map[4], MI_BATCH_BUFFER_END);
 	/* Cached, so the write stays in the modelled CPU cache for now. */
@@ -314,16 +326,10 @@ KTEST(coherency_cpu_write_then_eviction_then_gpu_read)
 	EXPECT_GE(st.invalidations, 1);
 	EXPECT_GE(st.pages_written_back, 1);
 
-	memset(objs, 0, sizeof(objs));
-	objs[0].obj = target;
-	objs[1].obj = batch;
-	objs[1].relocs = &rel;
-	objs[1].nreloc = 1;
-	ASSERT_EQ(run(i915, objs, 2), 0);
+	ASSERT_EQ(run_store(i915, objs, target, batch, &rel), 0);
 	EXPECT_UEQ(read_u32(target, 128), 0x2222);
 
-	EXPECT_EQ(ttm_bo_munmap(&batch->base), 0);
-	ttm_bo_vm_release(&batch->base);
+	cpu_unmap(batch);
 	i915_gem_object_put(target);
 	i915_gem_object_put(batch);
 	EXPECT_EQ(coherency_device_destroy(i915), 0);
