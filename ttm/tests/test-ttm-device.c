@@ -31,6 +31,34 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* A test device of full_cfg, calloc'ed (the caller frees it); ASSERT-checked. */
+static struct ttm_test_device *full_device(void)
+{
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	return tdev;
+}
+
+/*
+ * A BO of @mem_type made busy with a fresh fence (@usage) and dropped, so
+ * that it waits on the delayed-destroy list; returns the fence (the
+ * caller signals and puts it). ASSERT-checked.
+ */
+static struct dma_fence *queue_dead_bo(struct ttm_test_device *tdev, uint32_t mem_type,
+				       enum dma_resv_usage usage)
+{
+	struct ttm_buffer_object *bo;
+	struct dma_fence *fence;
+
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, mem_type, &bo), 0);
+	fence = ttm_test_bo_busy(bo, usage);
+	ASSERT_NOT_NULL(fence);
+	ttm_bo_put(bo);
+	return fence;
+}
+
 static void evict_flags_stub(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
 	placement->num_placement = 0;
@@ -105,11 +133,9 @@ KTEST(ttm_device_init_multiple)
 
 KTEST(ttm_device_fini_busy)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_test_device *tdev = full_device();
 	struct ttm_buffer_object *bo;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
 	EXPECT_EQ(ttm_device_fini(&tdev->bdev), -EBUSY);
 	/* Nothing was torn down: the BO and the device still work. */
@@ -123,11 +149,9 @@ KTEST(ttm_device_fini_busy)
 
 KTEST(ttm_set_driver_manager_invalid)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_test_device *tdev = full_device();
 	struct ttm_mock_manager mock;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
 	EXPECT_EQ(ttm_set_driver_manager(&tdev->bdev, TTM_PL_SYSTEM, &tdev->tt.manager), -EINVAL);
 	EXPECT_EQ(ttm_set_driver_manager(&tdev->bdev, TTM_NUM_MEM_TYPES, &tdev->tt.manager),
 		  -EINVAL);
@@ -157,21 +181,10 @@ static void *signal_later(void *p)
 
 KTEST(ttm_device_flush_delayed_wait)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
-	struct ttm_buffer_object *bo;
-	struct signal_arg sa;
+	struct ttm_test_device *tdev = full_device();
+	struct signal_arg sa = {queue_dead_bo(tdev, TTM_PL_TT, DMA_RESV_USAGE_WRITE), 20};
 	pthread_t t;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &bo), 0);
-	sa.fence = ttm_test_fence_create();
-	sa.delay_ms = 20;
-	ASSERT_NOT_NULL(sa.fence);
-	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
-	ASSERT_EQ(ttm_test_bo_add_fence(bo, sa.fence, DMA_RESV_USAGE_WRITE), 0);
-	ttm_bo_unreserve(bo);
-	ttm_bo_put(bo);
 	EXPECT_EQ(ttm_device_flush_delayed(&tdev->bdev, false), 1);
 	ASSERT_EQ(pthread_create(&t, NULL, signal_later, &sa), 0);
 	EXPECT_EQ(ttm_device_flush_delayed(&tdev->bdev, true), 0);
@@ -185,21 +198,10 @@ KTEST(ttm_device_flush_delayed_wait)
 
 KTEST(ttm_device_fini_waits_for_delayed)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
-	struct ttm_buffer_object *bo;
-	struct signal_arg sa;
+	struct ttm_test_device *tdev = full_device();
+	struct signal_arg sa = {queue_dead_bo(tdev, TTM_PL_SYSTEM, DMA_RESV_USAGE_WRITE), 20};
 	pthread_t t;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
-	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
-	sa.fence = ttm_test_fence_create();
-	sa.delay_ms = 20;
-	ASSERT_NOT_NULL(sa.fence);
-	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
-	ASSERT_EQ(ttm_test_bo_add_fence(bo, sa.fence, DMA_RESV_USAGE_WRITE), 0);
-	ttm_bo_unreserve(bo);
-	ttm_bo_put(bo);
 	ASSERT_EQ(pthread_create(&t, NULL, signal_later, &sa), 0);
 	/* Only a deleted BO is left: fini waits for it instead of refusing. */
 	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
@@ -210,12 +212,10 @@ KTEST(ttm_device_fini_waits_for_delayed)
 
 KTEST(ttm_device_swapout_lru_order)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_test_device *tdev = full_device();
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo[3];
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
 	for (int i = 0; i < 3; i++) {
 		ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo[i]), 0);
 		ASSERT_EQ(ttm_bo_reserve(bo[i], false, false, NULL), 0);
@@ -304,7 +304,7 @@ static void *cap_thread(void *p)
 
 KTEST(ttm_device_swapout_page_cap_threads)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_test_device *tdev = full_device();
 	struct ttm_global_config cfg = {.limit_pages = CAP_PAGES};
 	struct cap_arg a[2];
 	struct ttm_global_stats st;
@@ -312,8 +312,6 @@ KTEST(ttm_device_swapout_page_cap_threads)
 	pthread_barrier_t start;
 	pthread_t t[2];
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
 	/* Free-list pages of earlier cases count too: start from an empty pool. */
 	ttm_global_shrink(UINT32_MAX);
 	ASSERT_EQ(ttm_global_config(&cfg), 0);
@@ -356,7 +354,7 @@ static bool has(const char *text, const char *needle)
 
 KTEST(ttm_device_print_all)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_test_device *tdev = full_device();
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *pinned, *swapped, *dead;
 	struct dma_fence *fence;
@@ -364,8 +362,6 @@ KTEST(ttm_device_print_all)
 	size_t len = 0;
 	FILE *f;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_VRAM, &pinned), 0);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &swapped), 0);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_TT, &dead), 0);
@@ -376,11 +372,8 @@ KTEST(ttm_device_print_all)
 	ASSERT_EQ(ttm_test_bo_fill(swapped, 5), 0);
 	EXPECT_GT(ttm_bo_swapout(swapped, &ctx), 0);
 	ttm_bo_unreserve(swapped);
-	fence = ttm_test_fence_create();
+	fence = ttm_test_bo_busy(dead, DMA_RESV_USAGE_WRITE);
 	ASSERT_NOT_NULL(fence);
-	ASSERT_EQ(ttm_bo_reserve(dead, false, false, NULL), 0);
-	ASSERT_EQ(ttm_test_bo_add_fence(dead, fence, DMA_RESV_USAGE_WRITE), 0);
-	ttm_bo_unreserve(dead);
 	ttm_bo_put(dead);
 
 	f = open_memstream(&text, &len);
@@ -515,15 +508,13 @@ static void *swapper_thread(void *p)
 
 KTEST(ttm_device_flush_delayed_concurrent)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_test_device *tdev = full_device();
 	struct churn_queue q = {.n = 0};
 	struct churn_arg a[CHURN_THREADS], sw;
 	pthread_t t[CHURN_THREADS], ts;
 	atomic_bool stop = false;
 	long fences = dma_fence_live_count();
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
 	pthread_mutex_init(&q.lock, NULL);
 	sw = (struct churn_arg){&tdev->bdev, &q, &stop, 0, 0};
 	ASSERT_EQ(pthread_create(&ts, NULL, swapper_thread, &sw), 0);
@@ -628,14 +619,12 @@ static void queue_busy_bo(struct ttm_test_device *tdev, struct poll_fence *pf)
 
 KTEST(ttm_device_worker_sleeps_until_signal)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_test_device *tdev = full_device();
 	long fences = dma_fence_live_count();
 	struct poll_fence *pf;
 	int polls;
 	int64_t took;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
 	pf = poll_fence_create();
 	ASSERT_NOT_NULL(pf);
 	queue_busy_bo(tdev, pf);
@@ -664,11 +653,9 @@ KTEST(ttm_device_worker_sleeps_until_signal)
 
 KTEST(ttm_device_worker_safety_timeout_polls)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_test_device *tdev = full_device();
 	struct poll_fence *pf;
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
 	pf = poll_fence_create();
 	ASSERT_NOT_NULL(pf);
 	queue_busy_bo(tdev, pf);
@@ -684,12 +671,10 @@ KTEST(ttm_device_worker_safety_timeout_polls)
 
 KTEST(ttm_device_flush_wait_with_armed_callback)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_test_device *tdev = full_device();
 	struct poll_fence *pf;
 	long fences = dma_fence_live_count();
 
-	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
 	pf = poll_fence_create();
 	ASSERT_NOT_NULL(pf);
 	queue_busy_bo(tdev, pf);
