@@ -60,6 +60,24 @@ static int fence_op(int fd, unsigned long req, struct drm_fence_arg *arg)
 	return ttm_drm_ioctl(fd, req, arg);
 }
 
+/* BO_WAIT_IDLE of @handle with DONT_BLOCK, into *@w. */
+static int wait_idle_nonblock(int fd, uint32_t handle, struct drm_bo_map_wait_idle_arg *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->d.req.handle = handle;
+	w->d.req.hint = DRM_BO_HINT_DONT_BLOCK;
+	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_WAIT_IDLE, w);
+}
+
+/* The end of a two-client case: closing both frees every buffer, then the device stops. */
+static void close_both_and_stop(struct ttm_drm_device *dev, int fd, int fd2)
+{
+	EXPECT_EQ(ttm_drm_close(fd2), 0);
+	EXPECT_EQ(ttm_drm_close(fd), 0);
+	EXPECT_EQ(mock_uapi_bo_count(dev), 0);
+	EXPECT_EQ(mock_uapi_stop(dev), 0);
+}
+
 static uint64_t checksum(const unsigned char *p, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -525,10 +543,7 @@ KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 	EXPECT_UEQ(checksum(p, 16384), sum);
 	EXPECT_EQ(uapi_bo_unmap(fd, c.bo), 0);
 
-	EXPECT_EQ(ttm_drm_close(fd2), 0);
-	EXPECT_EQ(ttm_drm_close(fd), 0);
-	EXPECT_EQ(mock_uapi_bo_count(dev), 0);
-	EXPECT_EQ(mock_uapi_stop(dev), 0);
+	close_both_and_stop(dev, fd, fd2);
 }
 
 /* ---- handles and lifetime --------------------------------------------- */
@@ -671,10 +686,7 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	for (int i = 0; i < 8192; i += 511)
 		EXPECT_EQ(q[i], (unsigned char)(i * 7));
 	EXPECT_EQ(uapi_bo_unmap(fd, local.handle), 0);
-	EXPECT_EQ(ttm_drm_close(fd2), 0);
-	EXPECT_EQ(ttm_drm_close(fd), 0);
-	EXPECT_EQ(mock_uapi_bo_count(dev), 0);
-	EXPECT_EQ(mock_uapi_stop(dev), 0);
+	close_both_and_stop(dev, fd, fd2);
 }
 
 /* ---- fences ----------------------------------------------------------- */
@@ -783,10 +795,7 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	EXPECT_EQ(rep.rep_flags & DRM_BO_REP_BUSY, 0);
 
 	/* Busy: DONT_BLOCK says so, and a move with DONT_BLOCK too. */
-	memset(&w, 0, sizeof(w));
-	w.d.req.handle = rw.handle;
-	w.d.req.hint = DRM_BO_HINT_DONT_BLOCK;
-	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_WAIT_IDLE, &w), -EBUSY);
+	EXPECT_EQ(wait_idle_nonblock(fd, rw.handle, &w), -EBUSY);
 	EXPECT_EQ(uapi_bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_LOCAL, DRM_BO_MASK_MEM,
 			       DRM_BO_HINT_DONT_BLOCK, NULL),
 		  -EBUSY);
@@ -804,15 +813,9 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	}
 	f.type = DRM_FENCE_TYPE_EXE;
 	ASSERT_EQ(fence_op(fd, DRM_IOCTL_FENCE_WAIT, &f), 0);
-	memset(&w, 0, sizeof(w));
-	w.d.req.handle = rw.handle;
-	w.d.req.hint = DRM_BO_HINT_DONT_BLOCK;
-	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_WAIT_IDLE, &w), 0);
+	EXPECT_EQ(wait_idle_nonblock(fd, rw.handle, &w), 0);
 	EXPECT_EQ(w.d.rep.rep_flags & DRM_BO_REP_BUSY, 0);
-	EXPECT_EQ(ttm_drm_close(fd2), 0);
-	EXPECT_EQ(ttm_drm_close(fd), 0);
-	EXPECT_EQ(mock_uapi_bo_count(dev), 0);
-	EXPECT_EQ(mock_uapi_stop(dev), 0);
+	close_both_and_stop(dev, fd, fd2);
 }
 
 /* ---- memory types and info -------------------------------------------- */
@@ -861,10 +864,7 @@ KTEST(ttm_drm_mm_takedown_evicts_and_info_reports)
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_MM_INFO, &info), -EINVAL);
 	EXPECT_EQ(uapi_bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL),
 		  -EINVAL);
-	EXPECT_EQ(ttm_drm_close(fd2), 0);
-	EXPECT_EQ(ttm_drm_close(fd), 0);
-	EXPECT_EQ(mock_uapi_bo_count(dev), 0);
-	EXPECT_EQ(mock_uapi_stop(dev), 0);
+	close_both_and_stop(dev, fd, fd2);
 }
 
 KTEST(ttm_drm_device_init_checks_and_names)
