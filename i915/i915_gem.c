@@ -230,10 +230,11 @@ err:
 }
 
 /*
- * A BO the uAPI created (struct ttm_drm_bo): it keeps no driver state, so a
- * TT resource of it is bound whenever it exists and execbuffer rebinds it
- * after a swap-out. Only SYSTEM and TT are offered to such BOs (MM_INIT
- * cannot add types the driver registered), so no blit is ever needed.
+ * A BO the uAPI created (struct ttm_drm_bo) moving between SYSTEM and TT:
+ * it keeps no driver state, so a TT resource of it is bound whenever it
+ * exists and execbuffer rebinds it after a swap-out. Its moves into or out
+ * of lmem and stolen memory (which the uAPI offers through the driver's
+ * mem_types) take the blitter path of i915_ttm_move(), as objects do.
  */
 static int i915_ttm_move_plain(struct i915_device *i915, struct ttm_buffer_object *bo,
 			       struct ttm_operation_ctx *ctx, struct ttm_resource *new_mem)
@@ -272,7 +273,7 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 	struct dma_fence *fence = NULL;
 	int ret;
 
-	if (!obj)
+	if (!obj && i915_is_tt_type(from) && i915_is_tt_type(to))
 		return i915_ttm_move_plain(i915, bo, ctx, new_mem);
 	/* The GPU may still use the old place through the GGTT. */
 	ret = ttm_bo_wait_ctx(bo, ctx);
@@ -325,13 +326,16 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 		if (ret)
 			return ret;
 		atomic_fetch_add(&i915->gem_stats.memcpy_moves, 1);
-		i915_gem_object_drop_vma(obj);
-		obj->ggtt_bound = false;
-		if (to == TTM_PL_TT && !i915_ggtt_bind_tt(i915, new_mem, bo->ttm))
+		if (obj) {
+			i915_gem_object_drop_vma(obj);
+			obj->ggtt_bound = false;
+		}
+		if (to == TTM_PL_TT && !i915_ggtt_bind_tt(i915, new_mem, bo->ttm) && obj)
 			obj->ggtt_bound = true;
 		return 0;
 	}
-	i915_gem_object_drop_vma(obj);
+	if (obj)
+		i915_gem_object_drop_vma(obj);
 	ret = ttm_bo_move_accel_cleanup(bo, fence, evict, true, new_mem);
 	if (dma_fence_add_callback(fence, &unmap->cb, i915_blit_unmap_cb))
 		i915_blit_unmap_cb(fence, &unmap->cb);
@@ -343,9 +347,18 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 		dma_fence_put(fence);
 		return ret;
 	}
+	/*
+	 * The CPU fault path moves a mapped uAPI buffer out of memory the CPU
+	 * cannot reach and reads it at once, without waiting for the move's
+	 * fence (ttm_bo_vm waits for the GPU only before it migrates): for
+	 * those buffers the copy is finished before the move returns.
+	 */
+	if (!obj)
+		dma_fence_wait(fence, false);
 	dma_fence_put(fence);
 	atomic_fetch_add(&i915->gem_stats.blit_moves, 1);
-	obj->ggtt_bound = to == TTM_PL_TT;
+	if (obj)
+		obj->ggtt_bound = to == TTM_PL_TT;
 	return 0;
 }
 
@@ -706,9 +719,54 @@ static int eb_reserve_all(struct i915_device *i915, struct i915_execbuffer *eb,
 	return 0;
 }
 
+/*
+ * A uAPI buffer in lmem or stolen memory: a GGTT range over it for this call
+ * only, in *@local until the call's request completes (the buffer cannot
+ * move before: it carries the request's fence), then released by
+ * i915_blit_unmap_cb() like a blit's ranges.
+ */
+static int eb_plain_local_address(struct i915_device *i915, const struct i915_exec_object *eo,
+				  struct ttm_resource *res, struct i915_blit_unmap **local,
+				  uint64_t *addr)
+{
+	struct ttm_place place = {.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN};
+	struct i915_blit_unmap *u;
+	int ret;
+
+	if (eo->flags & EXEC_OBJECT_PINNED) {
+		place.fpfn = (uint32_t)(eo->offset >> TTM_PAGE_SHIFT);
+		place.lpfn = place.fpfn + (uint32_t)(res->size >> TTM_PAGE_SHIFT);
+	} else if (eo->flags & EXEC_OBJECT_NEEDS_MAPPABLE) {
+		place.flags = TTM_PL_FLAG_MAPPABLE;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->i915 = i915;
+	ret = i915_map_local(i915, res, &place, &u->range[0]);
+	if (ret) {
+		free(u);
+		return ret == -ENOSPC && (eo->flags & EXEC_OBJECT_PINNED) ? -EINVAL : ret;
+	}
+	*local = u;
+	*addr = i915_ggtt_offset(u->range[0]);
+	return 0;
+}
+
+/* Release the per-call GGTT ranges of eb_plain_local_address() now. */
+static void eb_drop_local(struct i915_blit_unmap **local, unsigned int count)
+{
+	for (unsigned int i = 0; i < count; i++) {
+		if (local[i])
+			i915_blit_unmap_cb(NULL, &local[i]->cb);
+		local[i] = NULL;
+	}
+}
+
 /* The GPU address of a reserved, validated object (binding as needed). */
 static int eb_object_address(struct i915_device *i915, struct i915_exec_object *eo,
-			     struct ttm_operation_ctx *ctx, uint64_t *addr)
+			     struct ttm_operation_ctx *ctx, struct i915_blit_unmap **local,
+			     uint64_t *addr)
 {
 	struct i915_gem_object *obj = eo->obj;
 	struct ttm_buffer_object *bo = eb_bo(eo);
@@ -718,6 +776,8 @@ static int eb_object_address(struct i915_device *i915, struct i915_exec_object *
 	if (!res)
 		return -EINVAL;
 	if (!obj) {
+		if (res->mem_type == TTM_PL_VRAM || res->mem_type == I915_PL_STOLEN)
+			return eb_plain_local_address(i915, eo, res, local, addr);
 		/* uAPI buffers keep no binding state: rebind (cheap PTE writes). */
 		if (res->mem_type != TTM_PL_TT)
 			return -EINVAL;
@@ -776,6 +836,11 @@ static int eb_validate_one(struct i915_device *i915, struct i915_exec_object *eo
 	struct ttm_placement placement = {1, &place};
 	int ret;
 
+	/* A uAPI buffer in lmem or stolen runs where it is. */
+	if (!eo->obj && bo->resource && !i915_is_tt_type(bo->resource->mem_type)) {
+		place.mem_type = bo->resource->mem_type;
+		return ttm_bo_validate(bo, &placement, ctx);
+	}
 	switch (eo->obj ? eo->obj->region : I915_GEM_REGION_SMEM) {
 	case I915_GEM_REGION_LMEM:
 		place.mem_type = TTM_PL_VRAM;
@@ -861,6 +926,7 @@ int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 	unsigned int batch_idx, tries = 0;
 	struct dma_fence *fence = NULL;
 	bool *locked = NULL, *pinned = NULL, *written = NULL;
+	struct i915_blit_unmap **local = NULL;
 	uint64_t *addr = NULL;
 	int ret;
 
@@ -880,7 +946,8 @@ int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 	pinned = calloc(eb->count, sizeof(*pinned));
 	written = calloc(eb->count, sizeof(*written));
 	addr = calloc(eb->count, sizeof(*addr));
-	if (!locked || !pinned || !written || !addr) {
+	local = calloc(eb->count, sizeof(*local));
+	if (!locked || !pinned || !written || !addr || !local) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -907,7 +974,7 @@ retry:
 				continue;
 			ret = eb_validate_one(i915, eo, &ctx);
 			if (!ret)
-				ret = eb_object_address(i915, eo, &ctx, &addr[i]);
+				ret = eb_object_address(i915, eo, &ctx, &local[i], &addr[i]);
 			if (ret)
 				break;
 			/* Validating the next object must not evict this one. */
@@ -919,6 +986,8 @@ retry:
 		/* Evicting under our ticket met an older transaction. */
 		atomic_fetch_add(&i915->gem_stats.eb_backoffs, 1);
 		eb_unreserve(eb, locked, pinned);
+		/* Unreserved, the buffers may move: their ranges are made again. */
+		eb_drop_local(local, eb->count);
 		goto retry;
 	}
 	if (ret)
@@ -961,10 +1030,15 @@ retry:
 		dma_resv_add_fence(eb_bo(eo)->resv, fence,
 				   written[i] ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
 		eo->offset = addr[i];
+		if (local[i] && dma_fence_add_callback(fence, &local[i]->cb, i915_blit_unmap_cb))
+			i915_blit_unmap_cb(fence, &local[i]->cb);
+		local[i] = NULL;
 	}
 	eb->out_fence = fence;
 out_unreserve:
 	eb_unreserve(eb, locked, pinned);
+	/* Not submitted: no GPU access through the ranges will happen. */
+	eb_drop_local(local, eb->count);
 out_ticket:
 	ww_acquire_fini(&ticket);
 out_free:
@@ -972,5 +1046,6 @@ out_free:
 	free(pinned);
 	free(written);
 	free(addr);
+	free(local);
 	return ret;
 }
