@@ -32,6 +32,35 @@ static void fake_free(struct hw_fake *fake)
 	free(fake);
 }
 
+/* A fake and a waiter on it (ASSERT-checked); fake_with_waiter_fini() ends both. */
+static struct hw_fake *fake_with_waiter(struct hw_fence_waiter *w)
+{
+	struct hw_fake *fake = fake_new();
+
+	ASSERT_NOT_NULL(fake);
+	ASSERT_EQ(hw_fence_waiter_init(w, &hw_fake_ops, fake), 0);
+	return fake;
+}
+
+static void fake_with_waiter_fini(struct hw_fake *fake, struct hw_fence_waiter *w)
+{
+	hw_fence_waiter_fini(w);
+	fake_free(fake);
+}
+
+/*
+ * A new fake sync_file handed to @w, its fence in *@f; returns the fake's
+ * index of it (ASSERT-checked).
+ */
+static int fake_fence_add(struct hw_fake *fake, struct hw_fence_waiter *w, struct dma_fence **f)
+{
+	int fd, idx = hw_fake_new_fence(fake, &fd);
+
+	ASSERT_GE(idx, 0);
+	ASSERT_EQ(hw_fence_waiter_add(w, fd, f), 0);
+	return idx;
+}
+
 static bool fake_fence_closed(struct hw_fake *fake, int idx)
 {
 	bool closed;
@@ -44,17 +73,13 @@ static bool fake_fence_closed(struct hw_fake *fake, int idx)
 
 KTEST(hw_fence_waiter_signals_on_readable_fd)
 {
-	struct hw_fake *fake = fake_new();
 	struct hw_fence_waiter w;
+	struct hw_fake *fake = fake_with_waiter(&w);
 	struct dma_fence *f;
 	long live = dma_fence_live_count();
-	int fd, idx;
+	int idx;
 
-	ASSERT_NOT_NULL(fake);
-	ASSERT_EQ(hw_fence_waiter_init(&w, &hw_fake_ops, fake), 0);
-	idx = hw_fake_new_fence(fake, &fd);
-	ASSERT_GE(idx, 0);
-	ASSERT_EQ(hw_fence_waiter_add(&w, fd, &f), 0);
+	idx = fake_fence_add(fake, &w, &f);
 	EXPECT_TRUE(hw_fence_is_hw(f));
 	EXPECT_FALSE(dma_fence_is_signaled(f));
 	EXPECT_EQ(dma_fence_wait_timeout(f, false, 1000 * 1000), 0);
@@ -64,47 +89,36 @@ KTEST(hw_fence_waiter_signals_on_readable_fd)
 	/* The waiter closed the sync_file before it signalled. */
 	EXPECT_TRUE(fake_fence_closed(fake, idx));
 	dma_fence_put(f);
-	hw_fence_waiter_fini(&w);
+	fake_with_waiter_fini(fake, &w);
 	EXPECT_EQ(dma_fence_live_count(), live);
-	fake_free(fake);
 }
 
 KTEST(hw_fence_waiter_reports_sync_file_error)
 {
-	struct hw_fake *fake = fake_new();
 	struct hw_fence_waiter w;
+	struct hw_fake *fake = fake_with_waiter(&w);
 	struct dma_fence *f;
-	int fd, idx;
+	int idx;
 
-	ASSERT_NOT_NULL(fake);
-	ASSERT_EQ(hw_fence_waiter_init(&w, &hw_fake_ops, fake), 0);
-	idx = hw_fake_new_fence(fake, &fd);
-	ASSERT_GE(idx, 0);
-	ASSERT_EQ(hw_fence_waiter_add(&w, fd, &f), 0);
+	idx = fake_fence_add(fake, &w, &f);
 	/* A request cancelled by a GPU reset: its fence signals with -EIO. */
 	ASSERT_EQ(hw_fake_signal(fake, (unsigned int)idx, -EIO), 0);
 	EXPECT_GT(dma_fence_wait_timeout(f, false, WAIT_NS), 0);
 	EXPECT_EQ(dma_fence_get_status(f), -EIO);
 	dma_fence_put(f);
-	hw_fence_waiter_fini(&w);
-	fake_free(fake);
+	fake_with_waiter_fini(fake, &w);
 }
 
 KTEST(hw_fence_waiter_fini_cancels_pending)
 {
-	struct hw_fake *fake = fake_new();
 	struct hw_fence_waiter w;
+	struct hw_fake *fake = fake_with_waiter(&w);
 	struct dma_fence *f[3];
 	long live = dma_fence_live_count();
-	int fd, idx[3], i;
+	int idx[3], i;
 
-	ASSERT_NOT_NULL(fake);
-	ASSERT_EQ(hw_fence_waiter_init(&w, &hw_fake_ops, fake), 0);
-	for (i = 0; i < 3; i++) {
-		idx[i] = hw_fake_new_fence(fake, &fd);
-		ASSERT_GE(idx[i], 0);
-		ASSERT_EQ(hw_fence_waiter_add(&w, fd, &f[i]), 0);
-	}
+	for (i = 0; i < 3; i++)
+		idx[i] = fake_fence_add(fake, &w, &f[i]);
 	EXPECT_TRUE(dma_fence_is_later(f[1], f[0]));
 	EXPECT_TRUE(dma_fence_is_later(f[2], f[1]));
 	ASSERT_EQ(hw_fake_signal(fake, (unsigned int)idx[1], 1), 0);
@@ -122,39 +136,31 @@ KTEST(hw_fence_waiter_fini_cancels_pending)
 
 KTEST(hw_fence_waiter_status_query_failure_is_the_error)
 {
-	struct hw_fake *fake = fake_new();
 	struct hw_fence_waiter w;
+	struct hw_fake *fake = fake_with_waiter(&w);
 	struct dma_fence *f;
-	int fd, idx;
+	int idx;
 
-	ASSERT_NOT_NULL(fake);
-	ASSERT_EQ(hw_fence_waiter_init(&w, &hw_fake_ops, fake), 0);
-	idx = hw_fake_new_fence(fake, &fd);
-	ASSERT_GE(idx, 0);
 	fake->fail_request = SYNC_IOC_FILE_INFO;
 	fake->fail_err = -ENOTTY;
 	fake->fail_times = -1;
-	ASSERT_EQ(hw_fence_waiter_add(&w, fd, &f), 0);
+	idx = fake_fence_add(fake, &w, &f);
 	ASSERT_EQ(hw_fake_signal(fake, (unsigned int)idx, 1), 0);
 	EXPECT_GT(dma_fence_wait_timeout(f, false, WAIT_NS), 0);
 	EXPECT_EQ(dma_fence_get_status(f), -ENOTTY);
 	dma_fence_put(f);
-	hw_fence_waiter_fini(&w);
-	fake_free(fake);
+	fake_with_waiter_fini(fake, &w);
 }
 
 KTEST(hw_fence_waiter_add_rejects_bad_fd)
 {
-	struct hw_fake *fake = fake_new();
 	struct hw_fence_waiter w;
+	struct hw_fake *fake = fake_with_waiter(&w);
 	struct dma_fence *f = (void *)1;
 
-	ASSERT_NOT_NULL(fake);
-	ASSERT_EQ(hw_fence_waiter_init(&w, &hw_fake_ops, fake), 0);
 	EXPECT_EQ(hw_fence_waiter_add(&w, -1, &f), -EINVAL);
 	EXPECT_NULL(f);
-	hw_fence_waiter_fini(&w);
-	fake_free(fake);
+	fake_with_waiter_fini(fake, &w);
 }
 
 struct cb_count {
@@ -232,11 +238,7 @@ KTEST(hw_fence_waiter_many_fences_signal_once_each)
 	ASSERT_NOT_NULL(idx);
 	ASSERT_EQ(hw_fence_waiter_init(&w, &hw_fake_ops, fake), 0);
 	for (i = 0; i < n; i++) {
-		int fd;
-
-		idx[i] = hw_fake_new_fence(fake, &fd);
-		ASSERT_GE(idx[i], 0);
-		ASSERT_EQ(hw_fence_waiter_add(&w, fd, &f[i]), 0);
+		idx[i] = fake_fence_add(fake, &w, &f[i]);
 		cbs[i].runs = &runs;
 		EXPECT_EQ(dma_fence_add_callback(f[i], &cbs[i].cb, count_cb), 0);
 	}
