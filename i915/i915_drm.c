@@ -17,6 +17,7 @@
 #include <i915/i915_uapi.h>
 #include <i915_drm.h>
 
+#include "i915_backend.h"
 #include "i915_priv.h"
 
 /* Bounds that keep a hostile list from making us allocate without end. */
@@ -442,6 +443,20 @@ static int i915_drm_command(struct ttm_drm_file *file, unsigned index, void *dat
 }
 
 /*
+ * The CPU reaches lmem only through the small BAR at its start, stolen
+ * memory not at all: a fault moves a uAPI buffer out of what it cannot
+ * reach (the blitter copies it, i915_ttm_move()).
+ */
+static uint64_t i915_drm_cpu_visible_pages(struct ttm_drm_device *ddev, uint32_t mem_type)
+{
+	struct i915_device *i915 = ddev_to_i915(ddev);
+
+	if (mem_type == TTM_PL_VRAM && i915->has_lmem)
+		return i915->be->lmem_visible_size >> TTM_PAGE_SHIFT;
+	return 0;
+}
+
+/*
  * Every request ends with MI_USER_INTERRUPT, so completions are reported
  * without being asked; a flush only makes the waiter see at once what the
  * status page already says, should the interrupt still be in flight.
@@ -460,6 +475,9 @@ const struct ttm_drm_driver i915_drm_driver = {
     .fence_flush = i915_drm_fence_flush,
     .fence_type = i915_drm_fence_type,
     .command = i915_drm_command,
+    .cpu_visible_pages = i915_drm_cpu_visible_pages,
+    /* Registered by i915_gem_init() on parts that have them (DRM_BO_MEM_PRIV0 is stolen). */
+    .mem_types = (1u << DRM_BO_MEM_VRAM) | (1u << I915_PL_STOLEN),
 };
 
 int i915_drm_open(struct i915_device *i915)

@@ -766,18 +766,33 @@ static unsigned ttm_drm_cpu_placement(struct ttm_drm_device *ddev, struct ttm_pl
 		return 0;
 	for (unsigned i = 0; i < DRM_BO_MEM_TYPES; i++) {
 		unsigned t = ttm_drm_mem_order[i];
+		struct ttm_resource_manager *man;
 		uint64_t visible, pages;
 
-		if (t == DRM_BO_MEM_LOCAL || !ttm_drm_mem_man(ddev, t) || ddev->mem[t].locked)
+		if (t == DRM_BO_MEM_LOCAL || ddev->mem[t].locked)
 			continue;
-		pages = ttm_drm_mem_pages(ddev, t);
+		/*
+		 * TT pages are system pages whoever set the type up (MM_INIT,
+		 * or the driver, as i915's GGTT that execbuffer binds uAPI
+		 * buffers into): always CPU-reachable.
+		 */
+		man = t == DRM_BO_MEM_TT ? ttm_manager_type(&ddev->bdev, t)
+					 : ttm_drm_mem_man(ddev, t);
+		if (!man || (t == DRM_BO_MEM_TT && !man->use_tt))
+			continue;
+		pages = t == DRM_BO_MEM_TT ? man->size : ttm_drm_mem_pages(ddev, t);
 		visible = t == DRM_BO_MEM_TT ? pages : ddev->driver->cpu_visible_pages(ddev, t);
 		if (!visible)
 			continue;
-		/* lpfn 0 is "to the end of the type". */
+		/*
+		 * lpfn 0 is "to the end of the type". One CPU pointer covers
+		 * an io resource only when it is one run (a buddy manager may
+		 * scatter it), so io places ask for a contiguous one.
+		 */
 		places[n++] = (struct ttm_place){
 		    .mem_type = t,
 		    .lpfn = visible < pages ? (uint32_t)visible : 0,
+		    .flags = t == DRM_BO_MEM_TT ? 0 : TTM_PL_FLAG_CONTIGUOUS,
 		};
 	}
 	places[n++] = (struct ttm_place){.mem_type = DRM_BO_MEM_LOCAL};

@@ -5,7 +5,9 @@
  * write back; both execbuffer forms refuse hostile arguments with a
  * negative errno, leaving buffers, arguments and reservations untouched;
  * execbuffer2 returns offsets, skips relocations whose presumed offset
- * holds, and gives an out fence.
+ * holds, and gives an out fence; buffers created in lmem above the
+ * CPU-visible window or in stolen memory take the GPU's writes there and
+ * are read through BO_MAP after one move.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,6 +17,7 @@
 #include <i915/i915_gem.h>
 #include <i915/i915_uapi.h>
 #include <i915_drm.h>
+#include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
 
@@ -679,4 +682,182 @@ KTEST(uapi_execbuffer_fault_sweep)
 	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
 	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+/* --- buffers in device-local and stolen memory --- */
+
+#define LOCAL_PAGES 16u
+
+static int uapi_bo_create(int fd, uint64_t flags, uint64_t size, struct drm_bo_info_rep *rep)
+{
+	struct drm_bo_create_arg arg = {.d.req = {.flags = flags, .size = size}};
+	int ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
+
+	*rep = arg.d.rep;
+	return ret;
+}
+
+static int uapi_bo_info(int fd, uint32_t handle, struct drm_bo_info_rep *rep)
+{
+	struct drm_bo_reference_info_arg arg = {.d.req = {.handle = handle}};
+	int ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_INFO, &arg);
+
+	*rep = arg.d.rep;
+	return ret;
+}
+
+/* The dword the GPU stores in page @pg of the target. */
+static uint32_t local_value(uint32_t seed, unsigned pg)
+{
+	return (seed ^ (pg * 0x9e3779b9u)) | 1u;
+}
+
+/* Where in page @pg it goes: a different place on every page. */
+static uint32_t local_offset(unsigned pg)
+{
+	return pg * 4096u + (pg * 136u) % 4096u;
+}
+
+static uint64_t fnv1a(const uint8_t *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * A buffer created through BO_CREATE in @mem (lmem or stolen) that the CPU
+ * cannot reach where it is: lmem with the CPU-visible window held by a
+ * NO_EVICT buffer of another client (so it lands above it), or stolen. The
+ * GPU stores one dword into each of its pages (a relocated 2007
+ * superioctl batch); the client waits on the fence, BO_MAPs the buffer and
+ * reads every page: the GPU's dwords where it wrote, zeroes elsewhere (the
+ * driver clears new local buffers), checked by a checksum of the whole
+ * buffer. The first access moved it exactly once, into the window when
+ * @room (the other client gone by then), else to the GGTT (TT).
+ */
+static void run_local_gpu_write(uint64_t mem, bool room)
+{
+	const size_t size = LOCAL_PAGES * 4096u;
+	uint32_t cs[LOCAL_PAGES * 4 + 2], seed = (uint32_t)ktest_rand();
+	uint32_t reloc[I915_RELOC_HEADER + LOCAL_PAGES * I915_RELOC0_STRIDE];
+	struct drm_bo_map_wait_idle_arg map;
+	struct drm_bo_info_rep filler, bo, info;
+	struct ttm_bo_vm_stats st;
+	struct sim_gpu_config cfg;
+	struct uapi_client c;
+	uint8_t *expect, *p;
+	uint64_t window;
+	int ffill, err = 0;
+	struct eb1 e;
+
+	i915_test_config(&cfg);
+	window = cfg.lmem_visible_size;
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	ffill = i915_drm_open(c.i915);
+	ASSERT_GE(ffill, 0);
+	if (mem == DRM_BO_FLAG_MEM_VRAM) {
+		ASSERT_EQ(uapi_bo_create(ffill,
+					 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE |
+					     DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_READ,
+					 window, &filler),
+			  0);
+		EXPECT_UEQ(filler.offset, 0);
+	}
+	ASSERT_EQ(uapi_bo_create(c.fd, mem | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE, size, &bo), 0);
+	EXPECT_UEQ(bo.flags & DRM_BO_MASK_MEM, mem);
+	if (mem == DRM_BO_FLAG_MEM_VRAM)
+		EXPECT_UGE(bo.offset, window);
+
+	memset(reloc, 0, sizeof(reloc));
+	reloc[0] = LOCAL_PAGES;
+	reloc[1] = I915_RELOC_TYPE_0;
+	for (unsigned pg = 0; pg < LOCAL_PAGES; pg++) {
+		uint32_t *r = reloc + I915_RELOC_HEADER + pg * I915_RELOC0_STRIDE;
+
+		cs[pg * 4 + 0] = MI_STORE_DWORD_IMM_GEN8 | MI_USE_GGTT;
+		cs[pg * 4 + 1] = 0;
+		cs[pg * 4 + 2] = 0;
+		cs[pg * 4 + 3] = local_value(seed, pg);
+		r[0] = pg * 16u + 4u;
+		r[1] = local_offset(pg);
+		r[2] = 0;
+	}
+	cs[LOCAL_PAGES * 4] = MI_BATCH_BUFFER_END;
+	cs[LOCAL_PAGES * 4 + 1] = 0;
+	ASSERT_EQ(uapi_rw(&c, c.batch, c.batch_map, 0, cs, sizeof(cs), true), 0);
+
+	eb1_init(&e, &c);
+	e.op[0].d.req.bo_req.handle = bo.handle;
+	e.op[0].d.req.bo_req.flags = mem | DRM_BO_FLAG_WRITE;
+	e.op[0].d.req.bo_req.mask = mem | DRM_BO_FLAG_WRITE;
+	e.op[1].reloc_ptr = (uint64_t)(uintptr_t)reloc;
+	e.eb.batch.used = (int)sizeof(cs);
+	ASSERT_EQ(eb1_call(&c, &e), 0);
+	EXPECT_EQ(e.op[0].handled, 1);
+	/* The GPU wrote it where it was. */
+	EXPECT_UEQ(e.op[0].d.rep.bo_info.flags & DRM_BO_MASK_MEM, mem);
+	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
+	ASSERT_EQ(uapi_bo_info(c.fd, bo.handle, &info), 0);
+	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, mem);
+	EXPECT_UEQ(info.offset, bo.offset);
+
+	if (room)
+		EXPECT_EQ(ttm_drm_close(ffill), 0);
+	memset(&map, 0, sizeof(map));
+	map.d.req.handle = bo.handle;
+	map.d.req.mask = DRM_BO_FLAG_READ;
+	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_MAP, &map), 0);
+	p = ttm_drm_mmap(c.fd, map.d.rep.arg_handle, size, &err);
+	ASSERT_NOT_NULL(p);
+	expect = calloc(1, size);
+	ASSERT_NOT_NULL(expect);
+	for (unsigned pg = 0; pg < LOCAL_PAGES; pg++) {
+		uint32_t v = local_value(seed, pg), got;
+
+		memcpy(expect + local_offset(pg), &v, sizeof(v));
+		/* Last page first: the fault order does not matter. */
+		memcpy(&got, p + local_offset(LOCAL_PAGES - 1 - pg), sizeof(got));
+		EXPECT_UEQ(got, local_value(seed, LOCAL_PAGES - 1 - pg));
+	}
+	EXPECT_UEQ(fnv1a(p, size), fnv1a(expect, size));
+	free(expect);
+	ASSERT_EQ(ttm_drm_bo_map_stats(c.fd, bo.handle, &st), 0);
+	EXPECT_UEQ(st.migrations, 1);
+	EXPECT_UEQ(st.bytes_migrated, size);
+	EXPECT_UEQ(st.sigbus, 0);
+	ASSERT_EQ(uapi_bo_info(c.fd, bo.handle, &info), 0);
+	if (room) {
+		EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
+		EXPECT_ULE(info.offset + size, window);
+	} else {
+		EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
+	}
+	{
+		struct drm_bo_handle_arg unmap = {.handle = bo.handle};
+
+		EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_UNMAP, &unmap), 0);
+	}
+	if (!room)
+		EXPECT_EQ(ttm_drm_close(ffill), 0);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+KTEST(uapi_lmem_above_window_gpu_write_then_map)
+{
+	run_local_gpu_write(DRM_BO_FLAG_MEM_VRAM, true);
+}
+
+KTEST(uapi_lmem_above_window_full_window_maps_from_ggtt)
+{
+	run_local_gpu_write(DRM_BO_FLAG_MEM_VRAM, false);
+}
+
+KTEST(uapi_stolen_gpu_write_then_map)
+{
+	run_local_gpu_write(DRM_BO_FLAG_MEM_PRIV0, true);
 }
