@@ -108,32 +108,35 @@ static void ttm_compat_fence_copy(const struct drm_fence_arg *arg, drmFence *fen
 	fence->sequence = arg->sequence;
 }
 
+/* Issue the fence request @arg (filled by the caller); on success copy the reply into @fence. */
+static int ttm_compat_fence_ioctl(int fd, unsigned long request, struct drm_fence_arg *arg,
+				  drmFence *fence)
+{
+	int ret = ttm_compat_ioctl(fd, request, arg);
+
+	if (!ret)
+		ttm_compat_fence_copy(arg, fence);
+	return ret;
+}
+
 int drmFenceCreate(int fd, unsigned flags, int fence_class, unsigned type, drmFence *fence)
 {
 	struct drm_fence_arg arg;
-	int ret;
 
 	memset(&arg, 0, sizeof(arg));
 	arg.flags = flags;
 	arg.type = type;
 	arg.fence_class = (uint32_t)fence_class;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_FENCE_CREATE, &arg);
-	if (!ret)
-		ttm_compat_fence_copy(&arg, fence);
-	return ret;
+	return ttm_compat_fence_ioctl(fd, DRM_IOCTL_FENCE_CREATE, &arg, fence);
 }
 
 int drmFenceReference(int fd, unsigned handle, drmFence *fence)
 {
 	struct drm_fence_arg arg;
-	int ret;
 
 	memset(&arg, 0, sizeof(arg));
 	arg.handle = handle;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_FENCE_REFERENCE, &arg);
-	if (!ret)
-		ttm_compat_fence_copy(&arg, fence);
-	return ret;
+	return ttm_compat_fence_ioctl(fd, DRM_IOCTL_FENCE_REFERENCE, &arg, fence);
 }
 
 int drmFenceUnreference(int fd, const drmFence *fence)
@@ -148,15 +151,11 @@ int drmFenceUnreference(int fd, const drmFence *fence)
 int drmFenceFlush(int fd, drmFence *fence, unsigned flush_type)
 {
 	struct drm_fence_arg arg;
-	int ret;
 
 	memset(&arg, 0, sizeof(arg));
 	arg.handle = fence->handle;
 	arg.type = flush_type;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_FENCE_FLUSH, &arg);
-	if (!ret)
-		ttm_compat_fence_copy(&arg, fence);
-	return ret;
+	return ttm_compat_fence_ioctl(fd, DRM_IOCTL_FENCE_FLUSH, &arg, fence);
 }
 
 int drmFenceSignaled(int fd, drmFence *fence, unsigned fenceType, int *signaled)
@@ -166,10 +165,9 @@ int drmFenceSignaled(int fd, drmFence *fence, unsigned fenceType, int *signaled)
 
 	memset(&arg, 0, sizeof(arg));
 	arg.handle = fence->handle;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_FENCE_SIGNALED, &arg);
+	ret = ttm_compat_fence_ioctl(fd, DRM_IOCTL_FENCE_SIGNALED, &arg, fence);
 	if (ret)
 		return ret;
-	ttm_compat_fence_copy(&arg, fence);
 	*signaled = (fence->signaled & fenceType) == fenceType;
 	return 0;
 }
@@ -177,7 +175,6 @@ int drmFenceSignaled(int fd, drmFence *fence, unsigned fenceType, int *signaled)
 int drmFenceWait(int fd, unsigned flags, drmFence *fence, unsigned flush_type)
 {
 	struct drm_fence_arg arg;
-	int ret;
 
 	if (!flush_type)
 		flush_type = fence->type;
@@ -188,40 +185,29 @@ int drmFenceWait(int fd, unsigned flags, drmFence *fence, unsigned flush_type)
 	arg.handle = fence->handle;
 	arg.type = flush_type;
 	arg.flags = flags;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_FENCE_WAIT, &arg);
-	if (!ret)
-		ttm_compat_fence_copy(&arg, fence);
-	return ret;
+	return ttm_compat_fence_ioctl(fd, DRM_IOCTL_FENCE_WAIT, &arg, fence);
 }
 
 int drmFenceEmit(int fd, unsigned flags, drmFence *fence, unsigned emit_type)
 {
 	struct drm_fence_arg arg;
-	int ret;
 
 	memset(&arg, 0, sizeof(arg));
 	arg.handle = fence->handle;
 	arg.fence_class = (uint32_t)fence->fence_class;
 	arg.flags = flags;
 	arg.type = emit_type;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_FENCE_EMIT, &arg);
-	if (!ret)
-		ttm_compat_fence_copy(&arg, fence);
-	return ret;
+	return ttm_compat_fence_ioctl(fd, DRM_IOCTL_FENCE_EMIT, &arg, fence);
 }
 
 int drmFenceBuffers(int fd, unsigned flags, uint32_t fence_class, drmFence *fence)
 {
 	struct drm_fence_arg arg;
-	int ret;
 
 	memset(&arg, 0, sizeof(arg));
 	arg.flags = flags;
 	arg.fence_class = fence_class;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_FENCE_BUFFERS, &arg);
-	if (!ret)
-		ttm_compat_fence_copy(&arg, fence);
-	return ret;
+	return ttm_compat_fence_ioctl(fd, DRM_IOCTL_FENCE_BUFFERS, &arg, fence);
 }
 
 /* ---- buffer objects --------------------------------------------------- */
@@ -278,6 +264,17 @@ static int ttm_compat_bo_info_ioctl(int fd, unsigned long request, uint32_t hand
 	return ret;
 }
 
+/* BO_MAP, BO_WAIT_IDLE and BO_SETSTATUS: @arg in, on success the reply copied into @buf. */
+static int ttm_compat_bo_reply_ioctl(int fd, unsigned long request,
+				     struct drm_bo_map_wait_idle_arg *arg, drmBO *buf)
+{
+	int ret = ttm_compat_ioctl(fd, request, arg);
+
+	if (!ret)
+		ttm_compat_bo_copy(&arg->d.rep, buf);
+	return ret;
+}
+
 /* BO_UNREFERENCE and BO_UNMAP: @handle in, nothing out. */
 static int ttm_compat_bo_handle_ioctl(int fd, unsigned long request, uint32_t handle)
 {
@@ -321,10 +318,9 @@ int drmBOMap(int fd, drmBO *buf, unsigned mapFlags, unsigned mapHint, void **add
 	arg.d.req.handle = buf->handle;
 	arg.d.req.mask = mapFlags;
 	arg.d.req.hint = mapHint;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_BO_MAP, &arg);
+	ret = ttm_compat_bo_reply_ioctl(fd, DRM_IOCTL_BO_MAP, &arg, buf);
 	if (ret)
 		return ret;
-	ttm_compat_bo_copy(&arg.d.rep, buf);
 	if (!buf->virtual) {
 		virt = ttm_drm_mmap(fd, buf->mapHandle, buf->size, &err);
 		if (!virt) {
@@ -376,22 +372,17 @@ int drmBOBusy(int fd, drmBO *buf, int *busy)
 int drmBOWaitIdle(int fd, drmBO *buf, unsigned hint)
 {
 	struct drm_bo_map_wait_idle_arg arg;
-	int ret;
 
 	memset(&arg, 0, sizeof(arg));
 	arg.d.req.handle = buf->handle;
 	arg.d.req.hint = hint;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_BO_WAIT_IDLE, &arg);
-	if (!ret)
-		ttm_compat_bo_copy(&arg.d.rep, buf);
-	return ret;
+	return ttm_compat_bo_reply_ioctl(fd, DRM_IOCTL_BO_WAIT_IDLE, &arg, buf);
 }
 
 int drmBOSetStatus(int fd, drmBO *buf, uint64_t flags, uint64_t mask, unsigned int hint,
 		   unsigned int desired_tile_stride, unsigned int tile_info)
 {
 	struct drm_bo_map_wait_idle_arg arg;
-	int ret;
 
 	memset(&arg, 0, sizeof(arg));
 	arg.d.req.handle = buf->handle;
@@ -400,10 +391,7 @@ int drmBOSetStatus(int fd, drmBO *buf, uint64_t flags, uint64_t mask, unsigned i
 	arg.d.req.hint = hint;
 	arg.d.req.desired_tile_stride = desired_tile_stride;
 	arg.d.req.tile_info = tile_info;
-	ret = ttm_compat_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &arg);
-	if (!ret)
-		ttm_compat_bo_copy(&arg.d.rep, buf);
-	return ret;
+	return ttm_compat_bo_reply_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &arg, buf);
 }
 
 int drmBOVersion(int fd, unsigned int *major, unsigned int *minor, unsigned int *patchlevel)
@@ -437,34 +425,34 @@ int drmMMInit(int fd, unsigned long pOffset, unsigned long pSize, unsigned memTy
 	return ttm_compat_ioctl(fd, DRM_IOCTL_MM_INIT, &arg);
 }
 
-int drmMMTakedown(int fd, unsigned memType)
+/* MM_TAKEDOWN, MM_LOCK and MM_UNLOCK: a memory type and lock flags in, nothing out. */
+static int ttm_compat_mm_type_ioctl(int fd, unsigned long request, unsigned memType,
+				    uint32_t lock_flags)
 {
 	struct drm_mm_type_arg arg;
 
 	memset(&arg, 0, sizeof(arg));
 	arg.mem_type = memType;
-	return ttm_compat_ioctl(fd, DRM_IOCTL_MM_TAKEDOWN, &arg);
+	arg.lock_flags = lock_flags;
+	return ttm_compat_ioctl(fd, request, &arg);
+}
+
+int drmMMTakedown(int fd, unsigned memType)
+{
+	return ttm_compat_mm_type_ioctl(fd, DRM_IOCTL_MM_TAKEDOWN, memType, 0);
 }
 
 int drmMMLock(int fd, unsigned memType, int lockBM, int ignoreNoEvict)
 {
-	struct drm_mm_type_arg arg;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.mem_type = memType;
-	arg.lock_flags = (lockBM ? DRM_BO_LOCK_UNLOCK_BM : 0) |
-			 (ignoreNoEvict ? DRM_BO_LOCK_IGNORE_NO_EVICT : 0);
-	return ttm_compat_ioctl(fd, DRM_IOCTL_MM_LOCK, &arg);
+	return ttm_compat_mm_type_ioctl(fd, DRM_IOCTL_MM_LOCK, memType,
+					(lockBM ? DRM_BO_LOCK_UNLOCK_BM : 0) |
+					    (ignoreNoEvict ? DRM_BO_LOCK_IGNORE_NO_EVICT : 0));
 }
 
 int drmMMUnlock(int fd, unsigned memType, int unlockBM)
 {
-	struct drm_mm_type_arg arg;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.mem_type = memType;
-	arg.lock_flags = unlockBM ? DRM_BO_LOCK_UNLOCK_BM : 0;
-	return ttm_compat_ioctl(fd, DRM_IOCTL_MM_UNLOCK, &arg);
+	return ttm_compat_mm_type_ioctl(fd, DRM_IOCTL_MM_UNLOCK, memType,
+					unlockBM ? DRM_BO_LOCK_UNLOCK_BM : 0);
 }
 
 int drmMMInfo(int fd, unsigned memType, uint64_t *size)
