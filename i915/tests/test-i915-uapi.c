@@ -5,9 +5,10 @@
  * write back; both execbuffer forms refuse hostile arguments with a
  * negative errno, leaving buffers, arguments and reservations untouched;
  * execbuffer2 returns offsets, skips relocations whose presumed offset
- * holds, and gives an out fence; buffers created in lmem above the
- * CPU-visible window or in stolen memory take the GPU's writes there and
- * are read through BO_MAP after one move.
+ * holds, and gives an out fence; an interrupted superioctl returns
+ * -EAGAIN with nothing done and runs when called again; buffers created in
+ * lmem above the CPU-visible window or in stolen memory take the GPU's
+ * writes there and are read through BO_MAP after one move.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -307,6 +308,56 @@ KTEST(uapi_execbuffer_runs_and_fences)
 	EXPECT_UEQ(e.op[0].d.rep.bo_info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 	EXPECT_NE(e.op[0].d.rep.bo_info.offset, 0u);
 	EXPECT_UEQ((uint32_t)e.eb.batch.start, (uint32_t)e.op[1].d.rep.bo_info.offset);
+	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
+	EXPECT_TRUE(uapi_unreserved(&c, c.target));
+	EXPECT_TRUE(uapi_unreserved(&c, c.batch));
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+/*
+ * The superioctl's restart: a wait inside execbuffer that is interrupted
+ * (the target's reservation held elsewhere, an interrupt pending on the
+ * calling thread: the stand-in for a signal) makes the call return
+ * -EAGAIN with nothing done and the argument as it was, as 2008's
+ * -ERESTART did; the client's second call then runs the batch.
+ */
+KTEST(uapi_execbuffer_interrupted_returns_eagain_then_restarts)
+{
+	struct dma_fence_interrupt intr;
+	struct ttm_drm_object *obj;
+	struct ttm_drm_file *file;
+	struct ttm_buffer_object *bo;
+	struct uapi_client c;
+	struct eb1 e, before;
+
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	eb1_init(&e, &c);
+	before = e;
+	file = ttm_drm_file_get_fd(c.fd);
+	ASSERT_NOT_NULL(file);
+	obj = ttm_drm_object_lookup(file, c.target, TTM_DRM_OBJECT_BO);
+	ASSERT_NOT_NULL(obj);
+	bo = &to_ttm_drm_bo(obj)->tbo;
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+
+	dma_fence_interrupt_init(&intr);
+	dma_fence_interrupt_install(&intr);
+	dma_fence_interrupt_raise(&intr);
+	EXPECT_EQ(eb1_call(&c, &e), -EAGAIN);
+	dma_fence_interrupt_clear(&intr);
+	dma_fence_interrupt_install(NULL);
+	ttm_bo_unreserve(bo);
+	ttm_drm_object_put(obj);
+	ttm_drm_file_put(file);
+	EXPECT_EQ(memcmp(&e, &before, sizeof(e)), 0);
+	EXPECT_TRUE(uapi_unreserved(&c, c.batch));
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0);
+
+	ASSERT_EQ(eb1_call(&c, &e), 0);
+	EXPECT_EQ(e.op[0].handled, 1);
 	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
 	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
 	EXPECT_TRUE(uapi_unreserved(&c, c.target));
