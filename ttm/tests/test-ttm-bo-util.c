@@ -62,6 +62,22 @@ static struct ttm_buffer_object *bo_reserved_in(uint64_t size, unsigned type)
 	return bo;
 }
 
+/*
+ * On a dev_init(64, 64) device, a reserved BO_SIZE BO in @type holding the
+ * pattern of @seed and busy on @f (@usage) until the case signals it.
+ */
+static struct ttm_buffer_object *busy_bo_reserved_in(unsigned type, uint64_t seed,
+						     struct dma_fence *f, enum dma_resv_usage usage)
+{
+	struct ttm_buffer_object *bo;
+
+	dev_init(64, 64);
+	bo = bo_reserved_in(BO_SIZE, type);
+	EXPECT_EQ(ttm_test_bo_fill(bo, seed), 0);
+	EXPECT_EQ(ttm_test_bo_add_fence(bo, f, usage), 0);
+	return bo;
+}
+
 static int validate_locked(struct ttm_buffer_object *bo, unsigned type,
 			   struct ttm_operation_ctx *ctx)
 {
@@ -178,10 +194,7 @@ KTEST(ttm_bo_move_memcpy_busy_no_wait)
 	struct dma_fence *f = ttm_test_fence_create();
 
 	ASSERT_NOT_NULL(f);
-	dev_init(64, 64);
-	bo = bo_reserved_in(BO_SIZE, TTM_PL_SYSTEM);
-	EXPECT_EQ(ttm_test_bo_fill(bo, 6), 0);
-	EXPECT_EQ(ttm_test_bo_add_fence(bo, f, DMA_RESV_USAGE_WRITE), 0);
+	bo = busy_bo_reserved_in(TTM_PL_SYSTEM, 6, f, DMA_RESV_USAGE_WRITE);
 
 	/* A copy needs the BO idle; with no_wait it stays put. */
 	EXPECT_EQ(validate_locked(bo, TTM_PL_VRAM, &nw), -EBUSY);
@@ -284,10 +297,7 @@ KTEST(ttm_bo_pipeline_gutting_keeps_tt_content)
 	struct dma_fence *f = ttm_test_fence_create();
 
 	ASSERT_NOT_NULL(f);
-	dev_init(64, 64);
-	bo = bo_reserved_in(BO_SIZE, TTM_PL_TT);
-	EXPECT_EQ(ttm_test_bo_fill(bo, 12), 0);
-	EXPECT_EQ(ttm_test_bo_add_fence(bo, f, DMA_RESV_USAGE_BOOKKEEP), 0);
+	bo = busy_bo_reserved_in(TTM_PL_TT, 12, f, DMA_RESV_USAGE_BOOKKEEP);
 
 	EXPECT_EQ(ttm_bo_pipeline_gutting(bo), 0);
 	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
