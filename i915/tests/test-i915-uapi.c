@@ -912,3 +912,75 @@ KTEST(uapi_stolen_gpu_write_then_map)
 {
 	run_local_gpu_write(DRM_BO_FLAG_MEM_PRIV0, true);
 }
+
+/*
+ * The CPU's bytes survive the trip into lmem above the window and back: a
+ * buffer filled through a LOCAL mapping (the write sits in the modelled CPU
+ * cache until the move writes it back), moved by SETSTATUS into lmem (by
+ * the blitter through a GGTT hop, the window held by another client's
+ * NO_EVICT buffer so it lands above), is read through the same mapping:
+ * one move at the first access, back to where the CPU reaches it, and a
+ * checksum of every page equal to what was written.
+ */
+KTEST(uapi_lmem_setstatus_from_local_then_map_keeps_content)
+{
+	const size_t size = LOCAL_PAGES * 4096u;
+	struct drm_bo_map_wait_idle_arg arg;
+	struct drm_bo_info_rep filler, bo, info;
+	struct drm_bo_handle_arg unmap;
+	struct ttm_bo_vm_stats st;
+	struct sim_gpu_config cfg;
+	struct uapi_client c;
+	uint8_t *p, *expect;
+	int ffill, err = 0;
+
+	i915_test_config(&cfg);
+	uapi_client_init(&c);
+	ASSERT_NOT_NULL(c.i915);
+	ASSERT_GE(c.fd, 0);
+	ffill = i915_drm_open(c.i915);
+	ASSERT_GE(ffill, 0);
+	ASSERT_EQ(uapi_bo_create(ffill,
+				 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE |
+				     DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_READ,
+				 cfg.lmem_visible_size, &filler),
+		  0);
+	ASSERT_EQ(uapi_bo_create(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE,
+				 size, &bo),
+		  0);
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.handle = bo.handle;
+	arg.d.req.mask = DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_MAP, &arg), 0);
+	p = ttm_drm_mmap(c.fd, arg.d.rep.arg_handle, size, &err);
+	ASSERT_NOT_NULL(p);
+	expect = malloc(size);
+	ASSERT_NOT_NULL(expect);
+	for (size_t i = 0; i < size; i++)
+		expect[i] = (uint8_t)(ktest_rand() >> 7);
+	memcpy(p, expect, size);
+
+	memset(&arg, 0, sizeof(arg));
+	arg.d.req.handle = bo.handle;
+	arg.d.req.flags = DRM_BO_FLAG_MEM_VRAM;
+	arg.d.req.mask = DRM_BO_MASK_MEM;
+	arg.d.req.hint = DRM_BO_HINT_DONT_FENCE;
+	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_SETSTATUS, &arg), 0);
+	EXPECT_UEQ(arg.d.rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
+	EXPECT_UGE(arg.d.rep.offset, cfg.lmem_visible_size);
+	ASSERT_EQ(ttm_drm_bo_map_stats(c.fd, bo.handle, &st), 0);
+	EXPECT_UEQ(st.migrations, 0);
+
+	EXPECT_UEQ(fnv1a(p, size), fnv1a(expect, size));
+	ASSERT_EQ(ttm_drm_bo_map_stats(c.fd, bo.handle, &st), 0);
+	EXPECT_UEQ(st.migrations, 1);
+	EXPECT_UEQ(st.sigbus, 0);
+	ASSERT_EQ(uapi_bo_info(c.fd, bo.handle, &info), 0);
+	/* The window is full: the GGTT, where the CPU reaches the pages. */
+	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
+	free(expect);
+	unmap.handle = bo.handle;
+	EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_UNMAP, &unmap), 0);
+	EXPECT_EQ(ttm_drm_close(ffill), 0);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
