@@ -819,8 +819,11 @@ static int eb_object_address(struct i915_device *i915, struct i915_exec_object *
 		}
 		if (!obj->vma) {
 			ret = i915_map_local(i915, res, &place, &obj->vma);
+			/* As in eb_validate_one(): only "no room" is the address's fault. */
+			if (ret == -ENOSPC && (eo->flags & EXEC_OBJECT_PINNED))
+				return -EINVAL;
 			if (ret)
-				return (eo->flags & EXEC_OBJECT_PINNED) ? -EINVAL : ret;
+				return ret;
 		}
 		*addr = i915_ggtt_offset(obj->vma);
 		return 0;
@@ -860,9 +863,17 @@ static int eb_validate_one(struct i915_device *i915, struct i915_exec_object *eo
 		}
 		break;
 	}
-	ret = ttm_bo_validate(bo, &placement, ctx);
-	if ((ret == -ENOSPC || ret == -ENOMEM) && (eo->flags & EXEC_OBJECT_PINNED))
-		return -EINVAL; /* the softpinned range is taken by what cannot move */
+	/*
+	 * No room even after eviction (-ENOSPC) at a softpinned address means
+	 * the range is held by what cannot move: the caller's address is
+	 * wrong, -EINVAL, as i915 answers a softpin over a pinned object of
+	 * the same batch. A failed allocation stays -ENOMEM, so userspace can
+	 * tell the two apart; without softpin "no room" keeps validate's
+	 * backward-compatible -ENOMEM.
+	 */
+	ret = ttm_bo_validate_nospc(bo, &placement, ctx);
+	if (ret == -ENOSPC)
+		return (eo->flags & EXEC_OBJECT_PINNED) ? -EINVAL : -ENOMEM;
 	return ret;
 }
 

@@ -12,7 +12,9 @@
  * any cycle with -EDEADLK.
  *
  * Internally "no space" is -ENOSPC; ttm_bo_validate() reports it as -ENOMEM
- * (the 2008 API and the kernel's backward-compatible return value).
+ * (the 2008 API and the kernel's backward-compatible return value), which
+ * is also what a failed allocation says. ttm_bo_validate_nospc() keeps the
+ * two apart for drivers whose callers must tell them apart.
  */
 #include <errno.h>
 #include <unistd.h>
@@ -575,17 +577,15 @@ static int ttm_bo_validate_impl(struct ttm_buffer_object *bo, const struct ttm_p
 		if (ret)
 			return ret;
 		ret = ttm_bo_move_hops(bo, res, false, ctx, 0);
-		if (ret) {
+		if (ret)
 			ttm_bo_free_new(bo, res);
-			return ret == -ENOSPC ? -ENOMEM : ret;
-		}
-		return 0;
+		return ret;
 	}
-	return busy ? -EBUSY : -ENOMEM;
+	return busy ? -EBUSY : -ENOSPC;
 }
 
-int ttm_bo_validate(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
-		    struct ttm_operation_ctx *ctx)
+int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+			  struct ttm_operation_ctx *ctx)
 {
 	uint64_t moved = ctx->bytes_moved;
 	int ret;
@@ -597,6 +597,14 @@ int ttm_bo_validate(struct ttm_buffer_object *bo, const struct ttm_placement *pl
 	ret = ttm_bo_validate_impl(bo, placement, ctx);
 	TTM_PROBE3(validate_end, bo, ret, ctx->bytes_moved - moved);
 	return ret;
+}
+
+int ttm_bo_validate(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+		    struct ttm_operation_ctx *ctx)
+{
+	int ret = ttm_bo_validate_nospc(bo, placement, ctx);
+
+	return ret == -ENOSPC ? -ENOMEM : ret;
 }
 
 int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type, struct ttm_operation_ctx *ctx)

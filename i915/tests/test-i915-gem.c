@@ -4,7 +4,9 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <fault_inject.h>
 #include <i915/i915_gem.h>
+#include <ttm/ttm_faults.h>
 
 #include "i915_test_common.h"
 
@@ -296,6 +298,181 @@ KTEST(gem_execbuffer_softpin_honoured_and_rejected)
 	EXPECT_EQ(ttm_bo_reserve(&target->base, false, true, NULL), 0);
 	ttm_bo_unreserve(&target->base);
 	gem_fixture_fini(&fx);
+}
+
+/* Fill @obj with the pattern of @seed; return its checksum. */
+static uint64_t gem_fill(struct i915_gem_object *obj, uint64_t seed)
+{
+	size_t len = obj->base.size;
+	unsigned char *buf = malloc(len);
+	uint64_t sum;
+
+	ASSERT_NOT_NULL(buf);
+	fill(buf, len, seed);
+	sum = i915_test_checksum(buf, len);
+	EXPECT_EQ(i915_gem_object_access(obj, 0, buf, len, true), 0);
+	free(buf);
+	return sum;
+}
+
+/* The checksum of what @obj holds now (0 when it cannot be read). */
+static uint64_t gem_checksum(struct i915_gem_object *obj)
+{
+	size_t len = obj->base.size;
+	unsigned char *buf = malloc(len);
+	uint64_t sum = 0;
+
+	ASSERT_NOT_NULL(buf);
+	if (!i915_gem_object_access(obj, 0, buf, len, false))
+		sum = i915_test_checksum(buf, len);
+	free(buf);
+	return sum;
+}
+
+/* Bind @obj (SMEM) into the GGTT at @addr and pin it there, as a scanout. */
+static void gem_pin_at(struct i915_gem_object *obj, uint64_t addr)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_place place = {
+	    .mem_type = TTM_PL_TT,
+	    .fpfn = (uint32_t)(addr >> TTM_PAGE_SHIFT),
+	    .lpfn = (uint32_t)((addr + obj->base.size) >> TTM_PAGE_SHIFT),
+	};
+	struct ttm_placement placement = {1, &place};
+
+	ASSERT_EQ(ttm_bo_reserve(&obj->base, false, false, NULL), 0);
+	EXPECT_EQ(ttm_bo_validate(&obj->base, &placement, &ctx), 0);
+	ttm_bo_pin(&obj->base);
+	ttm_bo_unreserve(&obj->base);
+}
+
+/* Nobody holds @obj's reservation any more. */
+static bool gem_unreserved(struct i915_gem_object *obj)
+{
+	if (ttm_bo_reserve(&obj->base, false, true, NULL))
+		return false;
+	ttm_bo_unreserve(&obj->base);
+	return true;
+}
+
+/*
+ * A softpin over a range that a pinned object holds: nothing can make room,
+ * the address is the caller's mistake (-EINVAL), nothing runs and nothing
+ * moves or changes. Once the holder is unpinned it is evicted and the same
+ * call succeeds.
+ */
+KTEST(gem_execbuffer_softpin_into_pinned_range_einval)
+{
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *target = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *holder = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_SMEM);
+	struct i915_engine *rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+	const uint64_t pin = 100ull << 20;
+	uint64_t target_sum, holder_sum, batch_sum;
+	uint32_t cs[8] = {0}, v = 0;
+	struct i915_exec_object objs[2];
+	struct i915_execbuffer eb = {.objects = objs, .count = 2};
+	unsigned long submitted;
+
+	target_sum = gem_fill(target, ktest_rand());
+	holder_sum = gem_fill(holder, ktest_rand());
+	i915_emit_bb_end(i915_emit_store_dword_imm(cs, pin + 4100, 0xabcd));
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+	batch_sum = gem_checksum(batch);
+	gem_pin_at(holder, pin);
+	ASSERT_EQ(i915_gem_object_mem_type(holder), TTM_PL_TT);
+	ASSERT_UEQ(holder->base.resource->start, pin >> TTM_PAGE_SHIFT);
+	submitted = atomic_load(&rcs->stats.submitted);
+
+	objs[0] = (struct i915_exec_object){
+	    .obj = target, .flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_WRITE, .offset = pin};
+	objs[1] = (struct i915_exec_object){.obj = batch};
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	EXPECT_NULL(eb.out_fence);
+	EXPECT_UEQ(atomic_load(&rcs->stats.submitted), submitted);
+	EXPECT_TRUE(gem_unreserved(target));
+	EXPECT_TRUE(gem_unreserved(batch));
+	EXPECT_EQ(i915_gem_object_mem_type(target), TTM_PL_SYSTEM);
+	EXPECT_UEQ(holder->base.resource->start, pin >> TTM_PAGE_SHIFT);
+	EXPECT_UEQ(gem_checksum(target), target_sum);
+	EXPECT_UEQ(gem_checksum(holder), holder_sum);
+	EXPECT_UEQ(gem_checksum(batch), batch_sum);
+
+	ASSERT_EQ(ttm_bo_reserve(&holder->base, false, false, NULL), 0);
+	ttm_bo_unpin(&holder->base);
+	ttm_bo_unreserve(&holder->base);
+	ASSERT_EQ(gem_exec_wait(i915, objs, 2, NULL), 0);
+	EXPECT_UEQ(objs[0].offset, pin);
+	EXPECT_EQ(i915_gem_object_access(target, 4100, &v, 4, false), 0);
+	EXPECT_EQ(v, 0xabcd);
+	EXPECT_UEQ(gem_checksum(holder), holder_sum);
+	gem_fixture_fini(&fx);
+}
+
+/*
+ * A softpin whose GGTT allocation fails (the resource_alloc fault point:
+ * the TT range of a system object, the vma of a local-memory one) is a
+ * failed allocation, -ENOMEM, not a bad address: userspace may retry it.
+ * Nothing runs, nothing is left reserved, no range is kept and every byte
+ * stays; without the fault the same call succeeds.
+ */
+KTEST(gem_execbuffer_softpin_alloc_failure_enomem)
+{
+	static const enum i915_gem_region regions[] = {I915_GEM_REGION_SMEM, I915_GEM_REGION_LMEM};
+	const uint64_t pin = 100ull << 20;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	for (unsigned int r = 0; r < 2; r++) {
+		struct gem_fixture fx;
+		struct i915_device *i915 = gem_fixture_init(&fx, 0);
+		struct i915_gem_object *target = gem_fixture_obj(&fx, 8192, regions[r]);
+		struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+		struct ttm_resource_manager *ggtt = i915_ggtt_manager(&i915->ggtt);
+		struct i915_engine *rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+		unsigned int mem_type = i915_gem_object_mem_type(target);
+		uint64_t target_sum, batch_sum, ggtt_used;
+		uint32_t cs[8] = {0}, v = 0;
+		struct i915_exec_object objs[2];
+		struct i915_execbuffer eb = {.objects = objs, .count = 2};
+		unsigned long submitted;
+		bool fired;
+		int ret;
+
+		target_sum = gem_fill(target, ktest_rand());
+		i915_emit_bb_end(i915_emit_store_dword_imm(cs, pin + 8, 0x5eed + r));
+		ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+		batch_sum = gem_checksum(batch);
+		ggtt_used = ttm_resource_manager_usage(ggtt);
+		submitted = atomic_load(&rcs->stats.submitted);
+
+		objs[0] = (struct i915_exec_object){
+		    .obj = target, .flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_WRITE, .offset = pin};
+		objs[1] = (struct i915_exec_object){.obj = batch};
+		fault_thread_fail_nth(&ttm_fault_resource_alloc, 1);
+		ret = i915_gem_execbuffer(i915, &eb);
+		fired = fault_thread_nth_pending() == 0;
+		fault_thread_fail_nth(NULL, 0);
+		EXPECT_TRUE(fired);
+		EXPECT_EQ(ret, -ENOMEM);
+		EXPECT_NULL(eb.out_fence);
+		EXPECT_UEQ(atomic_load(&rcs->stats.submitted), submitted);
+		EXPECT_UEQ(ttm_resource_manager_usage(ggtt), ggtt_used);
+		EXPECT_NULL(target->vma);
+		EXPECT_TRUE(gem_unreserved(target));
+		EXPECT_TRUE(gem_unreserved(batch));
+		EXPECT_EQ(i915_gem_object_mem_type(target), mem_type);
+		EXPECT_UEQ(gem_checksum(target), target_sum);
+		EXPECT_UEQ(gem_checksum(batch), batch_sum);
+
+		ASSERT_EQ(gem_exec_wait(i915, objs, 2, NULL), 0);
+		EXPECT_UEQ(objs[0].offset, pin);
+		EXPECT_EQ(i915_gem_object_access(target, 8, &v, 4, false), 0);
+		EXPECT_EQ(v, 0x5eed + r);
+		gem_fixture_fini(&fx);
+	}
 }
 
 KTEST(gem_execbuffer_rejects_bad_arguments)

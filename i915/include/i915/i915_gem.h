@@ -209,8 +209,12 @@ struct i915_execbuffer {
  * duplicated objects, bad target index, relocation outside the object or
  * misaligned, more than one write domain, batch range outside the batch
  * object, softpin misaligned / outside the GGTT / overlapping another
- * softpinned object); -ENOSPC/-ENOMEM (no room); -EINTR; -EIO. On error
- * nothing is left reserved or pinned and no fence was attached.
+ * softpinned object, or a softpin range held by objects that cannot move,
+ * pinned ones, even after eviction); -ENOMEM (no room for an object without
+ * softpin in its memory type, or an allocation failed, softpin or not);
+ * -ENOSPC (no GGTT range for a local-memory object); -EINTR; -EIO. On error
+ * nothing is left reserved or pinned, no fence was attached and the
+ * objects keep their content.
  */
 int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb);
 

@@ -246,13 +246,24 @@ void ttm_bo_unpin(struct ttm_buffer_object *bo);
  *
  * Return: 0; -EINVAL (pinned BO that would have to move, NULL/unknown
  * memory type, place outside the type); -ENOMEM when nothing fits after
- * eviction; -EBUSY (no_wait_gpu and only busy BOs stand in the way, the BO
- * itself is busy and must move, or BOs held by others did not come free);
- * -EDEADLK (ticket back-off while locking a victim); -EINTR; -EIO. On
- * failure the BO keeps its resource and content.
+ * eviction (the backward-compatible value, the same as a failed allocation:
+ * see ttm_bo_validate_nospc()) or an allocation failed; -EBUSY
+ * (no_wait_gpu and only busy BOs stand in the way, the BO itself is busy
+ * and must move, or BOs held by others did not come free); -EDEADLK (ticket
+ * back-off while locking a victim); -EINTR; -EIO. On failure the BO keeps
+ * its resource and content.
  */
 int ttm_bo_validate(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
 		    struct ttm_operation_ctx *ctx);
+
+/**
+ * ttm_bo_validate_nospc() - ttm_bo_validate() reporting "nothing fits after
+ * eviction" as -ENOSPC, so that a driver can tell it from a failed
+ * allocation (-ENOMEM, for instance the "resource_alloc" fault point) at its
+ * own boundary. Same contract and returns otherwise.
+ */
+int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+			  struct ttm_operation_ctx *ctx);
 
 /**
  * ttm_bo_wait_ctx() - wait until every fence of @bo signalled (any usage).
