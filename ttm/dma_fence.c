@@ -14,32 +14,27 @@
 #include <time.h>
 #include <unistd.h>
 
+_Static_assert(sizeof(void *) != 8 || sizeof(struct dma_fence) == 64,
+	       "struct dma_fence grew past 64 bytes: keep the hot fields in one line");
+
 static atomic_uint_fast64_t fence_context_counter = 1;
-/*
- * The live count is touched twice per fence (init and release). One global
- * counter makes every thread that creates fences bounce the same cache line;
- * threads instead take a slot of a small padded array round-robin on their
- * first fence and count there. A fence may be released on another thread
- * than the one that created it, so one slot can go negative: only the sum
- * means anything, and it is exact whenever no fence is being created or
- * released concurrently, which is when the leak checks read it.
- */
-#define FENCE_LIVE_SLOTS 16u
-
-struct fence_live_slot {
-	atomic_long count;
-	char pad[64 - sizeof(atomic_long)];
-};
-
-static struct fence_live_slot fence_live[FENCE_LIVE_SLOTS] __attribute__((aligned(64)));
-static atomic_uint fence_live_next;
-static _Thread_local atomic_long *fence_live_mine;
 static _Thread_local struct dma_fence_interrupt *thread_intr;
 
 /*
- * A few freed fence blocks kept per thread. Fence memory churns at millions
- * of blocks a second, and malloc+free of the same small block cost a third
- * of the emit/signal/wait/put cycle. Only plain fences are kept: released by
+ * Per-thread fence bookkeeping: the live count and a cache of freed blocks.
+ *
+ * The live count changes twice per fence (init and release). A shared
+ * counter costs a locked RMW each time and bounces one line between the
+ * threads that make fences; instead each thread counts in its own slot,
+ * which only it writes, with a plain (relaxed atomic) load and store. The
+ * slots are on a list under fence_threads_lock so dma_fence_live_count() can
+ * sum them; a thread that exits adds its count to fence_live_retired and
+ * leaves the list. A fence released on another thread than the one that made
+ * it makes one slot go negative: only the sum means anything.
+ *
+ * The cache keeps a few freed blocks. Fence memory churns at millions of
+ * blocks a second, and malloc+free of the same small block cost a third of
+ * the emit/signal/wait/put cycle. Only plain fences are kept: released by
  * dma_fence_release() without an ops->release (the block is then ours to
  * free) and no bigger than a bare struct dma_fence plus malloc's slack, so a
  * cached block always fits any request of dma_fence_alloc() it serves. The
@@ -60,93 +55,119 @@ static _Thread_local struct dma_fence_interrupt *thread_intr;
 #define FENCE_CACHE_MAX 32u
 #define FENCE_CACHE_SLACK 64u
 
-struct fence_cache {
-	unsigned count;
+/**
+ * struct fence_thread - one thread's fence bookkeeping (thread-local).
+ * @live: fences this thread initialised minus those it released; written
+ *	only by its thread, read by dma_fence_live_count() under
+ *	fence_threads_lock.
+ * @link: in fence_threads while @registered, protected by fence_threads_lock.
+ * @registered: on the list, with the exit hook armed; only its thread
+ *	reads or writes it.
+ * @count: blocks in @blocks; only its thread touches the cache.
+ * @blocks: freed bare fence blocks for the next dma_fence_alloc().
+ */
+struct fence_thread {
+	atomic_long live;
+	struct list_head link;
 	bool registered;
+	unsigned count;
 	void *blocks[FENCE_CACHE_MAX];
 };
 
-static _Thread_local struct fence_cache fence_cache;
-static pthread_key_t fence_cache_key;
-static pthread_once_t fence_cache_once = PTHREAD_ONCE_INIT;
-static bool fence_cache_key_ok;
+static _Thread_local struct fence_thread fence_self;
+static pthread_mutex_t fence_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list_head fence_threads = LIST_HEAD_INIT(fence_threads);
+/* Counts of exited threads, and of calls made while registering failed. */
+static atomic_long fence_live_retired;
+static pthread_key_t fence_thread_key;
+static pthread_once_t fence_thread_once = PTHREAD_ONCE_INIT;
+static bool fence_thread_key_ok;
 
-/* At thread exit: give the thread's cached blocks back to malloc. */
-static void fence_cache_drain(void *arg)
+/* At thread exit: fold the count into the retired sum, free the cache. */
+static void fence_thread_exit(void *arg)
 {
-	struct fence_cache *c = arg;
+	struct fence_thread *t = arg;
 
-	while (c->count)
-		free(c->blocks[--c->count]);
+	while (t->count)
+		free(t->blocks[--t->count]);
+	pthread_mutex_lock(&fence_threads_lock);
+	list_del_init(&t->link);
+	atomic_fetch_add_explicit(&fence_live_retired,
+				  atomic_load_explicit(&t->live, memory_order_relaxed),
+				  memory_order_relaxed);
+	atomic_store_explicit(&t->live, 0, memory_order_relaxed);
+	pthread_mutex_unlock(&fence_threads_lock);
+	/* A later exit hook that still uses fences registers again. */
+	t->registered = false;
 }
 
-static void fence_cache_key_init(void)
+static void fence_thread_key_init(void)
 {
-	fence_cache_key_ok = !pthread_key_create(&fence_cache_key, fence_cache_drain);
+	fence_thread_key_ok = !pthread_key_create(&fence_thread_key, fence_thread_exit);
+}
+
+/* Put the calling thread on the list; false when it cannot be (no exit hook). */
+static bool __attribute__((noinline)) fence_thread_register(struct fence_thread *t)
+{
+	pthread_once(&fence_thread_once, fence_thread_key_init);
+	if (!fence_thread_key_ok || pthread_setspecific(fence_thread_key, t))
+		return false;
+	pthread_mutex_lock(&fence_threads_lock);
+	list_add_tail(&t->link, &fence_threads);
+	pthread_mutex_unlock(&fence_threads_lock);
+	t->registered = true;
+	return true;
+}
+
+static inline void fence_live_add(long n)
+{
+	struct fence_thread *t = &fence_self;
+
+	if (__builtin_expect(!t->registered, 0) && !fence_thread_register(t)) {
+		atomic_fetch_add_explicit(&fence_live_retired, n, memory_order_relaxed);
+		return;
+	}
+	/* Only this thread writes @live: no RMW needed. */
+	atomic_store_explicit(&t->live, atomic_load_explicit(&t->live, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+long dma_fence_live_count(void)
+{
+	struct fence_thread *t;
+	long sum;
+
+	pthread_mutex_lock(&fence_threads_lock);
+	sum = atomic_load_explicit(&fence_live_retired, memory_order_relaxed);
+	list_for_each_entry(t, &fence_threads, struct fence_thread, link)
+		sum += atomic_load_explicit(&t->live, memory_order_relaxed);
+	pthread_mutex_unlock(&fence_threads_lock);
+	return sum;
 }
 
 /* Keep @block for reuse by this thread; false when it must be freed. */
-static bool fence_cache_put(void *block)
+static inline bool fence_cache_put(void *block)
 {
-	struct fence_cache *c = &fence_cache;
+	struct fence_thread *t = &fence_self;
 
-	if (!FENCE_CACHE || c->count == FENCE_CACHE_MAX ||
+	if (!FENCE_CACHE || t->count == FENCE_CACHE_MAX ||
 	    malloc_usable_size(block) >= sizeof(struct dma_fence) + FENCE_CACHE_SLACK)
 		return false;
-	if (__builtin_expect(!c->registered, 0)) {
-		/* Without the exit hook the blocks would leak with the thread. */
-		pthread_once(&fence_cache_once, fence_cache_key_init);
-		if (!fence_cache_key_ok || pthread_setspecific(fence_cache_key, c))
-			return false;
-		c->registered = true;
-	}
-	c->blocks[c->count++] = block;
+	/* Without the exit hook the blocks would leak with the thread. */
+	if (__builtin_expect(!t->registered, 0) && !fence_thread_register(t))
+		return false;
+	t->blocks[t->count++] = block;
 	return true;
 }
 
 unsigned dma_fence_cache_count(void)
 {
-	return fence_cache.count;
+	return fence_self.count;
 }
 
 uint64_t dma_fence_context_alloc(unsigned num)
 {
 	return atomic_fetch_add(&fence_context_counter, num);
-}
-
-int64_t dma_fence_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-static atomic_long *fence_live_slot(void)
-{
-	atomic_long *slot = fence_live_mine;
-
-	if (__builtin_expect(!slot, 0)) {
-		unsigned i = atomic_fetch_add_explicit(&fence_live_next, 1, memory_order_relaxed);
-
-		slot = &fence_live[i % FENCE_LIVE_SLOTS].count;
-		fence_live_mine = slot;
-	}
-	return slot;
-}
-
-static void fence_live_add(long n)
-{
-	atomic_fetch_add_explicit(fence_live_slot(), n, memory_order_relaxed);
-}
-
-long dma_fence_live_count(void)
-{
-	long sum = 0;
-
-	for (unsigned i = 0; i < FENCE_LIVE_SLOTS; i++)
-		sum += atomic_load_explicit(&fence_live[i].count, memory_order_relaxed);
-	return sum;
 }
 
 static void fence_lock(struct dma_fence *f)
@@ -174,8 +195,10 @@ void dma_fence_init(struct dma_fence *fence, const struct dma_fence_ops *ops, ui
 	atomic_init(&fence->flags, 0);
 	atomic_init(&fence->refcount, 1);
 	fence->error = 0;
+	atomic_init(&fence->timestamp_set, false);
+	/* Not shared yet: a plain store, not the xchg a seq_cst clear is. */
+	atomic_flag_clear_explicit(&fence->lock, memory_order_relaxed);
 	fence->timestamp = 0;
-	atomic_flag_clear(&fence->lock);
 	INIT_LIST_HEAD(&fence->cb_list);
 	fence_live_add(1);
 	TTM_PROBE2(fence_emit, context, seqno);
@@ -185,8 +208,8 @@ void *dma_fence_alloc(size_t size)
 {
 	if (size < sizeof(struct dma_fence) || fault_should_fail(&ttm_fault_fence_alloc, size))
 		return NULL;
-	if (FENCE_CACHE && size == sizeof(struct dma_fence) && fence_cache.count)
-		return fence_cache.blocks[--fence_cache.count];
+	if (FENCE_CACHE && size == sizeof(struct dma_fence) && fence_self.count)
+		return fence_self.blocks[--fence_self.count];
 	return malloc(size);
 }
 
@@ -199,21 +222,22 @@ void dma_fence_release(struct dma_fence *fence)
 		free(fence);
 }
 
-int dma_fence_signal_timestamp(struct dma_fence *fence, int64_t timestamp_ns)
+/*
+ * The signal itself. One CAS decides the one signaller and tells it who is
+ * waiting; everything after it is that signaller's alone.
+ */
+static inline int fence_signal(struct dma_fence *fence, int64_t timestamp_ns)
 {
-	unsigned old;
+	unsigned old = atomic_load_explicit(&fence->flags, memory_order_relaxed);
 
-	if (!fence)
-		return -EINVAL;
-	/* The timestamp is written before SIGNALED is published (release). */
-	if (dma_fence_test_signaled_flag(fence))
-		return -EINVAL;
-	old = atomic_fetch_or_explicit(&fence->flags, DMA_FENCE_FLAG_SIGNALED,
-				       memory_order_acq_rel);
-	if (old & DMA_FENCE_FLAG_SIGNALED)
-		return -EINVAL;
+	do {
+		if (old & DMA_FENCE_FLAG_SIGNALED)
+			return -EINVAL;
+	} while (!atomic_compare_exchange_weak_explicit(&fence->flags, &old,
+							old | DMA_FENCE_FLAG_SIGNALED,
+							memory_order_acq_rel, memory_order_relaxed));
 	fence->timestamp = timestamp_ns;
-	atomic_fetch_or_explicit(&fence->flags, DMA_FENCE_FLAG_TIMESTAMP, memory_order_release);
+	atomic_store_explicit(&fence->timestamp_set, true, memory_order_release);
 	TTM_PROBE2(fence_signal, fence->context, fence->seqno);
 
 	if (old & DMA_FENCE_FLAG_HAS_CB) {
@@ -237,9 +261,27 @@ int dma_fence_signal_timestamp(struct dma_fence *fence, int64_t timestamp_ns)
 	return 0;
 }
 
+int dma_fence_signal_timestamp(struct dma_fence *fence, int64_t timestamp_ns)
+{
+	return fence ? fence_signal(fence, timestamp_ns) : -EINVAL;
+}
+
 int dma_fence_signal(struct dma_fence *fence)
 {
-	return dma_fence_signal_timestamp(fence, fence ? dma_fence_now_ns() : 0);
+	/* The clock first: it is the time of the CAS, give or take its cost. */
+	return fence ? fence_signal(fence, dma_fence_now_ns()) : -EINVAL;
+}
+
+int dma_fence_get_timestamp(struct dma_fence *fence, int64_t *ts)
+{
+	if (!fence || !ts)
+		return -EINVAL;
+	if (!dma_fence_test_signaled_flag(fence))
+		return -EBUSY;
+	while (!atomic_load_explicit(&fence->timestamp_set, memory_order_acquire))
+		sched_yield();
+	*ts = fence->timestamp;
+	return 0;
 }
 
 bool dma_fence_is_signaled(struct dma_fence *fence)

@@ -52,15 +52,41 @@ static void count_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 KTEST(dma_fence_signal_once)
 {
 	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+	int64_t before, after, ts = -1;
 
 	ASSERT_NOT_NULL(f);
 	EXPECT_FALSE(dma_fence_is_signaled(f));
 	EXPECT_EQ(dma_fence_get_status(f), 0);
+	EXPECT_EQ(dma_fence_get_timestamp(f, &ts), -EBUSY);
+	EXPECT_EQ(ts, -1);
+	before = dma_fence_now_ns();
 	EXPECT_EQ(dma_fence_signal(f), 0);
+	after = dma_fence_now_ns();
 	EXPECT_TRUE(dma_fence_is_signaled(f));
 	EXPECT_EQ(dma_fence_signal(f), -EINVAL);
 	EXPECT_EQ(dma_fence_get_status(f), 1);
-	EXPECT_TRUE(atomic_load(&f->flags) & DMA_FENCE_FLAG_TIMESTAMP);
+	/* The signal's own clock reading, taken between the two here. */
+	EXPECT_EQ(dma_fence_get_timestamp(f, &ts), 0);
+	EXPECT_GE(ts, before);
+	EXPECT_LE(ts, after);
+	EXPECT_EQ(dma_fence_get_timestamp(NULL, &ts), -EINVAL);
+	EXPECT_EQ(dma_fence_get_timestamp(f, NULL), -EINVAL);
+	dma_fence_put(f);
+}
+
+KTEST(dma_fence_signal_timestamp_second_signal_keeps_first)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+	int64_t ts = 0;
+
+	ASSERT_NOT_NULL(f);
+	EXPECT_EQ(dma_fence_signal_timestamp(f, 777), 0);
+	EXPECT_EQ(dma_fence_signal_timestamp(f, 888), -EINVAL);
+	EXPECT_EQ(dma_fence_signal(f), -EINVAL);
+	EXPECT_EQ(dma_fence_get_timestamp(f, &ts), 0);
+	EXPECT_EQ(ts, 777);
+	EXPECT_EQ(dma_fence_signal_timestamp(NULL, 1), -EINVAL);
+	EXPECT_EQ(dma_fence_signal(NULL), -EINVAL);
 	dma_fence_put(f);
 }
 
@@ -241,11 +267,15 @@ KTEST(dma_fence_get_stub_is_signaled)
 {
 	struct dma_fence *s = dma_fence_get_stub();
 	struct dma_fence *p = dma_fence_allocate_private_stub(1234);
+	int64_t ts = -1;
 
 	EXPECT_TRUE(dma_fence_is_signaled(s));
 	ASSERT_NOT_NULL(p);
 	EXPECT_TRUE(dma_fence_is_signaled(p));
-	EXPECT_EQ(p->timestamp, 1234);
+	EXPECT_EQ(dma_fence_get_timestamp(p, &ts), 0);
+	EXPECT_EQ(ts, 1234);
+	EXPECT_EQ(dma_fence_get_timestamp(s, &ts), 0);
+	EXPECT_EQ(ts, 0);
 	EXPECT_EQ(dma_fence_wait_timeout(s, false, 0), 1);
 	dma_fence_put(s);
 	dma_fence_put(p);
@@ -465,4 +495,108 @@ KTEST(dma_fence_cache_across_threads)
 		dma_fence_put(ct.made[i]);
 	}
 	EXPECT_EQ(dma_fence_live_count(), live);
+}
+
+/*
+ * The last put skips the locked decrement when it sees a count of 1: with
+ * puts racing from several threads the fence must still be released
+ * exactly once, by whichever put was last, and never while a reference is
+ * held.
+ */
+struct put_race {
+	struct dma_fence base;
+	atomic_int released;
+	atomic_int holders;
+	atomic_int go;
+	atomic_int early;
+};
+
+static void put_race_release(struct dma_fence *f)
+{
+	struct put_race *p = container_of(f, struct put_race, base);
+
+	if (atomic_load(&p->holders))
+		atomic_fetch_add(&p->early, 1);
+	atomic_fetch_add(&p->released, 1);
+}
+
+static const struct dma_fence_ops put_race_ops = {
+	.get_driver_name = test_name,
+	.get_timeline_name = test_name,
+	.release = put_race_release,
+};
+
+static void *put_race_thread(void *arg)
+{
+	struct put_race *p = arg;
+
+	while (!atomic_load(&p->go))
+		;
+	atomic_fetch_sub(&p->holders, 1);
+	dma_fence_put(&p->base);
+	return NULL;
+}
+
+KTEST(dma_fence_put_last_reference_releases_once)
+{
+	enum { T = 4 };
+	unsigned iters = 500 * ktest_scale();
+
+	for (unsigned i = 0; i < iters; i++) {
+		struct put_race p = { .released = 0, .holders = T + 1, .go = 0, .early = 0 };
+		pthread_t t[T];
+
+		dma_fence_init(&p.base, &put_race_ops, dma_fence_context_alloc(1), 1);
+		for (unsigned k = 0; k < T; k++)
+			dma_fence_get(&p.base);
+		for (unsigned k = 0; k < T; k++)
+			ASSERT_EQ(pthread_create(&t[k], NULL, put_race_thread, &p), 0);
+		atomic_store(&p.go, 1);
+		atomic_fetch_sub(&p.holders, 1);
+		dma_fence_put(&p.base);
+		for (unsigned k = 0; k < T; k++)
+			pthread_join(t[k], NULL);
+		EXPECT_EQ(atomic_load(&p.released), 1);
+		EXPECT_EQ(atomic_load(&p.early), 0);
+	}
+}
+
+/* A waiter woken on another thread reads the timestamp the signal took. */
+struct ts_wait {
+	struct dma_fence *f;
+	atomic_int waiting;
+	int64_t waited, ts;
+	int ts_ret;
+};
+
+static void *ts_waiter(void *arg)
+{
+	struct ts_wait *w = arg;
+
+	atomic_store(&w->waiting, 1);
+	w->waited = dma_fence_wait_timeout(w->f, false, 10000000000ll);
+	w->ts_ret = dma_fence_get_timestamp(w->f, &w->ts);
+	return NULL;
+}
+
+KTEST(dma_fence_get_timestamp_seen_by_woken_waiter)
+{
+	struct ts_wait w = { .f = new_fence(dma_fence_context_alloc(1), 1), .waiting = 0 };
+	int64_t before, after;
+	pthread_t t;
+
+	ASSERT_NOT_NULL(w.f);
+	ASSERT_EQ(pthread_create(&t, NULL, ts_waiter, &w), 0);
+	while (!atomic_load(&w.waiting))
+		usleep(100);
+	usleep(1000);
+	before = dma_fence_now_ns();
+	EXPECT_EQ(dma_fence_signal(w.f), 0);
+	after = dma_fence_now_ns();
+	pthread_join(t, NULL);
+	EXPECT_GT(w.waited, 0);
+	EXPECT_EQ(w.ts_ret, 0);
+	EXPECT_GE(w.ts, before);
+	EXPECT_LE(w.ts, after);
+	dma_fence_put(w.f);
 }

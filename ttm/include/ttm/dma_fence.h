@@ -9,11 +9,18 @@
  *    while the word it read has no SIGNALED bit;
  *  - a callback adder takes the fence lock and sets DMA_FENCE_FLAG_HAS_CB with
  *    an atomic RMW before it checks SIGNALED;
- *  - the signaller sets SIGNALED with an atomic RMW and looks at the bits it
- *    replaced: it calls FUTEX_WAKE only when WAITERS was set and takes the
- *    lock to run callbacks only when HAS_CB was set.
+ *  - the signaller sets SIGNALED with one compare-and-swap and looks at the
+ *    bits it replaced: it calls FUTEX_WAKE only when WAITERS was set and takes
+ *    the lock to run callbacks only when HAS_CB was set.
  * All RMWs on one word are totally ordered, so either the signaller sees the
- * other side's bit, or the other side sees SIGNALED.
+ * other side's bit, or the other side sees SIGNALED. A fence nobody waits on
+ * and nobody has armed a callback on therefore signals with that one atomic
+ * RMW and no lock and no system call.
+ *
+ * The timestamp is not in the flags word (a second RMW on it would cost as
+ * much as the first): the one signaller that won the CAS writes
+ * @timestamp and then publishes it with a release store of @timestamp_set;
+ * dma_fence_get_timestamp() reads it in that order.
  *
  * Lock order: a fence's lock is innermost. Callbacks run with it held, on the
  * signalling thread: they must not add or remove callbacks on the same fence
@@ -26,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <time.h>
 
 #include <ttm/list.h>
 
@@ -34,7 +42,7 @@
 
 enum dma_fence_flag_bits {
 	DMA_FENCE_FLAG_SIGNALED = 1u << 0,
-	DMA_FENCE_FLAG_TIMESTAMP = 1u << 1,
+	/* 1u << 1 is unused: see @timestamp_set in struct dma_fence. */
 	DMA_FENCE_FLAG_ENABLE_SIGNAL = 1u << 2,
 	DMA_FENCE_FLAG_WAITERS = 1u << 3,
 	DMA_FENCE_FLAG_HAS_CB = 1u << 4,
@@ -89,11 +97,18 @@ struct dma_fence_ops {
  * @seqno: position on the timeline; later fences have larger seqnos
  *	(compared wrap-safe, see __dma_fence_is_later()).
  * @flags: DMA_FENCE_FLAG_*; also the futex word waiters sleep on.
- * @refcount: references; the fence is released when it drops to zero.
+ * @refcount: references; the fence is released when the last one is put.
+ *	The final put may skip writing it (see dma_fence_put()), so a
+ *	release callback finds it at 0 or 1.
  * @error: set with dma_fence_set_error() before signalling.
- * @timestamp: CLOCK_MONOTONIC ns of the signal, valid once TIMESTAMP is set.
+ * @timestamp_set: true once @timestamp holds the signal's time; stored with
+ *	release by the signaller after it wrote @timestamp.
  * @lock: a small spinlock protecting @cb_list.
+ * @timestamp: CLOCK_MONOTONIC ns of the signal, written once by the
+ *	signaller; read it with dma_fence_get_timestamp().
  * @cb_list: pending callbacks, protected by @lock.
+ *
+ * The fields are ordered to fit 64 bytes (on LP64), a cache line's size.
  */
 struct dma_fence {
 	const struct dma_fence_ops *ops;
@@ -102,8 +117,9 @@ struct dma_fence {
 	atomic_uint flags;
 	atomic_int refcount;
 	int error;
-	int64_t timestamp;
+	atomic_bool timestamp_set;
 	atomic_flag lock;
+	int64_t timestamp;
 	struct list_head cb_list;
 };
 
@@ -130,20 +146,49 @@ static inline struct dma_fence *dma_fence_get(struct dma_fence *fence)
 
 void dma_fence_release(struct dma_fence *fence);
 
+/**
+ * dma_fence_put - drop a reference; the last one releases the fence.
+ *
+ * A caller that holds the only reference is the only one who could take
+ * another (a reference is taken from a reference), so a count of 1 seen
+ * here cannot change under us: the fence is released without the locked
+ * decrement. The acquire load pairs with the release half of the other
+ * holders' decrements, as the RMW's acquire would. Code that finds fences
+ * without holding a reference (a "get unless zero" lookup) is not
+ * supported, with or without this shortcut.
+ */
 static inline void dma_fence_put(struct dma_fence *fence)
 {
-	if (fence && atomic_fetch_sub_explicit(&fence->refcount, 1, memory_order_acq_rel) == 1)
+	if (!fence)
+		return;
+	if (atomic_load_explicit(&fence->refcount, memory_order_acquire) == 1 ||
+	    atomic_fetch_sub_explicit(&fence->refcount, 1, memory_order_acq_rel) == 1)
 		dma_fence_release(fence);
 }
 
 /**
  * dma_fence_signal - mark the fence completed, wake waiters, run callbacks.
- * Returns 0, or -EINVAL when it had already been signalled (nothing runs).
- * Callable from any thread, including from inside a callback of another fence.
+ * Returns 0, or -EINVAL when it had already been signalled (nothing runs)
+ * or @fence is NULL. Callable from any thread, including from inside a
+ * callback of another fence. The caller must hold a reference: waiters may
+ * put theirs as soon as SIGNALED is visible, and the signaller still
+ * writes the timestamp and wakes them after that.
  */
 int dma_fence_signal(struct dma_fence *fence);
 /* As dma_fence_signal() with an explicit CLOCK_MONOTONIC timestamp. */
 int dma_fence_signal_timestamp(struct dma_fence *fence, int64_t timestamp_ns);
+
+/**
+ * dma_fence_get_timestamp - when @fence signalled.
+ * @ts: set to the CLOCK_MONOTONIC ns taken by dma_fence_signal() (or given
+ *	to dma_fence_signal_timestamp()).
+ *
+ * Returns 0, -EBUSY when the fence has not signalled (its SIGNALED bit is
+ * tested, ops->signaled is not polled), -EINVAL on a NULL argument. Between
+ * the signaller's CAS and its timestamp store this waits for the store, a
+ * few instructions unless the signalling thread is preempted right there.
+ */
+int dma_fence_get_timestamp(struct dma_fence *fence, int64_t *ts);
 
 static inline bool dma_fence_test_signaled_flag(const struct dma_fence *fence)
 {
@@ -258,10 +303,21 @@ static inline bool dma_fence_is_later_or_same(const struct dma_fence *f1,
 	       dma_fence_is_later(f1, f2);
 }
 
-/* CLOCK_MONOTONIC in ns (the timestamp clock). */
-int64_t dma_fence_now_ns(void);
+/* CLOCK_MONOTONIC in ns (the timestamp clock); inline, it is on the signal path. */
+static inline int64_t dma_fence_now_ns(void)
+{
+	struct timespec ts;
 
-/* Live fences allocated by the core helpers (leak checks in tests). */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/*
+ * Fences initialised and not yet released, summed over all threads (leak
+ * checks in tests). Exact when no fence is being initialised or released
+ * concurrently and the threads that did so are ordered before the caller
+ * (joined, or synchronised with it). Takes a mutex: not for hot paths.
+ */
 long dma_fence_live_count(void);
 
 /*
