@@ -378,24 +378,26 @@ int ttm_test_bo_verify(struct ttm_buffer_object *bo, uint64_t seed)
 	return 0;
 }
 
-int ttm_test_bo_reserve_fill(struct ttm_buffer_object *bo, uint64_t seed)
+/* @op (fill or verify) of the unreserved @bo, reserving it around the call. */
+static int ttm_test_bo_reserved_op(struct ttm_buffer_object *bo, uint64_t seed,
+				   int (*op)(struct ttm_buffer_object *bo, uint64_t seed))
 {
 	int ret;
 
 	ttm_bo_reserve(bo, false, false, NULL);
-	ret = ttm_test_bo_fill(bo, seed);
+	ret = op(bo, seed);
 	ttm_bo_unreserve(bo);
 	return ret;
 }
 
+int ttm_test_bo_reserve_fill(struct ttm_buffer_object *bo, uint64_t seed)
+{
+	return ttm_test_bo_reserved_op(bo, seed, ttm_test_bo_fill);
+}
+
 int ttm_test_bo_reserve_verify(struct ttm_buffer_object *bo, uint64_t seed)
 {
-	int ret;
-
-	ttm_bo_reserve(bo, false, false, NULL);
-	ret = ttm_test_bo_verify(bo, seed);
-	ttm_bo_unreserve(bo);
-	return ret;
+	return ttm_test_bo_reserved_op(bo, seed, ttm_test_bo_verify);
 }
 
 unsigned ttm_test_bo_mem_type(const struct ttm_buffer_object *bo)
