@@ -123,6 +123,7 @@ struct ev_dev {
 	struct ttm_place vram_place;
 	struct ev_batch *batches; /* sim: one per client */
 	unsigned nbatches;
+	unsigned nclients; /* the most clients a point runs */
 };
 
 /* The BOs of one working set and the order they are drawn in. */
@@ -132,6 +133,13 @@ struct ev_set {
 	unsigned n;
 	double *zipf_cdf;    /* cumulative probability by rank */
 	unsigned *zipf_perm; /* rank -> BO index */
+	/*
+	 * Per client, how far its cyclic walk got: a repetition goes on where
+	 * the last one stopped. Restarting at BO 0 would find the BOs the last
+	 * repetition began with still resident whenever it made fewer accesses
+	 * than the set holds, and hits are not what the cyclic order is for.
+	 */
+	unsigned long *cyclic_pos;
 };
 
 struct ev_worker {
@@ -155,7 +163,9 @@ static unsigned next_index(struct ev_worker *w, unsigned long i)
 	switch (w->pat) {
 	case P_CYCLIC:
 		/* Each client walks the whole set, starting a share apart. */
-		return (unsigned)((i + (unsigned long)w->index * s->n / w->nclients) % s->n);
+		return (unsigned)((s->cyclic_pos[w->index] + i +
+				   (unsigned long)w->index * s->n / w->nclients) %
+				  s->n);
 	case P_RANDOM:
 		return (unsigned)(bench_rng_next(&w->rng) % s->n);
 	default: {
@@ -348,9 +358,10 @@ static int access_one(struct ev_worker *w, struct ttm_buffer_object *bo)
 static void *ev_thread(void *p)
 {
 	struct ev_worker *w = p;
+	unsigned long i;
 
 	bench_pin_thread(w->run, w->index);
-	for (unsigned long i = 0; !w->err; i++) {
+	for (i = 0; !w->err; i++) {
 		/*
 		 * Check the shared flag only now and then, and not before a few
 		 * accesses: one stall of a loaded machine must not leave a
@@ -367,6 +378,9 @@ static void *ev_thread(void *p)
 		if (w->nclients > 1 && (w->err == -ENOMEM || w->err == -EBUSY || w->err == -ENOSPC))
 			w->err = 0;
 	}
+	/* Only this worker touches its slot until it is joined. */
+	if (w->pat == P_CYCLIC)
+		w->set->cyclic_pos[w->index] += i;
 	return NULL;
 }
 
@@ -446,9 +460,11 @@ static void set_free(struct ev_set *s)
 	free(s->bos);
 	free(s->zipf_cdf);
 	free(s->zipf_perm);
+	free(s->cyclic_pos);
 	s->bos = NULL;
 	s->zipf_cdf = NULL;
 	s->zipf_perm = NULL;
+	s->cyclic_pos = NULL;
 }
 
 /*
@@ -506,7 +522,8 @@ static int set_make(struct ev_set *s, struct ev_dev *d, unsigned n, uint64_t see
 	s->bos = calloc(n, sizeof(*s->bos));
 	s->zipf_cdf = calloc(n, sizeof(*s->zipf_cdf));
 	s->zipf_perm = calloc(n, sizeof(*s->zipf_perm));
-	if (!s->bos || !s->zipf_cdf || !s->zipf_perm) {
+	s->cyclic_pos = calloc(d->nclients, sizeof(*s->cyclic_pos));
+	if (!s->bos || !s->zipf_cdf || !s->zipf_perm || !s->cyclic_pos) {
 		set_free(s);
 		return -ENOMEM;
 	}
@@ -805,6 +822,7 @@ int main(int argc, char **argv)
 	hw = run.opts.backend == BENCH_BACKEND_HW;
 	dev.use = sim ? EV_USE_BLIT : hw ? EV_USE_NONE : EV_USE_CPU_READ;
 	dev.bo_size = eo.bo_kib * 1024;
+	dev.nclients = nclients_max;
 	if (hw) {
 		rc = hw_open(&run, &eo, &hw_target);
 		if (rc)
