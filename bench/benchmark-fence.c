@@ -109,7 +109,12 @@ static const struct dma_fence_ops bops = { .get_driver_name = bname, .get_timeli
 
 /* --- the measured operations, each returning ns per operation --- */
 
-static double rep_create_signal_put(unsigned long iters)
+/*
+ * ns per alloc+init+signal+put of one fence on one thread. @full adds what
+ * the threads sweep and the uAPI path do: the signal takes its clock
+ * reading (else it is given timestamp 0) and a wait on the signalled fence.
+ */
+static double fence_cycle(unsigned long iters, bool full)
 {
 	uint64_t ctx = dma_fence_context_alloc(1);
 	uint64_t t0 = bench_now_ns();
@@ -120,10 +125,23 @@ static double rep_create_signal_put(unsigned long iters)
 		if (!f)
 			return -1;
 		dma_fence_init(f, &bops, ctx, i + 1);
-		dma_fence_signal_timestamp(f, 0);
+		if (!full) {
+			dma_fence_signal_timestamp(f, 0);
+		} else {
+			dma_fence_signal(f);
+			if (dma_fence_wait_timeout(f, false, 1000) <= 0) {
+				dma_fence_put(f);
+				return -1;
+			}
+		}
 		dma_fence_put(f);
 	}
 	return (double)(bench_now_ns() - t0) / (double)iters;
+}
+
+static double rep_create_signal_put(unsigned long iters)
+{
+	return fence_cycle(iters, false);
 }
 
 static double rep_wait_signaled(unsigned long iters)
@@ -244,17 +262,31 @@ static double rep_fence_rtt(unsigned long iters)
 }
 
 /*
- * Threads sweep. Workers start together on a barrier and run for a fixed
- * time rather than a fixed count, so a slow thread cannot stretch the window
- * of the others and the sum of their counts is a rate over one interval.
+ * Threads sweep, shared by the core and the hw cases. Workers run for a
+ * fixed time rather than a fixed count, so a slow thread cannot stretch the
+ * window of the others and the sum of their counts is a rate over one
+ * interval. They start together at a gate: each checks in, and the main
+ * thread opens the gate once every thread that it could create has checked
+ * in. A gate counts the threads that exist, where a barrier needs the number
+ * fixed beforehand and blocks forever when fewer threads started.
  */
+struct sweep;
+
+/*
+ * One worker's timed loop: runs until sw->stop, sets *@ops to the operations
+ * it completed; returns 0 or a negative errno (the repetition then fails).
+ */
+typedef int (*sweep_body_fn)(struct sweep *sw, unsigned index, unsigned long *ops);
+
 struct sweep {
 	struct bench_run *run;
-	pthread_barrier_t start;
+	sweep_body_fn body;
+	void *arg;		/* the case's own state, for @body */
 	atomic_bool stop;
-	bool shared_ctx;
-	uint64_t ctx;		/* the shared context (one_ctx) */
-	atomic_ulong seqno;	/* next seqno on the shared context */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* @ready went up, or @open was set */
+	unsigned ready;		/* workers at the gate; protected by @lock */
+	bool open;		/* protected by @lock */
 };
 
 struct sweep_worker {
@@ -269,39 +301,27 @@ static void *sweep_thread(void *p)
 {
 	struct sweep_worker *w = p;
 	struct sweep *sw = w->sw;
-	uint64_t ctx = sw->shared_ctx ? sw->ctx : dma_fence_context_alloc(1);
-	unsigned long n = 0;
 
 	bench_pin_thread(sw->run, w->index);
-	pthread_barrier_wait(&sw->start);
-	while (!atomic_load_explicit(&sw->stop, memory_order_relaxed)) {
-		/* Check the stop flag only every 256 fences: it is a shared line. */
-		for (unsigned k = 0; k < 256; k++) {
-			struct dma_fence *f = dma_fence_alloc(sizeof(*f));
-			uint64_t seq = sw->shared_ctx ? atomic_fetch_add(&sw->seqno, 1) + 1 : n + 1;
-
-			if (!f) {
-				w->err = -ENOMEM;
-				goto out;
-			}
-			dma_fence_init(f, &bops, ctx, seq);
-			dma_fence_signal(f);
-			if (dma_fence_wait_timeout(f, false, 1000) <= 0)
-				w->err = -EIO;
-			dma_fence_put(f);
-			n++;
-		}
-	}
-out:
-	w->ops = n;
+	pthread_mutex_lock(&sw->lock);
+	sw->ready++;
+	pthread_cond_broadcast(&sw->cond);
+	while (!sw->open)
+		pthread_cond_wait(&sw->cond, &sw->lock);
+	pthread_mutex_unlock(&sw->lock);
+	w->err = sw->body(sw, w->index, &w->ops);
 	return NULL;
 }
 
-/* One repetition: fences per second summed over @nthreads threads. */
-static int sweep_rep(struct bench_run *run, bool shared_ctx, unsigned nthreads, double secs,
-		     double *rate)
+/*
+ * One repetition: @body on @nthreads threads for @secs; *@rate is the sum of
+ * their operations per second. -EAGAIN when not every thread could be
+ * created (those that were are released at once and joined).
+ */
+static int sweep_rep(struct bench_run *run, sweep_body_fn body, void *arg, unsigned nthreads,
+		     double secs, double *rate)
 {
-	struct sweep sw = { .run = run, .shared_ctx = shared_ctx };
+	struct sweep sw = { .run = run, .body = body, .arg = arg };
 	struct sweep_worker *w = calloc(nthreads, sizeof(*w));
 	unsigned long total = 0;
 	unsigned started = 0;
@@ -310,13 +330,9 @@ static int sweep_rep(struct bench_run *run, bool shared_ctx, unsigned nthreads, 
 
 	if (!w)
 		return -ENOMEM;
-	sw.ctx = dma_fence_context_alloc(1);
 	atomic_init(&sw.stop, false);
-	atomic_init(&sw.seqno, 0);
-	if (pthread_barrier_init(&sw.start, NULL, nthreads + 1)) {
-		free(w);
-		return -ENOMEM;
-	}
+	pthread_mutex_init(&sw.lock, NULL);
+	pthread_cond_init(&sw.cond, NULL);
 	for (; started < nthreads; started++) {
 		w[started].sw = &sw;
 		w[started].index = started;
@@ -324,16 +340,16 @@ static int sweep_rep(struct bench_run *run, bool shared_ctx, unsigned nthreads, 
 			break;
 	}
 	if (started < nthreads) {
-		/*
-		 * The barrier counts on every thread: release the ones that did
-		 * start by having them stop at once, then report the failure.
-		 */
+		/* The ones that started find the stop flag set and return. */
 		atomic_store(&sw.stop, true);
-		for (unsigned i = started; i < nthreads; i++)
-			pthread_barrier_wait(&sw.start);
 		rc = -EAGAIN;
 	}
-	pthread_barrier_wait(&sw.start);
+	pthread_mutex_lock(&sw.lock);
+	while (sw.ready < started)
+		pthread_cond_wait(&sw.cond, &sw.lock);
+	sw.open = true;
+	pthread_cond_broadcast(&sw.cond);
+	pthread_mutex_unlock(&sw.lock);
 	t0 = bench_now_ns();
 	while (!rc && bench_now_ns() - t0 < (uint64_t)(secs * 1e9)) {
 		struct timespec ts = { 0, 2000000 };
@@ -348,54 +364,123 @@ static int sweep_rep(struct bench_run *run, bool shared_ctx, unsigned nthreads, 
 			rc = w[i].err;
 	}
 	t1 = bench_now_ns();
-	pthread_barrier_destroy(&sw.start);
+	pthread_cond_destroy(&sw.cond);
+	pthread_mutex_destroy(&sw.lock);
 	free(w);
 	if (!rc)
 		*rate = (double)total / ((double)(t1 - t0) * 1e-9);
 	return rc;
 }
 
-/*
- * Both cases at 1 .. @max_threads threads: a throughput metric and the ns
- * per fence per thread (threads / rate) with the mutex reference, since a
- * rate has no same-unit reference of its own.
+static bool sweep_stopped(struct sweep *sw)
+{
+	return atomic_load_explicit(&sw->stop, memory_order_relaxed);
+}
+
+/* The core case: every thread on its own context (many_ctx) or on one shared. */
+struct core_sweep {
+	bool shared_ctx;
+	uint64_t ctx;		/* the shared context (one_ctx) */
+	atomic_ulong seqno;	/* next seqno on the shared context */
+};
+
+static int core_sweep_body(struct sweep *sw, unsigned index, unsigned long *ops)
+{
+	struct core_sweep *cs = sw->arg;
+	uint64_t ctx = cs->shared_ctx ? cs->ctx : dma_fence_context_alloc(1);
+	unsigned long n = 0;
+	int err = 0;
+
+	(void)index;
+	while (!sweep_stopped(sw)) {
+		/* Check the stop flag only every 256 fences: it is a shared line. */
+		for (unsigned k = 0; k < 256; k++) {
+			struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+			uint64_t seq = cs->shared_ctx ? atomic_fetch_add(&cs->seqno, 1) + 1 : n + 1;
+
+			if (!f) {
+				*ops = n;
+				return -ENOMEM;
+			}
+			dma_fence_init(f, &bops, ctx, seq);
+			dma_fence_signal(f);
+			if (dma_fence_wait_timeout(f, false, 1000) <= 0)
+				err = -EIO;
+			dma_fence_put(f);
+			n++;
+		}
+	}
+	*ops = n;
+	return err;
+}
+
+/**
+ * sweep_point - one point of a threads sweep: two metrics, sampled.
+ * @name: the case, as in fence.<name>.t<threads>.throughput.
+ * @ref: the reference of the per-thread cost (a rate has no same-unit
+ *	reference of its own; threads / rate, ns per fence per thread, has).
+ * @warmup_secs: one unmeasured repetition this long first, or 0 for none.
+ * @tp: if not NULL, set to the throughput metric (for a target).
+ *
+ * Returns 0 or a negative errno from sweep_rep() or the harness.
  */
-static int sweep_all(struct bench_run *run, unsigned max_threads, double secs, unsigned reps)
+static int sweep_point(struct bench_run *run, const char *name, unsigned threads,
+		       enum bench_ref_id ref, sweep_body_fn body, void *arg, double secs,
+		       double warmup_secs, struct bench_metric **tp_out)
+{
+	struct bench_metric *tp, *per;
+	char mname[96], lbl[16];
+	double rate = 0;
+	int rc = 0;
+
+	snprintf(mname, sizeof(mname), "fence.%s.t%u.throughput", name, threads);
+	tp = bench_metric_add(run, mname, "fences/s", BENCH_HIGHER_IS_BETTER);
+	snprintf(mname, sizeof(mname), "fence.%s.t%u.ns_per_fence", name, threads);
+	per = bench_metric_add(run, mname, "ns", BENCH_LOWER_IS_BETTER);
+	if (!tp || !per)
+		return -ENOMEM;
+	snprintf(lbl, sizeof(lbl), "%u", threads);
+	bench_metric_label(tp, "threads", lbl);
+	bench_metric_label(per, "threads", lbl);
+	bench_metric_label(per, "unit", "threads / throughput: ns per fence per thread");
+	bench_metric_reference(per, ref, BENCH_RATIO_VALUE_OVER_REF);
+	if (tp_out)
+		*tp_out = tp;
+	if (warmup_secs > 0)
+		rc = sweep_rep(run, body, arg, threads, warmup_secs, &rate);
+	for (unsigned r = 0; !rc && r < run->opts.reps; r++) {
+		rc = sweep_rep(run, body, arg, threads, secs, &rate);
+		if (!rc && rate <= 0)
+			rc = -EIO;
+		if (!rc)
+			rc = bench_metric_sample(tp, rate);
+		if (!rc)
+			rc = bench_metric_sample(per, 1e9 * (double)threads / rate);
+	}
+	return rc;
+}
+
+/* Both core cases at 1 .. @max_threads threads, against the mutex. */
+static int sweep_all(struct bench_run *run, unsigned max_threads, double secs)
 {
 	static const char *const cases[] = { "many_ctx", "one_ctx" };
 
 	for (unsigned c = 0; c < 2; c++) {
 		for (unsigned t = 1; t <= max_threads; t++) {
-			struct bench_metric *tp, *per;
-			char name[96], lbl[16];
-			double rate;
+			struct core_sweep cs = { .shared_ctx = c == 1 };
+			struct bench_metric *tp;
 			int rc;
 
-			snprintf(name, sizeof(name), "fence.%s.t%u.throughput", cases[c], t);
-			tp = bench_metric_add(run, name, "fences/s", BENCH_HIGHER_IS_BETTER);
-			snprintf(name, sizeof(name), "fence.%s.t%u.ns_per_fence", cases[c], t);
-			per = bench_metric_add(run, name, "ns", BENCH_LOWER_IS_BETTER);
-			if (!tp || !per)
-				return -ENOMEM;
-			snprintf(lbl, sizeof(lbl), "%u", t);
-			bench_metric_label(tp, "threads", lbl);
-			bench_metric_label(per, "threads", lbl);
-			bench_metric_reference(per, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
-			if (t == 1)
-				bench_metric_target(tp, 20e6, BENCH_TARGET_AT_LEAST);
-			rc = sweep_rep(run, c == 1, t, secs / 4, &rate);
-			for (unsigned r = 0; !rc && r < reps; r++) {
-				bench_progress(run, "threads sweep",
-					       (double)((c * max_threads + t - 1) * reps + r) /
-						   (double)(2 * max_threads * reps));
-				rc = sweep_rep(run, c == 1, t, secs, &rate);
-				if (!rc)
-					rc = bench_metric_sample(tp, rate);
-				if (!rc)
-					rc = bench_metric_sample(per, 1e9 * (double)t / rate);
-			}
+			cs.ctx = dma_fence_context_alloc(1);
+			atomic_init(&cs.seqno, 0);
+			bench_progress(run, "threads sweep",
+				       (double)(c * max_threads + t - 1) / (double)(2 * max_threads));
+			rc = sweep_point(run, cases[c], t, BENCH_REF_MUTEX, core_sweep_body, &cs, secs,
+					 secs / 4, &tp);
 			if (rc)
 				return rc;
+			if (t == 1)
+				bench_metric_target(tp, 20e6, BENCH_TARGET_AT_LEAST);
 		}
 	}
 	bench_progress_done(run);
@@ -541,93 +626,24 @@ static int hw_nop_once(struct bench_hw *hw, struct hw_ttm_bo *batch)
 	return bench_hw_exec_wait(hw, NULL, 0, batch, HW_FENCE_TIMEOUT_NS);
 }
 
+/* The hw case's state: one batch BO per submitting thread. */
 struct hw_sweep {
-	struct bench_run *run;
 	struct bench_hw *hw;
-	pthread_barrier_t start;
-	atomic_bool stop;
+	struct hw_ttm_bo **batches;	/* one per thread */
 };
 
-struct hw_sweep_worker {
-	struct hw_sweep *sw;
-	struct hw_ttm_bo *batch;
-	unsigned index;
-	unsigned long ops;
-	int err;
-	pthread_t thread;
-};
-
-static void *hw_sweep_thread(void *p)
+static int hw_sweep_body(struct sweep *sw, unsigned index, unsigned long *ops)
 {
-	struct hw_sweep_worker *w = p;
+	struct hw_sweep *hs = sw->arg;
 	unsigned long n = 0;
+	int err = 0;
 
-	bench_pin_thread(w->sw->run, w->index);
-	pthread_barrier_wait(&w->sw->start);
-	while (!w->err && !atomic_load_explicit(&w->sw->stop, memory_order_relaxed)) {
-		w->err = hw_nop_once(w->sw->hw, w->batch);
+	while (!err && !sweep_stopped(sw)) {
+		err = hw_nop_once(hs->hw, hs->batches[index]);
 		n++;
 	}
-	w->ops = w->err ? 0 : n;
-	return NULL;
-}
-
-/*
- * One repetition: batches per second summed over @nthreads threads, each
- * submitting its own batch BO and waiting for it before the next (so the
- * rate is what concurrent submit-and-wait clients get, not queue depth).
- */
-static int hw_sweep_rep(struct bench_run *run, struct bench_hw *hw, struct hw_ttm_bo **batches,
-			unsigned nthreads, double secs, double *rate)
-{
-	struct hw_sweep sw = { .run = run, .hw = hw };
-	struct hw_sweep_worker *w = calloc(nthreads, sizeof(*w));
-	unsigned long total = 0;
-	unsigned started = 0;
-	uint64_t t0, t1;
-	int rc = 0;
-
-	if (!w)
-		return -ENOMEM;
-	atomic_init(&sw.stop, false);
-	if (pthread_barrier_init(&sw.start, NULL, nthreads + 1)) {
-		free(w);
-		return -ENOMEM;
-	}
-	for (; started < nthreads; started++) {
-		w[started].sw = &sw;
-		w[started].batch = batches[started];
-		w[started].index = started;
-		if (pthread_create(&w[started].thread, NULL, hw_sweep_thread, &w[started]))
-			break;
-	}
-	if (started < nthreads) {
-		/* Stand in at the barrier for the threads that never started. */
-		atomic_store(&sw.stop, true);
-		for (unsigned i = started; i < nthreads; i++)
-			pthread_barrier_wait(&sw.start);
-		rc = -EAGAIN;
-	}
-	pthread_barrier_wait(&sw.start);
-	t0 = bench_now_ns();
-	while (!rc && bench_now_ns() - t0 < (uint64_t)(secs * 1e9)) {
-		struct timespec ts = { 0, 2000000 };
-
-		nanosleep(&ts, NULL);
-	}
-	atomic_store(&sw.stop, true);
-	for (unsigned i = 0; i < started; i++) {
-		pthread_join(w[i].thread, NULL);
-		total += w[i].ops;
-		if (w[i].err && !rc)
-			rc = w[i].err;
-	}
-	t1 = bench_now_ns();
-	pthread_barrier_destroy(&sw.start);
-	free(w);
-	if (!rc)
-		*rate = (double)total / ((double)(t1 - t0) * 1e-9);
-	return rc;
+	*ops = err ? 0 : n;
+	return err;
 }
 
 static int hw_figures(struct bench_run *run, struct bench_hw *hw, struct hw_ttm_bo **batches,
@@ -681,31 +697,17 @@ static int hw_figures(struct bench_run *run, struct bench_hw *hw, struct hw_ttm_
 	/* Throughput against the number of submitting threads. */
 	bench_run_param(run, "sweep_threads", "1-%u", max_threads);
 	for (unsigned t = 1; t <= max_threads; t++) {
-		struct bench_metric *tp, *per;
-		char name[64], lbl[16];
+		/*
+		 * Each thread submits its own batch BO and waits for it before
+		 * the next, so the rate is what concurrent submit-and-wait
+		 * clients get, not queue depth.
+		 */
+		struct hw_sweep hs = { .hw = hw, .batches = batches };
 
-		snprintf(name, sizeof(name), "fence.hw.nop.t%u.throughput", t);
-		tp = bench_metric_add(run, name, "fences/s", BENCH_HIGHER_IS_BETTER);
-		snprintf(name, sizeof(name), "fence.hw.nop.t%u.ns_per_fence", t);
-		per = bench_metric_add(run, name, "ns", BENCH_LOWER_IS_BETTER);
-		if (!tp || !per)
-			return -ENOMEM;
-		snprintf(lbl, sizeof(lbl), "%u", t);
-		bench_metric_label(tp, "threads", lbl);
-		bench_metric_label(per, "threads", lbl);
-		bench_metric_label(per, "unit", "threads / throughput: ns per fence per thread");
-		/* A rate has no same-unit reference; its per-thread cost has the futex's. */
-		bench_metric_reference(per, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
-		for (unsigned r = 0; r < reps; r++) {
-			double rate = 0;
-
-			rc = hw_sweep_rep(run, hw, batches, t, run->opts.duration_s / 5, &rate);
-			if (rc)
-				return rc;
-			if (rate <= 0 || bench_metric_sample(tp, rate) ||
-			    bench_metric_sample(per, (double)t / rate * 1e9))
-				return rc ? rc : -EIO;
-		}
+		rc = sweep_point(run, "hw.nop", t, BENCH_REF_FUTEX_RTT, hw_sweep_body, &hs,
+				 run->opts.duration_s / 5, 0, NULL);
+		if (rc)
+			return rc;
 		bench_progress(run, "hw threads sweep", (double)t / max_threads);
 	}
 	bench_progress_done(run);
@@ -894,23 +896,7 @@ static double rep_uapi(int fd, unsigned long iters)
 /* The core path the uAPI wraps, as in the threads sweep, ns per fence. */
 static double rep_core_cycle(unsigned long iters)
 {
-	uint64_t ctx = dma_fence_context_alloc(1);
-	uint64_t t0 = bench_now_ns();
-
-	for (unsigned long i = 0; i < iters; i++) {
-		struct dma_fence *f = dma_fence_alloc(sizeof(*f));
-
-		if (!f)
-			return -1;
-		dma_fence_init(f, &bops, ctx, i + 1);
-		dma_fence_signal(f);
-		if (dma_fence_wait_timeout(f, false, 1000) <= 0) {
-			dma_fence_put(f);
-			return -1;
-		}
-		dma_fence_put(f);
-	}
-	return (double)(bench_now_ns() - t0) / (double)iters;
+	return fence_cycle(iters, true);
 }
 
 static int uapi_figures(struct bench_run *run, unsigned long iters, unsigned reps)
@@ -1121,7 +1107,7 @@ int main(int argc, char **argv)
 		max_threads = 1;
 	bench_run_param(&run, "sweep_threads", "1-%u", max_threads);
 	/* A fifth of the time budget per repetition keeps the sweep to seconds. */
-	rc = sweep_all(&run, max_threads, run.opts.duration_s / 5, reps);
+	rc = sweep_all(&run, max_threads, run.opts.duration_s / 5);
 	if (rc) {
 		fprintf(stderr, "benchmark-fence: threads sweep failed (%d)\n", rc);
 		bench_run_fini(&run);
