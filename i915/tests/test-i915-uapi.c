@@ -8,7 +8,8 @@
  * holds, and gives an out fence; an interrupted superioctl returns
  * -EAGAIN with nothing done and runs when called again; buffers created in
  * lmem above the CPU-visible window or in stolen memory take the GPU's
- * writes there and are read through BO_MAP after one move.
+ * writes there and are read through BO_MAP after one move; those memory
+ * types stay the driver's (no MM_INIT/TAKEDOWN/LOCK of them).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -983,4 +984,72 @@ KTEST(uapi_lmem_setstatus_from_local_then_map_keeps_content)
 	EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_UNMAP, &unmap), 0);
 	EXPECT_EQ(ttm_drm_close(ffill), 0);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+static int uapi_mm(int fd, unsigned long request, uint32_t mem_type)
+{
+	struct drm_mm_init_arg init = {
+	    .magic = DRM_BO_INIT_MAGIC,
+	    .major = DRM_BO_INIT_MAJOR,
+	    .minor = DRM_BO_INIT_MINOR,
+	    .mem_type = mem_type,
+	    .p_size = 16,
+	};
+	struct drm_mm_type_arg type = {.mem_type = mem_type};
+
+	return ttm_drm_ioctl(fd, request, request == DRM_IOCTL_MM_INIT ? (void *)&init : &type);
+}
+
+/*
+ * lmem and stolen are the driver's: MM_INIT, MM_TAKEDOWN and MM_LOCK of
+ * them are -EINVAL, the info dump lists them with their size, and on a part
+ * without lmem BO_CREATE in VRAM is -EINVAL while stolen still works.
+ */
+KTEST(uapi_driver_memory_types_are_the_drivers)
+{
+	static const unsigned long reqs[] = {DRM_IOCTL_MM_INIT, DRM_IOCTL_MM_TAKEDOWN,
+					     DRM_IOCTL_MM_LOCK};
+	struct drm_bo_info_rep rep;
+	struct sim_gpu_config cfg;
+	struct i915_device *i915;
+	char *text = NULL, line[96];
+	size_t len = 0;
+	FILE *f;
+	int fd;
+
+	i915 = uapi_device();
+	ASSERT_NOT_NULL(i915);
+	fd = i915_drm_open(i915);
+	ASSERT_GE(fd, 0);
+	for (unsigned r = 0; r < sizeof(reqs) / sizeof(reqs[0]); r++) {
+		EXPECT_EQ(uapi_mm(fd, reqs[r], DRM_BO_MEM_VRAM), -EINVAL);
+		EXPECT_EQ(uapi_mm(fd, reqs[r], DRM_BO_MEM_PRIV0), -EINVAL);
+	}
+	f = open_memstream(&text, &len);
+	ASSERT_NOT_NULL(f);
+	EXPECT_EQ(ttm_drm_info_print(fd, f), 0);
+	fclose(f);
+	i915_test_config(&cfg);
+	snprintf(line, sizeof(line), "mem type %u: pages 0+%llu (driver's)", DRM_BO_MEM_VRAM,
+		 (unsigned long long)(cfg.lmem_size >> 12));
+	EXPECT_TRUE(strstr(text, line) != NULL);
+	snprintf(line, sizeof(line), "mem type %u: pages 0+%llu (driver's)", DRM_BO_MEM_PRIV0,
+		 (unsigned long long)(cfg.stolen_size >> 12));
+	EXPECT_TRUE(strstr(text, line) != NULL);
+	free(text);
+	EXPECT_EQ(ttm_drm_close(fd), 0);
+	EXPECT_EQ(uapi_device_destroy(i915), 0);
+
+	cfg.lmem_size = 0;
+	cfg.lmem_visible_size = 0;
+	i915 = NULL;
+	ASSERT_EQ(i915_device_create_sim(&cfg, &i915), 0);
+	ASSERT_EQ(i915_gem_init(i915), 0);
+	fd = i915_drm_open(i915);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(uapi_bo_create(fd, DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_READ, 4096, &rep), -EINVAL);
+	ASSERT_EQ(uapi_bo_create(fd, DRM_BO_FLAG_MEM_PRIV0 | DRM_BO_FLAG_READ, 4096, &rep), 0);
+	EXPECT_UEQ(rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_PRIV0);
+	EXPECT_EQ(ttm_drm_close(fd), 0);
+	EXPECT_EQ(uapi_device_destroy(i915), 0);
 }
