@@ -330,10 +330,11 @@ static int ttm_bo_vm_install_span(struct ttm_bo_vm *vm, unsigned long first, uns
 		ret = ttm_vm_range_install(&vm->range, first, k, pages, caching);
 		if (ret < 0)
 			return (int)ret;
+		/* Recorded per batch: a later batch failing leaves these installed. */
+		vm->caching = caching;
 		first += k;
 		n -= k;
 	}
-	vm->caching = caching;
 	return 0;
 }
 
