@@ -181,6 +181,24 @@ static struct bench_metric *lat_metric(struct bench_run *run, const char *name)
 	return m;
 }
 
+/*
+ * The metrics of case (e) with @n objects, as every back end names them:
+ * the latency of one execbuffer and its share per object (a histogram too:
+ * per-iteration samples would make the bootstrap slow). -ENOMEM when
+ * either could not be added.
+ */
+static int execbuf_metrics(struct bench_run *run, unsigned n, struct bench_metric **lat,
+			   struct bench_metric **per)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "validate.execbuf.n%u", n);
+	*lat = lat_metric(run, name);
+	snprintf(name, sizeof(name), "execbuf.per_bo.n%u", n);
+	*per = lat_metric(run, name);
+	return *lat && *per ? 0 : -ENOMEM;
+}
+
 /* The metrics of cases (a) and (b) at @size, as every back end names them. */
 static int in_place_and_bind_metrics(struct bench_run *run, uint64_t size,
 				     struct bench_metric **inpl, struct bench_metric **bind)
@@ -432,16 +450,11 @@ static int case_execbuf(struct bench_run *run, unsigned n, const struct budget *
 	struct ttm_placement tt;
 	struct ttm_place ptt;
 	struct bench_mockdev md;
-	char name[64];
 	uint64_t t0;
 	int ret;
 
-	snprintf(name, sizeof(name), "validate.execbuf.n%u", n);
-	lat = lat_metric(run, name);
-	snprintf(name, sizeof(name), "execbuf.per_bo.n%u", n);
-	/* A histogram too: per-iteration samples would make the bootstrap slow. */
-	per = lat_metric(run, name);
-	if (!bos || !held || !lat || !per) {
+	ret = execbuf_metrics(run, n, &lat, &per);
+	if (!bos || !held || ret) {
 		free(bos);
 		free(held);
 		return -ENOMEM;
@@ -594,15 +607,12 @@ static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b
 	struct bench_metric *lat, *per;
 	struct i915_device *i915 = NULL;
 	uint32_t bb[2] = { 0, 0 };
-	char name[64];
 	uint64_t t0;
 	int ret, ret2;
 
-	snprintf(name, sizeof(name), "validate.execbuf.n%u", n);
-	lat = lat_metric(run, name);
-	snprintf(name, sizeof(name), "execbuf.per_bo.n%u", n);
-	per = lat_metric(run, name);
-	ret = eo && lat && per ? bench_simdev_open(0, 0, &i915) : -ENOMEM;
+	ret = execbuf_metrics(run, n, &lat, &per);
+	if (!ret)
+		ret = eo ? bench_simdev_open(0, 0, &i915) : -ENOMEM;
 	if (ret) {
 		free(eo);
 		return ret;
@@ -767,15 +777,12 @@ static int hw_execbuf(struct bench_run *run, struct bench_hw *hw, unsigned n,
 	struct hw_ttm_bo **bos = calloc(n, sizeof(*bos));
 	struct hw_ttm_bo *batch = NULL;
 	struct bench_metric *lat, *per;
-	char name[64];
 	uint64_t t0;
 	int ret;
 
-	snprintf(name, sizeof(name), "validate.execbuf.n%u", n);
-	lat = lat_metric(run, name);
-	snprintf(name, sizeof(name), "execbuf.per_bo.n%u", n);
-	per = lat_metric(run, name);
-	ret = bos && lat && per ? hw_reopen(run, hw, &args) : -ENOMEM;
+	ret = execbuf_metrics(run, n, &lat, &per);
+	if (!ret)
+		ret = bos ? hw_reopen(run, hw, &args) : -ENOMEM;
 	if (ret) {
 		free(bos);
 		return ret;
