@@ -93,7 +93,8 @@
 
 /**
  * struct ttm_bo_vm_stats - what happened to one BO's mapping.
- * @faults: faults handled (each installs up to a window of pages).
+ * @faults: faults handled (each installs up to a window of pages; one that
+ *	migrated a zero-copy BO installs all of it).
  * @pages_copied: pages installed by copy.
  * @pages_mapped: pages installed zero-copy.
  * @migrations: faults that had to move the BO first.
