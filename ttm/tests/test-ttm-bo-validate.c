@@ -691,7 +691,13 @@ KTEST(ttm_bo_validate_allowed_only_evict)
 	EXPECT_EQ(ttm_test_bo_mem_type(c), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.evictions, 1);
 
-	/* A victim reserved by someone else is not taken without a ticket. */
+	/*
+	 * A victim reserved by someone else is not taken without a ticket. Since
+	 * this call may wait (no no_wait_gpu), it does not fail at once: it backs
+	 * off and scans again, TTM_EVICT_MAX_RESCANS times with growing sleeps
+	 * (about 110 ms in all), then returns -EBUSY. The wait is bounded because
+	 * the holder may itself be waiting for a reservation the caller holds.
+	 */
 	ttm_bo_reserve(bo, false, false, NULL);
 	{
 		struct ttm_buffer_object *d = bo_in(BO_SIZE, TTM_PL_SYSTEM);
