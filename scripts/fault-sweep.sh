@@ -57,8 +57,10 @@ for p in "${points[@]}"; do
 	[ "$hits" != - ] && total_hits=$((total_hits + ${hits:-0}))
 	[ "$inj" != - ] && total_injected=$((total_injected + ${inj:-0}))
 	printf '%-16s %-8s %10s %9s  %s\n' "$p" "$res" "${hits:--}" "${inj:--}" "$note"
-	# The per-part rows (core / uapi / i915) under the point.
-	sed -nE "s/^  $p +([a-z0-9]+) +([0-9]+) hits swept +([0-9]+) faults injected$/    \1: \2 hits, \3 injected/p" "$log"
+	# The per-part rows (core / uapi / i915 / softpin) under the point, and
+	# what the softpin part's execbuffers did (refused, hung, ran on a retry).
+	sed -nE -e "s/^  $p +([a-z0-9]+) +([0-9]+) hits swept +([0-9]+) faults injected$/    \1: \2 hits, \3 injected/p" \
+		-e "s/^  $p +softpin execbuffer: (.*)$/      softpin execbuffer: \1/p" "$log"
 done
 echo "${#points[@]} points, $((${#points[@]} - uncovered - fails)) swept: $total_hits hits," \
 	"$total_injected faults injected; $uncovered not reached, $fails failed or missing" \

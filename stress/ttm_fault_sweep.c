@@ -18,9 +18,16 @@
  *    back and unreferences buffers;
  *  - i915: the simulated GPU runs relocated store batches into system and
  *    local-memory objects; a hung batch's fence ends -EIO, its context is
- *    blamed, everything else stays intact.
+ *    blamed, everything else stays intact;
+ *  - softpin: execbuffers whose objects are all softpinned (a system and,
+ *    when the device has it, a local-memory target and the batch), swapped
+ *    out and moved to new addresses over an evictable object for the
+ *    second pass; a failed call is retried until one succeeds, and the
+ *    GGTT must hold exactly what the objects hold after every call.
  * Every call either succeeds or returns one of -ENOMEM, -EIO, -ENOSPC,
- * -EBUSY (a mapped access: -EFAULT from SIGBUS).
+ * -EBUSY (a mapped access: -EFAULT from SIGBUS); never -EINVAL, since every
+ * argument is valid. A call failed by an allocation point (see
+ * point_is_alloc()) must say -ENOMEM where the softpin part checks it.
  *
  * After each run: every BO whose fill succeeded still reads back its exact
  * pattern (read after the fault fired, so a failed swap-in or move that
@@ -63,16 +70,39 @@
 #define SWEEP_BOS 12
 #define SWEEP_MAX_NTH 400
 
+/*
+ * struct sweep_result - what a part's run reports, and one input: @armed is
+ * the point armed for its Nth hit alone (one fault in the whole run, so a
+ * retry after it must succeed), NULL when every point may fire at random.
+ */
 struct sweep_result {
+	const struct fault_attr *armed;
 	unsigned long fired; /* faults injected by the last workload run */
 	uint64_t ops;
 	uint64_t failed_ops;
 	uint64_t bytes_verified;
+	/* The softpin part's execbuffers: refused (-ENOMEM of them), hung, run after a retry. */
+	uint64_t sp_refused, sp_enomem, sp_hung, sp_retried;
 };
 
 static bool errno_ok(int ret)
 {
 	return ret == 0 || ret == -ENOMEM || ret == -EIO || ret == -ENOSPC || ret == -EBUSY;
+}
+
+/* Does @attr stand for a failed allocation (a call it fails says -ENOMEM)? */
+static bool point_is_alloc(const struct fault_attr *attr)
+{
+	static const struct fault_attr *const alloc[] = {
+		&ttm_fault_bo_alloc, &ttm_fault_resource_alloc, &ttm_fault_pool_alloc,
+		&ttm_fault_tt_alloc, &ttm_fault_fence_alloc, &ttm_fault_resv_reserve,
+		&ttm_fault_handle_alloc,
+	};
+
+	for (unsigned i = 0; i < sizeof(alloc) / sizeof(alloc[0]); i++)
+		if (attr == alloc[i])
+			return true;
+	return false;
 }
 
 #define sweep_check_ret(res, ret, what)                                                            \
@@ -496,8 +526,7 @@ out:
 /*
  * The i915 part: the simulated GPU with one context runs a few batches,
  * each storing one distinct dword into a system or local-memory target
- * through a relocation (softpin is left out: i915 reports any failure to
- * place a softpinned object, an injected -ENOMEM included, as -EINVAL).
+ * through a relocation (softpinned objects are the softpin part's).
  * gpu_hang makes the batch it fires on hang: its fence must end -EIO with
  * the context blamed, and every other batch's store and every untouched
  * byte must be intact. Core points fire in the device's and objects'
@@ -510,6 +539,19 @@ out:
 static uint32_t i915_expect(unsigned t, unsigned w)
 {
 	return 0xc0de0000u ^ (t << 12) ^ w;
+}
+
+/* The simulated GPU of the i915 and softpin parts: small, with lmem and stolen memory. */
+static void sweep_sim_config(struct sim_gpu_config *cfg)
+{
+	sim_gpu_config_init(cfg);
+	cfg->ggtt_size = 64ull << 20;
+	cfg->aperture_size = 1ull << 20;
+	cfg->stolen_size = 1ull << 20;
+	cfg->lmem_size = 4ull << 20;
+	cfg->lmem_visible_size = 1ull << 20;
+	/* Long enough that only an injected hang trips it, short enough to sweep. */
+	cfg->hangcheck_ms = 100;
 }
 
 static void sweep_i915(struct sweep_result *res)
@@ -529,14 +571,7 @@ static void sweep_i915(struct sweep_result *res)
 	ttm_global_get_stats(&gs);
 	pages = gs.pages;
 	memset(known, 0, sizeof(known));
-	sim_gpu_config_init(&cfg);
-	cfg.ggtt_size = 64ull << 20;
-	cfg.aperture_size = 1ull << 20;
-	cfg.stolen_size = 1ull << 20;
-	cfg.lmem_size = 4ull << 20;
-	cfg.lmem_visible_size = 1ull << 20;
-	/* Long enough that only an injected hang trips it, short enough to sweep. */
-	cfg.hangcheck_ms = 100;
+	sweep_sim_config(&cfg);
 	ret = i915_device_create_sim(&cfg, &i915);
 	sweep_check_ret(res, ret, "i915_device_create_sim");
 	if (ret)
@@ -673,6 +708,389 @@ out:
 	igt_assert_eq_u64(gs.pages, pages);
 }
 
+/*
+ * The softpin part: execbuffers in which every object is softpinned
+ * (EXEC_OBJECT_PINNED at the caller's address, no relocation): a
+ * system-memory target, a local-memory target when the device has lmem,
+ * and the batch, which stores one dword into each target. Before the
+ * second pass every idle object is swapped out; that pass asks for new
+ * addresses, the system target's over an idle, unpinned object (the
+ * squatter) that must be evicted to make room. A failed call is retried
+ * until one succeeds (with one point armed for its Nth hit, the first retry
+ * must), and around every call:
+ *  - a failed call returns an errno of the sweep's list (never -EINVAL:
+ *    every address is valid and nothing pinned holds it), -ENOMEM when an
+ *    allocation point fired in it; nothing was submitted, no fence came
+ *    back, nothing is left reserved;
+ *  - the GGTT holds exactly what the objects hold (TT ranges, the lmem
+ *    target's vma) on top of the device's own ranges: a failed call keeps
+ *    no range of its own;
+ *  - every object reads back as the model says;
+ *  - the successful call ran: the objects sit at their softpin addresses
+ *    and the batch's stores are visible. A hung batch (gpu_hang) ends -EIO
+ *    and blames the context; its retry stores.
+ * Once everything is put, the GGTT is back to the device's own ranges.
+ */
+#define SOFTPIN_SIZE (16u * 1024u)
+#define SOFTPIN_BATCH_SIZE 4096u
+#define SOFTPIN_PASSES 2
+/* Calls of one pass that may fail (more than one only when faults fire at random). */
+#define SOFTPIN_TRIES 16
+/* -EIO refusals while the engine awaits its reset after a hang, 1 ms apart. */
+#define SOFTPIN_EIO_TRIES 2000
+
+enum softpin_role { SP_SMEM, SP_LMEM, SP_SQUATTER, SP_BATCH, SP_OBJS };
+
+/* Softpin addresses per pass (the squatter is never in a call: 0). */
+static const uint64_t softpin_addr[SOFTPIN_PASSES][SP_OBJS] = {
+	{ 8ull << 20, 9ull << 20, 0, 10ull << 20 },
+	{ 16ull << 20, 17ull << 20, 0, 18ull << 20 },
+};
+/* Where the squatter sits: across pass 1's system-target range. */
+#define SOFTPIN_SQUATTER_ADDR ((16ull << 20) + 2 * TTM_PAGE_SIZE)
+
+/* struct softpin_obj - an object and what each of its dwords must read (if known). */
+struct softpin_obj {
+	struct i915_gem_object *obj;
+	uint32_t want[SOFTPIN_SIZE / 4];
+	bool known[SOFTPIN_SIZE / 4];
+};
+
+/*
+ * struct softpin_state - the softpin part's device and objects.
+ * @ggtt_base: GGTT bytes the device holds on its own (guard page, rings).
+ * @hung: batches of @ctx whose fence ended -EIO.
+ */
+struct softpin_state {
+	struct i915_device *i915;
+	struct i915_context *ctx;
+	struct ttm_resource_manager *ggtt;
+	uint64_t ggtt_base;
+	struct softpin_obj o[SP_OBJS];
+	uint64_t hung;
+};
+
+/*
+ * The GGTT holds the device's own ranges plus, per object, its TT range or
+ * its vma, nothing else; every object is unreserved (trylock succeeds).
+ */
+static void softpin_check_ggtt(struct softpin_state *s, const char *when)
+{
+	uint64_t held = 0;
+
+	for (unsigned i = 0; i < SP_OBJS; i++) {
+		struct i915_gem_object *obj = s->o[i].obj;
+
+		if (!obj)
+			continue;
+		igt_assert_f(ttm_bo_reserve(&obj->base, false, true, NULL) == 0,
+			     "%s: object %u left reserved\n", when, i);
+		if (obj->base.resource && obj->base.resource->mem_type == TTM_PL_TT)
+			held += obj->base.resource->size;
+		if (obj->vma)
+			held += obj->vma->size;
+		ttm_bo_unreserve(&obj->base);
+	}
+	igt_assert_f(ttm_resource_manager_usage(s->ggtt) == s->ggtt_base + held,
+		     "%s: GGTT holds %" PRIu64 " bytes, device and objects %" PRIu64 "\n", when,
+		     ttm_resource_manager_usage(s->ggtt), s->ggtt_base + held);
+}
+
+/*
+ * Every known dword of every object reads back as the model says. A read
+ * refused by an injected fault is a clean failure, except at the @final
+ * check (every point disarmed).
+ */
+static void softpin_check_content(struct softpin_state *s, struct sweep_result *res, bool final)
+{
+	static uint32_t got[SOFTPIN_SIZE / 4];
+
+	for (unsigned i = 0; i < SP_OBJS; i++) {
+		struct softpin_obj *o = &s->o[i];
+		size_t len = o->obj ? o->obj->base.size : 0;
+		int ret;
+
+		if (!len)
+			continue;
+		ret = i915_gem_object_access(o->obj, 0, got, len, false);
+		if (ret && !final) {
+			sweep_check_ret(res, ret, "i915_gem_object_access (softpin read)");
+			continue;
+		}
+		igt_assert_f(ret == 0, "softpin object %u unreadable: %d\n", i, ret);
+		for (unsigned w = 0; w < len / 4; w++)
+			igt_assert_f(!o->known[w] || got[w] == o->want[w],
+				     "softpin object %u dword %u: %#x, expected %#x\n", i, w, got[w],
+				     o->want[w]);
+		res->bytes_verified += len;
+	}
+}
+
+/* Write @o's model to the object; until that succeeds its content is unknown. */
+static bool softpin_write(struct softpin_obj *o, struct sweep_result *res)
+{
+	size_t len = o->obj->base.size;
+
+	memset(o->known, 0, sizeof(o->known));
+	for (unsigned tries = 0; tries < SOFTPIN_TRIES; tries++) {
+		int ret = i915_gem_object_access(o->obj, 0, o->want, len, true);
+
+		sweep_check_ret(res, ret, "i915_gem_object_access (softpin write)");
+		if (!ret) {
+			memset(o->known, 1, len / 4);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* After a successful call: each object of it sits at its softpin address. */
+static void softpin_check_placed(struct softpin_state *s, unsigned pass)
+{
+	for (unsigned i = 0; i < SP_OBJS; i++) {
+		struct i915_gem_object *obj = s->o[i].obj;
+		uint64_t start = softpin_addr[pass][i] >> TTM_PAGE_SHIFT;
+		unsigned mem_type;
+
+		if (!obj)
+			continue;
+		igt_assert_eq(ttm_bo_reserve(&obj->base, false, true, NULL), 0);
+		mem_type = obj->base.resource ? obj->base.resource->mem_type : TTM_NUM_MEM_TYPES;
+		if (i == SP_SQUATTER) {
+			/* Evicted, to system memory, by pass 1's system target. */
+			igt_assert(pass == 0 || !s->o[SP_SMEM].obj || mem_type == TTM_PL_SYSTEM);
+		} else if (i == SP_LMEM) {
+			igt_assert_eq(mem_type, TTM_PL_VRAM);
+			igt_assert(obj->vma);
+			igt_assert_eq_u64(obj->vma->start, start);
+		} else {
+			igt_assert_eq(mem_type, TTM_PL_TT);
+			igt_assert_eq_u64(obj->base.resource->start, start);
+		}
+		ttm_bo_unreserve(&obj->base);
+	}
+}
+
+/* One pass: the batch stores into each target at pass @pass's addresses; retried until it runs. */
+static void softpin_pass(struct softpin_state *s, unsigned pass, struct sweep_result *res)
+{
+	struct i915_engine *rcs = i915_engine_get(s->i915, I915_ENGINE_RCS);
+	struct softpin_obj *batch = &s->o[SP_BATCH];
+	struct i915_exec_object objs[SP_OBJS];
+	unsigned role[SP_OBJS], word[SP_OBJS] = { 0 }, n = 0, failures = 0, eio = 0;
+	uint32_t value[SP_OBJS] = { 0 }, *p = batch->want;
+	char when[64];
+
+	memset(batch->want, 0, sizeof(batch->want));
+	for (unsigned t = SP_SMEM; t <= SP_LMEM; t++) {
+		if (!s->o[t].obj)
+			continue;
+		word[t] = 1 + 64 * pass + 8 * t;
+		value[t] = 0x50f70000u | pass << 8 | t;
+		p = i915_emit_store_dword_imm(p, softpin_addr[pass][t] + 4 * word[t], value[t]);
+		role[n] = t;
+		objs[n++] = (struct i915_exec_object){ .obj = s->o[t].obj,
+						       .flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_WRITE };
+	}
+	i915_emit_bb_end(p);
+	if (!softpin_write(batch, res))
+		return;
+	role[n] = SP_BATCH;
+	objs[n++] = (struct i915_exec_object){ .obj = batch->obj, .flags = EXEC_OBJECT_PINNED };
+
+	while (failures < SOFTPIN_TRIES) {
+		struct i915_execbuffer eb = { .objects = objs, .count = n, .ctx = s->ctx };
+		unsigned long submitted = atomic_load(&rcs->stats.submitted);
+		unsigned long fired = fault_total_fired();
+		bool injected;
+		int ret, status;
+
+		for (unsigned i = 0; i < n; i++)
+			objs[i].offset = softpin_addr[pass][role[i]];
+		ret = i915_gem_execbuffer(s->i915, &eb);
+		injected = fault_total_fired() != fired;
+		snprintf(when, sizeof(when), "softpin pass %u, call %u", pass, failures + eio + 1);
+		if (ret) {
+			sweep_check_ret(res, ret, "i915_gem_execbuffer (softpin)");
+			igt_assert_f(!eb.out_fence, "%s: fence returned with %d\n", when, ret);
+			igt_assert_eq_u64(atomic_load(&rcs->stats.submitted), submitted);
+			igt_assert_f(!res->armed || !injected || !point_is_alloc(res->armed) ||
+					     ret == -ENOMEM,
+				     "%s: %s failed it with %d, not -ENOMEM\n", when, res->armed->name,
+				     ret);
+			softpin_check_ggtt(s, when);
+			softpin_check_content(s, res, false);
+			if (ret == -EIO && !injected) {
+				/* Refused whole while the engine awaits its reset: wait. */
+				igt_assert_f(!res->armed || s->hung, "%s: -EIO with no hang\n", when);
+				igt_assert_f(++eio < SOFTPIN_EIO_TRIES, "%s: still -EIO\n", when);
+				nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+				continue;
+			}
+			failures++;
+			res->sp_refused++;
+			res->sp_enomem += ret == -ENOMEM;
+			igt_assert_f(!res->armed || (injected && failures == 1),
+				     "%s: failed with %d, %s, with %s armed once\n", when, ret,
+				     injected ? "retried after the fault" : "no fault fired in it",
+				     res->armed ? res->armed->name : "-");
+			continue;
+		}
+		igt_assert(eb.out_fence);
+		igt_assert_eq(dma_fence_wait(eb.out_fence, false), 0);
+		status = dma_fence_get_status(eb.out_fence);
+		dma_fence_put(eb.out_fence);
+		if (status == -EIO) {
+			/* Hung: whether the stores landed is unknown until the retry makes them. */
+			s->hung++;
+			res->sp_hung++;
+			res->ops++;
+			res->failed_ops++;
+			failures++;
+			for (unsigned t = SP_SMEM; t <= SP_LMEM; t++)
+				s->o[t].known[word[t]] = false;
+			igt_assert_f(!res->armed || failures == 1, "%s: hung again\n", when);
+			softpin_check_ggtt(s, when);
+			softpin_check_content(s, res, false);
+			continue;
+		}
+		igt_assert_f(status == 1, "%s: fence status %d\n", when, status);
+		res->ops++;
+		res->sp_retried += failures > 0;
+		for (unsigned i = 0; i < n; i++)
+			igt_assert_eq_u64(objs[i].offset, softpin_addr[pass][role[i]]);
+		softpin_check_placed(s, pass);
+		for (unsigned t = SP_SMEM; t <= SP_LMEM; t++) {
+			if (!s->o[t].obj)
+				continue;
+			s->o[t].want[word[t]] = value[t];
+			s->o[t].known[word[t]] = true;
+		}
+		softpin_check_ggtt(s, when);
+		softpin_check_content(s, res, false);
+		return;
+	}
+	/* Only faults firing at random may refuse every try. */
+	igt_assert_f(!res->armed, "softpin pass %u: %u calls failed\n", pass, failures);
+}
+
+static void sweep_softpin(struct sweep_result *res)
+{
+	static const enum i915_gem_region region[SP_OBJS] = {
+		[SP_SMEM] = I915_GEM_REGION_SMEM,
+		[SP_LMEM] = I915_GEM_REGION_LMEM,
+		[SP_SQUATTER] = I915_GEM_REGION_SMEM,
+		[SP_BATCH] = I915_GEM_REGION_SMEM,
+	};
+	struct sim_gpu_config cfg;
+	struct softpin_state *s = calloc(1, sizeof(*s));
+	struct ttm_global_stats gs;
+	long fences = dma_fence_live_count();
+	uint64_t pages;
+	int ret;
+
+	igt_assert(s);
+	res->fired = 0;
+	ttm_global_get_stats(&gs);
+	pages = gs.pages;
+	sweep_sim_config(&cfg);
+	ret = i915_device_create_sim(&cfg, &s->i915);
+	sweep_check_ret(res, ret, "i915_device_create_sim");
+	if (ret)
+		goto out;
+	ret = i915_gem_init(s->i915);
+	sweep_check_ret(res, ret, "i915_gem_init");
+	if (ret)
+		goto out_dev;
+	ret = i915_context_create(s->i915, &s->ctx);
+	sweep_check_ret(res, ret, "i915_context_create");
+	if (ret)
+		goto out_gem;
+	s->ggtt = i915_ggtt_manager(&s->i915->ggtt);
+	s->ggtt_base = ttm_resource_manager_usage(s->ggtt);
+
+	for (unsigned i = 0; i < SP_OBJS; i++) {
+		struct softpin_obj *o = &s->o[i];
+
+		if (i == SP_LMEM && !s->i915->has_lmem)
+			continue;
+		ret = i915_gem_object_create(s->i915,
+					     i == SP_BATCH ? SOFTPIN_BATCH_SIZE : SOFTPIN_SIZE,
+					     region[i], &o->obj);
+		sweep_check_ret(res, ret, "i915_gem_object_create (softpin)");
+		if (ret) {
+			o->obj = NULL;
+			continue;
+		}
+		if (i == SP_BATCH)
+			continue;
+		for (unsigned w = 0; w < SOFTPIN_SIZE / 4; w++)
+			o->want[w] = 0x5a000000u ^ (i << 16) ^ w;
+		softpin_write(o, res);
+	}
+	if (s->o[SP_SQUATTER].obj) {
+		struct ttm_buffer_object *bo = &s->o[SP_SQUATTER].obj->base;
+		struct ttm_operation_ctx ctx = { 0 };
+		struct ttm_place place = {
+			.mem_type = TTM_PL_TT,
+			.fpfn = (uint32_t)(SOFTPIN_SQUATTER_ADDR >> TTM_PAGE_SHIFT),
+			.lpfn = (uint32_t)((SOFTPIN_SQUATTER_ADDR + SOFTPIN_SIZE) >> TTM_PAGE_SHIFT),
+		};
+
+		/* Bound but not pinned: pass 1 must evict it, not call its range taken. */
+		igt_assert_eq(ttm_bo_reserve(bo, false, false, NULL), 0);
+		ret = ttm_bo_validate(bo, &(struct ttm_placement){ 1, &place }, &ctx);
+		ttm_bo_unreserve(bo);
+		sweep_check_ret(res, ret, "ttm_bo_validate (squatter)");
+	}
+	softpin_check_ggtt(s, "softpin set-up");
+
+	for (unsigned pass = 0; s->o[SP_BATCH].obj && pass < SOFTPIN_PASSES; pass++) {
+		if (pass) {
+			struct ttm_operation_ctx ctx = { 0 };
+
+			/* The next call swaps its objects back in (pages, PTEs). */
+			ttm_device_swapout(&s->i915->drm.bdev, &ctx, 1u << 20);
+			res->ops++;
+		}
+		softpin_pass(s, pass, res);
+	}
+
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	igt_assert_eq_u64(atomic_load(&s->ctx->guilty), s->hung);
+	softpin_check_content(s, res, true);
+	for (unsigned i = 0; i < SP_OBJS; i++)
+		i915_gem_object_put(s->o[i].obj);
+	ttm_device_flush_delayed(&s->i915->drm.bdev, true);
+	/* Every object's range and vma went with it. */
+	igt_assert_eq_u64(ttm_resource_manager_usage(s->ggtt), s->ggtt_base);
+	i915_context_put(s->ctx);
+out_gem:
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	igt_assert_eq(i915_gem_fini(s->i915), 0);
+out_dev:
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	igt_assert_eq(i915_device_destroy(s->i915), 0);
+out:
+	res->fired += fault_total_fired();
+	fault_reset_all();
+	free(s);
+	ttm_global_get_stats(&gs);
+	igt_assert_eq_s64(dma_fence_live_count(), fences);
+	igt_assert_eq_u64(gs.pages, pages);
+}
+
+/* The softpin part's execbuffer row under a point's (or the probabilistic runs') table row. */
+static void softpin_report(const char *name, const struct sweep_result *res)
+{
+	igt_info("  %-16s softpin execbuffer: %" PRIu64 " refused (%" PRIu64 " -ENOMEM), %" PRIu64
+		 " hung, %" PRIu64 " ran on a retry\n",
+		 name, res->sp_refused, res->sp_enomem, res->sp_hung, res->sp_retried);
+}
+
 /* struct sweep_part - one workload of the sweep, swept separately per point. */
 struct sweep_part {
 	const char *name;
@@ -683,6 +1101,7 @@ static const struct sweep_part sweep_parts[] = {
 	{ "core", sweep_core },
 	{ "uapi", sweep_uapi },
 	{ "i915", sweep_i915 },
+	{ "softpin", sweep_softpin },
 };
 
 #define N_PARTS (sizeof(sweep_parts) / sizeof(sweep_parts[0]))
@@ -706,7 +1125,7 @@ static void sweep_point(struct fault_attr *attr, struct sweep_totals *tot)
 	uint64_t ops = 0, bytes = 0, refused = 0;
 
 	for (unsigned p = 0; p < N_PARTS; p++) {
-		struct sweep_result res = { 0 };
+		struct sweep_result res = { .armed = attr };
 		unsigned long n, injected = 0;
 
 		for (n = 1; n <= SWEEP_MAX_NTH; n++) {
@@ -719,8 +1138,10 @@ static void sweep_point(struct fault_attr *attr, struct sweep_totals *tot)
 		}
 		igt_assert_f(n <= SWEEP_MAX_NTH, "%s/%s: still firing at hit %d\n", attr->name,
 			     sweep_parts[p].name, SWEEP_MAX_NTH);
-		igt_info("  %-16s %-5s %6lu hits swept %6lu faults injected\n", attr->name,
+		igt_info("  %-16s %-7s %6lu hits swept %6lu faults injected\n", attr->name,
 			 sweep_parts[p].name, n - 1, injected);
+		if (sweep_parts[p].run == sweep_softpin)
+			softpin_report(attr->name, &res);
 		hits_all += n - 1;
 		injected_all += injected;
 		ops += res.ops;
@@ -774,12 +1195,14 @@ static void subtest_probabilistic(void)
 	igt_info("%lu faults injected over 20 runs, %" PRIu64
 		 " calls refused with a clean errno\n",
 		 injected, res.failed_ops);
+	softpin_report("all", &res);
 	igt_assert(injected > 0);
 	igt_report_checks(res.ops, res.bytes_verified, injected);
 }
 
 igt_main_description("For every registered fault point, fail its 1st, 2nd, ... hit during a "
-		     "fixed workload (create, validate, evict, swap, map, execbuffer, destroy) and check "
+		     "fixed workload (create, validate, evict, swap, map, execbuffer with relocations and "
+		     "with softpin, destroy) and check "
 		     "clean errors, intact content and no leak; plus seeded probabilistic runs.")
 {
 	struct point_list points = { .n = 0 };
