@@ -124,6 +124,24 @@ static void storm_finish(uint64_t ops, long live0)
 	igt_assert_eq(dma_fence_live_count(), live0);
 }
 
+/**
+ * struct storm_count_cb - a fence callback that counts its runs.
+ * @cb: passed to dma_fence_add_callback() with storm_count().
+ * @runs: deliveries so far.
+ */
+struct storm_count_cb {
+	struct dma_fence_cb cb;
+	atomic_uint runs;
+};
+
+static void storm_count(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct storm_count_cb *c = container_of(cb, struct storm_count_cb, cb);
+
+	(void)fence;
+	atomic_fetch_add(&c->runs, 1);
+}
+
 /* ---- rounds: a main thread and a crew of workers in lock step ---------- */
 
 /**
@@ -239,15 +257,13 @@ static void storm_crew_stop(struct storm_crew *c)
 
 /**
  * struct svw_slot - one fence of a signal-vs-wait round.
- * @cb: counts deliveries of the fence's callback in @delivered.
+ * @delivered: the fence's callback, counting its runs; must end at one.
  * @fence: the fence, one reference held by the round.
- * @delivered: callback runs; must end at exactly one.
  * @won: dma_fence_signal() calls that returned 0; must end at exactly one.
  */
 struct svw_slot {
-	struct dma_fence_cb cb;
+	struct storm_count_cb delivered;
 	struct dma_fence *fence;
-	atomic_uint delivered;
 	atomic_uint won;
 };
 
@@ -263,14 +279,6 @@ struct svw_round {
 	/* Waits that found the fence pending, i.e. really raced a signaller. */
 	atomic_ulong pending_waits;
 };
-
-static void svw_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
-{
-	struct svw_slot *slot = container_of(cb, struct svw_slot, cb);
-
-	(void)fence;
-	atomic_fetch_add(&slot->delivered, 1);
-}
 
 static void svw_signal(struct storm_thread *t)
 {
@@ -336,9 +344,10 @@ static void subtest_signal_vs_wait(void)
 
 			s->fence = storm_fence_create(ctx, i + 1);
 			igt_assert(s->fence);
-			atomic_store(&s->delivered, 0);
+			atomic_store(&s->delivered.runs, 0);
 			atomic_store(&s->won, 0);
-			igt_assert_eq(dma_fence_add_callback(s->fence, &s->cb, svw_count_cb), 0);
+			igt_assert_eq(
+			    dma_fence_add_callback(s->fence, &s->delivered.cb, storm_count), 0);
 		}
 		storm_shuffle(r->order, SVW_FENCES, &rng);
 		storm_crew_open(&crew);
@@ -347,11 +356,11 @@ static void subtest_signal_vs_wait(void)
 			struct svw_slot *s = &r->slot[i];
 
 			igt_assert_eq(atomic_load(&s->won), 1);
-			igt_assert_eq(atomic_load(&s->delivered), 1);
+			igt_assert_eq(atomic_load(&s->delivered.runs), 1);
 			igt_assert(dma_fence_test_signaled_flag(s->fence));
 			/* A late signal is refused and delivers nothing. */
 			igt_assert_eq(dma_fence_signal(s->fence), -EINVAL);
-			igt_assert_eq(atomic_load(&s->delivered), 1);
+			igt_assert_eq(atomic_load(&s->delivered.runs), 1);
 			dma_fence_put(s->fence);
 		}
 		ops += SVW_FENCES * SVW_SIGNALLERS;
@@ -381,13 +390,12 @@ static void subtest_signal_vs_wait(void)
 /**
  * struct svc_cb - one adder's callback on one fence.
  * @cb: the callback.
- * @runs: deliveries.
+ * @count: the callback, counting its deliveries.
  * @add_ret: what dma_fence_add_callback() returned.
  * @removed: dma_fence_remove_callback() returned true.
  */
 struct svc_cb {
-	struct dma_fence_cb cb;
-	atomic_uint runs;
+	struct storm_count_cb count;
 	int add_ret;
 	bool removed;
 };
@@ -396,14 +404,6 @@ struct svc_round {
 	struct dma_fence *fence[SVC_FENCES];
 	struct svc_cb cbs[SVC_ADDERS][SVC_FENCES];
 };
-
-static void svc_count_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
-{
-	struct svc_cb *c = container_of(cb, struct svc_cb, cb);
-
-	(void)fence;
-	atomic_fetch_add(&c->runs, 1);
-}
 
 static void svc_signal(struct storm_thread *t)
 {
@@ -427,12 +427,12 @@ static void svc_add(struct storm_thread *t)
 		struct svc_cb *c = &r->cbs[t->index][order[i]];
 		struct dma_fence *f = r->fence[order[i]];
 
-		c->add_ret = dma_fence_add_callback(f, &c->cb, svc_count_cb);
+		c->add_ret = dma_fence_add_callback(f, &c->count.cb, storm_count);
 		/* Remove about half, at once or after a yield. */
 		if (stress_rand(&t->rng) & 1) {
 			if (stress_rand(&t->rng) & 1)
 				sched_yield();
-			c->removed = dma_fence_remove_callback(f, &c->cb);
+			c->removed = dma_fence_remove_callback(f, &c->count.cb);
 		}
 	}
 }
@@ -458,7 +458,7 @@ static void subtest_signal_vs_callback(void)
 			r->fence[i] = storm_fence_create(ctx, i + 1);
 			igt_assert(r->fence[i]);
 			for (unsigned a = 0; a < SVC_ADDERS; a++) {
-				atomic_store(&r->cbs[a][i].runs, 0);
+				atomic_store(&r->cbs[a][i].count.runs, 0);
 				r->cbs[a][i].add_ret = 1;
 				r->cbs[a][i].removed = false;
 			}
@@ -468,7 +468,7 @@ static void subtest_signal_vs_callback(void)
 		for (unsigned i = 0; i < SVC_FENCES; i++) {
 			for (unsigned a = 0; a < SVC_ADDERS; a++) {
 				struct svc_cb *c = &r->cbs[a][i];
-				unsigned runs = atomic_load(&c->runs);
+				unsigned runs = atomic_load(&c->count.runs);
 
 				if (c->add_ret == -ENOENT) {
 					igt_assert_eq(runs, 0);
