@@ -18,12 +18,9 @@
 
 static struct i915_device *coherency_device(void)
 {
-	struct sim_gpu_config cfg;
-	struct i915_device *i915 = NULL;
+	struct i915_device *i915 = i915_test_device(true);
 
-	i915_test_config(&cfg);
-	cfg.synchronous = true;
-	if (i915_device_create_sim(&cfg, &i915))
+	if (!i915)
 		return NULL;
 	if (i915_gem_init(i915)) {
 		i915_device_destroy(i915);
