@@ -71,7 +71,8 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ "$fails" -eq 0 ]; then
 fi
 
 for ((i = 0; i < pruns; i++)); do
-	s=$((seed + i))
+	# One seed drives 20 workload runs (seed .. seed+19): step by 20 so runs do not overlap.
+	s=$((seed + 20 * i))
 	if "$sweep" --run-subtest probabilistic --seed "$s" >"$log" 2>&1; then
 		echo "probabilistic seed $s: pass ($(sed -nE 's/^([0-9]+ faults injected over [0-9]+ runs).*/\1/p' "$log"))"
 	else
