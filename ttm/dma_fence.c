@@ -312,8 +312,12 @@ int dma_fence_get_status(struct dma_fence *fence)
 
 void dma_fence_enable_sw_signaling(struct dma_fence *fence)
 {
-	unsigned old = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_ENABLE_SIGNAL);
+	unsigned old = atomic_load_explicit(&fence->flags, memory_order_acquire);
 
+	/* Neither bit is ever cleared: once seen, no RMW (a storm of waiters, one line). */
+	if (old & (DMA_FENCE_FLAG_ENABLE_SIGNAL | DMA_FENCE_FLAG_SIGNALED))
+		return;
+	old = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_ENABLE_SIGNAL);
 	if (old & (DMA_FENCE_FLAG_ENABLE_SIGNAL | DMA_FENCE_FLAG_SIGNALED))
 		return;
 	if (fence->ops && fence->ops->enable_signaling && !fence->ops->enable_signaling(fence))
@@ -431,7 +435,16 @@ int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t 
 	for (;;) {
 		struct timespec ts;
 
-		v = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_WAITERS) | DMA_FENCE_FLAG_WAITERS;
+		/*
+		 * A word already showing WAITERS was set by an RMW ordered before
+		 * any signal that has not happened yet, so that signal sees it and
+		 * wakes us: no RMW of our own then. A woken waiter of a storm
+		 * thus only reads the line.
+		 */
+		v = atomic_load_explicit(&fence->flags, memory_order_acquire);
+		if (!(v & (DMA_FENCE_FLAG_WAITERS | DMA_FENCE_FLAG_SIGNALED)))
+			v = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_WAITERS) |
+			    DMA_FENCE_FLAG_WAITERS;
 		if (v & DMA_FENCE_FLAG_SIGNALED) {
 			ret = deadline ? deadline - dma_fence_now_ns() : MAX_SCHEDULE_TIMEOUT;
 			if (ret < 1)

@@ -600,3 +600,43 @@ KTEST(dma_fence_get_timestamp_seen_by_woken_waiter)
 	EXPECT_LE(w.ts, after);
 	dma_fence_put(w.f);
 }
+
+/*
+ * Every waiter after the first finds WAITERS already set and sleeps without
+ * an RMW of its own: the one signal must still wake them all.
+ */
+struct many_wait {
+	struct dma_fence *f;
+	atomic_int entered;
+	atomic_int woken;
+};
+
+static void *many_waiter(void *arg)
+{
+	struct many_wait *m = arg;
+
+	atomic_fetch_add(&m->entered, 1);
+	if (dma_fence_wait_timeout(m->f, false, 10000000000ll) > 0)
+		atomic_fetch_add(&m->woken, 1);
+	return NULL;
+}
+
+KTEST(dma_fence_wait_many_waiters_all_woken)
+{
+	enum { W = 16 };
+	struct many_wait m = { .f = new_fence(dma_fence_context_alloc(1), 1), .entered = 0 };
+	pthread_t t[W];
+
+	ASSERT_NOT_NULL(m.f);
+	atomic_init(&m.woken, 0);
+	for (unsigned i = 0; i < W; i++)
+		ASSERT_EQ(pthread_create(&t[i], NULL, many_waiter, &m), 0);
+	while (atomic_load(&m.entered) < W)
+		usleep(100);
+	usleep(2000);
+	EXPECT_EQ(dma_fence_signal(m.f), 0);
+	for (unsigned i = 0; i < W; i++)
+		pthread_join(t[i], NULL);
+	EXPECT_EQ(atomic_load(&m.woken), W);
+	dma_fence_put(m.f);
+}

@@ -5,8 +5,9 @@
  * Signalling, waiting and callback registration are lock-free on their fast
  * paths: everything hangs off one 32-bit flags word that is also the futex
  * the waiters sleep on. The protocol that rules out lost wake-ups:
- *  - a waiter sets DMA_FENCE_FLAG_WAITERS with an atomic RMW and sleeps only
- *    while the word it read has no SIGNALED bit;
+ *  - a waiter sets DMA_FENCE_FLAG_WAITERS with an atomic RMW (or reads a word
+ *    that already has it: WAITERS is never cleared, so that RMW came first) and
+ *    sleeps only while the word it read has no SIGNALED bit;
  *  - a callback adder takes the fence lock and sets DMA_FENCE_FLAG_HAS_CB with
  *    an atomic RMW before it checks SIGNALED;
  *  - the signaller sets SIGNALED with one compare-and-swap and looks at the
