@@ -61,6 +61,7 @@
 #include <ttm_drm.h>
 
 #include "igt.h"
+#include "stress_fence.h"
 #include "stress_util.h"
 #include "ttm_mock.h"
 #include "ttm_uapi_mock.h"
@@ -129,17 +130,6 @@ static const struct ttm_placement *placement_for(unsigned i)
 	return &p[i % 3];
 }
 
-static const char *sweep_fence_name(struct dma_fence *fence)
-{
-	(void)fence;
-	return "sweep";
-}
-
-static const struct dma_fence_ops sweep_fence_ops = {
-	.get_driver_name = sweep_fence_name,
-	.get_timeline_name = sweep_fence_name,
-};
-
 /*
  * Make @mbo busy with a fresh WRITE fence (fault points fence_alloc and
  * resv_reserve live on this path). Returns the fence for the caller to
@@ -148,14 +138,13 @@ static const struct dma_fence_ops sweep_fence_ops = {
 static struct dma_fence *sweep_make_busy(struct ttm_mock_bo *mbo, uint64_t context,
 					 uint64_t seqno, struct sweep_result *res)
 {
-	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+	struct dma_fence *f = stress_fence_create(context, seqno);
 	int ret;
 
 	if (!f) {
 		sweep_check_ret(res, -ENOMEM, "dma_fence_alloc");
 		return NULL;
 	}
-	dma_fence_init(f, &sweep_fence_ops, context, seqno);
 	igt_assert_eq(ttm_bo_reserve(&mbo->base, false, false, NULL), 0);
 	ret = dma_resv_reserve_fences(mbo->base.resv, 1);
 	sweep_check_ret(res, ret, "dma_resv_reserve_fences");

@@ -25,6 +25,7 @@
 #include <ttm/ww_mutex.h>
 
 #include "igt.h"
+#include "stress_fence.h"
 #include "stress_util.h"
 
 /*
@@ -34,34 +35,7 @@
  */
 #define STORM_WAIT_NS (10ll * 1000 * 1000 * 1000)
 
-/* ---- fence class and helpers ------------------------------------------- */
-
-static const char *storm_driver_name(struct dma_fence *fence)
-{
-	(void)fence;
-	return "storm";
-}
-
-static const char *storm_timeline_name(struct dma_fence *fence)
-{
-	(void)fence;
-	return "storm-timeline";
-}
-
-/* Software fences: signalled only by explicit dma_fence_signal() calls. */
-static const struct dma_fence_ops storm_fence_ops = {
-    .get_driver_name = storm_driver_name,
-    .get_timeline_name = storm_timeline_name,
-};
-
-static struct dma_fence *storm_fence_create(uint64_t context, uint64_t seqno)
-{
-	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
-
-	if (f)
-		dma_fence_init(f, &storm_fence_ops, context, seqno);
-	return f;
-}
+/* ---- helpers ------------------------------------------------------------ */
 
 static void storm_shuffle(unsigned *idx, unsigned n, uint64_t *rng)
 {
@@ -342,7 +316,7 @@ static void subtest_signal_vs_wait(void)
 		for (unsigned i = 0; i < SVW_FENCES; i++) {
 			struct svw_slot *s = &r->slot[i];
 
-			s->fence = storm_fence_create(ctx, i + 1);
+			s->fence = stress_fence_create(ctx, i + 1);
 			igt_assert(s->fence);
 			atomic_store(&s->delivered.runs, 0);
 			atomic_store(&s->won, 0);
@@ -455,7 +429,7 @@ static void subtest_signal_vs_callback(void)
 		uint64_t ctx = dma_fence_context_alloc(1);
 
 		for (unsigned i = 0; i < SVC_FENCES; i++) {
-			r->fence[i] = storm_fence_create(ctx, i + 1);
+			r->fence[i] = stress_fence_create(ctx, i + 1);
 			igt_assert(r->fence[i]);
 			for (unsigned a = 0; a < SVC_ADDERS; a++) {
 				atomic_store(&r->cbs[a][i].count.runs, 0);
@@ -534,7 +508,7 @@ static void subtest_many_waiters(void)
 	do {
 		struct mw_round r = {0};
 
-		r.fence = storm_fence_create(dma_fence_context_alloc(1), 1);
+		r.fence = stress_fence_create(dma_fence_context_alloc(1), 1);
 		igt_assert(r.fence);
 		for (unsigned i = 0; i < MW_WAITERS; i++)
 			igt_assert_eq(pthread_create(&tids[i], NULL, mw_waiter, &r), 0);
@@ -650,7 +624,7 @@ static void subtest_chain_storm(void)
 		atomic_store(&r->built, 0);
 		atomic_store(&r->signals, 0);
 		for (unsigned i = 0; i < CS_LINKS; i++) {
-			r->payload[i] = storm_fence_create(ctx, i + 1);
+			r->payload[i] = stress_fence_create(ctx, i + 1);
 			igt_assert(r->payload[i]);
 		}
 		storm_crew_open(&crew);
@@ -759,7 +733,7 @@ static void *rs_worker(void *arg)
 		int64_t left;
 		int ret;
 
-		f = storm_fence_create(t->context, it + 1);
+		f = stress_fence_create(t->context, it + 1);
 		igt_assert(f);
 		ww_acquire_init(&ctx, &reservation_ww_class);
 		ret = rs_lock_pair(&sh->obj[ia], &sh->obj[ib], &ctx, &sh->backoffs);

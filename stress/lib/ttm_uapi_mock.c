@@ -6,18 +6,8 @@
 
 #include <ttm/dma_fence.h>
 
+#include "stress_fence.h"
 #include "ttm_uapi_mock.h"
-
-static const char *ttm_uapi_mock_fence_name(struct dma_fence *f)
-{
-	(void)f;
-	return "uapi-mock";
-}
-
-static const struct dma_fence_ops ttm_uapi_mock_fence_ops = {
-	.get_driver_name = ttm_uapi_mock_fence_name,
-	.get_timeline_name = ttm_uapi_mock_fence_name,
-};
 
 static _Atomic uint64_t ttm_uapi_mock_context;
 /* One counter for every class: still increasing along each timeline. */
@@ -31,14 +21,14 @@ void ttm_uapi_mock_timelines_init(void)
 struct dma_fence *ttm_uapi_mock_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
 					   uint32_t type, uint32_t *sequence)
 {
-	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+	struct dma_fence *f =
+		stress_fence_create(atomic_load(&ttm_uapi_mock_context) + fence_class,
+				    atomic_fetch_add(&ttm_uapi_mock_seqno, 1) + 1);
 
 	(void)ddev;
 	(void)type;
 	if (!f)
 		return NULL;
-	dma_fence_init(f, &ttm_uapi_mock_fence_ops, atomic_load(&ttm_uapi_mock_context) + fence_class,
-		       atomic_fetch_add(&ttm_uapi_mock_seqno, 1) + 1);
 	*sequence = (uint32_t)f->seqno;
 	dma_fence_signal(f);
 	return f;
