@@ -23,8 +23,8 @@ static inline const char *stress_fence_name(struct dma_fence *fence)
 }
 
 static const struct dma_fence_ops stress_fence_ops = {
-	.get_driver_name = stress_fence_name,
-	.get_timeline_name = stress_fence_name,
+    .get_driver_name = stress_fence_name,
+    .get_timeline_name = stress_fence_name,
 };
 
 /**
