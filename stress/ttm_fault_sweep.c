@@ -64,6 +64,7 @@
 #include "stress_fence.h"
 #include "stress_util.h"
 #include "ttm_mock.h"
+#include "ttm_uapi_helpers.h"
 #include "ttm_uapi_mock.h"
 
 #define SWEEP_VRAM_PAGES 32
@@ -303,6 +304,7 @@ out_counters:
  */
 #define UAPI_BOS 6
 #define UAPI_TT_PAGES 5
+#define UAPI_RW (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE)
 
 /* The uAPI mock with a single fence class. */
 static const struct ttm_drm_driver uapi_driver = {
@@ -388,7 +390,6 @@ static void sweep_uapi(struct sweep_result *res)
 {
 	struct ttm_drm_device ddev;
 	struct uapi_bo bo[UAPI_BOS];
-	struct drm_mm_init_arg mm = { 0 };
 	bool tt_ok;
 	struct ttm_global_stats gs;
 	long fences = dma_fence_live_count();
@@ -412,32 +413,27 @@ static void sweep_uapi(struct sweep_result *res)
 
 	for (unsigned i = 0; i < UAPI_BOS; i++) {
 		struct uapi_bo *b = &bo[i];
-		struct drm_bo_create_arg arg = { 0 };
-		struct drm_bo_reference_info_arg ref = { 0 };
-		struct drm_bo_map_wait_idle_arg map = { 0 };
+		struct drm_bo_info_rep rep;
 		int err = 0;
 
-		arg.d.req.flags = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-		arg.d.req.size = (1 + i % 3) * TTM_PAGE_SIZE;
-		ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
+		ret = uapi_create_bo(fd, DRM_BO_FLAG_MEM_LOCAL | UAPI_RW, (1 + i % 3) * TTM_PAGE_SIZE,
+				     &rep);
 		sweep_check_ret(res, ret, "BO_CREATE");
 		if (ret)
 			continue;
 		b->created = true;
-		b->handle = arg.d.rep.handle;
-		b->map_handle = arg.d.rep.arg_handle;
-		b->size = arg.d.rep.size;
+		b->handle = rep.handle;
+		b->map_handle = rep.arg_handle;
+		b->size = rep.size;
 		b->seed = 3000 + i;
 		igt_assert_eq_u64(b->size, (1 + i % 3) * TTM_PAGE_SIZE);
 
-		ref.d.req.handle = b->handle;
-		ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &ref);
+		ret = uapi_bo_ref(fd, b->handle, NULL);
 		sweep_check_ret(res, ret, "BO_REFERENCE");
 		b->referenced = !ret;
 
-		map.d.req.handle = b->handle;
-		map.d.req.mask = DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-		ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_MAP, &map);
+		/* BO_MAP alone first: it may fail by injection, the mmap after it may not. */
+		ret = uapi_bo_map_ioctl(fd, b->handle, NULL);
 		sweep_check_ret(res, ret, "BO_MAP");
 		if (ret)
 			continue;
@@ -454,28 +450,21 @@ static void sweep_uapi(struct sweep_result *res)
 	 * buffer there evicts the earlier ones back to LOCAL, and every move
 	 * of a mapped buffer makes the next access fault its pages in again.
 	 */
-	mm.magic = DRM_BO_INIT_MAGIC;
-	mm.major = DRM_BO_INIT_MAJOR;
-	mm.mem_type = DRM_BO_MEM_TT;
-	mm.p_size = UAPI_TT_PAGES;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &mm);
+	ret = uapi_mm_init(fd, DRM_BO_MEM_TT, 0, UAPI_TT_PAGES);
 	sweep_check_ret(res, ret, "MM_INIT");
 	tt_ok = !ret;
 
 	/* Validate into TT (every other buffer) and back to LOCAL, reading back after each. */
 	for (unsigned pass = 0; pass < 2; pass++) {
 		for (unsigned i = 0; i < UAPI_BOS; i++) {
-			struct drm_bo_map_wait_idle_arg st = { 0 };
 			bool to_tt = tt_ok && pass == 0 && i % 2 == 0;
+			uint64_t mem = to_tt ? DRM_BO_FLAG_MEM_TT : DRM_BO_FLAG_MEM_LOCAL;
 
 			if (!bo[i].created)
 				continue;
-			st.d.req.handle = bo[i].handle;
-			st.d.req.mask = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT |
-					DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-			st.d.req.flags = (to_tt ? DRM_BO_FLAG_MEM_TT : DRM_BO_FLAG_MEM_LOCAL) |
-					 DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-			ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &st);
+			ret = uapi_bo_setstatus(fd, bo[i].handle, mem | UAPI_RW,
+						DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT | UAPI_RW, 0,
+						NULL);
 			sweep_check_ret(res, ret, "BO_SETSTATUS");
 			uapi_verify(&bo[i], res, false);
 		}
@@ -484,18 +473,18 @@ static void sweep_uapi(struct sweep_result *res)
 	res->fired += fault_total_fired();
 	fault_reset_all();
 	for (unsigned i = 0; i < UAPI_BOS; i++) {
-		struct drm_bo_handle_arg h = { bo[i].handle };
+		uint32_t h = bo[i].handle;
 
 		if (!bo[i].created)
 			continue;
 		uapi_verify(&bo[i], res, true);
 		if (bo[i].mapped)
-			igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &h), 0);
+			igt_assert_eq(uapi_bo_unmap(fd, h), 0);
 		if (bo[i].referenced)
-			igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &h), 0);
-		igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &h), 0);
+			igt_assert_eq(uapi_bo_unref(fd, h), 0);
+		igt_assert_eq(uapi_bo_unref(fd, h), 0);
 		/* The handle is gone with its last reference. */
-		igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &h), -EINVAL);
+		igt_assert_eq(uapi_bo_unref(fd, h), -EINVAL);
 	}
 	igt_assert_eq(ttm_drm_close(fd), 0);
 out_dev:

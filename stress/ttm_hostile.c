@@ -28,6 +28,7 @@
 #include "igt.h"
 #include "stress_util.h"
 #include "ttm_mock.h"
+#include "ttm_uapi_helpers.h"
 #include "ttm_uapi_mock.h"
 
 #define GOOD_BOS 8
@@ -72,7 +73,6 @@ static const struct hs_request hs_requests[] = {
 
 struct good_bo {
 	uint32_t handle;
-	uint64_t map_handle;
 	uint64_t size;
 	uint64_t seed;
 	uint64_t *ptr;
@@ -93,22 +93,16 @@ static void good_create(struct hostile_ctx *c)
 {
 	for (unsigned i = 0; i < GOOD_BOS; i++) {
 		struct good_bo *g = &c->good[i];
-		struct drm_bo_create_arg arg = { 0 };
-		struct drm_bo_map_wait_idle_arg map = { 0 };
+		uint64_t flags = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+		struct drm_bo_info_rep rep;
 		int err = 0;
 
-		arg.d.req.flags = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-		arg.d.req.size = (1 + i % 4) * TTM_PAGE_SIZE;
-		igt_assert_eq(ttm_drm_ioctl(c->good_fd, DRM_IOCTL_BO_CREATE, &arg), 0);
-		g->handle = arg.d.rep.handle;
-		g->map_handle = arg.d.rep.arg_handle;
-		g->size = arg.d.rep.size;
+		igt_assert_eq(uapi_create_bo(c->good_fd, flags, (1 + i % 4) * TTM_PAGE_SIZE, &rep), 0);
+		g->handle = rep.handle;
+		g->size = rep.size;
 		igt_assert_eq_u64(g->size, (1 + i % 4) * TTM_PAGE_SIZE);
-		map.d.req.handle = g->handle;
-		map.d.req.mask = DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-		igt_assert_eq(ttm_drm_ioctl(c->good_fd, DRM_IOCTL_BO_MAP, &map), 0);
-		g->ptr = ttm_drm_mmap(c->good_fd, g->map_handle, g->size, &err);
-		igt_assert_f(g->ptr, "mmap of the good client's buffer: %d\n", err);
+		g->ptr = uapi_bo_map(c->good_fd, g->handle, NULL, &err);
+		igt_assert_f(g->ptr, "map of the good client's buffer: %d\n", err);
 		g->seed = 0x600d0000ull + i;
 		for (uint64_t w = 0; w < g->size / 8; w++)
 			g->ptr[w] = ttm_mock_pattern(g->seed, w);
@@ -120,12 +114,11 @@ static void good_verify(struct hostile_ctx *c)
 {
 	for (unsigned i = 0; i < GOOD_BOS; i++) {
 		struct good_bo *g = &c->good[i];
-		struct drm_bo_reference_info_arg info = { 0 };
+		struct drm_bo_info_rep info;
 
-		info.d.req.handle = g->handle;
-		igt_assert_eq(ttm_drm_ioctl(c->good_fd, DRM_IOCTL_BO_INFO, &info), 0);
-		igt_assert_eq_u64(info.d.rep.size, g->size);
-		igt_assert_eq(info.d.rep.handle, g->handle);
+		igt_assert_eq(uapi_bo_info(c->good_fd, g->handle, &info), 0);
+		igt_assert_eq_u64(info.size, g->size);
+		igt_assert_eq(info.handle, g->handle);
 		for (uint64_t w = 0; w < g->size / 8; w++)
 			igt_assert_f(g->ptr[w] == ttm_mock_pattern(g->seed, w),
 				     "good buffer %u: word %" PRIu64 " changed\n", i, w);
@@ -136,10 +129,8 @@ static void good_verify(struct hostile_ctx *c)
 static void good_destroy(struct hostile_ctx *c)
 {
 	for (unsigned i = 0; i < GOOD_BOS; i++) {
-		struct drm_bo_handle_arg h = { c->good[i].handle };
-
-		igt_assert_eq(ttm_drm_ioctl(c->good_fd, DRM_IOCTL_BO_UNMAP, &h), 0);
-		igt_assert_eq(ttm_drm_ioctl(c->good_fd, DRM_IOCTL_BO_UNREFERENCE, &h), 0);
+		igt_assert_eq(uapi_bo_unmap(c->good_fd, c->good[i].handle), 0);
+		igt_assert_eq(uapi_bo_unref(c->good_fd, c->good[i].handle), 0);
 	}
 }
 
@@ -268,17 +259,14 @@ static void hostile_run(enum handle_mode mode)
 	if (mode == HANDLES_FREED) {
 		/* Own buffers and fences, all freed again: their handles are stale. */
 		for (unsigned i = 0; i < 16; i++) {
-			struct drm_bo_create_arg arg = { 0 };
+			uint64_t flags = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ;
+			struct drm_bo_info_rep rep;
 			struct drm_fence_arg f = { 0 };
-			struct drm_bo_handle_arg h;
 
-			arg.d.req.flags = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ;
-			arg.d.req.size = TTM_PAGE_SIZE;
-			igt_assert_eq(ttm_drm_ioctl(c->bad_fd, DRM_IOCTL_BO_CREATE, &arg), 0);
-			h.handle = arg.d.rep.handle;
-			igt_assert_eq(ttm_drm_ioctl(c->bad_fd, DRM_IOCTL_BO_UNREFERENCE, &h), 0);
-			igt_assert_eq(ttm_drm_ioctl(c->bad_fd, DRM_IOCTL_BO_INFO, &h), -EINVAL);
-			c->bad_handles[c->nbad++] = h.handle;
+			igt_assert_eq(uapi_create_bo(c->bad_fd, flags, TTM_PAGE_SIZE, &rep), 0);
+			igt_assert_eq(uapi_bo_unref(c->bad_fd, rep.handle), 0);
+			igt_assert_eq(uapi_bo_info(c->bad_fd, rep.handle, NULL), -EINVAL);
+			c->bad_handles[c->nbad++] = rep.handle;
 			f.type = DRM_FENCE_TYPE_EXE;
 			f.flags = DRM_FENCE_FLAG_EMIT;
 			igt_assert_eq(ttm_drm_ioctl(c->bad_fd, DRM_IOCTL_FENCE_CREATE, &f), 0);

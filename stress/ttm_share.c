@@ -35,6 +35,7 @@
 #include "igt.h"
 #include "stress_util.h"
 #include "ttm_mock.h"
+#include "ttm_uapi_helpers.h"
 #include "ttm_uapi_mock.h"
 
 #define SHARE_SLOTS 16
@@ -114,45 +115,23 @@ struct share_client {
 
 static void *share_map(int fd, uint32_t handle, uint64_t size)
 {
-	struct drm_bo_map_wait_idle_arg arg;
-	void *p;
-	int err = 0;
+	struct drm_bo_info_rep rep;
+	int err;
+	void *p = uapi_bo_map(fd, handle, &rep, &err);
 
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	arg.d.req.mask = RW;
-	igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_MAP, &arg), 0);
-	igt_assert_eq_u64(arg.d.rep.size, size);
-	p = ttm_drm_mmap(fd, arg.d.rep.arg_handle, size, &err);
-	igt_assert_f(p, "mmap of buffer %u: %d\n", handle, err);
+	igt_assert_f(p, "map of buffer %u: %d\n", handle, err);
+	igt_assert_eq_u64(rep.size, size);
 	return p;
 }
 
 static void share_unmap(int fd, uint32_t handle)
 {
-	struct drm_bo_handle_arg h = {handle};
-
-	igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &h), 0);
+	igt_assert_eq(uapi_bo_unmap(fd, handle), 0);
 }
 
 static void share_unref(int fd, uint32_t handle)
 {
-	struct drm_bo_handle_arg h = {handle};
-
-	igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &h), 0);
-}
-
-static int share_ref(int fd, uint32_t handle, struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_reference_info_arg arg;
-	int ret;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &arg);
-	if (!ret && rep)
-		*rep = arg.d.rep;
-	return ret;
+	igt_assert_eq(uapi_bo_unref(fd, handle), 0);
 }
 
 static void share_check(struct share_ctx *c, const uint64_t *p, uint64_t seed, uint64_t size,
@@ -169,21 +148,18 @@ static void share_check(struct share_ctx *c, const uint64_t *p, uint64_t seed, u
 static uint32_t share_create(struct share_ctx *c, int fd, uint64_t flags, uint64_t pages,
 			     uint64_t seed)
 {
-	struct drm_bo_create_arg arg;
+	struct drm_bo_info_rep rep;
 	uint64_t *p;
 	uint64_t size = pages * TTM_PAGE_SIZE;
 
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.flags = flags | RW;
-	arg.d.req.size = size;
-	igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg), 0);
-	igt_assert_eq_u64(arg.d.rep.size, size);
-	p = share_map(fd, arg.d.rep.handle, size);
+	igt_assert_eq(uapi_create_bo(fd, flags | RW, size, &rep), 0);
+	igt_assert_eq_u64(rep.size, size);
+	p = share_map(fd, rep.handle, size);
 	for (uint64_t w = 0; w < size / 8; w++)
 		p[w] = ttm_mock_pattern(seed, w);
-	share_check(c, p, seed, size, arg.d.rep.handle);
-	share_unmap(fd, arg.d.rep.handle);
-	return arg.d.rep.handle;
+	share_check(c, p, seed, size, rep.handle);
+	share_unmap(fd, rep.handle);
+	return rep.handle;
 }
 
 /*
@@ -196,26 +172,18 @@ static uint32_t share_create(struct share_ctx *c, int fd, uint64_t flags, uint64
 static int share_move(struct share_client *cl, uint32_t handle, uint64_t size)
 {
 	struct share_ctx *c = cl->ctx;
-	struct drm_bo_reference_info_arg info;
-	struct drm_bo_map_wait_idle_arg arg;
+	struct drm_bo_info_rep info, rep;
 	uint64_t to;
 	int ret;
 
-	memset(&info, 0, sizeof(info));
-	info.d.req.handle = handle;
-	igt_assert_eq(ttm_drm_ioctl(cl->fd, DRM_IOCTL_BO_INFO, &info), 0);
-	igt_assert_eq_u64(info.d.rep.size, size);
-	to = info.d.rep.flags & DRM_BO_FLAG_MEM_TT ? DRM_BO_FLAG_MEM_LOCAL : DRM_BO_FLAG_MEM_TT;
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	arg.d.req.flags = to;
-	arg.d.req.mask = DRM_BO_MASK_MEM;
-	arg.d.req.hint = DRM_BO_HINT_DONT_FENCE;
-	ret = ttm_drm_ioctl(cl->fd, DRM_IOCTL_BO_SETSTATUS, &arg);
+	igt_assert_eq(uapi_bo_info(cl->fd, handle, &info), 0);
+	igt_assert_eq_u64(info.size, size);
+	to = info.flags & DRM_BO_FLAG_MEM_TT ? DRM_BO_FLAG_MEM_LOCAL : DRM_BO_FLAG_MEM_TT;
+	ret = uapi_bo_setstatus(cl->fd, handle, to, DRM_BO_MASK_MEM, DRM_BO_HINT_DONT_FENCE, &rep);
 	igt_assert_f(ret == 0 || ret == -EBUSY || ret == -ENOSPC,
 		     "SETSTATUS of buffer %u to %#" PRIx64 ": %d\n", handle, to, ret);
 	if (ret == 0) {
-		igt_assert_eq_u64(arg.d.rep.flags & DRM_BO_MASK_MEM, to);
+		igt_assert_eq_u64(rep.flags & DRM_BO_MASK_MEM, to);
 		atomic_fetch_add(&c->moves, 1);
 	} else {
 		atomic_fetch_add(&c->busy, 1);
@@ -278,7 +246,7 @@ static void client_take(struct share_client *cl)
 	r->seed = c->slots[slot].seed;
 	r->size = c->slots[slot].size;
 	r->slot = slot;
-	igt_assert_f(share_ref(cl->fd, r->handle, &rep) == 0,
+	igt_assert_f(uapi_bo_ref(cl->fd, r->handle, &rep) == 0,
 		     "client %d: BO_REFERENCE of published buffer %u failed\n", cl->id, r->handle);
 	pthread_mutex_unlock(&c->lock);
 	igt_assert_eq(rep.handle, r->handle);
@@ -320,15 +288,10 @@ static void client_use(struct share_client *cl)
 static void client_probe_private(struct share_client *cl, uint32_t foreign)
 {
 	struct share_ctx *c = cl->ctx;
-	struct drm_bo_map_wait_idle_arg map;
-	struct drm_bo_handle_arg h = {foreign};
 
-	igt_assert_eq(share_ref(cl->fd, foreign, NULL), -EINVAL);
-	memset(&map, 0, sizeof(map));
-	map.d.req.handle = foreign;
-	map.d.req.mask = RW;
-	igt_assert_eq(ttm_drm_ioctl(cl->fd, DRM_IOCTL_BO_MAP, &map), -EINVAL);
-	igt_assert_eq(ttm_drm_ioctl(cl->fd, DRM_IOCTL_BO_UNREFERENCE, &h), -EINVAL);
+	igt_assert_eq(uapi_bo_ref(cl->fd, foreign, NULL), -EINVAL);
+	igt_assert_eq(uapi_bo_map_ioctl(cl->fd, foreign, NULL), -EINVAL);
+	igt_assert_eq(uapi_bo_unref(cl->fd, foreign), -EINVAL);
 	atomic_fetch_add(&c->refused, 3);
 }
 
@@ -372,20 +335,6 @@ static void *client_thread(void *data)
 	}
 	atomic_fetch_add(&c->ops, ops);
 	return NULL;
-}
-
-static void mm_init_tt(int fd)
-{
-	struct drm_mm_init_arg arg = {
-	    .magic = DRM_BO_INIT_MAGIC,
-	    .major = DRM_BO_INIT_MAJOR,
-	    .minor = DRM_BO_INIT_MINOR,
-	    .mem_type = DRM_BO_MEM_TT,
-	    .p_offset = 0,
-	    .p_size = SHARE_TT_PAGES,
-	};
-
-	igt_assert_eq(ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &arg), 0);
 }
 
 /* User objects in the device table: buffers and fences of every client. */
@@ -435,7 +384,7 @@ static struct share_ctx *share_setup(int *admin)
 	c->bos = (uint64_t)atomic_load(&c->ddev.bdev.stats.bo_count);
 	*admin = ttm_drm_open(&c->ddev);
 	igt_assert(*admin >= 0);
-	mm_init_tt(*admin);
+	igt_assert_eq(uapi_mm_init(*admin, DRM_BO_MEM_TT, 0, SHARE_TT_PAGES), 0);
 	return c;
 }
 
@@ -513,7 +462,7 @@ static void share_basic(void)
 	igt_assert(a >= 0 && b >= 0);
 	shared = share_create(c, a, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_SHAREABLE, 4, 1);
 	priv = share_create(c, a, DRM_BO_FLAG_MEM_LOCAL, 2, 2);
-	igt_assert_eq(share_ref(b, shared, &rep), 0);
+	igt_assert_eq(uapi_bo_ref(b, shared, &rep), 0);
 	igt_assert_eq_u64(rep.size, 4 * TTM_PAGE_SIZE);
 	{
 		struct share_client cb = {.ctx = c, .fd = b};
@@ -527,7 +476,7 @@ static void share_basic(void)
 	share_unmap(b, shared);
 	/* The creator drops its reference: b's keeps the buffer. */
 	share_unref(a, shared);
-	igt_assert_eq(share_ref(a, shared, NULL), 0);
+	igt_assert_eq(uapi_bo_ref(a, shared, NULL), 0);
 	share_unref(a, shared);
 	p = share_map(b, shared, 4 * TTM_PAGE_SIZE);
 	share_check(c, p, 1, 4 * TTM_PAGE_SIZE, shared);
@@ -535,7 +484,7 @@ static void share_basic(void)
 	igt_assert_eq(share_objects(c), 2);
 	share_unref(b, shared);
 	igt_assert_eq(share_objects(c), 1);
-	igt_assert_eq(share_ref(b, shared, NULL), -EINVAL);
+	igt_assert_eq(uapi_bo_ref(b, shared, NULL), -EINVAL);
 	share_unref(a, priv);
 	igt_assert_eq(ttm_drm_close(b), 0);
 	igt_assert_eq(ttm_drm_close(a), 0);
@@ -571,7 +520,7 @@ static void share_close_while_mapped(void)
 		for (int i = 0; i < 3; i++) {
 			other[i] = ttm_drm_open(&c->ddev);
 			igt_assert(other[i] >= 0);
-			igt_assert_eq(share_ref(other[i], h, NULL), 0);
+			igt_assert_eq(uapi_bo_ref(other[i], h, NULL), 0);
 			p[i] = share_map(other[i], h, size);
 		}
 		(void)share_map(creator, h, size);

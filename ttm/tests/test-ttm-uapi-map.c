@@ -52,26 +52,6 @@ static int bo_move(int fd, uint32_t handle, uint64_t mem, struct drm_bo_info_rep
 	return uapi_bo_setstatus(fd, handle, mem, DRM_BO_MASK_MEM, DRM_BO_HINT_DONT_FENCE, rep);
 }
 
-static int mm_init(int fd, uint32_t type, uint64_t pages)
-{
-	struct drm_mm_init_arg arg = {
-	    .magic = DRM_BO_INIT_MAGIC,
-	    .major = DRM_BO_INIT_MAJOR,
-	    .minor = DRM_BO_INIT_MINOR,
-	    .mem_type = type,
-	    .p_size = pages,
-	};
-
-	return ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &arg);
-}
-
-static int mm_lock(int fd, uint32_t type, bool lock)
-{
-	struct drm_mm_type_arg arg = {.mem_type = type};
-
-	return ttm_drm_ioctl(fd, lock ? DRM_IOCTL_MM_LOCK : DRM_IOCTL_MM_UNLOCK, &arg);
-}
-
 /* The word at @word of page @page, distinct per page, word and @seed. */
 static uint64_t pattern(uint64_t page, uint64_t word, uint64_t seed)
 {
@@ -177,9 +157,9 @@ static void run_pattern(size_t pages, enum touch_order order)
 	ASSERT_NOT_NULL(dev);
 	fd = ttm_drm_open(dev);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, pages + 16), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, pages + 16), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &rep), 0);
-	p = uapi_bo_map(fd, rep.handle, &err);
+	p = uapi_bo_map(fd, rep.handle, NULL, &err);
 	ASSERT_NOT_NULL(p);
 	list = touch_list(pages, order);
 	ASSERT_NOT_NULL(list);
@@ -258,14 +238,14 @@ static void run_shared(enum ttm_vm_fault_mode mode)
 	ASSERT_NOT_NULL(dev);
 	fa = ttm_drm_open(dev);
 	fb = ttm_drm_open(dev);
-	ASSERT_EQ(mm_init(fa, DRM_BO_MEM_VRAM, 256), 0);
-	ASSERT_EQ(mm_init(fa, DRM_BO_MEM_TT, 256), 0);
+	ASSERT_EQ(uapi_mm_init(fa, DRM_BO_MEM_VRAM, 0, 256), 0);
+	ASSERT_EQ(uapi_mm_init(fa, DRM_BO_MEM_TT, 0, 256), 0);
 	ASSERT_EQ(uapi_create_bo(fa, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo),
 		  0);
-	ASSERT_EQ(uapi_bo_ref(fb, bo.handle), 0);
-	a = uapi_bo_map(fa, bo.handle, &err);
+	ASSERT_EQ(uapi_bo_ref(fb, bo.handle, NULL), 0);
+	a = uapi_bo_map(fa, bo.handle, NULL, &err);
 	ASSERT_NOT_NULL(a);
-	b = uapi_bo_map(fb, bo.handle, &err);
+	b = uapi_bo_map(fb, bo.handle, NULL, &err);
 	ASSERT_NOT_NULL(b);
 	for (size_t i = 0; i < pages * PG; i++)
 		a[i] = (unsigned char)(i * 13 + 1);
@@ -277,9 +257,9 @@ static void run_shared(enum ttm_vm_fault_mode mode)
 	/* Write, then evict at once: the write must survive the eviction. */
 	EXPECT_EQ(bo_move(fa, bo.handle, DRM_BO_FLAG_MEM_VRAM, NULL), 0);
 	a[5 * PG + 3] = 0xee;
-	ASSERT_EQ(mm_lock(fa, DRM_BO_MEM_VRAM, true), 0);
+	ASSERT_EQ(uapi_mm_lock(fa, DRM_BO_MEM_VRAM, true), 0);
 	EXPECT_EQ(b[5 * PG + 3], 0xee);
-	ASSERT_EQ(mm_lock(fa, DRM_BO_MEM_VRAM, false), 0);
+	ASSERT_EQ(uapi_mm_lock(fa, DRM_BO_MEM_VRAM, false), 0);
 
 	/* Swap-out while mapped (it lives in TT or LOCAL after the eviction). */
 	b[PG - 1] = 0x77;
@@ -327,7 +307,7 @@ static void *race_evictor(void *data)
 	struct race *r = data;
 
 	while (!atomic_load(&r->stop)) {
-		int ret = mm_lock(r->fd, DRM_BO_MEM_VRAM, true);
+		int ret = uapi_mm_lock(r->fd, DRM_BO_MEM_VRAM, true);
 
 		/*
 		 * -EBUSY: a buffer stayed in VRAM because a fault held its
@@ -336,7 +316,7 @@ static void *race_evictor(void *data)
 		if (ret && ret != -EBUSY)
 			atomic_store(&r->last_err, ret);
 		if (!ret) {
-			mm_lock(r->fd, DRM_BO_MEM_VRAM, false);
+			uapi_mm_lock(r->fd, DRM_BO_MEM_VRAM, false);
 			atomic_fetch_add(&r->evictions, 1);
 		}
 		bo_move(r->fd, r->handle, DRM_BO_FLAG_MEM_VRAM, NULL);
@@ -361,11 +341,11 @@ static void run_race(enum ttm_vm_fault_mode mode)
 	dev = mock_uapi_start("uapi-map-race");
 	ASSERT_NOT_NULL(dev);
 	r.fd = ttm_drm_open(dev);
-	ASSERT_EQ(mm_init(r.fd, DRM_BO_MEM_VRAM, 64), 0);
-	ASSERT_EQ(mm_init(r.fd, DRM_BO_MEM_TT, 64), 0);
+	ASSERT_EQ(uapi_mm_init(r.fd, DRM_BO_MEM_VRAM, 0, 64), 0);
+	ASSERT_EQ(uapi_mm_init(r.fd, DRM_BO_MEM_TT, 0, 64), 0);
 	ASSERT_EQ(uapi_create_bo(r.fd, RW | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo), 0);
 	r.handle = bo.handle;
-	p = uapi_bo_map(r.fd, bo.handle, &err);
+	p = uapi_bo_map(r.fd, bo.handle, NULL, &err);
 	ASSERT_NOT_NULL(p);
 	memset(shadow, 0, sizeof(shadow));
 	ASSERT_EQ(pthread_create(&t, NULL, race_evictor, &r), 0);
@@ -411,19 +391,6 @@ KTEST(ttm_uapi_map_fault_races_eviction_uffd)
 KTEST(ttm_uapi_map_fault_races_eviction_sigsegv)
 {
 	run_race(TTM_VM_FAULT_SIGSEGV);
-}
-
-static int bo_info(int fd, uint32_t handle, struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_reference_info_arg arg;
-	int ret;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_INFO, &arg);
-	if (!ret && rep)
-		*rep = arg.d.rep;
-	return ret;
 }
 
 /* Pages of @p whose content is not pattern @seed, read in @order. */
@@ -472,8 +439,8 @@ static void run_nonvisible(size_t pages, enum touch_order order, bool room)
 	ffill = ttm_drm_open(dev);
 	ASSERT_GE(fd, 0);
 	ASSERT_GE(ffill, 0);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_VRAM, MOCK_VRAM_VISIBLE_PAGES + pages), 0);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, pages + 16), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, MOCK_VRAM_VISIBLE_PAGES + pages), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, pages + 16), 0);
 	ASSERT_EQ(uapi_create_bo(ffill, RW | DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, window,
 				 &filler),
 		  0);
@@ -482,7 +449,7 @@ static void run_nonvisible(size_t pages, enum touch_order order, bool room)
 	ASSERT_EQ(
 	    uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &bo),
 	    0);
-	p = uapi_bo_map(fd, bo.handle, &err);
+	p = uapi_bo_map(fd, bo.handle, NULL, &err);
 	ASSERT_NOT_NULL(p);
 	for (size_t pg = 0; pg < pages; pg++)
 		fill_page(p, pg, seed);
@@ -499,7 +466,7 @@ static void run_nonvisible(size_t pages, enum touch_order order, bool room)
 	EXPECT_UEQ(st.migrations, 1);
 	EXPECT_UEQ(st.bytes_migrated, pages * PG);
 	EXPECT_UEQ(st.sigbus, 0);
-	ASSERT_EQ(bo_info(fd, bo.handle, &info), 0);
+	ASSERT_EQ(uapi_bo_info(fd, bo.handle, &info), 0);
 	if (room) {
 		EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
 		EXPECT_ULE(info.offset + pages * PG, window);
@@ -511,8 +478,8 @@ static void run_nonvisible(size_t pages, enum touch_order order, bool room)
 
 	fshare = ttm_drm_open(dev);
 	ASSERT_GE(fshare, 0);
-	ASSERT_EQ(uapi_bo_ref(fshare, bo.handle), 0);
-	q = uapi_bo_map(fshare, bo.handle, &err);
+	ASSERT_EQ(uapi_bo_ref(fshare, bo.handle, NULL), 0);
+	q = uapi_bo_map(fshare, bo.handle, NULL, &err);
 	ASSERT_NOT_NULL(q);
 	EXPECT_UEQ(checksum_words(q, pages * PG / 8), expected_checksum(pages, seed));
 	ASSERT_EQ(ttm_drm_bo_map_stats(fshare, bo.handle, &st), 0);

@@ -11,10 +11,15 @@
  * for the part's copy engine, which reaches all of VRAM. Its entry points
  * are plain functions so the 2008-style client test can use it without
  * any TTM header.
+ *
+ * It is not the stress programs' uAPI mock (stress/lib/ttm_uapi_mock.c) on
+ * purpose: that one signals each fence as it is emitted and has no VRAM,
+ * so nothing there can wait or fault through a window, which is what these
+ * tests are about. The ioctl wrappers both sides use are one set, in
+ * ttm_uapi_helpers.h.
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include <ttm/ttm_drm_device.h>
@@ -253,69 +258,4 @@ int mock_uapi_stop(struct ttm_drm_device *ddev)
 	free(m->vram);
 	free(m);
 	return 0;
-}
-
-/*
- * The ioctl wrappers the uAPI test programs share (test-ttm-uapi-mock.h):
- * generic over any ttm_drm_device, kept here because every program that
- * uses them links this file already.
- */
-int uapi_create_bo(int fd, uint64_t flags, uint64_t size, struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_create_arg arg;
-	int ret;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.flags = flags;
-	arg.d.req.size = size;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
-	if (!ret && rep)
-		*rep = arg.d.rep;
-	return ret;
-}
-
-int uapi_bo_ref(int fd, uint32_t handle)
-{
-	struct drm_bo_reference_info_arg arg;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_REFERENCE, &arg);
-}
-
-int uapi_bo_setstatus(int fd, uint32_t handle, uint64_t flags, uint64_t mask, uint32_t hint,
-		      struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_map_wait_idle_arg arg;
-	int ret;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	arg.d.req.flags = flags;
-	arg.d.req.mask = mask;
-	arg.d.req.hint = hint;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &arg);
-	if (!ret && rep)
-		*rep = arg.d.rep;
-	return ret;
-}
-
-void *uapi_bo_map(int fd, uint32_t handle, int *err)
-{
-	struct drm_bo_map_wait_idle_arg arg;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	arg.d.req.mask = DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-	*err = ttm_drm_ioctl(fd, DRM_IOCTL_BO_MAP, &arg);
-	if (*err)
-		return NULL;
-	return ttm_drm_mmap(fd, arg.d.rep.arg_handle, arg.d.rep.size, err);
-}
-
-int uapi_bo_unmap(int fd, uint32_t handle)
-{
-	struct drm_bo_handle_arg arg = { .handle = handle };
-
-	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNMAP, &arg);
 }

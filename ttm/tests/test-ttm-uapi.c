@@ -21,40 +21,6 @@
 
 #define RW (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE)
 
-static int bo_info(int fd, uint32_t handle, struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_reference_info_arg arg;
-	int ret;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = handle;
-	ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_INFO, &arg);
-	if (!ret && rep)
-		*rep = arg.d.rep;
-	return ret;
-}
-
-static int bo_unref(int fd, uint32_t handle)
-{
-	struct drm_bo_handle_arg arg = { .handle = handle };
-
-	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_UNREFERENCE, &arg);
-}
-
-static int mm_init(int fd, uint32_t type, uint64_t offset, uint64_t pages)
-{
-	struct drm_mm_init_arg arg = {
-		.magic = DRM_BO_INIT_MAGIC,
-		.major = DRM_BO_INIT_MAJOR,
-		.minor = DRM_BO_INIT_MINOR,
-		.mem_type = type,
-		.p_offset = offset,
-		.p_size = pages,
-	};
-
-	return ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &arg);
-}
-
 static int fence_op(int fd, unsigned long req, struct drm_fence_arg *arg)
 {
 	return ttm_drm_ioctl(fd, req, arg);
@@ -443,7 +409,7 @@ static void hstate_take(struct ttm_drm_device *dev, int fd, uint32_t bo, struct 
 	ttm_drm_file_put(file);
 	s->bos = (unsigned long)atomic_load(&dev->bdev.stats.bo_count);
 	s->pending = mock_uapi_pending(dev);
-	bo_info(fd, bo, &s->rep);
+	uapi_bo_info(fd, bo, &s->rep);
 }
 
 KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
@@ -462,13 +428,13 @@ KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 	fd2 = ttm_drm_open(dev);
 	ASSERT_GE(fd, 0);
 	ASSERT_GE(fd2, 0);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 0, 256), 0);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_VRAM, 0, 128), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 256), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, 128), 0);
 
 	/* The victim: a VRAM buffer with a known pattern, then unmapped. */
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_VRAM, 16384, &rep), 0);
 	c.bo = rep.handle;
-	p = uapi_bo_map(fd, c.bo, &err);
+	p = uapi_bo_map(fd, c.bo, NULL, &err);
 	ASSERT_NOT_NULL(p);
 	for (int i = 0; i < 16384; i++)
 		p[i] = (unsigned char)(ktest_rand() >> 13);
@@ -530,7 +496,7 @@ KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 		memset(&a, 0, sizeof(a));
 		base_create(&a);
 		EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &a), 0);
-		EXPECT_EQ(bo_unref(fd, a.create.d.rep.handle), 0);
+		EXPECT_EQ(uapi_bo_unref(fd, a.create.d.rep.handle), 0);
 		memset(&a, 0, sizeof(a));
 		base_setstatus(&a, &c);
 		EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_SETSTATUS, &a), 0);
@@ -538,7 +504,7 @@ KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 	}
 	/* Back in VRAM, the content is exactly what was written. */
 	ASSERT_EQ(uapi_bo_setstatus(fd, c.bo, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM, 0, NULL), 0);
-	p = uapi_bo_map(fd, c.bo, &err);
+	p = uapi_bo_map(fd, c.bo, NULL, &err);
 	ASSERT_NOT_NULL(p);
 	EXPECT_UEQ(checksum(p, 16384), sum);
 	EXPECT_EQ(uapi_bo_unmap(fd, c.bo), 0);
@@ -563,29 +529,29 @@ KTEST(ttm_drm_bo_reference_shareable_only_and_last_reference_frees)
 	EXPECT_EQ(mock_uapi_bo_count(dev), 2);
 
 	/* The private one does not exist for b, whatever b tries. */
-	EXPECT_EQ(bo_info(b, priv.handle, NULL), -EINVAL);
-	EXPECT_EQ(uapi_bo_ref(b, priv.handle), -EINVAL);
-	EXPECT_EQ(bo_unref(b, priv.handle), -EINVAL);
+	EXPECT_EQ(uapi_bo_info(b, priv.handle, NULL), -EINVAL);
+	EXPECT_EQ(uapi_bo_ref(b, priv.handle, NULL), -EINVAL);
+	EXPECT_EQ(uapi_bo_unref(b, priv.handle), -EINVAL);
 	/* The shared one can be referenced, then used, by b. */
-	EXPECT_EQ(bo_info(b, shared.handle, NULL), -EINVAL);
-	ASSERT_EQ(uapi_bo_ref(b, shared.handle), 0);
-	ASSERT_EQ(bo_info(b, shared.handle, &rep), 0);
+	EXPECT_EQ(uapi_bo_info(b, shared.handle, NULL), -EINVAL);
+	ASSERT_EQ(uapi_bo_ref(b, shared.handle, NULL), 0);
+	ASSERT_EQ(uapi_bo_info(b, shared.handle, &rep), 0);
 	EXPECT_EQ(rep.size, 8192);
 
 	/* Two references by a to the private one: the second unreference frees it. */
-	ASSERT_EQ(uapi_bo_ref(a, priv.handle), 0);
-	EXPECT_EQ(bo_unref(a, priv.handle), 0);
+	ASSERT_EQ(uapi_bo_ref(a, priv.handle, NULL), 0);
+	EXPECT_EQ(uapi_bo_unref(a, priv.handle), 0);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 2);
-	EXPECT_EQ(bo_unref(a, priv.handle), 0);
+	EXPECT_EQ(uapi_bo_unref(a, priv.handle), 0);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 1);
-	EXPECT_EQ(bo_unref(a, priv.handle), -EINVAL);
-	EXPECT_EQ(bo_info(a, priv.handle, NULL), -EINVAL);
+	EXPECT_EQ(uapi_bo_unref(a, priv.handle), -EINVAL);
+	EXPECT_EQ(uapi_bo_info(a, priv.handle, NULL), -EINVAL);
 
 	/* The creator lets the shared one go; b keeps it alive until it closes. */
-	EXPECT_EQ(bo_unref(a, shared.handle), 0);
-	EXPECT_EQ(bo_info(a, shared.handle, NULL), -EINVAL);
+	EXPECT_EQ(uapi_bo_unref(a, shared.handle), 0);
+	EXPECT_EQ(uapi_bo_info(a, shared.handle, NULL), -EINVAL);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 1);
-	EXPECT_EQ(bo_info(b, shared.handle, NULL), 0);
+	EXPECT_EQ(uapi_bo_info(b, shared.handle, NULL), 0);
 	EXPECT_EQ(ttm_drm_close(b), 0);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 0);
 	EXPECT_EQ(ttm_drm_close(a), 0);
@@ -600,17 +566,17 @@ KTEST(ttm_drm_close_releases_maps_and_references)
 
 	ASSERT_NOT_NULL(dev);
 	fd = ttm_drm_open(dev);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_VRAM, 0, 64), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, 64), 0);
 	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, 4096, &rep), 0);
 	{
-		void *p = uapi_bo_map(fd, rep.handle, &err);
+		void *p = uapi_bo_map(fd, rep.handle, NULL, &err);
 
 		EXPECT_TRUE(p != NULL);
 	}
 	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_MEM_LOCAL, 4096, NULL), 0);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 2);
 	/* Unreferenced while mapped: the map keeps it until close. */
-	EXPECT_EQ(bo_unref(fd, rep.handle), 0);
+	EXPECT_EQ(uapi_bo_unref(fd, rep.handle), 0);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 2);
 	EXPECT_EQ(mock_uapi_stop(dev), -EBUSY);
 	EXPECT_EQ(ttm_drm_close(fd), 0);
@@ -630,12 +596,12 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	ASSERT_NOT_NULL(dev);
 	fd = ttm_drm_open(dev);
 	fd2 = ttm_drm_open(dev);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 0, 64), 0);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_VRAM, 0, 64), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 64), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, 64), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, 8192, &vram), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 8192, &local), 0);
 
-	p = uapi_bo_map(fd, vram.handle, &err);
+	p = uapi_bo_map(fd, vram.handle, NULL, &err);
 	ASSERT_NOT_NULL(p);
 	memset(p, 0x5a, 8192);
 	/*
@@ -655,8 +621,8 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	EXPECT_EQ(p[4096], 0xa5);
 	p[4096] = 0x5a;
 	/* The other client sees the same bytes. */
-	ASSERT_EQ(uapi_bo_ref(fd2, vram.handle), 0);
-	q = uapi_bo_map(fd2, vram.handle, &err);
+	ASSERT_EQ(uapi_bo_ref(fd2, vram.handle, NULL), 0);
+	q = uapi_bo_map(fd2, vram.handle, NULL, &err);
 	ASSERT_NOT_NULL(q);
 	EXPECT_EQ(q[8191], 0x5a);
 	EXPECT_EQ(uapi_bo_unmap(fd2, vram.handle), 0);
@@ -670,7 +636,7 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	EXPECT_EQ(uapi_bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
 
 	/* System pages map too (ttm_bo_vm), and the content follows a move. */
-	p = uapi_bo_map(fd, local.handle, &err);
+	p = uapi_bo_map(fd, local.handle, NULL, &err);
 	ASSERT_NOT_NULL(p);
 	for (int i = 0; i < 8192; i++)
 		p[i] = (unsigned char)(i * 7);
@@ -681,7 +647,7 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	ASSERT_EQ(uapi_bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
 			       DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
-	q = uapi_bo_map(fd, local.handle, &err);
+	q = uapi_bo_map(fd, local.handle, NULL, &err);
 	ASSERT_TRUE(q == p);
 	for (int i = 0; i < 8192; i += 511)
 		EXPECT_EQ(q[i], (unsigned char)(i * 7));
@@ -765,7 +731,7 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	ASSERT_NOT_NULL(dev);
 	fd = ttm_drm_open(dev);
 	fd2 = ttm_drm_open(dev);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 0, 64), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 64), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 4096, &rw), 0);
 	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_LOCAL, 4096, &ro), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 4096, &nf), 0);
@@ -779,19 +745,19 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	memset(&f, 0, sizeof(f));
 	ASSERT_EQ(fence_op(fd2, DRM_IOCTL_FENCE_BUFFERS, &f), 0);
 	EXPECT_EQ(f.type, DRM_FENCE_TYPE_EXE);
-	ASSERT_EQ(bo_info(fd, rw.handle, &rep), 0);
+	ASSERT_EQ(uapi_bo_info(fd, rw.handle, &rep), 0);
 	EXPECT_EQ(rep.rep_flags & DRM_BO_REP_BUSY, 0);
 
 	memset(&f, 0, sizeof(f));
 	ASSERT_EQ(fence_op(fd, DRM_IOCTL_FENCE_BUFFERS, &f), 0);
 	EXPECT_EQ(f.type, DRM_FENCE_TYPE_EXE | 0x2); /* RW from the READ|WRITE buffer */
 	EXPECT_NE(f.handle, 0);
-	ASSERT_EQ(bo_info(fd, rw.handle, &rep), 0);
+	ASSERT_EQ(uapi_bo_info(fd, rw.handle, &rep), 0);
 	EXPECT_EQ(rep.rep_flags & DRM_BO_REP_BUSY, DRM_BO_REP_BUSY);
 	EXPECT_EQ(rep.fence_flags, DRM_FENCE_TYPE_EXE | 0x2);
-	ASSERT_EQ(bo_info(fd, ro.handle, &rep), 0);
+	ASSERT_EQ(uapi_bo_info(fd, ro.handle, &rep), 0);
 	EXPECT_EQ(rep.rep_flags & DRM_BO_REP_BUSY, DRM_BO_REP_BUSY);
-	ASSERT_EQ(bo_info(fd, nf.handle, &rep), 0);
+	ASSERT_EQ(uapi_bo_info(fd, nf.handle, &rep), 0);
 	EXPECT_EQ(rep.rep_flags & DRM_BO_REP_BUSY, 0);
 
 	/* Busy: DONT_BLOCK says so, and a move with DONT_BLOCK too. */
@@ -799,7 +765,7 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	EXPECT_EQ(uapi_bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_LOCAL, DRM_BO_MASK_MEM,
 			       DRM_BO_HINT_DONT_BLOCK, NULL),
 		  -EBUSY);
-	ASSERT_EQ(bo_info(fd, rw.handle, &rep), 0);
+	ASSERT_EQ(uapi_bo_info(fd, rw.handle, &rep), 0);
 	EXPECT_UEQ(rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 	/* A second FENCE_BUFFERS finds the list empty. */
 	{
@@ -834,7 +800,7 @@ KTEST(ttm_drm_mm_takedown_evicts_and_info_reports)
 	ASSERT_NOT_NULL(dev);
 	fd = ttm_drm_open(dev);
 	fd2 = ttm_drm_open(dev);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 100, 32), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 100, 32), 0);
 	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096, &rep), 0);
 	EXPECT_UEQ(rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 	EXPECT_GE(rep.offset, 100ull * 4096);
@@ -858,7 +824,7 @@ KTEST(ttm_drm_mm_takedown_evicts_and_info_reports)
 	memset(&type, 0, sizeof(type));
 	type.mem_type = DRM_BO_MEM_TT;
 	ASSERT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_MM_TAKEDOWN, &type), 0);
-	ASSERT_EQ(bo_info(fd, rep.handle, &rep), 0);
+	ASSERT_EQ(uapi_bo_info(fd, rep.handle, &rep), 0);
 	EXPECT_UEQ(rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_LOCAL);
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_MM_TAKEDOWN, &type), -EINVAL);
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_MM_INFO, &info), -EINVAL);
@@ -897,7 +863,7 @@ KTEST(ttm_drm_bo_create_user_buffer)
 	ASSERT_NOT_NULL(mem);
 	memset(mem, 0xa5, 3 * 4096);
 	fd = ttm_drm_open(dev);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 0, 16), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 16), 0);
 	memset(&arg, 0, sizeof(arg));
 	arg.d.req.flags = RW | DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT;
 	arg.d.req.size = 3 * 4096;
@@ -909,9 +875,9 @@ KTEST(ttm_drm_bo_create_user_buffer)
 	EXPECT_EQ(
 	    uapi_bo_setstatus(fd, arg.d.rep.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM, 0, NULL),
 	    -EINVAL);
-	ASSERT_EQ(bo_info(fd, arg.d.rep.handle, &rep), 0);
+	ASSERT_EQ(uapi_bo_info(fd, arg.d.rep.handle, &rep), 0);
 	EXPECT_UEQ(rep.buffer_start, (uint64_t)(uintptr_t)mem);
-	EXPECT_EQ(bo_unref(fd, arg.d.rep.handle), 0);
+	EXPECT_EQ(uapi_bo_unref(fd, arg.d.rep.handle), 0);
 	EXPECT_EQ(ttm_drm_close(fd), 0);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 0);
 	/* The client's memory is its own again, untouched. */
@@ -948,13 +914,13 @@ static unsigned sweep_session(struct ttm_drm_device *dev, bool *bad)
 		*bad = true;
 		return failed;
 	}
-	STEP(mm_init(fd, DRM_BO_MEM_TT, 0, 64));
+	STEP(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 64));
 	STEP(uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, 8192, &rep));
 	STEP(uapi_create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096,
 		       &rep2));
 	if (rep.handle) {
 		STEP(uapi_bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL));
-		STEP(uapi_bo_ref(fd2, rep.handle));
+		STEP(uapi_bo_ref(fd2, rep.handle, NULL));
 	}
 	if (rep2.handle)
 		STEP(uapi_bo_setstatus(fd, rep2.handle, DRM_BO_FLAG_NO_EVICT, DRM_BO_FLAG_NO_EVICT, 0,
@@ -1088,18 +1054,18 @@ static void *share_worker(void *data)
 			slot = t->id * (SHARE_SLOTS / SHARE_THREADS) + slot % (SHARE_SLOTS / SHARE_THREADS);
 			h = atomic_exchange(&ctx->slots[slot], rep.handle);
 			/* The creator's reference goes: only referencers keep the old one. */
-			if (h && bo_unref(fd, h))
+			if (h && uapi_bo_unref(fd, h))
 				atomic_fetch_add(&ctx->errors, 1);
 			break;
 		case 1: /* reference whatever is published, use it, drop it */
 			h = atomic_load(&ctx->slots[slot]);
-			if (!h || uapi_bo_ref(fd, h))
+			if (!h || uapi_bo_ref(fd, h, NULL))
 				break; /* gone meanwhile: -EINVAL is the right answer */
 			atomic_fetch_add(&ctx->refs_ok, 1);
 			ret = uapi_bo_setstatus(fd, h, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL);
 			if (ret && ret != -EBUSY && ret != -ENOMEM)
 				atomic_fetch_add(&ctx->errors, 1);
-			if (bo_unref(fd, h))
+			if (uapi_bo_unref(fd, h))
 				atomic_fetch_add(&ctx->errors, 1);
 			break;
 		case 2: /* fence what this client validated */
@@ -1129,7 +1095,7 @@ KTEST(ttm_drm_clients_share_concurrently)
 	ctx.dev = mock_uapi_start("uapi-race");
 	ASSERT_NOT_NULL(ctx.dev);
 	fd = ttm_drm_open(ctx.dev);
-	ASSERT_EQ(mm_init(fd, DRM_BO_MEM_TT, 0, 32), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 32), 0);
 	for (unsigned i = 0; i < SHARE_THREADS; i++) {
 		t[i] = (struct share_thread){ &ctx, i, ktest_rand() | 1 };
 		ASSERT_EQ(pthread_create(&thr[i], NULL, share_worker, &t[i]), 0);
