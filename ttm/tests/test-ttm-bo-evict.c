@@ -140,31 +140,14 @@ static struct ttm_resource_manager *vram_man(void)
 	return &edev.vram.manager;
 }
 
+/* An unreserved device BO of @pages in @type with drv_priv @priv (ASSERT-checked). */
 static struct ttm_buffer_object *bo_new(unsigned pages, unsigned type, void *priv)
 {
-	struct ttm_test_placement p;
 	struct ttm_buffer_object *bo = NULL;
-	int ret;
 
-	ret = ttm_test_bo_create(&edev.bdev, (uint64_t)pages * PAGE, ttm_bo_type_device,
-				 ttm_test_placement(&p, type, 0), NULL, false, &bo);
-	if (ret)
-		ktest_fail(__FILE__, __LINE__, "bo create: %d", ret);
-	if (ret)
-		ktest_abort_case();
+	ASSERT_EQ(ttm_test_bo_create_in(&edev.bdev, (uint64_t)pages * PAGE, type, &bo), 0);
 	bo->drv_priv = priv;
 	return bo;
-}
-
-static int validate_to(struct ttm_buffer_object *bo, unsigned type, struct ttm_operation_ctx *ctx)
-{
-	struct ttm_test_placement p;
-	int ret;
-
-	ttm_bo_reserve(bo, false, false, NULL);
-	ret = ttm_bo_validate(bo, ttm_test_placement(&p, type, 0), ctx);
-	ttm_bo_unreserve(bo);
-	return ret;
 }
 
 /*
@@ -278,7 +261,7 @@ KTEST(ttm_bo_move_memcpy_buddy_scattered)
 	/* SYSTEM -> scattered VRAM: the content lands block by block. */
 	bo = bo_new(8, TTM_PL_SYSTEM, NULL);
 	ASSERT_EQ(ttm_test_bo_reserve_fill(bo, 7), 0);
-	ASSERT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
+	ASSERT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	ASSERT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_FALSE(ttm_resource_is_linear(vram_man(), bo->resource));
 	EXPECT_UEQ(ctx.bytes_moved, 8 * PAGE);
@@ -291,13 +274,13 @@ KTEST(ttm_bo_move_memcpy_buddy_scattered)
 	ttm_bo_unreserve(bo);
 
 	/* Scattered VRAM -> SYSTEM and back: identical, neighbours untouched. */
-	ASSERT_EQ(validate_to(bo, TTM_PL_SYSTEM, &ctx), 0);
+	ASSERT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_SYSTEM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 7), 0);
 	ttm_bo_reserve(bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_access(bo, 0, pattern, 8 * PAGE, false, &ctx), 0);
 	ttm_bo_unreserve(bo);
-	ASSERT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
+	ASSERT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_FALSE(ttm_resource_is_linear(vram_man(), bo->resource));
 	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 7), 0);
 	EXPECT_TRUE(vram_raw_equals(bo, pattern));
@@ -334,7 +317,7 @@ KTEST(ttm_bo_access_buddy_across_blocks)
 	ttm_bo_unreserve(bo);
 
 	/* The bytes survive a move out, as written. */
-	ASSERT_EQ(validate_to(bo, TTM_PL_SYSTEM, &ctx), 0);
+	ASSERT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_SYSTEM, 0, &ctx), 0);
 	ttm_bo_reserve(bo, false, false, NULL);
 	memset(out, 0, sizeof(out));
 	EXPECT_EQ(ttm_bo_access(bo, PAGE + 123, out, sizeof(out), false, &ctx), 0);
@@ -360,7 +343,7 @@ KTEST(ttm_bo_validate_eviction_valuable_refuses)
 	}
 
 	bo = bo_new(4, TTM_PL_SYSTEM, NULL);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.evictions, 1);
 	EXPECT_GE(edev_refusals(), 2);
@@ -377,7 +360,7 @@ KTEST(ttm_bo_validate_eviction_valuable_refuses)
 		struct ttm_buffer_object *big = bo_new(8, TTM_PL_SYSTEM, NULL);
 		uint64_t evictions = ctx.evictions;
 
-		EXPECT_EQ(validate_to(big, TTM_PL_VRAM, &ctx), -ENOMEM);
+		EXPECT_EQ(ttm_test_bo_validate_to(big, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
 		EXPECT_EQ(ttm_test_bo_mem_type(big), TTM_PL_SYSTEM);
 		EXPECT_UEQ(ctx.evictions, evictions);
 		ttm_bo_put(big);
@@ -425,7 +408,7 @@ KTEST(ttm_bo_validate_buddy_random_content_preserved)
 		struct ttm_operation_ctx ctx = {0};
 		unsigned i = (unsigned)(ktest_rand() % NBO);
 		unsigned type = ktest_rand() % 3 ? TTM_PL_VRAM : TTM_PL_SYSTEM;
-		int ret = validate_to(bos[i], type, &ctx);
+		int ret = ttm_test_bo_validate_to(bos[i], type, 0, &ctx);
 
 		/* Nothing is pinned or busy: every validate must find room. */
 		EXPECT_EQ(ret, 0);
@@ -546,13 +529,13 @@ KTEST(ttm_bo_validate_victim_held_by_other_thread_waited_for)
 	h.bo = victim;
 	holder_start(&h);
 	/* Not allowed to wait: a held victim is a busy one. */
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &nw), -EBUSY);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_UEQ(nw.evictions, 0);
 
 	/* Allowed to wait: the victim is taken once its holder lets go. */
 	holder_arm(&h);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	pthread_join(h.thread, NULL);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_SYSTEM);
@@ -592,12 +575,12 @@ KTEST(ttm_bo_validate_deleted_victim_held_by_releaser_waited_for)
 	h.bo = dead;
 	h.fence = f;
 	holder_start(&h);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &nw), -EBUSY);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 
 	/* The releaser frees it while validate sleeps on its reservation. */
 	holder_arm(&h);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	pthread_join(h.thread, NULL);
 	EXPECT_EQ(h.ret, 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);

@@ -50,40 +50,19 @@ static struct ttm_resource_manager *man(unsigned type)
 static struct ttm_buffer_object *bo_in(uint64_t size, unsigned type)
 {
 	struct ttm_buffer_object *bo = NULL;
-	int ret = ttm_test_bo_create_in(&tdev.bdev, size, type, &bo);
 
-	if (ret)
-		ktest_fail(__FILE__, __LINE__, "bo create in %u: %d", type, ret);
-	if (ret)
-		ktest_abort_case();
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev.bdev, size, type, &bo), 0);
 	return bo;
 }
 
-static int validate_to(struct ttm_buffer_object *bo, unsigned type, uint32_t flags,
-		       struct ttm_operation_ctx *ctx)
-{
-	struct ttm_test_placement p;
-	int ret;
-
-	ttm_bo_reserve(bo, false, false, NULL);
-	ret = ttm_bo_validate(bo, ttm_test_placement(&p, type, flags), ctx);
-	ttm_bo_unreserve(bo);
-	return ret;
-}
-
-/* validate_to() with a second place, tried when @first will not do. */
+/* ttm_test_bo_reserve_validate() into @first, or @second when @first will not do. */
 static int validate_to_either(struct ttm_buffer_object *bo, unsigned first, unsigned second,
 			      struct ttm_operation_ctx *ctx)
 {
 	struct ttm_test_placement p;
-	int ret;
 
 	ttm_test_placement(&p, first, 0);
-	ttm_test_placement_add(&p, second, 0);
-	ttm_bo_reserve(bo, false, false, NULL);
-	ret = ttm_bo_validate(bo, &p.placement, ctx);
-	ttm_bo_unreserve(bo);
-	return ret;
+	return ttm_test_bo_reserve_validate(bo, ttm_test_placement_add(&p, second, 0), ctx);
 }
 
 /* Attach a fresh unsignalled fence (KERNEL usage) to @bo; returned referenced. */
@@ -93,14 +72,6 @@ static struct dma_fence *bo_busy(struct ttm_buffer_object *bo)
 
 	ASSERT_NOT_NULL(f);
 	return f;
-}
-
-/* Pin the unreserved @bo where it is. */
-static void bo_pin(struct ttm_buffer_object *bo)
-{
-	ttm_bo_reserve(bo, false, false, NULL);
-	ttm_bo_pin(bo);
-	ttm_bo_unreserve(bo);
 }
 
 /*
@@ -179,13 +150,13 @@ KTEST(ttm_bo_validate_basic)
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 1), 0);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_TT, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_TT, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 	EXPECT_UEQ(ctx.moves, 1);
 	EXPECT_UEQ(ctx.bytes_moved, BO_SIZE);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), BO_SIZE);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.moves, 2);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
@@ -210,7 +181,7 @@ KTEST(ttm_bo_validate_same_placement)
 		struct ttm_buffer_object *bo = bo_in(BO_SIZE, types[i]);
 		struct ttm_resource *res = bo->resource;
 
-		EXPECT_EQ(validate_to(bo, types[i], 0, &ctx), 0);
+		EXPECT_EQ(ttm_test_bo_validate_to(bo, types[i], 0, &ctx), 0);
 		EXPECT_TRUE(bo->resource == res);
 		EXPECT_UEQ(ctx.moves, 0);
 		EXPECT_UEQ(ctx.bytes_moved, 0);
@@ -231,8 +202,8 @@ KTEST(ttm_bo_validate_invalid_placement)
 	res = bo->resource;
 
 	/* No VRAM manager registered, and a type number past the table. */
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EINVAL);
-	EXPECT_EQ(validate_to(bo, TTM_NUM_MEM_TYPES + 3, 0, &ctx), -EINVAL);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EINVAL);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_NUM_MEM_TYPES + 3, 0, &ctx), -EINVAL);
 
 	/* A range outside the type. */
 	ttm_test_placement(&p, TTM_PL_TT, 0);
@@ -263,7 +234,7 @@ KTEST(ttm_bo_validate_failed_alloc)
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 7), 0);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	/* Tried on both passes; nothing on its LRU to evict. */
 	EXPECT_UGE(atomic_load(&mock.allocs), 1);
@@ -285,7 +256,7 @@ KTEST(ttm_bo_validate_busy_manager)
 	ASSERT_EQ(ttm_mock_manager_init(&mock, &tdev.bdev, TTM_PL_VRAM, -EBUSY, 64), 0);
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EBUSY);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EBUSY);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 
 	/* A busy type is passed over for the next place. */
@@ -304,12 +275,12 @@ KTEST(ttm_bo_validate_pinned)
 
 	dev_init(64, 64, false);
 	bo = bo_in(BO_SIZE, TTM_PL_TT);
-	bo_pin(bo);
+	ttm_test_bo_pin(bo);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EINVAL);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EINVAL);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 	/* Where it already is, a pinned BO validates fine. */
-	EXPECT_EQ(validate_to(bo, TTM_PL_TT, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_TT, 0, &ctx), 0);
 	ttm_bo_reserve(bo, false, false, NULL);
 	{
 		struct ttm_placement empty = {0};
@@ -318,7 +289,7 @@ KTEST(ttm_bo_validate_pinned)
 	}
 	ttm_bo_unpin(bo);
 	ttm_bo_unreserve(bo);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 
 	ttm_bo_put(bo);
 	dev_fini();
@@ -331,7 +302,7 @@ static unsigned fill_pinned(struct ttm_buffer_object **bos, unsigned type, uint6
 
 	for (unsigned i = 0; i < n; i++) {
 		bos[i] = bo_in(BO_SIZE, type);
-		bo_pin(bos[i]);
+		ttm_test_bo_pin(bos[i]);
 	}
 	return n;
 }
@@ -391,7 +362,7 @@ KTEST(ttm_bo_validate_multihop)
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 11), 0);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_UEQ(atomic_load(&tdev.multihops), 1);
 	/* SYSTEM -> TT, then TT -> VRAM. */
@@ -399,7 +370,7 @@ KTEST(ttm_bo_validate_multihop)
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
 	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 11), 0);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_SYSTEM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_SYSTEM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_UEQ(atomic_load(&tdev.multihops), 2);
 	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 11), 0);
@@ -440,7 +411,7 @@ KTEST(ttm_bo_validate_no_placement_signaled)
 	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
 
 	/* A gutted BO can be placed again, zero-filled. */
-	EXPECT_EQ(validate_to(vram_bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(vram_bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(vram_bo), TTM_PL_VRAM);
 
 	ttm_bo_put(tt_bo);
@@ -487,7 +458,7 @@ KTEST(ttm_bo_validate_move_fence_signaled)
 	dma_fence_signal(f);
 	bo = bo_behind_move(f);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 
 	ttm_bo_put(bo);
@@ -518,7 +489,7 @@ KTEST(ttm_bo_validate_move_fence_error)
 			signal_later_error(&d, f, 20, -EIO);
 		}
 
-		EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EIO);
+		EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EIO);
 		if (!no_wait)
 			pthread_join(d.thread, NULL);
 		EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
@@ -526,7 +497,7 @@ KTEST(ttm_bo_validate_move_fence_error)
 		EXPECT_UEQ(ctx.moves, 0);
 		EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 9), 0);
 
-		EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+		EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 		EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 		EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 9), 0);
 
@@ -545,7 +516,7 @@ KTEST(ttm_bo_validate_move_fence_not_signaled_no_wait)
 	ASSERT_NOT_NULL(f);
 	bo = bo_behind_move(f);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EBUSY);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EBUSY);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
 
@@ -570,7 +541,7 @@ KTEST(ttm_bo_validate_move_fence_not_signaled_wait)
 	bo = bo_behind_move(f);
 
 	signal_later(&d, f, 20);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	/* Validate could only finish after the fence signalled. */
 	EXPECT_TRUE(dma_fence_test_signaled_flag(f));
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
@@ -597,7 +568,7 @@ KTEST(ttm_bo_validate_happy_evict)
 	ttm_bo_unreserve(bos[0]);
 
 	big = bo_in(2 * BO_SIZE, TTM_PL_SYSTEM);
-	EXPECT_EQ(validate_to(big, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(big, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(big), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.evictions, 2);
 	EXPECT_UEQ(ctx.moves, 1);
@@ -637,7 +608,7 @@ KTEST(ttm_bo_validate_evict_priority)
 	/* Newer, but of the lower priority: goes first. */
 	low = bo_in(BO_SIZE, TTM_PL_VRAM);
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(low), TTM_PL_TT);
 	EXPECT_EQ(ttm_test_bo_mem_type(high), TTM_PL_VRAM);
 
@@ -658,7 +629,7 @@ KTEST(ttm_bo_validate_all_pinned_evict)
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 5), 0);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_UEQ(ctx.evictions, 0);
 	for (unsigned i = 0; i < n; i++)
@@ -680,11 +651,11 @@ KTEST(ttm_bo_validate_allowed_only_evict)
 	b = bo_in(BO_SIZE, TTM_PL_VRAM);
 	c = bo_in(BO_SIZE, TTM_PL_VRAM);
 	/* a and c pinned: b is the only candidate although it is not the oldest. */
-	bo_pin(a);
-	bo_pin(c);
+	ttm_test_bo_pin(a);
+	ttm_test_bo_pin(c);
 
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_EQ(ttm_test_bo_mem_type(b), TTM_PL_TT);
 	EXPECT_EQ(ttm_test_bo_mem_type(a), TTM_PL_VRAM);
@@ -703,7 +674,7 @@ KTEST(ttm_bo_validate_allowed_only_evict)
 		struct ttm_buffer_object *d = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 		struct ttm_operation_ctx ctx2 = {0};
 
-		EXPECT_EQ(validate_to(d, TTM_PL_VRAM, 0, &ctx2), -EBUSY);
+		EXPECT_EQ(ttm_test_bo_validate_to(d, TTM_PL_VRAM, 0, &ctx2), -EBUSY);
 		EXPECT_EQ(ttm_test_bo_mem_type(d), TTM_PL_SYSTEM);
 		ttm_bo_put(d);
 	}
@@ -735,10 +706,10 @@ KTEST(ttm_bo_validate_deleted_evict)
 	{
 		struct ttm_operation_ctx nw = {.no_wait_gpu = true};
 
-		EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
+		EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
 	}
 	signal_later(&d, f, 20);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	pthread_join(d.thread, NULL);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	/* Released, never moved. */
@@ -765,14 +736,14 @@ KTEST(ttm_bo_validate_busy_domain_evict)
 	f = bo_busy(busy);
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &nw), -EBUSY);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
 	EXPECT_EQ(ttm_test_bo_mem_type(busy), TTM_PL_VRAM);
 	EXPECT_UEQ(nw.evictions, 0);
 
 	/* Allowed to wait, the busy BO is evicted once idle. */
 	signal_later(&d, f, 20);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	pthread_join(d.thread, NULL);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_EQ(ttm_test_bo_mem_type(busy), TTM_PL_TT);
@@ -815,8 +786,8 @@ KTEST(ttm_bo_validate_evict_gutting)
 	{
 		struct ttm_buffer_object *sys = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 
-		EXPECT_EQ(validate_to(victim, TTM_PL_SYSTEM, 0, &ctx), 0);
-		EXPECT_EQ(validate_to(sys, TTM_PL_PRIV, 0, &ctx), -EIO);
+		EXPECT_EQ(ttm_test_bo_validate_to(victim, TTM_PL_SYSTEM, 0, &ctx), 0);
+		EXPECT_EQ(ttm_test_bo_validate_to(sys, TTM_PL_PRIV, 0, &ctx), -EIO);
 		EXPECT_EQ(ttm_test_bo_mem_type(sys), TTM_PL_SYSTEM);
 		ttm_bo_put(sys);
 	}
@@ -844,7 +815,7 @@ KTEST(ttm_bo_validate_recursive_evict)
 
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 23), 0);
-	EXPECT_EQ(validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_EQ(ttm_test_bo_mem_type(in_vram), TTM_PL_TT);
 	EXPECT_EQ(ttm_test_bo_mem_type(in_tt), TTM_PL_SYSTEM);
@@ -900,7 +871,7 @@ KTEST(ttm_bo_evict_mem_type_basic)
 		bos[i] = bo_in(BO_SIZE, TTM_PL_VRAM);
 		EXPECT_EQ(ttm_test_bo_reserve_fill(bos[i], 40 + i), 0);
 	}
-	bo_pin(bos[2]);
+	ttm_test_bo_pin(bos[2]);
 
 	/* Everything evictable goes; the pinned one stays and is reported. */
 	EXPECT_EQ(ttm_bo_evict_mem_type(&tdev.bdev, TTM_PL_VRAM, &ctx), -EBUSY);
@@ -1017,7 +988,7 @@ static void *race_fn(void *arg)
 		struct ttm_operation_ctx ctx = {0};
 		int ret;
 
-		ret = validate_to(bo, types[race_rand(&rc->rng) % 3], 0, &ctx);
+		ret = ttm_test_bo_validate_to(bo, types[race_rand(&rc->rng) % 3], 0, &ctx);
 		if (!ret)
 			rc->ok++;
 		else if (ret == -EBUSY || ret == -ENOMEM)
@@ -1067,14 +1038,14 @@ KTEST(ttm_bo_validate_concurrent_evict)
 		rc[t].steps = t < RACE_THREADS ? steps : steps / 4;
 	}
 	for (unsigned t = 0; t < RACE_THREADS; t++) {
+		struct ttm_operation_ctx to_vram = {0}, to_tt = {0};
+
 		for (unsigned i = 0; i < RACE_BOS; i++) {
 			rc[t].bos[i] = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 			EXPECT_EQ(ttm_test_bo_reserve_fill(rc[t].bos[i], 1000 * t + i), 0);
 		}
-		EXPECT_EQ(validate_to(rc[t].bos[0], TTM_PL_VRAM, 0, &(struct ttm_operation_ctx){0}),
-			  0);
-		EXPECT_EQ(validate_to(rc[t].bos[1], TTM_PL_TT, 0, &(struct ttm_operation_ctx){0}),
-			  0);
+		EXPECT_EQ(ttm_test_bo_validate_to(rc[t].bos[0], TTM_PL_VRAM, 0, &to_vram), 0);
+		EXPECT_EQ(ttm_test_bo_validate_to(rc[t].bos[1], TTM_PL_TT, 0, &to_tt), 0);
 	}
 	for (unsigned t = 0; t <= RACE_THREADS; t++)
 		ASSERT_EQ(pthread_create(&rc[t].thread, NULL,

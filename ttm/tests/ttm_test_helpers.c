@@ -400,6 +400,33 @@ int ttm_test_bo_reserve_verify(struct ttm_buffer_object *bo, uint64_t seed)
 	return ttm_test_bo_reserved_op(bo, seed, ttm_test_bo_verify);
 }
 
+int ttm_test_bo_reserve_validate(struct ttm_buffer_object *bo,
+				 const struct ttm_placement *placement,
+				 struct ttm_operation_ctx *ctx)
+{
+	int ret;
+
+	ttm_bo_reserve(bo, false, false, NULL);
+	ret = ttm_bo_validate(bo, placement, ctx);
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+
+int ttm_test_bo_validate_to(struct ttm_buffer_object *bo, uint32_t mem_type, uint32_t flags,
+			    struct ttm_operation_ctx *ctx)
+{
+	struct ttm_test_placement p;
+
+	return ttm_test_bo_reserve_validate(bo, ttm_test_placement(&p, mem_type, flags), ctx);
+}
+
+void ttm_test_bo_pin(struct ttm_buffer_object *bo)
+{
+	ttm_bo_reserve(bo, false, false, NULL);
+	ttm_bo_pin(bo);
+	ttm_bo_unreserve(bo);
+}
+
 unsigned ttm_test_bo_mem_type(const struct ttm_buffer_object *bo)
 {
 	return bo->resource ? bo->resource->mem_type : TTM_NUM_MEM_TYPES;

@@ -10,8 +10,9 @@
  *   any VRAM <-> SYSTEM move, as drivers whose copy engine only sees the
  *   aperture do. Every driver callback is counted.
  * - Mock managers whose alloc always fails with one error (-ENOSPC, -EBUSY).
- * - BO creation in one call, a test fence, and a checksummed content
- *   pattern written and checked through ttm_bo_access().
+ * - BO creation in one call, validate and pin of an unreserved BO in one
+ *   call, a test fence, and a checksummed content pattern written and
+ *   checked through ttm_bo_access().
  *
  * Everything returns negative errno; nothing aborts, so tests decide what a
  * failure means.
@@ -192,6 +193,28 @@ int ttm_test_bo_reserve_fill(struct ttm_buffer_object *bo, uint64_t seed);
  * reserving it around the check. Return: as ttm_test_bo_verify().
  */
 int ttm_test_bo_reserve_verify(struct ttm_buffer_object *bo, uint64_t seed);
+
+/**
+ * ttm_test_bo_reserve_validate() - ttm_bo_validate() of an unreserved @bo
+ * into @placement, reserving it around the call.
+ * Return: as ttm_bo_validate().
+ */
+int ttm_test_bo_reserve_validate(struct ttm_buffer_object *bo,
+				 const struct ttm_placement *placement,
+				 struct ttm_operation_ctx *ctx);
+
+/**
+ * ttm_test_bo_validate_to() - ttm_test_bo_reserve_validate() into the one
+ * place (@mem_type, @flags). Return: as ttm_bo_validate().
+ */
+int ttm_test_bo_validate_to(struct ttm_buffer_object *bo, uint32_t mem_type, uint32_t flags,
+			    struct ttm_operation_ctx *ctx);
+
+/**
+ * ttm_test_bo_pin() - ttm_bo_pin() of an unreserved @bo where it is,
+ * reserving it around the call.
+ */
+void ttm_test_bo_pin(struct ttm_buffer_object *bo);
 
 /**
  * ttm_test_bo_mem_type() - where @bo lives: its resource's memory type, or
