@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * CPU moves and access for VRAM made of scattered buddy blocks, and the
- * driver's eviction_valuable veto, on a small driver of this file's own:
- * the shared mock device has a range-managed VRAM and no eviction_valuable
- * hook, and both are what these cases are about.
- *
- * The driver: SYSTEM, a buddy-managed VRAM whose memory is a host buffer
- * (io_mem_reserve gives the address of the resource's first page; the
- * buddy manager's io_segment finds the rest), evict_flags sending VRAM to
- * SYSTEM, the core's memcpy move, and an eviction_valuable that refuses the
- * BOs the test marked and tells a waiting thread each time it did (the
- * cases where another thread holds a victim order their steps by it).
+ * driver's eviction_valuable veto, on the shared mock device with a
+ * buddy-managed VRAM of VRAM_PAGES pages, no TT (evictions go to SYSTEM)
+ * and this file's eviction_valuable: it refuses the BOs the test marked
+ * and tells a waiting thread each time it did (the cases where another
+ * thread holds a victim order their steps by it).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,17 +23,13 @@
 #define VRAM_PAGES 16
 
 /**
- * struct evict_dev - this file's driver.
- * @bdev: the device.
- * @vram: buddy manager of VRAM_PAGES pages.
- * @mem: the host buffer standing in for VRAM.
+ * struct evict_dev - the device of a case and what its veto saw.
+ * @tdev: the shared mock device.
  * @lock: protects @refusals; @refused is signalled with each refusal.
  * @refusals: eviction_valuable calls that said no.
  */
 struct evict_dev {
-	struct ttm_device bdev;
-	struct ttm_buddy_manager vram;
-	char *mem;
+	struct ttm_test_device tdev;
 	pthread_mutex_t lock;
 	pthread_cond_t refused;
 	unsigned long refusals;
@@ -48,15 +39,6 @@ static struct evict_dev edev;
 
 /* drv_priv of a BO eviction_valuable refuses. */
 static char refuse_tag;
-
-static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
-
-static void edev_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
-{
-	(void)bo;
-	placement->num_placement = 1;
-	placement->placement = &sys_place;
-}
 
 static bool edev_eviction_valuable(struct ttm_buffer_object *bo, const struct ttm_place *place)
 {
@@ -81,63 +63,31 @@ static unsigned long edev_refusals(void)
 	return n;
 }
 
-static int edev_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
-{
-	(void)bdev;
-	if (res->mem_type == TTM_PL_SYSTEM)
-		return 0;
-	if (res->mem_type != TTM_PL_VRAM)
-		return -EINVAL;
-	res->bus.addr = edev.mem + (res->start << TTM_PAGE_SHIFT);
-	res->bus.offset = res->start << TTM_PAGE_SHIFT;
-	res->bus.is_iomem = true;
-	return 0;
-}
-
-static void edev_io_mem_free(struct ttm_device *bdev, struct ttm_resource *res)
-{
-	(void)bdev;
-	res->bus.addr = NULL;
-}
-
-static const struct ttm_device_funcs edev_funcs = {
-    .evict_flags = edev_evict_flags,
-    .eviction_valuable = edev_eviction_valuable,
-    .io_mem_reserve = edev_io_mem_reserve,
-    .io_mem_free = edev_io_mem_free,
-};
-
 static void edev_init(void)
 {
+	struct ttm_test_device_cfg cfg = {
+	    .vram_pages = VRAM_PAGES,
+	    .vram_buddy = true,
+	    .eviction_valuable = edev_eviction_valuable,
+	};
+
 	memset(&edev, 0, sizeof(edev));
 	pthread_mutex_init(&edev.lock, NULL);
 	pthread_cond_init(&edev.refused, NULL);
-	edev.mem = calloc(VRAM_PAGES, PAGE);
-	if (!edev.mem)
-		ktest_abort_case();
-	if (ttm_device_init(&edev.bdev, &edev_funcs, false))
-		ktest_abort_case();
-	if (ttm_buddy_manager_init(&edev.vram, VRAM_PAGES, 0, 0))
-		ktest_abort_case();
-	if (ttm_set_driver_manager(&edev.bdev, TTM_PL_VRAM, &edev.vram.manager))
+	if (ttm_test_device_init(&edev.tdev, &cfg))
 		ktest_abort_case();
 }
 
 static void edev_fini(void)
 {
-	ttm_device_flush_delayed(&edev.bdev, true);
-	EXPECT_EQ(ttm_buddy_manager_fini(&edev.vram), 0);
-	EXPECT_EQ(ttm_set_driver_manager(&edev.bdev, TTM_PL_VRAM, NULL), 0);
-	EXPECT_EQ(ttm_device_fini(&edev.bdev), 0);
-	free(edev.mem);
-	edev.mem = NULL;
+	EXPECT_EQ(ttm_test_device_fini(&edev.tdev), 0);
 	pthread_cond_destroy(&edev.refused);
 	pthread_mutex_destroy(&edev.lock);
 }
 
 static struct ttm_resource_manager *vram_man(void)
 {
-	return &edev.vram.manager;
+	return &edev.tdev.vram_buddy.manager;
 }
 
 /* An unreserved device BO of @pages in @type with drv_priv @priv (ASSERT-checked). */
@@ -145,7 +95,7 @@ static struct ttm_buffer_object *bo_new(unsigned pages, unsigned type, void *pri
 {
 	struct ttm_buffer_object *bo = NULL;
 
-	ASSERT_EQ(ttm_test_bo_create_in(&edev.bdev, (uint64_t)pages * PAGE, type, &bo), 0);
+	ASSERT_EQ(ttm_test_bo_create_in(&edev.tdev.bdev, (uint64_t)pages * PAGE, type, &bo), 0);
 	bo->drv_priv = priv;
 	return bo;
 }
@@ -177,7 +127,7 @@ static void vram_fragment(struct ttm_buffer_object **keep)
 static bool vram_raw_equals(struct ttm_buffer_object *bo, const char *expect)
 {
 	struct ttm_resource *res = bo->resource;
-	const char *base = edev.mem + (res->start << TTM_PAGE_SHIFT);
+	const char *base = (const char *)edev.tdev.vram_mem + (res->start << TTM_PAGE_SHIFT);
 
 	for (uint64_t off = 0; off < bo->size;) {
 		uint64_t len;
@@ -378,7 +328,7 @@ KTEST(ttm_buddy_manager_fini_refused_while_bo_remains)
 
 	edev_init();
 	bo = bo_new(4, TTM_PL_VRAM, NULL);
-	EXPECT_EQ(ttm_buddy_manager_fini(&edev.vram), -EBUSY);
+	EXPECT_EQ(ttm_buddy_manager_fini(&edev.tdev.vram_buddy), -EBUSY);
 	/* Still fully working: the BO can be used and moved. */
 	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 5), 0);
 	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 5), 0);
@@ -566,7 +516,7 @@ KTEST(ttm_bo_validate_deleted_victim_held_by_releaser_waited_for)
 	ASSERT_NOT_NULL(f);
 	/* Busy at its last put: deleted, kept alive by the delayed list. */
 	ttm_bo_put(dead);
-	EXPECT_UEQ(atomic_load(&edev.bdev.stats.ddestroy), 1);
+	EXPECT_UEQ(atomic_load(&edev.tdev.bdev.stats.ddestroy), 1);
 	/* The holder's own reference: the fence keeps the list's one there. */
 	ASSERT_NOT_NULL(ttm_bo_get_unless_zero(dead));
 	bo = bo_new(VRAM_PAGES / 2, TTM_PL_SYSTEM, NULL);

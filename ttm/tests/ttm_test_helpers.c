@@ -74,7 +74,10 @@ static int ttm_test_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource 
 	case TTM_PL_TT:
 		return 0;
 	case TTM_PL_VRAM:
-		/* The range manager hands out contiguous runs: one linear window. */
+		/*
+		 * The first page's address; a buddy resource's later blocks are
+		 * found from it through the manager's io_segment.
+		 */
 		res->bus.addr = (char *)tdev->vram_mem + (res->start << TTM_PAGE_SHIFT);
 		res->bus.offset = res->start << TTM_PAGE_SHIFT;
 		res->bus.is_iomem = true;
@@ -106,7 +109,9 @@ int ttm_test_device_init(struct ttm_test_device *tdev, const struct ttm_test_dev
 
 	memset(tdev, 0, sizeof(*tdev));
 	tdev->cfg = *cfg;
-	ret = ttm_device_init(&tdev->bdev, &ttm_test_funcs, cfg->use_dma32);
+	tdev->funcs = ttm_test_funcs;
+	tdev->funcs.eviction_valuable = cfg->eviction_valuable;
+	ret = ttm_device_init(&tdev->bdev, &tdev->funcs, cfg->use_dma32);
 	if (ret)
 		return ret;
 	if (cfg->tt_pages) {
@@ -123,10 +128,15 @@ int ttm_test_device_init(struct ttm_test_device *tdev, const struct ttm_test_dev
 			ret = -ENOMEM;
 			goto err_tt;
 		}
-		ret = ttm_range_manager_init(&tdev->vram, false, cfg->vram_pages);
+		if (cfg->vram_buddy)
+			ret = ttm_buddy_manager_init(&tdev->vram_buddy, cfg->vram_pages, 0, 0);
+		else
+			ret = ttm_range_manager_init(&tdev->vram, false, cfg->vram_pages);
 		if (ret)
 			goto err_map;
-		ttm_set_driver_manager(&tdev->bdev, TTM_PL_VRAM, &tdev->vram.manager);
+		ttm_set_driver_manager(&tdev->bdev, TTM_PL_VRAM,
+				       cfg->vram_buddy ? &tdev->vram_buddy.manager
+						       : &tdev->vram.manager);
 	}
 	return 0;
 
@@ -152,7 +162,8 @@ int ttm_test_device_fini(struct ttm_test_device *tdev)
 	if (atomic_load(&tdev->bdev.stats.bo_count))
 		return -EBUSY;
 	if (tdev->cfg.vram_pages && tdev->vram_mem) {
-		ret = ttm_range_manager_fini(&tdev->vram);
+		ret = tdev->cfg.vram_buddy ? ttm_buddy_manager_fini(&tdev->vram_buddy)
+					   : ttm_range_manager_fini(&tdev->vram);
 		if (ret)
 			return ret;
 		ttm_set_driver_manager(&tdev->bdev, TTM_PL_VRAM, NULL);

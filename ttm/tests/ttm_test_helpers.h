@@ -3,12 +3,13 @@
  * ttm_test_helpers: shared fixtures for the core's unit tests (the
  * counterpart of the kernel's ttm_kunit_helpers).
  *
- * - A mock driver device: SYSTEM, a range-managed TT (use_tt) and a
- *   range-managed VRAM whose memory is a host buffer the CPU reaches through
- *   io_mem_reserve (bus.addr). evict_flags sends VRAM to TT and TT to
- *   SYSTEM; with @multihop the move hook answers -EMULTIHOP (hop: TT) for
- *   any VRAM <-> SYSTEM move, as drivers whose copy engine only sees the
- *   aperture do. Every driver callback is counted.
+ * - A mock driver device: SYSTEM, a range-managed TT (use_tt) and a VRAM,
+ *   range- or buddy-managed, whose memory is a host buffer the CPU reaches
+ *   through io_mem_reserve (bus.addr). evict_flags sends VRAM to TT (SYSTEM
+ *   without TT) and TT to SYSTEM; with @multihop the move hook answers
+ *   -EMULTIHOP (hop: TT) for any VRAM <-> SYSTEM move, as drivers whose
+ *   copy engine only sees the aperture do; a test may install the driver's
+ *   eviction_valuable veto. Every driver callback is counted.
  * - Mock managers whose alloc always fails with one error (-ENOSPC, -EBUSY).
  * - BO creation in one call, validate and pin of an unreserved BO in one
  *   call, a test fence, and a checksummed content pattern written and
@@ -26,6 +27,7 @@
 
 #include <ttm/dma_fence.h>
 #include <ttm/ttm_bo.h>
+#include <ttm/ttm_buddy_manager.h>
 #include <ttm/ttm_device.h>
 #include <ttm/ttm_range_manager.h>
 #include <ttm/ttm_resource.h>
@@ -34,22 +36,32 @@
  * struct ttm_test_device_cfg - what ttm_test_device_init() sets up.
  * @tt_pages: pages of the TT aperture; 0: no TT manager.
  * @vram_pages: pages of VRAM; 0: no VRAM manager.
+ * @vram_buddy: VRAM is buddy-managed (a resource may be scattered blocks,
+ *	which io_mem_reserve and the core's io_segment reach) instead of
+ *	range-managed (one contiguous run).
  * @multihop: install the move hook that forces VRAM <-> SYSTEM through TT.
  * @use_dma32: the device's pool charges the DMA32 cap.
+ * @eviction_valuable: the driver's eviction_valuable hook (see
+ *	struct ttm_device_funcs); NULL: none, the core decides alone.
  */
 struct ttm_test_device_cfg {
 	uint64_t tt_pages;
 	uint64_t vram_pages;
+	bool vram_buddy;
 	bool multihop;
 	bool use_dma32;
+	bool (*eviction_valuable)(struct ttm_buffer_object *bo, const struct ttm_place *place);
 };
 
 /**
  * struct ttm_test_device - the mock driver's device.
  * @bdev: the TTM device; pass &@bdev to the core.
  * @cfg: the configuration it was made with.
+ * @funcs: the driver callbacks @bdev runs (the mock's, with
+ *	cfg.eviction_valuable).
  * @tt: the TT aperture manager (valid when cfg.tt_pages).
- * @vram: the VRAM manager (valid when cfg.vram_pages).
+ * @vram: the range VRAM manager (valid when cfg.vram_pages, not cfg.vram_buddy).
+ * @vram_buddy: the buddy VRAM manager (valid when cfg.vram_pages and cfg.vram_buddy).
  * @vram_mem: host memory standing in for VRAM, cfg.vram_pages pages.
  * @moves, @multihops, @delete_mem_notifies, @swap_notifies,
  * @release_notifies, @evict_flags_calls: callback counters (atomic).
@@ -57,8 +69,10 @@ struct ttm_test_device_cfg {
 struct ttm_test_device {
 	struct ttm_device bdev;
 	struct ttm_test_device_cfg cfg;
+	struct ttm_device_funcs funcs;
 	struct ttm_range_manager tt;
 	struct ttm_range_manager vram;
+	struct ttm_buddy_manager vram_buddy;
 	void *vram_mem;
 	_Atomic unsigned long moves;
 	_Atomic unsigned long multihops;
