@@ -3,11 +3,6 @@
 # pattern; files: "ratio median min max" per pattern. Vars: files, ylab.
 prefix = (strstrt(files, '/moved-') ? 'moved' : 'evict')
 load dirname . '/common.gp'
-# The throughput is of accesses (validate, a device use of every byte, the
-# wait for it: benchmark-evict's header), not of validates, whatever label
-# the caller passed; it stays within a decade, so the axis is linear from 0
-# and a fall to a quarter of the in-capacity rate reads off directly.
-if (prefix eq 'evict') ylab = 'accessed GB/s (validate + use of the whole BO + wait)'
 set title sprintf("eviction thrash: %s against working set / capacity (median, min-max)", ylab)
 set xlabel 'working set / capacity'
 set ylabel ylab

@@ -7,7 +7,7 @@
 # Reads every *.json in RESULTS_DIR through ttm-results-csv (the CSV view of
 # results/README.md) and writes RESULTS_DIR/plots/<name>.{png,svg}:
 #   validate-cdf-<case>      latency CDF per validate case, one curve per size
-#   eviction-throughput      validated bytes/s against working set / capacity
+#   eviction-throughput      accessed bytes/s against working set / capacity
 #   eviction-bytes-moved     bytes moved per validate, same axes
 #   fence-threads            fence throughput against threads, per case
 #   pagelimit-<series>       accounted pages, RSS and the cap against time
@@ -106,7 +106,7 @@ if [ -s "$data/eviction.dat" ]; then
 	awk -v d="$data" '!/^#/ && NF >= 5 { print $2 / 100.0, $3, $4, $5 > (d "/evict-" $1 ".dat") }' \
 		"$data/eviction.dat"
 	files=$(ls -1 "$data"/evict-*.dat | tr '\n' ' ')
-	render eviction.gp eviction-throughput "files='$files'; ylab='validated GB/s (log scale)'"
+	render eviction.gp eviction-throughput "files='$files'; ylab='accessed GB/s (validate + use of the whole BO + wait)'"
 else
 	skip "eviction throughput" "no evict.<pattern>.ws<pct>.throughput metrics"
 fi
