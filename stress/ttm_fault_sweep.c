@@ -532,6 +532,21 @@ static void sweep_sim_config(struct sim_gpu_config *cfg)
 	cfg->hangcheck_ms = 100;
 }
 
+/*
+ * Wait for the out-fence of the execbuffer @eb, which succeeded, and drop
+ * it. Return: the fence's status (1; -EIO when its batch hung).
+ */
+static int sweep_exec_wait(struct i915_execbuffer *eb)
+{
+	int status;
+
+	igt_assert(eb->out_fence);
+	igt_assert_eq(dma_fence_wait(eb->out_fence, false), 0);
+	status = dma_fence_get_status(eb->out_fence);
+	dma_fence_put(eb->out_fence);
+	return status;
+}
+
 static void sweep_i915(struct sweep_result *res)
 {
 	struct sim_gpu_config cfg;
@@ -630,10 +645,7 @@ static void sweep_i915(struct sweep_result *res)
 			igt_assert(!eb.out_fence);
 			continue;
 		}
-		igt_assert(eb.out_fence);
-		igt_assert_eq(dma_fence_wait(eb.out_fence, false), 0);
-		status = dma_fence_get_status(eb.out_fence);
-		dma_fence_put(eb.out_fence);
+		status = sweep_exec_wait(&eb);
 		if (status == -EIO) {
 			/* The hung batch may or may not have stored: that dword is unknown. */
 			hung++;
@@ -914,10 +926,7 @@ static void softpin_pass(struct softpin_state *s, unsigned pass, struct sweep_re
 				     res->armed ? res->armed->name : "-");
 			continue;
 		}
-		igt_assert(eb.out_fence);
-		igt_assert_eq(dma_fence_wait(eb.out_fence, false), 0);
-		status = dma_fence_get_status(eb.out_fence);
-		dma_fence_put(eb.out_fence);
+		status = sweep_exec_wait(&eb);
 		if (status == -EIO) {
 			/* Hung: whether the stores landed is unknown until the retry makes them. */
 			s->hung++;
