@@ -35,6 +35,19 @@ static int wait_idle_nonblock(int fd, uint32_t handle, struct drm_bo_map_wait_id
 	return ttm_drm_ioctl(fd, DRM_IOCTL_BO_WAIT_IDLE, w);
 }
 
+/* The start of a two-client case: a mock device @name and two open clients. */
+static struct ttm_drm_device *start_two_clients(const char *name, int *fd, int *fd2)
+{
+	struct ttm_drm_device *dev = mock_uapi_start(name);
+
+	ASSERT_NOT_NULL(dev);
+	*fd = ttm_drm_open(dev);
+	*fd2 = ttm_drm_open(dev);
+	ASSERT_GE(*fd, 0);
+	ASSERT_GE(*fd2, 0);
+	return dev;
+}
+
 /* The end of a two-client case: closing both frees every buffer, then the device stops. */
 static void close_both_and_stop(struct ttm_drm_device *dev, int fd, int fd2)
 {
@@ -414,7 +427,7 @@ static void hstate_take(struct ttm_drm_device *dev, int fd, uint32_t bo, struct 
 
 KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 {
-	struct ttm_drm_device *dev = mock_uapi_start("uapi-hostile");
+	struct ttm_drm_device *dev;
 	struct drm_bo_info_rep rep;
 	struct drm_fence_arg f;
 	struct hstate before, after;
@@ -423,11 +436,7 @@ KTEST(ttm_drm_ioctl_hostile_arguments_change_nothing)
 	uint64_t sum;
 	int fd, fd2, err;
 
-	ASSERT_NOT_NULL(dev);
-	fd = ttm_drm_open(dev);
-	fd2 = ttm_drm_open(dev);
-	ASSERT_GE(fd, 0);
-	ASSERT_GE(fd2, 0);
+	dev = start_two_clients("uapi-hostile", &fd, &fd2);
 	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 256), 0);
 	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, 128), 0);
 
@@ -588,14 +597,12 @@ KTEST(ttm_drm_close_releases_maps_and_references)
 
 KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 {
-	struct ttm_drm_device *dev = mock_uapi_start("uapi-map");
+	struct ttm_drm_device *dev;
 	struct drm_bo_info_rep vram, local;
 	unsigned char *p, *q;
 	int fd, fd2, err;
 
-	ASSERT_NOT_NULL(dev);
-	fd = ttm_drm_open(dev);
-	fd2 = ttm_drm_open(dev);
+	dev = start_two_clients("uapi-map", &fd, &fd2);
 	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 64), 0);
 	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, 64), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, 8192, &vram), 0);
@@ -722,15 +729,13 @@ KTEST(ttm_drm_fence_create_emit_flush_wait)
 
 KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 {
-	struct ttm_drm_device *dev = mock_uapi_start("uapi-fbufs");
+	struct ttm_drm_device *dev;
 	struct drm_bo_info_rep rw, ro, nf, rep;
 	struct drm_bo_map_wait_idle_arg w;
 	struct drm_fence_arg f;
 	int fd, fd2;
 
-	ASSERT_NOT_NULL(dev);
-	fd = ttm_drm_open(dev);
-	fd2 = ttm_drm_open(dev);
+	dev = start_two_clients("uapi-fbufs", &fd, &fd2);
 	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 64), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 4096, &rw), 0);
 	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_LOCAL, 4096, &ro), 0);
@@ -788,7 +793,7 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 
 KTEST(ttm_drm_mm_takedown_evicts_and_info_reports)
 {
-	struct ttm_drm_device *dev = mock_uapi_start("uapi-mm");
+	struct ttm_drm_device *dev;
 	struct drm_bo_info_rep rep;
 	struct drm_mm_info_arg info;
 	struct drm_mm_type_arg type;
@@ -797,9 +802,7 @@ KTEST(ttm_drm_mm_takedown_evicts_and_info_reports)
 	FILE *f;
 	int fd, fd2;
 
-	ASSERT_NOT_NULL(dev);
-	fd = ttm_drm_open(dev);
-	fd2 = ttm_drm_open(dev);
+	dev = start_two_clients("uapi-mm", &fd, &fd2);
 	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 100, 32), 0);
 	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096, &rep), 0);
 	EXPECT_UEQ(rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
