@@ -423,6 +423,24 @@ static int ttm_bo_move_to_ghost(struct ttm_buffer_object *bo, struct dma_fence *
 	return 0;
 }
 
+/*
+ * A pipelined eviction out of a type without tt: the old range is freed now,
+ * while the copy may still read it, and @fence becomes @man's move fence,
+ * which every later allocation from @man waits for (ttm_bo_mem_space()), so
+ * nobody writes the range before the copy is done. Return: true when done;
+ * false when @man's slot holds another timeline's pending fence (the caller
+ * keeps the range alive with a ghost instead).
+ */
+static bool ttm_bo_move_pipeline_evict(struct ttm_buffer_object *bo,
+				       struct ttm_resource_manager *man, struct dma_fence *fence)
+{
+	/* Recorded before the free, so whoever gets the range sees the fence. */
+	if (ttm_resource_manager_set_move(man, fence))
+		return false;
+	ttm_bo_free_resource(bo);
+	return true;
+}
+
 int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fence, bool evict,
 			      bool pipeline, struct ttm_resource *new_mem)
 {
@@ -437,12 +455,20 @@ int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fe
 	else
 		pipeline = false;
 
+	/*
+	 * Leaving a tt type, the old tt pages go to the ghost (not to the move
+	 * fence), and a plain move keeps its old range for its own waiters:
+	 * only an eviction out of io memory can free the range early.
+	 */
+	if (pipeline && evict && old_man && !old_man->use_tt &&
+	    ttm_bo_move_pipeline_evict(bo, old_man, fence)) {
+		ttm_bo_assign_mem(bo, new_mem);
+		return 0;
+	}
 	if (pipeline && bo->resource) {
 		/* The GPU still reads the old tt when the BO leaves tt memory. */
 		ret = ttm_bo_move_to_ghost(bo, fence, !new_tt);
 		if (!ret) {
-			if (evict && old_man)
-				ttm_resource_manager_set_move(old_man, fence);
 			ttm_bo_assign_mem(bo, new_mem);
 			return 0;
 		}

@@ -96,8 +96,13 @@ out_err:
 	return ret;
 }
 
-/* Move @bo to a temporary place the driver asked for (-EMULTIHOP). */
-static int ttm_bo_bounce(struct ttm_buffer_object *bo, const struct ttm_place *hop,
+/*
+ * Move @bo to a temporary place the driver asked for (-EMULTIHOP). @evict is
+ * the caller's: the first leg of an eviction is an eviction too, so a
+ * pipelined copy out of VRAM frees the old memory at once instead of
+ * leaving it to a ghost (see ttm_bo_move_accel_cleanup()).
+ */
+static int ttm_bo_bounce(struct ttm_buffer_object *bo, const struct ttm_place *hop, bool evict,
 			 struct ttm_operation_ctx *ctx, unsigned depth)
 {
 	struct ttm_place place = *hop;
@@ -115,7 +120,7 @@ static int ttm_bo_bounce(struct ttm_buffer_object *bo, const struct ttm_place *h
 		ret = ttm_bo_mem_space(bo, &placement, ctx, 0, true, depth, &hop_mem, &busy);
 	if (ret)
 		return ret;
-	ret = ttm_bo_handle_move_mem(bo, hop_mem, false, ctx, &again);
+	ret = ttm_bo_handle_move_mem(bo, hop_mem, evict, ctx, &again);
 	if (ret) {
 		ttm_bo_free_new(bo, hop_mem);
 		/* A hop that needs a hop is a driver bug. */
@@ -137,7 +142,7 @@ static int ttm_bo_move_hops(struct ttm_buffer_object *bo, struct ttm_resource *n
 			return ret;
 		if (hops == TTM_MAX_HOPS)
 			return -EINVAL;
-		ret = ttm_bo_bounce(bo, &hop, ctx, depth);
+		ret = ttm_bo_bounce(bo, &hop, evict, ctx, depth);
 		if (ret)
 			return ret;
 	}

@@ -72,21 +72,32 @@ void ttm_resource_manager_debug(struct ttm_resource_manager *man, FILE *f)
 		man->func->debug(man, f);
 }
 
-void ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_fence *fence)
+int ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_fence *fence)
 {
 	struct dma_fence *old = NULL;
+	int ret = 0;
 
 	if (!fence)
-		return;
+		return 0;
 	pthread_mutex_lock(&man->move_lock);
-	/* Of two moves on one timeline only the later needs waiting for. */
-	if (!man->move || man->move->context != fence->context ||
-	    dma_fence_is_later(fence, man->move)) {
+	if (!man->move) {
+		man->move = dma_fence_get(fence);
+	} else if (man->move->context == fence->context) {
+		/* On one timeline the later fence signals last. */
+		if (dma_fence_is_later(fence, man->move)) {
+			old = man->move;
+			man->move = dma_fence_get(fence);
+		}
+	} else if (dma_fence_test_signaled_flag(man->move)) {
+		/* The flag only: signalling here could run callbacks under the lock. */
 		old = man->move;
 		man->move = dma_fence_get(fence);
+	} else {
+		ret = -EBUSY;
 	}
 	pthread_mutex_unlock(&man->move_lock);
 	dma_fence_put(old);
+	return ret;
 }
 
 struct dma_fence *ttm_resource_manager_get_move(struct ttm_resource_manager *man)

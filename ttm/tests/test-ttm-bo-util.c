@@ -2,6 +2,7 @@
 /*
  * ttm_bo_util: memcpy moves between every pair of SYSTEM/TT/VRAM, zeroed
  * new BOs, the move_copy fault point, pipelined moves and their ghosts,
+ * pipelined evictions out of VRAM (early free behind the move fence),
  * gutting, CPU access bounds, the metadata figure, and content surviving a
  * random sequence of validates, evictions and swaps.
  */
@@ -227,6 +228,104 @@ static struct ttm_resource *res_alloc(struct ttm_buffer_object *bo, unsigned typ
 	return res;
 }
 
+/*
+ * A pipelined eviction out of VRAM frees the range at once: no ghost, and
+ * VRAM's move fence makes the next allocation there wait for the copy.
+ */
+KTEST(ttm_bo_move_accel_cleanup_evict_frees_vram_at_once)
+{
+	struct ttm_operation_ctx nw = {.no_wait_gpu = true}, ctx = {0};
+	struct ttm_buffer_object *bo, *other;
+	struct ttm_resource *res;
+	struct dma_fence *f = ttm_test_fence_create(), *move;
+
+	ASSERT_NOT_NULL(f);
+	dev_init(64, BO_PAGES);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_VRAM);
+
+	/* As a driver whose blitter copies VRAM -> TT and signals @f when done. */
+	res = res_alloc(bo, TTM_PL_TT);
+	EXPECT_EQ(ttm_bo_tt_create(bo, false), 0);
+	EXPECT_EQ(ttm_bo_move_accel_cleanup(bo, f, true, true, res), 0);
+	EXPECT_TRUE(bo->resource == res);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	EXPECT_UEQ(ttm_resource_manager_lru_count(man(TTM_PL_VRAM), bo->priority), 0);
+	EXPECT_FALSE(dma_resv_test_signaled(bo->resv, DMA_RESV_USAGE_KERNEL));
+	move = ttm_resource_manager_get_move(man(TTM_PL_VRAM));
+	EXPECT_TRUE(move == f);
+	dma_fence_put(move);
+	ttm_bo_unreserve(bo);
+
+	/* The freed range is there, but not usable before the copy is done. */
+	other = bo_reserved_in(BO_SIZE, TTM_PL_SYSTEM);
+	EXPECT_EQ(validate_locked(other, TTM_PL_VRAM, &nw), -EBUSY);
+	EXPECT_EQ(mem_type(other), TTM_PL_SYSTEM);
+	EXPECT_UEQ(nw.evictions, 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	dma_fence_signal(f);
+	EXPECT_EQ(validate_locked(other, TTM_PL_VRAM, &ctx), 0);
+	EXPECT_EQ(mem_type(other), TTM_PL_VRAM);
+	EXPECT_UEQ(ctx.evictions, 0);
+	ttm_bo_unreserve(other);
+
+	ttm_bo_put(other);
+	dma_fence_put(f);
+	ttm_bo_put(bo);
+	EXPECT_EQ(ttm_resource_manager_cleanup_move(man(TTM_PL_VRAM), false), 0);
+	dev_fini();
+}
+
+/*
+ * VRAM's one move-fence slot holds another timeline's pending copy: the
+ * new fence cannot be recorded without losing that one, so the range is
+ * not freed early; a ghost keeps it until the new copy is done.
+ */
+KTEST(ttm_bo_move_accel_cleanup_evict_other_timeline_keeps_ghost)
+{
+	struct ttm_buffer_object *bo;
+	struct ttm_resource *res;
+	struct dma_fence *f = ttm_test_fence_create(), *g = ttm_test_fence_create(), *move;
+
+	ASSERT_NOT_NULL(f);
+	ASSERT_NOT_NULL(g);
+	dev_init(64, 64);
+	EXPECT_EQ(ttm_resource_manager_set_move(man(TTM_PL_VRAM), g), 0);
+	EXPECT_EQ(ttm_resource_manager_set_move(man(TTM_PL_VRAM), f), -EBUSY);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_SYSTEM);
+	/* Into VRAM once g is done, so that g is still pending afterwards. */
+	dma_fence_signal(g);
+	EXPECT_EQ(validate_locked(bo, TTM_PL_VRAM, &(struct ttm_operation_ctx){0}), 0);
+	dma_fence_put(g);
+	g = ttm_test_fence_create();
+	ASSERT_NOT_NULL(g);
+	EXPECT_EQ(ttm_resource_manager_set_move(man(TTM_PL_VRAM), g), 0);
+
+	res = res_alloc(bo, TTM_PL_TT);
+	EXPECT_EQ(ttm_bo_tt_create(bo, false), 0);
+	EXPECT_EQ(ttm_bo_move_accel_cleanup(bo, f, true, true, res), 0);
+	EXPECT_TRUE(bo->resource == res);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 1);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
+	move = ttm_resource_manager_get_move(man(TTM_PL_VRAM));
+	EXPECT_TRUE(move == g);
+	dma_fence_put(move);
+	ttm_bo_unreserve(bo);
+
+	dma_fence_signal(f);
+	dma_fence_signal(g);
+	ttm_device_flush_delayed(&tdev.bdev, true);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+
+	dma_fence_put(f);
+	dma_fence_put(g);
+	ttm_bo_put(bo);
+	EXPECT_EQ(ttm_resource_manager_cleanup_move(man(TTM_PL_VRAM), false), 0);
+	dev_fini();
+}
+
+/* Out of a tt type the old pages may still be read: a ghost keeps them. */
 KTEST(ttm_bo_move_accel_cleanup_ghost_freed_on_signal)
 {
 	struct ttm_buffer_object *bo;
@@ -235,20 +334,18 @@ KTEST(ttm_bo_move_accel_cleanup_ghost_freed_on_signal)
 
 	ASSERT_NOT_NULL(f);
 	dev_init(64, 64);
-	bo = bo_reserved_in(BO_SIZE, TTM_PL_VRAM);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_fill(bo, 9), 0);
 
-	/* As a driver whose blitter copies VRAM -> TT and signals @f when done. */
-	res = res_alloc(bo, TTM_PL_TT);
-	EXPECT_EQ(ttm_bo_tt_create(bo, false), 0);
+	res = res_alloc(bo, TTM_PL_SYSTEM);
 	EXPECT_EQ(ttm_bo_move_accel_cleanup(bo, f, true, true, res), 0);
 	EXPECT_TRUE(bo->resource == res);
 	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 1);
-	/* The old VRAM stays allocated while the copy may still read it. */
-	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), BO_SIZE);
 	EXPECT_FALSE(dma_resv_test_signaled(bo->resv, DMA_RESV_USAGE_KERNEL));
-	/* An eviction leaves the move fence on the type it left. */
-	move = ttm_resource_manager_get_move(man(TTM_PL_VRAM));
-	EXPECT_TRUE(move == f);
+	/* The ghost holds the range, so TT needs no move fence. */
+	move = ttm_resource_manager_get_move(man(TTM_PL_TT));
+	EXPECT_NULL(move);
 	dma_fence_put(move);
 	ttm_bo_unreserve(bo);
 
@@ -257,13 +354,294 @@ KTEST(ttm_bo_move_accel_cleanup_ghost_freed_on_signal)
 	dma_fence_signal(f);
 	ttm_device_flush_delayed(&tdev.bdev, true);
 	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
-	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
-	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), BO_SIZE);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 9), 0);
 
 	dma_fence_put(f);
 	ttm_bo_put(bo);
-	EXPECT_EQ(ttm_resource_manager_cleanup_move(man(TTM_PL_VRAM), false), 0);
 	dev_fini();
+}
+
+/*
+ * A driver whose "blitter" copies VRAM -> TT later, on a thread of the case
+ * (gpu_thread), and hands the move to ttm_bo_move_accel_cleanup(); VRAM ->
+ * SYSTEM bounces through TT. Every other move is the CPU's. One copy is in
+ * flight at a time (later VRAM -> TT moves are the CPU's).
+ */
+struct pending_copy {
+	pthread_mutex_t lock;
+	struct dma_fence *fence;
+	const char *src;
+	struct ttm_tt *tt;
+	uint64_t pages;
+	bool stop;
+};
+
+static struct pending_copy pend = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static const struct ttm_place tt_place = {.mem_type = TTM_PL_TT};
+static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
+
+static int deferred_move(struct ttm_buffer_object *bo, bool evict, struct ttm_operation_ctx *ctx,
+			 struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	struct ttm_resource *old = bo->resource;
+	struct dma_fence *f;
+	int ret;
+
+	if (old && old->mem_type == TTM_PL_VRAM && new_mem->mem_type == TTM_PL_SYSTEM) {
+		*hop = tt_place;
+		return -EMULTIHOP;
+	}
+	pthread_mutex_lock(&pend.lock);
+	if (!old || old->mem_type != TTM_PL_VRAM || new_mem->mem_type != TTM_PL_TT || pend.fence) {
+		pthread_mutex_unlock(&pend.lock);
+		return ttm_bo_move_memcpy(bo, ctx, new_mem);
+	}
+	f = ttm_test_fence_create();
+	if (!f) {
+		pthread_mutex_unlock(&pend.lock);
+		return -ENOMEM;
+	}
+	/* The range manager's VRAM resource is one run from its start. */
+	pend.src = (const char *)tdev.vram_mem + (old->start << TTM_PAGE_SHIFT);
+	pend.tt = bo->ttm;
+	pend.pages = bo->size >> TTM_PAGE_SHIFT;
+	pend.fence = dma_fence_get(f);
+	pthread_mutex_unlock(&pend.lock);
+	ret = ttm_bo_move_accel_cleanup(bo, f, evict, true, new_mem);
+	dma_fence_put(f);
+	return ret;
+}
+
+static void evict_to_system(struct ttm_buffer_object *bo, struct ttm_placement *placement)
+{
+	(void)bo;
+	placement->num_placement = 1;
+	placement->placement = &sys_place;
+}
+
+/* Run the pending copy, if any, and signal its fence. Return: whether one ran. */
+static bool gpu_complete(void)
+{
+	struct dma_fence *f;
+
+	pthread_mutex_lock(&pend.lock);
+	f = pend.fence;
+	if (f) {
+		for (uint64_t i = 0; i < pend.pages; i++)
+			memcpy(ttm_tt_page_ptr(pend.tt, i), pend.src + (i << TTM_PAGE_SHIFT), PAGE);
+		pend.fence = NULL;
+	}
+	pthread_mutex_unlock(&pend.lock);
+	if (!f)
+		return false;
+	dma_fence_signal(f);
+	dma_fence_put(f);
+	return true;
+}
+
+/* Completes copies a little after they are queued, until pend.stop. */
+static void *gpu_thread(void *arg)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = 1000000L};
+
+	(void)arg;
+	for (;;) {
+		bool queued, stop;
+
+		pthread_mutex_lock(&pend.lock);
+		queued = pend.fence != NULL;
+		stop = pend.stop;
+		pthread_mutex_unlock(&pend.lock);
+		if (queued) {
+			/* Late enough that a writer not waiting for it would be first. */
+			ts.tv_nsec = 20 * 1000000L;
+			nanosleep(&ts, NULL);
+			gpu_complete();
+			ts.tv_nsec = 1000000L;
+		} else if (stop) {
+			return NULL;
+		}
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void gpu_start(pthread_t *thread)
+{
+	pend.stop = false;
+	if (pthread_create(thread, NULL, gpu_thread, NULL))
+		ktest_abort_case();
+}
+
+static void gpu_stop(pthread_t thread)
+{
+	pthread_mutex_lock(&pend.lock);
+	pend.stop = true;
+	pthread_mutex_unlock(&pend.lock);
+	pthread_join(thread, NULL);
+}
+
+/*
+ * A VRAM of two BOs holding *@a (seed 1) and *@b (seed 2), LRU order a, b,
+ * and *@c (seed 3) in SYSTEM to take a place; the deferred blitter moves.
+ */
+static void full_vram(struct ttm_buffer_object **a, struct ttm_buffer_object **b,
+		      struct ttm_buffer_object **c)
+{
+	dev_init(64, 2 * BO_PAGES);
+	tdev.funcs.move = deferred_move;
+	*a = bo_reserved_in(BO_SIZE, TTM_PL_VRAM);
+	*b = bo_reserved_in(BO_SIZE, TTM_PL_VRAM);
+	*c = bo_reserved_in(BO_SIZE, TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_fill(*a, 1), 0);
+	EXPECT_EQ(ttm_test_bo_fill(*b, 2), 0);
+	EXPECT_EQ(ttm_test_bo_fill(*c, 3), 0);
+	ttm_bo_unreserve(*a);
+	ttm_bo_unreserve(*b);
+}
+
+static void put3(struct ttm_buffer_object *a, struct ttm_buffer_object *b,
+		 struct ttm_buffer_object *c)
+{
+	ttm_bo_put(a);
+	ttm_bo_put(b);
+	ttm_bo_put(c);
+}
+
+/*
+ * Evicting A to make room for C frees A's range at once (one eviction, no
+ * ghost), and C, given that range, is written only after the copy out of
+ * it finished: A's content arrives whole in TT, C's stays C's.
+ */
+KTEST(ttm_bo_validate_pipelined_evict_new_bo_waits_for_copy)
+{
+	struct ttm_operation_ctx nw = {.no_wait_gpu = true}, ctx = {0};
+	struct ttm_buffer_object *a, *b, *c;
+	struct dma_fence *move;
+	uint64_t a_start;
+	pthread_t thread;
+
+	full_vram(&a, &b, &c);
+	a_start = a->resource->start;
+
+	/* Without waiting: A goes, C may not use the range before the copy. */
+	EXPECT_EQ(validate_locked(c, TTM_PL_VRAM, &nw), -EBUSY);
+	EXPECT_UEQ(nw.evictions, 1);
+	EXPECT_EQ(ttm_test_bo_mem_type(a), TTM_PL_TT);
+	EXPECT_EQ(mem_type(c), TTM_PL_SYSTEM);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	move = ttm_resource_manager_get_move(man(TTM_PL_VRAM));
+	EXPECT_TRUE(move != NULL && move == pend.fence);
+	EXPECT_FALSE(move && dma_fence_is_signaled(move));
+	dma_fence_put(move);
+
+	/* Waiting: the range fits without a second eviction. */
+	gpu_start(&thread);
+	EXPECT_EQ(validate_locked(c, TTM_PL_VRAM, &ctx), 0);
+	gpu_stop(thread);
+	EXPECT_UEQ(ctx.evictions, 0);
+	EXPECT_EQ(mem_type(c), TTM_PL_VRAM);
+	EXPECT_UEQ(c->resource->start, a_start);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 2 * BO_SIZE);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), BO_SIZE);
+	EXPECT_EQ(ttm_test_bo_verify(c, 3), 0);
+	ttm_bo_unreserve(c);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(a, 1), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(b, 2), 0);
+
+	put3(a, b, c);
+	dev_fini();
+}
+
+/*
+ * The eviction the benchmark found: VRAM -> SYSTEM bounces through TT, and
+ * that first leg is an eviction too, so it frees A's VRAM at once; before,
+ * a ghost kept it and the retry evicted B as well.
+ */
+KTEST(ttm_bo_validate_pipelined_evict_through_hop_one_eviction)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *a, *b, *c;
+	pthread_t thread;
+
+	full_vram(&a, &b, &c);
+	tdev.funcs.evict_flags = evict_to_system;
+
+	gpu_start(&thread);
+	EXPECT_EQ(validate_locked(c, TTM_PL_VRAM, &ctx), 0);
+	gpu_stop(thread);
+	EXPECT_UEQ(ctx.evictions, 1);
+	EXPECT_UEQ(ctx.moves, 1);
+	EXPECT_EQ(mem_type(c), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(a), TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(b), TTM_PL_VRAM);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+	EXPECT_EQ(ttm_test_bo_verify(c, 3), 0);
+	ttm_bo_unreserve(c);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(a, 1), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(b, 2), 0);
+
+	put3(a, b, c);
+	dev_fini();
+}
+
+/* Bytes held by the BOs of @bos in memory type @type. */
+static uint64_t bytes_in(struct ttm_buffer_object *const *bos, unsigned n, unsigned type)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (ttm_test_bo_mem_type(bos[i]) == type)
+			sum += bos[i]->size;
+	return sum;
+}
+
+/*
+ * Failing the n-th resource allocation or the CPU copy anywhere on that
+ * path leaves every BO whole where it is, the usage counters equal to what
+ * the BOs hold, no ghost and no fence behind.
+ */
+KTEST(ttm_bo_validate_pipelined_evict_fault_points_leak_nothing)
+{
+	struct fault_attr *points[] = {&ttm_fault_resource_alloc, &ttm_fault_move_copy};
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	for (unsigned p = 0; p < 2; p++) {
+		for (unsigned long nth = 1; nth < 16; nth++) {
+			struct ttm_operation_ctx ctx = {0};
+			struct ttm_buffer_object *bos[3];
+			long fences = dma_fence_live_count();
+			bool hit;
+			pthread_t thread;
+			int ret;
+
+			full_vram(&bos[0], &bos[1], &bos[2]);
+			gpu_start(&thread);
+			fault_set_nth(points[p], nth);
+			ret = validate_locked(bos[2], TTM_PL_VRAM, &ctx);
+			/* The countdown is spent only when the n-th call came. */
+			hit = ret != 0;
+			fault_reset(points[p]);
+			gpu_stop(thread);
+			EXPECT_TRUE(ret == 0 || ret == -ENOMEM);
+			EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+			for (unsigned t = TTM_PL_TT; t <= TTM_PL_VRAM; t++)
+				EXPECT_UEQ(ttm_resource_manager_usage(man(t)), bytes_in(bos, 3, t));
+			EXPECT_EQ(ttm_test_bo_verify(bos[2], 3), 0);
+			ttm_bo_unreserve(bos[2]);
+			EXPECT_EQ(ttm_test_bo_reserve_verify(bos[0], 1), 0);
+			EXPECT_EQ(ttm_test_bo_reserve_verify(bos[1], 2), 0);
+			put3(bos[0], bos[1], bos[2]);
+			EXPECT_EQ(ttm_resource_manager_cleanup_move(man(TTM_PL_VRAM), false), 0);
+			dev_fini();
+			EXPECT_EQ(dma_fence_live_count(), fences);
+			if (!hit)
+				break;
+		}
+	}
 }
 
 KTEST(ttm_bo_move_accel_cleanup_no_pipeline)

@@ -22,7 +22,8 @@
  * Ghosts: a pipelined move (ttm_bo_move_accel_cleanup()) hands the old
  * resource to a ghost object that holds the move fence; the BO continues at
  * once in its new place and the ghost frees the old memory when the fence
- * signals.
+ * signals. A pipelined eviction out of VRAM needs no ghost: the range is
+ * freed at once and the manager's move fence keeps its next user waiting.
  */
 #ifndef TTM_BO_H
 #define TTM_BO_H
@@ -343,12 +344,16 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 
 /**
  * ttm_bo_move_accel_cleanup() - the driver queued a GPU copy finishing
- * with @fence. The fence is added to @bo's reservation (KERNEL usage);
- * with @pipeline the old resource goes to a ghost object freed when the
- * fence signals (and, when @evict, the old type's move fence is set), else
- * the call waits for @fence and frees it at once. Return: 0; -ENOMEM (the
- * ghost could not be allocated: falls back to waiting, still 0 unless the
- * wait fails); the fence error.
+ * with @fence. The fence is added to @bo's reservation (KERNEL usage).
+ * With @pipeline and @evict out of a type without tt (VRAM), the old
+ * resource is freed at once and @fence becomes that type's move fence,
+ * which every later allocation there waits for before it is used; with
+ * @pipeline otherwise (a plain move, a tt source, or a type whose move
+ * fence is another timeline's pending fence) the old resource goes to a
+ * ghost object freed when the fence signals; without @pipeline the call
+ * waits for @fence and frees the old resource then. @bo is reserved.
+ * Return: 0; the fence error (only when it waited: @bo keeps its old
+ * resource). A ghost that cannot be allocated falls back to waiting.
  */
 int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fence,
 			      bool evict, bool pipeline, struct ttm_resource *new_mem);

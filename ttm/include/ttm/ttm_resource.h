@@ -137,8 +137,10 @@ struct ttm_resource_manager_func {
  * @lru: per priority, resources in least-recently-used-first order;
  *	protected by the LRU lock.
  * @move_lock: protects @move.
- * @move: fence of the last pipelined move into this type, or NULL; new
- *	allocations must not be touched by the GPU before it signals.
+ * @move: fence of the last pipelined eviction out of this type, or NULL:
+ *	the evicted BO's memory was freed while the copy may still read it,
+ *	so a new allocation must not be written (by GPU or CPU) before the
+ *	fence signals; validate waits for it after every allocation here.
  */
 struct ttm_resource_manager {
 	const struct ttm_resource_manager_func *func;
@@ -199,11 +201,16 @@ unsigned long ttm_resource_manager_lru_count(const struct ttm_resource_manager *
 void ttm_resource_manager_debug(struct ttm_resource_manager *man, FILE *f);
 
 /**
- * ttm_resource_manager_set_move() - record @fence as the latest move into
- * @man: it replaces the current fence unless that is a later fence of the
- * same context. Takes its own reference.
+ * ttm_resource_manager_set_move() - record @fence as the latest pipelined
+ * move out of @man. Of two fences of one context the later is kept (it
+ * signals last). A fence of another context replaces the current one only
+ * once that has signalled: one slot cannot carry two pending timelines.
+ * Takes its own reference; a NULL @fence is a no-op.
+ * Return: 0 when waiting for @man's move fence now implies @fence has
+ * signalled; -EBUSY when another context's fence is still pending (nothing
+ * recorded: the caller must not free memory that @fence still reads).
  */
-void ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_fence *fence);
+int ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_fence *fence);
 
 /**
  * ttm_resource_manager_drop_move() - forget the move fence if it is still
