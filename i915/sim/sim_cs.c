@@ -364,14 +364,44 @@ static int cs_copy(struct cs_ctx *c, uint64_t dst, uint64_t src, uint64_t len, u
 	return 0;
 }
 
-/* Fill @len bytes at @dst (a pixel boundary) with the @cpp-byte @pattern. */
-static int cs_fill(struct cs_ctx *c, uint64_t dst, uint64_t len, uint32_t pattern,
-		   unsigned int cpp, uint64_t *fault)
+/*
+ * A fill source: the pixel repeated over FILL_BLOCK bytes plus one pixel
+ * more, so that a copy of up to FILL_BLOCK bytes may start at any phase
+ * within a pixel. FILL_BLOCK is a multiple of every colour depth (1, 2, 4).
+ */
+#define FILL_BLOCK 4096u
+
+struct fill_pat {
+	uint8_t buf[FILL_BLOCK + 4];
+	unsigned int cpp;
+	size_t len;
+};
+
+/* Replicate the @cpp low bytes of @pattern over min(@len, FILL_BLOCK) + @cpp bytes. */
+static void fill_pat_init(struct fill_pat *fp, uint32_t pattern, unsigned int cpp, uint64_t len)
 {
-	uint8_t px[4];
+	size_t have = cpp, want = (len < FILL_BLOCK ? (size_t)len : FILL_BLOCK) + cpp;
+
+	memcpy(fp->buf, &pattern, cpp);
+	while (have < want) {
+		size_t n = have < want - have ? have : want - have;
+
+		memcpy(fp->buf + have, fp->buf, n);
+		have += n;
+	}
+	fp->cpp = cpp;
+	fp->len = want - cpp;
+}
+
+/*
+ * Fill @len bytes at @dst (a pixel boundary) from @fp. A run may end inside
+ * a pixel at a page edge; the next run starts at that phase.
+ */
+static int cs_fill(struct cs_ctx *c, uint64_t dst, uint64_t len, const struct fill_pat *fp,
+		   uint64_t *fault)
+{
 	uint64_t pos = 0;
 
-	memcpy(px, &pattern, 4);
 	while (len) {
 		size_t run;
 		uint8_t *d = sim_ggtt_resolve(c->gpu, dst, len, &run);
@@ -380,12 +410,18 @@ static int cs_fill(struct cs_ctx *c, uint64_t dst, uint64_t len, uint32_t patter
 			*fault = dst;
 			return -EFAULT;
 		}
-		if (cpp == 1) {
-			memset(d, px[0], run);
+		if (fp->cpp == 1) {
+			memset(d, fp->buf[0], run);
 		} else {
-			/* A run may split a pixel at a page edge: keep the phase. */
-			for (size_t i = 0; i < run; i++)
-				d[i] = px[(pos + i) % cpp];
+			const uint8_t *s = fp->buf + pos % fp->cpp;
+
+			/* Whole blocks keep the phase: fp->len is a multiple of cpp. */
+			for (size_t off = 0; off < run;) {
+				size_t n = run - off < fp->len ? run - off : fp->len;
+
+				memcpy(d + off, s, n);
+				off += n;
+			}
 		}
 		pos += run;
 		dst += run;
@@ -448,6 +484,7 @@ static int cs_color_blt(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 	unsigned int cpp = br13_cpp[(dw[1] & BR13_DEPTH_MASK) >> BR13_DEPTH_SHIFT];
 	uint32_t pitch = dw[1] & BR13_PITCH_MASK, w, h, x = dw[2] & 0xffff, y = dw[2] >> 16;
 	uint64_t dst = qw(dw + 4), row, fault = 0;
+	struct fill_pat fp;
 	int ret = 0;
 
 	if (((dw[1] & BR13_ROP_MASK) >> BR13_ROP_SHIFT) != ROP_PATCOPY)
@@ -460,11 +497,12 @@ static int cs_color_blt(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 	if ((uint64_t)(x + w) * cpp > pitch)
 		return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, 7, "blit wider than pitch");
 	dst += (uint64_t)y * pitch + (uint64_t)x * cpp;
+	fill_pat_init(&fp, dw[6], cpp, pitch == row ? row * h : row);
 	if (pitch == row)
-		ret = cs_fill(c, dst, row * h, dw[6], cpp, &fault);
+		ret = cs_fill(c, dst, row * h, &fp, &fault);
 	else
 		for (uint32_t i = 0; i < h && !ret; i++)
-			ret = cs_fill(c, dst + (uint64_t)i * pitch, row, dw[6], cpp, &fault);
+			ret = cs_fill(c, dst + (uint64_t)i * pitch, row, &fp, &fault);
 	if (ret)
 		return cs_fault(c, acthd, dw, 7, fault, "blit through unmapped page");
 	cs_charge(c, row * h * c->gpu->cfg.latency.byte_ps / 1000);

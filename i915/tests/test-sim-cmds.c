@@ -507,6 +507,51 @@ KTEST(cmd_blits_match_cpu_reference)
 	free(got);
 }
 
+/*
+ * Colour fills whose pixels straddle page edges: an odd destination base,
+ * an odd width and a pitch that is no multiple of the depth, strided and
+ * linear (pitch == row, more than one replicated block long), at each
+ * depth, compared byte for byte with a CPU model.
+ */
+KTEST(cmd_color_blt_odd_base_pitch_each_depth)
+{
+	static const unsigned int cpps[] = { 1, 2, 4 };
+	uint8_t *ref = malloc(REGION), *got = malloc(REGION);
+	struct fx fx;
+
+	ASSERT_NOT_NULL(ref);
+	ASSERT_NOT_NULL(got);
+	fx_init(&fx, 1000);
+	fill_random(&fx, DATA + REGION, REGION, ref);
+	for (unsigned int c = 0; c < 3; c++) {
+		for (int linear = 0; linear < 2; linear++) {
+			unsigned int cpp = cpps[c];
+			uint32_t w = linear ? 3001 : 1237, h = linear ? 5 : 9, x = linear ? 0 : 3;
+			uint32_t pitch = linear ? w * cpp : (x + w) * cpp + 5;
+			uint32_t color = 0x89abcdefu ^ (c * 0x01010101u);
+			uint64_t base = 7 + 4096 * c + 1024 * (uint64_t)linear;
+			uint32_t b[16], *cs = b;
+
+			cs = i915_emit_color_blt(cs, cpp, DATA + REGION + base, pitch, x, 1, w, h,
+						 color);
+			cs = i915_emit_bb_end(cs);
+			for (uint32_t y = 1; y <= h; y++) {
+				uint8_t *d = ref + base + (size_t)y * pitch + (size_t)x * cpp;
+
+				for (uint32_t i = 0; i < w * cpp; i++)
+					d[i] = (uint8_t)(color >> (8 * (i % cpp)));
+			}
+			ASSERT_EQ(run_batch(&fx, SIM_BCS, b, (unsigned int)(cs - b)), 0);
+			ASSERT_EQ(sim_aperture_read(fx.gpu, DATA + REGION, got, REGION), 0);
+			EXPECT_MEMEQ(got, ref, REGION);
+		}
+	}
+	EXPECT_EQ(last_reason(&fx, SIM_BCS), SIM_ERR_NONE);
+	fx_fini(&fx);
+	free(ref);
+	free(got);
+}
+
 KTEST(cmd_fast_copy_wide_pixels)
 {
 	struct fx fx;
