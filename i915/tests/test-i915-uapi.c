@@ -25,6 +25,7 @@
 
 #include "i915_test_common.h"
 #include "i915_uapi_client.h"
+#include "ttm_uapi_helpers.h"
 
 static struct i915_device *uapi_device(void)
 {
@@ -66,43 +67,38 @@ struct uapi_client {
 	struct i915_device *i915;
 	int fd;
 	uint32_t target, batch;
-	uint64_t target_map, batch_map;
 };
 
-static int uapi_bo(int fd, uint64_t flags, uint32_t *handle, uint64_t *map)
+/* A one-page buffer with @flags; its handle into *@handle on success. */
+static int uapi_bo(int fd, uint64_t flags, uint32_t *handle)
 {
-	struct drm_bo_create_arg arg = {.d.req = {.flags = flags, .size = 4096}};
-	int ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
+	struct drm_bo_info_rep rep;
+	int ret = uapi_create_bo(fd, flags, 4096, &rep);
 
-	*handle = arg.d.rep.handle;
-	*map = arg.d.rep.arg_handle;
+	if (!ret)
+		*handle = rep.handle;
 	return ret;
 }
 
 /* CPU access through BO_MAP, as a client does it. */
-static int uapi_rw(struct uapi_client *c, uint32_t handle, uint64_t map, uint32_t off, void *buf,
-		   size_t len, bool write)
+static int uapi_rw(struct uapi_client *c, uint32_t handle, uint32_t off, void *buf, size_t len,
+		   bool write)
 {
-	struct drm_bo_map_wait_idle_arg arg = {
-	    .d.req = {
-		.handle = handle,
-		.mask = write ? DRM_BO_FLAG_WRITE : DRM_BO_FLAG_READ,
-	    }};
-	struct drm_bo_handle_arg unmap = {.handle = handle};
+	struct drm_bo_info_rep rep;
 	char *p;
 	int ret, err = 0;
 
-	ret = ttm_drm_ioctl(c->fd, DRM_IOCTL_BO_MAP, &arg);
+	ret = uapi_bo_map_ioctl(c->fd, handle, &rep);
 	if (ret)
 		return ret;
-	p = ttm_drm_mmap(c->fd, map, 4096, &err);
+	p = ttm_drm_mmap(c->fd, rep.arg_handle, rep.size, &err);
 	if (p) {
 		if (write)
 			memcpy(p + off, buf, len);
 		else
 			memcpy(buf, p + off, len);
 	}
-	ttm_drm_ioctl(c->fd, DRM_IOCTL_BO_UNMAP, &unmap);
+	uapi_bo_unmap(c->fd, handle);
 	return p ? 0 : err;
 }
 
@@ -120,10 +116,10 @@ static void uapi_client_init(struct uapi_client *c)
 	c->fd = i915_drm_open(c->i915);
 	if (c->fd < 0)
 		return;
-	if (uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE, &c->target,
-		    &c->target_map) ||
-	    uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &c->batch, &c->batch_map) ||
-	    uapi_rw(c, c->batch, c->batch_map, 0, cs, sizeof(cs), true))
+	if (uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE,
+		    &c->target) ||
+	    uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &c->batch) ||
+	    uapi_rw(c, c->batch, 0, cs, sizeof(cs), true))
 		c->fd = -1;
 }
 
@@ -137,7 +133,7 @@ static uint32_t uapi_target_dword(struct uapi_client *c, uint32_t off)
 {
 	uint32_t v = 0xdeadbeef;
 
-	uapi_rw(c, c->target, c->target_map, off, &v, sizeof(v), false);
+	uapi_rw(c, c->target, off, &v, sizeof(v), false);
 	return v;
 }
 
@@ -638,14 +634,13 @@ KTEST(uapi_hang_reports_eio_other_client_continues)
 	struct drm_fence_arg wait = {.type = DRM_FENCE_TYPE_EXE};
 	struct uapi_client c;
 	uint32_t hang, got = 0;
-	uint64_t hang_map;
 	struct eb2 e;
 
 	uapi_client_init(&c);
 	ASSERT_NOT_NULL(c.i915);
 	ASSERT_GE(c.fd, 0);
-	ASSERT_EQ(uapi_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &hang, &hang_map), 0);
-	ASSERT_EQ(uapi_rw(&c, hang, hang_map, 0, cs, sizeof(cs), true), 0);
+	ASSERT_EQ(uapi_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &hang), 0);
+	ASSERT_EQ(uapi_rw(&c, hang, 0, cs, sizeof(cs), true), 0);
 	eb2_init(&e, &c);
 	e.obj[1].handle = hang;
 	e.reloc[0].offset = 8;
@@ -740,24 +735,6 @@ KTEST(uapi_execbuffer_fault_sweep)
 
 #define LOCAL_PAGES 16u
 
-static int uapi_bo_create(int fd, uint64_t flags, uint64_t size, struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_create_arg arg = {.d.req = {.flags = flags, .size = size}};
-	int ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_CREATE, &arg);
-
-	*rep = arg.d.rep;
-	return ret;
-}
-
-static int uapi_bo_info(int fd, uint32_t handle, struct drm_bo_info_rep *rep)
-{
-	struct drm_bo_reference_info_arg arg = {.d.req = {.handle = handle}};
-	int ret = ttm_drm_ioctl(fd, DRM_IOCTL_BO_INFO, &arg);
-
-	*rep = arg.d.rep;
-	return ret;
-}
-
 /* The dword the GPU stores in page @pg of the target. */
 static uint32_t local_value(uint32_t seed, unsigned pg)
 {
@@ -795,7 +772,6 @@ static void run_local_gpu_write(uint64_t mem, bool room)
 	const size_t size = LOCAL_PAGES * 4096u;
 	uint32_t cs[LOCAL_PAGES * 4 + 2], seed = (uint32_t)ktest_rand();
 	uint32_t reloc[I915_RELOC_HEADER + LOCAL_PAGES * I915_RELOC0_STRIDE];
-	struct drm_bo_map_wait_idle_arg map;
 	struct drm_bo_info_rep filler, bo, info;
 	struct ttm_bo_vm_stats st;
 	struct sim_gpu_config cfg;
@@ -813,14 +789,14 @@ static void run_local_gpu_write(uint64_t mem, bool room)
 	ffill = i915_drm_open(c.i915);
 	ASSERT_GE(ffill, 0);
 	if (mem == DRM_BO_FLAG_MEM_VRAM) {
-		ASSERT_EQ(uapi_bo_create(ffill,
+		ASSERT_EQ(uapi_create_bo(ffill,
 					 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE |
 					     DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_READ,
 					 window, &filler),
 			  0);
 		EXPECT_UEQ(filler.offset, 0);
 	}
-	ASSERT_EQ(uapi_bo_create(c.fd, mem | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE, size, &bo), 0);
+	ASSERT_EQ(uapi_create_bo(c.fd, mem | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE, size, &bo), 0);
 	EXPECT_UEQ(bo.flags & DRM_BO_MASK_MEM, mem);
 	if (mem == DRM_BO_FLAG_MEM_VRAM)
 		EXPECT_UGE(bo.offset, window);
@@ -841,7 +817,7 @@ static void run_local_gpu_write(uint64_t mem, bool room)
 	}
 	cs[LOCAL_PAGES * 4] = MI_BATCH_BUFFER_END;
 	cs[LOCAL_PAGES * 4 + 1] = 0;
-	ASSERT_EQ(uapi_rw(&c, c.batch, c.batch_map, 0, cs, sizeof(cs), true), 0);
+	ASSERT_EQ(uapi_rw(&c, c.batch, 0, cs, sizeof(cs), true), 0);
 
 	eb1_init(&e, &c);
 	e.op[0].d.req.bo_req.handle = bo.handle;
@@ -860,11 +836,8 @@ static void run_local_gpu_write(uint64_t mem, bool room)
 
 	if (room)
 		EXPECT_EQ(ttm_drm_close(ffill), 0);
-	memset(&map, 0, sizeof(map));
-	map.d.req.handle = bo.handle;
-	map.d.req.mask = DRM_BO_FLAG_READ;
-	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_MAP, &map), 0);
-	p = ttm_drm_mmap(c.fd, map.d.rep.arg_handle, size, &err);
+	p = uapi_bo_map(c.fd, bo.handle, NULL, &err);
+	ASSERT_EQ(err, 0);
 	ASSERT_NOT_NULL(p);
 	expect = calloc(1, size);
 	ASSERT_NOT_NULL(expect);
@@ -889,11 +862,7 @@ static void run_local_gpu_write(uint64_t mem, bool room)
 	} else {
 		EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 	}
-	{
-		struct drm_bo_handle_arg unmap = {.handle = bo.handle};
-
-		EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_UNMAP, &unmap), 0);
-	}
+	EXPECT_EQ(uapi_bo_unmap(c.fd, bo.handle), 0);
 	if (!room)
 		EXPECT_EQ(ttm_drm_close(ffill), 0);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
@@ -926,9 +895,7 @@ KTEST(uapi_stolen_gpu_write_then_map)
 KTEST(uapi_lmem_setstatus_from_local_then_map_keeps_content)
 {
 	const size_t size = LOCAL_PAGES * 4096u;
-	struct drm_bo_map_wait_idle_arg arg;
-	struct drm_bo_info_rep filler, bo, info;
-	struct drm_bo_handle_arg unmap;
+	struct drm_bo_info_rep filler, bo, info, moved;
 	struct ttm_bo_vm_stats st;
 	struct sim_gpu_config cfg;
 	struct uapi_client c;
@@ -941,19 +908,16 @@ KTEST(uapi_lmem_setstatus_from_local_then_map_keeps_content)
 	ASSERT_GE(c.fd, 0);
 	ffill = i915_drm_open(c.i915);
 	ASSERT_GE(ffill, 0);
-	ASSERT_EQ(uapi_bo_create(ffill,
+	ASSERT_EQ(uapi_create_bo(ffill,
 				 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE |
 				     DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_READ,
 				 cfg.lmem_visible_size, &filler),
 		  0);
-	ASSERT_EQ(uapi_bo_create(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE,
+	ASSERT_EQ(uapi_create_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE,
 				 size, &bo),
 		  0);
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = bo.handle;
-	arg.d.req.mask = DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
-	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_MAP, &arg), 0);
-	p = ttm_drm_mmap(c.fd, arg.d.rep.arg_handle, size, &err);
+	p = uapi_bo_map(c.fd, bo.handle, NULL, &err);
+	ASSERT_EQ(err, 0);
 	ASSERT_NOT_NULL(p);
 	expect = malloc(size);
 	ASSERT_NOT_NULL(expect);
@@ -961,14 +925,11 @@ KTEST(uapi_lmem_setstatus_from_local_then_map_keeps_content)
 		expect[i] = (uint8_t)(ktest_rand() >> 7);
 	memcpy(p, expect, size);
 
-	memset(&arg, 0, sizeof(arg));
-	arg.d.req.handle = bo.handle;
-	arg.d.req.flags = DRM_BO_FLAG_MEM_VRAM;
-	arg.d.req.mask = DRM_BO_MASK_MEM;
-	arg.d.req.hint = DRM_BO_HINT_DONT_FENCE;
-	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_SETSTATUS, &arg), 0);
-	EXPECT_UEQ(arg.d.rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
-	EXPECT_UGE(arg.d.rep.offset, cfg.lmem_visible_size);
+	ASSERT_EQ(uapi_bo_setstatus(c.fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
+				    DRM_BO_HINT_DONT_FENCE, &moved),
+		  0);
+	EXPECT_UEQ(moved.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
+	EXPECT_UGE(moved.offset, cfg.lmem_visible_size);
 	ASSERT_EQ(ttm_drm_bo_map_stats(c.fd, bo.handle, &st), 0);
 	EXPECT_UEQ(st.migrations, 0);
 
@@ -980,24 +941,9 @@ KTEST(uapi_lmem_setstatus_from_local_then_map_keeps_content)
 	/* The window is full: the GGTT, where the CPU reaches the pages. */
 	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 	free(expect);
-	unmap.handle = bo.handle;
-	EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_UNMAP, &unmap), 0);
+	EXPECT_EQ(uapi_bo_unmap(c.fd, bo.handle), 0);
 	EXPECT_EQ(ttm_drm_close(ffill), 0);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
-}
-
-static int uapi_mm(int fd, unsigned long request, uint32_t mem_type)
-{
-	struct drm_mm_init_arg init = {
-	    .magic = DRM_BO_INIT_MAGIC,
-	    .major = DRM_BO_INIT_MAJOR,
-	    .minor = DRM_BO_INIT_MINOR,
-	    .mem_type = mem_type,
-	    .p_size = 16,
-	};
-	struct drm_mm_type_arg type = {.mem_type = mem_type};
-
-	return ttm_drm_ioctl(fd, request, request == DRM_IOCTL_MM_INIT ? (void *)&init : &type);
 }
 
 /*
@@ -1007,8 +953,7 @@ static int uapi_mm(int fd, unsigned long request, uint32_t mem_type)
  */
 KTEST(uapi_driver_memory_types_are_the_drivers)
 {
-	static const unsigned long reqs[] = {DRM_IOCTL_MM_INIT, DRM_IOCTL_MM_TAKEDOWN,
-					     DRM_IOCTL_MM_LOCK};
+	static const uint32_t types[] = {DRM_BO_MEM_VRAM, DRM_BO_MEM_PRIV0};
 	struct drm_bo_info_rep rep;
 	struct sim_gpu_config cfg;
 	struct i915_device *i915;
@@ -1021,9 +966,10 @@ KTEST(uapi_driver_memory_types_are_the_drivers)
 	ASSERT_NOT_NULL(i915);
 	fd = i915_drm_open(i915);
 	ASSERT_GE(fd, 0);
-	for (unsigned r = 0; r < sizeof(reqs) / sizeof(reqs[0]); r++) {
-		EXPECT_EQ(uapi_mm(fd, reqs[r], DRM_BO_MEM_VRAM), -EINVAL);
-		EXPECT_EQ(uapi_mm(fd, reqs[r], DRM_BO_MEM_PRIV0), -EINVAL);
+	for (unsigned t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		EXPECT_EQ(uapi_mm_init(fd, types[t], 0, 16), -EINVAL);
+		EXPECT_EQ(uapi_mm_takedown(fd, types[t]), -EINVAL);
+		EXPECT_EQ(uapi_mm_lock(fd, types[t], true), -EINVAL);
 	}
 	f = open_memstream(&text, &len);
 	ASSERT_NOT_NULL(f);
@@ -1047,8 +993,8 @@ KTEST(uapi_driver_memory_types_are_the_drivers)
 	ASSERT_EQ(i915_gem_init(i915), 0);
 	fd = i915_drm_open(i915);
 	ASSERT_GE(fd, 0);
-	EXPECT_EQ(uapi_bo_create(fd, DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_READ, 4096, &rep), -EINVAL);
-	ASSERT_EQ(uapi_bo_create(fd, DRM_BO_FLAG_MEM_PRIV0 | DRM_BO_FLAG_READ, 4096, &rep), 0);
+	EXPECT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_READ, 4096, &rep), -EINVAL);
+	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_MEM_PRIV0 | DRM_BO_FLAG_READ, 4096, &rep), 0);
 	EXPECT_UEQ(rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_PRIV0);
 	EXPECT_EQ(ttm_drm_close(fd), 0);
 	EXPECT_EQ(uapi_device_destroy(i915), 0);

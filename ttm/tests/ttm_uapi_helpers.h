@@ -3,14 +3,15 @@
  * ttm_uapi_helpers.h - the uAPI client calls the unit tests and the stress
  * programs share: one ttm_drm_ioctl() each, request filled the usual way,
  * reply copied out on success. They work on any ttm_drm_device, whichever
- * mock driver (test-ttm-uapi-mock.c, stress/lib/ttm_uapi_mock.c) is behind
- * it.
+ * driver (the mocks test-ttm-uapi-mock.c and stress/lib/ttm_uapi_mock.c, or
+ * i915 in test-i915-uapi) is behind it.
  *
  * Header-only so that every program using them links as it did: the unit
- * tests list their sources per executable, and the stress programs reach
- * this directory through igt_dep (stress/meson.build) for this header
- * alone. Each call returns 0 or the ioctl's negative errno; none asserts,
- * so a test that expects a refusal uses the same call.
+ * tests list their sources per executable (test-i915-uapi finds this
+ * directory through ktest_dep's include path), and the stress programs
+ * reach it through igt_dep (stress/meson.build) for this header alone.
+ * Each call returns 0 or the ioctl's negative errno; none asserts, so a
+ * test that expects a refusal uses the same call.
  */
 #ifndef TTM_UAPI_HELPERS_H
 #define TTM_UAPI_HELPERS_H
@@ -40,12 +41,24 @@ static inline int uapi_mm_init(int fd, uint32_t type, uint64_t offset, uint64_t 
 	return ttm_drm_ioctl(fd, DRM_IOCTL_MM_INIT, &arg);
 }
 
-/** uapi_mm_lock() - MM_LOCK of @type when @lock, else MM_UNLOCK. */
-static inline int uapi_mm_lock(int fd, uint32_t type, bool lock)
+/* A request that names only memory type @type (@req: MM_TAKEDOWN, MM_LOCK, MM_UNLOCK). */
+static inline int uapi_mm_type_req(int fd, unsigned long req, uint32_t type)
 {
 	struct drm_mm_type_arg arg = {.mem_type = type};
 
-	return ttm_drm_ioctl(fd, lock ? DRM_IOCTL_MM_LOCK : DRM_IOCTL_MM_UNLOCK, &arg);
+	return ttm_drm_ioctl(fd, req, &arg);
+}
+
+/** uapi_mm_takedown() - MM_TAKEDOWN of @type. */
+static inline int uapi_mm_takedown(int fd, uint32_t type)
+{
+	return uapi_mm_type_req(fd, DRM_IOCTL_MM_TAKEDOWN, type);
+}
+
+/** uapi_mm_lock() - MM_LOCK of @type when @lock, else MM_UNLOCK. */
+static inline int uapi_mm_lock(int fd, uint32_t type, bool lock)
+{
+	return uapi_mm_type_req(fd, lock ? DRM_IOCTL_MM_LOCK : DRM_IOCTL_MM_UNLOCK, type);
 }
 
 /**
