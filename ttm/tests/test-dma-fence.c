@@ -8,11 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static const char *test_name(struct dma_fence *f)
-{
-	(void)f;
-	return "test";
-}
+#include "ttm_test_helpers.h"
 
 static atomic_int enable_calls;
 
@@ -24,8 +20,8 @@ static bool test_enable(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops test_ops = {
-	.get_driver_name = test_name,
-	.get_timeline_name = test_name,
+	.get_driver_name = ttm_test_fence_name,
+	.get_timeline_name = ttm_test_fence_name,
 	.enable_signaling = test_enable,
 };
 
@@ -149,34 +145,25 @@ KTEST(dma_fence_remove_callback_pending_and_done)
 	dma_fence_put(f);
 }
 
-static void stack_release(struct dma_fence *f)
-{
-	(void)f;
-}
-
-static const struct dma_fence_ops stack_ops = {
-	.get_driver_name = test_name,
-	.get_timeline_name = test_name,
-	.release = stack_release,
-};
-
 KTEST(dma_fence_is_later_wraps)
 {
-	struct dma_fence a, b, c;
 	uint64_t ctx = dma_fence_context_alloc(2);
+	struct dma_fence *a = ttm_test_fence_create_on(ctx, UINT64_MAX - 1);
+	struct dma_fence *b = ttm_test_fence_create_on(ctx, 2); /* after a wrap */
+	struct dma_fence *c = ttm_test_fence_create_on(ctx + 1, 100);
 
-	dma_fence_init(&a, &stack_ops, ctx, UINT64_MAX - 1);
-	dma_fence_init(&b, &stack_ops, ctx, 2); /* after a wrap */
-	dma_fence_init(&c, &stack_ops, ctx + 1, 100);
-	EXPECT_TRUE(dma_fence_is_later(&b, &a));
-	EXPECT_FALSE(dma_fence_is_later(&a, &b));
-	EXPECT_FALSE(dma_fence_is_later(&c, &a)); /* other timeline */
-	EXPECT_TRUE(dma_fence_is_later_or_same(&a, &a));
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	ASSERT_NOT_NULL(c);
+	EXPECT_TRUE(dma_fence_is_later(b, a));
+	EXPECT_FALSE(dma_fence_is_later(a, b));
+	EXPECT_FALSE(dma_fence_is_later(c, a)); /* other timeline */
+	EXPECT_TRUE(dma_fence_is_later_or_same(a, a));
 	EXPECT_TRUE(__dma_fence_is_later(10, 9));
 	EXPECT_FALSE(__dma_fence_is_later(9, 9));
-	dma_fence_put(&a);
-	dma_fence_put(&b);
-	dma_fence_put(&c);
+	dma_fence_put(a);
+	dma_fence_put(b);
+	dma_fence_put(c);
 }
 
 KTEST(dma_fence_context_alloc_unique)
@@ -521,8 +508,8 @@ static void put_race_release(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops put_race_ops = {
-	.get_driver_name = test_name,
-	.get_timeline_name = test_name,
+	.get_driver_name = ttm_test_fence_name,
+	.get_timeline_name = ttm_test_fence_name,
 	.release = put_race_release,
 };
 

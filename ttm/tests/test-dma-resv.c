@@ -7,21 +7,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-static const char *rname(struct dma_fence *f)
-{
-	(void)f;
-	return "resv-test";
-}
-
-static const struct dma_fence_ops rops = { .get_driver_name = rname, .get_timeline_name = rname };
-
-static struct dma_fence *mk(uint64_t ctx, uint64_t seq)
-{
-	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
-
-	dma_fence_init(f, &rops, ctx, seq);
-	return f;
-}
+#include "ttm_test_helpers.h"
 
 static unsigned count_usage(struct dma_resv *r, enum dma_resv_usage u)
 {
@@ -45,7 +31,7 @@ KTEST(dma_resv_get_fences_filters_by_usage)
 	ASSERT_EQ(dma_resv_lock(&r, NULL), 0);
 	ASSERT_EQ(dma_resv_reserve_fences(&r, 4), 0);
 	for (int i = 0; i < 4; i++) {
-		f[i] = mk(ctx + i, 1);
+		f[i] = ttm_test_fence_create_on(ctx + i, 1);
 		EXPECT_EQ(dma_resv_add_fence(&r, f[i], (enum dma_resv_usage)i), 0);
 		dma_fence_put(f[i]);
 	}
@@ -64,8 +50,8 @@ KTEST(dma_resv_get_fences_filters_by_usage)
 KTEST(dma_resv_add_fence_without_slot_enospc)
 {
 	struct dma_resv r;
-	struct dma_fence *a = mk(dma_fence_context_alloc(1), 1);
-	struct dma_fence *b = mk(dma_fence_context_alloc(1), 1);
+	struct dma_fence *a = ttm_test_fence_create();
+	struct dma_fence *b = ttm_test_fence_create();
 
 	dma_resv_init(&r);
 	dma_resv_lock(&r, NULL);
@@ -78,7 +64,7 @@ KTEST(dma_resv_add_fence_without_slot_enospc)
 		unsigned nx = 0;
 
 		while (r.num_fences < r.max_fences && nx < 16) {
-			x[nx] = mk(dma_fence_context_alloc(1), 1);
+			x[nx] = ttm_test_fence_create();
 			EXPECT_EQ(dma_resv_add_fence(&r, x[nx], DMA_RESV_USAGE_READ), 0);
 			nx++;
 		}
@@ -105,7 +91,9 @@ KTEST(dma_resv_add_fence_same_context_replaced_in_place)
 {
 	struct dma_resv r;
 	uint64_t ctx = dma_fence_context_alloc(1);
-	struct dma_fence *f1 = mk(ctx, 1), *f2 = mk(ctx, 2), *f3 = mk(ctx, 3);
+	struct dma_fence *f1 = ttm_test_fence_create_on(ctx, 1);
+	struct dma_fence *f2 = ttm_test_fence_create_on(ctx, 2);
+	struct dma_fence *f3 = ttm_test_fence_create_on(ctx, 3);
 
 	dma_resv_init(&r);
 	dma_resv_lock(&r, NULL);
@@ -142,7 +130,7 @@ KTEST(dma_resv_for_each_fence_locked_iteration)
 	struct dma_fence *fs[3];
 
 	for (int k = 0; k < 3; k++) {
-		fs[k] = mk(dma_fence_context_alloc(1), 1);
+		fs[k] = ttm_test_fence_create();
 		EXPECT_EQ(dma_resv_add_fence(&r, fs[k],
 					     k == 0 ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_BOOKKEEP), 0);
 	}
@@ -187,8 +175,8 @@ static void *signal_soon(void *p)
 KTEST(dma_resv_wait_timeout_and_test_signaled)
 {
 	struct dma_resv r;
-	struct dma_fence *w = mk(dma_fence_context_alloc(1), 1);
-	struct dma_fence *rd = mk(dma_fence_context_alloc(1), 1);
+	struct dma_fence *w = ttm_test_fence_create();
+	struct dma_fence *rd = ttm_test_fence_create();
 	pthread_t t;
 
 	dma_resv_init(&r);

@@ -553,12 +553,6 @@ struct poll_fence {
 	atomic_bool done;
 };
 
-static const char *poll_fence_name(struct dma_fence *f)
-{
-	(void)f;
-	return "poll";
-}
-
 static bool poll_fence_signaled(struct dma_fence *f)
 {
 	struct poll_fence *pf = container_of(f, struct poll_fence, base);
@@ -568,8 +562,8 @@ static bool poll_fence_signaled(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops poll_fence_ops = {
-    .get_driver_name = poll_fence_name,
-    .get_timeline_name = poll_fence_name,
+    .get_driver_name = ttm_test_fence_name,
+    .get_timeline_name = ttm_test_fence_name,
     .signaled = poll_fence_signaled,
 };
 

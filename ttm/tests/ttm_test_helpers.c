@@ -289,7 +289,7 @@ int ttm_test_bo_create_in(struct ttm_device *bdev, uint64_t size, uint32_t mem_t
 
 /* --- fences --- */
 
-static const char *ttm_test_fence_name(struct dma_fence *fence)
+const char *ttm_test_fence_name(struct dma_fence *fence)
 {
 	(void)fence;
 	return "ttm-test";
@@ -300,14 +300,19 @@ static const struct dma_fence_ops ttm_test_fence_ops = {
     .get_timeline_name = ttm_test_fence_name,
 };
 
-struct dma_fence *ttm_test_fence_create(void)
+struct dma_fence *ttm_test_fence_create_on(uint64_t context, uint64_t seqno)
 {
 	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
 
 	if (!f)
 		return NULL;
-	dma_fence_init(f, &ttm_test_fence_ops, dma_fence_context_alloc(1), 1);
+	dma_fence_init(f, &ttm_test_fence_ops, context, seqno);
 	return f;
+}
+
+struct dma_fence *ttm_test_fence_create(void)
+{
+	return ttm_test_fence_create_on(dma_fence_context_alloc(1), 1);
 }
 
 int ttm_test_bo_add_fence(struct ttm_buffer_object *bo, struct dma_fence *fence,

@@ -169,6 +169,20 @@ void ttm_test_bo_destroy(struct ttm_buffer_object *bo);
 struct dma_fence *ttm_test_fence_create(void);
 
 /**
+ * ttm_test_fence_create_on() - as ttm_test_fence_create(), at @seqno of
+ * the caller's timeline @context (from dma_fence_context_alloc()), for
+ * tests that order fences of one timeline. NULL on failure.
+ */
+struct dma_fence *ttm_test_fence_create_on(uint64_t context, uint64_t seqno);
+
+/**
+ * ttm_test_fence_name() - the driver and timeline name of the helpers'
+ * fences (a static string), for a test's own dma_fence_ops that needs
+ * slots of its own (signaled, enable_signaling, release) besides the names.
+ */
+const char *ttm_test_fence_name(struct dma_fence *fence);
+
+/**
  * ttm_test_bo_add_fence() - attach @fence to @bo (reserved by the caller)
  * with @usage. Return: 0; -ENOMEM.
  */
