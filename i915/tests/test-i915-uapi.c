@@ -102,6 +102,11 @@ static int uapi_rw(struct uapi_client *c, uint32_t handle, uint32_t off, void *b
 	return p ? 0 : err;
 }
 
+/*
+ * A device, an open client, its target and its batch (a store of 0xc0ffee
+ * through one relocation): each step ASSERTed, so only on the case's own
+ * thread.
+ */
 static void uapi_client_init(struct uapi_client *c)
 {
 	uint32_t cs[8] = {
@@ -111,16 +116,14 @@ static void uapi_client_init(struct uapi_client *c)
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	c->i915 = uapi_device();
-	if (!c->i915)
-		return;
+	ASSERT_NOT_NULL(c->i915);
 	c->fd = i915_drm_open(c->i915);
-	if (c->fd < 0)
-		return;
-	if (uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE,
-		    &c->target) ||
-	    uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &c->batch) ||
-	    uapi_rw(c, c->batch, 0, cs, sizeof(cs), true))
-		c->fd = -1;
+	ASSERT_GE(c->fd, 0);
+	ASSERT_EQ(uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE,
+			  &c->target),
+		  0);
+	ASSERT_EQ(uapi_bo(c->fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &c->batch), 0);
+	ASSERT_EQ(uapi_rw(c, c->batch, 0, cs, sizeof(cs), true), 0);
 }
 
 static int uapi_client_fini(struct uapi_client *c)
@@ -293,8 +296,6 @@ KTEST(uapi_execbuffer_runs_and_fences)
 	struct eb1 e;
 
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	eb1_init(&e, &c);
 	ASSERT_EQ(eb1_call(&c, &e), 0);
 	EXPECT_EQ(e.op[0].handled, 1);
@@ -329,8 +330,6 @@ KTEST(uapi_execbuffer_interrupted_returns_eagain_then_restarts)
 	struct eb1 e, before;
 
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	eb1_init(&e, &c);
 	before = e;
 	file = ttm_drm_file_get_fd(c.fd);
@@ -368,8 +367,6 @@ KTEST(uapi_execbuffer_hostile_arguments)
 	struct eb1 e, before;
 
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	for (int k = 0; k < EB1_NCASES; k++) {
 		eb1_init(&e, &c);
 		eb1_break(&e, (enum eb1_case)k, &c);
@@ -436,8 +433,6 @@ KTEST(uapi_execbuffer2_relocates_then_skips)
 	unsigned long skipped;
 
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	eb2_init(&e, &c);
 	ASSERT_EQ(eb2_call(&c, &e), 0);
 	EXPECT_NE(e.eb.rsvd2 >> 32, 0u);
@@ -545,8 +540,6 @@ KTEST(uapi_execbuffer2_hostile_arguments)
 	struct eb2 e, before;
 
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	for (int k = 0; k < EB2_NCASES; k++) {
 		eb2_init(&e, &c);
 		eb2_break(&e, (enum eb2_case)k, &c);
@@ -637,8 +630,6 @@ KTEST(uapi_hang_reports_eio_other_client_continues)
 	struct eb2 e;
 
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	ASSERT_EQ(uapi_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &hang), 0);
 	ASSERT_EQ(uapi_rw(&c, hang, 0, cs, sizeof(cs), true), 0);
 	eb2_init(&e, &c);
@@ -669,8 +660,6 @@ KTEST(uapi_fence_emit_is_a_render_request)
 	unsigned long submitted;
 
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	submitted = atomic_load(&i915_engine_get(c.i915, I915_ENGINE_RCS)->stats.submitted);
 	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_FENCE_CREATE, &arg), 0);
 	EXPECT_EQ(atomic_load(&i915_engine_get(c.i915, I915_ENGINE_RCS)->stats.submitted),
@@ -699,8 +688,6 @@ KTEST(uapi_execbuffer_fault_sweep)
 	if (!FAULT_INJECT_ENABLED)
 		KTEST_SKIP("fault points compiled out");
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	for (unsigned long nth = 1; nth < 200; nth++) {
 		bool reached;
 		int ret;
@@ -784,8 +771,6 @@ static void run_local_gpu_write(uint64_t mem, bool room)
 	i915_test_config(&cfg);
 	window = cfg.lmem_visible_size;
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	ffill = i915_drm_open(c.i915);
 	ASSERT_GE(ffill, 0);
 	if (mem == DRM_BO_FLAG_MEM_VRAM) {
@@ -904,8 +889,6 @@ KTEST(uapi_lmem_setstatus_from_local_then_map_keeps_content)
 
 	i915_test_config(&cfg);
 	uapi_client_init(&c);
-	ASSERT_NOT_NULL(c.i915);
-	ASSERT_GE(c.fd, 0);
 	ffill = i915_drm_open(c.i915);
 	ASSERT_GE(ffill, 0);
 	ASSERT_EQ(uapi_create_bo(ffill,
