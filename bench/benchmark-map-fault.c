@@ -344,6 +344,12 @@ int main(int argc, char **argv)
 	rc = bench_setup(&run, "map-fault", argc, argv, NULL, NULL);
 	if (rc)
 		return bench_exit_code(rc);
+	if (run.opts.backend == BENCH_BACKEND_HW) {
+		fprintf(stderr, "benchmark-map-fault: SKIP: not applicable to hw (a GEM buffer's CPU "
+				"faults are the kernel's, not this fault engine's)\n");
+		bench_run_fini(&run);
+		return 77;
+	}
 	num_pages = (run.opts.quick ? 16ul : 64ul) << 20 >> 12;
 	bench_run_param(&run, "bo_size_mib", "%lu", num_pages * PG >> 20);
 	bench_run_param(&run, "prefault_pages", "%d", TTM_VM_FAULT_PREFAULT);

@@ -55,7 +55,7 @@ ttm_ensure_packages || exit 1
 ttm_configure "$dir" -Dbuildtype=release -Db_ndebug=true "-Dfault_inject=$faults" || exit 1
 # The suite in a fixed order: the four of issue 7, then the supporting ones.
 progs=(benchmark-validate benchmark-evict benchmark-fence benchmark-fence-gpu benchmark-pagelimit benchmark-probe
-	benchmark-range-alloc)
+	benchmark-range-alloc benchmark-map-fault)
 # Only our targets: a half-written file elsewhere in the tree must not stop the run.
 targets=(bench/ttm-compare bench/ttm-results-csv)
 for p in "${progs[@]}"; do
@@ -117,7 +117,7 @@ mv "$part" "$out"
 # One table over every results file of the run.
 summary() {
 	local f
-	printf '%-52s %12s %-9s %-20s %11s %-12s %s\n' metric value unit reference ratio target result
+	printf '%-56s %12s %-9s %-20s %11s %-12s %s\n' metric value unit reference ratio target result
 	for f in "$out"/*.json; do
 		[ -e "$f" ] || continue
 		jq -r '.metrics[] | [
@@ -135,7 +135,7 @@ summary() {
 		v = $2; if (v != "-") v = sprintf("%.4g", v)
 		r = $5; if (r != "-") r = sprintf("%.3g", r)
 		t = $6; if (t != "-") { c = substr(t, 1, 2); t = c sprintf("%.4g", substr(t, 3)) }
-		printf "%-52s %12s %-9s %-20s %11s %-12s %s\n", $1, v, $3, $4, r, t, $7 }'
+		printf "%-56s %12s %-9s %-20s %11s %-12s %s\n", $1, v, $3, $4, r, t, $7 }'
 }
 summary >"$out/summary.txt"
 
