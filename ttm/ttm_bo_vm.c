@@ -399,11 +399,47 @@ static int ttm_bo_vm_install(struct ttm_bo_vm *vm, unsigned long page, bool whol
 	return ret;
 }
 
+static bool ttm_bo_vm_fence_in(struct dma_fence *fence, struct dma_fence **set, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (set[i] == fence)
+			return true;
+	return false;
+}
+
+/*
+ * After a migration: the move may be pipelined (the driver returned with
+ * its copy queued behind a KERNEL-usage fence, ttm_bo_move_accel_cleanup()),
+ * so the new home holds the content only once that fence signalled. A
+ * move fence signalled with an error left no trustworthy copy for the CPU:
+ * the fault fails (SIGBUS). Fences in @before were there before the
+ * migration; an error of theirs is an older move's and not this fault's.
+ * Reserved.
+ */
+static int ttm_bo_vm_wait_move(struct ttm_buffer_object *bo, struct dma_fence **before,
+			       unsigned n_before)
+{
+	struct dma_fence *fence;
+	int64_t lret;
+	unsigned i;
+
+	lret = dma_resv_wait_timeout(bo->resv, DMA_RESV_USAGE_KERNEL, false, INT64_MAX);
+	if (lret < 0)
+		return (int)lret;
+	dma_resv_for_each_fence (bo->resv, DMA_RESV_USAGE_KERNEL, i, fence) {
+		if (dma_fence_get_status(fence) < 0 && !ttm_bo_vm_fence_in(fence, before, n_before))
+			return -EIO;
+	}
+	return 0;
+}
+
 static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
 {
 	struct ttm_bo_vm *vm = range->priv;
 	struct ttm_buffer_object *bo = vm->bo;
 	struct ttm_operation_ctx ctx = {0};
+	struct dma_fence **before = NULL;
+	unsigned n_before = 0;
 	bool moved = false;
 	int64_t lret;
 	int ret;
@@ -422,14 +458,23 @@ static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
 		goto out;
 	}
 	if (!ttm_bo_vm_in_place(vm)) {
+		ret = dma_resv_get_fences(bo->resv, DMA_RESV_USAGE_KERNEL, &n_before, &before);
+		if (ret)
+			goto out;
 		ret = ttm_bo_vm_migrate(vm, &ctx);
 		if (ret)
 			goto out;
 		moved = ctx.moves != 0;
+		if (moved) {
+			ret = ttm_bo_vm_wait_move(bo, before, n_before);
+			if (ret)
+				goto out;
+		}
 	}
 	ret = ttm_bo_vm_install(vm, page, moved, &ctx);
 out:
 	ttm_bo_unreserve(bo);
+	dma_resv_put_fences(before, n_before);
 	return ret;
 }
 

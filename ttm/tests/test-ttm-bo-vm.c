@@ -3,12 +3,14 @@
  * Tests of BO CPU mappings over the mock driver device: content across
  * eviction, swap-out and migration, writes made just before a move, one
  * migration and one copy per page for a large BO, touch orders, GPU-write
- * waits and DONT_BLOCK, map counts and 2007 lifetime, SIGBUS on a failing
- * fault, a fault racing moves, and the info line; each in both fault
+ * waits and DONT_BLOCK, faults after a pipelined move (they wait for its
+ * copy; an error-signalled move fence is SIGBUS), map counts and 2007
+ * lifetime, SIGBUS on a failing fault, a fault racing moves, and the info line; each in both fault
  * mechanisms (userfaultfd skipped where the kernel refuses it).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -615,6 +617,175 @@ static void ttm_bo_mmap_fault_sigbus(enum ttm_vm_fault_mode mode)
 	teardown();
 }
 BOTH_MODES(ttm_bo_mmap_fault_sigbus)
+
+/*
+ * A pipelined move as a blitter driver does it: leaving VRAM, the move
+ * queues the copy behind a fence (ttm_bo_move_accel_cleanup()) and
+ * returns; the copier thread performs the copy and signals the fence. The
+ * copier holds the copy back until the faulting thread waits on the fence,
+ * or until that thread's access finished without waiting (the bug: it read
+ * the new home before the copy), so the order of events is fixed by thread
+ * sync alone.
+ */
+struct pipe_move {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	/* Protected by @lock. */
+	struct dma_fence *fence;
+	const uint8_t *src;
+	struct ttm_tt *dst;
+	unsigned long pages;
+
+	int error;
+	_Atomic bool copied;
+	_Atomic bool touched;
+};
+
+static struct pipe_move pmove = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static int pipe_move_fn(struct ttm_buffer_object *bo, bool evict, struct ttm_operation_ctx *ctx,
+			struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	struct ttm_resource *old = bo->resource;
+	struct dma_fence *fence;
+	int ret;
+
+	(void)hop;
+	if (!old || old->mem_type != TTM_PL_VRAM || new_mem->mem_type != TTM_PL_TT)
+		return ttm_bo_move_memcpy(bo, ctx, new_mem);
+	fence = ttm_test_fence_create();
+	if (!fence)
+		return -ENOMEM;
+	pthread_mutex_lock(&pmove.lock);
+	pmove.fence = dma_fence_get(fence);
+	pmove.src = (const uint8_t *)tdev.vram_mem + (old->start << TTM_PAGE_SHIFT);
+	pmove.dst = bo->ttm;
+	pmove.pages = bo->size / PG;
+	pthread_cond_broadcast(&pmove.cond);
+	pthread_mutex_unlock(&pmove.lock);
+	/* The ghost keeps the old range alive until the fence signals. */
+	ret = ttm_bo_move_accel_cleanup(bo, fence, evict, true, new_mem);
+	dma_fence_put(fence);
+	return ret;
+}
+
+static void *pipe_copier(void *arg)
+{
+	struct dma_fence *fence;
+	(void)arg;
+
+	pthread_mutex_lock(&pmove.lock);
+	while (!pmove.fence)
+		pthread_cond_wait(&pmove.cond, &pmove.lock);
+	fence = pmove.fence;
+	pthread_mutex_unlock(&pmove.lock);
+	while (!(atomic_load(&fence->flags) & DMA_FENCE_FLAG_WAITERS) &&
+	       !atomic_load(&pmove.touched))
+		sched_yield();
+	for (unsigned long i = 0; i < pmove.pages; i++)
+		memcpy(ttm_tt_page_ptr(pmove.dst, i), pmove.src + i * PG, PG);
+	if (pmove.error)
+		dma_fence_set_error(fence, pmove.error);
+	atomic_store(&pmove.copied, true);
+	dma_fence_signal(fence);
+	return NULL;
+}
+
+/* Map a filled VRAM BO whose CPU placement is TT only; start the copier. */
+static struct ttm_buffer_object *pipe_setup(enum ttm_vm_fault_mode mode, int error, uint8_t **p,
+					    uint8_t *want, uint64_t *sum, pthread_t *t)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_test_placement tp;
+	struct ttm_buffer_object *bo;
+
+	setup(mode, 256, 256);
+	tdev.funcs.move = pipe_move_fn;
+	pmove.fence = NULL;
+	pmove.error = error;
+	atomic_store(&pmove.copied, false);
+	atomic_store(&pmove.touched, false);
+	bo = bo_create_filled(16 * PG, TTM_PL_VRAM, 21);
+	*sum = bo_checksum(bo);
+	/* Page 3 as it is in VRAM, to compare with what the first touch reads. */
+	memcpy(want,
+	       (const uint8_t *)tdev.vram_mem + (bo->resource->start << TTM_PAGE_SHIFT) + 3 * PG,
+	       PG);
+	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_TT, 0), &ctx, (void **)p), 0);
+	ASSERT_EQ(pthread_create(t, NULL, pipe_copier, NULL), 0);
+	return bo;
+}
+
+static void pipe_finish(struct ttm_buffer_object *bo, pthread_t t)
+{
+	pthread_join(t, NULL);
+	dma_fence_put(pmove.fence);
+	pmove.fence = NULL;
+	bo_unmap_put(bo);
+	teardown();
+}
+
+/* The first touch after a pipelined move blocks until the copy is done, then reads it. */
+static void ttm_bo_mmap_pipelined_move_waits(enum ttm_vm_fault_mode mode)
+{
+	static uint8_t want[PG], got[PG];
+	uint64_t sum;
+	uint8_t *p;
+	pthread_t t;
+	struct ttm_buffer_object *bo = pipe_setup(mode, 0, &p, want, &sum, &t);
+
+	/* The first touch is this copy's first load. */
+	memcpy(got, p + 3 * PG, PG);
+	atomic_store(&pmove.touched, true);
+	EXPECT_TRUE(atomic_load(&pmove.copied));
+	EXPECT_EQ(memcmp(got, want, PG), 0);
+	EXPECT_UEQ(map_checksum(p, 16 * PG), sum);
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_TT);
+	EXPECT_EQ(vm_stats(bo).migrations, 1);
+	EXPECT_EQ(vm_stats(bo).sigbus, 0);
+	pipe_finish(bo, t);
+}
+BOTH_MODES(ttm_bo_mmap_pipelined_move_waits)
+
+/* A move fence signalled with -EIO: SIGBUS, the content intact at the new home. */
+static void ttm_bo_mmap_pipelined_move_error(enum ttm_vm_fault_mode mode)
+{
+	static uint8_t want[PG];
+	struct sigaction sa, old;
+	volatile uint8_t v = 0;
+	uint8_t *p;
+	struct ttm_buffer_object *bo;
+	uint64_t sum;
+	pthread_t t;
+
+#ifdef VM_TEST_TSAN
+	KTEST_SKIP("SIGBUS delivery is deferred under TSan");
+#endif
+	bo = pipe_setup(mode, -EIO, &p, want, &sum, &t);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigbus_handler;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGBUS, &sa, &old), 0);
+	sigbus_seen = 0;
+	if (!sigsetjmp(sigbus_env, 1))
+		v = p[3 * PG + 5];
+	atomic_store(&pmove.touched, true);
+	EXPECT_EQ(sigbus_seen, 1);
+	EXPECT_TRUE(atomic_load(&pmove.copied));
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_TT);
+	EXPECT_UEQ(bo_checksum(bo), sum);
+	EXPECT_EQ(vm_stats(bo).sigbus, 1);
+	/* Nothing moves now: the next access does not meet the old error. */
+	sigbus_seen = 0;
+	if (!sigsetjmp(sigbus_env, 1))
+		v = p[3 * PG + 5];
+	EXPECT_EQ(sigbus_seen, 0);
+	EXPECT_EQ(v, want[5]);
+	EXPECT_UEQ(map_checksum(p, 16 * PG), sum);
+	sigaction(SIGBUS, &old, NULL);
+	pipe_finish(bo, t);
+}
+BOTH_MODES(ttm_bo_mmap_pipelined_move_error)
 
 /*
  * Faults racing moves: readers check a per-page stamp, a writer updates a

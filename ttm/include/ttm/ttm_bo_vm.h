@@ -15,7 +15,13 @@
  *      (the driver's io_mem_reserve refuses it or gives no address) or does
  *      not satisfy the CPU placement given at the first map (for example
  *      a visible-VRAM range, a mappable aperture part) - the whole BO moves
- *      once; later faults find it in place,
+ *      once; later faults find it in place. A driver's move may be
+ *      pipelined (ttm_bo_move_accel_cleanup(): the copy queued behind a
+ *      KERNEL-usage fence), so after a migration the fault waits for the
+ *      BO's KERNEL fences before installing anything: the CPU never reads
+ *      the new home before the copy wrote it. A move fence that signalled
+ *      with an error fails the fault (SIGBUS). A fault that moved nothing
+ *      does not wait,
  *   4. installs a window of TTM_VM_FAULT_PREFAULT pages around the fault;
  *      a fault that has just migrated the BO installs all of it when its
  *      pages are mapped zero-copy (they are all resident now, and one
@@ -23,8 +29,8 @@
  *      64 MiB BO, 1024 faults and as many remaps); pages installed by copy
  *      keep the window, so one touch never copies the whole BO twice,
  *   5. unreserves.
- * A failure in any step (allocation during migration, the "mmap_remap"
- * fault point) gives the accessing thread SIGBUS; the BO keeps its content.
+ * A failure in any step (allocation during migration, an error-signalled
+ * move fence, the "mmap_remap" fault point) gives the accessing thread SIGBUS; the BO keeps its content.
  *
  * Backing: pages of a tt-backed resource that come from the device's pool
  * live in the pool's memfd arena (ttm_pool_page_backing()) and are
