@@ -348,13 +348,9 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 		return ret;
 	}
 	/*
-	 * The CPU fault path moves a mapped uAPI buffer out of memory the CPU
-	 * cannot reach and reads it at once, without waiting for the move's
-	 * fence (ttm_bo_vm waits for the GPU only before it migrates): for
-	 * those buffers the copy is finished before the move returns.
+	 * Pipelined for every BO: a CPU fault that migrated the BO waits for
+	 * the KERNEL fence just attached before it installs pages (ttm_bo_vm).
 	 */
-	if (!obj)
-		dma_fence_wait(fence, false);
 	dma_fence_put(fence);
 	atomic_fetch_add(&i915->gem_stats.blit_moves, 1);
 	if (obj)

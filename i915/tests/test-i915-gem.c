@@ -6,6 +6,7 @@
 
 #include <fault_inject.h>
 #include <i915/i915_gem.h>
+#include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_faults.h>
 
 #include "i915_test_common.h"
@@ -917,5 +918,71 @@ KTEST(gem_eviction_valuable_skips_stolen_when_blitter_wedged)
 	i915_engine_set_wedged(bcs, false);
 	gem_fixture_obj(&fx, sz, I915_GEM_REGION_STOLEN);
 	EXPECT_GT(atomic_load(&i915->drm.bdev.stats.evictions), evictions);
+	gem_fixture_fini(&fx);
+}
+
+/*
+ * An object in lmem above the CPU-visible window (the window is held by
+ * another object), filled by the blitter's migration, mapped for the CPU
+ * with the GGTT (TT) as its CPU placement: the first touch migrates it with
+ * a pipelined blit and must read what the blit wrote, not the new pages
+ * before the copy. Every later page reads the same data.
+ */
+KTEST(gem_object_mmap_lmem_above_window_first_touch_reads_blit)
+{
+	const struct ttm_place tt = {.mem_type = TTM_PL_TT};
+	const struct ttm_placement cpu = {1, &tt};
+	const size_t len = 64 * TTM_PAGE_SIZE;
+	struct ttm_operation_ctx ctx = {0};
+	struct i915_gem_object *filler, *obj;
+	struct sim_gpu_config cfg;
+	struct gem_fixture fx;
+	unsigned char *buf, *first, *p;
+	struct i915_device *i915;
+	uint64_t sum;
+	int ret;
+
+	i915_test_config(&cfg);
+	/*
+	 * A slow command streamer (2 ms before each command runs) widens the
+	 * window in which a fault that did not wait would read the copy's
+	 * target before the blit reached it; a correct fault passes at any
+	 * speed.
+	 */
+	cfg.latency.cmd_ns = 2000000;
+	memset(&fx, 0, sizeof(fx));
+	ASSERT_EQ(i915_device_create_sim(&cfg, &fx.i915), 0);
+	i915 = fx.i915;
+	ret = i915_gem_init(i915);
+	if (ret)
+		i915_device_destroy(i915);
+	ASSERT_EQ(ret, 0);
+	filler = gem_fixture_obj(&fx, cfg.lmem_visible_size, I915_GEM_REGION_LMEM);
+	EXPECT_UEQ(filler->base.resource->start, 0);
+	buf = malloc(len);
+	first = malloc(TTM_PAGE_SIZE);
+	ASSERT_NOT_NULL(buf);
+	ASSERT_NOT_NULL(first);
+	obj = gem_fixture_obj(&fx, len, I915_GEM_REGION_SMEM);
+	fill(buf, len, ktest_rand());
+	sum = i915_test_checksum(buf, len);
+	ASSERT_EQ(i915_gem_object_access(obj, 0, buf, len, true), 0);
+	ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_LMEM), 0);
+	ASSERT_EQ(i915_gem_object_mem_type(obj), TTM_PL_VRAM);
+	EXPECT_UGE(obj->base.resource->start << TTM_PAGE_SHIFT, cfg.lmem_visible_size);
+	/* The CPU sees the pages only after the GPU finished writing them. */
+	ASSERT_EQ(i915_gem_object_wait(obj), 0);
+
+	ASSERT_EQ(ttm_bo_mmap(&obj->base, &cpu, &ctx, (void **)&p), 0);
+	memcpy(first, p + 5 * TTM_PAGE_SIZE, TTM_PAGE_SIZE);
+	EXPECT_EQ(memcmp(first, buf + 5 * TTM_PAGE_SIZE, TTM_PAGE_SIZE), 0);
+	EXPECT_UEQ(i915_test_checksum(p, len), sum);
+	EXPECT_EQ(i915_gem_object_mem_type(obj), TTM_PL_TT);
+	EXPECT_GE(atomic_load(&i915->gem_stats.blit_moves), 2);
+	EXPECT_EQ(atomic_load(&i915->gem_stats.memcpy_moves), 0);
+	EXPECT_EQ(ttm_bo_munmap(&obj->base), 0);
+	ttm_bo_vm_release(&obj->base);
+	free(first);
+	free(buf);
 	gem_fixture_fini(&fx);
 }
