@@ -16,7 +16,11 @@
  * struct ttm_bo_vm - the mapping of one BO (bo->vm).
  * @bo: the BO; the range holds a reference on it.
  * @range: the virtual range and its page states.
- * @places: copy of the CPU placement given at the first map (NULL: none).
+ * @fops, @fpriv: the owner's fault-time placement hooks (NULL: none) and
+ *	their argument; fixed at the first map.
+ * @places: copy of the CPU placement given at the first map (NULL: none);
+ *	with @fops, room for TTM_NUM_MEM_TYPES places that every fault
+ *	refills under the reservation.
  * @placement: points at @places.
  * @migrations, @bytes_migrated: moves done by faults (atomic).
  *
@@ -30,6 +34,8 @@
 struct ttm_bo_vm {
 	struct ttm_buffer_object *bo;
 	struct ttm_vm_range range;
+	const struct ttm_bo_vm_fault_ops *fops;
+	void *fpriv;
 	struct ttm_place *places;
 	struct ttm_placement placement;
 	_Atomic uint64_t migrations;
@@ -440,16 +446,36 @@ static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
 	struct ttm_operation_ctx ctx = {0};
 	struct dma_fence **before = NULL;
 	unsigned n_before = 0;
-	bool moved = false;
+	bool moved = false, began = false;
 	int64_t lret;
 	int ret;
 
-	ret = ttm_bo_reserve(bo, false, false, NULL);
-	if (ret)
-		return ret;
-	if (vm->dead) {
-		ret = -ENODEV;
-		goto out;
+	for (;;) {
+		ret = ttm_bo_reserve(bo, false, false, NULL);
+		if (ret)
+			return ret;
+		if (vm->dead) {
+			ret = -ENODEV;
+			goto out;
+		}
+		if (!vm->fops)
+			break;
+		vm->placement.num_placement = 0;
+		ret = vm->fops->begin(vm->fpriv, bo, &vm->placement);
+		if (ret != -EAGAIN)
+			break;
+		/* The owner's lock is busy: wait for it unreserved, as a fault retry. */
+		ttm_bo_unreserve(bo);
+		vm->fops->wait(vm->fpriv);
+	}
+	if (vm->fops) {
+		if (ret)
+			goto out;
+		began = true;
+		if (!vm->placement.num_placement) {
+			ret = -ENOSPC;
+			goto out;
+		}
 	}
 	/* The CPU must not see the page before the GPU finished writing it. */
 	lret = dma_resv_wait_timeout(bo->resv, DMA_RESV_USAGE_WRITE, false, INT64_MAX);
@@ -474,6 +500,8 @@ static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
 	ret = ttm_bo_vm_install(vm, page, moved, &ctx);
 out:
 	ttm_bo_unreserve(bo);
+	if (began)
+		vm->fops->end(vm->fpriv);
 	dma_resv_put_fences(before, n_before);
 	return ret;
 }
@@ -484,7 +512,9 @@ static const struct ttm_vm_range_ops ttm_bo_vm_range_ops = {
 };
 
 static struct ttm_bo_vm *ttm_bo_vm_create(struct ttm_buffer_object *bo,
-					  const struct ttm_placement *cpu_placement, int *err)
+					  const struct ttm_placement *cpu_placement,
+					  const struct ttm_bo_vm_fault_ops *fops, void *fpriv,
+					  int *err)
 {
 	struct ttm_vm_fault_engine *eng;
 	struct ttm_bo_vm *vm;
@@ -497,7 +527,16 @@ static struct ttm_bo_vm *ttm_bo_vm_create(struct ttm_buffer_object *bo,
 	}
 	vm->bo = bo;
 	vm->caching = ttm_cached;
-	if (cpu_placement) {
+	vm->fops = fops;
+	vm->fpriv = fpriv;
+	if (fops) {
+		vm->places = calloc(TTM_NUM_MEM_TYPES, sizeof(*vm->places));
+		if (!vm->places) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		vm->placement.placement = vm->places;
+	} else if (cpu_placement) {
 		vm->places = calloc(cpu_placement->num_placement, sizeof(*vm->places));
 		if (!vm->places) {
 			ret = -ENOMEM;
@@ -549,17 +588,14 @@ static struct ttm_bo_vm *ttm_bo_vm_detach(struct ttm_buffer_object *bo)
 	return vm;
 }
 
-int ttm_bo_mmap(struct ttm_buffer_object *bo, const struct ttm_placement *cpu_placement,
-		struct ttm_operation_ctx *ctx, void **addr)
+static int ttm_bo_mmap_common(struct ttm_buffer_object *bo,
+			      const struct ttm_placement *cpu_placement,
+			      const struct ttm_bo_vm_fault_ops *fops, void *fpriv,
+			      struct ttm_operation_ctx *ctx, void **addr)
 {
 	struct ttm_bo_vm *vm;
 	int64_t lret;
 	int ret;
-
-	if (!bo || !ctx || !addr || bo->type == ttm_bo_type_kernel || !bo->size ||
-	    bo->size % BO_VM_PAGE_SIZE ||
-	    (cpu_placement && (!cpu_placement->num_placement || !cpu_placement->placement)))
-		return -EINVAL;
 
 	ret = ttm_bo_reserve(bo, ctx->interruptible, false, NULL);
 	if (ret)
@@ -579,7 +615,7 @@ int ttm_bo_mmap(struct ttm_buffer_object *bo, const struct ttm_placement *cpu_pl
 	}
 	vm = bo->vm;
 	if (!vm) {
-		vm = ttm_bo_vm_create(bo, cpu_placement, &ret);
+		vm = ttm_bo_vm_create(bo, cpu_placement, fops, fpriv, &ret);
 		if (!vm)
 			goto out;
 		ttm_bo_get(bo);
@@ -591,6 +627,25 @@ int ttm_bo_mmap(struct ttm_buffer_object *bo, const struct ttm_placement *cpu_pl
 out:
 	ttm_bo_unreserve(bo);
 	return ret;
+}
+
+int ttm_bo_mmap(struct ttm_buffer_object *bo, const struct ttm_placement *cpu_placement,
+		struct ttm_operation_ctx *ctx, void **addr)
+{
+	if (!bo || !ctx || !addr || bo->type == ttm_bo_type_kernel || !bo->size ||
+	    bo->size % BO_VM_PAGE_SIZE ||
+	    (cpu_placement && (!cpu_placement->num_placement || !cpu_placement->placement)))
+		return -EINVAL;
+	return ttm_bo_mmap_common(bo, cpu_placement, NULL, NULL, ctx, addr);
+}
+
+int ttm_bo_mmap_hooked(struct ttm_buffer_object *bo, const struct ttm_bo_vm_fault_ops *fops,
+		       void *fpriv, struct ttm_operation_ctx *ctx, void **addr)
+{
+	if (!bo || !fops || !fops->begin || !fops->wait || !fops->end || !ctx || !addr ||
+	    bo->type == ttm_bo_type_kernel || !bo->size || bo->size % BO_VM_PAGE_SIZE)
+		return -EINVAL;
+	return ttm_bo_mmap_common(bo, NULL, fops, fpriv, ctx, addr);
 }
 
 int ttm_bo_munmap(struct ttm_buffer_object *bo)

@@ -19,10 +19,13 @@
  * CPU-visible window, as the driver's cpu_visible_pages hook says) is left
  * at the first fault: the buffer moves once to the visible window if there
  * is room, else to TT or LOCAL, and stays there for every later fault. The
- * CPU placement is fixed by the buffer's first BO_MAP (ttm_bo_mmap()), so a
- * type MM_INIT creates or MM_LOCK releases later is not a fault target for
- * a buffer mapped before, and a type MM_LOCK takes later stays one (faults
- * do not run under mm_lock); ttm_drm_bo_map_stats() reports the counts.
+ * CPU placement is built at every fault (ttm_bo_mmap_hooked(), the 2008
+ * fault_reserve_notify) from the types that exist and are not locked then,
+ * and the fault holds mm_lock for reading until it is done: a type MM_LOCK
+ * takes after the first map is not a fault target, one MM_INIT creates or
+ * MM_UNLOCK releases is, and MM_TAKEDOWN never removes a manager a fault
+ * is using. LOCAL is always a target, so a fault never runs out of places;
+ * ttm_drm_bo_map_stats() reports the counts.
  *
  * Fences: a fence object wraps the driver's dma_fence; dma_fence has one
  * signalled state, so all types of a fence signal together: @signaled is
@@ -800,6 +803,50 @@ static unsigned ttm_drm_cpu_placement(struct ttm_drm_device *ddev, struct ttm_pl
 }
 
 /*
+ * Fault-time placement (struct ttm_bo_vm_fault_ops, @priv the device): a
+ * fault holds mm_lock for reading from its placement to its end, as
+ * BO_CREATE and SETSTATUS do around their validates, so the types it
+ * picks exist and are unlocked until it is done and MM_TAKEDOWN or MM_LOCK
+ * (writers) wait for it. The fault holds a reservation, and mm_lock is
+ * taken before reservations, so it only tries the lock: a writer holding
+ * it (who may be waiting for this very reservation to evict the buffer)
+ * makes the fault back off unreserved and wait for the writer.
+ */
+static int ttm_drm_fault_begin(void *priv, struct ttm_buffer_object *bo,
+			       struct ttm_placement *placement)
+{
+	struct ttm_drm_device *ddev = priv;
+
+	(void)bo;
+	if (pthread_rwlock_tryrdlock(&ddev->mm_lock))
+		return -EAGAIN;
+	placement->num_placement =
+	    ttm_drm_cpu_placement(ddev, (struct ttm_place *)placement->placement);
+	return 0;
+}
+
+static void ttm_drm_fault_wait(void *priv)
+{
+	struct ttm_drm_device *ddev = priv;
+
+	pthread_rwlock_rdlock(&ddev->mm_lock);
+	pthread_rwlock_unlock(&ddev->mm_lock);
+}
+
+static void ttm_drm_fault_end(void *priv)
+{
+	struct ttm_drm_device *ddev = priv;
+
+	pthread_rwlock_unlock(&ddev->mm_lock);
+}
+
+static const struct ttm_bo_vm_fault_ops ttm_drm_fault_ops = {
+    .begin = ttm_drm_fault_begin,
+    .wait = ttm_drm_fault_wait,
+    .end = ttm_drm_fault_end,
+};
+
+/*
  * BO_MAP: in handle, mask (READ/WRITE access), hint (DONT_BLOCK); waits
  * for the buffer to be idle, counts the map for the client and
  * maps it through ttm_bo_vm. Return: 0; -EBUSY (DONT_BLOCK and busy or
@@ -811,8 +858,6 @@ static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 	struct drm_bo_map_wait_idle_arg *arg = data;
 	struct drm_bo_info_req req = arg->d.req;
 	struct ttm_operation_ctx ctx = {.interruptible = true};
-	struct ttm_place places[TTM_NUM_MEM_TYPES];
-	struct ttm_placement cpu = {0, places};
 	struct ttm_drm_bo *dbo;
 	void *addr = NULL;
 	int ret;
@@ -836,9 +881,16 @@ static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 	ttm_bo_unreserve(&dbo->tbo);
 	if (ret)
 		goto out;
-	/* ttm_bo_mmap() reserves by itself; only the first map's placement counts. */
-	cpu.num_placement = ttm_drm_cpu_placement(ddev, places);
-	ret = ttm_bo_mmap(&dbo->tbo, cpu.num_placement ? &cpu : NULL, &ctx, &addr);
+	/*
+	 * ttm_bo_mmap() reserves by itself. With the driver's visibility hook
+	 * every fault asks for its placement (ttm_drm_fault_ops); without it
+	 * any CPU-reachable resource does and the rest goes to LOCAL, which
+	 * MM_* never touch.
+	 */
+	if (ddev->driver->cpu_visible_pages)
+		ret = ttm_bo_mmap_hooked(&dbo->tbo, &ttm_drm_fault_ops, ddev, &ctx, &addr);
+	else
+		ret = ttm_bo_mmap(&dbo->tbo, NULL, &ctx, &addr);
 	if (ret) {
 		ttm_drm_bo_drop_maps(dbo, 1);
 		goto out;

@@ -7,10 +7,13 @@
  * a buffer across a move, a write followed at once by an eviction, swap-out
  * of a mapped buffer, faults racing evictions from another thread, and a
  * buffer in VRAM above the CPU-visible window read through its mapping
- * (one move at the first fault, to the window or else to TT).
+ * (one move at the first fault, to the window or else to TT), a type
+ * locked after the first map never being a fault's target, and
+ * MM_TAKEDOWN racing faults.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -551,4 +554,175 @@ KTEST(ttm_uapi_map_nonvisible_vram_window_full_uffd)
 KTEST(ttm_uapi_map_nonvisible_vram_window_full_sigsegv)
 {
 	run_nonvisible_window_full(TTM_VM_FAULT_SIGSEGV);
+}
+
+/*
+ * A buffer mapped while in LOCAL, then moved by SETSTATUS into VRAM above
+ * the CPU-visible window (a NO_EVICT buffer of another client holds the
+ * window), and TT locked by MM_LOCK after the map: the first touch moves
+ * the buffer to a type that is not locked, LOCAL (the window is full and
+ * TT is locked), never into TT. LOCAL is always a fault target, so such a
+ * fault has somewhere to go and is not SIGBUS. After MM_UNLOCK the next
+ * migrating fault may use TT again.
+ */
+static void run_lock_after_map(enum ttm_vm_fault_mode mode)
+{
+	const uint64_t window = (uint64_t)MOCK_VRAM_VISIBLE_PAGES * PG;
+	const size_t pages = 8;
+	struct drm_bo_info_rep filler, bo, info;
+	uint64_t seed = ktest_rand();
+	struct ttm_drm_device *dev;
+	struct ttm_bo_vm_stats st;
+	int fd, ffill, err;
+	uint64_t *p;
+
+	if (!use_mode(mode))
+		return;
+	dev = mock_uapi_start("uapi-map-lock-after-map");
+	ASSERT_NOT_NULL(dev);
+	fd = ttm_drm_open(dev);
+	ffill = ttm_drm_open(dev);
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(ffill, 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, MOCK_VRAM_VISIBLE_PAGES + pages), 0);
+	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, pages + 16), 0);
+	ASSERT_EQ(uapi_create_bo(ffill, RW | DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, window,
+				 &filler),
+		  0);
+	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &bo), 0);
+	p = uapi_bo_map(fd, bo.handle, NULL, &err);
+	ASSERT_NOT_NULL(p);
+	for (size_t pg = 0; pg < pages; pg++)
+		fill_page(p, pg, seed);
+	ASSERT_EQ(bo_move(fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
+	EXPECT_UGE(info.offset, window);
+
+	ASSERT_EQ(uapi_mm_lock(fd, DRM_BO_MEM_TT, true), 0);
+	EXPECT_UEQ(bad_pages(p, pages, TOUCH_SEQ, seed), 0);
+	ASSERT_EQ(uapi_bo_info(fd, bo.handle, &info), 0);
+	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_LOCAL);
+	ASSERT_EQ(ttm_drm_bo_map_stats(fd, bo.handle, &st), 0);
+	EXPECT_UEQ(st.migrations, 1);
+	EXPECT_UEQ(st.sigbus, 0);
+
+	/* Unlocked again: the next fault out of VRAM takes TT, as before the lock. */
+	ASSERT_EQ(uapi_mm_lock(fd, DRM_BO_MEM_TT, false), 0);
+	ASSERT_EQ(bo_move(fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
+	EXPECT_UEQ(bad_pages(p, pages, TOUCH_RANDOM, seed), 0);
+	ASSERT_EQ(uapi_bo_info(fd, bo.handle, &info), 0);
+	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
+
+	EXPECT_EQ(uapi_bo_unmap(fd, bo.handle), 0);
+	EXPECT_EQ(ttm_drm_close(ffill), 0);
+	EXPECT_EQ(ttm_drm_close(fd), 0);
+	EXPECT_EQ(mock_uapi_stop(dev), 0);
+}
+
+KTEST(ttm_uapi_map_mm_lock_after_map_not_a_target_uffd)
+{
+	run_lock_after_map(TTM_VM_FAULT_UFFD);
+}
+
+KTEST(ttm_uapi_map_mm_lock_after_map_not_a_target_sigsegv)
+{
+	run_lock_after_map(TTM_VM_FAULT_SIGSEGV);
+}
+
+/*
+ * MM_TAKEDOWN of TT racing faults: one thread takes TT down and sets it up
+ * again over and over; the other moves a mapped buffer above the full visible
+ * window and reads it back, so every read faults and moves the buffer to TT
+ * when TT is there, else to LOCAL. No read sees wrong bytes, no fault is
+ * SIGBUS, and MM_TAKEDOWN fails only with -EBUSY (a buffer it could not
+ * evict yet), retried.
+ */
+struct takedown_race {
+	int fd;
+	_Atomic bool stop;
+	_Atomic unsigned rounds;
+	_Atomic int last_err;
+};
+
+static void *takedown_thread(void *data)
+{
+	struct takedown_race *r = data;
+
+	while (!atomic_load(&r->stop)) {
+		int ret;
+
+		while ((ret = uapi_mm_takedown(r->fd, DRM_BO_MEM_TT)) == -EBUSY)
+			sched_yield();
+		if (!ret)
+			ret = uapi_mm_init(r->fd, DRM_BO_MEM_TT, 0, 64);
+		if (ret) {
+			atomic_store(&r->last_err, ret);
+			break;
+		}
+		atomic_fetch_add(&r->rounds, 1);
+	}
+	return NULL;
+}
+
+static void run_takedown_race(enum ttm_vm_fault_mode mode)
+{
+	const uint64_t window = (uint64_t)MOCK_VRAM_VISIBLE_PAGES * PG;
+	const size_t pages = 4;
+	unsigned iters = 300 * ktest_scale(), bad = 0;
+	struct drm_bo_info_rep filler, bo;
+	struct takedown_race r = {0};
+	uint64_t seed = ktest_rand();
+	struct ttm_drm_device *dev;
+	struct ttm_bo_vm_stats st;
+	int ffill, err;
+	uint64_t *p;
+	pthread_t t;
+
+	if (!use_mode(mode))
+		return;
+	dev = mock_uapi_start("uapi-map-takedown-race");
+	ASSERT_NOT_NULL(dev);
+	r.fd = ttm_drm_open(dev);
+	ffill = ttm_drm_open(dev);
+	ASSERT_GE(r.fd, 0);
+	ASSERT_GE(ffill, 0);
+	ASSERT_EQ(uapi_mm_init(r.fd, DRM_BO_MEM_VRAM, 0, MOCK_VRAM_VISIBLE_PAGES + pages), 0);
+	/* TT exists at the first map, so it is among the places faults know. */
+	ASSERT_EQ(uapi_mm_init(r.fd, DRM_BO_MEM_TT, 0, 64), 0);
+	ASSERT_EQ(uapi_create_bo(ffill, RW | DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, window,
+				 &filler),
+		  0);
+	ASSERT_EQ(uapi_create_bo(r.fd, RW | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &bo), 0);
+	p = uapi_bo_map(r.fd, bo.handle, NULL, &err);
+	ASSERT_NOT_NULL(p);
+	for (size_t pg = 0; pg < pages; pg++)
+		fill_page(p, pg, seed);
+	ASSERT_EQ(pthread_create(&t, NULL, takedown_thread, &r), 0);
+	for (unsigned i = 0; i < iters || (atomic_load(&r.rounds) < 20 && i < 20 * iters); i++) {
+		if (bo_move(r.fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, NULL))
+			continue;
+		bad += bad_pages(p, pages, TOUCH_SEQ, seed) != 0;
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(t, NULL);
+	EXPECT_EQ(bad, 0);
+	EXPECT_EQ(atomic_load(&r.last_err), 0);
+	EXPECT_GT(atomic_load(&r.rounds), 0);
+	ASSERT_EQ(ttm_drm_bo_map_stats(r.fd, bo.handle, &st), 0);
+	EXPECT_UEQ(st.sigbus, 0);
+	EXPECT_UGE(st.migrations, 1);
+
+	EXPECT_EQ(uapi_bo_unmap(r.fd, bo.handle), 0);
+	EXPECT_EQ(ttm_drm_close(ffill), 0);
+	EXPECT_EQ(ttm_drm_close(r.fd), 0);
+	EXPECT_EQ(mock_uapi_stop(dev), 0);
+}
+
+KTEST(ttm_uapi_map_mm_takedown_races_faults_uffd)
+{
+	run_takedown_race(TTM_VM_FAULT_UFFD);
+}
+
+KTEST(ttm_uapi_map_mm_takedown_races_faults_sigsegv)
+{
+	run_takedown_race(TTM_VM_FAULT_SIGSEGV);
 }

@@ -30,7 +30,8 @@
  *      keep the window, so one touch never copies the whole BO twice,
  *   5. unreserves.
  * A failure in any step (allocation during migration, an error-signalled
- * move fence, the "mmap_remap" fault point) gives the accessing thread SIGBUS; the BO keeps its content.
+ * move fence, the "mmap_remap" fault point) gives the accessing thread
+ * SIGBUS; the BO keeps its content.
  *
  * Backing: pages of a tt-backed resource that come from the device's pool
  * live in the pool's memfd arena (ttm_pool_page_backing()) and are
@@ -83,6 +84,12 @@
  * (a SIGSEGV handler is per process anyway); it is created by the first
  * map and lives until ttm_bo_vm_set_mode() replaces it. The mode comes from
  * TTM_VM_FAULT=uffd|sigsegv, else userfaultfd when allowed, else SIGSEGV.
+ *
+ * Placement at fault time: a mapping made by ttm_bo_mmap_hooked() asks its
+ * owner at every fault where the BO may be for the CPU (the uAPI builds it
+ * from the memory types that exist and are not locked, under its mm_lock),
+ * so a type locked or taken down after the first map is never a fault's
+ * target and never goes away under a fault.
  *
  * Locking: the mapping state of a BO (map count, release flag, placement)
  * is protected by the BO's reservation. Lock order: BO reservation -> the
@@ -140,6 +147,45 @@ struct ttm_bo_vm_stats {
  */
 int ttm_bo_mmap(struct ttm_buffer_object *bo, const struct ttm_placement *cpu_placement,
 		struct ttm_operation_ctx *ctx, void **addr);
+
+/**
+ * struct ttm_bo_vm_fault_ops - an owner's say at fault time (the 2008
+ * driver's fault_reserve_notify): where a fault may move the BO is asked
+ * at every fault instead of fixed at the first map, under the owner's lock
+ * that keeps the memory types stable while the fault uses them.
+ */
+struct ttm_bo_vm_fault_ops {
+	/**
+	 * @begin: called with @bo reserved at the start of every fault.
+	 * Fill @placement (its @placement array has room for
+	 * TTM_NUM_MEM_TYPES places; set @num_placement, 0 or more) with
+	 * where the CPU may use the BO now, in preference order, and take
+	 * whatever keeps those types alive until @end. It must not block on
+	 * a lock that a holder of a BO reservation may wait for: return
+	 * -EAGAIN instead, and the fault unreserves, calls @wait and starts
+	 * again. Return: 0 (then @end follows); -EAGAIN; any other negative
+	 * errno fails the fault (SIGBUS), as does an empty placement.
+	 */
+	int (*begin)(void *priv, struct ttm_buffer_object *bo, struct ttm_placement *placement);
+	/**
+	 * @wait: called unreserved after @begin returned -EAGAIN: block
+	 * until @begin may succeed. No lock of ttm_bo_vm is held.
+	 */
+	void (*wait)(void *priv);
+	/** @end: the fault that @begin succeeded for is over (unreserved). */
+	void (*end)(void *priv);
+};
+
+/**
+ * ttm_bo_mmap_hooked() - ttm_bo_mmap() whose faults ask @fops, with
+ * @priv, where the BO may be for the CPU (see struct ttm_bo_vm_fault_ops)
+ * instead of using a placement fixed at the first map. Only the first map
+ * of a BO chooses: a later map of either kind shares the range as it is.
+ * @ctx and @addr as for ttm_bo_mmap(). Return: as ttm_bo_mmap(); -EINVAL
+ * also for a NULL @fops or hook.
+ */
+int ttm_bo_mmap_hooked(struct ttm_buffer_object *bo, const struct ttm_bo_vm_fault_ops *fops,
+		       void *priv, struct ttm_operation_ctx *ctx, void **addr);
 
 /**
  * ttm_bo_munmap() - drop one map count (BO_UNMAP). The range stays while

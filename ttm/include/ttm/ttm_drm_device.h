@@ -140,9 +140,10 @@ struct ttm_drm_driver {
 	 * the CPU reaches, i.e. below which the driver's io_mem_reserve
 	 * succeeds: 0 for memory only the GPU reaches (stolen), UINT64_MAX
 	 * (or anything at or above the type's size) for all of it. With it,
-	 * BO_MAP gives the buffer's faults a CPU placement: the visible part
-	 * of every such type, then TT, then LOCAL (types MM_LOCK holds at
-	 * the first BO_MAP are left out), so a buffer the CPU cannot reach
+	 * BO_MAP gives the buffer's faults a CPU placement, built at every
+	 * fault under @mm_lock (read): the visible part of every such type,
+	 * then TT, then LOCAL (types MM_LOCK holds at that fault are left
+	 * out; MM_TAKEDOWN waits for the fault), so a buffer the CPU cannot reach
 	 * where it is moves once, at its first fault, into the visible
 	 * window when there is room, else to TT or LOCAL. Without it, such a
 	 * buffer moves to LOCAL.
@@ -180,9 +181,11 @@ struct ttm_drm_mem_type {
  * @name: what drmOpen() looks the device up by.
  * @link: in the process-wide device list (registered by init).
  * @mm_lock: read by every request that places buffers (BO_CREATE,
- *	SETSTATUS, MAP), written by MM_INIT/TAKEDOWN/LOCK/UNLOCK, so a memory
- *	type never appears, disappears or gets locked under a validate.
- *	Outermost lock of the layer (before reservations and @lock).
+ *	SETSTATUS, MAP) and by CPU faults of mapped buffers, written by
+ *	MM_INIT/TAKEDOWN/LOCK/UNLOCK, so a memory type never appears,
+ *	disappears or gets locked under a validate. Outermost lock of the
+ *	layer (before reservations and @lock); a fault, which holds a
+ *	reservation already, only try-locks it and backs off unreserved.
  * @lock: protects @objects, @mem, @files, every file's reference table and
  *	unfenced list.
  * @objects: device-wide handles -> struct ttm_drm_object.
