@@ -5,6 +5,20 @@
  * The registry is a singly linked list kept sorted by name and protected by
  * registry_lock; points are only ever added (at program start, by
  * constructors), so fault_should_fail() never takes the lock.
+ *
+ * Hits are counted per thread so that a disarmed point costs no write to a
+ * line other threads use: each thread owns a thread-local array of counters
+ * indexed by the points' slots, listed in the registry while the thread
+ * lives. Only the owner writes its counters (a load and a store, no locked
+ * RMW); other threads read them under registry_lock. At thread exit a key
+ * destructor folds the thread's counts into each point's @hits_gone and
+ * unlists the thread. A reset does not touch other threads' counters: it
+ * records the point's current total as @hits_base.
+ *
+ * fault_should_fail() runs inside SIGSEGV handlers (the CPU-mapping fault
+ * engine), so no path of it allocates: the array is a fixed part of the
+ * thread's storage, and a point registered beyond its FAULT_THREAD_SLOTS
+ * slots counts on the point's shared counter instead.
  */
 #include "fault_inject.h"
 
@@ -16,9 +30,34 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Points a thread counts on its own (the whole tree defines fewer than 20). */
+#define FAULT_THREAD_SLOTS 64
+
+/**
+ * struct fault_thread - one thread's hit counters.
+ * @counts: the point with slot s counts at [s - 1]; written by the owning
+ *	thread only, with relaxed atomics.
+ * @nslots: FAULT_THREAD_SLOTS while the thread is listed, 0 before: the one
+ *	test the hot path makes.
+ * @next: thread list link.
+ *
+ * @nslots changes only under registry_lock and only by the owner, so the
+ * owner reads it without the lock; @next is protected by registry_lock. Only
+ * a thread whose key is set is listed, so that its exit (or a fork, for the
+ * threads it leaves behind) folds and unlists it.
+ */
+struct fault_thread {
+	unsigned nslots;
+	struct fault_thread *next;
+	atomic_ulong counts[FAULT_THREAD_SLOTS];
+};
+
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Protected by registry_lock. */
 static struct fault_attr *registry;
 static size_t registry_count;
+static unsigned registry_slots;
+static struct fault_thread *thread_list;
 
 static atomic_uint_fast64_t fault_seed = 0x5eed5eed5eedull;
 static atomic_uint_fast64_t fault_rng_counter;
@@ -26,9 +65,18 @@ static atomic_bool seed_printed;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static int env_result;
 
+/*
+ * Thread-local data of the hot path is initial-exec: meson builds this static
+ * library position-independent, and the default model for that would make
+ * every hit save registers around a TLS address call (relaxed to a load at
+ * link time, but the saves stay). Initial-exec only requires that the code
+ * is not in a library opened with dlopen(), which it never is.
+ */
+#define FAULT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
 /* Per-thread fail-nth countdown (the kernel's /proc/self/fail-nth). */
-static _Thread_local unsigned long thread_nth;
-static _Thread_local struct fault_attr *thread_nth_only;
+static FAULT_TLS unsigned long thread_nth;
+static FAULT_TLS struct fault_attr *thread_nth_only;
 
 void fault_register(struct fault_attr *attr)
 {
@@ -44,6 +92,9 @@ void fault_register(struct fault_attr *attr)
 	attr->next = *p;
 	*p = attr;
 	registry_count++;
+	/* A hit reads the slot without the lock and looks it up again in
+	 * registry_slots under the lock before it grows its counters. */
+	atomic_store_explicit(&attr->slot, ++registry_slots, memory_order_relaxed);
 out:
 	pthread_mutex_unlock(&registry_lock);
 }
@@ -83,6 +134,31 @@ size_t fault_count(void)
 	return n;
 }
 
+/* The point's hits since program start. Called with registry_lock held. */
+static unsigned long hits_total_locked(struct fault_attr *a)
+{
+	unsigned slot = atomic_load_explicit(&a->slot, memory_order_relaxed);
+	unsigned long n = a->hits_gone;
+
+	n += atomic_load_explicit(&a->hits_shared, memory_order_relaxed);
+	if (!slot)
+		return n;
+	for (struct fault_thread *t = thread_list; t; t = t->next)
+		if (slot <= t->nslots)
+			n += atomic_load_explicit(&t->counts[slot - 1], memory_order_relaxed);
+	return n;
+}
+
+unsigned long fault_hits(struct fault_attr *a)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&registry_lock);
+	n = hits_total_locked(a) - a->hits_base;
+	pthread_mutex_unlock(&registry_lock);
+	return n;
+}
+
 void fault_reset(struct fault_attr *a)
 {
 	atomic_store(&a->probability, 0);
@@ -91,8 +167,11 @@ void fault_reset(struct fault_attr *a)
 	atomic_store(&a->space, 0);
 	atomic_store(&a->verbose, 0);
 	atomic_store(&a->nth, 0);
-	atomic_store(&a->hits, 0);
 	atomic_store(&a->fired, 0);
+	atomic_store(&a->count, 0);
+	pthread_mutex_lock(&registry_lock);
+	a->hits_base = hits_total_locked(a);
+	pthread_mutex_unlock(&registry_lock);
 }
 
 static void reset_one(struct fault_attr *a, void *data)
@@ -155,7 +234,7 @@ static void print_one(struct fault_attr *a, void *data)
 		"%-16s probability=%lu interval=%lu times=%ld space=%ld verbose=%lu nth=%lu hits=%lu fired=%lu\n",
 		a->name, atomic_load(&a->probability), atomic_load(&a->interval),
 		atomic_load(&a->times), atomic_load(&a->space), atomic_load(&a->verbose),
-		atomic_load(&a->nth), atomic_load(&a->hits), atomic_load(&a->fired));
+		atomic_load(&a->nth), fault_hits(a), atomic_load(&a->fired));
 }
 
 void fault_print(FILE *out)
@@ -400,6 +479,130 @@ int fault_init_from_env(void)
 
 #if FAULT_INJECT_ENABLED
 
+static FAULT_TLS struct fault_thread self;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t thread_key;
+static bool thread_key_ok;
+
+/*
+ * Add a thread's counts to its points' @hits_gone and take it off the list.
+ * Called with registry_lock held.
+ */
+static void thread_fold_locked(struct fault_thread *t)
+{
+	struct fault_thread **p;
+
+	for (struct fault_attr *a = registry; a; a = a->next) {
+		unsigned slot = atomic_load_explicit(&a->slot, memory_order_relaxed);
+
+		if (slot && slot <= t->nslots)
+			a->hits_gone += atomic_load_explicit(&t->counts[slot - 1],
+							     memory_order_relaxed);
+	}
+	for (p = &thread_list; *p; p = &(*p)->next)
+		if (*p == t) {
+			*p = t->next;
+			break;
+		}
+}
+
+/* Key destructor: the thread exits, its counts stay with the points. */
+static void thread_exit(void *arg)
+{
+	struct fault_thread *t = arg;
+
+	pthread_mutex_lock(&registry_lock);
+	thread_fold_locked(t);
+	t->nslots = 0;
+	/* A later destructor's hit lists the thread again from zero. */
+	for (unsigned i = 0; i < FAULT_THREAD_SLOTS; i++)
+		atomic_store_explicit(&t->counts[i], 0, memory_order_relaxed);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/*
+ * fork() keeps the list consistent by holding registry_lock across it. In
+ * the child only the forking thread lives on: every other listed thread is
+ * gone without running its destructor, and its storage may be reused for a
+ * new thread, so it is folded and unlisted here as if it had exited.
+ */
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void atfork_child(void)
+{
+	struct fault_thread *t = thread_list, *next;
+
+	for (; t; t = next) {
+		next = t->next;
+		if (t == &self)
+			continue;
+		thread_fold_locked(t);
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void key_init_once(void)
+{
+	thread_key_ok = !pthread_key_create(&thread_key, thread_exit);
+	/* Without the child handler a thread alive at a fork would stay listed
+	 * in the child: list no thread then, count on the shared counters. */
+	if (thread_key_ok && pthread_atfork(atfork_prepare, atfork_parent, atfork_child)) {
+		pthread_key_delete(thread_key);
+		thread_key_ok = false;
+	}
+}
+
+/*
+ * List the calling thread so that its counters are read and folded. Returns
+ * false when it cannot be (no thread key): its hits then go to the points'
+ * shared counters. Takes registry_lock; allocates nothing.
+ */
+static bool thread_list_self(void)
+{
+	bool ok = false;
+
+	pthread_once(&key_once, key_init_once);
+	pthread_mutex_lock(&registry_lock);
+	if (self.nslots) {
+		ok = true;
+	} else if (thread_key_ok && !pthread_setspecific(thread_key, &self)) {
+		self.next = thread_list;
+		thread_list = &self;
+		self.nslots = FAULT_THREAD_SLOTS;
+		ok = true;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return ok;
+}
+
+/*
+ * A hit the hot path could not count: the thread's first (reading the
+ * environment comes first, so that every point is configured before any
+ * call is decided; a thread that is listed has been through here, and its
+ * pthread_once() ordered it after the configuration), or one of a point
+ * without a slot of its own.
+ */
+static __attribute__((noinline, cold)) void count_hit_slow(struct fault_attr *a, unsigned slot)
+{
+	fault_init_from_env();
+	if (slot && slot <= FAULT_THREAD_SLOTS && thread_list_self()) {
+		atomic_ulong *c = &self.counts[slot - 1];
+
+		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	} else {
+		atomic_fetch_add_explicit(&a->hits_shared, 1, memory_order_relaxed);
+	}
+}
+
 static uint64_t splitmix64(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;
@@ -417,14 +620,14 @@ static uint64_t name_hash(const char *s)
 	return h;
 }
 
-static void report(struct fault_attr *a, unsigned long hit)
+static void report(struct fault_attr *a)
 {
 	unsigned long v = atomic_load_explicit(&a->verbose, memory_order_relaxed);
 
 	if (!v)
 		return;
 	fprintf(stderr, "fault-inject: injecting failure at %s (hit %lu, seed=%llu)\n", a->name,
-		hit, (unsigned long long)fault_get_seed());
+		fault_hits(a), (unsigned long long)fault_get_seed());
 	if (v > 1) {
 		void *frames[32];
 		int n = backtrace(frames, 32);
@@ -433,42 +636,19 @@ static void report(struct fault_attr *a, unsigned long hit)
 	}
 }
 
-static bool fire(struct fault_attr *a, unsigned long hit)
+static bool fire(struct fault_attr *a)
 {
 	atomic_fetch_add_explicit(&a->fired, 1, memory_order_relaxed);
-	report(a, hit);
+	report(a);
 	return true;
 }
 
-bool fault_should_fail(struct fault_attr *a, size_t size)
+/* Steps 4 to 6, for a point with a times budget left. */
+static __attribute__((noinline)) bool should_fail_armed(struct fault_attr *a, size_t size,
+							 long times)
 {
-	unsigned long hit, interval, prob, nth;
-	long times;
+	unsigned long interval, prob;
 
-	pthread_once(&env_once, env_init_once);
-	hit = atomic_fetch_add_explicit(&a->hits, 1, memory_order_relaxed) + 1;
-
-	/* 1. The per-thread countdown: deterministic sweeps. */
-	if (thread_nth && (!thread_nth_only || thread_nth_only == a)) {
-		if (--thread_nth == 0) {
-			thread_nth_only = NULL;
-			return fire(a, hit);
-		}
-	}
-	/* 2. The point's own one-shot countdown. */
-	nth = atomic_load_explicit(&a->nth, memory_order_relaxed);
-	if (nth) {
-		unsigned long left = nth;
-
-		while (left && !atomic_compare_exchange_weak(&a->nth, &left, left - 1))
-			;
-		if (left == 1)
-			return fire(a, hit);
-	}
-	/* 3. Disabled unless a times budget is left. */
-	times = atomic_load_explicit(&a->times, memory_order_relaxed);
-	if (times == 0)
-		return false;
 	/* 4. A byte budget consumed before failing starts. */
 	if (atomic_load_explicit(&a->space, memory_order_relaxed) > 0) {
 		long before = atomic_fetch_sub(&a->space, (long)size);
@@ -477,15 +657,17 @@ bool fault_should_fail(struct fault_attr *a, size_t size)
 			return false;
 		atomic_store(&a->space, 0);
 	}
-	/* 5. Only every interval-th call is a candidate. */
+	/* 5. Only every interval-th candidate may fail: one counter shared by
+	 * all threads, so the order is global, as the kernel's attr->count. */
 	interval = atomic_load_explicit(&a->interval, memory_order_relaxed);
-	if (interval > 1 && hit % interval)
+	if (interval > 1 && (atomic_fetch_add(&a->count, 1) + 1) % interval)
 		return false;
-	/* 6. Probability against the seeded PRNG. */
+	/* 6. Probability against the seeded PRNG; the draw index alone makes
+	 * the sequence, so one seed replays one single-threaded run. */
 	prob = atomic_load_explicit(&a->probability, memory_order_relaxed);
 	if (prob < 100) {
 		uint64_t n = atomic_fetch_add(&fault_rng_counter, 1);
-		uint64_t r = splitmix64(fault_get_seed() ^ name_hash(a->name) ^ (n << 20) ^ hit);
+		uint64_t r = splitmix64(fault_get_seed() ^ name_hash(a->name) ^ (n << 20));
 
 		if (!atomic_exchange(&seed_printed, true))
 			fprintf(stderr, "fault-inject: seed=%llu\n",
@@ -498,7 +680,76 @@ bool fault_should_fail(struct fault_attr *a, size_t size)
 		;
 	if (times == 0)
 		return false;
-	return fire(a, hit);
+	return fire(a);
+}
+
+/* Steps 1 to 3 for a call that found a countdown armed. */
+static __attribute__((noinline)) bool should_fail_nth(struct fault_attr *a, size_t size)
+{
+	unsigned long nth;
+	long times;
+
+	/* 1. The per-thread countdown: deterministic sweeps. */
+	if (thread_nth && (!thread_nth_only || thread_nth_only == a)) {
+		if (--thread_nth == 0) {
+			thread_nth_only = NULL;
+			return fire(a);
+		}
+	}
+	/* 2. The point's own one-shot countdown. */
+	nth = atomic_load_explicit(&a->nth, memory_order_relaxed);
+	if (nth) {
+		unsigned long left = nth;
+
+		while (left && !atomic_compare_exchange_weak(&a->nth, &left, left - 1))
+			;
+		if (left == 1)
+			return fire(a);
+	}
+	/* 3. Disabled unless a times budget is left. */
+	times = atomic_load_explicit(&a->times, memory_order_relaxed);
+	if (times == 0)
+		return false;
+	return should_fail_armed(a, size, times);
+}
+
+/* The decision after the hit is counted: cheap checks first. */
+static inline __attribute__((always_inline)) bool should_fail_decide(struct fault_attr *a,
+								     size_t size)
+{
+	long times;
+
+	/* Steps 1 and 2 only when a countdown is armed, on this thread or on
+	 * the point; otherwise straight to step 3. */
+	if (__builtin_expect(thread_nth || atomic_load_explicit(&a->nth, memory_order_relaxed), 0))
+		return should_fail_nth(a, size);
+	times = atomic_load_explicit(&a->times, memory_order_relaxed);
+	if (__builtin_expect(times == 0, 1))
+		return false;
+	return should_fail_armed(a, size, times);
+}
+
+/* A call whose hit the hot path cannot count. */
+static __attribute__((noinline, cold)) bool should_fail_first(struct fault_attr *a, size_t size,
+							      unsigned slot)
+{
+	count_hit_slow(a, slot);
+	return should_fail_decide(a, size);
+}
+
+bool fault_should_fail(struct fault_attr *a, size_t size)
+{
+	unsigned slot = atomic_load_explicit(&a->slot, memory_order_relaxed);
+	atomic_ulong *c;
+
+	/* Slot 0 (never registered) wraps to the largest value and so takes
+	 * the slow path too, as does every hit of an unlisted thread. */
+	if (__builtin_expect(slot - 1u >= self.nslots, 0))
+		return should_fail_first(a, size, slot);
+	c = &self.counts[slot - 1];
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	return should_fail_decide(a, size);
 }
 
 #endif /* FAULT_INJECT_ENABLED */

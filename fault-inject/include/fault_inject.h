@@ -13,8 +13,18 @@
  *   2. the point's own "nth" one-shot countdown;
  *   3. times == 0 -> never (times < 0 means unlimited);
  *   4. space: a byte budget consumed before any failure is allowed;
- *   5. interval: only every interval-th call is a candidate;
+ *   5. interval: only every interval-th call that got this far is a
+ *      candidate (the kernel's attr->count: calls stopped by steps 3 and 4
+ *      do not advance it);
  *   6. probability (percent) against the seeded PRNG.
+ *
+ * Cost of a point nobody armed: a call that stops at step 3 reads the
+ * point's configuration (lines nobody writes while it is disarmed) and
+ * bumps this thread's own hit counter for the point; it writes no line
+ * another thread uses and takes no lock. The first call of each thread takes
+ * a slow path that reads the environment (once per process) and lists the
+ * thread under the registry lock. No path allocates: the CPU-mapping fault
+ * engine calls fault_should_fail() from its SIGSEGV handler.
  *
  * Configuration comes from the environment variable TTM_FAULTS (read once, on
  * the first fault_should_fail() or fault_init_from_env() call), or from
@@ -32,7 +42,10 @@
  *
  * Thread safety: fault_should_fail() may be called from any thread. The
  * configuration calls must not race with each other (configure before the
- * workload starts, or from a single controlling thread).
+ * workload starts, or from a single controlling thread). fault_hits(),
+ * fault_print() and fault_reset() take the registry lock to read every
+ * thread's hit counters; fault_should_fail() takes it only on a thread's
+ * first call.
  */
 #ifndef FAULT_INJECT_H
 #define FAULT_INJECT_H
@@ -56,11 +69,22 @@
  * @space: bytes that must be consumed (by @size of calls) before failing.
  * @verbose: 0 silent, 1 one line per injected failure, 2 with a backtrace.
  * @nth: one-shot: the nth hit (1-based) from now fails; 0 when unarmed.
- * @hits: calls that reached this point since the last reset.
  * @fired: failures injected since the last reset.
+ * @count: candidates seen by the interval check (step 5) since the last
+ *	reset; advanced only when @interval > 1 and a call got that far.
+ * @slot: index + 1 of this point's hit counter in every thread's counter
+ *	array, given by fault_register(); 0 for a point never registered.
+ * @hits_shared: hits counted on one shared counter: those of a point never
+ *	registered or registered beyond the per-thread counters' capacity
+ *	(64 points), and those of a thread that could not be listed.
+ * @hits_gone: hits of threads that have exited. Protected by the registry
+ *	lock.
+ * @hits_base: the point's total at its last reset, subtracted by
+ *	fault_hits(). Protected by the registry lock.
  * @next: registry link, owned by the registry.
  *
- * All fields are atomics because hot paths read them without a lock.
+ * The configuration fields are atomics because hot paths read them without a
+ * lock. Hits are not a field: read them with fault_hits().
  */
 struct fault_attr {
 	const char *name;
@@ -70,15 +94,20 @@ struct fault_attr {
 	atomic_long space;
 	atomic_ulong verbose;
 	atomic_ulong nth;
-	atomic_ulong hits;
 	atomic_ulong fired;
+	atomic_ulong count;
+	atomic_uint slot;
+	atomic_ulong hits_shared;
+	unsigned long hits_gone;
+	unsigned long hits_base;
 	struct fault_attr *next;
 };
 
 #define FAULT_ATTR_INITIALIZER(str)                                                                \
 	{                                                                                          \
 		.name = (str), .probability = 0, .interval = 1, .times = 0, .space = 0,            \
-		.verbose = 0, .nth = 0, .hits = 0, .fired = 0, .next = NULL                        \
+		.verbose = 0, .nth = 0, .fired = 0, .count = 0, .slot = 0, .hits_shared = 0,       \
+		.hits_gone = 0, .hits_base = 0, .next = NULL                                       \
 	}
 
 void fault_register(struct fault_attr *attr);
@@ -138,6 +167,17 @@ void fault_reset(struct fault_attr *attr);
 /* Seed of the PRNG deciding probabilistic failures; printed on first use. */
 void fault_set_seed(uint64_t seed);
 uint64_t fault_get_seed(void);
+
+/**
+ * fault_hits - calls that reached @attr since its last reset.
+ * @attr: the point.
+ *
+ * Sums the counters of exited threads and of every live thread under the
+ * registry lock, so the count is exact for calls that returned before this
+ * one started; calls running meanwhile may or may not be in it. Returns 0
+ * when fault points are compiled out.
+ */
+unsigned long fault_hits(struct fault_attr *attr);
 
 /* Look a point up by name; NULL when there is none. */
 struct fault_attr *fault_lookup(const char *name);

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 DEFINE_FAULT_POINT(pa, "test_a")
 DEFINE_FAULT_POINT(pb, "test_b")
@@ -23,7 +25,7 @@ KTEST(fault_should_fail_unconfigured_never_fails)
 {
 	fault_reset_all();
 	EXPECT_EQ(count_failures(&pa, 1000, 0), 0);
-	EXPECT_EQ(atomic_load(&pa.hits), 1000);
+	EXPECT_EQ(fault_hits(&pa), 1000);
 	EXPECT_EQ(atomic_load(&pa.fired), 0);
 }
 
@@ -230,7 +232,7 @@ KTEST(fault_reset_all_clears_counters)
 	EXPECT_EQ(fault_total_fired(), 5);
 	fault_reset_all();
 	EXPECT_EQ(fault_total_fired(), 0);
-	EXPECT_EQ(atomic_load(&pa.hits), 0);
+	EXPECT_EQ(fault_hits(&pa), 0);
 	EXPECT_FALSE(fault_should_fail(&pa, 0));
 }
 
@@ -266,5 +268,215 @@ KTEST(fault_should_fail_times_exact_under_concurrency)
 		total += r[i].fired;
 	}
 	EXPECT_EQ(total, 777);
-	EXPECT_EQ(atomic_load(&pa.hits), 80000);
+	EXPECT_EQ(fault_hits(&pa), 80000);
+}
+
+KTEST(fault_should_fail_interval_counts_only_armed_candidates)
+{
+	fault_reset_all();
+	/* Calls while the point is disarmed are hits, not interval candidates. */
+	EXPECT_EQ(count_failures(&pa, 3, 0), 0);
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, -1);
+	atomic_store(&pa.interval, 4);
+	for (unsigned i = 1; i <= 12; i++)
+		EXPECT_EQ(fault_should_fail(&pa, 0), i % 4 == 0);
+	EXPECT_EQ(fault_hits(&pa), 15);
+	EXPECT_EQ(atomic_load(&pa.fired), 3);
+}
+
+KTEST(fault_should_fail_interval_skips_space_budget_calls)
+{
+	fault_reset_all();
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, -1);
+	atomic_store(&pa.space, 100);
+	atomic_store(&pa.interval, 2);
+	/* 60 of 100 bytes: absorbed by the budget, not a candidate. */
+	EXPECT_FALSE(fault_should_fail(&pa, 60));
+	/* Crosses the budget: candidate 1, not a multiple of 2. */
+	EXPECT_FALSE(fault_should_fail(&pa, 60));
+	EXPECT_TRUE(fault_should_fail(&pa, 60));
+	EXPECT_FALSE(fault_should_fail(&pa, 60));
+	EXPECT_TRUE(fault_should_fail(&pa, 60));
+}
+
+KTEST(fault_should_fail_interval_exact_under_concurrency)
+{
+	struct race_arg r[4];
+	pthread_t t[4];
+	unsigned total = 0;
+
+	fault_reset_all();
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, -1);
+	atomic_store(&pa.interval, 8);
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct race_arg){ &pa, 0 };
+		ASSERT_EQ(pthread_create(&t[i], NULL, race_thread, &r[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		total += r[i].fired;
+	}
+	/* One global order of candidates: exactly every 8th of 80000 fails. */
+	EXPECT_EQ(total, 10000);
+	EXPECT_EQ(fault_hits(&pa), 80000);
+}
+
+/* A thread that hits a point, then stays alive until told to go. */
+struct live_arg {
+	struct fault_attr *a;
+	unsigned calls;
+	pthread_barrier_t *hit_done, *may_exit, *hit_again;
+};
+
+static void *live_thread(void *p)
+{
+	struct live_arg *l = p;
+
+	(void)count_failures(l->a, l->calls, 0);
+	pthread_barrier_wait(l->hit_done);
+	pthread_barrier_wait(l->may_exit);
+	(void)count_failures(l->a, l->calls, 0);
+	pthread_barrier_wait(l->hit_again);
+	return NULL;
+}
+
+KTEST(fault_hits_sums_live_and_exited_threads)
+{
+	pthread_barrier_t b1, b2, b3;
+	struct live_arg l = { &pb, 1000, &b1, &b2, &b3 };
+	pthread_t t;
+
+	pthread_barrier_init(&b1, NULL, 2);
+	pthread_barrier_init(&b2, NULL, 2);
+	pthread_barrier_init(&b3, NULL, 2);
+	fault_reset_all();
+	(void)count_failures(&pb, 7, 0);
+	ASSERT_EQ(pthread_create(&t, NULL, live_thread, &l), 0);
+	pthread_barrier_wait(&b1);
+	/* The other thread is alive: its counter is read in place. */
+	EXPECT_EQ(fault_hits(&pb), 1007);
+	pthread_barrier_wait(&b2);
+	pthread_barrier_wait(&b3);
+	pthread_join(t, NULL);
+	/* It has exited: its counts were folded into the point. */
+	EXPECT_EQ(fault_hits(&pb), 2007);
+	(void)count_failures(&pb, 3, 0);
+	EXPECT_EQ(fault_hits(&pb), 2010);
+	pthread_barrier_destroy(&b1);
+	pthread_barrier_destroy(&b2);
+	pthread_barrier_destroy(&b3);
+}
+
+KTEST(fault_reset_clears_a_live_threads_hits)
+{
+	pthread_barrier_t b1, b2, b3;
+	struct live_arg l = { &pc, 500, &b1, &b2, &b3 };
+	pthread_t t;
+
+	pthread_barrier_init(&b1, NULL, 2);
+	pthread_barrier_init(&b2, NULL, 2);
+	pthread_barrier_init(&b3, NULL, 2);
+	fault_reset_all();
+	ASSERT_EQ(pthread_create(&t, NULL, live_thread, &l), 0);
+	pthread_barrier_wait(&b1);
+	EXPECT_EQ(fault_hits(&pc), 500);
+	fault_reset(&pc);
+	EXPECT_EQ(fault_hits(&pc), 0);
+	pthread_barrier_wait(&b2);
+	pthread_barrier_wait(&b3);
+	/* Counted from the reset on, before and after the thread's exit. */
+	EXPECT_EQ(fault_hits(&pc), 500);
+	pthread_join(t, NULL);
+	EXPECT_EQ(fault_hits(&pc), 500);
+	pthread_barrier_destroy(&b1);
+	pthread_barrier_destroy(&b2);
+	pthread_barrier_destroy(&b3);
+}
+
+KTEST(fault_hits_counts_an_unregistered_point)
+{
+	static struct fault_attr loose = FAULT_ATTR_INITIALIZER("test_unregistered");
+
+	EXPECT_EQ(count_failures(&loose, 10, 0), 0);
+	EXPECT_EQ(fault_hits(&loose), 10);
+	EXPECT_NULL(fault_lookup("test_unregistered"));
+	fault_set_nth(&loose, 2);
+	EXPECT_FALSE(fault_should_fail(&loose, 0));
+	EXPECT_TRUE(fault_should_fail(&loose, 0));
+	fault_reset(&loose);
+	EXPECT_EQ(fault_hits(&loose), 0);
+}
+
+static void *hit_ten(void *arg)
+{
+	(void)count_failures(arg, 10, 0);
+	return NULL;
+}
+
+/*
+ * ThreadSanitizer refuses to start a thread in the child of a multi-threaded
+ * fork, so the new-thread check runs without it only.
+ */
+#ifdef __SANITIZE_THREAD__
+#define CHILD_MAY_START_THREADS 0
+#else
+#define CHILD_MAY_START_THREADS 1
+#endif
+
+/* In a child of fork(): 0 when the hits add up, a code naming the check. */
+static int child_checks(struct fault_attr *a)
+{
+	unsigned long want = 300;
+	pthread_t t;
+
+	if (fault_hits(a) != want)
+		return 1;
+	/* A new thread may get the storage of the one the fork left behind. */
+	if (CHILD_MAY_START_THREADS) {
+		if (pthread_create(&t, NULL, hit_ten, a))
+			return 2;
+		pthread_join(t, NULL);
+		want += 10;
+		if (fault_hits(a) != want)
+			return 3;
+	}
+	(void)count_failures(a, 5, 0);
+	return fault_hits(a) == want + 5 ? 0 : 4;
+}
+
+KTEST(fault_hits_in_a_forked_child_keep_the_parents_threads)
+{
+	pthread_barrier_t b1, b2, b3;
+	struct live_arg l = { &pa, 200, &b1, &b2, &b3 };
+	pthread_t t;
+	pid_t pid;
+	int status = -1;
+
+	pthread_barrier_init(&b1, NULL, 2);
+	pthread_barrier_init(&b2, NULL, 2);
+	pthread_barrier_init(&b3, NULL, 2);
+	fault_reset_all();
+	(void)count_failures(&pa, 100, 0);
+	ASSERT_EQ(pthread_create(&t, NULL, live_thread, &l), 0);
+	pthread_barrier_wait(&b1);
+	pid = fork();
+	if (pid == 0)
+		_exit(child_checks(&pa));
+	EXPECT_GT(pid, 0);
+	if (pid > 0) {
+		EXPECT_EQ(waitpid(pid, &status, 0), pid);
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(WEXITSTATUS(status), 0);
+	}
+	pthread_barrier_wait(&b2);
+	pthread_barrier_wait(&b3);
+	pthread_join(t, NULL);
+	/* The parent is untouched by its child's hits. */
+	EXPECT_EQ(fault_hits(&pa), 500);
+	pthread_barrier_destroy(&b1);
+	pthread_barrier_destroy(&b2);
+	pthread_barrier_destroy(&b3);
 }
