@@ -716,6 +716,17 @@ static struct ttm_buffer_object *pipe_setup(enum ttm_vm_fault_mode mode, int err
 	return bo;
 }
 
+/* Where @bo is, read under its reservation (a fault may run on another thread). */
+static uint32_t bo_mem_type(struct ttm_buffer_object *bo)
+{
+	uint32_t type;
+
+	EXPECT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	type = bo->resource->mem_type;
+	ttm_bo_unreserve(bo);
+	return type;
+}
+
 static void pipe_finish(struct ttm_buffer_object *bo, pthread_t t)
 {
 	pthread_join(t, NULL);
@@ -740,7 +751,7 @@ static void ttm_bo_mmap_pipelined_move_waits(enum ttm_vm_fault_mode mode)
 	EXPECT_TRUE(atomic_load(&pmove.copied));
 	EXPECT_EQ(memcmp(got, want, PG), 0);
 	EXPECT_UEQ(map_checksum(p, 16 * PG), sum);
-	EXPECT_EQ(bo->resource->mem_type, TTM_PL_TT);
+	EXPECT_EQ(bo_mem_type(bo), TTM_PL_TT);
 	EXPECT_EQ(vm_stats(bo).migrations, 1);
 	EXPECT_EQ(vm_stats(bo).sigbus, 0);
 	pipe_finish(bo, t);
@@ -772,7 +783,7 @@ static void ttm_bo_mmap_pipelined_move_error(enum ttm_vm_fault_mode mode)
 	atomic_store(&pmove.touched, true);
 	EXPECT_EQ(sigbus_seen, 1);
 	EXPECT_TRUE(atomic_load(&pmove.copied));
-	EXPECT_EQ(bo->resource->mem_type, TTM_PL_TT);
+	EXPECT_EQ(bo_mem_type(bo), TTM_PL_TT);
 	EXPECT_UEQ(bo_checksum(bo), sum);
 	EXPECT_EQ(vm_stats(bo).sigbus, 1);
 	/* Nothing moves now: the next access does not meet the old error. */
