@@ -9,11 +9,13 @@
  * clients of one BO always see the same bytes). Pages start absent; the
  * first touch of a page faults, and the handler:
  *   1. reserves the BO (blocking: a thread must not touch a mapping of a BO
- *      it holds reserved),
+ *      it holds reserved) and, for a ttm_bo_mmap_hooked() mapping, asks the
+ *      owner for the CPU placement of this fault,
  *   2. waits for pending GPU writes (KERNEL and WRITE usage fences),
  *   3. migrates the BO when its resource is not one the CPU can reach
  *      (the driver's io_mem_reserve refuses it or gives no address) or does
- *      not satisfy the CPU placement given at the first map (for example
+ *      not satisfy the CPU placement (given at the first map, or the
+ *      owner's answer of step 1; for example
  *      a visible-VRAM range, a mappable aperture part) - the whole BO moves
  *      once; later faults find it in place. A driver's move may be
  *      pipelined (ttm_bo_move_accel_cleanup(): the copy queued behind a
