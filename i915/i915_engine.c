@@ -155,6 +155,12 @@ void i915_engine_recover(struct i915_engine *engine)
 		head = guilty->ring_tail;
 	}
 	pthread_mutex_unlock(&engine->lock);
+	/*
+	 * Counted before anything it caused becomes visible: a waiter woken by
+	 * the guilty request's -EIO, or by a request run after the restart,
+	 * already sees this reset in the stats and the error-state dump.
+	 */
+	atomic_fetch_add(&engine->stats.resets, 1);
 	if (guilty) {
 		atomic_fetch_add(&guilty->ctx->guilty, 1);
 		i915_request_finish(guilty, -EIO);
@@ -165,7 +171,6 @@ void i915_engine_recover(struct i915_engine *engine)
 	 * requests behind it are intact in the ring.
 	 */
 	be->ops->engine_reset(be, engine->id, head);
-	atomic_fetch_add(&engine->stats.resets, 1);
 }
 
 /* Synchronous devices: run the ring now, recovering as many times as it stops. */
