@@ -78,6 +78,9 @@ struct ttm_device_funcs {
 	 * there first and calls again); -EBUSY/-EINTR/-ENOMEM/-EIO: the BO is
 	 * left where it was with its content, @new_mem still the caller's.
 	 * Without @move the core uses ttm_bo_move_memcpy() for every move.
+	 * @evict is true for every leg of an eviction, the first hop included,
+	 * so a pipelined eviction out of a manager without tt frees the old range
+	 * at once behind the manager's move fence (ttm_bo_move_accel_cleanup()).
 	 */
 	int (*move)(struct ttm_buffer_object *bo, bool evict, struct ttm_operation_ctx *ctx,
 		    struct ttm_resource *new_mem, struct ttm_place *hop);
