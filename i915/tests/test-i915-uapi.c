@@ -930,6 +930,116 @@ KTEST(uapi_lmem_setstatus_from_local_then_map_keeps_content)
 }
 
 /*
+ * A CPU write lands just before an eviction and the GPU then reads it: a
+ * buffer in the CPU-visible lmem window is mapped and filled through the
+ * mapping; at once another client creates a NO_EVICT buffer the size of the
+ * window, which evicts it (by the blitter, to system memory: the mapping is
+ * torn down first). The GPU then copies the buffer into a system buffer with
+ * XY_FAST_COPY_BLT (execbuffer2 on the blitter, relocated, which binds both
+ * into the GGTT); after the fence the copy and the buffer itself, read again
+ * through the first mapping (which faults again), carry every byte the CPU
+ * wrote.
+ */
+KTEST(uapi_cpu_write_then_eviction_then_gpu_read)
+{
+	const size_t size = LOCAL_PAGES * 4096u;
+	struct drm_i915_gem_relocation_entry reloc[2];
+	struct drm_bo_info_rep filler, src, dst, info;
+	struct drm_i915_gem_exec_object2 obj[3];
+	struct drm_i915_gem_execbuffer2 eb;
+	struct ttm_bo_vm_stats st;
+	struct sim_gpu_config cfg;
+	struct uapi_client c;
+	uint32_t cs[16] = {0};
+	uint64_t faults;
+	uint8_t *p, *q, *expect;
+	int ffill, err = 0;
+
+	i915_test_config(&cfg);
+	ASSERT_TRUE(cfg.lmem_visible_size >= size);
+	uapi_client_init(&c);
+	ASSERT_EQ(uapi_create_bo(c.fd,
+				 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE | DRM_BO_FLAG_READ |
+				     DRM_BO_FLAG_WRITE,
+				 size, &src),
+		  0);
+	EXPECT_UEQ(src.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
+	EXPECT_ULE(src.offset + size, cfg.lmem_visible_size);
+	ASSERT_EQ(uapi_create_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE,
+				 size, &dst),
+		  0);
+	p = uapi_bo_map(c.fd, src.handle, NULL, &err);
+	ASSERT_EQ(err, 0);
+	ASSERT_NOT_NULL(p);
+	expect = malloc(size);
+	ASSERT_NOT_NULL(expect);
+	for (size_t i = 0; i < size; i++)
+		expect[i] = (uint8_t)(ktest_rand() >> 5);
+	memcpy(p, expect, size);
+
+	/* The eviction, right after the last store. */
+	ffill = i915_drm_open(c.i915);
+	ASSERT_GE(ffill, 0);
+	ASSERT_EQ(uapi_create_bo(ffill,
+				 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE | DRM_BO_FLAG_NO_EVICT |
+				     DRM_BO_FLAG_READ,
+				 cfg.lmem_visible_size, &filler),
+		  0);
+	EXPECT_UEQ(filler.offset, 0);
+	ASSERT_EQ(uapi_bo_info(c.fd, src.handle, &info), 0);
+	EXPECT_TRUE((info.flags & DRM_BO_MASK_MEM) != DRM_BO_FLAG_MEM_VRAM);
+	ASSERT_EQ(ttm_drm_bo_map_stats(c.fd, src.handle, &st), 0);
+	EXPECT_UGE(st.invalidations, 1);
+	faults = st.faults;
+
+	/* The GPU reads it: the blitter copies src -> dst, LOCAL_PAGES rows of a page. */
+	i915_emit_bb_end(i915_emit_fast_copy_blt(cs, 0, 4096, 0, 4096, 4096, LOCAL_PAGES));
+	ASSERT_EQ(uapi_rw(&c, c.batch, 0, cs, sizeof(cs), true), 0);
+	reloc[0] = (struct drm_i915_gem_relocation_entry){
+	    .target_handle = dst.handle,
+	    .offset = 4 * 4, /* the destination address */
+	    .presumed_offset = ~0ull,
+	    .read_domains = I915_GEM_DOMAIN_RENDER,
+	    .write_domain = I915_GEM_DOMAIN_RENDER,
+	};
+	reloc[1] = (struct drm_i915_gem_relocation_entry){
+	    .target_handle = src.handle,
+	    .offset = 8 * 4, /* the source address */
+	    .presumed_offset = ~0ull,
+	    .read_domains = I915_GEM_DOMAIN_RENDER,
+	};
+	memset(obj, 0, sizeof(obj));
+	memset(&eb, 0, sizeof(eb));
+	obj[0].handle = dst.handle;
+	obj[1].handle = src.handle;
+	obj[2].handle = c.batch;
+	obj[2].relocation_count = 2;
+	obj[2].relocs_ptr = (uint64_t)(uintptr_t)reloc;
+	eb.buffers_ptr = (uint64_t)(uintptr_t)obj;
+	eb.buffer_count = 3;
+	eb.batch_len = sizeof(cs);
+	eb.flags = I915_EXEC_BLT | I915_EXEC_FENCE_OUT;
+	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	EXPECT_UEQ(uapi_fence_wait(&c, (uint32_t)(eb.rsvd2 >> 32)), 0);
+
+	q = uapi_bo_map(c.fd, dst.handle, NULL, &err);
+	ASSERT_EQ(err, 0);
+	ASSERT_NOT_NULL(q);
+	EXPECT_UEQ(fnv1a(q, size), fnv1a(expect, size));
+	EXPECT_EQ(memcmp(q, expect, size), 0);
+	EXPECT_EQ(uapi_bo_unmap(c.fd, dst.handle), 0);
+	/* The CPU's own view, faulted in again at the buffer's new home. */
+	EXPECT_EQ(memcmp(p, expect, size), 0);
+	ASSERT_EQ(ttm_drm_bo_map_stats(c.fd, src.handle, &st), 0);
+	EXPECT_UGE(st.faults, faults + 1);
+	EXPECT_UEQ(st.sigbus, 0);
+	free(expect);
+	EXPECT_EQ(uapi_bo_unmap(c.fd, src.handle), 0);
+	EXPECT_EQ(ttm_drm_close(ffill), 0);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+/*
  * lmem and stolen are the driver's: MM_INIT, MM_TAKEDOWN and MM_LOCK of
  * them are -EINVAL, the info dump lists them with their size, and on a part
  * without lmem BO_CREATE in VRAM is -EINVAL while stolen still works.
