@@ -418,11 +418,17 @@ static void *hit_ten(void *arg)
 
 /*
  * ThreadSanitizer refuses to start a thread in the child of a multi-threaded
- * fork, so the new-thread check runs without it only.
+ * fork, so the new-thread check runs without it only (gcc says so with
+ * __SANITIZE_THREAD__, clang with __has_feature).
  */
-#ifdef __SANITIZE_THREAD__
+#if defined(__SANITIZE_THREAD__)
 #define CHILD_MAY_START_THREADS 0
-#else
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHILD_MAY_START_THREADS 0
+#endif
+#endif
+#ifndef CHILD_MAY_START_THREADS
 #define CHILD_MAY_START_THREADS 1
 #endif
 
