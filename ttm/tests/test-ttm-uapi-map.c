@@ -417,6 +417,48 @@ static size_t bad_pages(const uint64_t *p, size_t pages, enum touch_order order,
 }
 
 /*
+ * The set-up of the cases with a buffer the CPU cannot reach: VRAM of the
+ * visible window plus @pages pages, TT of @tt_pages, the window held by a
+ * NO_EVICT buffer of a second client (@ffill) so that VRAM buffers land above
+ * it, and a LOCAL buffer of @pages pages (@bo_flags added) mapped at @p and
+ * filled with @seed's pattern, not moved yet. ASSERTs: the case's own thread.
+ */
+struct nv_fixture {
+	struct ttm_drm_device *dev;
+	int fd, ffill;
+	struct drm_bo_info_rep filler, bo;
+	uint64_t seed;
+	uint64_t *p;
+};
+
+static void nv_setup(struct nv_fixture *f, const char *name, size_t pages, uint64_t tt_pages,
+		     uint64_t bo_flags)
+{
+	const uint64_t window = (uint64_t)MOCK_VRAM_VISIBLE_PAGES * PG;
+	int err;
+
+	f->seed = ktest_rand();
+	f->dev = mock_uapi_start(name);
+	ASSERT_NOT_NULL(f->dev);
+	f->fd = ttm_drm_open(f->dev);
+	f->ffill = ttm_drm_open(f->dev);
+	ASSERT_GE(f->fd, 0);
+	ASSERT_GE(f->ffill, 0);
+	ASSERT_EQ(uapi_mm_init(f->fd, DRM_BO_MEM_VRAM, 0, MOCK_VRAM_VISIBLE_PAGES + pages), 0);
+	ASSERT_EQ(uapi_mm_init(f->fd, DRM_BO_MEM_TT, 0, tt_pages), 0);
+	ASSERT_EQ(uapi_create_bo(f->ffill, RW | DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, window,
+				 &f->filler),
+		  0);
+	EXPECT_UEQ(f->filler.offset, 0);
+	ASSERT_EQ(uapi_create_bo(f->fd, RW | bo_flags | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &f->bo),
+		  0);
+	f->p = uapi_bo_map(f->fd, f->bo.handle, NULL, &err);
+	ASSERT_NOT_NULL(f->p);
+	for (size_t pg = 0; pg < pages; pg++)
+		fill_page(f->p, pg, f->seed);
+}
+
+/*
  * A shared buffer of @pages filled through a LOCAL mapping, then moved by
  * SETSTATUS into VRAM above the CPU-visible window (a NO_EVICT buffer of a
  * second client fills the window, so the range manager has to go above
@@ -430,32 +472,20 @@ static size_t bad_pages(const uint64_t *p, size_t pages, enum touch_order order,
 static void run_nonvisible(size_t pages, enum touch_order order, bool room)
 {
 	const uint64_t window = (uint64_t)MOCK_VRAM_VISIBLE_PAGES * PG;
-	struct ttm_drm_device *dev = mock_uapi_start("uapi-map-nonvisible");
-	struct drm_bo_info_rep filler, bo, info;
-	uint64_t seed = ktest_rand();
+	struct drm_bo_info_rep bo, info;
+	struct ttm_drm_device *dev;
 	struct ttm_bo_vm_stats st;
+	struct nv_fixture f;
 	int fd, ffill, fshare, err;
-	uint64_t *p, *q;
+	uint64_t seed, *p, *q;
 
-	ASSERT_NOT_NULL(dev);
-	fd = ttm_drm_open(dev);
-	ffill = ttm_drm_open(dev);
-	ASSERT_GE(fd, 0);
-	ASSERT_GE(ffill, 0);
-	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, MOCK_VRAM_VISIBLE_PAGES + pages), 0);
-	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, pages + 16), 0);
-	ASSERT_EQ(uapi_create_bo(ffill, RW | DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, window,
-				 &filler),
-		  0);
-	EXPECT_UEQ(filler.offset, 0);
-
-	ASSERT_EQ(
-	    uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &bo),
-	    0);
-	p = uapi_bo_map(fd, bo.handle, NULL, &err);
-	ASSERT_NOT_NULL(p);
-	for (size_t pg = 0; pg < pages; pg++)
-		fill_page(p, pg, seed);
+	nv_setup(&f, "uapi-map-nonvisible", pages, pages + 16, DRM_BO_FLAG_SHAREABLE);
+	dev = f.dev;
+	fd = f.fd;
+	ffill = f.ffill;
+	bo = f.bo;
+	seed = f.seed;
+	p = f.p;
 	ASSERT_EQ(bo_move(fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
 	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
 	EXPECT_UGE(info.offset, window);
@@ -569,31 +599,22 @@ static void run_lock_after_map(enum ttm_vm_fault_mode mode)
 {
 	const uint64_t window = (uint64_t)MOCK_VRAM_VISIBLE_PAGES * PG;
 	const size_t pages = 8;
-	struct drm_bo_info_rep filler, bo, info;
-	uint64_t seed = ktest_rand();
+	struct drm_bo_info_rep bo, info;
 	struct ttm_drm_device *dev;
 	struct ttm_bo_vm_stats st;
-	int fd, ffill, err;
-	uint64_t *p;
+	struct nv_fixture f;
+	int fd, ffill;
+	uint64_t seed, *p;
 
 	if (!use_mode(mode))
 		return;
-	dev = mock_uapi_start("uapi-map-lock-after-map");
-	ASSERT_NOT_NULL(dev);
-	fd = ttm_drm_open(dev);
-	ffill = ttm_drm_open(dev);
-	ASSERT_GE(fd, 0);
-	ASSERT_GE(ffill, 0);
-	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, MOCK_VRAM_VISIBLE_PAGES + pages), 0);
-	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, pages + 16), 0);
-	ASSERT_EQ(uapi_create_bo(ffill, RW | DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, window,
-				 &filler),
-		  0);
-	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &bo), 0);
-	p = uapi_bo_map(fd, bo.handle, NULL, &err);
-	ASSERT_NOT_NULL(p);
-	for (size_t pg = 0; pg < pages; pg++)
-		fill_page(p, pg, seed);
+	nv_setup(&f, "uapi-map-lock-after-map", pages, pages + 16, 0);
+	dev = f.dev;
+	fd = f.fd;
+	ffill = f.ffill;
+	bo = f.bo;
+	seed = f.seed;
+	p = f.p;
 	ASSERT_EQ(bo_move(fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
 	EXPECT_UGE(info.offset, window);
 
@@ -665,37 +686,27 @@ static void *takedown_thread(void *data)
 
 static void run_takedown_race(enum ttm_vm_fault_mode mode)
 {
-	const uint64_t window = (uint64_t)MOCK_VRAM_VISIBLE_PAGES * PG;
 	const size_t pages = 4;
 	unsigned iters = 300 * ktest_scale(), bad = 0;
-	struct drm_bo_info_rep filler, bo;
 	struct takedown_race r = {0};
-	uint64_t seed = ktest_rand();
+	struct drm_bo_info_rep bo;
 	struct ttm_drm_device *dev;
 	struct ttm_bo_vm_stats st;
-	int ffill, err;
-	uint64_t *p;
+	struct nv_fixture f;
+	uint64_t seed, *p;
+	int ffill;
 	pthread_t t;
 
 	if (!use_mode(mode))
 		return;
-	dev = mock_uapi_start("uapi-map-takedown-race");
-	ASSERT_NOT_NULL(dev);
-	r.fd = ttm_drm_open(dev);
-	ffill = ttm_drm_open(dev);
-	ASSERT_GE(r.fd, 0);
-	ASSERT_GE(ffill, 0);
-	ASSERT_EQ(uapi_mm_init(r.fd, DRM_BO_MEM_VRAM, 0, MOCK_VRAM_VISIBLE_PAGES + pages), 0);
 	/* TT exists at the first map, so it is among the places faults know. */
-	ASSERT_EQ(uapi_mm_init(r.fd, DRM_BO_MEM_TT, 0, 64), 0);
-	ASSERT_EQ(uapi_create_bo(ffill, RW | DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_NO_EVICT, window,
-				 &filler),
-		  0);
-	ASSERT_EQ(uapi_create_bo(r.fd, RW | DRM_BO_FLAG_MEM_LOCAL, pages * PG, &bo), 0);
-	p = uapi_bo_map(r.fd, bo.handle, NULL, &err);
-	ASSERT_NOT_NULL(p);
-	for (size_t pg = 0; pg < pages; pg++)
-		fill_page(p, pg, seed);
+	nv_setup(&f, "uapi-map-takedown-race", pages, 64, 0);
+	dev = f.dev;
+	r.fd = f.fd;
+	ffill = f.ffill;
+	bo = f.bo;
+	seed = f.seed;
+	p = f.p;
 	ASSERT_EQ(pthread_create(&t, NULL, takedown_thread, &r), 0);
 	for (unsigned i = 0; i < iters || (atomic_load(&r.rounds) < 20 && i < 20 * iters); i++) {
 		if (bo_move(r.fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, NULL))
