@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_trace.h>
@@ -232,21 +236,64 @@ static void *ttm_copy_side_page(struct ttm_copy_side *s, uint64_t i)
 }
 
 /*
+ * A move of at least this many pages into recycled pool pages copies with
+ * non-temporal stores: nothing of a buffer that large stays in the caches
+ * anyway, and cached stores would first read every destination line for
+ * ownership. Pages fresh from the OS are left to cached stores: the
+ * kernel zeroes each one at its first touch, inside the copy, and a
+ * streamed store would then write every line twice.
+ */
+#define TTM_COPY_STREAM_MIN_PAGES 256u
+
+/* One page from @s to @d (not overlapping), bypassing the caches. */
+static void ttm_copy_page_stream(void *d, const void *s)
+{
+#if defined(__SSE2__)
+	__m128i *out = d;
+	const __m128i *in = s;
+
+	if ((uintptr_t)d & 15) {
+		memcpy(d, s, TTM_PAGE_SIZE); /* a userptr page may sit anywhere */
+		return;
+	}
+	for (unsigned i = 0; i < TTM_PAGE_SIZE / sizeof(*out); i += 4) {
+		__m128i a = _mm_loadu_si128(in + i), b = _mm_loadu_si128(in + i + 1);
+		__m128i c = _mm_loadu_si128(in + i + 2), e = _mm_loadu_si128(in + i + 3);
+
+		_mm_stream_si128(out + i, a);
+		_mm_stream_si128(out + i + 1, b);
+		_mm_stream_si128(out + i + 2, c);
+		_mm_stream_si128(out + i + 3, e);
+	}
+#else
+	memcpy(d, s, TTM_PAGE_SIZE);
+#endif
+}
+
+/*
  * Page-wise, because consecutive tt pages need not be contiguous in memory;
  * pool blocks of higher order are, but a page at a time is already at
- * memcpy bandwidth for 4 KiB.
+ * memcpy bandwidth for 4 KiB. @stream: see TTM_COPY_STREAM_MIN_PAGES.
  */
-static void ttm_copy_pages(struct ttm_copy_side *dst, struct ttm_copy_side *src, uint64_t pages)
+static void ttm_copy_pages(struct ttm_copy_side *dst, struct ttm_copy_side *src, uint64_t pages,
+			   bool stream)
 {
 	for (uint64_t i = 0; i < pages; i++) {
 		void *d = ttm_copy_side_page(dst, i);
 		void *s = ttm_copy_side_page(src, i);
 
-		if (s)
+		if (s && stream)
+			ttm_copy_page_stream(d, s);
+		else if (s)
 			memcpy(d, s, TTM_PAGE_SIZE);
 		else
 			memset(d, 0, TTM_PAGE_SIZE);
 	}
+#if defined(__SSE2__)
+	/* Streamed stores are weakly ordered: publish them before the move does. */
+	if (stream)
+		_mm_sfence();
+#endif
 }
 
 int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx,
@@ -257,7 +304,7 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 	bool old_tt = old_mem && ttm_bo_res_uses_tt(bo, old_mem);
 	bool new_tt = ttm_bo_res_uses_tt(bo, new_mem);
 	struct ttm_copy_side src = {0}, dst = {0};
-	bool old_io = false, new_io = false, dst_populated_here = false;
+	bool old_io = false, new_io = false, dst_populated_here = false, stream = false;
 	uint64_t pages = bo->size >> TTM_PAGE_SHIFT;
 	int ret;
 
@@ -303,10 +350,15 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 		if (ret)
 			goto out_io;
 		if (!ttm_tt_is_populated(bo->ttm)) {
+			unsigned long os_pages = ttm_pool_os_pages(&bdev->pool);
+
 			ret = ttm_bo_populate(bo, ctx);
 			if (ret)
 				goto out_io;
 			dst_populated_here = true;
+			/* Another thread's fresh pages only make this err on cached stores. */
+			stream = pages >= TTM_COPY_STREAM_MIN_PAGES && src.io &&
+				 ttm_pool_os_pages(&bdev->pool) == os_pages;
 		}
 		dst.tt = bo->ttm;
 	} else {
@@ -328,7 +380,7 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 		ret = -ENOMEM;
 		goto out_new_io;
 	}
-	ttm_copy_pages(&dst, &src, pages);
+	ttm_copy_pages(&dst, &src, pages, stream);
 
 	if (new_io)
 		ttm_bo_io_free(bdev, new_mem);

@@ -149,6 +149,48 @@ KTEST(ttm_bo_move_memcpy_new_bo_zeroed)
 	dev_fini();
 }
 
+/*
+ * A large move out of VRAM into recycled pool pages takes the streamed copy
+ * (no page fresh from the OS); every byte arrives, and a second move of the
+ * same size into fresh pages (the pool emptied first) takes the cached copy
+ * and arrives as well.
+ */
+KTEST(ttm_bo_move_memcpy_large_vram_to_recycled_pages_keeps_content)
+{
+	const uint64_t size = 512 * PAGE;
+	struct ttm_buffer_object *bo;
+	unsigned long fresh;
+
+	dev_init(1024, 1024);
+	/* Warm the pool: the same number of pages populated, then given back. */
+	bo = bo_reserved_in(size, TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_fill(bo, 5), 0);
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+
+	for (unsigned round = 0; round < 2; round++) {
+		struct ttm_operation_ctx ctx = {0};
+		uint64_t seed = 4242 + round;
+
+		if (round == 1)
+			ttm_pool_shrink(&tdev.bdev.pool, ~0ul);
+		bo = bo_reserved_in(size, TTM_PL_VRAM);
+		EXPECT_EQ(ttm_test_bo_fill(bo, seed), 0);
+		fresh = ttm_pool_os_pages(&tdev.bdev.pool);
+		EXPECT_EQ(validate_locked(bo, TTM_PL_SYSTEM, &ctx), 0);
+		EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+		fresh = ttm_pool_os_pages(&tdev.bdev.pool) - fresh;
+		if (round == 0)
+			EXPECT_UEQ(fresh, 0);
+		else
+			EXPECT_UGE(fresh, 512);
+		EXPECT_EQ(ttm_test_bo_verify(bo, seed), 0);
+		ttm_bo_unreserve(bo);
+		ttm_bo_put(bo);
+	}
+	dev_fini();
+}
+
 KTEST(ttm_bo_move_memcpy_fault_keeps_content)
 {
 	struct ttm_operation_ctx ctx = {0};
