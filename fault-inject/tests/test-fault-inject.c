@@ -250,23 +250,32 @@ static void *race_thread(void *p)
 	return NULL;
 }
 
-KTEST(fault_should_fail_times_exact_under_concurrency)
+/* Four threads hit @a 20000 times each at once; the failures they saw, summed. */
+static unsigned race_four(struct fault_attr *a)
 {
 	struct race_arg r[4];
 	pthread_t t[4];
 	unsigned total = 0;
 
-	fault_reset_all();
-	atomic_store(&pa.probability, 100);
-	atomic_store(&pa.times, 777);
 	for (int i = 0; i < 4; i++) {
-		r[i] = (struct race_arg){ &pa, 0 };
+		r[i] = (struct race_arg){ a, 0 };
 		ASSERT_EQ(pthread_create(&t[i], NULL, race_thread, &r[i]), 0);
 	}
 	for (int i = 0; i < 4; i++) {
 		pthread_join(t[i], NULL);
 		total += r[i].fired;
 	}
+	return total;
+}
+
+KTEST(fault_should_fail_times_exact_under_concurrency)
+{
+	unsigned total;
+
+	fault_reset_all();
+	atomic_store(&pa.probability, 100);
+	atomic_store(&pa.times, 777);
+	total = race_four(&pa);
 	EXPECT_EQ(total, 777);
 	EXPECT_EQ(fault_hits(&pa), 80000);
 }
@@ -303,22 +312,13 @@ KTEST(fault_should_fail_interval_skips_space_budget_calls)
 
 KTEST(fault_should_fail_interval_exact_under_concurrency)
 {
-	struct race_arg r[4];
-	pthread_t t[4];
-	unsigned total = 0;
+	unsigned total;
 
 	fault_reset_all();
 	atomic_store(&pa.probability, 100);
 	atomic_store(&pa.times, -1);
 	atomic_store(&pa.interval, 8);
-	for (int i = 0; i < 4; i++) {
-		r[i] = (struct race_arg){ &pa, 0 };
-		ASSERT_EQ(pthread_create(&t[i], NULL, race_thread, &r[i]), 0);
-	}
-	for (int i = 0; i < 4; i++) {
-		pthread_join(t[i], NULL);
-		total += r[i].fired;
-	}
+	total = race_four(&pa);
 	/* One global order of candidates: exactly every 8th of 80000 fails. */
 	EXPECT_EQ(total, 10000);
 	EXPECT_EQ(fault_hits(&pa), 80000);
