@@ -350,15 +350,16 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 		if (ret)
 			goto out_io;
 		if (!ttm_tt_is_populated(bo->ttm)) {
-			unsigned long os_pages = ttm_pool_os_pages(&bdev->pool);
+			/* Only a large copy out of io memory may stream: ask the pool then. */
+			bool big = pages >= TTM_COPY_STREAM_MIN_PAGES && src.io;
+			unsigned long os_pages = big ? ttm_pool_os_pages(&bdev->pool) : 0;
 
 			ret = ttm_bo_populate(bo, ctx);
 			if (ret)
 				goto out_io;
 			dst_populated_here = true;
 			/* Another thread's fresh pages only make this err on cached stores. */
-			stream = pages >= TTM_COPY_STREAM_MIN_PAGES && src.io &&
-				 ttm_pool_os_pages(&bdev->pool) == os_pages;
+			stream = big && ttm_pool_os_pages(&bdev->pool) == os_pages;
 		}
 		dst.tt = bo->ttm;
 	} else {
