@@ -20,56 +20,16 @@
 #include "hw_fake.h"
 #include "hw_ttm.h"
 #include "ktest.h"
+#include "bench_hw_fixture.h"
 
-struct fixture {
-	struct hw_fake *fake;
-	struct bench_run run;
-	struct bench_hw hw;
-	struct bench_hw_args args;
-};
-
-static int fixture_init(struct fixture *fx)
+/* The shared fixture, on a part without VRAM as the validate cases assume. */
+static int fixture_init(struct bench_hw_fixture *fx)
 {
-	char *argv[] = {"test-bench-hw-validate", "--quick", NULL};
-	struct bench_options o;
-	char err[128];
-	int ret;
+	int ret = bench_hw_fixture_init(fx, "test-bench-hw-validate", "validate");
 
-	memset(fx, 0, sizeof(*fx));
-	/* Never follow a developer's real device. */
-	unsetenv(HW_DEVICE_ENV);
-	ret = bench_options_parse(&o, 2, argv, NULL, NULL, err, sizeof(err));
-	if (ret)
-		return ret;
-	o.backend = BENCH_BACKEND_HW;
-	fx->fake = calloc(1, sizeof(*fx->fake));
-	if (!fx->fake)
-		return -ENOMEM;
-	hw_fake_init(fx->fake);
-	ret = bench_run_init(&fx->run, "validate", &o);
-	if (ret) {
-		hw_fake_fini(fx->fake);
-		free(fx->fake);
-		return ret;
-	}
-	bench_hw_init(&fx->hw);
-	fx->args.need_exec_fence = true;
-	fx->args.no_vram = true;
-	fx->args.sys = &hw_fake_ops;
-	fx->args.sys_data = fx->fake;
-	return 0;
-}
-
-static void fixture_fini(struct fixture *fx)
-{
-	bench_run_fini(&fx->run);
-	hw_fake_fini(fx->fake);
-	free(fx->fake);
-}
-
-static bool fake_clean(const struct hw_fake *f)
-{
-	return !f->open_fds && !f->live_handles && !f->live_maps && !f->live_ctx && !f->live_vms;
+	if (!ret)
+		fx->args.no_vram = true;
+	return ret;
 }
 
 /* Reserve, validate into @pl, unreserve, as the benchmark's timed step. */
@@ -102,7 +62,7 @@ KTEST(hw_validate_bind_in_place_unbind)
 {
 	struct ttm_operation_ctx ctx;
 	struct hw_ttm_bo *bo;
-	struct fixture fx;
+	struct bench_hw_fixture fx;
 	uint64_t a;
 
 	ASSERT_EQ(fixture_init(&fx), 0);
@@ -123,8 +83,8 @@ KTEST(hw_validate_bind_in_place_unbind)
 	EXPECT_TRUE(gpu_addr(bo) != UINT64_MAX);
 	ttm_bo_put(&bo->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(fake_clean(fx.fake));
-	fixture_fini(&fx);
+	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	bench_hw_fixture_fini(&fx);
 }
 
 KTEST(hw_validate_evict_unbind_one_per_validate)
@@ -132,7 +92,7 @@ KTEST(hw_validate_evict_unbind_one_per_validate)
 	const uint64_t size = 2 * TTM_PAGE_SIZE;
 	struct ttm_operation_ctx ctx;
 	struct hw_ttm_bo *bo[2] = {NULL, NULL};
-	struct fixture fx;
+	struct bench_hw_fixture fx;
 
 	ASSERT_EQ(fixture_init(&fx), 0);
 	fx.args.tt_size = size;
@@ -153,8 +113,8 @@ KTEST(hw_validate_evict_unbind_one_per_validate)
 	for (unsigned k = 0; k < 2; k++)
 		ttm_bo_put(&bo[k]->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(fake_clean(fx.fake));
-	fixture_fini(&fx);
+	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	bench_hw_fixture_fini(&fx);
 }
 
 KTEST(hw_validate_execbuf_softpins_every_object)
@@ -165,7 +125,7 @@ KTEST(hw_validate_execbuf_softpins_every_object)
 	const struct hw_fake_call *call;
 	struct dma_fence *f = NULL;
 	uint64_t addr[N + 1];
-	struct fixture fx;
+	struct bench_hw_fixture fx;
 	int idx;
 
 	ASSERT_EQ(fixture_init(&fx), 0);
@@ -213,6 +173,6 @@ KTEST(hw_validate_execbuf_softpins_every_object)
 		ttm_bo_put(&bos[k]->tbo);
 	ttm_bo_put(&batch->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(fake_clean(fx.fake));
-	fixture_fini(&fx);
+	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	bench_hw_fixture_fini(&fx);
 }

@@ -20,70 +20,18 @@
 #include "hw_fake.h"
 #include "hw_ttm.h"
 #include "ktest.h"
-
-struct fixture {
-	struct hw_fake *fake;
-	struct bench_options opts;
-	struct bench_run run;
-	struct bench_hw hw;
-	struct bench_hw_args args;
-};
-
-static int fixture_init(struct fixture *fx)
-{
-	struct bench_options o;
-	char *argv[] = {"test-bench-hw", "--quick", NULL};
-	char err[128];
-	int ret;
-
-	memset(fx, 0, sizeof(*fx));
-	/* The open would otherwise follow a developer's real device. */
-	unsetenv(HW_DEVICE_ENV);
-	ret = bench_options_parse(&o, 2, argv, NULL, NULL, err, sizeof(err));
-	if (ret)
-		return ret;
-	o.backend = BENCH_BACKEND_HW;
-	fx->opts = o;
-	fx->fake = calloc(1, sizeof(*fx->fake));
-	if (!fx->fake)
-		return -ENOMEM;
-	hw_fake_init(fx->fake);
-	ret = bench_run_init(&fx->run, "bench-hw-test", &o);
-	if (ret) {
-		hw_fake_fini(fx->fake);
-		free(fx->fake);
-		return ret;
-	}
-	bench_hw_init(&fx->hw);
-	fx->args.need_exec_fence = true;
-	fx->args.sys = &hw_fake_ops;
-	fx->args.sys_data = fx->fake;
-	return 0;
-}
-
-/* Nothing the back end took from the "kernel" is still held. */
-static bool fake_clean(const struct hw_fake *f)
-{
-	return !f->open_fds && !f->live_handles && !f->live_maps && !f->live_ctx && !f->live_vms;
-}
-
-static void fixture_fini(struct fixture *fx)
-{
-	bench_run_fini(&fx->run);
-	hw_fake_fini(fx->fake);
-	free(fx->fake);
-}
+#include "bench_hw_fixture.h"
 
 KTEST(bench_hw_open_records_gpu)
 {
-	struct fixture fx;
+	struct bench_hw_fixture fx;
 	struct json_object *root, *machine, *params, *v;
 	char dir[] = "/tmp/test-bench-hw-XXXXXX";
 	char *path = NULL;
 	void *loaded;
 	char err[128];
 
-	ASSERT_EQ(fixture_init(&fx), 0);
+	ASSERT_EQ(bench_hw_fixture_init(&fx, "test-bench-hw", "bench-hw-test"), 0);
 	ASSERT_EQ(bench_hw_open(&fx.run, &fx.hw, &fx.args), 0);
 	ASSERT_NOT_NULL(fx.hw.gpu);
 	ASSERT_NOT_NULL(fx.hw.dev);
@@ -109,18 +57,18 @@ KTEST(bench_hw_open_records_gpu)
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
 	EXPECT_NULL(fx.hw.gpu);
 	EXPECT_NULL(fx.hw.dev);
-	EXPECT_TRUE(fake_clean(fx.fake));
+	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
 	/* Closing twice is harmless (a program's error paths may). */
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	fixture_fini(&fx);
+	bench_hw_fixture_fini(&fx);
 }
 
 KTEST(bench_hw_open_close_refuses_live_bo)
 {
-	struct fixture fx;
+	struct bench_hw_fixture fx;
 	struct hw_ttm_bo *bo;
 
-	ASSERT_EQ(fixture_init(&fx), 0);
+	ASSERT_EQ(bench_hw_fixture_init(&fx, "test-bench-hw", "bench-hw-test"), 0);
 	ASSERT_EQ(bench_hw_open(&fx.run, &fx.hw, &fx.args), 0);
 	ASSERT_EQ(hw_ttm_bo_create(fx.hw.dev, 4096, &hw_ttm_placement_tt, &bo), 0);
 	/* A live BO keeps the device: close must not free it under the BO. */
@@ -128,8 +76,8 @@ KTEST(bench_hw_open_close_refuses_live_bo)
 	EXPECT_TRUE(fx.hw.dev != NULL && fx.hw.gpu != NULL);
 	ttm_bo_put(&bo->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(fake_clean(fx.fake));
-	fixture_fini(&fx);
+	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	bench_hw_fixture_fini(&fx);
 }
 
 /* Each way the machine cannot run hw must be a skip with a reason. */
@@ -149,10 +97,10 @@ KTEST(bench_hw_open_skips)
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct fixture fx;
+		struct bench_hw_fixture fx;
 		int ret;
 
-		ASSERT_EQ(fixture_init(&fx), 0);
+		ASSERT_EQ(bench_hw_fixture_init(&fx, "test-bench-hw", "bench-hw-test"), 0);
 		switch (i) {
 		case 0:
 			strcpy(fx.fake->nodes[0].driver, "amdgpu");
@@ -175,12 +123,12 @@ KTEST(bench_hw_open_skips)
 		EXPECT_TRUE(fx.hw.why[0] != '\0');
 		EXPECT_NULL(fx.hw.gpu);
 		EXPECT_NULL(fx.hw.dev);
-		EXPECT_TRUE(fake_clean(fx.fake));
+		EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
 		if (ret != cases[i].expect)
 			ktest_fail(__FILE__, __LINE__, "case %s: %d (%s)", cases[i].what, ret,
 				   fx.hw.why);
 		EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-		fixture_fini(&fx);
+		bench_hw_fixture_fini(&fx);
 	}
 }
 
@@ -190,10 +138,10 @@ KTEST(bench_hw_open_every_ioctl_fails)
 	unsigned failed = 0;
 
 	for (unsigned n = 1; n < 64; n++) {
-		struct fixture fx;
+		struct bench_hw_fixture fx;
 		int ret;
 
-		ASSERT_EQ(fixture_init(&fx), 0);
+		ASSERT_EQ(bench_hw_fixture_init(&fx, "test-bench-hw", "bench-hw-test"), 0);
 		fx.fake->fail_nth = n;
 		fx.fake->fail_err = -ENOMEM;
 		ret = bench_hw_open(&fx.run, &fx.hw, &fx.args);
@@ -205,13 +153,13 @@ KTEST(bench_hw_open_every_ioctl_fails)
 			EXPECT_NULL(fx.hw.gpu);
 		}
 		EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-		if (!fake_clean(fx.fake))
+		if (!bench_hw_fake_clean(fx.fake))
 			ktest_fail(__FILE__, __LINE__,
 				   "ioctl %u failing (open: %d, %s): fds %d handles %d maps %d ctx "
 				   "%d vms %d",
 				   n, ret, fx.hw.why, fx.fake->open_fds, fx.fake->live_handles,
 				   fx.fake->live_maps, fx.fake->live_ctx, fx.fake->live_vms);
-		fixture_fini(&fx);
+		bench_hw_fixture_fini(&fx);
 	}
 	/* The open issues several ioctls: some of them must have been hit. */
 	EXPECT_GT(failed, 0u);
@@ -251,11 +199,11 @@ KTEST(bench_hw_exec_wait_nop)
 {
 	struct gpu_thread g = {0};
 	struct hw_ttm_bo *batch, *other;
-	struct fixture fx;
+	struct bench_hw_fixture fx;
 	pthread_t thread;
 	int ret;
 
-	ASSERT_EQ(fixture_init(&fx), 0);
+	ASSERT_EQ(bench_hw_fixture_init(&fx, "test-bench-hw", "bench-hw-test"), 0);
 	ASSERT_EQ(bench_hw_open(&fx.run, &fx.hw, &fx.args), 0);
 	ASSERT_EQ(bench_hw_nop_batch(&fx.hw, &batch), 0);
 	ASSERT_EQ(hw_ttm_bo_create(fx.hw.dev, 8192, &hw_ttm_placement_system, &other), 0);
@@ -286,8 +234,8 @@ KTEST(bench_hw_exec_wait_nop)
 	ttm_bo_put(&other->tbo);
 	ttm_bo_put(&batch->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(fake_clean(fx.fake));
-	fixture_fini(&fx);
+	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	bench_hw_fixture_fini(&fx);
 }
 
 KTEST(bench_hw_not_open)
@@ -317,16 +265,16 @@ KTEST(bench_hw_opt_device_checks)
 
 KTEST(bench_hw_exit_status)
 {
-	struct fixture fx;
+	struct bench_hw_fixture fx;
 
-	ASSERT_EQ(fixture_init(&fx), 0);
+	ASSERT_EQ(bench_hw_fixture_init(&fx, "test-bench-hw", "bench-hw-test"), 0);
 	strcpy(fx.hw.why, "no DRM render node");
-	/* bench_hw_exit() frees the run: re-init it for fixture_fini(). */
+	/* bench_hw_exit() frees the run: re-init it for bench_hw_fixture_fini(). */
 	EXPECT_EQ(bench_hw_exit(&fx.run, &fx.hw, "test", -ENODEV), 77);
 	ASSERT_EQ(bench_run_init(&fx.run, "bench-hw-test", &fx.opts), 0);
 	EXPECT_EQ(bench_hw_exit(&fx.run, &fx.hw, "test", -EACCES), 77);
 	ASSERT_EQ(bench_run_init(&fx.run, "bench-hw-test", &fx.opts), 0);
 	EXPECT_EQ(bench_hw_exit(&fx.run, &fx.hw, "test", -ENOMEM), 1);
 	ASSERT_EQ(bench_run_init(&fx.run, "bench-hw-test", &fx.opts), 0);
-	fixture_fini(&fx);
+	bench_hw_fixture_fini(&fx);
 }
