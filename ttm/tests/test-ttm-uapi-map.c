@@ -472,34 +472,27 @@ static void nv_setup(struct nv_fixture *f, const char *name, size_t pages, uint6
 static void run_nonvisible(size_t pages, enum touch_order order, bool room)
 {
 	const uint64_t window = (uint64_t)MOCK_VRAM_VISIBLE_PAGES * PG;
-	struct drm_bo_info_rep bo, info;
-	struct ttm_drm_device *dev;
+	struct drm_bo_info_rep info;
 	struct ttm_bo_vm_stats st;
 	struct nv_fixture f;
-	int fd, ffill, fshare, err;
-	uint64_t seed, *p, *q;
+	int fshare, err;
+	uint64_t *q;
 
 	nv_setup(&f, "uapi-map-nonvisible", pages, pages + 16, DRM_BO_FLAG_SHAREABLE);
-	dev = f.dev;
-	fd = f.fd;
-	ffill = f.ffill;
-	bo = f.bo;
-	seed = f.seed;
-	p = f.p;
-	ASSERT_EQ(bo_move(fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
+	ASSERT_EQ(bo_move(f.fd, f.bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
 	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
 	EXPECT_UGE(info.offset, window);
-	ASSERT_EQ(ttm_drm_bo_map_stats(fd, bo.handle, &st), 0);
+	ASSERT_EQ(ttm_drm_bo_map_stats(f.fd, f.bo.handle, &st), 0);
 	EXPECT_UEQ(st.migrations, 0);
 
 	if (room)
-		EXPECT_EQ(ttm_drm_close(ffill), 0);
-	EXPECT_UEQ(bad_pages(p, pages, order, seed), 0);
-	ASSERT_EQ(ttm_drm_bo_map_stats(fd, bo.handle, &st), 0);
+		EXPECT_EQ(ttm_drm_close(f.ffill), 0);
+	EXPECT_UEQ(bad_pages(f.p, pages, order, f.seed), 0);
+	ASSERT_EQ(ttm_drm_bo_map_stats(f.fd, f.bo.handle, &st), 0);
 	EXPECT_UEQ(st.migrations, 1);
 	EXPECT_UEQ(st.bytes_migrated, pages * PG);
 	EXPECT_UEQ(st.sigbus, 0);
-	ASSERT_EQ(uapi_bo_info(fd, bo.handle, &info), 0);
+	ASSERT_EQ(uapi_bo_info(f.fd, f.bo.handle, &info), 0);
 	if (room) {
 		EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_VRAM);
 		EXPECT_ULE(info.offset + pages * PG, window);
@@ -507,24 +500,24 @@ static void run_nonvisible(size_t pages, enum touch_order order, bool room)
 		EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 	}
 	/* Every page again, as a whole: no second move. */
-	EXPECT_UEQ(checksum_words(p, pages * PG / 8), expected_checksum(pages, seed));
+	EXPECT_UEQ(checksum_words(f.p, pages * PG / 8), expected_checksum(pages, f.seed));
 
-	fshare = ttm_drm_open(dev);
+	fshare = ttm_drm_open(f.dev);
 	ASSERT_GE(fshare, 0);
-	ASSERT_EQ(uapi_bo_ref(fshare, bo.handle, NULL), 0);
-	q = uapi_bo_map(fshare, bo.handle, NULL, &err);
+	ASSERT_EQ(uapi_bo_ref(fshare, f.bo.handle, NULL), 0);
+	q = uapi_bo_map(fshare, f.bo.handle, NULL, &err);
 	ASSERT_NOT_NULL(q);
-	EXPECT_UEQ(checksum_words(q, pages * PG / 8), expected_checksum(pages, seed));
-	ASSERT_EQ(ttm_drm_bo_map_stats(fshare, bo.handle, &st), 0);
+	EXPECT_UEQ(checksum_words(q, pages * PG / 8), expected_checksum(pages, f.seed));
+	ASSERT_EQ(ttm_drm_bo_map_stats(fshare, f.bo.handle, &st), 0);
 	EXPECT_UEQ(st.migrations, 1);
 
-	EXPECT_EQ(uapi_bo_unmap(fshare, bo.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(fshare, f.bo.handle), 0);
 	EXPECT_EQ(ttm_drm_close(fshare), 0);
-	EXPECT_EQ(uapi_bo_unmap(fd, bo.handle), 0);
+	EXPECT_EQ(uapi_bo_unmap(f.fd, f.bo.handle), 0);
 	if (!room)
-		EXPECT_EQ(ttm_drm_close(ffill), 0);
-	EXPECT_EQ(ttm_drm_close(fd), 0);
-	EXPECT_EQ(mock_uapi_stop(dev), 0);
+		EXPECT_EQ(ttm_drm_close(f.ffill), 0);
+	EXPECT_EQ(ttm_drm_close(f.fd), 0);
+	EXPECT_EQ(mock_uapi_stop(f.dev), 0);
 }
 
 static const size_t nonvisible_sizes[] = {1, 17, MOCK_VRAM_VISIBLE_PAGES};
@@ -599,44 +592,35 @@ static void run_lock_after_map(enum ttm_vm_fault_mode mode)
 {
 	const uint64_t window = (uint64_t)MOCK_VRAM_VISIBLE_PAGES * PG;
 	const size_t pages = 8;
-	struct drm_bo_info_rep bo, info;
-	struct ttm_drm_device *dev;
+	struct drm_bo_info_rep info;
 	struct ttm_bo_vm_stats st;
 	struct nv_fixture f;
-	int fd, ffill;
-	uint64_t seed, *p;
 
 	if (!use_mode(mode))
 		return;
 	nv_setup(&f, "uapi-map-lock-after-map", pages, pages + 16, 0);
-	dev = f.dev;
-	fd = f.fd;
-	ffill = f.ffill;
-	bo = f.bo;
-	seed = f.seed;
-	p = f.p;
-	ASSERT_EQ(bo_move(fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
+	ASSERT_EQ(bo_move(f.fd, f.bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
 	EXPECT_UGE(info.offset, window);
 
-	ASSERT_EQ(uapi_mm_lock(fd, DRM_BO_MEM_TT, true), 0);
-	EXPECT_UEQ(bad_pages(p, pages, TOUCH_SEQ, seed), 0);
-	ASSERT_EQ(uapi_bo_info(fd, bo.handle, &info), 0);
+	ASSERT_EQ(uapi_mm_lock(f.fd, DRM_BO_MEM_TT, true), 0);
+	EXPECT_UEQ(bad_pages(f.p, pages, TOUCH_SEQ, f.seed), 0);
+	ASSERT_EQ(uapi_bo_info(f.fd, f.bo.handle, &info), 0);
 	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_LOCAL);
-	ASSERT_EQ(ttm_drm_bo_map_stats(fd, bo.handle, &st), 0);
+	ASSERT_EQ(ttm_drm_bo_map_stats(f.fd, f.bo.handle, &st), 0);
 	EXPECT_UEQ(st.migrations, 1);
 	EXPECT_UEQ(st.sigbus, 0);
 
 	/* Unlocked again: the next fault out of VRAM takes TT, as before the lock. */
-	ASSERT_EQ(uapi_mm_lock(fd, DRM_BO_MEM_TT, false), 0);
-	ASSERT_EQ(bo_move(fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
-	EXPECT_UEQ(bad_pages(p, pages, TOUCH_RANDOM, seed), 0);
-	ASSERT_EQ(uapi_bo_info(fd, bo.handle, &info), 0);
+	ASSERT_EQ(uapi_mm_lock(f.fd, DRM_BO_MEM_TT, false), 0);
+	ASSERT_EQ(bo_move(f.fd, f.bo.handle, DRM_BO_FLAG_MEM_VRAM, &info), 0);
+	EXPECT_UEQ(bad_pages(f.p, pages, TOUCH_RANDOM, f.seed), 0);
+	ASSERT_EQ(uapi_bo_info(f.fd, f.bo.handle, &info), 0);
 	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 
-	EXPECT_EQ(uapi_bo_unmap(fd, bo.handle), 0);
-	EXPECT_EQ(ttm_drm_close(ffill), 0);
-	EXPECT_EQ(ttm_drm_close(fd), 0);
-	EXPECT_EQ(mock_uapi_stop(dev), 0);
+	EXPECT_EQ(uapi_bo_unmap(f.fd, f.bo.handle), 0);
+	EXPECT_EQ(ttm_drm_close(f.ffill), 0);
+	EXPECT_EQ(ttm_drm_close(f.fd), 0);
+	EXPECT_EQ(mock_uapi_stop(f.dev), 0);
 }
 
 KTEST(ttm_uapi_map_mm_lock_after_map_not_a_target_uffd)
@@ -689,43 +673,34 @@ static void run_takedown_race(enum ttm_vm_fault_mode mode)
 	const size_t pages = 4;
 	unsigned iters = 300 * ktest_scale(), bad = 0;
 	struct takedown_race r = {0};
-	struct drm_bo_info_rep bo;
-	struct ttm_drm_device *dev;
 	struct ttm_bo_vm_stats st;
 	struct nv_fixture f;
-	uint64_t seed, *p;
-	int ffill;
 	pthread_t t;
 
 	if (!use_mode(mode))
 		return;
 	/* TT exists at the first map, so it is among the places faults know. */
 	nv_setup(&f, "uapi-map-takedown-race", pages, 64, 0);
-	dev = f.dev;
 	r.fd = f.fd;
-	ffill = f.ffill;
-	bo = f.bo;
-	seed = f.seed;
-	p = f.p;
 	ASSERT_EQ(pthread_create(&t, NULL, takedown_thread, &r), 0);
 	for (unsigned i = 0; i < iters || (atomic_load(&r.rounds) < 20 && i < 20 * iters); i++) {
-		if (bo_move(r.fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, NULL))
+		if (bo_move(f.fd, f.bo.handle, DRM_BO_FLAG_MEM_VRAM, NULL))
 			continue;
-		bad += bad_pages(p, pages, TOUCH_SEQ, seed) != 0;
+		bad += bad_pages(f.p, pages, TOUCH_SEQ, f.seed) != 0;
 	}
 	atomic_store(&r.stop, true);
 	pthread_join(t, NULL);
 	EXPECT_EQ(bad, 0);
 	EXPECT_EQ(atomic_load(&r.last_err), 0);
 	EXPECT_GT(atomic_load(&r.rounds), 0);
-	ASSERT_EQ(ttm_drm_bo_map_stats(r.fd, bo.handle, &st), 0);
+	ASSERT_EQ(ttm_drm_bo_map_stats(f.fd, f.bo.handle, &st), 0);
 	EXPECT_UEQ(st.sigbus, 0);
 	EXPECT_UGE(st.migrations, 1);
 
-	EXPECT_EQ(uapi_bo_unmap(r.fd, bo.handle), 0);
-	EXPECT_EQ(ttm_drm_close(ffill), 0);
-	EXPECT_EQ(ttm_drm_close(r.fd), 0);
-	EXPECT_EQ(mock_uapi_stop(dev), 0);
+	EXPECT_EQ(uapi_bo_unmap(f.fd, f.bo.handle), 0);
+	EXPECT_EQ(ttm_drm_close(f.ffill), 0);
+	EXPECT_EQ(ttm_drm_close(f.fd), 0);
+	EXPECT_EQ(mock_uapi_stop(f.dev), 0);
 }
 
 KTEST(ttm_uapi_map_mm_takedown_races_faults_uffd)
