@@ -20,10 +20,12 @@
  * Options: --backend=sim|hw (default sim), --device PATH (hw; default
  * $TTM_HW_DEVICE, else the first i915 render node), --quick (3 short
  * repetitions), --reps N, --duration-ms N. Bad options: one line, exit 2.
- * Without a usable Intel render node --backend=hw prints "SKIP: <reason>"
- * and exits 77.
- * Self-contained: i915/ is built before bench/lib, so the shared harness is
- * not available here; median/min/max over repetitions are computed below.
+ * Without a usable Intel render node --backend=hw prints
+ * "benchmark-exec-nop: SKIP: <reason>" on stderr and exits 77.
+ * The GPU is opened, described and skipped by bench_hw (bench/lib), as in
+ * every benchmark with --backend=hw; the rest does not use the shared
+ * harness: its own options, and median/min/max over repetitions from
+ * i915_bench.h. Built in bench/meson.build's hw block, which links bench_hw.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -45,6 +47,7 @@
 #include "hw/hw_ttm.h"
 #endif
 
+#include "bench_hw.h"
 #include "i915_bench.h"
 
 /* A fence not signalled after this long means a hung GPU: stop, do not hang. */
@@ -253,13 +256,14 @@ static void print_series(const char *what, const char *unit, const struct i915_b
 /**
  * struct nop_opts - the command line.
  * @hw: --backend=hw.
- * @device: --device value (hw only), or NULL.
+ * @gpu: the GPU handle of --backend=hw; its @device is the --device value,
+ *	or NULL.
  * @reps: repetitions, 1..I915_BENCH_MAX_REPS.
  * @duration_ms: time budget of each loop in one repetition.
  */
 struct nop_opts {
 	bool hw;
-	const char *device;
+	struct bench_hw gpu;
 	unsigned int reps;
 	unsigned int duration_ms;
 };
@@ -268,6 +272,7 @@ struct nop_opts {
 static int parse_opts(int argc, char **argv, struct nop_opts *o, char *err, size_t errlen)
 {
 	*o = (struct nop_opts){.reps = 7, .duration_ms = 200};
+	bench_hw_init(&o->gpu);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL;
 
@@ -283,13 +288,13 @@ static int parse_opts(int argc, char **argv, struct nop_opts *o, char *err, size
 				return -EINVAL;
 			}
 		} else if (!strncmp(a, "--device", 8) && (a[8] == '=' || !a[8])) {
+			char why[128];
+
 			val = a[8] ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
-			/* HW_PATH_MAX is 64 in hw_gpu.h, which a no-libdrm tree lacks. */
-			if (!val || !*val || strlen(val) >= 64) {
-				snprintf(err, errlen, "--device takes a render node path");
+			if (bench_hw_opt_device(&o->gpu, val, why, sizeof(why))) {
+				snprintf(err, errlen, "--device: %s", why);
 				return -EINVAL;
 			}
-			o->device = val;
 		} else if (!strcmp(a, "--quick")) {
 			o->reps = 3;
 			o->duration_ms = 50;
@@ -457,83 +462,30 @@ static void describe_line(void *data, const char *key, const char *value)
 	printf("gpu.%s: %s\n", key, value);
 }
 
-/*
- * A 4 KiB BO in TT holding MI_BATCH_BUFFER_END + MI_NOOP, written through
- * its GEM map (discrete parts only accept the placement's own caching).
- */
-static int hw_nop_batch(struct hw_ttm_device *dev, struct hw_ttm_bo **out)
-{
-	struct hw_ttm_bo *bo;
-	struct hw_bo *gem;
-	int ret = hw_ttm_bo_create(dev, 4096, &hw_ttm_placement_tt, &bo);
-
-	if (ret)
-		return ret;
-	ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
-	if (ret)
-		goto err_put;
-	gem = hw_ttm_bo_gem(bo);
-	ret = gem ? hw_bo_mmap(dev->gpu, gem,
-			       hw_gpu_info(dev->gpu)->discrete ? HW_MMAP_FIXED : HW_MMAP_WB)
-		  : -EINVAL;
-	if (!ret) {
-		ret = hw_batch_nop(gem->map, 4096 / 4);
-		hw_bo_munmap(dev->gpu, gem);
-		ret = ret < 0 ? ret : 0;
-	}
-	ttm_bo_unreserve(&bo->tbo);
-	if (ret)
-		goto err_put;
-	*out = bo;
-	return 0;
-
-err_put:
-	ttm_bo_put(&bo->tbo);
-	return ret;
-}
-
-static int run_hw(const struct nop_opts *o)
+/* The loops on the GPU bench_hw_open() gave @hw. Return 0 or a negative errno. */
+static int hw_measure(struct bench_hw *hw, const struct nop_opts *o)
 {
 	struct i915_bench_series futex = {0}, idle = {0}, queued = {0};
-	struct hw_open_args args = {.device = o->device, .need = HW_NEED_EXEC_FENCE};
-	struct hw_ttm_device *dev = NULL;
 	struct hw_ttm_bo *batch = NULL;
-	struct hw_gpu *gpu;
-	char why[256] = "";
 	pthread_t pong;
 	int ret;
 
-	args.why = why;
-	args.why_len = sizeof(why);
-	ret = hw_gpu_open(&args, &gpu);
-	if (ret) {
-		printf("%s: %s\n", hw_err_is_skip(ret) ? "SKIP" : "FAIL",
-		       why[0] ? why : strerror(-ret));
-		return hw_exit_status(ret);
-	}
-	ret = hw_ttm_device_create(gpu, NULL, &dev);
-	if (ret) {
-		printf("%s: TTM device over %s: %s\n", hw_err_is_skip(ret) ? "SKIP" : "FAIL",
-		       hw_gpu_info(gpu)->path, strerror(-ret));
-		hw_gpu_close(gpu);
-		return hw_exit_status(ret);
-	}
-	ret = hw_nop_batch(dev, &batch);
+	ret = bench_hw_nop_batch(hw, &batch);
 	if (ret) {
 		printf("FAIL: nop batch: %s\n", strerror(-ret));
-		goto out;
+		return ret;
 	}
 
 	printf("benchmark-exec-nop: hw back end, RCS, batch softpinned in TT via hw_ttm_exec, "
 	       "%u reps of %u ms\n",
 	       o->reps, o->duration_ms);
-	hw_gpu_describe(hw_gpu_info(gpu), describe_line, NULL);
+	hw_gpu_describe(hw_gpu_info(hw->gpu), describe_line, NULL);
 	fflush(stdout);
 
 	pong_start(&pong);
 	futex_round_trip_ns(20000000);
 	{
-		struct hw_arg ha = {.dev = dev, .batch = batch};
+		struct hw_arg ha = {.dev = hw->dev, .batch = batch};
 		const struct nop_target t = {.submit = hw_submit, .arg = &ha};
 		double x;
 
@@ -545,10 +497,11 @@ static int run_hw(const struct nop_opts *o)
 			ret = run_common(&t, o, &futex, &idle, &queued);
 	}
 	pong_stop_join(pong);
+	ttm_bo_put(&batch->tbo);
 	if (ret) {
 		printf("FAIL: submission: %s%s\n", strerror(-ret),
-		       hw_gpu_is_wedged(gpu) ? " (GPU wedged)" : "");
-		goto out;
+		       hw_gpu_is_wedged(hw->gpu) ? " (GPU wedged)" : "");
+		return ret;
 	}
 
 	i915_bench_series_finish(&futex);
@@ -561,26 +514,39 @@ static int run_hw(const struct nop_opts *o)
 	       "= %.2f futex round trips (%.0f k subm/s)\n",
 	       idle.median / futex.median, 1e9 / queued.median,
 	       1e9 / queued.median / futex.median, queued.median / 1000);
+	return 0;
+}
 
-out:
-	if (batch)
-		ttm_bo_put(&batch->tbo);
-	/* -EBUSY would mean a BO outlived us; leave the GPU open rather than free under it. */
-	if (!hw_ttm_device_destroy(dev))
-		hw_gpu_close(gpu);
+#endif /* TTM_HAVE_LIBDRM */
+
+/*
+ * --backend=hw: bench_hw opens the GPU (or says why not: exit 77 for a
+ * machine without a usable Intel render node, as every benchmark does).
+ * The run only carries the GPU's description; nothing is written from it.
+ */
+static int run_hw(struct nop_opts *o)
+{
+	const struct bench_options bo = {.threads = 1, .backend = BENCH_BACKEND_HW, .seed = 1};
+	struct bench_run run;
+	int ret;
+
+	ret = bench_run_init(&run, "exec-nop", &bo);
+	if (ret) {
+		fprintf(stderr, "benchmark-exec-nop: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = bench_hw_open(&run, &o->gpu, NULL);
+	if (ret)
+		return bench_hw_exit(&run, &o->gpu, "benchmark-exec-nop", ret);
+#if TTM_HAVE_LIBDRM
+	ret = hw_measure(&o->gpu, o);
+#endif
+	/* -EBUSY would mean a BO outlived us; bench_hw then leaves the GPU open. */
+	if (bench_hw_close(&o->gpu) && !ret)
+		ret = -EBUSY;
+	bench_run_fini(&run);
 	return ret ? 1 : 0;
 }
-
-#else /* !TTM_HAVE_LIBDRM */
-
-static int run_hw(const struct nop_opts *o)
-{
-	(void)o;
-	printf("SKIP: built without libdrm, no hw back end\n");
-	return 77;
-}
-
-#endif
 
 int main(int argc, char **argv)
 {
@@ -591,7 +557,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return 2;
 	}
-	if (o.device && !o.hw) {
+	if (o.gpu.device && !o.hw) {
 		fprintf(stderr, "%s: --device needs --backend=hw\n", argv[0]);
 		return 2;
 	}
