@@ -76,38 +76,74 @@ static uint64_t rand_size(void)
 	return (1 + rnd() % 16) * 4096;
 }
 
+/* @n resident drm_mm nodes of rand_size() pages, the state both measurements churn. */
+struct mm_churn {
+	struct drm_mm mm;
+	struct drm_mm_node *nodes;
+	size_t n;
+};
+
+static void churn_fini(struct mm_churn *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->nodes[i].allocated)
+			drm_mm_remove_node(&c->mm, &c->nodes[i]);
+	drm_mm_takedown(&c->mm);
+	free(c->nodes);
+}
+
+/* Room for twice the mean demand, filled with @n nodes. Return 0, or -1 with nothing held. */
+static int churn_init(struct mm_churn *c, size_t n)
+{
+	c->n = n;
+	c->nodes = calloc(n, sizeof(*c->nodes));
+	if (!c->nodes || drm_mm_init(&c->mm, 0, (uint64_t)n * 17 * 4096)) {
+		free(c->nodes);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (drm_mm_insert_node(&c->mm, &c->nodes[i], rand_size(), 0, 0,
+				       DRM_MM_INSERT_BEST)) {
+			churn_fini(c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * @pairs remove+insert pairs of a random resident node at a new random size.
+ * Return how many pairs completed (fewer only on an unexpected -ENOSPC).
+ */
+static size_t churn_pairs(struct mm_churn *c, size_t pairs)
+{
+	size_t i;
+
+	for (i = 0; i < pairs; i++) {
+		struct drm_mm_node *node = &c->nodes[rnd() % c->n];
+
+		drm_mm_remove_node(&c->mm, node);
+		if (drm_mm_insert_node(&c->mm, node, rand_size(), 0, 0, DRM_MM_INSERT_BEST))
+			break;
+	}
+	return i;
+}
+
 /* ns per remove+insert pair, or a negative value on an unexpected failure. */
 static double measure_mm(size_t n, size_t pairs)
 {
-	struct drm_mm_node *nodes = calloc(n, sizeof(*nodes));
-	struct drm_mm mm;
+	struct mm_churn c;
 	uint64_t t0, t1;
 	double ret = -1;
-	size_t i;
 
-	if (!nodes || drm_mm_init(&mm, 0, (uint64_t)n * 17 * 4096)) {
-		free(nodes);
+	if (churn_init(&c, n))
 		return -1;
-	}
-	for (i = 0; i < n; i++)
-		if (drm_mm_insert_node(&mm, &nodes[i], rand_size(), 0, 0, DRM_MM_INSERT_BEST))
-			goto out;
 	t0 = now_ns();
-	for (i = 0; i < pairs; i++) {
-		struct drm_mm_node *node = &nodes[rnd() % n];
-
-		drm_mm_remove_node(&mm, node);
-		if (drm_mm_insert_node(&mm, node, rand_size(), 0, 0, DRM_MM_INSERT_BEST))
-			goto out;
+	if (churn_pairs(&c, pairs) == pairs) {
+		t1 = now_ns();
+		ret = (double)(t1 - t0) / (double)pairs;
 	}
-	t1 = now_ns();
-	ret = (double)(t1 - t0) / (double)pairs;
-out:
-	for (i = 0; i < n; i++)
-		if (nodes[i].allocated)
-			drm_mm_remove_node(&mm, &nodes[i]);
-	drm_mm_takedown(&mm);
-	free(nodes);
+	churn_fini(&c);
 	return ret;
 }
 
@@ -162,45 +198,25 @@ static void summarize(double *v, int reps, double *med, double *min, double *max
 
 static int run_callgrind(size_t n)
 {
-	struct drm_mm_node *nodes = calloc(n, sizeof(*nodes));
-	struct drm_mm mm;
-	size_t i;
-	int ret = 1;
+	struct mm_churn c;
+	size_t done;
 
 	if (!HAVE_CALLGRIND) {
 		fprintf(stderr, "built without valgrind/callgrind.h\n");
-		free(nodes);
 		return 1;
 	}
-	if (!nodes || drm_mm_init(&mm, 0, (uint64_t)n * 17 * 4096)) {
-		free(nodes);
+	if (churn_init(&c, n))
 		return 1;
-	}
-	for (i = 0; i < n; i++)
-		if (drm_mm_insert_node(&mm, &nodes[i], rand_size(), 0, 0, DRM_MM_INSERT_BEST))
-			goto out;
 #if HAVE_CALLGRIND
 	CALLGRIND_START_INSTRUMENTATION;
 #endif
-	for (i = 0; i < CALLGRIND_PAIRS; i++) {
-		struct drm_mm_node *node = &nodes[rnd() % n];
-
-		drm_mm_remove_node(&mm, node);
-		if (drm_mm_insert_node(&mm, node, rand_size(), 0, 0, DRM_MM_INSERT_BEST))
-			break;
-	}
+	done = churn_pairs(&c, CALLGRIND_PAIRS);
 #if HAVE_CALLGRIND
 	CALLGRIND_STOP_INSTRUMENTATION;
 #endif
-	ret = i == CALLGRIND_PAIRS ? 0 : 1;
 	printf("pairs %d resident %zu\n", CALLGRIND_PAIRS, n);
-out:
-	for (i = 0; i < n; i++)
-		if (nodes[i].allocated)
-			drm_mm_remove_node(&mm, &nodes[i]);
-	drm_mm_takedown(&mm);
-	free(nodes);
-	return ret;
+	churn_fini(&c);
+	return done == CALLGRIND_PAIRS ? 0 : 1;
 }
 
 int main(int argc, char **argv)
