@@ -458,6 +458,16 @@ static void nv_setup(struct nv_fixture *f, const char *name, size_t pages, uint6
 		fill_page(f->p, pg, f->seed);
 }
 
+/* Undo nv_setup(): unmap, close both clients (@ffill unless a case set it to -1), stop. */
+static void nv_teardown(struct nv_fixture *f)
+{
+	EXPECT_EQ(uapi_bo_unmap(f->fd, f->bo.handle), 0);
+	if (f->ffill >= 0)
+		EXPECT_EQ(ttm_drm_close(f->ffill), 0);
+	EXPECT_EQ(ttm_drm_close(f->fd), 0);
+	EXPECT_EQ(mock_uapi_stop(f->dev), 0);
+}
+
 /*
  * A shared buffer of @pages filled through a LOCAL mapping, then moved by
  * SETSTATUS into VRAM above the CPU-visible window (a NO_EVICT buffer of a
@@ -485,8 +495,10 @@ static void run_nonvisible(size_t pages, enum touch_order order, bool room)
 	ASSERT_EQ(ttm_drm_bo_map_stats(f.fd, f.bo.handle, &st), 0);
 	EXPECT_UEQ(st.migrations, 0);
 
-	if (room)
+	if (room) {
 		EXPECT_EQ(ttm_drm_close(f.ffill), 0);
+		f.ffill = -1;
+	}
 	EXPECT_UEQ(bad_pages(f.p, pages, order, f.seed), 0);
 	ASSERT_EQ(ttm_drm_bo_map_stats(f.fd, f.bo.handle, &st), 0);
 	EXPECT_UEQ(st.migrations, 1);
@@ -513,11 +525,7 @@ static void run_nonvisible(size_t pages, enum touch_order order, bool room)
 
 	EXPECT_EQ(uapi_bo_unmap(fshare, f.bo.handle), 0);
 	EXPECT_EQ(ttm_drm_close(fshare), 0);
-	EXPECT_EQ(uapi_bo_unmap(f.fd, f.bo.handle), 0);
-	if (!room)
-		EXPECT_EQ(ttm_drm_close(f.ffill), 0);
-	EXPECT_EQ(ttm_drm_close(f.fd), 0);
-	EXPECT_EQ(mock_uapi_stop(f.dev), 0);
+	nv_teardown(&f);
 }
 
 static const size_t nonvisible_sizes[] = {1, 17, MOCK_VRAM_VISIBLE_PAGES};
@@ -617,10 +625,7 @@ static void run_lock_after_map(enum ttm_vm_fault_mode mode)
 	ASSERT_EQ(uapi_bo_info(f.fd, f.bo.handle, &info), 0);
 	EXPECT_UEQ(info.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
 
-	EXPECT_EQ(uapi_bo_unmap(f.fd, f.bo.handle), 0);
-	EXPECT_EQ(ttm_drm_close(f.ffill), 0);
-	EXPECT_EQ(ttm_drm_close(f.fd), 0);
-	EXPECT_EQ(mock_uapi_stop(f.dev), 0);
+	nv_teardown(&f);
 }
 
 KTEST(ttm_uapi_map_mm_lock_after_map_not_a_target_uffd)
@@ -697,10 +702,7 @@ static void run_takedown_race(enum ttm_vm_fault_mode mode)
 	EXPECT_UEQ(st.sigbus, 0);
 	EXPECT_UGE(st.migrations, 1);
 
-	EXPECT_EQ(uapi_bo_unmap(f.fd, f.bo.handle), 0);
-	EXPECT_EQ(ttm_drm_close(f.ffill), 0);
-	EXPECT_EQ(ttm_drm_close(f.fd), 0);
-	EXPECT_EQ(mock_uapi_stop(f.dev), 0);
+	nv_teardown(&f);
 }
 
 KTEST(ttm_uapi_map_mm_takedown_races_faults_uffd)
