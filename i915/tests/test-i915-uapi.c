@@ -744,6 +744,47 @@ static uint64_t fnv1a(const uint8_t *p, size_t len)
 }
 
 /*
+ * Another client of @c's device whose NO_EVICT buffer holds the whole
+ * CPU-visible lmem window (@window bytes, at offset 0), so that lmem
+ * buffers made after it land above the window. Return its fd.
+ */
+static int window_filler(struct uapi_client *c, uint64_t window)
+{
+	struct drm_bo_info_rep filler;
+	int fd = i915_drm_open(c->i915);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(uapi_create_bo(fd,
+				 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE |
+				     DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_READ,
+				 window, &filler),
+		  0);
+	EXPECT_UEQ(filler.offset, 0);
+	return fd;
+}
+
+/*
+ * BO_MAP @handle (@size bytes) and write random bytes through the mapping.
+ * Return the mapping; *@expect is a malloc'ed copy of what was written.
+ */
+static uint8_t *map_and_fill(struct uapi_client *c, uint32_t handle, size_t size,
+			     uint8_t **expect)
+{
+	uint8_t *p;
+	int err = 0;
+
+	p = uapi_bo_map(c->fd, handle, NULL, &err);
+	ASSERT_EQ(err, 0);
+	ASSERT_NOT_NULL(p);
+	*expect = malloc(size);
+	ASSERT_NOT_NULL(*expect);
+	for (size_t i = 0; i < size; i++)
+		(*expect)[i] = (uint8_t)(ktest_rand() >> 7);
+	memcpy(p, *expect, size);
+	return p;
+}
+
+/*
  * A buffer created through BO_CREATE in @mem (lmem or stolen) that the CPU
  * cannot reach where it is: lmem with the CPU-visible window held by a
  * NO_EVICT buffer of another client (so it lands above it), or stolen. The
@@ -759,7 +800,7 @@ static void run_local_gpu_write(uint64_t mem, bool room)
 	const size_t size = LOCAL_PAGES * 4096u;
 	uint32_t cs[LOCAL_PAGES * 4 + 2], seed = (uint32_t)ktest_rand();
 	uint32_t reloc[I915_RELOC_HEADER + LOCAL_PAGES * I915_RELOC0_STRIDE];
-	struct drm_bo_info_rep filler, bo, info;
+	struct drm_bo_info_rep bo, info;
 	struct ttm_bo_vm_stats st;
 	struct sim_gpu_config cfg;
 	struct uapi_client c;
@@ -771,16 +812,8 @@ static void run_local_gpu_write(uint64_t mem, bool room)
 	i915_test_config(&cfg);
 	window = cfg.lmem_visible_size;
 	uapi_client_init(&c);
-	ffill = i915_drm_open(c.i915);
+	ffill = mem == DRM_BO_FLAG_MEM_VRAM ? window_filler(&c, window) : i915_drm_open(c.i915);
 	ASSERT_GE(ffill, 0);
-	if (mem == DRM_BO_FLAG_MEM_VRAM) {
-		ASSERT_EQ(uapi_create_bo(ffill,
-					 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE |
-					     DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_READ,
-					 window, &filler),
-			  0);
-		EXPECT_UEQ(filler.offset, 0);
-	}
 	ASSERT_EQ(uapi_create_bo(c.fd, mem | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE, size, &bo), 0);
 	EXPECT_UEQ(bo.flags & DRM_BO_MASK_MEM, mem);
 	if (mem == DRM_BO_FLAG_MEM_VRAM)
@@ -880,33 +913,20 @@ KTEST(uapi_stolen_gpu_write_then_map)
 KTEST(uapi_lmem_setstatus_from_local_then_map_keeps_content)
 {
 	const size_t size = LOCAL_PAGES * 4096u;
-	struct drm_bo_info_rep filler, bo, info, moved;
+	struct drm_bo_info_rep bo, info, moved;
 	struct ttm_bo_vm_stats st;
 	struct sim_gpu_config cfg;
 	struct uapi_client c;
 	uint8_t *p, *expect;
-	int ffill, err = 0;
+	int ffill;
 
 	i915_test_config(&cfg);
 	uapi_client_init(&c);
-	ffill = i915_drm_open(c.i915);
-	ASSERT_GE(ffill, 0);
-	ASSERT_EQ(uapi_create_bo(ffill,
-				 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE |
-				     DRM_BO_FLAG_NO_EVICT | DRM_BO_FLAG_READ,
-				 cfg.lmem_visible_size, &filler),
-		  0);
+	ffill = window_filler(&c, cfg.lmem_visible_size);
 	ASSERT_EQ(uapi_create_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE,
 				 size, &bo),
 		  0);
-	p = uapi_bo_map(c.fd, bo.handle, NULL, &err);
-	ASSERT_EQ(err, 0);
-	ASSERT_NOT_NULL(p);
-	expect = malloc(size);
-	ASSERT_NOT_NULL(expect);
-	for (size_t i = 0; i < size; i++)
-		expect[i] = (uint8_t)(ktest_rand() >> 7);
-	memcpy(p, expect, size);
+	p = map_and_fill(&c, bo.handle, size, &expect);
 
 	ASSERT_EQ(uapi_bo_setstatus(c.fd, bo.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
 				    DRM_BO_HINT_DONT_FENCE, &moved),
@@ -944,7 +964,7 @@ KTEST(uapi_cpu_write_then_eviction_then_gpu_read)
 {
 	const size_t size = LOCAL_PAGES * 4096u;
 	struct drm_i915_gem_relocation_entry reloc[2];
-	struct drm_bo_info_rep filler, src, dst, info;
+	struct drm_bo_info_rep src, dst, info;
 	struct drm_i915_gem_exec_object2 obj[3];
 	struct drm_i915_gem_execbuffer2 eb;
 	struct ttm_bo_vm_stats st;
@@ -968,24 +988,10 @@ KTEST(uapi_cpu_write_then_eviction_then_gpu_read)
 	ASSERT_EQ(uapi_create_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE,
 				 size, &dst),
 		  0);
-	p = uapi_bo_map(c.fd, src.handle, NULL, &err);
-	ASSERT_EQ(err, 0);
-	ASSERT_NOT_NULL(p);
-	expect = malloc(size);
-	ASSERT_NOT_NULL(expect);
-	for (size_t i = 0; i < size; i++)
-		expect[i] = (uint8_t)(ktest_rand() >> 5);
-	memcpy(p, expect, size);
+	p = map_and_fill(&c, src.handle, size, &expect);
 
 	/* The eviction, right after the last store. */
-	ffill = i915_drm_open(c.i915);
-	ASSERT_GE(ffill, 0);
-	ASSERT_EQ(uapi_create_bo(ffill,
-				 DRM_BO_FLAG_MEM_VRAM | DRM_BO_FLAG_MAPPABLE | DRM_BO_FLAG_NO_EVICT |
-				     DRM_BO_FLAG_READ,
-				 cfg.lmem_visible_size, &filler),
-		  0);
-	EXPECT_UEQ(filler.offset, 0);
+	ffill = window_filler(&c, cfg.lmem_visible_size);
 	ASSERT_EQ(uapi_bo_info(c.fd, src.handle, &info), 0);
 	EXPECT_TRUE((info.flags & DRM_BO_MASK_MEM) != DRM_BO_FLAG_MEM_VRAM);
 	ASSERT_EQ(ttm_drm_bo_map_stats(c.fd, src.handle, &st), 0);
