@@ -174,6 +174,41 @@ static void sweep_verify(struct ttm_mock_bo *mbo, struct sweep_result *res, bool
 	res->bytes_verified += mbo->base.size;
 }
 
+/* What a part must leave as it found it: live fences, pages TTM holds. */
+struct sweep_baseline {
+	long fences;
+	uint64_t pages;
+};
+
+/* A part's start: nothing fired yet, the leak counters as they are now. */
+static void sweep_begin(struct sweep_result *res, struct sweep_baseline *base)
+{
+	struct ttm_global_stats gs;
+
+	res->fired = 0;
+	base->fences = dma_fence_live_count();
+	ttm_global_get_stats(&gs);
+	base->pages = gs.pages;
+}
+
+/* Disarm every point; what fired so far counts in @res. */
+static void sweep_disarm(struct sweep_result *res)
+{
+	res->fired += fault_total_fired();
+	fault_reset_all();
+}
+
+/* A part's end, everything freed: disarmed, and no fence or page leaked. */
+static void sweep_end(struct sweep_result *res, const struct sweep_baseline *base)
+{
+	struct ttm_global_stats gs;
+
+	sweep_disarm(res);
+	ttm_global_get_stats(&gs);
+	igt_assert_eq_s64(dma_fence_live_count(), base->fences);
+	igt_assert_eq_u64(gs.pages, base->pages);
+}
+
 /*
  * The fixed workload. Faults may fire anywhere in it; only the final
  * verification runs with every point disarmed.
@@ -185,14 +220,10 @@ static void sweep_core(struct sweep_result *res)
 	struct dma_fence *busy[SWEEP_BOS] = { NULL };
 	uint64_t context;
 	struct ttm_operation_ctx ctx = { 0 };
-	struct ttm_global_stats gs;
-	long fences = dma_fence_live_count();
-	uint64_t pages;
+	struct sweep_baseline base;
 	int ret;
 
-	res->fired = 0;
-	ttm_global_get_stats(&gs);
-	pages = gs.pages;
+	sweep_begin(res, &base);
 	ret = ttm_mock_device_init(&mdev, SWEEP_TT_PAGES, SWEEP_VRAM_PAGES);
 	sweep_check_ret(res, ret, "device init");
 	if (ret)
@@ -264,8 +295,7 @@ static void sweep_core(struct sweep_result *res)
 	}
 
 	/* Everything disarmed from here: what survived must be intact. */
-	res->fired = fault_total_fired();
-	fault_reset_all();
+	sweep_disarm(res);
 	for (unsigned i = 0; i < SWEEP_BOS; i++) {
 		if (!bo[i])
 			continue;
@@ -276,7 +306,7 @@ static void sweep_core(struct sweep_result *res)
 		bo[i] = NULL;
 	}
 	ttm_device_flush_delayed(&mdev.bdev, true);
-	igt_assert_eq_s64(dma_fence_live_count(), fences);
+	igt_assert_eq_s64(dma_fence_live_count(), base.fences);
 	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev.vram.manager), 0);
 	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev.tt.manager), 0);
 	igt_assert_eq_u64(atomic_load(&mdev.bdev.stats.bo_count), 0);
@@ -284,12 +314,7 @@ static void sweep_core(struct sweep_result *res)
 	igt_assert_eq_u64(atomic_load(&mdev.stats.move_mismatches), 0);
 	igt_assert_eq(ttm_mock_device_fini(&mdev), 0);
 out_counters:
-	if (ret)
-		res->fired = fault_total_fired();
-	fault_reset_all();
-	ttm_global_get_stats(&gs);
-	igt_assert_eq_s64(dma_fence_live_count(), fences);
-	igt_assert_eq_u64(gs.pages, pages);
+	sweep_end(res, &base);
 }
 
 /*
@@ -391,16 +416,12 @@ static void sweep_uapi(struct sweep_result *res)
 	struct ttm_drm_device ddev;
 	struct uapi_bo bo[UAPI_BOS];
 	bool tt_ok;
-	struct ttm_global_stats gs;
-	long fences = dma_fence_live_count();
-	uint64_t pages;
+	struct sweep_baseline base;
 	int fd, ret;
 
-	res->fired = 0;
+	sweep_begin(res, &base);
 	memset(bo, 0, sizeof(bo));
 	sigbus_install();
-	ttm_global_get_stats(&gs);
-	pages = gs.pages;
 	ttm_uapi_mock_timelines_init();
 	ret = ttm_drm_device_init(&ddev, &ttm_uapi_mock_funcs, &uapi_driver, "fault-sweep", false);
 	sweep_check_ret(res, ret, "ttm_drm_device_init");
@@ -470,8 +491,7 @@ static void sweep_uapi(struct sweep_result *res)
 		}
 	}
 
-	res->fired += fault_total_fired();
-	fault_reset_all();
+	sweep_disarm(res);
 	for (unsigned i = 0; i < UAPI_BOS; i++) {
 		uint32_t h = bo[i].handle;
 
@@ -488,17 +508,12 @@ static void sweep_uapi(struct sweep_result *res)
 	}
 	igt_assert_eq(ttm_drm_close(fd), 0);
 out_dev:
-	res->fired += fault_total_fired();
-	fault_reset_all();
+	sweep_disarm(res);
 	ttm_device_flush_delayed(&ddev.bdev, true);
 	igt_assert_eq_u64(atomic_load(&ddev.bdev.stats.bo_count), 0);
 	igt_assert_eq(ttm_drm_device_fini(&ddev), 0);
 out:
-	res->fired += fault_total_fired();
-	fault_reset_all();
-	ttm_global_get_stats(&gs);
-	igt_assert_eq_s64(dma_fence_live_count(), fences);
-	igt_assert_eq_u64(gs.pages, pages);
+	sweep_end(res, &base);
 }
 
 /*
@@ -555,14 +570,11 @@ static void sweep_i915(struct sweep_result *res)
 	struct i915_gem_object *tgt[I915_TARGETS] = { NULL }, *batch = NULL;
 	uint32_t want[I915_TARGETS][I915_TARGET_SIZE / 4];
 	bool known[I915_TARGETS][I915_TARGET_SIZE / 4];
-	struct ttm_global_stats gs;
-	long fences = dma_fence_live_count();
-	uint64_t pages, hung = 0;
+	struct sweep_baseline base;
+	uint64_t hung = 0;
 	int ret;
 
-	res->fired = 0;
-	ttm_global_get_stats(&gs);
-	pages = gs.pages;
+	sweep_begin(res, &base);
 	memset(known, 0, sizeof(known));
 	sweep_sim_config(&cfg);
 	ret = i915_device_create_sim(&cfg, &i915);
@@ -659,8 +671,7 @@ static void sweep_i915(struct sweep_result *res)
 		res->ops++;
 	}
 
-	res->fired += fault_total_fired();
-	fault_reset_all();
+	sweep_disarm(res);
 	/* Blame lands on the context for each hung batch, and only for those. */
 	if (ctx)
 		igt_assert_eq_u64(atomic_load(&ctx->guilty), hung);
@@ -683,19 +694,13 @@ static void sweep_i915(struct sweep_result *res)
 		i915_gem_object_put(batch);
 	i915_context_put(ctx);
 out_gem:
-	res->fired += fault_total_fired();
-	fault_reset_all();
+	sweep_disarm(res);
 	igt_assert_eq(i915_gem_fini(i915), 0);
 out_dev:
-	res->fired += fault_total_fired();
-	fault_reset_all();
+	sweep_disarm(res);
 	igt_assert_eq(i915_device_destroy(i915), 0);
 out:
-	res->fired += fault_total_fired();
-	fault_reset_all();
-	ttm_global_get_stats(&gs);
-	igt_assert_eq_s64(dma_fence_live_count(), fences);
-	igt_assert_eq_u64(gs.pages, pages);
+	sweep_end(res, &base);
 }
 
 /*
@@ -971,15 +976,11 @@ static void sweep_softpin(struct sweep_result *res)
 	};
 	struct sim_gpu_config cfg;
 	struct softpin_state *s = calloc(1, sizeof(*s));
-	struct ttm_global_stats gs;
-	long fences = dma_fence_live_count();
-	uint64_t pages;
+	struct sweep_baseline base;
 	int ret;
 
 	igt_assert(s);
-	res->fired = 0;
-	ttm_global_get_stats(&gs);
-	pages = gs.pages;
+	sweep_begin(res, &base);
 	sweep_sim_config(&cfg);
 	ret = i915_device_create_sim(&cfg, &s->i915);
 	sweep_check_ret(res, ret, "i915_device_create_sim");
@@ -1043,8 +1044,7 @@ static void sweep_softpin(struct sweep_result *res)
 		softpin_pass(s, pass, res);
 	}
 
-	res->fired += fault_total_fired();
-	fault_reset_all();
+	sweep_disarm(res);
 	igt_assert_eq_u64(atomic_load(&s->ctx->guilty), s->hung);
 	softpin_check_content(s, res, true);
 	for (unsigned i = 0; i < SP_OBJS; i++)
@@ -1054,20 +1054,14 @@ static void sweep_softpin(struct sweep_result *res)
 	igt_assert_eq_u64(ttm_resource_manager_usage(s->ggtt), s->ggtt_base);
 	i915_context_put(s->ctx);
 out_gem:
-	res->fired += fault_total_fired();
-	fault_reset_all();
+	sweep_disarm(res);
 	igt_assert_eq(i915_gem_fini(s->i915), 0);
 out_dev:
-	res->fired += fault_total_fired();
-	fault_reset_all();
+	sweep_disarm(res);
 	igt_assert_eq(i915_device_destroy(s->i915), 0);
 out:
-	res->fired += fault_total_fired();
-	fault_reset_all();
 	free(s);
-	ttm_global_get_stats(&gs);
-	igt_assert_eq_s64(dma_fence_live_count(), fences);
-	igt_assert_eq_u64(gs.pages, pages);
+	sweep_end(res, &base);
 }
 
 /* The softpin part's execbuffer row under a point's (or the probabilistic runs') table row. */
