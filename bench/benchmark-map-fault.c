@@ -47,6 +47,50 @@
  *                                    the fresh-page memcpy of the same
  *                                    repetition) and .memcpy_bw_ratio
  *
+ * Breakdown of each migration (both kinds, <kind> migrate or migrate_cold),
+ * same repetition, same BO:
+ *  map_fault.<mode>.<kind>.<order>.fault_ns  the first touch alone (the one
+ *                                    fault: trap, validate with its copy,
+ *                                    install of the whole BO), in ns per BO
+ *                                    page
+ *  map_fault.<mode>.<kind>.<order>.touch_ns  ns per page of the touches of
+ *                                    the other pages, already installed:
+ *                                    the machine's first access to a new
+ *                                    user PTE (no fault of ours in them)
+ *  map_fault.<mode>.<kind>.<order>.touch_kfaults  kernel page faults the
+ *                                    touching thread took during those
+ *                                    touches (expected 0: a cost there is
+ *                                    the hypervisor's, not the kernel's)
+ *  map_fault.<mode>.<kind>.<order>.faults, .remaps  our faults per BO and
+ *                                    the system calls (mmap of a memfd run)
+ *                                    that installed its pages
+ * The floor, the platform's bound for the same migration measured in the
+ * same repetition, with memfd pages of the pool's kind (warm: resident
+ * pages behind a standing mapping, as recycled pool pages are; cold: a new
+ * memfd, its pages allocated and zeroed inside the copy as fresh pool
+ * pages are) and no code of ours:
+ *  map_fault.<mode>.<kind>.<order>.floor_copy  GB/s of the copy alone, from
+ *                                    the VRAM host buffer into those pages
+ *  map_fault.<mode>.<kind>.<order>.floor_remap_ns  ns per page to map the
+ *                                    same pages at a new address with
+ *                                    MAP_POPULATE (as a fault installs them)
+ *                                    and write each once in the touch order
+ *  map_fault.<mode>.<kind>.<order>.floor_remap_nopop_ns  the same without
+ *                                    MAP_POPULATE (a kernel fault per page)
+ *  map_fault.<mode>.<kind>.<order>.floor  GB/s of BO size over copy + the
+ *                                    cheaper remap: what a migration that
+ *                                    must copy the BO and hand the user new
+ *                                    PTEs can reach here at best
+ *  map_fault.<mode>.<kind>.<order>.floor_ratio  migration bandwidth over
+ *                                    that floor (1 = no cost of ours beyond
+ *                                    the copy and the remap)
+ *  map_fault.<mode>.<kind>.<order>.floor_memcpy_bw_ratio  the floor over
+ *                                    memcpy_bw: the most .memcpy_bw_ratio
+ *                                    can be on this machine
+ * On a machine whose first access to a new PTE costs microseconds (shadow
+ * page tables of a PVM guest: 5-14 us a page), the remap term dominates
+ * and the floor sits far below the 0.5 target; on bare metal it is the copy.
+ *
  * The mock device's VRAM is CPU-visible; the migration is forced by the CPU
  * placement given to ttm_bo_mmap(), which takes the same path a BO in
  * non-visible memory takes (validate to SYSTEM, then install).
@@ -59,6 +103,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <bench.h>
 #include <ttm/ttm_bo_vm.h>
@@ -77,10 +123,18 @@
  * @migrate: the BO starts in VRAM and is mapped with a SYSTEM CPU placement.
  * @cold: (@migrate only) the pool is emptied before each repetition instead
  *	of holding enough recycled pages.
+ * @floor_fd: (@migrate, warm only) the memfd whose resident pages stand for
+ *	recycled pool pages in the floor measurement, -1 until made.
+ * @floor_view: its standing mapping (the pool's own view of its pages).
  * @ref: the reference metric (anon ns/page or memcpy GB/s) of this case.
  * @ratio: the ratio metric of this case.
  * @bw_ratio: (@migrate only) bandwidth over the harness memcpy reference,
  *	NULL when that reference was not measured.
+ * @fault_ns, @touch_ns, @touch_kfaults, @faults, @remaps: (@migrate only)
+ *	the breakdown of one migration, see the header comment.
+ * @floor_copy, @floor_remap, @floor_remap_nopop, @floor, @floor_ratio,
+ * @floor_bw_ratio: (@migrate only) the platform floor, same repetition
+ *	(@floor_bw_ratio NULL without the memcpy reference).
  */
 struct mf_case {
 	struct bench_run *run;
@@ -89,9 +143,43 @@ struct mf_case {
 	const unsigned long *order;
 	bool migrate;
 	bool cold;
+	int floor_fd;
+	uint8_t *floor_view;
 	struct bench_metric *ref;
 	struct bench_metric *ratio;
 	struct bench_metric *bw_ratio;
+	struct bench_metric *fault_ns;
+	struct bench_metric *touch_ns;
+	struct bench_metric *touch_kfaults;
+	struct bench_metric *faults;
+	struct bench_metric *remaps;
+	struct bench_metric *floor_copy;
+	struct bench_metric *floor_remap;
+	struct bench_metric *floor_remap_nopop;
+	struct bench_metric *floor;
+	struct bench_metric *floor_ratio;
+	struct bench_metric *floor_bw_ratio;
+};
+
+/**
+ * struct mf_times - one repetition's raw figures of a migration case.
+ * @total_ns: first touch of every page of the BO, the migrating fault included.
+ * @fault_ns: the first touch alone (the fault: move, install of the BO).
+ * @touch_kfaults: kernel page faults the touching thread took after it.
+ * @faults, @remaps: the BO mapping's counters (ttm_bo_vm_get_stats()).
+ * @copy_ns: floor: the copy alone into memfd pages of the pool's kind.
+ * @remap_ns: floor: those pages mapped anew (MAP_POPULATE), each written once.
+ * @nopop_ns: floor: the same without MAP_POPULATE.
+ */
+struct mf_times {
+	uint64_t total_ns;
+	uint64_t fault_ns;
+	uint64_t touch_kfaults;
+	uint64_t faults;
+	uint64_t remaps;
+	uint64_t copy_ns;
+	uint64_t remap_ns;
+	uint64_t nopop_ns;
 };
 
 /* Every page written once in @order; the mapping must be fresh. */
@@ -177,7 +265,22 @@ static int pool_prepare(const struct mf_case *c)
 	return ret;
 }
 
-static int bo_touch_ns(const struct mf_case *c, uint64_t *ns)
+/* Kernel page faults the calling thread took so far. */
+static uint64_t thread_kfaults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
+}
+
+/*
+ * Times the first touch of every page of a fresh mapping of a new BO; for a
+ * migration case also the first touch alone (the fault that moves and
+ * installs the BO) and the kernel faults taken by the touches after it.
+ */
+static int bo_touch_ns(const struct mf_case *c, struct mf_times *t)
 {
 	static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
 	static const struct ttm_placement sys = {1, &sys_place};
@@ -187,7 +290,8 @@ static int bo_touch_ns(const struct mf_case *c, uint64_t *ns)
 	struct ttm_bo_vm_stats st;
 	unsigned long fresh = 0;
 	struct ttm_place place;
-	uint64_t t0;
+	uint64_t t0, t1, kf;
+	volatile uint8_t *p;
 	void *addr;
 	int ret;
 
@@ -205,14 +309,22 @@ static int bo_touch_ns(const struct mf_case *c, uint64_t *ns)
 		ttm_bo_put(bo);
 		return ret;
 	}
+	p = addr;
 	fresh = ttm_pool_os_pages(&c->md->bdev.pool);
 	t0 = bench_now_ns();
-	touch(addr, c->order, c->num_pages);
-	*ns = bench_now_ns() - t0;
+	p[c->order[0] * PG] = 0;
+	t1 = bench_now_ns();
+	kf = thread_kfaults();
+	touch(p, c->order + 1, c->num_pages - 1);
+	t->total_ns = bench_now_ns() - t0;
+	t->touch_kfaults = thread_kfaults() - kf;
+	t->fault_ns = t1 - t0;
 	fresh = ttm_pool_os_pages(&c->md->bdev.pool) - fresh;
 	/* A migration case that did not migrate would measure the wrong thing. */
 	if (ttm_bo_vm_get_stats(bo, &st) || st.migrations != (c->migrate ? 1u : 0u))
 		ret = -EIO;
+	t->faults = st.faults;
+	t->remaps = st.remaps;
 	/* Nor would a warm case that got fresh pages, or a cold one recycled ones. */
 	if (c->migrate && fresh != (c->cold ? c->num_pages : 0)) {
 		fprintf(stderr, "map_fault: %s migration took %lu fresh pages of %lu\n",
@@ -225,22 +337,126 @@ static int bo_touch_ns(const struct mf_case *c, uint64_t *ns)
 	return ret;
 }
 
+/* Maps @fd's first BO-size bytes anew and writes each page once in @c's order. */
+static int floor_remap_ns(const struct mf_case *c, int fd, bool populate, uint64_t *ns)
+{
+	size_t size = c->num_pages * PG;
+	uint64_t t0 = bench_now_ns();
+	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	touch(p, c->order, c->num_pages);
+	*ns = bench_now_ns() - t0;
+	munmap(p, size);
+	return 0;
+}
+
+/*
+ * The floor of a migration on this machine, measured in the same
+ * repetition: the copy alone out of the VRAM host buffer into memfd pages of
+ * the pool's kind (warm: resident pages behind a standing view, as recycled
+ * pool pages are; cold: a new memfd, so the kernel allocates and zeroes its
+ * pages inside the copy, as with fresh pool pages), then the same pages
+ * mapped at a new address and each written once in the touch order, with
+ * MAP_POPULATE (what a fault does) and without.
+ */
+static int floor_measure(struct mf_case *c, struct mf_times *t)
+{
+	size_t size = c->num_pages * PG;
+	uint8_t *view = c->floor_view;
+	int fd = c->floor_fd, ret;
+	uint64_t t0;
+
+	if (fd < 0) {
+		fd = memfd_create("map-fault-floor", MFD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		view = MAP_FAILED;
+		if (!ftruncate(fd, (off_t)size))
+			view = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (view == MAP_FAILED) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+		if (!c->cold) {
+			memset(view, 0, size);
+			c->floor_fd = fd;
+			c->floor_view = view;
+		}
+	}
+	t0 = bench_now_ns();
+	memcpy(view, c->md->vram_mem, size);
+	t->copy_ns = bench_now_ns() - t0;
+	ret = floor_remap_ns(c, fd, true, &t->remap_ns);
+	if (!ret)
+		ret = floor_remap_ns(c, fd, false, &t->nopop_ns);
+	if (c->cold) {
+		munmap(view, size);
+		close(fd);
+	}
+	return ret;
+}
+
+static void floor_release(struct mf_case *c)
+{
+	if (c->floor_fd < 0)
+		return;
+	munmap(c->floor_view, c->num_pages * PG);
+	close(c->floor_fd);
+	c->floor_fd = -1;
+	c->floor_view = NULL;
+}
+
+static int mf_sample(struct bench_metric *m, double v, int ret)
+{
+	return ret || !m ? ret : bench_metric_sample(m, v);
+}
+
+/* Records the breakdown and the floor of one migration repetition. */
+static int migrate_samples(struct mf_case *c, const struct mf_times *t, double gbps)
+{
+	double n = (double)c->num_pages, size = n * (double)PG;
+	uint64_t remap = t->remap_ns < t->nopop_ns ? t->remap_ns : t->nopop_ns;
+	double floor = size / (double)(t->copy_ns + remap);
+	int ret = 0;
+
+	ret = mf_sample(c->fault_ns, (double)t->fault_ns / n, ret);
+	ret = mf_sample(c->touch_ns, (double)(t->total_ns - t->fault_ns) / (n - 1), ret);
+	ret = mf_sample(c->touch_kfaults, (double)t->touch_kfaults, ret);
+	ret = mf_sample(c->faults, (double)t->faults, ret);
+	ret = mf_sample(c->remaps, (double)t->remaps, ret);
+	ret = mf_sample(c->floor_copy, size / (double)t->copy_ns, ret);
+	ret = mf_sample(c->floor_remap, (double)t->remap_ns / n, ret);
+	ret = mf_sample(c->floor_remap_nopop, (double)t->nopop_ns / n, ret);
+	ret = mf_sample(c->floor, floor, ret);
+	ret = mf_sample(c->floor_ratio, gbps / floor, ret);
+	if (c->floor_bw_ratio)
+		ret = mf_sample(c->floor_bw_ratio,
+				floor / c->run->refs[BENCH_REF_MEMCPY_BW].stats.median, ret);
+	return ret;
+}
+
 static int mf_rep(void *ctx, int rep, double *value)
 {
 	struct mf_case *c = ctx;
+	struct mf_times t = {0};
 	double ref = 0;
-	uint64_t ns;
 	int ret;
 
 	ret = c->migrate ? memcpy_gbps(c, &ref) : anon_ns_per_page(c, &ref);
 	if (!ret)
-		ret = bo_touch_ns(c, &ns);
+		ret = bo_touch_ns(c, &t);
+	if (!ret && c->migrate)
+		ret = floor_measure(c, &t);
 	if (ret)
 		return ret;
 	if (c->migrate)
-		*value = (double)(c->num_pages * PG) / (double)ns;
+		*value = (double)(c->num_pages * PG) / (double)t.total_ns;
 	else
-		*value = (double)ns / (double)c->num_pages;
+		*value = (double)t.total_ns / (double)c->num_pages;
 	/* Warm-up repetitions are not recorded, so neither are their ratios. */
 	if (rep < 0)
 		return 0;
@@ -250,15 +466,63 @@ static int mf_rep(void *ctx, int rep, double *value)
 	if (!ret && c->bw_ratio)
 		ret = bench_metric_sample(c->bw_ratio,
 					  *value / c->run->refs[BENCH_REF_MEMCPY_BW].stats.median);
+	if (!ret && c->migrate)
+		ret = migrate_samples(c, &t, *value);
 	return ret;
+}
+
+/* Adds metric map_fault.<mode>.<kind>.<order>.<what>, labelled like the case. */
+static struct bench_metric *mf_metric(struct bench_run *run, const struct mf_case *c,
+				      const char *mode, const char *kind, const char *order,
+				      const char *what, const char *unit, enum bench_direction dir)
+{
+	struct bench_metric *m;
+	char name[128];
+
+	snprintf(name, sizeof(name), "map_fault.%s.%s.%s.%s", mode, kind, order, what);
+	m = bench_metric_add(run, name, unit, dir);
+	if (m) {
+		bench_metric_label(m, "mode", mode);
+		bench_metric_label(m, "pool", c->cold ? "cold" : "warm");
+	}
+	return m;
+}
+
+/* The breakdown and floor metrics of a migration case. */
+static int migrate_metrics(struct bench_run *run, struct mf_case *c, const char *mode,
+			   const char *kind, const char *order, bool have_mref)
+{
+	const enum bench_direction lo = BENCH_LOWER_IS_BETTER, hi = BENCH_HIGHER_IS_BETTER;
+
+	c->fault_ns = mf_metric(run, c, mode, kind, order, "fault_ns", "ns", lo);
+	c->touch_ns = mf_metric(run, c, mode, kind, order, "touch_ns", "ns", lo);
+	c->touch_kfaults = mf_metric(run, c, mode, kind, order, "touch_kfaults", "faults", lo);
+	c->faults = mf_metric(run, c, mode, kind, order, "faults", "faults", lo);
+	c->remaps = mf_metric(run, c, mode, kind, order, "remaps", "calls", lo);
+	c->floor_copy = mf_metric(run, c, mode, kind, order, "floor_copy", "GB/s", hi);
+	c->floor_remap = mf_metric(run, c, mode, kind, order, "floor_remap_ns", "ns", lo);
+	c->floor_remap_nopop =
+	    mf_metric(run, c, mode, kind, order, "floor_remap_nopop_ns", "ns", lo);
+	c->floor = mf_metric(run, c, mode, kind, order, "floor", "GB/s", hi);
+	c->floor_ratio = mf_metric(run, c, mode, kind, order, "floor_ratio", "x", hi);
+	if (!c->fault_ns || !c->touch_ns || !c->touch_kfaults || !c->faults || !c->remaps ||
+	    !c->floor_copy || !c->floor_remap || !c->floor_remap_nopop || !c->floor ||
+	    !c->floor_ratio)
+		return -ENOMEM;
+	if (!have_mref)
+		return 0;
+	c->floor_bw_ratio = mf_metric(run, c, mode, kind, order, "floor_memcpy_bw_ratio", "x", hi);
+	return c->floor_bw_ratio ? 0 : -ENOMEM;
 }
 
 static int run_case(struct bench_run *run, struct mf_case *c, const char *mode, const char *order)
 {
 	const char *kind = !c->migrate ? "sys" : c->cold ? "migrate_cold" : "migrate";
 	const struct bench_reference *mref = &run->refs[BENCH_REF_MEMCPY_BW];
+	bool have_mref = mref->measured && mref->stats.median > 0;
 	char name[96];
 	struct bench_metric *m;
+	int ret;
 
 	c->run = run;
 	snprintf(name, sizeof(name), "map_fault.%s.%s.%s", mode, kind, order);
@@ -278,7 +542,7 @@ static int run_case(struct bench_run *run, struct mf_case *c, const char *mode, 
 	if (!m || !c->ref || !c->ratio)
 		return -ENOMEM;
 	/* Without the reference there is nothing to divide by: no metric. */
-	if (c->migrate && mref->measured && mref->stats.median > 0) {
+	if (c->migrate && have_mref) {
 		snprintf(name, sizeof(name), "map_fault.%s.%s.%s.memcpy_bw_ratio", mode, kind,
 			 order);
 		c->bw_ratio = bench_metric_add(run, name, "x", BENCH_HIGHER_IS_BETTER);
@@ -289,6 +553,11 @@ static int run_case(struct bench_run *run, struct mf_case *c, const char *mode, 
 		if (!c->cold)
 			bench_metric_target(c->bw_ratio, 0.5, BENCH_TARGET_AT_LEAST);
 	}
+	if (c->migrate) {
+		ret = migrate_metrics(run, c, mode, kind, order, have_mref);
+		if (ret)
+			return ret;
+	}
 	bench_metric_label(m, "mode", mode);
 	bench_metric_label(c->ratio, "mode", mode);
 	if (c->migrate) {
@@ -297,7 +566,9 @@ static int run_case(struct bench_run *run, struct mf_case *c, const char *mode, 
 	} else if (!strcmp(order, "seq")) {
 		bench_metric_target(c->ratio, 3.0, BENCH_TARGET_AT_MOST);
 	}
-	return bench_repeat(run, m, mf_rep, c);
+	ret = bench_repeat(run, m, mf_rep, c);
+	floor_release(c);
+	return ret;
 }
 
 static int run_mode(struct bench_run *run, struct bench_mockdev *md, enum ttm_vm_fault_mode mode,
@@ -323,6 +594,7 @@ static int run_mode(struct bench_run *run, struct bench_mockdev *md, enum ttm_vm
 			    .order = orders[o],
 			    .migrate = kind > 0,
 			    .cold = kind == 2,
+			    .floor_fd = -1,
 			};
 
 			ret = run_case(run, &c, mname, order_names[o]);

@@ -701,6 +701,7 @@ int ttm_bo_vm_get_stats(struct ttm_buffer_object *bo, struct ttm_bo_vm_stats *st
 	st->faults = atomic_load(&vm->range.stats.faults);
 	st->pages_copied = atomic_load(&vm->range.stats.pages_copied);
 	st->pages_mapped = atomic_load(&vm->range.stats.pages_mapped);
+	st->remaps = atomic_load(&vm->range.stats.remaps);
 	st->migrations = atomic_load(&vm->migrations);
 	st->bytes_migrated = atomic_load(&vm->bytes_migrated);
 	st->invalidations = atomic_load(&vm->range.stats.invalidations);

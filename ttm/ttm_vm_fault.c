@@ -532,9 +532,12 @@ bool ttm_vm_range_page_present(struct ttm_vm_range *range, unsigned long page)
 	return present;
 }
 
-/* Installs @n pages copied from @pages at page @first, all absent. */
+/*
+ * Installs @n pages copied from @pages at page @first, all absent; counts
+ * the calls that placed pages in *@calls.
+ */
 static int vm_install_copy(struct ttm_vm_range *r, unsigned long first, unsigned long n,
-			   const struct ttm_vm_page *pages)
+			   const struct ttm_vm_page *pages, unsigned long *calls)
 {
 	uint8_t *dst = r->addr + first * VM_PAGE_SIZE;
 	size_t len = n * VM_PAGE_SIZE;
@@ -561,6 +564,7 @@ static int vm_install_copy(struct ttm_vm_range *r, unsigned long first, unsigned
 			 * already dropped when the access resumes.
 			 */
 			copy.mode = UFFDIO_COPY_MODE_DONTWAKE;
+			++*calls;
 			if (ioctl(r->engine->uffd, UFFDIO_COPY, &copy)) {
 				if (errno == EAGAIN && copy.copy > 0) {
 					/* Partly done while the mm changed: the rest again. */
@@ -595,6 +599,7 @@ static int vm_install_copy(struct ttm_vm_range *r, unsigned long first, unsigned
 			return -errno;
 		for (i = 0; i < n; i++)
 			memcpy(tmp + i * VM_PAGE_SIZE, pages[i].src, VM_PAGE_SIZE);
+		++*calls;
 		if (mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED) {
 			int err = -errno;
 
@@ -609,13 +614,14 @@ static int vm_install_copy(struct ttm_vm_range *r, unsigned long first, unsigned
 
 /* Maps @n consecutive pages of one memfd at page @first, all absent. */
 static int vm_install_fd(struct ttm_vm_range *r, unsigned long first, unsigned long n,
-			 const struct ttm_vm_page *page)
+			 const struct ttm_vm_page *page, unsigned long *calls)
 {
 	uint8_t *dst = r->addr + first * VM_PAGE_SIZE;
 	size_t len = n * VM_PAGE_SIZE;
 
 	if (page->offset % VM_PAGE_SIZE || page->fd < 0)
 		return -EINVAL;
+	++*calls;
 	/*
 	 * Populating costs the kernel one pass over page-cache pages that are
 	 * there already; it saves a trap per page (16384 for a 64 MiB BO).
@@ -632,7 +638,7 @@ static int vm_install_fd(struct ttm_vm_range *r, unsigned long first, unsigned l
 long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsigned long count,
 			  const struct ttm_vm_page *pages, enum ttm_caching caching)
 {
-	unsigned long i = 0, copied = 0, mapped = 0;
+	unsigned long i = 0, copied = 0, mapped = 0, calls = 0;
 	int ret = 0;
 
 	if (first >= range->num_pages || count > range->num_pages - first || !pages)
@@ -658,11 +664,11 @@ long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsig
 			break;
 		}
 		if (pages[i].src) {
-			ret = vm_install_copy(range, first + i, j - i, pages + i);
+			ret = vm_install_copy(range, first + i, j - i, pages + i, &calls);
 			if (!ret)
 				copied += j - i;
 		} else {
-			ret = vm_install_fd(range, first + i, j - i, pages + i);
+			ret = vm_install_fd(range, first + i, j - i, pages + i, &calls);
 			if (!ret)
 				mapped += j - i;
 		}
@@ -678,6 +684,8 @@ long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsig
 	atomic_fetch_add(&range->engine->stats.pages_copied, copied);
 	atomic_fetch_add(&range->stats.pages_mapped, mapped);
 	atomic_fetch_add(&range->engine->stats.pages_mapped, mapped);
+	atomic_fetch_add(&range->stats.remaps, calls);
+	atomic_fetch_add(&range->engine->stats.remaps, calls);
 	return ret ? ret : (long)(copied + mapped);
 }
 

@@ -460,6 +460,56 @@ static void ttm_bo_mmap_zero_copy_system(enum ttm_vm_fault_mode mode)
 }
 BOTH_MODES(ttm_bo_mmap_zero_copy_system)
 
+/*
+ * Every install is counted in system calls: a one-page BO takes one, each
+ * 16-page window at least one and never more than its pages, a second pass
+ * over installed pages none, and a refault after a swap-out installs again.
+ */
+static void ttm_bo_mmap_remaps_counted(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *one, *bo;
+	uint64_t n = 3 * TTM_VM_FAULT_PREFAULT, i, sum;
+	struct ttm_bo_vm_stats st;
+	uint8_t *p, *q;
+
+	setup(mode, 0, 0);
+	one = bo_create_filled(PG, TTM_PL_SYSTEM, 81);
+	ASSERT_EQ(ttm_bo_mmap(one, NULL, &ctx, (void **)&q), 0);
+	st = vm_stats(one);
+	EXPECT_EQ(st.remaps, 0);
+	(void)*(volatile uint8_t *)q;
+	st = vm_stats(one);
+	EXPECT_EQ(st.faults, 1);
+	EXPECT_EQ(st.remaps, 1);
+
+	bo = bo_create_filled(n * PG, TTM_PL_SYSTEM, 82);
+	sum = bo_checksum(bo);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&p), 0);
+	for (i = 0; i < n; i++)
+		(void)*(volatile uint8_t *)(p + i * PG);
+	st = vm_stats(bo);
+	EXPECT_EQ(st.faults, 3);
+	EXPECT_EQ(st.pages_mapped, n);
+	EXPECT_GE(st.remaps, 3);
+	EXPECT_LE(st.remaps, n);
+	EXPECT_UEQ(map_checksum(p, n * PG), sum);
+	EXPECT_EQ(vm_stats(bo).remaps, st.remaps);
+
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	EXPECT_GT(ttm_bo_swapout(bo, &ctx), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_UEQ(map_checksum(p, n * PG), sum);
+	EXPECT_GE(vm_stats(bo).remaps, st.remaps + 3);
+	EXPECT_LE(vm_stats(bo).remaps, 2 * n);
+	/* The other BO's count is its own. */
+	EXPECT_EQ(vm_stats(one).remaps, 1);
+	bo_unmap_put(bo);
+	bo_unmap_put(one);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_remaps_counted)
+
 struct signal_later {
 	struct dma_fence *fence;
 	_Atomic bool signalled;

@@ -112,6 +112,8 @@
  *	migrated a zero-copy BO installs all of it).
  * @pages_copied: pages installed by copy.
  * @pages_mapped: pages installed zero-copy.
+ * @remaps: system calls that installed those pages (a zero-copy run of
+ *	one memfd takes one mmap).
  * @migrations: faults that had to move the BO first.
  * @bytes_migrated: bytes those moves copied.
  * @invalidations: invalidations that removed pages.
@@ -123,6 +125,7 @@ struct ttm_bo_vm_stats {
 	uint64_t faults;
 	uint64_t pages_copied;
 	uint64_t pages_mapped;
+	uint64_t remaps;
 	uint64_t migrations;
 	uint64_t bytes_migrated;
 	uint64_t invalidations;

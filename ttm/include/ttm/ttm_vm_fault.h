@@ -89,6 +89,8 @@ const char *ttm_vm_fault_mode_name(enum ttm_vm_fault_mode mode);
  * @faults: populate calls made for faulting accesses.
  * @pages_copied: pages installed by copy.
  * @pages_mapped: pages installed zero-copy from a memfd.
+ * @remaps: system calls that put installed pages in place (a MAP_FIXED
+ *	mmap of a memfd run, a UFFDIO_COPY, an mremap of copied pages).
  * @invalidations: invalidate calls that removed at least one page.
  * @pages_written_back: pages handed to @writeback.
  * @sigbus: accesses answered with SIGBUS.
@@ -97,6 +99,7 @@ struct ttm_vm_fault_stats {
 	_Atomic uint64_t faults;
 	_Atomic uint64_t pages_copied;
 	_Atomic uint64_t pages_mapped;
+	_Atomic uint64_t remaps;
 	_Atomic uint64_t invalidations;
 	_Atomic uint64_t pages_written_back;
 	_Atomic uint64_t sigbus;
