@@ -12,15 +12,8 @@
 
 #include "ktest.h"
 #include "sim_gpu.h"
+#include "sim_test_common.h"
 
-#define PG SIM_PAGE_SIZE
-#define RCS_RING (0 * PG)
-#define BCS_RING (8 * PG)
-#define RING_SIZE (8 * PG)
-#define RCS_HWS (16 * PG)
-#define BCS_HWS (17 * PG)
-#define BATCH (32 * PG)
-#define DATA (64 * PG)
 #define DATA_PAGES 512
 #define NPAGES (64 + DATA_PAGES)
 #define UNMAPPED (1024 * PG)
@@ -38,16 +31,11 @@ static void fx_init(struct fx *fx, uint32_t hangcheck_ms)
 	unsigned int perm[NPAGES];
 
 	memset(fx, 0, sizeof(*fx));
-	sim_gpu_config_init(&cfg);
-	cfg.ggtt_size = 64ull << 20;
-	cfg.aperture_size = 16ull << 20;
+	sim_test_config(&cfg, hangcheck_ms);
 	cfg.stolen_size = 1ull << 20;
-	cfg.hangcheck_ms = hangcheck_ms;
 	cfg.synchronous = true;
 	ASSERT_EQ(sim_gpu_create(&cfg, &fx->gpu), 0);
-	fx->host = aligned_alloc(PG, (size_t)NPAGES * PG);
-	ASSERT_NOT_NULL(fx->host);
-	memset(fx->host, 0, (size_t)NPAGES * PG);
+	fx->host = sim_test_host(NPAGES);
 	/* Shuffle the host pages behind the GGTT so that no run is host-contiguous by luck. */
 	for (unsigned int i = 0; i < NPAGES; i++)
 		perm[i] = i;
@@ -59,10 +47,7 @@ static void fx_init(struct fx *fx, uint32_t hangcheck_ms)
 	}
 	for (unsigned int i = 0; i < NPAGES; i++)
 		ASSERT_EQ(sim_ggtt_write_pte(fx->gpu, i, sim_pte_host(fx->host + (size_t)perm[i] * PG)), 0);
-	ASSERT_EQ(sim_engine_set_ring(fx->gpu, SIM_RCS, RCS_RING, RING_SIZE), 0);
-	ASSERT_EQ(sim_engine_set_ring(fx->gpu, SIM_BCS, BCS_RING, RING_SIZE), 0);
-	ASSERT_EQ(sim_engine_set_hws(fx->gpu, SIM_RCS, RCS_HWS), 0);
-	ASSERT_EQ(sim_engine_set_hws(fx->gpu, SIM_BCS, BCS_HWS), 0);
+	sim_test_rings(fx->gpu);
 }
 
 static void fx_fini(struct fx *fx)

@@ -16,15 +16,8 @@
 
 #include "ktest.h"
 #include "sim_gpu.h"
+#include "sim_test_common.h"
 
-#define PG SIM_PAGE_SIZE
-#define RCS_RING (0 * PG)
-#define BCS_RING (8 * PG)
-#define RING_SIZE (8 * PG)
-#define RCS_HWS (16 * PG)
-#define BCS_HWS (17 * PG)
-#define BATCH (32 * PG)
-#define DATA (64 * PG)
 #define NPAGES 128
 
 struct fx {
@@ -43,22 +36,14 @@ static void fx_init_lat(struct fx *fx, uint32_t hangcheck_ms, const struct sim_l
 	struct sim_gpu_config cfg;
 
 	memset(fx, 0, sizeof(*fx));
-	sim_gpu_config_init(&cfg);
-	cfg.ggtt_size = 64ull << 20;
-	cfg.aperture_size = 16ull << 20;
+	sim_test_config(&cfg, hangcheck_ms);
 	cfg.stolen_size = 0;
-	cfg.hangcheck_ms = hangcheck_ms;
 	if (lat)
 		cfg.latency = *lat;
 	ASSERT_EQ(sim_gpu_create(&cfg, &fx->gpu), 0);
-	fx->host = aligned_alloc(PG, (size_t)NPAGES * PG);
-	ASSERT_NOT_NULL(fx->host);
-	memset(fx->host, 0, (size_t)NPAGES * PG);
+	fx->host = sim_test_host(NPAGES);
 	ASSERT_EQ(sim_ggtt_insert_host(fx->gpu, 0, fx->host, NPAGES), 0);
-	ASSERT_EQ(sim_engine_set_ring(fx->gpu, SIM_RCS, RCS_RING, RING_SIZE), 0);
-	ASSERT_EQ(sim_engine_set_ring(fx->gpu, SIM_BCS, BCS_RING, RING_SIZE), 0);
-	ASSERT_EQ(sim_engine_set_hws(fx->gpu, SIM_RCS, RCS_HWS), 0);
-	ASSERT_EQ(sim_engine_set_hws(fx->gpu, SIM_BCS, BCS_HWS), 0);
+	sim_test_rings(fx->gpu);
 }
 
 static void fx_init(struct fx *fx, uint32_t hangcheck_ms)
