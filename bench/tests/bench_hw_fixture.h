@@ -43,14 +43,12 @@ static inline int bench_hw_fixture_init(struct bench_hw_fixture *fx, const char 
 	if (ret)
 		return ret;
 	fx->opts.backend = BENCH_BACKEND_HW;
-	fx->fake = calloc(1, sizeof(*fx->fake));
+	fx->fake = hw_fake_new();
 	if (!fx->fake)
 		return -ENOMEM;
-	hw_fake_init(fx->fake);
 	ret = bench_run_init(&fx->run, run_name, &fx->opts);
 	if (ret) {
-		hw_fake_fini(fx->fake);
-		free(fx->fake);
+		hw_fake_free(fx->fake);
 		return ret;
 	}
 	bench_hw_init(&fx->hw);
@@ -63,8 +61,7 @@ static inline int bench_hw_fixture_init(struct bench_hw_fixture *fx, const char 
 static inline void bench_hw_fixture_fini(struct bench_hw_fixture *fx)
 {
 	bench_run_fini(&fx->run);
-	hw_fake_fini(fx->fake);
-	free(fx->fake);
+	hw_fake_free(fx->fake);
 }
 
 /* Nothing the back end took from the "kernel" is still held. */

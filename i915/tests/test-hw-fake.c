@@ -21,14 +21,11 @@
 
 #define WAIT_NS (5ll * 1000 * 1000 * 1000)
 
+/* A fake, with $TTM_HW_DEVICE unset so that discovery is what the fake offers. */
 static struct hw_fake *fake_new(void)
 {
-	struct hw_fake *fake = calloc(1, sizeof(*fake));
-
-	if (fake)
-		hw_fake_init(fake);
 	unsetenv(HW_DEVICE_ENV);
-	return fake;
+	return hw_fake_new();
 }
 
 /* Everything the back end took from the fake was given back. */
@@ -43,12 +40,6 @@ static void expect_no_leaks(struct hw_fake *fake)
 	EXPECT_EQ(fake->live_vms, 0);
 	for (i = 0; i < fake->num_fences; i++)
 		EXPECT_TRUE(fake->fences[i].closed);
-}
-
-static void fake_free(struct hw_fake *fake)
-{
-	hw_fake_fini(fake);
-	free(fake);
 }
 
 static int open_fake(struct hw_fake *fake, struct hw_gpu **gpu, char *why, size_t len)
@@ -120,7 +111,7 @@ KTEST(hw_gpu_open_reads_parameters_in_order)
 	EXPECT_FALSE(hw_gpu_is_wedged(gpu));
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_gpu_open_finds_discrete_regions)
@@ -140,7 +131,7 @@ KTEST(hw_gpu_open_finds_discrete_regions)
 	EXPECT_UEQ(lmem->cpu_visible_size, 256ull << 20);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_gpu_open_skips_nodes_of_other_drivers)
@@ -159,7 +150,7 @@ KTEST(hw_gpu_open_skips_nodes_of_other_drivers)
 	EXPECT_STREQ(hw_gpu_info(gpu)->path, "/dev/dri/renderD129");
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_gpu_open_without_i915_is_enodev)
@@ -180,7 +171,7 @@ KTEST(hw_gpu_open_without_i915_is_enodev)
 	EXPECT_EQ(hw_exit_status(-ENODEV), 77);
 	EXPECT_EQ(fake->num_calls, 0);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_gpu_open_honours_device_and_env)
@@ -218,7 +209,7 @@ KTEST(hw_gpu_open_honours_device_and_env)
 	EXPECT_TRUE(strstr(why, "renderD140") != NULL);
 	unsetenv(HW_DEVICE_ENV);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_gpu_open_permission_denied_is_eacces)
@@ -233,7 +224,7 @@ KTEST(hw_gpu_open_permission_denied_is_eacces)
 	EXPECT_TRUE(strstr(why, "renderD128") != NULL);
 	EXPECT_EQ(hw_exit_status(-EACCES), 77);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_gpu_open_names_missing_softpin)
@@ -252,7 +243,7 @@ KTEST(hw_gpu_open_names_missing_softpin)
 	EXPECT_EQ(open_fake(fake, &gpu, why, sizeof(why)), -EOPNOTSUPP);
 	EXPECT_TRUE(strstr(why, "I915_PARAM_HAS_EXEC_SOFTPIN") != NULL);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_gpu_open_need_exec_fence)
@@ -275,7 +266,7 @@ KTEST(hw_gpu_open_need_exec_fence)
 	EXPECT_FALSE(hw_gpu_info(gpu)->has_exec_fence);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_gpu_open_propagates_ioctl_errors)
@@ -308,7 +299,7 @@ KTEST(hw_gpu_open_propagates_ioctl_errors)
 	EXPECT_FALSE(hw_gpu_info(gpu)->discrete);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_context_init_creates_vm_then_context)
@@ -351,7 +342,7 @@ KTEST(hw_context_init_creates_vm_then_context)
 	EXPECT_EQ(ctx.ctx_id, 0);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_context_init_failure_undoes_everything)
@@ -380,7 +371,7 @@ KTEST(hw_context_init_failure_undoes_everything)
 	EXPECT_EQ(fake->live_vms, 0);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_bo_init_plain_and_with_regions)
@@ -441,7 +432,7 @@ KTEST(hw_bo_init_plain_and_with_regions)
 	EXPECT_EQ(hw_fake_count(fake, DRM_IOCTL_GEM_CLOSE), 2);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_bo_mmap_asks_for_the_right_mode)
@@ -480,7 +471,7 @@ KTEST(hw_bo_mmap_asks_for_the_right_mode)
 	hw_bo_fini(gpu, &bo);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_bo_mmap_discrete_needs_fixed)
@@ -500,7 +491,7 @@ KTEST(hw_bo_mmap_discrete_needs_fixed)
 	hw_bo_fini(gpu, &bo);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_bo_wait_reports_busy_as_etime)
@@ -526,7 +517,7 @@ KTEST(hw_bo_wait_reports_busy_as_etime)
 	hw_bo_fini(gpu, &bo);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 /* A device, a context, a target object and a batch object, ready to submit. */
@@ -571,7 +562,7 @@ static void fixture_fini(struct fixture *fx)
 	hw_context_fini(fx->gpu, &fx->ctx);
 	hw_gpu_close(fx->gpu);
 	expect_no_leaks(fx->fake);
-	fake_free(fx->fake);
+	hw_fake_free(fx->fake);
 }
 
 KTEST(hw_exec_submit_softpins_every_object)
@@ -784,7 +775,7 @@ KTEST(hw_gpu_close_cancels_pending_fences)
 	EXPECT_EQ(dma_fence_get_status(f), -ENODEV);
 	dma_fence_put(f);
 	expect_no_leaks(fx.fake);
-	fake_free(fx.fake);
+	hw_fake_free(fx.fake);
 }
 
 KTEST(hw_exec_copy_batch_in_a_submission)
@@ -821,7 +812,7 @@ KTEST(hw_gpu_getparam_goes_through_the_table)
 	EXPECT_EQ(hw_fake_count(fake, DRM_IOCTL_I915_GETPARAM), 2);
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 /*
@@ -934,7 +925,7 @@ KTEST(hw_fault_sweep_every_ioctl_fails_cleanly)
 			EXPECT_EQ(status, 1);
 		}
 		expect_no_leaks(fake);
-		fake_free(fake);
+		hw_fake_free(fake);
 		if (!fired)
 			break;
 	}
@@ -973,5 +964,5 @@ KTEST(hw_gpu_describe_lists_the_machine_block_pairs)
 			     "lmem_bytes=4294967296;lmem_visible_bytes=268435456;");
 	hw_gpu_close(gpu);
 	expect_no_leaks(fake);
-	fake_free(fake);
+	hw_fake_free(fake);
 }

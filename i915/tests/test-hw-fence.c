@@ -17,25 +17,10 @@
 
 #define WAIT_NS (5ll * 1000 * 1000 * 1000)
 
-static struct hw_fake *fake_new(void)
-{
-	struct hw_fake *fake = calloc(1, sizeof(*fake));
-
-	if (fake)
-		hw_fake_init(fake);
-	return fake;
-}
-
-static void fake_free(struct hw_fake *fake)
-{
-	hw_fake_fini(fake);
-	free(fake);
-}
-
 /* A fake and a waiter on it (ASSERT-checked); fake_with_waiter_fini() ends both. */
 static struct hw_fake *fake_with_waiter(struct hw_fence_waiter *w)
 {
-	struct hw_fake *fake = fake_new();
+	struct hw_fake *fake = hw_fake_new();
 
 	ASSERT_NOT_NULL(fake);
 	ASSERT_EQ(hw_fence_waiter_init(w, &hw_fake_ops, fake), 0);
@@ -45,7 +30,7 @@ static struct hw_fake *fake_with_waiter(struct hw_fence_waiter *w)
 static void fake_with_waiter_fini(struct hw_fake *fake, struct hw_fence_waiter *w)
 {
 	hw_fence_waiter_fini(w);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 /*
@@ -131,7 +116,7 @@ KTEST(hw_fence_waiter_fini_cancels_pending)
 		dma_fence_put(f[i]);
 	}
 	EXPECT_EQ(dma_fence_live_count(), live);
-	fake_free(fake);
+	hw_fake_free(fake);
 }
 
 KTEST(hw_fence_waiter_status_query_failure_is_the_error)
@@ -218,7 +203,7 @@ static void *signal_thread(void *arg)
 KTEST(hw_fence_waiter_many_fences_signal_once_each)
 {
 	unsigned int n = 200 * ktest_scale(), i;
-	struct hw_fake *fake = fake_new();
+	struct hw_fake *fake = hw_fake_new();
 	struct hw_fence_waiter w;
 	struct dma_fence **f = calloc(n, sizeof(*f));
 	struct cb_count *cbs = calloc(n, sizeof(*cbs));
@@ -260,5 +245,5 @@ KTEST(hw_fence_waiter_many_fences_signal_once_each)
 	free(f);
 	free(cbs);
 	free(idx);
-	fake_free(fake);
+	hw_fake_free(fake);
 }

@@ -34,10 +34,9 @@ static int fixture_init(struct fixture *fx, bool discrete, const struct hw_ttm_d
 	int ret;
 
 	memset(fx, 0, sizeof(*fx));
-	fx->fake = calloc(1, sizeof(*fx->fake));
+	fx->fake = hw_fake_new();
 	if (!fx->fake)
 		return -ENOMEM;
-	hw_fake_init(fx->fake);
 	if (discrete)
 		hw_fake_make_discrete(fx->fake);
 	oa.sys_data = fx->fake;
@@ -55,8 +54,7 @@ static void fixture_fini(struct fixture *fx)
 	EXPECT_EQ(fx->fake->live_maps, 0);
 	EXPECT_EQ(fx->fake->live_ctx, 0);
 	EXPECT_EQ(fx->fake->live_vms, 0);
-	hw_fake_fini(fx->fake);
-	free(fx->fake);
+	hw_fake_free(fx->fake);
 }
 
 /* The n-th recorded execbuffer2 (0-based), or -1. */
@@ -457,9 +455,8 @@ KTEST(hw_ttm_every_failing_ioctl_is_reported_and_leaks_nothing)
 		bool fired;
 		int ret;
 
-		fx.fake = calloc(1, sizeof(*fx.fake));
+		fx.fake = hw_fake_new();
 		ASSERT_NOT_NULL(fx.fake);
-		hw_fake_init(fx.fake);
 		hw_fake_make_discrete(fx.fake);
 		oa.sys_data = fx.fake;
 		ASSERT_EQ(hw_gpu_open(&oa, &fx.gpu), 0);
@@ -521,8 +518,7 @@ KTEST(hw_ttm_every_failing_ioctl_is_reported_and_leaks_nothing)
 				 !fx.fake->live_vms,
 			     false, "ioctl %u failing (flow gave %d) leaked %d handles %d maps", n,
 			     ret, fx.fake->live_handles, fx.fake->live_maps);
-		hw_fake_fini(fx.fake);
-		free(fx.fake);
+		hw_fake_free(fx.fake);
 		if (!fired)
 			break;
 	}

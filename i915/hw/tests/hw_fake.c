@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -53,6 +54,23 @@ void hw_fake_fini(struct hw_fake *fake)
 		if (!fake->fences[i].closed)
 			close(fake->fences[i].fd);
 	pthread_mutex_destroy(&fake->lock);
+}
+
+struct hw_fake *hw_fake_new(void)
+{
+	struct hw_fake *fake = malloc(sizeof(*fake));
+
+	if (fake)
+		hw_fake_init(fake);
+	return fake;
+}
+
+void hw_fake_free(struct hw_fake *fake)
+{
+	if (!fake)
+		return;
+	hw_fake_fini(fake);
+	free(fake);
 }
 
 void hw_fake_clear_calls(struct hw_fake *fake)

@@ -158,6 +158,10 @@ extern const struct hw_sys_ops hw_fake_ops;
 void hw_fake_init(struct hw_fake *fake);
 /* Close the fence eventfds still open and destroy the lock. */
 void hw_fake_fini(struct hw_fake *fake);
+/* A heap-allocated hw_fake_init() fake, NULL when out of memory. */
+struct hw_fake *hw_fake_new(void);
+/* hw_fake_fini() and free a hw_fake_new() fake; NULL is ignored. */
+void hw_fake_free(struct hw_fake *fake);
 /* Add a 4 GiB device-local region (instance 0) with a 256 MiB BAR. */
 void hw_fake_make_discrete(struct hw_fake *fake);
 /* Forget the recorded calls (the live counters stay). */
