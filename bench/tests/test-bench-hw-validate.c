@@ -83,7 +83,7 @@ KTEST(hw_validate_bind_in_place_unbind)
 	EXPECT_TRUE(gpu_addr(bo) != UINT64_MAX);
 	ttm_bo_put(&bo->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	EXPECT_TRUE(hw_fake_clean(fx.fake, NULL, 0));
 	bench_hw_fixture_fini(&fx);
 }
 
@@ -113,7 +113,7 @@ KTEST(hw_validate_evict_unbind_one_per_validate)
 	for (unsigned k = 0; k < 2; k++)
 		ttm_bo_put(&bo[k]->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	EXPECT_TRUE(hw_fake_clean(fx.fake, NULL, 0));
 	bench_hw_fixture_fini(&fx);
 }
 
@@ -173,6 +173,6 @@ KTEST(hw_validate_execbuf_softpins_every_object)
 		ttm_bo_put(&bos[k]->tbo);
 	ttm_bo_put(&batch->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	EXPECT_TRUE(hw_fake_clean(fx.fake, NULL, 0));
 	bench_hw_fixture_fini(&fx);
 }

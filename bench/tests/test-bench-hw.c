@@ -57,7 +57,7 @@ KTEST(bench_hw_open_records_gpu)
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
 	EXPECT_NULL(fx.hw.gpu);
 	EXPECT_NULL(fx.hw.dev);
-	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	EXPECT_TRUE(hw_fake_clean(fx.fake, NULL, 0));
 	/* Closing twice is harmless (a program's error paths may). */
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
 	bench_hw_fixture_fini(&fx);
@@ -76,7 +76,7 @@ KTEST(bench_hw_open_close_refuses_live_bo)
 	EXPECT_TRUE(fx.hw.dev != NULL && fx.hw.gpu != NULL);
 	ttm_bo_put(&bo->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	EXPECT_TRUE(hw_fake_clean(fx.fake, NULL, 0));
 	bench_hw_fixture_fini(&fx);
 }
 
@@ -123,7 +123,7 @@ KTEST(bench_hw_open_skips)
 		EXPECT_TRUE(fx.hw.why[0] != '\0');
 		EXPECT_NULL(fx.hw.gpu);
 		EXPECT_NULL(fx.hw.dev);
-		EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+		EXPECT_TRUE(hw_fake_clean(fx.fake, NULL, 0));
 		if (ret != cases[i].expect)
 			ktest_fail(__FILE__, __LINE__, "case %s: %d (%s)", cases[i].what, ret,
 				   fx.hw.why);
@@ -153,7 +153,7 @@ KTEST(bench_hw_open_every_ioctl_fails)
 			EXPECT_NULL(fx.hw.gpu);
 		}
 		EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-		if (!bench_hw_fake_clean(fx.fake))
+		if (!hw_fake_clean(fx.fake, NULL, 0))
 			ktest_fail(__FILE__, __LINE__,
 				   "ioctl %u failing (open: %d, %s): fds %d handles %d maps %d ctx "
 				   "%d vms %d",
@@ -234,7 +234,7 @@ KTEST(bench_hw_exec_wait_nop)
 	ttm_bo_put(&other->tbo);
 	ttm_bo_put(&batch->tbo);
 	EXPECT_EQ(bench_hw_close(&fx.hw), 0);
-	EXPECT_TRUE(bench_hw_fake_clean(fx.fake));
+	EXPECT_TRUE(hw_fake_clean(fx.fake, NULL, 0));
 	bench_hw_fixture_fini(&fx);
 }
 

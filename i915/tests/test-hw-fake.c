@@ -31,13 +31,10 @@ static struct hw_fake *fake_new(void)
 /* Everything the back end took from the fake was given back. */
 static void expect_no_leaks(struct hw_fake *fake)
 {
+	char why[128] = "";
 	unsigned int i;
 
-	EXPECT_EQ(fake->open_fds, 0);
-	EXPECT_EQ(fake->live_handles, 0);
-	EXPECT_EQ(fake->live_maps, 0);
-	EXPECT_EQ(fake->live_ctx, 0);
-	EXPECT_EQ(fake->live_vms, 0);
+	KTEST_CHECK_(hw_fake_clean(fake, why, sizeof(why)), false, "%s", why);
 	for (i = 0; i < fake->num_fences; i++)
 		EXPECT_TRUE(fake->fences[i].closed);
 }

@@ -48,12 +48,11 @@ static int fixture_init(struct fixture *fx, bool discrete, const struct hw_ttm_d
 
 static void fixture_fini(struct fixture *fx)
 {
+	char why[128] = "";
+
 	EXPECT_EQ(hw_ttm_device_destroy(fx->dev), 0);
 	hw_gpu_close(fx->gpu);
-	EXPECT_EQ(fx->fake->live_handles, 0);
-	EXPECT_EQ(fx->fake->live_maps, 0);
-	EXPECT_EQ(fx->fake->live_ctx, 0);
-	EXPECT_EQ(fx->fake->live_vms, 0);
+	KTEST_CHECK_(hw_fake_clean(fx->fake, why, sizeof(why)), false, "%s", why);
 	hw_fake_free(fx->fake);
 }
 

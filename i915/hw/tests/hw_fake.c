@@ -73,6 +73,18 @@ void hw_fake_free(struct hw_fake *fake)
 	free(fake);
 }
 
+bool hw_fake_clean(const struct hw_fake *fake, char *why, size_t len)
+{
+	bool clean = !fake->open_fds && !fake->live_handles && !fake->live_maps &&
+		     !fake->live_ctx && !fake->live_vms;
+
+	if (!clean && why && len)
+		snprintf(why, len, "held: %d fds, %d handles, %d maps, %d contexts, %d VMs",
+			 fake->open_fds, fake->live_handles, fake->live_maps, fake->live_ctx,
+			 fake->live_vms);
+	return clean;
+}
+
 void hw_fake_clear_calls(struct hw_fake *fake)
 {
 	pthread_mutex_lock(&fake->lock);

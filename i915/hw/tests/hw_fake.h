@@ -164,6 +164,12 @@ struct hw_fake *hw_fake_new(void);
 void hw_fake_free(struct hw_fake *fake);
 /* Add a 4 GiB device-local region (instance 0) with a 256 MiB BAR. */
 void hw_fake_make_discrete(struct hw_fake *fake);
+/*
+ * Nothing the back end took from the fake is still held: no fd, GEM
+ * handle, CPU map, context or VM (the live counters above, all zero).
+ * When something is, @why (NULL: not wanted) names the counts.
+ */
+bool hw_fake_clean(const struct hw_fake *fake, char *why, size_t len);
 /* Forget the recorded calls (the live counters stay). */
 void hw_fake_clear_calls(struct hw_fake *fake);
 
