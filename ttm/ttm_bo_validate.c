@@ -50,6 +50,44 @@ static void ttm_bo_free_new(struct ttm_buffer_object *bo, struct ttm_resource *r
 }
 
 /*
+ * Could @pool serve the first blocks of @tt from its free lists? The pool
+ * hands a tt its largest fitting blocks and only goes to lower orders when
+ * the OS has none, so free small blocks do not stop a fresh large one.
+ */
+static bool ttm_bo_pool_can_serve(struct ttm_pool *pool, const struct ttm_tt *tt)
+{
+	unsigned int order = 0;
+
+	while (order < TTM_POOL_MAX_ORDER && (2ul << order) <= tt->num_pages)
+		order++;
+	return ttm_pool_nr_free(pool, tt->caching, order) >= (tt->num_pages >> order);
+}
+
+/*
+ * Before @bo takes pages for a move that the pool cannot serve: deleted BOs
+ * whose fences have all signalled give their pages back to the pool now, not
+ * when the delayed-destroy worker next runs. The ghost of a pipelined move
+ * out of tt memory holds the BO's old pages until its copy is done; under
+ * thrash an eviction follows that copy at once, and with the worker not yet
+ * scheduled (two cores, the client, the command streamer and its interrupt
+ * thread all runnable) the victim's pages came fresh from the OS instead of
+ * from the ghost that had just gone idle: up to dozens of ghosts in flight
+ * and a fresh block per eviction, whose first touch the copy pays. Only
+ * trylocks, as the worker's pass takes them, so the reservations the caller
+ * holds are fine; a deleted BO still busy is left to the worker.
+ */
+static void ttm_bo_release_idle_deleted(struct ttm_buffer_object *bo)
+{
+	struct ttm_device *bdev = bo->bdev;
+
+	if (!bo->ttm || ttm_tt_is_populated(bo->ttm) ||
+	    !atomic_load_explicit(&bdev->stats.ddestroy, memory_order_relaxed) ||
+	    ttm_bo_pool_can_serve(&bdev->pool, bo->ttm))
+		return;
+	ttm_device_flush_delayed(bdev, false);
+}
+
+/*
  * Move @bo into @new_mem (allocated, not yet the BO's). On success the
  * resource belongs to the BO; on failure it is still the caller's.
  */
@@ -69,8 +107,10 @@ static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo, struct ttm_resou
 		/* Only a BO that never had content starts zeroed. */
 		ret = ttm_bo_tt_create(bo, !bo->resource);
 		/* SYSTEM pages appear on first use; a bound type needs them now. */
-		if (!ret && new_mem->mem_type != TTM_PL_SYSTEM)
+		if (!ret && new_mem->mem_type != TTM_PL_SYSTEM) {
+			ttm_bo_release_idle_deleted(bo);
 			ret = ttm_bo_populate(bo, ctx);
+		}
 		if (ret)
 			goto out_err;
 	}

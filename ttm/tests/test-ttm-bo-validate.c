@@ -1170,3 +1170,109 @@ KTEST(ttm_bo_validate_allow_res_evict)
 	ttm_bo_put(owner);
 	dev_fini();
 }
+
+/*
+ * Holds the delayed-destroy worker inside the release of one deleted BO
+ * (@bo), so the next deleted BO on the list waits for whoever flushes next.
+ * The validating thread (@main) never blocks here.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct ttm_buffer_object *bo;
+	pthread_t main;
+	bool entered, open;
+	void (*release_notify)(struct ttm_buffer_object *bo);
+} gate = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static void gate_release_notify(struct ttm_buffer_object *bo)
+{
+	gate.release_notify(bo);
+	if (bo != gate.bo || pthread_equal(pthread_self(), gate.main))
+		return;
+	pthread_mutex_lock(&gate.lock);
+	gate.entered = true;
+	pthread_cond_broadcast(&gate.cond);
+	while (!gate.open)
+		pthread_cond_wait(&gate.cond, &gate.lock);
+	pthread_mutex_unlock(&gate.lock);
+}
+
+/* Wait (at most 5 s) until the worker is held in the gate. */
+static bool gate_wait_entered(void)
+{
+	struct timespec ts;
+	bool entered;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	pthread_mutex_lock(&gate.lock);
+	while (!gate.entered && pthread_cond_timedwait(&gate.cond, &gate.lock, &ts) == 0)
+		;
+	entered = gate.entered;
+	pthread_mutex_unlock(&gate.lock);
+	return entered;
+}
+
+static void gate_open(void)
+{
+	pthread_mutex_lock(&gate.lock);
+	gate.open = true;
+	pthread_cond_broadcast(&gate.cond);
+	pthread_mutex_unlock(&gate.lock);
+}
+
+/*
+ * An eviction that needs tt pages while a deleted BO that held some has gone
+ * idle, and the delayed-destroy worker has not got to it (held in another
+ * BO's release): the eviction recycles the dead BO's pages through the pool
+ * instead of taking fresh ones from the OS, and the victim keeps every byte.
+ */
+KTEST(ttm_bo_validate_evict_recycles_idle_deleted_pages)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *victim, *bo, *held, *dead;
+	struct dma_fence *fh, *fd;
+	unsigned long os0;
+
+	bo = bo_vs_victim(&victim);
+	ASSERT_EQ(ttm_test_bo_reserve_fill(victim, 7), 0);
+	ASSERT_EQ(ttm_test_bo_reserve_fill(bo, 9), 0);
+	held = bo_in(BO_SIZE, TTM_PL_TT);
+	dead = bo_in(BO_SIZE, TTM_PL_TT);
+	fh = bo_busy(held);
+	fd = bo_busy(dead);
+	gate.bo = held;
+	gate.main = pthread_self();
+	gate.entered = gate.open = false;
+	gate.release_notify = tdev.funcs.release_notify;
+	tdev.funcs.release_notify = gate_release_notify;
+	/* Both busy: queued for the worker, @held first. */
+	ttm_bo_put(held);
+	ttm_bo_put(dead);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ddestroy), 2);
+
+	dma_fence_signal(fh);
+	ASSERT_TRUE(gate_wait_entered());
+	dma_fence_signal(fd);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ddestroy), 2);
+
+	os0 = ttm_pool_os_pages(&tdev.bdev.pool);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_UEQ(ctx.evictions, 1);
+	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_TT);
+	/* The victim's tt came from the dead BO's pages, not from the OS. */
+	EXPECT_UEQ(ttm_pool_os_pages(&tdev.bdev.pool), os0);
+	/* Only the held BO is left; the dead one was released by the eviction. */
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ddestroy), 1);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(victim, 7), 0);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 9), 0);
+
+	gate_open();
+	ttm_device_flush_delayed(&tdev.bdev, true);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ddestroy), 0);
+	tdev.funcs.release_notify = gate.release_notify;
+	dma_fence_put(fh);
+	dma_fence_put(fd);
+	bo_vs_victim_won(bo, victim);
+}
