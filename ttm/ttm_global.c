@@ -155,7 +155,8 @@ static unsigned long run_stage(bool swaps, unsigned long nr_pages, struct ttm_op
 	return freed;
 }
 
-int ttm_global_reserve(unsigned long pages, bool dma32, struct ttm_operation_ctx *ctx)
+int ttm_global_reserve_claim(unsigned long pages, bool dma32, struct ttm_operation_ctx *ctx,
+			     const struct ttm_global_claim *claim)
 {
 	int stage;
 
@@ -176,10 +177,19 @@ int ttm_global_reserve(unsigned long pages, bool dma32, struct ttm_operation_ctx
 		for (retries = 0; retries < TTM_GLOBAL_MAX_RETRIES; retries++) {
 			if (!run_stage(stage == 1, pages, ctx))
 				break;
-			if (try_reserve(pages, dma32)) {
+			if (stage == 1 && claim && claim->take(claim->arg)) {
 				pthread_rwlock_unlock(&glob.lock);
-				return 0;
+				return 1;
 			}
+			if (try_reserve(pages, dma32))
+				goto charged;
+			/*
+			 * What the swap-out parked on free lists and nobody took
+			 * (another pool's, another caching or order) is still
+			 * charged: give it back before swapping anything more.
+			 */
+			if (stage == 1 && run_stage(false, pages, ctx) && try_reserve(pages, dma32))
+				goto charged;
 		}
 	}
 	pthread_rwlock_unlock(&glob.lock);
@@ -189,6 +199,14 @@ int ttm_global_reserve(unsigned long pages, bool dma32, struct ttm_operation_ctx
 fail:
 	atomic_fetch_add(&glob.failures, 1);
 	return -ENOMEM;
+charged:
+	pthread_rwlock_unlock(&glob.lock);
+	return 0;
+}
+
+int ttm_global_reserve(unsigned long pages, bool dma32, struct ttm_operation_ctx *ctx)
+{
+	return ttm_global_reserve_claim(pages, dma32, ctx, NULL);
 }
 
 void ttm_global_unreserve(unsigned long pages, bool dma32)

@@ -174,6 +174,139 @@ int ttm_pool_page_backing(struct ttm_pool *pool, const void *page, int *fd, uint
 	return ret;
 }
 
+/* A 1 MiB pipe moves a 2 MiB block in two rounds; a smaller one only takes more. */
+#define TTM_POOL_PIPE_BYTES (1 << 20)
+
+/* A pipe to splice through: one of the pool's spares, or a new one. */
+static int pipe_get(struct ttm_pool *pool, int p[2])
+{
+	pthread_mutex_lock(&pool->arena_lock);
+	if (pool->nr_pipes) {
+		pool->nr_pipes--;
+		p[0] = pool->pipes[pool->nr_pipes][0];
+		p[1] = pool->pipes[pool->nr_pipes][1];
+		pthread_mutex_unlock(&pool->arena_lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&pool->arena_lock);
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	fcntl(p[1], F_SETPIPE_SZ, TTM_POOL_PIPE_BYTES); /* best effort */
+	return 0;
+}
+
+/* Keep an empty pipe for the next copy; one that may hold data is closed. */
+static void pipe_put(struct ttm_pool *pool, int p[2], bool empty)
+{
+	if (empty) {
+		pthread_mutex_lock(&pool->arena_lock);
+		if (pool->nr_pipes < TTM_POOL_SPARE_PIPES) {
+			pool->pipes[pool->nr_pipes][0] = p[0];
+			pool->pipes[pool->nr_pipes][1] = p[1];
+			pool->nr_pipes++;
+			pthread_mutex_unlock(&pool->arena_lock);
+			return;
+		}
+		pthread_mutex_unlock(&pool->arena_lock);
+	}
+	close(p[0]);
+	close(p[1]);
+}
+
+static int splice_errno(void)
+{
+	return errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP ? -EOPNOTSUPP : -EIO;
+}
+
+/*
+ * @len bytes from @in at @inoff to @out at @outoff through empty pipe @p:
+ * the source pages go into the pipe by reference, the one copy is the
+ * write into @out's page cache. Returns 0 with @p empty again, or
+ * -EOPNOTSUPP/-EIO with @p possibly holding data.
+ */
+static int splice_range(int p[2], int in, loff_t inoff, int out, loff_t outoff, size_t len)
+{
+	while (len) {
+		ssize_t n = splice(in, &inoff, p[1], NULL, len, SPLICE_F_MOVE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return splice_errno();
+		if (n == 0)
+			return -EIO;
+		len -= (size_t)n;
+		while (n) {
+			ssize_t m = splice(p[0], NULL, out, &outoff, (size_t)n, SPLICE_F_MOVE);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m < 0)
+				return splice_errno();
+			if (m == 0)
+				return -EIO;
+			n -= m;
+		}
+	}
+	return 0;
+}
+
+int ttm_pool_swap_file_get(struct ttm_pool *pool)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&pool->arena_lock);
+	if (pool->nr_swap_files)
+		fd = pool->swap_files[--pool->nr_swap_files];
+	pthread_mutex_unlock(&pool->arena_lock);
+	if (fd < 0)
+		fd = memfd_create("ttm-swap", MFD_CLOEXEC);
+	return fd < 0 ? -ENOMEM : fd;
+}
+
+void ttm_pool_swap_file_put(struct ttm_pool *pool, int fd)
+{
+	if (fd < 0)
+		return;
+	/* Emptied first: a spare holds no memory, whoever gave it back. */
+	if (!ftruncate(fd, 0)) {
+		pthread_mutex_lock(&pool->arena_lock);
+		if (pool->nr_swap_files < TTM_POOL_SPARE_FILES) {
+			pool->swap_files[pool->nr_swap_files++] = fd;
+			fd = -1;
+		}
+		pthread_mutex_unlock(&pool->arena_lock);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+int ttm_pool_copy_file(struct ttm_pool *pool, struct ttm_tt *tt, int fd, bool to_file)
+{
+	unsigned long i = 0;
+	int p[2], r = 0;
+
+	if (pool->arena_fd < 0 || pipe_get(pool, p))
+		return -EOPNOTSUPP;
+	while (i < tt->num_pages && !r) {
+		unsigned int order = tt->orders[i];
+		loff_t foff = (loff_t)(i * TTM_PAGE_SIZE);
+		uint64_t boff;
+		int afd;
+
+		if (i + (1ul << order) > tt->num_pages ||
+		    ttm_pool_page_backing(pool, tt->pages[i], &afd, &boff)) {
+			r = -EINVAL;
+			break;
+		}
+		r = to_file ? splice_range(p, afd, (loff_t)boff, fd, foff, block_bytes(order))
+			    : splice_range(p, fd, foff, afd, (loff_t)boff, block_bytes(order));
+		i += 1ul << order;
+	}
+	pipe_put(pool, p, r != -EIO);
+	return r;
+}
+
 /* Pop a free block of [@c][@order], NULL when the bucket is empty. */
 static void *bucket_take(struct ttm_pool *pool, enum ttm_caching c, unsigned int order)
 {
@@ -204,20 +337,49 @@ static void bucket_give(struct ttm_pool *pool, enum ttm_caching c, unsigned int 
 	pthread_mutex_unlock(&pool->lock);
 }
 
+/* An open claim of block_alloc(): which bucket it waits on, what it took. */
+struct pool_claim {
+	struct ttm_pool *pool;
+	enum ttm_caching caching;
+	unsigned int order;
+	void *block;
+};
+
+static bool pool_claim_take(void *arg)
+{
+	struct pool_claim *cl = arg;
+
+	cl->block = bucket_take(cl->pool, cl->caching, cl->order);
+	return cl->block != NULL;
+}
+
 /*
  * One block of 2^@order pages in caching @c: recycled from its bucket, or
- * charged to ttm_global and mapped from the OS. Zeroes recycled blocks when
- * @zero; fresh anonymous mappings are zero already.
+ * charged to ttm_global and mapped from the OS. While the reservation runs
+ * the shrinkers, the pool's claim is open: a block a swap-out of this pool
+ * parks in the bucket is taken as it is (see ttm_global_reserve_claim()).
+ * Zeroes recycled blocks when @zero; fresh anonymous mappings are zero
+ * already.
  */
 static int block_alloc(struct ttm_pool *pool, enum ttm_caching c, unsigned int order, bool zero,
 		       struct ttm_operation_ctx *ctx, void **out)
 {
+	struct pool_claim cl = {.pool = pool, .caching = c, .order = order};
+	const struct ttm_global_claim claim = {.take = pool_claim_take, .arg = &cl};
 	void *p;
 	int r;
 
 	if (fault_should_fail(&ttm_fault_pool_alloc, block_bytes(order)))
 		return -ENOMEM;
 	p = bucket_take(pool, c, order);
+	if (!p) {
+		atomic_fetch_add(&pool->claims, 1);
+		r = ttm_global_reserve_claim(1ul << order, pool->use_dma32, ctx, &claim);
+		atomic_fetch_sub(&pool->claims, 1);
+		if (r < 0)
+			return r;
+		p = cl.block;
+	}
 	if (p) {
 		if (zero)
 			memset(p, 0, block_bytes(order));
@@ -226,9 +388,6 @@ static int block_alloc(struct ttm_pool *pool, enum ttm_caching c, unsigned int o
 		*out = p;
 		return 0;
 	}
-	r = ttm_global_reserve(1ul << order, pool->use_dma32, ctx);
-	if (r)
-		return r;
 	p = block_map(pool, order);
 	if (!p) {
 		ttm_global_unreserve(1ul << order, pool->use_dma32);
@@ -250,7 +409,8 @@ static void tt_blocks_free(struct ttm_pool *pool, struct ttm_tt *tt, unsigned lo
 		unsigned int order = tt->orders[i];
 		unsigned long j;
 
-		if (reclaim) {
+		/* An allocation of this pool waiting for room takes the block as it is. */
+		if (reclaim && !atomic_load(&pool->claims)) {
 			block_unmap(pool, tt->pages[i], order);
 			ttm_global_unreserve(1ul << order, tt->dma32);
 		} else {
@@ -355,6 +515,7 @@ int ttm_pool_init(struct ttm_pool *pool, bool use_dma32)
 		return -ENOMEM;
 	}
 	rb_init(&pool->blocks, NULL);
+	atomic_init(&pool->claims, 0);
 	/* Without memfd the pool still works, only without zero-copy mappings. */
 	pool->arena_fd = memfd_create("ttm-pool", MFD_CLOEXEC);
 	pool->use_dma32 = use_dma32;
@@ -371,6 +532,13 @@ void ttm_pool_fini(struct ttm_pool *pool)
 {
 	ttm_global_unregister_shrinker(&pool->shrinker);
 	ttm_pool_shrink(pool, ULONG_MAX);
+	while (pool->nr_swap_files)
+		close(pool->swap_files[--pool->nr_swap_files]);
+	while (pool->nr_pipes) {
+		pool->nr_pipes--;
+		close(pool->pipes[pool->nr_pipes][0]);
+		close(pool->pipes[pool->nr_pipes][1]);
+	}
 	if (pool->arena_fd >= 0)
 		close(pool->arena_fd);
 	pool->arena_fd = -1;

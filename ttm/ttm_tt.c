@@ -91,7 +91,9 @@ void ttm_tt_unpopulate(struct ttm_pool *pool, struct ttm_tt *tt)
 void ttm_tt_fini(struct ttm_pool *pool, struct ttm_tt *tt)
 {
 	ttm_tt_unpopulate(pool, tt);
-	if (tt->swap_storage >= 0)
+	if (pool)
+		ttm_pool_swap_file_put(pool, tt->swap_storage);
+	else if (tt->swap_storage >= 0)
 		close(tt->swap_storage);
 	tt->swap_storage = -1;
 	tt->page_flags &= ~TTM_TT_FLAG_SWAPPED;
@@ -130,6 +132,19 @@ static int tt_file_io(struct ttm_tt *tt, int fd, bool write)
 	return 0;
 }
 
+/*
+ * The content between @tt and @fd: in the kernel, page cache to page cache,
+ * when the pool can (ttm_pool_copy_file()), else through the pages' mappings.
+ * Any failure of the first is retried by the second, which rewrites every
+ * byte, so its answer is the one that counts.
+ */
+static int tt_copy_content(struct ttm_pool *pool, struct ttm_tt *tt, int fd, bool write)
+{
+	if (!ttm_pool_copy_file(pool, tt, fd, write))
+		return 0;
+	return tt_file_io(tt, fd, write);
+}
+
 long ttm_tt_swapout(struct ttm_pool *pool, struct ttm_tt *tt)
 {
 	long freed = tt->num_pages;
@@ -139,16 +154,13 @@ long ttm_tt_swapout(struct ttm_pool *pool, struct ttm_tt *tt)
 		return -EINVAL;
 	if (fault_should_fail(&ttm_fault_swapout_write, (size_t)tt->num_pages * TTM_PAGE_SIZE))
 		return -ENOMEM;
-	fd = memfd_create("ttm-swap", MFD_CLOEXEC);
+	/* Every page is written, so the file ends up exactly num_pages long. */
+	fd = ttm_pool_swap_file_get(pool);
 	if (fd < 0)
-		return -ENOMEM;
-	if (ftruncate(fd, (off_t)tt->num_pages * (off_t)TTM_PAGE_SIZE)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r = tt_file_io(tt, fd, true);
+		return fd;
+	r = tt_copy_content(pool, tt, fd, true);
 	if (r) {
-		close(fd);
+		ttm_pool_swap_file_put(pool, fd);
 		return r;
 	}
 	ttm_pool_free(pool, tt, true);
@@ -173,10 +185,10 @@ int ttm_tt_swapin(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation
 	if (fault_should_fail(&ttm_fault_swapin_read, (size_t)tt->num_pages * TTM_PAGE_SIZE))
 		r = -EIO;
 	else
-		r = tt_file_io(tt, tt->swap_storage, false);
+		r = tt_copy_content(pool, tt, tt->swap_storage, false);
 	if (r)
 		goto err_pages;
-	close(tt->swap_storage);
+	ttm_pool_swap_file_put(pool, tt->swap_storage);
 	tt->swap_storage = -1;
 	tt->page_flags = (tt->page_flags & ~TTM_TT_FLAG_SWAPPED) | TTM_TT_FLAG_POPULATED;
 	return 0;

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_global.h>
@@ -355,6 +357,138 @@ KTEST(ttm_tt_cap_swaps_out_through_shrinker)
 	teardown();
 	cfg.limit_pages = 0;
 	ttm_global_config(&cfg);
+}
+
+/*
+ * The swap-out a reservation runs hands the victim's block to the waiting
+ * allocation: no fresh block from the OS, the count never drops and never
+ * passes the cap, and the victim's content comes back intact.
+ */
+KTEST(ttm_tt_cap_swapout_hands_blocks_to_the_allocation)
+{
+	struct ttm_global_config cfg = {.limit_pages = 256};
+	static unsigned char in[256 * 4096], out[256 * 4096];
+	struct ttm_tt a, b;
+	struct swapper w = {.base = {.scan = swapper_scan, .swaps = true}, .victim = &a};
+	struct ttm_global_stats st;
+	unsigned long os;
+	void *block;
+
+	setup();
+	ASSERT_EQ(ttm_global_config(&cfg), 0);
+	ttm_global_reset_high_water();
+	ttm_global_register_shrinker(&w.base);
+	fill_random(in, sizeof(in));
+	ASSERT_EQ(ttm_tt_init(&a, sizeof(in), 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_init(&b, sizeof(in), 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_to(&a, 0, in, sizeof(in)), 0);
+	block = ttm_tt_page_ptr(&a, 0);
+	os = ttm_pool_os_pages(&pool);
+
+	ASSERT_EQ(ttm_tt_populate(&pool, &b, NULL), 0);
+	EXPECT_TRUE(ttm_tt_is_swapped(&a));
+	EXPECT_EQ(w.scans, 1);
+	EXPECT_TRUE(ttm_tt_page_ptr(&b, 0) == block);
+	EXPECT_EQ(ttm_pool_os_pages(&pool), os);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 8), 0);
+	ttm_global_get_stats(&st);
+	EXPECT_EQ(st.pages, 256);
+	EXPECT_LE(st.high_water, 256);
+
+	/* Back in through the free list b leaves, content intact. */
+	memset(ttm_tt_page_ptr(&b, 0), 0x5a, 4096);
+	ttm_tt_unpopulate(&pool, &b);
+	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
+	EXPECT_EQ(ttm_pool_os_pages(&pool), os);
+	ASSERT_EQ(ttm_tt_copy_from(&a, 0, out, sizeof(out)), 0);
+	EXPECT_MEMEQ(in, out, sizeof(out));
+	ttm_global_unregister_shrinker(&w.base);
+	ttm_tt_fini(&pool, &a);
+	ttm_tt_fini(&pool, &b);
+	teardown();
+	cfg.limit_pages = 0;
+	ttm_global_config(&cfg);
+}
+
+/*
+ * A swapped-out block the waiting allocation cannot use (another caching)
+ * is not left charged on a free list: it goes back to the OS before the
+ * allocation maps a fresh one, and the cap holds throughout.
+ */
+KTEST(ttm_tt_cap_swapout_unusable_blocks_go_back)
+{
+	struct ttm_global_config cfg = {.limit_pages = 256};
+	static unsigned char in[256 * 4096], out[256 * 4096];
+	struct ttm_tt a, b;
+	struct swapper w = {.base = {.scan = swapper_scan, .swaps = true}, .victim = &a};
+	struct ttm_global_stats st;
+	unsigned long os;
+
+	setup();
+	ASSERT_EQ(ttm_global_config(&cfg), 0);
+	ttm_global_reset_high_water();
+	ttm_global_register_shrinker(&w.base);
+	fill_random(in, sizeof(in));
+	ASSERT_EQ(ttm_tt_init(&a, sizeof(in), 0, ttm_write_combined, 0), 0);
+	ASSERT_EQ(ttm_tt_init(&b, sizeof(in), 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_to(&a, 0, in, sizeof(in)), 0);
+	os = ttm_pool_os_pages(&pool);
+
+	ASSERT_EQ(ttm_tt_populate(&pool, &b, NULL), 0);
+	EXPECT_TRUE(ttm_tt_is_swapped(&a));
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_write_combined, 8), 0);
+	EXPECT_EQ(ttm_pool_os_pages(&pool), os + 256);
+	ttm_global_get_stats(&st);
+	EXPECT_EQ(st.pages, 256);
+	EXPECT_LE(st.high_water, 256);
+
+	ttm_tt_unpopulate(&pool, &b);
+	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_from(&a, 0, out, sizeof(out)), 0);
+	EXPECT_MEMEQ(in, out, sizeof(out));
+	ttm_global_unregister_shrinker(&w.base);
+	ttm_tt_fini(&pool, &a);
+	ttm_tt_fini(&pool, &b);
+	teardown();
+	cfg.limit_pages = 0;
+	ttm_global_config(&cfg);
+}
+
+/* Swap files are given back empty and taken again by the next swap-out. */
+KTEST(ttm_tt_swap_file_spares_are_empty_and_reused)
+{
+	unsigned char in[3 * 4096], out[3 * 4096];
+	struct ttm_tt tt;
+	struct stat sb;
+	int fd, again;
+
+	setup();
+	fill_random(in, sizeof(in));
+	ASSERT_EQ(ttm_tt_init(&tt, sizeof(in), 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_to(&tt, 0, in, sizeof(in)), 0);
+	ASSERT_EQ(ttm_tt_swapout(&pool, &tt), 3);
+	fd = tt.swap_storage;
+	ASSERT_EQ(fstat(fd, &sb), 0);
+	EXPECT_EQ(sb.st_size, (off_t)sizeof(in));
+	ASSERT_EQ(ttm_tt_swapin(&pool, &tt, NULL), 0);
+	EXPECT_EQ(tt.swap_storage, -1);
+
+	again = ttm_pool_swap_file_get(&pool);
+	EXPECT_EQ(again, fd);
+	ASSERT_EQ(fstat(again, &sb), 0);
+	EXPECT_EQ(sb.st_size, 0);
+	ttm_pool_swap_file_put(&pool, again);
+
+	ASSERT_EQ(ttm_tt_swapout(&pool, &tt), 3);
+	EXPECT_EQ(tt.swap_storage, fd);
+	ASSERT_EQ(ttm_tt_swapin(&pool, &tt, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_from(&tt, 0, out, sizeof(out)), 0);
+	EXPECT_MEMEQ(in, out, sizeof(out));
+	ttm_tt_fini(&pool, &tt);
+	teardown();
 }
 
 struct churn {

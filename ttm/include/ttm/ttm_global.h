@@ -25,6 +25,17 @@
  * and retries after each scan that freed something. When nothing more can be
  * freed it returns -ENOMEM.
  *
+ * Hand-over: a pool that reserves for a block it is about to map may pass a
+ * claim (ttm_global_reserve_claim()). While the claim is open the pool's
+ * swap-outs park the freed blocks on its free lists, still charged and still
+ * mapped, instead of giving them to the OS; after each swap scan the claim
+ * tries to take one, which serves the allocation with no charge and none of
+ * the OS round trip (unmap and hole punch at swap-out, fresh zeroed pages
+ * faulted in again by the next user: on a shadow-paging hypervisor the
+ * dearest part of a swap). Parked blocks the claim could not use are given
+ * back by the stage-1 shrinkers before the next swap scan, so the count is
+ * as true as without a claim.
+ *
  * Locking: the counters are atomics. The shrinker list is protected by an
  * internal rwlock, held for reading while scans run: a scan may reserve and
  * unreserve (swapping out frees pages) but must not register or unregister a
@@ -83,7 +94,8 @@ struct ttm_global_stats {
  * struct ttm_global_shrinker - something that can give accounted pages back.
  * @scan: asked to free about @nr_pages accounted pages (it may free more or
  *	fewer). @ctx is the reserving caller's, NULL when there is none. Returns
- *	the number of pages it uncharged (0 when it had nothing to free). Called
+ *	the number of pages it uncharged or parked for an open claim (0 when it
+ *	had nothing to free). Called
  *	from whichever thread reserves, possibly from several at once; it must not
  *	register or unregister shrinkers.
  * @swaps: true when @scan swaps buffers out (stage 2, skipped when swap is
@@ -122,6 +134,28 @@ void ttm_global_reset_high_water(void);
  * larger than the cap itself). May sleep in the shrinkers.
  */
 int ttm_global_reserve(unsigned long pages, bool dma32, struct ttm_operation_ctx *ctx);
+
+/**
+ * struct ttm_global_claim - a reservation that a swap-out may satisfy in kind.
+ * @take: called, with @arg, after each stage-2 scan that freed something and
+ *	before the cap is tried again; returns true when it obtained the pages
+ *	it reserves for from pages already charged (a free list the scan just
+ *	refilled), false otherwise. Must not reserve, unreserve or run shrinkers.
+ * @arg: passed to @take.
+ */
+struct ttm_global_claim {
+	bool (*take)(void *arg);
+	void *arg;
+};
+
+/*
+ * ttm_global_reserve_claim - ttm_global_reserve() that @claim (may be NULL)
+ * can end early. Returns 0 when @pages were charged, 1 when @claim->take()
+ * succeeded (nothing charged: the caller uses what it took), -ENOMEM as
+ * ttm_global_reserve().
+ */
+int ttm_global_reserve_claim(unsigned long pages, bool dma32, struct ttm_operation_ctx *ctx,
+			     const struct ttm_global_claim *claim);
 
 /* Uncharge @pages pages charged by ttm_global_reserve() with the same @dma32. */
 void ttm_global_unreserve(unsigned long pages, bool dma32);

@@ -12,7 +12,7 @@
  *
  * Accounting: the pool charges ttm_global for each block before mapping it
  * and uncharges it when the block goes back to the OS (shrink, fini, or a
- * free with @reclaim). Pages on the free lists stay charged; the pool
+ * free with @reclaim that no waiting allocation of the pool takes over). Pages on the free lists stay charged; the pool
  * registers a stage-1 ttm_global shrinker so a full cap trims them first.
  *
  * Backing: blocks are carved from a per-pool memfd arena (the file grown
@@ -32,6 +32,7 @@
 #define TTM_POOL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,10 @@ struct ttm_operation_ctx;
 
 /* Largest block: 2^9 pages = 2 MiB, a huge page. */
 #define TTM_POOL_MAX_ORDER 9
+/* Empty pipes a pool keeps for copies to and from swap files. */
+#define TTM_POOL_SPARE_PIPES 4
+/* Empty swap memfds a pool keeps, so a swap-out does not create a file each time. */
+#define TTM_POOL_SPARE_FILES 16
 
 /**
  * struct ttm_pool_type - one bucket: free blocks of one caching mode and order.
@@ -76,6 +81,13 @@ struct ttm_pool_type {
  *	freed blocks are holes).
  * @blocks: blocks mapped from the arena, by address, for
  *	ttm_pool_page_backing().
+ * @pipes: empty pipes kept for ttm_pool_copy_file(), @nr_pipes of them;
+ *	both protected by @arena_lock.
+ * @swap_files: empty memfds kept for swap storage, @nr_swap_files of them;
+ *	both protected by @arena_lock.
+ * @claims: allocations of this pool inside ttm_global_reserve_claim() right
+ *	now (atomic, no lock). While it is not 0, a reclaiming free parks its
+ *	blocks on the free lists for them instead of giving them to the OS.
  */
 struct ttm_pool {
 	bool use_dma32;
@@ -87,6 +99,11 @@ struct ttm_pool {
 	pthread_mutex_t arena_lock;
 	uint64_t arena_size;
 	struct rb_root blocks;
+	int pipes[TTM_POOL_SPARE_PIPES][2];
+	unsigned int nr_pipes;
+	int swap_files[TTM_POOL_SPARE_FILES];
+	unsigned int nr_swap_files;
+	atomic_uint claims;
 };
 
 /*
@@ -107,7 +124,12 @@ int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operatio
 
 /*
  * ttm_pool_free - give tt->pages back: to their buckets, or to the OS (and
- * uncharged) when @reclaim. Clears the page pointers.
+ * uncharged) when @reclaim. A @reclaim free while an allocation of this pool
+ * waits for room under the cap (a swap-out run by its reservation) parks the
+ * blocks in their buckets instead, still charged, for that allocation to
+ * take (see ttm_global_reserve_claim()); what it cannot use the stage-1
+ * shrinkers give back before anything more is swapped. Clears the page
+ * pointers.
  */
 void ttm_pool_free(struct ttm_pool *pool, struct ttm_tt *tt, bool reclaim);
 
@@ -127,6 +149,45 @@ unsigned long ttm_pool_shrink(struct ttm_pool *pool, unsigned long nr_pages);
  * pages); -EINVAL (@page not page aligned).
  */
 int ttm_pool_page_backing(struct ttm_pool *pool, const void *page, int *fd, uint64_t *offset);
+
+/**
+ * ttm_pool_swap_file_get() - an empty memfd to swap a tt out to: one of the
+ * spares @pool keeps, or a new one. The caller owns it until it gives it back
+ * with ttm_pool_swap_file_put() (or closes it). Takes @arena_lock.
+ * Return: the file descriptor, or -ENOMEM.
+ */
+int ttm_pool_swap_file_get(struct ttm_pool *pool);
+
+/**
+ * ttm_pool_swap_file_put() - give back swap memfd @fd (ignored when < 0): it
+ * is truncated to nothing, which frees its pages as a close would, and kept
+ * as a spare while @pool has room (TTM_POOL_SPARE_FILES), else closed. The
+ * spares are closed by ttm_pool_fini(). Takes @arena_lock.
+ */
+void ttm_pool_swap_file_put(struct ttm_pool *pool, int fd);
+
+/**
+ * ttm_pool_copy_file() - copy the whole content of @tt, populated from
+ * @pool, to (@to_file) or from @fd, page i at byte i * 4 KiB of the file,
+ * spliced between the arena memfd and @fd through a pipe (the source pages
+ * go into the pipe by reference, the one copy is the kernel's write into
+ * the destination's page cache, through kernel mappings): nothing is read
+ * or written through the pages' user mappings. That matters on a
+ * shadow-paging hypervisor, where the kernel reading user pages the process
+ * has just written is dear (measured on the PVM guest of 2026-12-03: a
+ * pwrite() of 1 MiB from such pages 5-8x slower than from a buffer only the
+ * kernel had read since; copy_file_range() 1.1-1.5x and this splice 0.9-1.05x
+ * the cost of that pwrite), and a read back leaves freshly mapped blocks
+ * unfaulted instead of faulting each page in the kernel. Blocks are found
+ * through @tt->orders, so @tt's pages must be the ones this pool handed out.
+ * What is read into a block is visible at once through every mapping of it.
+ * Pipes come from a few spares the pool keeps (@arena_lock), else are made.
+ * Return: 0; -EOPNOTSUPP when the pool has no arena or pipe, or the kernel
+ * cannot splice the two files (use pwrite()/pread() instead, nothing was
+ * lost: the source is untouched and a retry rewrites every byte); -EINVAL
+ * when a page is not an arena page; -EIO on a failed or short copy.
+ */
+int ttm_pool_copy_file(struct ttm_pool *pool, struct ttm_tt *tt, int fd, bool to_file);
 
 /**
  * ttm_pool_os_pages() - 4 KiB pages @pool has taken fresh from the OS since

@@ -11,10 +11,12 @@
  * Pages are anonymous memory: the pages of a tt cannot yet be mapped at a
  * second virtual address without a copy (no memfd arena behind the pool).
  *
- * Swap storage: one memfd per swapped tt, @num_pages * 4 KiB long, created at
- * swapout and closed when the content is back or at fini. One file per tt
- * keeps swapin independent of every other tt (no shared allocator of file
- * ranges) and lets the kernel drop the whole copy with one close().
+ * Swap storage: one memfd per swapped tt, @num_pages * 4 KiB long, taken at
+ * swapout (ttm_pool_swap_file_get(): a spare of the pool or a new file) and
+ * given back when the content is back or at fini (emptied, kept as a spare
+ * or closed). One file per tt keeps swapin independent of every other tt (no
+ * shared allocator of file ranges) and lets the kernel drop the whole copy
+ * with one truncate.
  *
  * Locking: a tt has no lock; the owner (the BO, under its reservation)
  * serialises every call on one tt. Different tts may be used concurrently.
@@ -87,8 +89,8 @@ int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_ca
 
 /*
  * ttm_tt_fini - release everything @tt still holds: pages (back to @pool),
- * page array and swap storage. @pool may be NULL only when @tt is not
- * populated with pool pages.
+ * page array and swap storage (back to @pool's spares, or closed when @pool
+ * is NULL). @pool may be NULL only when @tt is not populated with pool pages.
  */
 void ttm_tt_fini(struct ttm_pool *pool, struct ttm_tt *tt);
 
@@ -117,11 +119,16 @@ int ttm_tt_populate(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operati
 void ttm_tt_unpopulate(struct ttm_pool *pool, struct ttm_tt *tt);
 
 /*
- * ttm_tt_swapout - write the content of populated @tt to a new memfd, then
- * give its pages back to the OS through @pool (so the ttm_global count drops
- * at once: swapping out exists to free memory, caching the pages in the pool
- * would defeat it) and mark the tt SWAPPED. Fault point "swapout_write": on
- * any failure nothing is lost, the tt stays populated with its content.
+ * ttm_tt_swapout - write the content of populated @tt to a new memfd (in
+ * the kernel, from the pool's arena: ttm_pool_copy_file(); through the pages
+ * where that cannot be), then give its pages back to the OS through @pool (so
+ * the ttm_global count drops at once: swapping out exists to free memory,
+ * caching the pages in the pool would defeat it) and mark the tt SWAPPED.
+ * The one exception is the swap-out a reservation of the same pool runs to
+ * make room: its blocks go straight to that allocation, still charged (the
+ * count does not drop, it is handed over; ttm_pool_free()). Fault point
+ * "swapout_write": on any failure nothing is lost, the tt stays populated
+ * with its content.
  * Returns the number of pages freed (> 0), -EINVAL when @tt is not populated
  * or EXTERNAL, -ENOMEM/-EIO on failure.
  */
