@@ -23,6 +23,16 @@
  * Then once with swap disabled: time to the first -ENOMEM and how full the
  * cap was at that point.
  *
+ * What the swap-out figure includes: the whole ttm_tt_swapout() of each
+ * victim, timed inside the shrinker: taking a swap memfd, copying every
+ * byte into it, and giving the pages up (under a reservation of the same
+ * pool that is handing the blocks to the waiting allocation, still charged;
+ * otherwise unmapping them and punching them out of the arena). It is what a
+ * user of a kernel memory manager pays per swapped buffer. Pages fresh from
+ * the OS are a platform cost outside it: on a shadow-paging guest the first
+ * touch of each one costs 5-14 us, which shows in alloc_bw (before the cap)
+ * and in a swap-in that could not be served from recycled blocks.
+ *
  * --backend=hw is not applicable and exits 77 saying so: the hw back end's
  * BOs keep their pages in GEM objects (EXTERNAL tts) that the kernel
  * allocates, accounts and swaps, so they never pass through ttm_pool, the
