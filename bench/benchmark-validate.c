@@ -18,7 +18,7 @@
  *                                on -EDEADLK), validate each, unreserve
  *
  * plus, per execbuf list, execbuf.per_bo.n<N> (list time / N) and, per copy
- * size, evict_copy_bw.<size> (bytes moved / validate time, vs memcpy).
+ * size, evict_copy_bw.<size> (bytes copied / validate time, vs memcpy).
  * Latencies are against a bare system call measured in the same run.
  * Reservation is outside the timed region except for the execbuf lists.
  *
@@ -33,8 +33,9 @@
  *        i915_gem_execbuffer() with N-1 4 KiB objects and a batch object,
  *        timed over the whole call (reservation, validation, submission,
  *        fence attachment); the wait for the batch is outside it.
- *        evict_copy_bw divides the core's bytes_moved, which counts every
- *        hop (2x the BO size each way here), by that latency.
+ *        evict_copy_bw divides the bytes copied (ctx.bytes_copied: the two
+ *        blits, not the bind and unbind hops that bytes_moved also counts)
+ *        by that latency.
  *  core  the TTM core over bench_mockdev (memcpy moves, no GPU).
  *  hw    a real Intel GPU under hw_ttm (bench_hw.h, --device PATH; the
  *        machine block records gpu.*). TT is a range manager over the
@@ -347,7 +348,7 @@ static int evict_alternate(struct ttm_buffer_object *const bo[2],
 		if (!ret && i >= b->warmup) {
 			ret = bench_metric_record(lat, ns);
 			if (!ret && bw && ns)
-				ret = bench_metric_sample(bw, (double)ctx.bytes_moved / (double)ns);
+				ret = bench_metric_sample(bw, (double)ctx.bytes_copied / (double)ns);
 		}
 	}
 	return ret;

@@ -353,6 +353,7 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 	 */
 	dma_fence_put(fence);
 	atomic_fetch_add(&i915->gem_stats.blit_moves, 1);
+	ctx->bytes_copied += bo->size;
 	if (obj)
 		obj->ggtt_bound = to == TTM_PL_TT;
 	return 0;

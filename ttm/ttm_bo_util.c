@@ -382,6 +382,7 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
 		goto out_new_io;
 	}
 	ttm_copy_pages(&dst, &src, pages, stream);
+	ctx->bytes_copied += bo->size;
 
 	if (new_io)
 		ttm_bo_io_free(bdev, new_mem);

@@ -197,6 +197,7 @@ static int hw_ttm_move(struct ttm_buffer_object *tbo, bool evict, struct ttm_ope
 			hw_bo_fini(dev->gpu, &bo->lmem);
 		return ret;
 	}
+	ctx->bytes_copied += tbo->size;
 	/* The old device-local object is read by the copy; the kernel keeps it until then. */
 	if (from_vram)
 		hw_bo_fini(dev->gpu, &bo->lmem);

@@ -182,6 +182,9 @@ static void round_trip(enum i915_gem_region region, bool evict)
 			      &i915->drm.bdev,
 			      region == I915_GEM_REGION_LMEM ? TTM_PL_VRAM : I915_PL_STOLEN, &ctx),
 			  0);
+		/* One blit to TT, then an unbind: two moves, one copy. */
+		EXPECT_UEQ(ctx.bytes_copied, len);
+		EXPECT_UEQ(ctx.bytes_moved, 2 * len);
 	} else {
 		ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
 	}

@@ -154,11 +154,16 @@ KTEST(ttm_bo_validate_basic)
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
 	EXPECT_UEQ(ctx.moves, 1);
 	EXPECT_UEQ(ctx.bytes_moved, BO_SIZE);
+	/* The same pages, bound: nothing was copied. */
+	EXPECT_UEQ(ctx.bytes_copied, 0);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), BO_SIZE);
 
 	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
 	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
 	EXPECT_UEQ(ctx.moves, 2);
+	/* The mock copies with ttm_bo_move_memcpy(). */
+	EXPECT_UEQ(ctx.bytes_copied, BO_SIZE);
+	EXPECT_UEQ(ctx.bytes_moved, 2 * BO_SIZE);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), BO_SIZE);
 	/* Leaving tt memory for good frees the pages. */

@@ -53,10 +53,15 @@
  * @resv: a reservation the caller holds (shared by several BOs), or NULL.
  * @ticket: the caller's ww acquire context, used to lock eviction victims
  *	(and back off with -EDEADLK), or NULL for trylock only.
- * @bytes_moved: out, added to: bytes copied or rebound by this operation.
+ * @bytes_moved: out, added to: the size of every move this operation made,
+ *	copies and rebinds alike (a multi-hop move counts each hop).
  * @evictions: out, added to: BOs evicted by this operation.
  * @moves: out, added to: resource changes of the target BO (a no-op
  *	validate adds 0).
+ * @bytes_copied: out, added to: bytes this operation copied between
+ *	placements, by the CPU (ttm_bo_move_memcpy()) or by a copy engine (a
+ *	driver adds what its accelerated move copied); rebinds and null moves
+ *	add nothing. Part of @bytes_moved.
  */
 struct ttm_operation_ctx {
 	bool interruptible;
@@ -67,6 +72,7 @@ struct ttm_operation_ctx {
 	uint64_t bytes_moved;
 	uint64_t evictions;
 	uint64_t moves;
+	uint64_t bytes_copied;
 };
 
 /**
