@@ -229,7 +229,7 @@ static void run_shared(enum ttm_vm_fault_mode mode)
 {
 	const size_t pages = 32;
 	struct ttm_drm_device *dev;
-	struct drm_bo_info_rep bo, info;
+	struct drm_bo_info_rep bo, info = {0};
 	struct ttm_operation_ctx ctx = {0};
 	unsigned char *a, *b;
 	uint64_t swapouts;
