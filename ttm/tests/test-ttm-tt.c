@@ -321,42 +321,71 @@ static unsigned long swapper_scan(struct ttm_global_shrinker *s, unsigned long n
 	return r > 0 ? (unsigned long)r : 0;
 }
 
-KTEST(ttm_tt_cap_swaps_out_through_shrinker)
-{
-	struct ttm_global_config cfg = {.limit_pages = 64};
-	unsigned char in[48 * 4096], out[48 * 4096];
+/* A page cap, and two tts of one size: a, filled, is the swapper's victim. */
+struct cap_fixture {
 	struct ttm_tt a, b;
-	struct swapper w = {.base = {.scan = swapper_scan, .swaps = true}, .victim = &a};
+	struct swapper w;
+};
+
+/*
+ * Cap the global count at @limit pages, register the swapper, make a (of
+ * @a_caching) and b (cached) of @len bytes each, and populate a with
+ * random bytes, written to @in too. Return: 0, or the failing call's error.
+ */
+static int cap_begin(struct cap_fixture *f, unsigned long limit, unsigned char *in, size_t len,
+		     enum ttm_caching a_caching)
+{
+	struct ttm_global_config cfg = {.limit_pages = limit};
+	int ret;
 
 	setup();
-	ASSERT_EQ(ttm_global_config(&cfg), 0);
-	ttm_global_register_shrinker(&w.base);
-	fill_random(in, sizeof(in));
-	ASSERT_EQ(ttm_tt_init(&a, sizeof(in), 0, ttm_cached, 0), 0);
-	ASSERT_EQ(ttm_tt_init(&b, sizeof(in), 0, ttm_cached, 0), 0);
-	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
-	ASSERT_EQ(ttm_tt_copy_to(&a, 0, in, sizeof(in)), 0);
+	f->w = (struct swapper){.base = {.scan = swapper_scan, .swaps = true}, .victim = &f->a};
+	ret = ttm_global_config(&cfg);
+	if (ret)
+		return ret;
+	ttm_global_reset_high_water();
+	ttm_global_register_shrinker(&f->w.base);
+	fill_random(in, len);
+	ret = ttm_tt_init(&f->a, len, 0, a_caching, 0);
+	ret = ret ? ret : ttm_tt_init(&f->b, len, 0, ttm_cached, 0);
+	ret = ret ? ret : ttm_tt_populate(&pool, &f->a, NULL);
+	return ret ? ret : ttm_tt_copy_to(&f->a, 0, in, len);
+}
+
+/* Unregister, free both tts, check the pool is clean and lift the cap. */
+static void cap_end(struct cap_fixture *f)
+{
+	struct ttm_global_config cfg = {0};
+
+	ttm_global_unregister_shrinker(&f->w.base);
+	ttm_tt_fini(&pool, &f->a);
+	ttm_tt_fini(&pool, &f->b);
+	teardown();
+	ttm_global_config(&cfg);
+}
+
+KTEST(ttm_tt_cap_swaps_out_through_shrinker)
+{
+	unsigned char in[48 * 4096], out[48 * 4096];
+	struct cap_fixture f;
+
+	ASSERT_EQ(cap_begin(&f, 64, in, sizeof(in), ttm_cached), 0);
 
 	/* b does not fit next to a: a is swapped out to make room. */
-	ASSERT_EQ(ttm_tt_populate(&pool, &b, NULL), 0);
-	EXPECT_TRUE(ttm_tt_is_swapped(&a));
-	EXPECT_GE(w.scans, 1);
+	ASSERT_EQ(ttm_tt_populate(&pool, &f.b, NULL), 0);
+	EXPECT_TRUE(ttm_tt_is_swapped(&f.a));
+	EXPECT_GE(f.w.scans, 1);
 	EXPECT_LE(global_pages(), 64);
 
 	/* Nothing left to swap: a cannot come back while b holds the pages. */
-	EXPECT_EQ(ttm_tt_populate(&pool, &a, NULL), -ENOMEM);
-	EXPECT_TRUE(ttm_tt_is_swapped(&a));
+	EXPECT_EQ(ttm_tt_populate(&pool, &f.a, NULL), -ENOMEM);
+	EXPECT_TRUE(ttm_tt_is_swapped(&f.a));
 
-	ttm_tt_unpopulate(&pool, &b);
-	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
-	ASSERT_EQ(ttm_tt_copy_from(&a, 0, out, sizeof(out)), 0);
+	ttm_tt_unpopulate(&pool, &f.b);
+	ASSERT_EQ(ttm_tt_populate(&pool, &f.a, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_from(&f.a, 0, out, sizeof(out)), 0);
 	EXPECT_MEMEQ(in, out, sizeof(in));
-	ttm_global_unregister_shrinker(&w.base);
-	ttm_tt_fini(&pool, &a);
-	ttm_tt_fini(&pool, &b);
-	teardown();
-	cfg.limit_pages = 0;
-	ttm_global_config(&cfg);
+	cap_end(&f);
 }
 
 /*
@@ -366,30 +395,20 @@ KTEST(ttm_tt_cap_swaps_out_through_shrinker)
  */
 KTEST(ttm_tt_cap_swapout_hands_blocks_to_the_allocation)
 {
-	struct ttm_global_config cfg = {.limit_pages = 256};
 	static unsigned char in[256 * 4096], out[256 * 4096];
-	struct ttm_tt a, b;
-	struct swapper w = {.base = {.scan = swapper_scan, .swaps = true}, .victim = &a};
+	struct cap_fixture f;
 	struct ttm_global_stats st;
 	unsigned long os;
 	void *block;
 
-	setup();
-	ASSERT_EQ(ttm_global_config(&cfg), 0);
-	ttm_global_reset_high_water();
-	ttm_global_register_shrinker(&w.base);
-	fill_random(in, sizeof(in));
-	ASSERT_EQ(ttm_tt_init(&a, sizeof(in), 0, ttm_cached, 0), 0);
-	ASSERT_EQ(ttm_tt_init(&b, sizeof(in), 0, ttm_cached, 0), 0);
-	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
-	ASSERT_EQ(ttm_tt_copy_to(&a, 0, in, sizeof(in)), 0);
-	block = ttm_tt_page_ptr(&a, 0);
+	ASSERT_EQ(cap_begin(&f, 256, in, sizeof(in), ttm_cached), 0);
+	block = ttm_tt_page_ptr(&f.a, 0);
 	os = ttm_pool_os_pages(&pool);
 
-	ASSERT_EQ(ttm_tt_populate(&pool, &b, NULL), 0);
-	EXPECT_TRUE(ttm_tt_is_swapped(&a));
-	EXPECT_EQ(w.scans, 1);
-	EXPECT_TRUE(ttm_tt_page_ptr(&b, 0) == block);
+	ASSERT_EQ(ttm_tt_populate(&pool, &f.b, NULL), 0);
+	EXPECT_TRUE(ttm_tt_is_swapped(&f.a));
+	EXPECT_EQ(f.w.scans, 1);
+	EXPECT_TRUE(ttm_tt_page_ptr(&f.b, 0) == block);
 	EXPECT_EQ(ttm_pool_os_pages(&pool), os);
 	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 8), 0);
 	ttm_global_get_stats(&st);
@@ -397,18 +416,13 @@ KTEST(ttm_tt_cap_swapout_hands_blocks_to_the_allocation)
 	EXPECT_LE(st.high_water, 256);
 
 	/* Back in through the free list b leaves, content intact. */
-	memset(ttm_tt_page_ptr(&b, 0), 0x5a, 4096);
-	ttm_tt_unpopulate(&pool, &b);
-	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
+	memset(ttm_tt_page_ptr(&f.b, 0), 0x5a, 4096);
+	ttm_tt_unpopulate(&pool, &f.b);
+	ASSERT_EQ(ttm_tt_populate(&pool, &f.a, NULL), 0);
 	EXPECT_EQ(ttm_pool_os_pages(&pool), os);
-	ASSERT_EQ(ttm_tt_copy_from(&a, 0, out, sizeof(out)), 0);
+	ASSERT_EQ(ttm_tt_copy_from(&f.a, 0, out, sizeof(out)), 0);
 	EXPECT_MEMEQ(in, out, sizeof(out));
-	ttm_global_unregister_shrinker(&w.base);
-	ttm_tt_fini(&pool, &a);
-	ttm_tt_fini(&pool, &b);
-	teardown();
-	cfg.limit_pages = 0;
-	ttm_global_config(&cfg);
+	cap_end(&f);
 }
 
 /*
@@ -418,42 +432,27 @@ KTEST(ttm_tt_cap_swapout_hands_blocks_to_the_allocation)
  */
 KTEST(ttm_tt_cap_swapout_unusable_blocks_go_back)
 {
-	struct ttm_global_config cfg = {.limit_pages = 256};
 	static unsigned char in[256 * 4096], out[256 * 4096];
-	struct ttm_tt a, b;
-	struct swapper w = {.base = {.scan = swapper_scan, .swaps = true}, .victim = &a};
+	struct cap_fixture f;
 	struct ttm_global_stats st;
 	unsigned long os;
 
-	setup();
-	ASSERT_EQ(ttm_global_config(&cfg), 0);
-	ttm_global_reset_high_water();
-	ttm_global_register_shrinker(&w.base);
-	fill_random(in, sizeof(in));
-	ASSERT_EQ(ttm_tt_init(&a, sizeof(in), 0, ttm_write_combined, 0), 0);
-	ASSERT_EQ(ttm_tt_init(&b, sizeof(in), 0, ttm_cached, 0), 0);
-	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
-	ASSERT_EQ(ttm_tt_copy_to(&a, 0, in, sizeof(in)), 0);
+	ASSERT_EQ(cap_begin(&f, 256, in, sizeof(in), ttm_write_combined), 0);
 	os = ttm_pool_os_pages(&pool);
 
-	ASSERT_EQ(ttm_tt_populate(&pool, &b, NULL), 0);
-	EXPECT_TRUE(ttm_tt_is_swapped(&a));
+	ASSERT_EQ(ttm_tt_populate(&pool, &f.b, NULL), 0);
+	EXPECT_TRUE(ttm_tt_is_swapped(&f.a));
 	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_write_combined, 8), 0);
 	EXPECT_EQ(ttm_pool_os_pages(&pool), os + 256);
 	ttm_global_get_stats(&st);
 	EXPECT_EQ(st.pages, 256);
 	EXPECT_LE(st.high_water, 256);
 
-	ttm_tt_unpopulate(&pool, &b);
-	ASSERT_EQ(ttm_tt_populate(&pool, &a, NULL), 0);
-	ASSERT_EQ(ttm_tt_copy_from(&a, 0, out, sizeof(out)), 0);
+	ttm_tt_unpopulate(&pool, &f.b);
+	ASSERT_EQ(ttm_tt_populate(&pool, &f.a, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_from(&f.a, 0, out, sizeof(out)), 0);
 	EXPECT_MEMEQ(in, out, sizeof(out));
-	ttm_global_unregister_shrinker(&w.base);
-	ttm_tt_fini(&pool, &a);
-	ttm_tt_fini(&pool, &b);
-	teardown();
-	cfg.limit_pages = 0;
-	ttm_global_config(&cfg);
+	cap_end(&f);
 }
 
 /* Swap files are given back empty and taken again by the next swap-out. */
