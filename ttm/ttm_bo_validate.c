@@ -50,20 +50,6 @@ static void ttm_bo_free_new(struct ttm_buffer_object *bo, struct ttm_resource *r
 }
 
 /*
- * Could @pool serve the first blocks of @tt from its free lists? The pool
- * hands a tt its largest fitting blocks and only goes to lower orders when
- * the OS has none, so free small blocks do not stop a fresh large one.
- */
-static bool ttm_bo_pool_can_serve(struct ttm_pool *pool, const struct ttm_tt *tt)
-{
-	unsigned int order = 0;
-
-	while (order < TTM_POOL_MAX_ORDER && (2ul << order) <= tt->num_pages)
-		order++;
-	return ttm_pool_nr_free(pool, tt->caching, order) >= (tt->num_pages >> order);
-}
-
-/*
  * Before @bo takes pages for a move that the pool cannot serve: deleted BOs
  * whose fences have all signalled give their pages back to the pool now, not
  * when the delayed-destroy worker next runs. The ghost of a pipelined move
@@ -82,7 +68,7 @@ static void ttm_bo_release_idle_deleted(struct ttm_buffer_object *bo)
 
 	if (!bo->ttm || ttm_tt_is_populated(bo->ttm) ||
 	    !atomic_load_explicit(&bdev->stats.ddestroy, memory_order_relaxed) ||
-	    ttm_bo_pool_can_serve(&bdev->pool, bo->ttm))
+	    ttm_pool_can_serve(&bdev->pool, bo->ttm))
 		return;
 	ttm_device_flush_delayed(bdev, false);
 }

@@ -558,6 +558,13 @@ unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, 
 	return n;
 }
 
+bool ttm_pool_can_serve(struct ttm_pool *pool, const struct ttm_tt *tt)
+{
+	unsigned int order = order_for(tt->num_pages);
+
+	return ttm_pool_nr_free(pool, tt->caching, order) >= (tt->num_pages >> order);
+}
+
 unsigned long ttm_pool_os_pages(struct ttm_pool *pool)
 {
 	unsigned long n = 0;

@@ -201,6 +201,15 @@ unsigned long ttm_pool_os_pages(struct ttm_pool *pool);
 /* Free blocks in bucket [@caching][@order]; 0 for invalid arguments. */
 unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, unsigned int order);
 
+/**
+ * ttm_pool_can_serve() - could ttm_pool_alloc() start @tt from @pool's free
+ * lists? It asks its largest fitting order first and only goes lower when
+ * the OS has no such block, so free small blocks do not stop a fresh large
+ * one: true when the bucket of that first order holds enough blocks for
+ * the whole tt. Takes @lock.
+ */
+bool ttm_pool_can_serve(struct ttm_pool *pool, const struct ttm_tt *tt);
+
 /* The debugfs-like table: one line per non-empty bucket, then totals. */
 void ttm_pool_print(struct ttm_pool *pool, FILE *out);
 
