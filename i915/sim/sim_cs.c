@@ -591,7 +591,10 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 		return 0;
 	case 0x02:
 		pthread_mutex_lock(&gpu->lock);
-		sim_engine_raise_locked(c->e, SIM_IRQ_USER);
+		if (c->depth)
+			sim_engine_raise_locked(c->e, SIM_IRQ_USER);
+		else
+			sim_engine_latch_locked(c->e, SIM_IRQ_USER);
 		pthread_mutex_unlock(&gpu->lock);
 		return 0;
 	case 0x1c:

@@ -295,6 +295,11 @@ static struct sim_engine *engine_get(struct sim_gpu *gpu, enum sim_engine_id e)
 	return &gpu->engine[e];
 }
 
+void sim_engine_latch_locked(struct sim_engine *e, uint32_t bits)
+{
+	e->iir |= bits & ~e->imr;
+}
+
 void sim_engine_raise_locked(struct sim_engine *e, uint32_t bits)
 {
 	bits &= ~e->imr;
@@ -335,6 +340,69 @@ static bool engine_runnable_locked(const struct sim_engine *e)
 	       !atomic_load(&e->reset_req) && !atomic_load(&e->gpu->quit);
 }
 
+static bool irq_pending_locked(struct sim_gpu *gpu)
+{
+	for (int i = 0; i < SIM_NUM_ENGINES; i++)
+		if (gpu->engine[i].iir || gpu->engine[i].err_pending)
+			return true;
+	return false;
+}
+
+/*
+ * Take @e's latched interrupt and error and call the handlers without the
+ * lock. Entered and left with gpu->lock held.
+ */
+static void deliver_locked(struct sim_engine *e)
+{
+	struct sim_gpu *gpu = e->gpu;
+	uint32_t iir = e->iir;
+	bool err = e->err_pending;
+	enum sim_error_reason reason = e->err_reason;
+	uint32_t ctx = e->err_ctx;
+	sim_irq_handler_t irq_fn = gpu->irq_fn;
+	sim_error_handler_t err_fn = gpu->err_fn;
+	void *irq_data = gpu->irq_data, *err_data = gpu->err_data;
+
+	if (!iir && !err)
+		return;
+	e->iir = 0;
+	e->err_pending = false;
+	e->irq_busy = true;
+	gpu->irq_running = true;
+	pthread_mutex_unlock(&gpu->lock);
+	if (err && err_fn)
+		err_fn(err_data, e->id, reason, ctx);
+	if (iir && irq_fn)
+		irq_fn(irq_data, e->id, iir);
+	pthread_mutex_lock(&gpu->lock);
+	e->irq_busy = false;
+	gpu->irq_running = false;
+	/* Raised while the handler ran, on another engine's thread: the thread takes it. */
+	if (irq_pending_locked(gpu))
+		pthread_cond_signal(&gpu->irq_wake);
+	pthread_cond_broadcast(&gpu->idle);
+}
+
+/*
+ * Hand @e's latched interrupt (raised by the ring command just executed) to
+ * a handler. An engine with nothing left to execute runs the handler itself,
+ * as a CPU would take the interrupt while the device idles: waking the
+ * interrupt thread only for it to wake the waiter costs a second thread
+ * switch per request, which on a virtual machine is a good part of a short
+ * request's latency. An engine with more queued work, or whose interrupt
+ * finds a handler already running (there is one interrupt line: handlers
+ * never run concurrently), leaves it to the interrupt thread and goes on.
+ */
+static void hand_over_locked(struct sim_engine *e)
+{
+	struct sim_gpu *gpu = e->gpu;
+
+	if (!gpu->irq_running && !e->err_pending && !engine_runnable_locked(e))
+		deliver_locked(e);
+	else
+		pthread_cond_signal(&gpu->irq_wake);
+}
+
 /*
  * Run ring commands until the ring is empty, the engine stops or a reset
  * asks it to let go. Entered and left with gpu->lock held; the lock is
@@ -358,6 +426,8 @@ static void engine_run_locked(struct sim_engine *e)
 			record_error_locked(e, head, &f);
 		else if (ret == 0 && !atomic_load(&e->reset_req))
 			e->head = new_head;
+		if (e->iir && !gpu->cfg.synchronous)
+			hand_over_locked(e);
 		pthread_cond_broadcast(&gpu->idle);
 	}
 }
@@ -379,51 +449,13 @@ static void *engine_thread(void *arg)
 	return NULL;
 }
 
-/*
- * Take @e's latched interrupt and error and call the handlers without the
- * lock. Entered and left with gpu->lock held.
- */
-static void deliver_locked(struct sim_engine *e)
-{
-	struct sim_gpu *gpu = e->gpu;
-	uint32_t iir = e->iir;
-	bool err = e->err_pending;
-	enum sim_error_reason reason = e->err_reason;
-	uint32_t ctx = e->err_ctx;
-	sim_irq_handler_t irq_fn = gpu->irq_fn;
-	sim_error_handler_t err_fn = gpu->err_fn;
-	void *irq_data = gpu->irq_data, *err_data = gpu->err_data;
-
-	if (!iir && !err)
-		return;
-	e->iir = 0;
-	e->err_pending = false;
-	e->irq_busy = true;
-	pthread_mutex_unlock(&gpu->lock);
-	if (err && err_fn)
-		err_fn(err_data, e->id, reason, ctx);
-	if (iir && irq_fn)
-		irq_fn(irq_data, e->id, iir);
-	pthread_mutex_lock(&gpu->lock);
-	e->irq_busy = false;
-	pthread_cond_broadcast(&gpu->idle);
-}
-
-static bool irq_pending_locked(struct sim_gpu *gpu)
-{
-	for (int i = 0; i < SIM_NUM_ENGINES; i++)
-		if (gpu->engine[i].iir || gpu->engine[i].err_pending)
-			return true;
-	return false;
-}
-
 static void *irq_thread(void *arg)
 {
 	struct sim_gpu *gpu = arg;
 
 	pthread_mutex_lock(&gpu->lock);
 	while (!atomic_load(&gpu->quit)) {
-		if (!irq_pending_locked(gpu)) {
+		if (!irq_pending_locked(gpu) || gpu->irq_running) {
 			pthread_cond_wait(&gpu->irq_wake, &gpu->lock);
 			continue;
 		}

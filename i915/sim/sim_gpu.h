@@ -63,10 +63,14 @@
  * "gpu_hang" (sim_fault_gpu_hang) makes the batch it fires on hang. After an
  * error the engine stays stopped until sim_engine_reset().
  *
- * Interrupts are delivered by a dedicated interrupt thread (or, in the
- * synchronous mode, on the caller's thread at the end of
- * sim_engine_run_until_idle()): interrupt bits raised while the handler runs
- * are OR-ed together and delivered by the next call, as an IIR latches them.
+ * Interrupts: an engine that raises one from its ring with nothing left to
+ * execute runs the handler on its own thread, as a CPU takes the interrupt
+ * while the device idles; otherwise (more work queued, a batch-level
+ * interrupt, another handler running) a dedicated interrupt thread delivers
+ * it. In the synchronous mode the handler runs on the caller's thread at the
+ * end of sim_engine_run_until_idle(). There is one interrupt line: handlers
+ * never run concurrently. Interrupt bits raised while the handler runs are
+ * OR-ed together and delivered by the next call, as an IIR latches them.
  *
  * Locking: every function may be called from any thread, except that
  * sim_gpu_destroy() must not race with anything, and the configuration calls

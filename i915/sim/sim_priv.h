@@ -100,6 +100,7 @@ struct sim_engine {
  * @irq_wake: wakes the interrupt thread.
  * @irq_thread: the interrupt thread (threaded mode).
  * @irq_started: @irq_thread must be joined.
+ * @irq_running: a handler runs (threaded mode): handlers never run concurrently.
  * @quit: destroy in progress; every thread leaves.
  * @irq_fn: interrupt handler, @irq_data its cookie.
  * @err_fn: error handler, @err_data its cookie.
@@ -116,6 +117,7 @@ struct sim_gpu {
 	pthread_cond_t irq_wake;
 	pthread_t irq_thread;
 	bool irq_started;
+	bool irq_running;
 	atomic_bool quit;
 	sim_irq_handler_t irq_fn;
 	void *irq_data;
@@ -144,6 +146,14 @@ int sim_ggtt_write(struct sim_gpu *gpu, uint64_t addr, const void *src, size_t l
 
 /* Raise @bits on @e (masked by IMR) and wake the interrupt thread. gpu->lock held. */
 void sim_engine_raise_locked(struct sim_engine *e, uint32_t bits);
+
+/*
+ * Latch @bits on @e (masked by IMR) without waking the interrupt thread: a
+ * ring-level command raising an interrupt on the engine thread. The engine
+ * thread hands the bits over when that command is done (engine_run_locked()).
+ * gpu->lock held.
+ */
+void sim_engine_latch_locked(struct sim_engine *e, uint32_t bits);
 
 /*
  * sim_cs_exec - execute the ring command at ring offset @head (and the batch
