@@ -429,8 +429,14 @@ static int ttm_bo_evict_alloc(struct ttm_buffer_object *bo, struct ttm_resource_
  * copy engine faulted or hung) is reported as that error (-EIO), as a
  * kernel wait on it would, and then dropped: the failed copy is reported
  * once, to the first allocation that meets it, and the type stays usable.
+ * A driver whose move into the new resource of @bo is ordered after the
+ * pending fence anyway (@move_orders_after) gets the fence as a dependency
+ * in @bo's reservation instead of a CPU wait: an eviction blit and the
+ * move-in blit that reuses its range then queue back to back on the copy
+ * engine. @bo is NULL when nothing is about to be moved in.
  */
-static int ttm_bo_wait_move_fence(struct ttm_resource_manager *man, struct ttm_operation_ctx *ctx)
+static int ttm_bo_wait_move_fence(struct ttm_buffer_object *bo, struct ttm_resource_manager *man,
+				  struct ttm_operation_ctx *ctx)
 {
 	struct dma_fence *fence = ttm_resource_manager_get_move(man);
 	int ret = 0;
@@ -438,6 +444,13 @@ static int ttm_bo_wait_move_fence(struct ttm_resource_manager *man, struct ttm_o
 	if (!fence)
 		return 0;
 	if (!dma_fence_is_signaled(fence)) {
+		if (bo && bo->bdev->funcs->move_orders_after &&
+		    bo->bdev->funcs->move_orders_after(bo, fence) &&
+		    !dma_resv_reserve_fences(bo->resv, 1)) {
+			dma_resv_add_fence(bo->resv, fence, DMA_RESV_USAGE_KERNEL);
+			dma_fence_put(fence);
+			return 0;
+		}
 		if (ctx->no_wait_gpu)
 			ret = -EBUSY;
 		else
@@ -489,7 +502,7 @@ static int ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_place
 		if (ret)
 			return ret;
 
-		ret = ttm_bo_wait_move_fence(man, ctx);
+		ret = ttm_bo_wait_move_fence(bo, man, ctx);
 		if (!ret)
 			return 0;
 		ttm_bo_free_new(bo, *res);
@@ -671,7 +684,7 @@ int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type, struct ttm
 	 * one that failed is reported (and forgotten) like in validate.
 	 */
 	if (!ctx->no_wait_gpu) {
-		ret = ttm_bo_wait_move_fence(man, ctx);
+		ret = ttm_bo_wait_move_fence(NULL, man, ctx);
 		if (ret)
 			return ret;
 	}

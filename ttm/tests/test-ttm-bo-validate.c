@@ -557,6 +557,57 @@ KTEST(ttm_bo_validate_move_fence_not_signaled_wait)
 	dev_fini();
 }
 
+static _Atomic unsigned ordered_calls;
+
+/* A driver claiming its moves queue behind every pending move fence. */
+static bool orders_after_all(struct ttm_buffer_object *bo, struct dma_fence *fence)
+{
+	(void)bo;
+	(void)fence;
+	atomic_fetch_add(&ordered_calls, 1);
+	return true;
+}
+
+/*
+ * A driver whose move is ordered after VRAM's pending move fence gets the
+ * fence in the BO's reservation instead of validate's wait or -EBUSY; the
+ * mock's move copies by CPU, so it waits for the fence itself: with
+ * no_wait that is -EBUSY from the move, the BO untouched in SYSTEM and the
+ * fence a KERNEL dependency of it (so a CPU read now would wait for it);
+ * waiting, the copy lands after the fence with the contents intact.
+ */
+KTEST(ttm_bo_validate_move_fence_handed_to_ordered_move)
+{
+	struct ttm_operation_ctx no_wait = {.no_wait_gpu = true}, ctx = {0};
+	struct ttm_buffer_object *bo;
+	struct dma_fence *f = ttm_test_fence_create();
+	struct delayed_signal d;
+
+	ASSERT_NOT_NULL(f);
+	bo = bo_behind_move(f);
+	atomic_store(&ordered_calls, 0);
+	tdev.funcs.move_orders_after = orders_after_all;
+	EXPECT_EQ(ttm_test_bo_reserve_fill(bo, 5), 0);
+
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &no_wait), -EBUSY);
+	EXPECT_UEQ(atomic_load(&ordered_calls), 1);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	EXPECT_FALSE(dma_resv_test_signaled(bo->resv, DMA_RESV_USAGE_KERNEL));
+
+	signal_later(&d, f, 20);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_TRUE(dma_fence_test_signaled_flag(f));
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_reserve_verify(bo, 5), 0);
+	pthread_join(d.thread, NULL);
+
+	tdev.funcs.move_orders_after = NULL;
+	dma_fence_put(f);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
 KTEST(ttm_bo_validate_happy_evict)
 {
 	struct ttm_operation_ctx ctx = {0};

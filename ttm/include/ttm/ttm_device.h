@@ -110,6 +110,18 @@ struct ttm_device_funcs {
 	 * Last chance to drop driver state.
 	 */
 	void (*release_notify)(struct ttm_buffer_object *bo);
+	/**
+	 * @move_orders_after: optional; true when @bo's next @move will not
+	 * touch its new resource before @fence (a pending move fence of the
+	 * manager the resource comes from) signals, without a CPU wait: for
+	 * example because the driver copies on the engine @fence belongs to,
+	 * whose commands run in order. The core then adds @fence to @bo's
+	 * reservation (KERNEL usage) instead of waiting for it; every move path
+	 * that is not so ordered (a CPU copy, a bind) must wait for the BO's
+	 * fences first, as ttm_bo_move_memcpy() does. An error of @fence is
+	 * then not reported to this validate. Called with @bo reserved.
+	 */
+	bool (*move_orders_after)(struct ttm_buffer_object *bo, struct dma_fence *fence);
 };
 
 /**
