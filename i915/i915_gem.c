@@ -92,6 +92,36 @@ static void i915_gem_object_drop_vma(struct i915_gem_object *obj)
 	i915_unmap_local(obj->i915, &obj->vma);
 }
 
+/*
+ * Wait for @bo's fences of other timelines than @context: an engine runs its
+ * own requests in order, so work queued on it needs no CPU wait for them.
+ * Return: 0; -EBUSY (@no_wait, one is pending); -EINTR (@intr).
+ */
+static int i915_bo_await_foreign(struct ttm_buffer_object *bo, uint64_t context, bool intr,
+				 bool no_wait)
+{
+	struct dma_fence *f;
+	unsigned int i;
+
+	for (;;) {
+		struct dma_fence *wait = NULL;
+
+		dma_resv_for_each_fence (bo->resv, DMA_RESV_USAGE_BOOKKEEP, i, f) {
+			if (f->context != context && !dma_fence_is_signaled(f)) {
+				wait = dma_fence_get(f);
+				break;
+			}
+		}
+		if (!wait)
+			return 0;
+		if (no_wait || dma_fence_wait(wait, intr)) {
+			dma_fence_put(wait);
+			return no_wait ? -EBUSY : -EINTR;
+		}
+		dma_fence_put(wait);
+	}
+}
+
 /* --- ttm_device_funcs --- */
 
 static const struct ttm_place i915_sys_place = {.mem_type = TTM_PL_SYSTEM};
@@ -153,15 +183,40 @@ static bool i915_ttm_eviction_valuable(struct ttm_buffer_object *bo, const struc
 	return ttm_resource_intersects(man, res, place, res->size);
 }
 
+/*
+ * lmem and stolen content goes to TT while the GGTT has room in the part
+ * kept for it (i915_gem_init()), else to SYSTEM: an eviction into TT is one
+ * pipelined blit, and the BO's way back is one blit without a bind, where
+ * SYSTEM costs a wait for the copy into the TT hop, an unbind, and a bind
+ * on the way back (radeon and amdgpu evict VRAM to GTT the same way). TT
+ * content goes to SYSTEM: the GGTT is only a window.
+ */
 static void i915_ttm_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
-	/*
-	 * Everything goes back to system memory: the GGTT is only a window,
-	 * and lmem/stolen content takes the blitter (through a TT hop) there.
-	 */
-	(void)bo;
+	struct i915_device *i915 = to_i915(bo->bdev);
+	uint32_t from = bo->resource ? bo->resource->mem_type : TTM_PL_SYSTEM;
+
+	if (!i915_is_tt_type(from) && i915->evict_places[0].lpfn) {
+		placement->num_placement = 2;
+		placement->placement = i915->evict_places;
+		return;
+	}
 	placement->num_placement = 1;
 	placement->placement = &i915_sys_place;
+}
+
+/*
+ * A pending move fence of lmem or stolen is a blit on the BCS; @bo's move
+ * into the range it frees is a blit on the same engine when @bo is not in
+ * SYSTEM (from there it first binds into a TT hop, which waits), so it runs
+ * after that copy without a CPU wait (i915_ttm_move()).
+ */
+static bool i915_ttm_move_orders_after(struct ttm_buffer_object *bo, struct dma_fence *fence)
+{
+	struct i915_device *i915 = to_i915(bo->bdev);
+
+	return bo->resource && bo->resource->mem_type != TTM_PL_SYSTEM &&
+	       fence->context == i915_engine_get(i915, I915_ENGINE_BCS)->fence_context;
 }
 
 /* Temporary GGTT ranges of a blit, released once its fence signals. */
@@ -191,6 +246,7 @@ static int i915_ttm_blit_move(struct i915_device *i915, struct ttm_buffer_object
 			      struct i915_blit_unmap **unmap)
 {
 	struct ttm_resource *old = bo->resource;
+	struct i915_gem_object *obj = to_obj(bo);
 	struct i915_blit_unmap *u;
 	uint64_t src, dst;
 	int ret;
@@ -200,7 +256,8 @@ static int i915_ttm_blit_move(struct i915_device *i915, struct ttm_buffer_object
 		return -ENOMEM;
 	u->i915 = i915;
 	if (old->mem_type == TTM_PL_TT) {
-		ret = i915_ggtt_bind_tt(i915, old, bo->ttm);
+		/* An object's bound range already points at its pages. */
+		ret = obj && obj->ggtt_bound ? 0 : i915_ggtt_bind_tt(i915, old, bo->ttm);
 		src = i915_ggtt_offset(old);
 	} else {
 		ret = i915_map_local(i915, old, &i915_tt_hop, &u->range[0]);
@@ -275,8 +332,19 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 
 	if (!obj && i915_is_tt_type(from) && i915_is_tt_type(to))
 		return i915_ttm_move_plain(i915, bo, ctx, new_mem);
-	/* The GPU may still use the old place through the GGTT. */
-	ret = ttm_bo_wait_ctx(bo, ctx);
+	/*
+	 * The GPU may still use the old place through the GGTT. A blit queues
+	 * behind the BCS's own work on the BO (an eviction copy out of the
+	 * range it is about to fill included: i915_ttm_move_orders_after());
+	 * every other path, the CPU fallback too, waits for all of it.
+	 */
+	if (old && from != TTM_PL_SYSTEM && to != TTM_PL_SYSTEM &&
+	    !(i915_is_tt_type(from) && i915_is_tt_type(to)))
+		ret = i915_bo_await_foreign(bo,
+					    i915_engine_get(i915, I915_ENGINE_BCS)->fence_context,
+					    ctx->interruptible, ctx->no_wait_gpu);
+	else
+		ret = ttm_bo_wait_ctx(bo, ctx);
 	if (ret)
 		return ret;
 
@@ -321,7 +389,11 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 
 	ret = i915_ttm_blit_move(i915, bo, new_mem, &fence, &unmap);
 	if (ret) {
-		/* Blitter unavailable: the CPU copies what it can reach. */
+		/*
+		 * Blitter unavailable: the CPU copies what it can reach, once
+		 * the BCS work the blit would have queued behind is done
+		 * (ttm_bo_move_memcpy() waits for every fence).
+		 */
 		ret = ttm_bo_move_memcpy(bo, ctx, new_mem);
 		if (ret)
 			return ret;
@@ -419,7 +491,29 @@ static const struct ttm_device_funcs i915_ttm_funcs = {
     .swap_notify = i915_ttm_swap_notify,
     .io_mem_reserve = i915_ttm_io_mem_reserve,
     .io_mem_free = i915_ttm_io_mem_free,
+    .move_orders_after = i915_ttm_move_orders_after,
 };
+
+/*
+ * Evictions out of lmem and stolen go to TT above the aperture (kept for
+ * CPU views) and below the top quarter of the GGTT, which stays for the
+ * TOPDOWN users: TT hops, the temporary windows of blits over lmem and
+ * stolen, and execbuffer's objects. A GGTT with no such part evicts to
+ * SYSTEM only.
+ */
+static void i915_gem_init_evict_places(struct i915_device *i915)
+{
+	uint64_t pages = i915_ggtt_manager(&i915->ggtt)->size;
+	uint64_t first = i915_ggtt_mappable_pages(&i915->ggtt), last = pages - pages / 4;
+
+	memset(i915->evict_places, 0, sizeof(i915->evict_places));
+	i915->evict_places[1].mem_type = TTM_PL_SYSTEM;
+	if (first + 1 >= last || last > UINT32_MAX)
+		return;
+	i915->evict_places[0].mem_type = TTM_PL_TT;
+	i915->evict_places[0].fpfn = (uint32_t)first;
+	i915->evict_places[0].lpfn = (uint32_t)last;
+}
 
 /* Register (@on) or unregister the driver's memory types. */
 static int i915_gem_set_managers(struct i915_device *i915, bool on)
@@ -454,6 +548,7 @@ int i915_gem_init(struct i915_device *i915)
 	ret = ttm_drm_device_init(&i915->drm, &i915_ttm_funcs, &i915_drm_driver, name, false);
 	if (ret)
 		return ret;
+	i915_gem_init_evict_places(i915);
 	ret = i915_gem_set_managers(i915, true);
 	/*
 	 * The simulated GPU does not snoop the CPU cache: cached CPU mappings
@@ -874,31 +969,6 @@ static int eb_validate_one(struct i915_device *i915, struct i915_exec_object *eo
 	return ret;
 }
 
-/* Wait for fences of other timelines: the engine orders only its own. */
-static int eb_await_foreign(struct ttm_buffer_object *bo, uint64_t context)
-{
-	struct dma_fence *f;
-	unsigned int i;
-
-	for (;;) {
-		struct dma_fence *wait = NULL;
-
-		dma_resv_for_each_fence (bo->resv, DMA_RESV_USAGE_BOOKKEEP, i, f) {
-			if (f->context != context && !dma_fence_is_signaled(f)) {
-				wait = dma_fence_get(f);
-				break;
-			}
-		}
-		if (!wait)
-			return 0;
-		if (dma_fence_wait(wait, true)) {
-			dma_fence_put(wait);
-			return -EINTR;
-		}
-		dma_fence_put(wait);
-	}
-}
-
 static int eb_relocate(struct i915_device *i915, struct i915_execbuffer *eb, const uint64_t *addr,
 		       struct ttm_operation_ctx *ctx)
 {
@@ -1021,7 +1091,7 @@ retry:
 	for (unsigned int i = 0; i < eb->count; i++) {
 		struct ttm_buffer_object *bo = eb_bo(&eb->objects[i]);
 
-		ret = eb_await_foreign(bo, engine->fence_context);
+		ret = i915_bo_await_foreign(bo, engine->fence_context, true, false);
 		if (!ret)
 			ret = dma_resv_reserve_fences(bo->resv, 1);
 		if (ret)

@@ -156,11 +156,17 @@ KTEST(gem_object_tt_caching_by_region)
 	gem_fixture_fini(&fx);
 }
 
-/* SYSTEM -> LMEM and back by blitter (through TT hops), checksums equal. */
-static void round_trip(enum i915_gem_region region, bool evict)
+/*
+ * SYSTEM -> LMEM and back by blitter (through TT hops), checksums equal.
+ * With @evict the way back starts as an eviction: into the GGTT's eviction
+ * part (one blit, one move), or, when the aperture takes the whole GGTT
+ * (@aperture) and leaves no such part, on to SYSTEM (a blit to the TT hop,
+ * then an unbind: two moves, one copy).
+ */
+static void round_trip(enum i915_gem_region region, bool evict, uint64_t aperture)
 {
 	struct gem_fixture fx;
-	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_device *i915 = gem_fixture_init(&fx, aperture);
 	struct ttm_operation_ctx ctx = {0};
 	struct i915_gem_object *obj;
 	const size_t len = 37 * TTM_PAGE_SIZE;
@@ -182,9 +188,19 @@ static void round_trip(enum i915_gem_region region, bool evict)
 			      &i915->drm.bdev,
 			      region == I915_GEM_REGION_LMEM ? TTM_PL_VRAM : I915_PL_STOLEN, &ctx),
 			  0);
-		/* One blit to TT, then an unbind: two moves, one copy. */
 		EXPECT_UEQ(ctx.bytes_copied, len);
-		EXPECT_UEQ(ctx.bytes_moved, 2 * len);
+		if (aperture) {
+			EXPECT_UEQ(ctx.bytes_moved, 2 * len);
+		} else {
+			EXPECT_UEQ(ctx.bytes_moved, len);
+			EXPECT_EQ(i915_gem_object_mem_type(obj), TTM_PL_TT);
+			EXPECT_TRUE(obj->ggtt_bound);
+			/* Above the aperture, inside the part kept for evictions. */
+			EXPECT_GE(obj->base.resource->start, i915->evict_places[0].fpfn);
+			EXPECT_LE(obj->base.resource->start + (len >> TTM_PAGE_SHIFT),
+				  i915->evict_places[0].lpfn);
+			ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
+		}
 	} else {
 		ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
 	}
@@ -198,14 +214,25 @@ static void round_trip(enum i915_gem_region region, bool evict)
 	gem_fixture_fini(&fx);
 }
 
-KTEST(gem_blit_eviction_lmem_to_system_preserves_content)
+KTEST(gem_blit_eviction_lmem_to_tt_preserves_content)
 {
-	round_trip(I915_GEM_REGION_LMEM, true);
+	round_trip(I915_GEM_REGION_LMEM, true, 0);
+}
+
+KTEST(gem_blit_eviction_stolen_to_tt_preserves_content)
+{
+	round_trip(I915_GEM_REGION_STOLEN, true, 0);
+}
+
+/* i915_test_config()'s GGTT is 256 MiB: an aperture that big leaves no eviction part. */
+KTEST(gem_blit_eviction_lmem_to_system_without_ggtt_room)
+{
+	round_trip(I915_GEM_REGION_LMEM, true, 256ull << 20);
 }
 
 KTEST(gem_blit_migration_stolen_round_trip_preserves_content)
 {
-	round_trip(I915_GEM_REGION_STOLEN, false);
+	round_trip(I915_GEM_REGION_STOLEN, false, 0);
 }
 
 /* A batch storing @value at the address a relocation puts in dwords 1-2. */

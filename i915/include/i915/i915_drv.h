@@ -69,6 +69,8 @@ struct i915_device {
 	atomic_uint next_ctx_id;
 	struct ttm_drm_device drm;
 	bool gem_ready;
+	/* Where lmem/stolen evictions go: a GGTT part, then SYSTEM (lpfn 0: SYSTEM only). */
+	struct ttm_place evict_places[2];
 	struct {
 		atomic_ulong blit_moves;
 		atomic_ulong memcpy_moves;
