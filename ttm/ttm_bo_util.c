@@ -19,10 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include <ttm/drm_cache.h>
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_trace.h>
@@ -245,31 +242,6 @@ static void *ttm_copy_side_page(struct ttm_copy_side *s, uint64_t i)
  */
 #define TTM_COPY_STREAM_MIN_PAGES 256u
 
-/* One page from @s to @d (not overlapping), bypassing the caches. */
-static void ttm_copy_page_stream(void *d, const void *s)
-{
-#if defined(__SSE2__)
-	__m128i *out = d;
-	const __m128i *in = s;
-
-	if ((uintptr_t)d & 15) {
-		memcpy(d, s, TTM_PAGE_SIZE); /* a userptr page may sit anywhere */
-		return;
-	}
-	for (unsigned i = 0; i < TTM_PAGE_SIZE / sizeof(*out); i += 4) {
-		__m128i a = _mm_loadu_si128(in + i), b = _mm_loadu_si128(in + i + 1);
-		__m128i c = _mm_loadu_si128(in + i + 2), e = _mm_loadu_si128(in + i + 3);
-
-		_mm_stream_si128(out + i, a);
-		_mm_stream_si128(out + i + 1, b);
-		_mm_stream_si128(out + i + 2, c);
-		_mm_stream_si128(out + i + 3, e);
-	}
-#else
-	memcpy(d, s, TTM_PAGE_SIZE);
-#endif
-}
-
 /*
  * Page-wise, because consecutive tt pages need not be contiguous in memory;
  * pool blocks of higher order are, but a page at a time is already at
@@ -283,17 +255,15 @@ static void ttm_copy_pages(struct ttm_copy_side *dst, struct ttm_copy_side *src,
 		void *s = ttm_copy_side_page(src, i);
 
 		if (s && stream)
-			ttm_copy_page_stream(d, s);
+			drm_memcpy_stream(d, s, TTM_PAGE_SIZE);
 		else if (s)
 			memcpy(d, s, TTM_PAGE_SIZE);
 		else
 			memset(d, 0, TTM_PAGE_SIZE);
 	}
-#if defined(__SSE2__)
 	/* Streamed stores are weakly ordered: publish them before the move does. */
 	if (stream)
-		_mm_sfence();
-#endif
+		drm_memcpy_stream_fence();
 }
 
 int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx,
