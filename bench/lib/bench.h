@@ -341,8 +341,10 @@ void bench_machine_fini(struct bench_machine *m);
 /**
  * enum bench_ref_id - reference figures measured by the harness in the same
  * run, so a result can be read relative to what this machine does anyway.
- * @BENCH_REF_MEMCPY_BW: memcpy of a buffer 4x the last-level cache (at least
- *                       64 MiB; 16 MiB with --quick), GB/s, higher is better.
+ * @BENCH_REF_MEMCPY_BW: copy of a buffer 4x the last-level cache (at least
+ *                       64 MiB; 16 MiB with --quick), the faster of memcpy()
+ *                       and a streaming copy (drm_memcpy_stream()) per
+ *                       repetition, GB/s, higher is better.
  * @BENCH_REF_FUTEX_RTT: two threads ping-pong through FUTEX_WAIT/FUTEX_WAKE,
  *                       ns per round trip, lower is better.
  * @BENCH_REF_MUTEX: uncontended pthread_mutex_lock + unlock, ns.
