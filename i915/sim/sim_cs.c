@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <i915/i915_cmds.h>
+#include <ttm/drm_cache.h>
 
 #include "sim_priv.h"
 
@@ -343,8 +344,18 @@ static int cs_semaphore(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 
 /* ---- blits ---------------------------------------------------------------- */
 
+/*
+ * The engine's writes do not allocate in the CPU's caches, as a DMA
+ * engine's do not: runs of a page or more that do not overlap are streamed
+ * (drm_memcpy_stream()) and fenced before the next command can signal their
+ * completion. Overlapping runs (a blit within one surface) and short ones
+ * (the rows of a narrow rectangle) are memmove()d.
+ */
 static int cs_copy(struct cs_ctx *c, uint64_t dst, uint64_t src, uint64_t len, uint64_t *fault)
 {
+	bool streamed = false;
+	int ret = 0;
+
 	while (len) {
 		size_t rs, rd;
 		uint8_t *s = sim_ggtt_resolve(c->gpu, src, len, &rs);
@@ -353,15 +364,25 @@ static int cs_copy(struct cs_ctx *c, uint64_t dst, uint64_t src, uint64_t len, u
 
 		if (!s || !d) {
 			*fault = s ? dst : src;
-			return -EFAULT;
+			ret = -EFAULT;
+			break;
 		}
 		n = rs < rd ? rs : rd;
-		memmove(d, s, n);
+		if (n >= SIM_PAGE_SIZE &&
+		    ((uintptr_t)d + n <= (uintptr_t)s || (uintptr_t)s + n <= (uintptr_t)d)) {
+			drm_memcpy_stream(d, s, n);
+			streamed = true;
+		} else {
+			memmove(d, s, n);
+		}
 		src += n;
 		dst += n;
 		len -= n;
 	}
-	return 0;
+	/* Even on a fault: what was copied is published in order. */
+	if (streamed)
+		drm_memcpy_stream_fence();
+	return ret;
 }
 
 /*
