@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +21,13 @@ uint64_t sim_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Long enough to span what a client does between being woken by one
+ * request's interrupt and submitting its next (unreserve, reserve,
+ * validate: 20-40 us on a virtual machine), short against a time slice.
+ */
+#define SIM_IDLE_POLL_DEFAULT_US 100u
+
 void sim_gpu_config_init(struct sim_gpu_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -30,6 +38,7 @@ void sim_gpu_config_init(struct sim_gpu_config *cfg)
 	cfg->ring_size[SIM_RCS] = 32u << 10;
 	cfg->ring_size[SIM_BCS] = 32u << 10;
 	cfg->hangcheck_ms = 1000;
+	cfg->idle_poll_us = SIM_IDLE_POLL_DEFAULT_US;
 }
 
 static bool page_multiple(uint64_t v)
@@ -57,7 +66,7 @@ static int config_check(const struct sim_gpu_config *cfg)
 		if (s < SIM_PAGE_SIZE || s > SIM_RING_MAX_SIZE || !page_multiple(s))
 			return -EINVAL;
 	}
-	if (!cfg->hangcheck_ms)
+	if (!cfg->hangcheck_ms || cfg->idle_poll_us > SIM_IDLE_POLL_MAX_US)
 		return -EINVAL;
 	return 0;
 }
@@ -334,6 +343,18 @@ static void record_error_locked(struct sim_engine *e, uint32_t head, const struc
 	sim_engine_raise_locked(e, SIM_IRQ_CS_ERROR);
 }
 
+/*
+ * A new tail: a polling engine thread sees the counter move, a sleeping one
+ * is woken (@sleeping is set under the lock the caller holds, so the
+ * wake-up cannot fall between the thread's last look and its wait).
+ */
+static void engine_doorbell_locked(struct sim_engine *e)
+{
+	atomic_fetch_add_explicit(&e->doorbell, 1, memory_order_relaxed);
+	if (e->sleeping)
+		pthread_cond_signal(&e->wake);
+}
+
 static bool engine_runnable_locked(const struct sim_engine *e)
 {
 	return !e->stopped && e->head != e->tail && (e->ctl & SIM_RING_VALID) &&
@@ -432,17 +453,49 @@ static void engine_run_locked(struct sim_engine *e)
 	}
 }
 
+/*
+ * Watch the doorbell for up to cfg.idle_poll_us without the lock, yielding
+ * the CPU between looks; return early when it rings or the device is going
+ * away or being reset. Entered and left with gpu->lock held.
+ */
+static void engine_idle_poll_locked(struct sim_engine *e)
+{
+	struct sim_gpu *gpu = e->gpu;
+	unsigned int rung = atomic_load_explicit(&e->doorbell, memory_order_relaxed);
+	uint64_t t0, budget = (uint64_t)gpu->cfg.idle_poll_us * 1000u;
+
+	if (!budget)
+		return;
+	pthread_mutex_unlock(&gpu->lock);
+	t0 = sim_now_ns();
+	while (atomic_load_explicit(&e->doorbell, memory_order_relaxed) == rung &&
+	       !atomic_load(&gpu->quit) && !atomic_load(&e->reset_req) &&
+	       sim_now_ns() - t0 < budget)
+		sched_yield();
+	pthread_mutex_lock(&gpu->lock);
+}
+
 static void *engine_thread(void *arg)
 {
 	struct sim_engine *e = arg;
 	struct sim_gpu *gpu = e->gpu;
+	bool polled = false;
 
 	pthread_mutex_lock(&gpu->lock);
 	while (!atomic_load(&gpu->quit)) {
 		if (!engine_runnable_locked(e)) {
+			/* Once per idle period, then look again before sleeping. */
+			if (!polled) {
+				polled = true;
+				engine_idle_poll_locked(e);
+				continue;
+			}
+			e->sleeping = true;
 			pthread_cond_wait(&e->wake, &gpu->lock);
+			e->sleeping = false;
 			continue;
 		}
+		polled = false;
 		engine_run_locked(e);
 	}
 	pthread_mutex_unlock(&gpu->lock);
@@ -615,7 +668,7 @@ static int reg_write_locked(struct sim_engine *e, uint32_t reg, uint32_t value)
 		if ((value & ~SIM_RING_TAIL_MASK) || value >= sim_ring_size(e))
 			return -EINVAL;
 		e->tail = value;
-		pthread_cond_signal(&e->wake);
+		engine_doorbell_locked(e);
 		return 0;
 	case 0x34: /* HEAD */
 		if (engine_busy_locked(e))
@@ -829,7 +882,7 @@ int sim_engine_submit(struct sim_gpu *gpu, enum sim_engine_id id, const uint32_t
 		off = (off + 4) % size;
 	}
 	e->tail = off;
-	pthread_cond_signal(&e->wake);
+	engine_doorbell_locked(e);
 out:
 	pthread_mutex_unlock(&gpu->lock);
 	return ret;
@@ -924,7 +977,7 @@ int sim_engine_reset(struct sim_gpu *gpu, enum sim_engine_id id, uint32_t head)
 	e->head = head == SIM_RESET_TO_TAIL ? e->tail : head;
 	e->stopped = false;
 	atomic_store(&e->reset_req, false);
-	pthread_cond_signal(&e->wake);
+	engine_doorbell_locked(e);
 	pthread_cond_broadcast(&gpu->idle);
 	pthread_mutex_unlock(&gpu->lock);
 	return ret;

@@ -67,7 +67,10 @@
  * execute runs the handler on its own thread, as a CPU takes the interrupt
  * while the device idles; otherwise (more work queued, a batch-level
  * interrupt, another handler running) a dedicated interrupt thread delivers
- * it. In the synchronous mode the handler runs on the caller's thread at the
+ * it.
+ *
+ * Doorbell: an engine thread whose ring ran empty watches for a new tail for
+ * cfg.idle_poll_us before it sleeps (see struct sim_gpu_config). In the synchronous mode the handler runs on the caller's thread at the
  * end of sim_engine_run_until_idle(). There is one interrupt line: handlers
  * never run concurrently. Interrupt bits raised while the handler runs are
  * OR-ed together and delivered by the next call, as an IIR latches them.
@@ -173,6 +176,14 @@ struct sim_latency {
  *	(SIM_HANGCHECK_OFF disables hangcheck).
  * @latency: the cost model.
  * @synchronous: no threads; engines run in sim_engine_run_until_idle().
+ * @idle_poll_us: how long an engine thread whose ring ran empty keeps
+ *	watching for a new tail before it sleeps (0: sleep at once; at most
+ *	SIM_IDLE_POLL_MAX_US). A real engine sees the tail write itself; a
+ *	sleeping engine thread must be woken, which on a virtual machine costs
+ *	the submitter tens of microseconds and as many again before the thread
+ *	runs. Work submitted within the window starts without that wake-up.
+ *	The poll yields the CPU between looks, so a runnable client on the
+ *	same CPU is not held up by it.
  */
 struct sim_gpu_config {
 	unsigned int gen;
@@ -185,7 +196,10 @@ struct sim_gpu_config {
 	uint32_t hangcheck_ms;
 	struct sim_latency latency;
 	bool synchronous;
+	uint32_t idle_poll_us;
 };
+
+#define SIM_IDLE_POLL_MAX_US 10000u
 
 /**
  * enum sim_error_reason - why an engine stopped.

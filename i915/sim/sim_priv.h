@@ -71,6 +71,7 @@ struct sim_engine {
 	enum sim_error_reason err_reason;
 	uint32_t err_ctx;
 	bool irq_busy;
+	bool sleeping; /* the engine thread waits on @wake */
 	bool has_error;
 	struct sim_error_state error;
 	unsigned long error_count;
@@ -83,6 +84,7 @@ struct sim_engine {
 	_Atomic uint64_t gpr[SIM_RING_NUM_GPRS];
 	_Atomic uint64_t acthd;
 	atomic_bool reset_req;
+	atomic_uint doorbell; /* bumped at every tail write, under gpu->lock */
 	_Atomic uint64_t cmd_count;
 	_Atomic uint64_t batch_count;
 };

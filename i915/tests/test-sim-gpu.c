@@ -37,6 +37,8 @@ KTEST(sim_gpu_create_defaults)
 	EXPECT_UEQ(cfg.ggtt_size, 4ull << 30);
 	EXPECT_EQ(cfg.hangcheck_ms, 1000);
 	EXPECT_FALSE(cfg.synchronous);
+	EXPECT_GT(cfg.idle_poll_us, 0);
+	EXPECT_LE(cfg.idle_poll_us, SIM_IDLE_POLL_MAX_US);
 	ASSERT_EQ(sim_gpu_create(&cfg, &gpu), 0);
 	EXPECT_EQ(sim_gpu_get_config(gpu)->ring_size[SIM_BCS], 32u << 10);
 	EXPECT_TRUE(sim_engine_is_idle(gpu, SIM_RCS));
@@ -51,6 +53,9 @@ KTEST(sim_gpu_create_rejects_bad_config)
 
 	sim_gpu_config_init(&cfg);
 	cfg.gen = 7;
+	EXPECT_EQ(sim_gpu_create(&cfg, &gpu), -EINVAL);
+	sim_gpu_config_init(&cfg);
+	cfg.idle_poll_us = SIM_IDLE_POLL_MAX_US + 1;
 	EXPECT_EQ(sim_gpu_create(&cfg, &gpu), -EINVAL);
 	sim_gpu_config_init(&cfg);
 	cfg.gen = 11;

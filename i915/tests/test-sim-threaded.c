@@ -31,7 +31,9 @@ struct fx {
 	atomic_uint hws_seen;
 };
 
-static void fx_init_lat(struct fx *fx, uint32_t hangcheck_ms, const struct sim_latency *lat)
+/* @idle_poll_us: UINT32_MAX keeps the default. */
+static void fx_init_cfg(struct fx *fx, uint32_t hangcheck_ms, const struct sim_latency *lat,
+			uint32_t idle_poll_us)
 {
 	struct sim_gpu_config cfg;
 
@@ -40,10 +42,17 @@ static void fx_init_lat(struct fx *fx, uint32_t hangcheck_ms, const struct sim_l
 	cfg.stolen_size = 0;
 	if (lat)
 		cfg.latency = *lat;
+	if (idle_poll_us != UINT32_MAX)
+		cfg.idle_poll_us = idle_poll_us;
 	ASSERT_EQ(sim_gpu_create(&cfg, &fx->gpu), 0);
 	fx->host = sim_test_host(NPAGES);
 	ASSERT_EQ(sim_ggtt_insert_host(fx->gpu, 0, fx->host, NPAGES), 0);
 	sim_test_rings(fx->gpu);
+}
+
+static void fx_init_lat(struct fx *fx, uint32_t hangcheck_ms, const struct sim_latency *lat)
+{
+	fx_init_cfg(fx, hangcheck_ms, lat, UINT32_MAX);
 }
 
 static void fx_init(struct fx *fx, uint32_t hangcheck_ms)
@@ -117,6 +126,49 @@ KTEST(threaded_store_dword_wakes_on_tail)
 	EXPECT_UEQ(sim_engine_read_hws(fx.gpu, SIM_RCS, 0x10), 1);
 	EXPECT_EQ(sim_engine_run_until_idle(fx.gpu, SIM_RCS), -EINVAL);
 	fx_fini(&fx);
+}
+
+/*
+ * Work submitted while the engine thread polls its doorbell (right after it
+ * went idle) and after it gave up and slept must both run, through
+ * sim_engine_submit() and through a TAIL register write, with the poll off,
+ * at its default and at its longest.
+ */
+KTEST(threaded_submit_reaches_polling_and_sleeping_engine)
+{
+	const uint32_t polls[] = {0, UINT32_MAX, SIM_IDLE_POLL_MAX_US};
+
+	for (unsigned int p = 0; p < sizeof(polls) / sizeof(polls[0]); p++) {
+		struct fx fx;
+		uint32_t window_ms, value = 0;
+
+		fx_init_cfg(&fx, 1000, NULL, polls[p]);
+		window_ms = sim_gpu_get_config(fx.gpu)->idle_poll_us / 1000 + 1;
+		for (int round = 0; round < 6; round++) {
+			uint32_t b[8], *cs = b;
+
+			/* Even rounds: at once (polling); odd: after the window (asleep). */
+			if (round & 1)
+				sleep_ms(2 * window_ms);
+			cs = i915_emit_store_dword_imm(cs, DATA, ++value);
+			if (round < 4) {
+				ASSERT_EQ(sim_engine_submit(fx.gpu, SIM_BCS, b,
+							    (unsigned int)(cs - b)),
+					  0);
+			} else {
+				/* Write the ring by hand, then ring through TAIL. */
+				uint32_t tail = sim_reg_read(fx.gpu, SIM_RING_TAIL(SIM_BCS_BASE));
+
+				memcpy(fx.host + BCS_RING + tail, b, sizeof(uint32_t) * 4);
+				ASSERT_EQ(sim_reg_write(fx.gpu, SIM_RING_TAIL(SIM_BCS_BASE),
+							(tail + 16) % RING_SIZE),
+					  0);
+			}
+			EXPECT_EQ(sim_engine_wait_idle(fx.gpu, SIM_BCS, 5000), 0);
+			EXPECT_UEQ(rd32(&fx, DATA), value);
+		}
+		fx_fini(&fx);
+	}
 }
 
 KTEST(threaded_interrupts_delivered_and_coalesced)
