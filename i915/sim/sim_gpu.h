@@ -63,11 +63,11 @@
  * "gpu_hang" (sim_fault_gpu_hang) makes the batch it fires on hang. After an
  * error the engine stays stopped until sim_engine_reset().
  *
- * Interrupts: an engine that raises one from its ring with nothing left to
- * execute runs the handler on its own thread, as a CPU takes the interrupt
- * while the device idles; otherwise (more work queued, a batch-level
- * interrupt, another handler running) a dedicated interrupt thread delivers
- * it.
+ * Interrupts: an engine that raises one from its ring runs the handler on
+ * its own thread between ring commands, as a CPU takes the interrupt, and
+ * then goes on with its queued work; otherwise (a batch-level interrupt,
+ * another handler running, an error pending) a dedicated interrupt thread
+ * delivers it.
  *
  * Doorbell: an engine thread whose ring ran empty watches for a new tail for
  * cfg.idle_poll_us before it sleeps (see struct sim_gpu_config). In the synchronous mode the handler runs on the caller's thread at the
