@@ -331,6 +331,64 @@ KTEST(gem_execbuffer_softpin_honoured_and_rejected)
 	gem_fixture_fini(&fx);
 }
 
+/*
+ * A long list is checked as a whole: disjoint softpins given in descending
+ * order pass; two ranges that overlap without being neighbours in the list,
+ * and an object listed twice far apart, are refused and change nothing.
+ */
+KTEST(gem_execbuffer_long_list_duplicates_and_overlaps_rejected)
+{
+	enum { N = 24 };
+	const uint64_t base = 64ull << 20, stride = 16384;
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *obj[N], *batch;
+	struct i915_exec_object objs[N + 1];
+	struct i915_execbuffer eb;
+	uint32_t cs[2] = {0};
+
+	for (unsigned int k = 0; k < N; k++)
+		obj[k] = gem_fixture_obj(&fx, 8192, I915_GEM_REGION_SMEM);
+	batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	i915_emit_bb_end(cs);
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+	memset(objs, 0, sizeof(objs));
+	for (unsigned int k = 0; k < N; k++)
+		objs[k] = (struct i915_exec_object){.obj = obj[k],
+						    .flags = EXEC_OBJECT_PINNED,
+						    .offset = base + (N - 1 - k) * stride};
+	objs[N] = (struct i915_exec_object){.obj = batch};
+	memset(&eb, 0, sizeof(eb));
+	eb.objects = objs;
+	eb.count = N + 1;
+	ASSERT_EQ(gem_exec_wait(i915, objs, N + 1, NULL), 0);
+	for (unsigned int k = 0; k < N; k++)
+		EXPECT_EQ(obj[k]->base.resource->start, (base + (N - 1 - k) * stride) >> TTM_PAGE_SHIFT);
+
+	/* The last object onto the first one's second page. */
+	objs[N - 1].offset = objs[0].offset + 4096;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	EXPECT_NULL(eb.out_fence);
+	objs[N - 1].offset = base;
+
+	/* Object 1 again, 21 entries later (not pinned: only the duplicate is wrong). */
+	objs[N - 2] = (struct i915_exec_object){.obj = obj[1]};
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	EXPECT_NULL(eb.out_fence);
+	objs[N - 2] = (struct i915_exec_object){
+	    .obj = obj[N - 2], .flags = EXEC_OBJECT_PINNED, .offset = base + stride};
+
+	/* The refusals left nothing reserved or moved. */
+	for (unsigned int k = 0; k < N; k++) {
+		EXPECT_EQ(ttm_bo_reserve(&obj[k]->base, false, true, NULL), 0);
+		EXPECT_EQ(obj[k]->base.resource->start,
+			  (base + (N - 1 - k) * stride) >> TTM_PAGE_SHIFT);
+		ttm_bo_unreserve(&obj[k]->base);
+	}
+	EXPECT_EQ(gem_exec_wait(i915, objs, N + 1, NULL), 0);
+	gem_fixture_fini(&fx);
+}
+
 /* Fill @obj with the pattern of @seed; return its checksum. */
 static uint64_t gem_fill(struct i915_gem_object *obj, uint64_t seed)
 {
