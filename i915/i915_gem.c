@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <i915/i915_faults.h>
 #include <i915/i915_gem.h>
 #include <ttm/ttm_bo_vm.h>
 
@@ -1063,7 +1064,8 @@ int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 	addr = calloc(eb->count, sizeof(*addr));
 	local = calloc(eb->count, sizeof(*local));
 	order = malloc(eb->count * sizeof(*order));
-	if (!locked || !pinned || !written || !addr || !local || !order) {
+	if (fault_should_fail(&i915_fault_exec_alloc, eb->count) || !locked || !pinned ||
+	    !written || !addr || !local || !order) {
 		ret = -ENOMEM;
 		goto out_free;
 	}

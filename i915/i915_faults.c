@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: MIT
+/* Definitions of the i915 driver's fault points; see <i915/i915_faults.h>. */
+#include <i915/i915_faults.h>
+
+DEFINE_FAULT_POINT(i915_fault_exec_alloc, "exec_alloc")

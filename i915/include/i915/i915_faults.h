@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The i915 driver's own fault points (the core's are in <ttm/ttm_faults.h>),
+ * defined in i915_faults.c. The fault sweep fails every hit of each.
+ */
+#ifndef I915_FAULTS_H
+#define I915_FAULTS_H
+
+#include <fault_inject.h>
+
+/* "exec_alloc": an execbuffer's per-object scratch arrays; the call says -ENOMEM. */
+extern struct fault_attr i915_fault_exec_alloc;
+
+#endif /* I915_FAULTS_H */
