@@ -67,13 +67,14 @@
  * its own thread between ring commands, as a CPU takes the interrupt, and
  * then goes on with its queued work; otherwise (a batch-level interrupt,
  * another handler running, an error pending) a dedicated interrupt thread
- * delivers it.
+ * delivers it. In the synchronous mode the handler runs on the caller's
+ * thread at the end of sim_engine_run_until_idle(). There is one interrupt
+ * line: handlers never run concurrently. Interrupt bits raised while the
+ * handler runs are OR-ed together and delivered by the next call, as an IIR
+ * latches them.
  *
  * Doorbell: an engine thread whose ring ran empty watches for a new tail for
- * cfg.idle_poll_us before it sleeps (see struct sim_gpu_config). In the synchronous mode the handler runs on the caller's thread at the
- * end of sim_engine_run_until_idle(). There is one interrupt line: handlers
- * never run concurrently. Interrupt bits raised while the handler runs are
- * OR-ed together and delivered by the next call, as an IIR latches them.
+ * cfg.idle_poll_us before it sleeps (see struct sim_gpu_config).
  *
  * Locking: every function may be called from any thread, except that
  * sim_gpu_destroy() must not race with anything, and the configuration calls
