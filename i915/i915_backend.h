@@ -90,6 +90,11 @@ struct i915_backend_ops {
 	/** @engine_read_hws: dword @index of @engine's status page. */
 	uint32_t (*engine_read_hws)(struct i915_backend *be, enum i915_engine_id engine,
 				    uint32_t index);
+	/**
+	 * @engine_timestamp: @engine's command streamer timestamp (RING_TIMESTAMP
+	 * and its high dword, read as one value), in ticks of @cs_timestamp_hz.
+	 */
+	uint64_t (*engine_timestamp)(struct i915_backend *be, enum i915_engine_id engine);
 	/** @engine_is_stopped: the engine stopped on an error and awaits reset. */
 	bool (*engine_is_stopped)(struct i915_backend *be, enum i915_engine_id engine);
 	/**
@@ -126,6 +131,7 @@ struct i915_backend_ops {
  * @ring_size: bytes of ring the driver should give each engine.
  * @hangcheck_ms: how long the device lets a batch run before it declares a
  *	hang (UINT32_MAX: never), so waits for ring space can give up.
+ * @cs_timestamp_hz: the frequency RING_TIMESTAMP counts at.
  */
 struct i915_backend {
 	const struct i915_backend_ops *ops;
@@ -136,6 +142,7 @@ struct i915_backend {
 	uint64_t lmem_visible_size;
 	uint32_t ring_size[I915_NUM_ENGINES];
 	uint32_t hangcheck_ms;
+	uint32_t cs_timestamp_hz;
 };
 
 /**

@@ -106,6 +106,11 @@ static uint32_t sim_be_engine_read_hws(struct i915_backend *be, enum i915_engine
 	return sim_engine_read_hws(to_sim(be)->gpu, sim_engine(engine), index);
 }
 
+static uint64_t sim_be_engine_timestamp(struct i915_backend *be, enum i915_engine_id engine)
+{
+	return sim_engine_timestamp(to_sim(be)->gpu, sim_engine(engine));
+}
+
 static bool sim_be_engine_is_stopped(struct i915_backend *be, enum i915_engine_id engine)
 {
 	return sim_engine_is_stopped(to_sim(be)->gpu, sim_engine(engine));
@@ -146,6 +151,7 @@ static const struct i915_backend_ops i915_backend_sim_ops = {
     .engine_setup = sim_be_engine_setup,
     .engine_submit = sim_be_engine_submit,
     .engine_read_hws = sim_be_engine_read_hws,
+    .engine_timestamp = sim_be_engine_timestamp,
     .engine_is_stopped = sim_be_engine_is_stopped,
     .engine_reset = sim_be_engine_reset,
     .engine_run = sim_be_engine_run,
@@ -180,6 +186,7 @@ int i915_backend_sim_create(const struct sim_gpu_config *cfg,
 	s->base.ring_size[I915_ENGINE_RCS] = cfg->ring_size[SIM_RCS];
 	s->base.ring_size[I915_ENGINE_BCS] = cfg->ring_size[SIM_BCS];
 	s->base.hangcheck_ms = cfg->hangcheck_ms;
+	s->base.cs_timestamp_hz = SIM_CS_TIMESTAMP_HZ;
 	s->cb = *cb;
 	s->cb_data = data;
 	/* Engines are idle right after creation, as the handler setters require. */

@@ -92,6 +92,33 @@ uint32_t i915_engine_hws_seqno(struct i915_engine *engine)
 	return be->ops->engine_read_hws(be, engine->id, I915_HWS_SEQNO);
 }
 
+int i915_engine_cs_cycles(struct i915_engine *engine, struct i915_cs_cycles *out)
+{
+	struct i915_backend *be;
+	int64_t t0, t1;
+
+	if (!engine || !out)
+		return -EINVAL;
+	be = engine->i915->be;
+	t0 = dma_fence_now_ns();
+	out->cycles = be->ops->engine_timestamp(be, engine->id);
+	t1 = dma_fence_now_ns();
+	out->cpu_ns = t0 + (t1 - t0) / 2;
+	out->cpu_delta_ns = t1 - t0;
+	out->frequency = be->cs_timestamp_hz;
+	return 0;
+}
+
+int64_t i915_cs_cycles_to_ns(const struct i915_cs_cycles *ref, uint64_t cycles)
+{
+	/* Signed, so that a sample from before @ref converts too. */
+	int64_t d = (int32_t)(uint32_t)(cycles - ref->cycles);
+
+	if (!ref->frequency)
+		return ref->cpu_ns;
+	return ref->cpu_ns + d * 1000000000ll / (int64_t)ref->frequency;
+}
+
 /* Wrap-safe "seqno @a has been reached by @hws". */
 static bool i915_seqno_passed(uint32_t hws, uint32_t a)
 {

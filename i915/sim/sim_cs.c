@@ -656,12 +656,21 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 		bool hi = false;
 		uint32_t v;
 
+		uint32_t reg = dw[1] & MI_LRI_REG_MASK;
+
 		if (!(dw[0] & MI_SRM_USE_GGTT))
 			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "PPGTT address");
-		if (cs_reg_ptr(c, dw[1] & MI_LRI_REG_MASK, &ccid, &gpr, &hi))
+		if (reg == SIM_RING_TIMESTAMP(c->e->base) ||
+		    reg == SIM_RING_TIMESTAMP_UDW(c->e->base)) {
+			uint64_t t = sim_cs_timestamp();
+
+			v = reg == SIM_RING_TIMESTAMP(c->e->base) ? (uint32_t)t : (uint32_t)(t >> 32);
+		} else if (cs_reg_ptr(c, reg, &ccid, &gpr, &hi)) {
 			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n,
 					"SRM of an unmodelled register");
-		v = ccid ? atomic_load(ccid) : (uint32_t)(atomic_load(gpr) >> (hi ? 32 : 0));
+		} else {
+			v = ccid ? atomic_load(ccid) : (uint32_t)(atomic_load(gpr) >> (hi ? 32 : 0));
+		}
 		addr = qw(dw + 2);
 		if (addr & 3)
 			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "misaligned store");

@@ -739,6 +739,11 @@ uint32_t sim_reg_read(struct sim_gpu *gpu, uint32_t offset)
 
 		return ((reg - 0x600) & 4) ? (uint32_t)(g >> 32) : (uint32_t)g;
 	}
+	if (reg == 0x358 || reg == 0x35c) {
+		uint64_t t = sim_cs_timestamp();
+
+		return reg == 0x35c ? (uint32_t)(t >> 32) : (uint32_t)t;
+	}
 	pthread_mutex_lock(&gpu->lock);
 	switch (reg) {
 	case 0x30:
@@ -792,6 +797,11 @@ int sim_engine_set_ring(struct sim_gpu *gpu, enum sim_engine_id id, uint32_t ggt
 	}
 	pthread_mutex_unlock(&gpu->lock);
 	return ret;
+}
+
+uint64_t sim_engine_timestamp(struct sim_gpu *gpu, enum sim_engine_id id)
+{
+	return engine_get(gpu, id) ? sim_cs_timestamp() : 0;
 }
 
 int sim_engine_set_hws(struct sim_gpu *gpu, enum sim_engine_id id, uint32_t ggtt_addr)

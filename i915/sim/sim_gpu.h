@@ -44,7 +44,8 @@
  * only; first level chains, SECOND_LEVEL calls one level deep),
  * MI_BATCH_BUFFER_END, MI_STORE_DWORD_IMM / QWORD (GGTT), MI_STORE_DWORD_INDEX,
  * MI_LOAD_REGISTER_IMM and MI_STORE_REGISTER_MEM of the modelled registers
- * (the engine's CCID context tag and its 16 64-bit GPRs), MI_SEMAPHORE_WAIT
+ * (the engine's CCID context tag and its 16 64-bit GPRs; SRM also of the
+ * read-only RING_TIMESTAMP, see below), MI_SEMAPHORE_WAIT
  * (polling, all six compare ops), MI_FLUSH_DW (BCS only) with dword/qword
  * post-sync, PIPE_CONTROL (RCS only) with a qword post-sync write, and on BCS
  * XY_COLOR_BLT, XY_SRC_COPY_BLT (8/16/32 bpp, linear) and XY_FAST_COPY_BLT
@@ -127,6 +128,20 @@ enum sim_engine_id {
 #define SIM_RING_CCID(base) ((base) + 0x180)	/* context tag, see below */
 #define SIM_RING_GPR(base, n) ((base) + 0x600 + 8 * (n)) /* 16 x 64-bit, lo then hi */
 #define SIM_RING_NUM_GPRS 16
+#define SIM_RING_TIMESTAMP(base) ((base) + 0x358)     /* RO: command streamer clock, low */
+#define SIM_RING_TIMESTAMP_UDW(base) ((base) + 0x35c) /* RO: its high dword */
+
+/*
+ * The command streamer timestamp: one 64-bit counter shared by the engines
+ * (as they share the crystal clock on hardware), running at
+ * SIM_CS_TIMESTAMP_HZ, the 19.2 MHz of gen11+ parts. Batches sample it with
+ * MI_STORE_REGISTER_MEM of RING_TIMESTAMP and RING_TIMESTAMP_UDW (one dword
+ * each, as on hardware), the CPU with sim_reg_read() or, both dwords from
+ * one instant, sim_engine_timestamp(). It counts CLOCK_MONOTONIC, but a
+ * driver should correlate it with the CPU clock by sampling both (as
+ * DRM_I915_QUERY_CS_CYCLES does) rather than rely on that.
+ */
+#define SIM_CS_TIMESTAMP_HZ 19200000u
 
 #define SIM_RING_TAIL_MASK 0x1ffff8u
 #define SIM_RING_HEAD_MASK 0x1ffffcu
@@ -342,6 +357,8 @@ int sim_engine_set_ring(struct sim_gpu *gpu, enum sim_engine_id e, uint32_t ggtt
 int sim_engine_set_hws(struct sim_gpu *gpu, enum sim_engine_id e, uint32_t ggtt_addr);
 int sim_engine_set_tail(struct sim_gpu *gpu, enum sim_engine_id e, uint32_t tail);
 uint32_t sim_engine_get_head(struct sim_gpu *gpu, enum sim_engine_id e);
+/* The command streamer timestamp now, in SIM_CS_TIMESTAMP_HZ ticks. */
+uint64_t sim_engine_timestamp(struct sim_gpu *gpu, enum sim_engine_id e);
 /* Read dword @index of the status page (0 without one or on a fault). */
 uint32_t sim_engine_read_hws(struct sim_gpu *gpu, enum sim_engine_id e, uint32_t index);
 

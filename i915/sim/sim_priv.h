@@ -135,6 +135,16 @@ static inline uint32_t sim_ring_size(const struct sim_engine *e)
 
 uint64_t sim_now_ns(void);
 
+/* RING_TIMESTAMP now: sim_now_ns() in SIM_CS_TIMESTAMP_HZ ticks (12/625). */
+_Static_assert(SIM_CS_TIMESTAMP_HZ == 19200000u, "sim_cs_timestamp() assumes 12 ticks per 625 ns");
+static inline uint64_t sim_cs_timestamp(void)
+{
+	uint64_t ns = sim_now_ns();
+
+	/* Split so that the product cannot overflow in any uptime. */
+	return ns / 625 * 12 + ns % 625 * 12 / 625;
+}
+
 /*
  * sim_ggtt_resolve - host pointer for GGTT @addr and the number of bytes
  * (at most @want) readable from it contiguously, merging neighbouring pages

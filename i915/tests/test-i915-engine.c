@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "i915_test_common.h"
@@ -118,6 +120,56 @@ KTEST(request_batch_writes_reach_memory)
 	EXPECT_EQ(dma_fence_get_status(f), 1);
 	for (unsigned int i = 0; i < 16; i++)
 		EXPECT_EQ(i915_test_read32(&target, 4 * i), 0xc0de0000u + i);
+	dma_fence_put(f);
+	i915_test_buf_fini(&batch);
+	i915_test_buf_fini(&target);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+/*
+ * A batch's RING_TIMESTAMP samples, converted with i915_engine_cs_cycles(),
+ * fall between the CPU times around the request and before its fence's
+ * signal time; the low dword alone converts to the same time.
+ */
+KTEST(engine_cs_cycles_correlate_batch_timestamps)
+{
+	struct i915_device *i915 = i915_test_device(false);
+	struct i915_test_buf batch, target;
+	struct i915_engine *bcs;
+	struct i915_cs_cycles ref, later;
+	struct dma_fence *f;
+	uint32_t cmds[32], *cs = cmds, reg = 0x22000u + 0x358;
+	uint64_t t;
+	int64_t before, ns, signalled;
+
+	ASSERT_NOT_NULL(i915);
+	bcs = i915_engine_get(i915, I915_ENGINE_BCS);
+	EXPECT_EQ(i915_engine_cs_cycles(NULL, &ref), -EINVAL);
+	EXPECT_EQ(i915_engine_cs_cycles(bcs, NULL), -EINVAL);
+	ASSERT_EQ(i915_test_buf_init(&batch, i915, 4096, 0), 0);
+	ASSERT_EQ(i915_test_buf_init(&target, i915, 4096, TTM_PL_FLAG_TOPDOWN), 0);
+	cs = i915_emit_store_register_mem(cs, reg, target.addr);
+	cs = i915_emit_store_register_mem(cs, reg + 4, target.addr + 4);
+	i915_emit_bb_end(cs);
+	memcpy(batch.mem, cmds, sizeof(cmds));
+	ASSERT_EQ(i915_engine_cs_cycles(bcs, &ref), 0);
+	EXPECT_EQ(ref.frequency, 19200000u);
+	EXPECT_GE(ref.cpu_delta_ns, 0);
+	before = dma_fence_now_ns();
+	ASSERT_EQ(i915_request_submit(bcs, NULL, NULL, 0, batch.addr, &f), 0);
+	EXPECT_EQ(dma_fence_wait(f, false), 0);
+	ASSERT_EQ(i915_engine_cs_cycles(bcs, &later), 0);
+	ASSERT_EQ(dma_fence_get_timestamp(f, &signalled), 0);
+	t = ((uint64_t)i915_test_read32(&target, 4) << 32) | i915_test_read32(&target, 0);
+	EXPECT_ULE(ref.cycles, t);
+	EXPECT_ULE(t, later.cycles);
+	ns = i915_cs_cycles_to_ns(&ref, t);
+	/* One tick (52 ns) and the sample's own uncertainty either way. */
+	EXPECT_GE(ns, before - 53 - ref.cpu_delta_ns);
+	EXPECT_LE(ns, signalled + 53 + ref.cpu_delta_ns);
+	EXPECT_EQ(i915_cs_cycles_to_ns(&ref, (uint32_t)t), ns);
+	/* Converting back from the later sample agrees within a tick or two. */
+	EXPECT_LE(llabs(i915_cs_cycles_to_ns(&later, t) - ns), 106 + later.cpu_delta_ns + ref.cpu_delta_ns);
 	dma_fence_put(f);
 	i915_test_buf_fini(&batch);
 	i915_test_buf_fini(&target);

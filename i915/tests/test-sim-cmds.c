@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <i915/i915_cmds.h>
 
@@ -216,6 +217,47 @@ KTEST(cmd_lri_ccid_and_srm_gpr)
 	ASSERT_EQ(sim_error_state_get(fx.gpu, SIM_RCS, &es), 0);
 	EXPECT_EQ(es.reason, SIM_ERR_BAD_CMD);
 	EXPECT_UEQ(es.ctx_id, 0xc0ffee);
+	fx_fini(&fx);
+}
+
+/* RING_TIMESTAMP: read-only, both dwords, in order with the CPU's samples and each other. */
+KTEST(cmd_srm_ring_timestamp)
+{
+	const uint32_t base = SIM_BCS_BASE;
+	struct timespec nap = {.tv_nsec = 2000000};
+	struct fx fx;
+	uint32_t b[32], *cs = b;
+	uint64_t before, after, first, second, t0, t1;
+
+	fx_init(&fx, 100);
+	cs = i915_emit_store_register_mem(cs, SIM_RING_TIMESTAMP(base), DATA);
+	cs = i915_emit_store_register_mem(cs, SIM_RING_TIMESTAMP_UDW(base), DATA + 4);
+	cs = i915_emit_color_blt(cs, 4, DATA + 4096, 4096, 0, 0, 1024, 16, 0x5a5a5a5a);
+	cs = i915_emit_store_register_mem(cs, SIM_RING_TIMESTAMP(base), DATA + 8);
+	cs = i915_emit_store_register_mem(cs, SIM_RING_TIMESTAMP_UDW(base), DATA + 12);
+	cs = i915_emit_bb_end(cs);
+	before = sim_engine_timestamp(fx.gpu, SIM_BCS);
+	EXPECT_EQ(run_batch(&fx, SIM_BCS, b, (unsigned int)(cs - b)), 0);
+	after = sim_engine_timestamp(fx.gpu, SIM_BCS);
+	first = rd64(&fx, DATA);
+	second = rd64(&fx, DATA + 8);
+	EXPECT_ULE(before, first);
+	EXPECT_ULE(first, second);
+	EXPECT_ULE(second, after);
+	/* One clock for all engines, readable through MMIO, and it runs. */
+	t0 = sim_engine_timestamp(fx.gpu, SIM_RCS);
+	EXPECT_ULE(after, t0);
+	nanosleep(&nap, NULL);
+	t1 = ((uint64_t)sim_reg_read(fx.gpu, SIM_RING_TIMESTAMP_UDW(SIM_RCS_BASE)) << 32) |
+	     sim_reg_read(fx.gpu, SIM_RING_TIMESTAMP(SIM_RCS_BASE));
+	/* 2 ms at 19.2 MHz; the high dword read first may only make it smaller by a wrap. */
+	EXPECT_TRUE(t1 - t0 >= 2 * SIM_CS_TIMESTAMP_HZ / 1000 || t1 < t0);
+	EXPECT_UEQ(sim_engine_timestamp(fx.gpu, SIM_NUM_ENGINES), 0);
+	/* Read-only: MMIO writes are refused, LRI to it stops the engine. */
+	EXPECT_EQ(sim_reg_write(fx.gpu, SIM_RING_TIMESTAMP(base), 0), -EINVAL);
+	cs = i915_emit_lri(b, SIM_RING_TIMESTAMP(base), 0);
+	EXPECT_EQ(run_ring(&fx, SIM_BCS, b, (unsigned int)(cs - b)), -EIO);
+	EXPECT_EQ(last_reason(&fx, SIM_BCS), SIM_ERR_BAD_CMD);
 	fx_fini(&fx);
 }
 

@@ -182,6 +182,40 @@ struct i915_request *to_i915_request(struct dma_fence *fence);
  */
 void i915_engine_set_wedged(struct i915_engine *engine, bool wedged);
 
+/**
+ * struct i915_cs_cycles - one sample of an engine's command streamer clock
+ * against the CPU's, what DRM_I915_QUERY_CS_CYCLES returns.
+ * @cycles: RING_TIMESTAMP, in ticks of @frequency.
+ * @cpu_ns: CLOCK_MONOTONIC (dma_fence_now_ns()) at the same moment: the
+ *	midpoint of two CPU reads around the register read.
+ * @cpu_delta_ns: how far apart those two reads were, the error bound.
+ * @frequency: ticks per second.
+ *
+ * A timestamp a batch stored with MI_STORE_REGISTER_MEM of RING_TIMESTAMP
+ * at cycle count t happened at CPU time i915_cs_cycles_to_ns(sample, t).
+ */
+struct i915_cs_cycles {
+	uint64_t cycles;
+	int64_t cpu_ns;
+	int64_t cpu_delta_ns;
+	uint32_t frequency;
+};
+
+/**
+ * i915_engine_cs_cycles() - sample @engine's command streamer clock and the
+ * CPU clock together. Return: 0; -EINVAL (NULL argument).
+ */
+int i915_engine_cs_cycles(struct i915_engine *engine, struct i915_cs_cycles *out);
+
+/**
+ * i915_cs_cycles_to_ns() - CPU time (CLOCK_MONOTONIC ns) of engine clock
+ * value @cycles, extrapolated from @ref. Only the low 32 bits of the
+ * difference count, so a value sampled from RING_TIMESTAMP alone (its low
+ * dword) converts as well as a full one, within 2^31 ticks (~110 s at
+ * 19.2 MHz) of @ref.
+ */
+int64_t i915_cs_cycles_to_ns(const struct i915_cs_cycles *ref, uint64_t cycles);
+
 /** i915_engine_hws_seqno() - the last seqno the engine stored. */
 uint32_t i915_engine_hws_seqno(struct i915_engine *engine);
 
