@@ -22,9 +22,13 @@
  *        every byte is touched once), its addresses patched by relocations
  *        against the BO (re-validated there, a GGTT range mapped over it);
  *        the request's fence is attached to the BO as a write, and the
- *        client waits for it. Each client has its own batch object. Before
- *        the first point one access is checked: the second half must hold
- *        what was written to the first.
+ *        client waits for it. The batch samples the blitter's
+ *        RING_TIMESTAMP before and after the blit (put on the CPU clock
+ *        with i915_engine_cs_cycles()), so the benchmark knows when the
+ *        device ran it. Each client has its own batch object. Before the
+ *        first point one access is checked: the second half must hold
+ *        what was written to the first, and the timestamps must be in
+ *        order.
  *  core  the TTM core over bench_mockdev (host-memory VRAM, memcpy moves).
  *        There is no GPU: the device reading the BO is modelled by a CPU
  *        read of all its bytes where it is placed, under the reservation
@@ -60,8 +64,14 @@
  *                              fence of the BO signalled (the fences' own
  *                              timestamps; until validate returned when that
  *                              is later, and always on core), the union of
- *                              those intervals (one client: their sum), vs
- *                              memcpy: the device's copy efficiency. On
+ *                              those intervals (one client: their sum) less
+ *                              the time in it the blitter ran the clients'
+ *                              use batches (their timestamps; with one
+ *                              client they never overlap: the blitter is
+ *                              shared, the render engine cannot blit, and
+ *                              another client's use in the union is not
+ *                              copy time), vs memcpy: the device's copy
+ *                              efficiency. On
  *                              sim an eviction plus a move-in copies 2 BOs
  *                              (lmem to TT, TT to lmem) and moves 4 (with
  *                              the two bind hops): bytes_moved would double
@@ -71,6 +81,8 @@
  *                              futex round trip: the scheduler's part of an
  *                              idle wait, kept out of .copy_bw (the fence
  *                              benchmark holds its target), no target
+ *   .copy_use_share            (N > 1 clients, sim) the share of that union
+ *                              the use batches took out, no target
  *   .copy_bw_per_client        (N > 1 clients) the same bytes over the
  *                              clients' summed copying-validate times: the
  *                              rate one client sees while it shares the one
@@ -135,12 +147,16 @@ struct ev_opts {
 /*
  * One client's batch on sim: XY_FAST_COPY_BLT chunks from the BO's first
  * half to its second, each chunk's destination and source addresses patched
- * by a relocation against object 0 of the execbuffer (the BO).
+ * by a relocation against object 0 of the execbuffer (the BO), between two
+ * samples of the blitter's RING_TIMESTAMP (both dwords, stored at @ts_off in
+ * the batch object, relocated against object 1: the batch). They say when
+ * the device ran the use.
  */
 struct ev_batch {
 	struct i915_gem_object *obj;
 	struct i915_exec_reloc *relocs;
 	unsigned nreloc;
+	uint64_t ts_off;
 };
 
 /* The device of a run and how its BOs are validated and used. */
@@ -179,6 +195,11 @@ struct ev_span {
 	uint64_t start, end;
 };
 
+struct ev_spans {
+	struct ev_span *v;
+	size_t n, cap;
+};
+
 struct ev_worker {
 	struct ev_set *set;
 	struct bench_run *run;
@@ -191,8 +212,10 @@ struct ev_worker {
 	/* Copying accesses timed until idle: their summed signal-to-return time. */
 	uint64_t wake_ns, wakes;
 	/* [start, end) of each validate that copied, for the device-wide union. */
-	struct ev_span *spans;
-	size_t nspans, spans_cap;
+	struct ev_spans copies;
+	/* sim: when the blitter ran each of this client's use batches. */
+	struct ev_spans uses;
+	struct i915_cs_cycles cs_ref; /* puts the batches' timestamps on the CPU clock */
 	uint64_t sink; /* what the CPU reads add up to, so they are not elided */
 	int err;
 	pthread_t thread;
@@ -242,28 +265,53 @@ static void batch_fini(struct ev_batch *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* RING_TIMESTAMP of the blitter and its high dword. */
+#define EV_BCS_TIMESTAMP (0x22000u + 0x358)
+#define EV_BCS_TIMESTAMP_UDW (EV_BCS_TIMESTAMP + 4)
+#define EV_SRM_DWORDS 4
+
+/* Store both dwords of the blitter's timestamp at @off of batch object 1. */
+static uint32_t *batch_timestamp(struct ev_batch *b, uint32_t *cmds, uint32_t *cs, uint64_t off)
+{
+	for (unsigned k = 0; k < 2; k++) {
+		b->relocs[b->nreloc++] =
+		    (struct i915_exec_reloc){.target = 1,
+					     .delta = (uint32_t)(off + 4 * k),
+					     .offset = (uint64_t)(cs - cmds) * 4 + 8,
+					     .read_domains = I915_GEM_DOMAIN_RENDER,
+					     .write_domain = I915_GEM_DOMAIN_RENDER};
+		cs = i915_emit_store_register_mem(cs, k ? EV_BCS_TIMESTAMP_UDW : EV_BCS_TIMESTAMP, 0);
+	}
+	return cs;
+}
+
 /*
- * Build @b for BOs of @bo_size bytes: the copy in chunks of at most
- * I915_BLT_MAX_COORD rows, a flush so the writes land before the request's
- * seqno store, the end. Return: 0; -ENOMEM; the errors of creating and
- * writing the batch object.
+ * Build @b for BOs of @bo_size bytes: a timestamp, the copy in chunks of at
+ * most I915_BLT_MAX_COORD rows, a flush so the writes land before what
+ * follows, a second timestamp, the end; the two timestamps after the
+ * commands. Return: 0; -ENOMEM; the errors of creating and writing the
+ * batch object.
  */
 static int batch_init(struct i915_device *i915, uint64_t bo_size, struct ev_batch *b)
 {
 	uint64_t half = bo_size / 2, row = batch_row(bo_size), rows = half / row;
 	unsigned chunks = (unsigned)((rows + I915_BLT_MAX_COORD - 1) / I915_BLT_MAX_COORD);
-	size_t dwords = (size_t)chunks * I915_FAST_COPY_BLT_DWORDS + I915_FLUSH_DW_DWORDS + 1;
-	size_t bytes = (dwords * 4 + TTM_PAGE_SIZE - 1) / TTM_PAGE_SIZE * TTM_PAGE_SIZE;
+	size_t dwords = (size_t)chunks * I915_FAST_COPY_BLT_DWORDS + 4 * EV_SRM_DWORDS +
+			I915_FLUSH_DW_DWORDS + 1;
+	uint64_t ts_off = (dwords * 4 + 15) / 16 * 16;
+	size_t bytes = (ts_off + 16 + TTM_PAGE_SIZE - 1) / TTM_PAGE_SIZE * TTM_PAGE_SIZE;
 	uint32_t *cmds = calloc(bytes / 4, sizeof(*cmds)), *cs = cmds;
 	int ret;
 
 	memset(b, 0, sizeof(*b));
-	b->relocs = calloc(2 * (size_t)chunks, sizeof(*b->relocs));
+	b->relocs = calloc(2 * (size_t)chunks + 4, sizeof(*b->relocs));
 	if (!cmds || !b->relocs) {
 		free(cmds);
 		batch_fini(b);
 		return -ENOMEM;
 	}
+	b->ts_off = ts_off;
+	cs = batch_timestamp(b, cmds, cs, ts_off);
 	for (uint64_t done = 0; done < rows;) {
 		uint64_t n = rows - done < I915_BLT_MAX_COORD ? rows - done : I915_BLT_MAX_COORD;
 		uint64_t off = done * row, at = (uint64_t)(cs - cmds) * 4;
@@ -288,6 +336,7 @@ static int batch_init(struct i915_device *i915, uint64_t bo_size, struct ev_batc
 	*cs++ = 0;
 	*cs++ = 0;
 	*cs++ = 0;
+	cs = batch_timestamp(b, cmds, cs, ts_off + 8);
 	cs = i915_emit_bb_end(cs);
 	ret = i915_gem_object_create(i915, bytes, I915_GEM_REGION_SMEM, &b->obj);
 	if (!ret)
@@ -300,10 +349,12 @@ static int batch_init(struct i915_device *i915, uint64_t bo_size, struct ev_batc
 
 /*
  * The GPU uses @bo: execbuffer of @b on the blitter with @bo written, then
- * wait for the request. Return: 0; the errors of i915_gem_execbuffer();
- * -EIO when the request completed with an error.
+ * wait for the request; *@ts: the batch's two timestamps (engine clock).
+ * Return: 0; the errors of i915_gem_execbuffer() and of reading the batch
+ * object back; -EIO when the request completed with an error.
  */
-static int use_blit(struct i915_device *i915, struct ev_batch *b, struct ttm_buffer_object *bo)
+static int use_blit(struct i915_device *i915, struct ev_batch *b, struct ttm_buffer_object *bo,
+		    uint64_t ts[2])
 {
 	struct i915_exec_object eo[2] = {
 	    {.obj = container_of(bo, struct i915_gem_object, base), .flags = EXEC_OBJECT_WRITE},
@@ -318,6 +369,13 @@ static int use_blit(struct i915_device *i915, struct ev_batch *b, struct ttm_buf
 	if (!ret && dma_fence_get_status(eb.out_fence) < 0)
 		ret = -EIO;
 	dma_fence_put(eb.out_fence);
+	if (!ret) {
+		uint32_t dw[4];
+
+		ret = i915_gem_object_access(b->obj, b->ts_off, dw, sizeof(dw), false);
+		ts[0] = (uint64_t)dw[1] << 32 | dw[0];
+		ts[1] = (uint64_t)dw[3] << 32 | dw[2];
+	}
 	return ret;
 }
 
@@ -361,18 +419,18 @@ static int use_cpu_read(struct ev_dev *d, struct ttm_buffer_object *bo, uint64_t
 
 /* ---------------------------------------------------------- the loop */
 
-static int span_add(struct ev_worker *w, uint64_t start, uint64_t end)
+static int spans_add(struct ev_spans *l, uint64_t start, uint64_t end)
 {
-	if (w->nspans == w->spans_cap) {
-		size_t cap = w->spans_cap ? 2 * w->spans_cap : 1024;
-		struct ev_span *s = realloc(w->spans, cap * sizeof(*s));
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 1024;
+		struct ev_span *v = realloc(l->v, cap * sizeof(*v));
 
-		if (!s)
+		if (!v)
 			return -ENOMEM;
-		w->spans = s;
-		w->spans_cap = cap;
+		l->v = v;
+		l->cap = cap;
 	}
-	w->spans[w->nspans++] = (struct ev_span){start, end};
+	l->v[l->n++] = (struct ev_span){start, end};
 	return 0;
 }
 
@@ -384,41 +442,69 @@ static int span_cmp(const void *a, const void *b)
 }
 
 /*
- * Nanoseconds during which at least one client was in a validate that
- * copied: the union of every worker's spans (one client: their sum).
- * Return: 0, or -ENOMEM.
+ * The union of the workers' copying-validate spans (@uses false) or of their
+ * use batches (@uses true) as disjoint spans in start order, into *@out (free
+ * out->v). Return: 0, or -ENOMEM.
  */
-static int spans_union_ns(const struct ev_worker *w, unsigned n, uint64_t *out)
+static int spans_merge(const struct ev_worker *w, unsigned n, bool uses, struct ev_spans *out)
 {
-	size_t total = 0, k = 0;
-	struct ev_span *all;
-	uint64_t sum = 0, cur_start = 0, cur_end = 0;
+	size_t total = 0, k = 0, m = 0;
 
+	memset(out, 0, sizeof(*out));
 	for (unsigned i = 0; i < n; i++)
-		total += w[i].nspans;
-	*out = 0;
+		total += uses ? w[i].uses.n : w[i].copies.n;
 	if (!total)
 		return 0;
-	all = malloc(total * sizeof(*all));
-	if (!all)
+	out->v = malloc(total * sizeof(*out->v));
+	if (!out->v)
 		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++)
-		for (size_t j = 0; j < w[i].nspans; j++)
-			all[k++] = w[i].spans[j];
-	qsort(all, total, sizeof(*all), span_cmp);
+	for (unsigned i = 0; i < n; i++) {
+		const struct ev_spans *l = uses ? &w[i].uses : &w[i].copies;
+
+		for (size_t j = 0; j < l->n; j++)
+			out->v[k++] = l->v[j];
+	}
+	qsort(out->v, total, sizeof(*out->v), span_cmp);
 	for (k = 0; k < total; k++) {
-		if (k && all[k].start <= cur_end) {
-			if (all[k].end > cur_end)
-				cur_end = all[k].end;
+		if (m && out->v[k].start <= out->v[m - 1].end) {
+			if (out->v[k].end > out->v[m - 1].end)
+				out->v[m - 1].end = out->v[k].end;
 			continue;
 		}
-		sum += cur_end - cur_start;
-		cur_start = all[k].start;
-		cur_end = all[k].end;
+		out->v[m++] = out->v[k];
 	}
-	*out = sum + (cur_end - cur_start);
-	free(all);
+	out->n = m;
+	out->cap = total;
 	return 0;
+}
+
+static uint64_t spans_sum_ns(const struct ev_spans *l)
+{
+	uint64_t sum = 0;
+
+	for (size_t k = 0; k < l->n; k++)
+		sum += l->v[k].end - l->v[k].start;
+	return sum;
+}
+
+/* Nanoseconds covered by both of two merged span lists. */
+static uint64_t spans_overlap_ns(const struct ev_spans *a, const struct ev_spans *b)
+{
+	size_t i = 0, j = 0;
+	uint64_t sum = 0;
+
+	while (i < a->n && j < b->n) {
+		uint64_t lo = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
+		uint64_t hi = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
+
+		if (hi > lo)
+			sum += hi - lo;
+		if (a->v[i].end < b->v[j].end)
+			i++;
+		else
+			j++;
+	}
+	return sum;
 }
 
 /*
@@ -481,7 +567,7 @@ static int access_one(struct ev_worker *w, struct ttm_buffer_object *bo)
 		 * benchmark measures against a futex round trip. That part is
 		 * kept apart (.copy_wake) rather than charged to the copy.
 		 */
-		ret = span_add(w, (uint64_t)start, (uint64_t)done);
+		ret = spans_add(&w->copies, (uint64_t)start, (uint64_t)done);
 		if (ret)
 			return ret;
 		w->bytes_copied += ctx.bytes_copied;
@@ -492,9 +578,19 @@ static int access_one(struct ev_worker *w, struct ttm_buffer_object *bo)
 		}
 	}
 	if (d->use == EV_USE_BLIT) {
-		ret = use_blit(d->i915, &d->batches[w->index], bo);
+		uint64_t ts[2];
+		int64_t from, to;
+
+		ret = use_blit(d->i915, &d->batches[w->index], bo, ts);
 		if (ret)
 			return ret;
+		from = i915_cs_cycles_to_ns(&w->cs_ref, ts[0]);
+		to = i915_cs_cycles_to_ns(&w->cs_ref, ts[1]);
+		if (to > from) {
+			ret = spans_add(&w->uses, (uint64_t)from, (uint64_t)to);
+			if (ret)
+				return ret;
+		}
 	}
 	w->accesses++;
 	return 0;
@@ -506,6 +602,9 @@ static void *ev_thread(void *p)
 	unsigned long i;
 
 	bench_pin_thread(w->run, w->index);
+	if (w->set->dev->use == EV_USE_BLIT)
+		w->err = i915_engine_cs_cycles(i915_engine_get(w->set->dev->i915, I915_ENGINE_BCS),
+					       &w->cs_ref);
 	for (i = 0; !w->err; i++) {
 		/*
 		 * Check the shared flag only now and then, and not before a few
@@ -531,7 +630,7 @@ static void *ev_thread(void *p)
 
 struct ev_figures {
 	double throughput, validate_rate, evictions, moved, copy_bw, copy_bw_client, fresh_pages;
-	double copy_wake;
+	double copy_wake, copy_use_share;
 };
 
 static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, unsigned nclients,
@@ -541,7 +640,7 @@ static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, uns
 	struct ev_worker *w = calloc(nclients, sizeof(*w));
 	atomic_bool stop;
 	unsigned long validates = 0, accesses = 0;
-	uint64_t copied = 0, move_ns = 0, validate_ns = 0, union_ns = 0, sink = 0, t0, t1;
+	uint64_t copied = 0, move_ns = 0, validate_ns = 0, union_ns = 0, use_ns = 0, sink = 0, t0, t1;
 	uint64_t wake_ns = 0, wakes = 0;
 	uint64_t ev0 = atomic_load(&st->evictions), mv0 = atomic_load(&st->bytes_moved);
 	unsigned long os0 = ttm_pool_os_pages(&s->dev->bdev->pool);
@@ -585,10 +684,23 @@ static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, uns
 		sink ^= w[i].sink;
 	}
 	t1 = bench_now_ns();
-	if (!rc)
-		rc = spans_union_ns(w, started, &union_ns);
-	for (unsigned i = 0; i < nclients; i++)
-		free(w[i].spans);
+	if (!rc) {
+		struct ev_spans copies, uses = {0};
+
+		rc = spans_merge(w, started, false, &copies);
+		if (!rc)
+			rc = spans_merge(w, started, true, &uses);
+		if (!rc) {
+			union_ns = spans_sum_ns(&copies);
+			use_ns = spans_overlap_ns(&copies, &uses);
+		}
+		free(copies.v);
+		free(uses.v);
+	}
+	for (unsigned i = 0; i < nclients; i++) {
+		free(w[i].copies.v);
+		free(w[i].uses.v);
+	}
 	free(w);
 	if (rc)
 		return rc;
@@ -601,10 +713,14 @@ static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, uns
 	fig->moved = (double)(atomic_load(&st->bytes_moved) - mv0) / (double)validates;
 	/*
 	 * The device's copy rate: all clients' copied bytes over the time in
-	 * which any of them was in a copying validate. Per client (their times
-	 * summed) it is the rate one client sees while sharing the blitter.
+	 * which any of them was in a copying validate and the blitter was not
+	 * running a client's use batch (by the batches' own timestamps; with
+	 * one client the two never overlap). Per client (their times summed,
+	 * nothing taken out) it is the rate one client sees while sharing the
+	 * blitter.
 	 */
-	fig->copy_bw = union_ns ? (double)copied / (double)union_ns : NAN;
+	fig->copy_bw = union_ns > use_ns ? (double)copied / (double)(union_ns - use_ns) : NAN;
+	fig->copy_use_share = union_ns ? (double)use_ns / (double)union_ns : NAN;
 	fig->copy_bw_client = move_ns ? (double)copied / (double)move_ns : NAN;
 	fig->copy_wake = wakes ? (double)wake_ns / (double)wakes : NAN;
 	fig->fresh_pages = (double)(ttm_pool_os_pages(&s->dev->bdev->pool) - os0);
@@ -747,8 +863,20 @@ static int use_blit_check(struct ev_dev *d)
 	}
 	if (!ret && bo->resource->mem_type != TTM_PL_VRAM)
 		ret = -EIO;
-	if (!ret)
-		ret = use_blit(d->i915, &d->batches[0], bo);
+	if (!ret) {
+		struct i915_cs_cycles before, after;
+		uint64_t ts[2];
+
+		ret = i915_engine_cs_cycles(i915_engine_get(d->i915, I915_ENGINE_BCS), &before);
+		if (!ret)
+			ret = use_blit(d->i915, &d->batches[0], bo, ts);
+		if (!ret)
+			ret = i915_engine_cs_cycles(i915_engine_get(d->i915, I915_ENGINE_BCS),
+						    &after);
+		/* The batch's timestamps: in order, and inside the call. */
+		if (!ret && !(before.cycles <= ts[0] && ts[0] <= ts[1] && ts[1] <= after.cycles))
+			ret = -EIO;
+	}
 	if (!ret)
 		ret = i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM);
 	if (!ret)
@@ -781,7 +909,7 @@ static int dev_sim_init(struct ev_dev *d, unsigned nclients)
 	ret = use_blit_check(d);
 	if (ret == -EIO)
 		fprintf(stderr, "benchmark-evict: the access blit did not copy the first half of "
-				"a BO onto its second half\n");
+				"a BO onto its second half, or its timestamps are out of order\n");
 	return ret;
 }
 
@@ -832,6 +960,7 @@ static const struct bench_opt ev_extra[] = {
 
 struct point_metrics {
 	struct bench_metric *tp, *vr, *ev, *mv, *cb, *cc, *fp, *cw;
+	struct bench_metric *us; /* copy_use_share, N > 1 clients on sim */
 };
 
 static const char *use_label(enum ev_use use)
@@ -869,6 +998,17 @@ static int point_add(struct bench_run *run, const char *pat, unsigned pct, unsig
 	if (!pm->tp || !pm->vr || !pm->ev || !pm->mv || !pm->cb || !pm->cw || !pm->fp)
 		return -ENOMEM;
 	pm->cc = NULL;
+	pm->us = NULL;
+	if (nclients > 1 && use == EV_USE_BLIT) {
+		snprintf(name, sizeof(name), "evict.%s.ws%u.copy_use_share", pat, pct);
+		pm->us = bench_metric_add(run, name, "x", BENCH_LOWER_IS_BETTER);
+		if (!pm->us ||
+		    bench_metric_label(pm->us, "counted",
+				       "share of the copying-validate union in which the blitter "
+				       "ran a client's use batch (its RING_TIMESTAMP samples), "
+				       "left out of copy_bw"))
+			return -ENOMEM;
+	}
 	if (nclients > 1) {
 		snprintf(name, sizeof(name), "evict.%s.ws%u.copy_bw_per_client", pat, pct);
 		pm->cc = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
@@ -893,7 +1033,8 @@ static int point_add(struct bench_run *run, const char *pat, unsigned pct, unsig
 	    bench_metric_label(pm->cb, "counted",
 			       "bytes copied (blits, CPU copies) over the union of the "
 			       "clients' copying validates, each until its last fence "
-			       "signalled (or validate returned, if later)") ||
+			       "signalled (or validate returned, if later), less the time "
+			       "in it the blitter ran the clients' use batches") ||
 	    bench_metric_label(pm->cw, "counted",
 			       "mean time from a copying validate's last fence signal to its "
 			       "waiting client running again") ||
@@ -1098,6 +1239,8 @@ int main(int argc, char **argv)
 						rc = bench_metric_sample(pm.cc, fig.copy_bw_client);
 					if (!rc && isfinite(fig.copy_wake))
 						rc = bench_metric_sample(pm.cw, fig.copy_wake);
+					if (!rc && pm.us && isfinite(fig.copy_use_share))
+						rc = bench_metric_sample(pm.us, fig.copy_use_share);
 				}
 				if (!rc && eo.bo_kib >= 1024 && ws[wi] > 100 &&
 				    run.refs[BENCH_REF_MEMCPY_BW].measured)
