@@ -3,3 +3,4 @@
 #include <i915/i915_faults.h>
 
 DEFINE_FAULT_POINT(i915_fault_exec_alloc, "exec_alloc")
+DEFINE_FAULT_POINT(i915_fault_obj_alloc, "obj_alloc")

@@ -627,7 +627,8 @@ int i915_gem_object_create(struct i915_device *i915, uint64_t size, enum i915_ge
 	ret = i915_region_mem_type(i915, region, &place.mem_type);
 	if (ret)
 		return ret;
-	obj = calloc(1, sizeof(*obj));
+	obj =
+	    fault_should_fail(&i915_fault_obj_alloc, sizeof(*obj)) ? NULL : calloc(1, sizeof(*obj));
 	if (!obj)
 		return -ENOMEM;
 	obj->i915 = i915;

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <fault_inject.h>
+#include <i915/i915_faults.h>
 #include <i915/i915_gem.h>
 #include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_faults.h>
@@ -1075,5 +1076,77 @@ KTEST(gem_object_mmap_lmem_above_window_first_touch_reads_blit)
 	ttm_bo_vm_release(&obj->base);
 	free(first);
 	free(buf);
+	gem_fixture_fini(&fx);
+}
+
+/* --- the driver's fault points --- */
+
+/* Fail the next hit of @point on this thread (every path below runs on it). */
+static void gem_fail_next(struct fault_attr *point)
+{
+	fault_thread_fail_nth(point, 1);
+}
+
+/* Disarm what gem_fail_next() armed; true when it fired. */
+static bool gem_fault_fired(void)
+{
+	bool fired = fault_thread_nth_pending() == 0;
+
+	fault_thread_fail_nth(NULL, 0);
+	return fired;
+}
+
+static unsigned int gem_region_mem_type(enum i915_gem_region region)
+{
+	switch (region) {
+	case I915_GEM_REGION_LMEM:
+		return TTM_PL_VRAM;
+	case I915_GEM_REGION_STOLEN:
+		return I915_PL_STOLEN;
+	default:
+		return TTM_PL_SYSTEM;
+	}
+}
+
+/*
+ * A refused object allocation (obj_alloc) fails the create with -ENOMEM
+ * before anything exists: no object comes back, the device counts no new
+ * BO and no memory type or GGTT range is held for it; the same call then
+ * succeeds. In each region (the region is checked before the allocation).
+ */
+KTEST(gem_object_create_alloc_failure_enomem)
+{
+	static const enum i915_gem_region regions[] = {
+	    I915_GEM_REGION_SMEM, I915_GEM_REGION_LMEM, I915_GEM_REGION_STOLEN};
+	struct ttm_resource_manager *ggtt;
+	struct gem_fixture fx;
+	struct i915_device *i915;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	i915 = gem_fixture_init(&fx, 0);
+	ggtt = i915_ggtt_manager(&i915->ggtt);
+	for (unsigned int r = 0; r < sizeof(regions) / sizeof(regions[0]); r++) {
+		unsigned int mem_type = gem_region_mem_type(regions[r]);
+		struct ttm_resource_manager *man = ttm_manager_type(&i915->drm.bdev, mem_type);
+		uint64_t bos = atomic_load(&i915->drm.bdev.stats.bo_count);
+		uint64_t used = ttm_resource_manager_usage(man);
+		uint64_t ggtt_used = ttm_resource_manager_usage(ggtt);
+		struct i915_gem_object *obj = NULL;
+		int ret;
+
+		gem_fail_next(&i915_fault_obj_alloc);
+		ret = i915_gem_object_create(i915, 8192, regions[r], &obj);
+		EXPECT_TRUE(gem_fault_fired());
+		EXPECT_EQ(ret, -ENOMEM);
+		EXPECT_NULL(obj);
+		EXPECT_UEQ(atomic_load(&i915->drm.bdev.stats.bo_count), bos);
+		EXPECT_UEQ(ttm_resource_manager_usage(man), used);
+		EXPECT_UEQ(ttm_resource_manager_usage(ggtt), ggtt_used);
+
+		obj = gem_fixture_obj(&fx, 8192, regions[r]);
+		EXPECT_EQ(i915_gem_object_mem_type(obj), mem_type);
+		EXPECT_UEQ(atomic_load(&i915->drm.bdev.stats.bo_count), bos + 1);
+	}
 	gem_fixture_fini(&fx);
 }

@@ -10,5 +10,7 @@
 
 /* "exec_alloc": an execbuffer's per-object scratch arrays; the call says -ENOMEM. */
 extern struct fault_attr i915_fault_exec_alloc;
+/* "obj_alloc": i915_gem_object_create()'s object; the call says -ENOMEM, no object made. */
+extern struct fault_attr i915_fault_obj_alloc;
 
 #endif /* I915_FAULTS_H */
