@@ -145,8 +145,9 @@ static enum ttm_caching i915_ttm_tt_caching(struct ttm_buffer_object *bo)
 
 static struct ttm_tt *i915_ttm_tt_create(struct ttm_buffer_object *bo, uint32_t page_flags)
 {
-	struct ttm_tt *tt = calloc(1, sizeof(*tt));
+	struct ttm_tt *tt;
 
+	tt = fault_should_fail(&i915_fault_tt_create, sizeof(*tt)) ? NULL : calloc(1, sizeof(*tt));
 	if (!tt)
 		return NULL;
 	if (ttm_tt_init(tt, bo->size, page_flags, i915_ttm_tt_caching(bo), 0)) {

@@ -1150,3 +1150,44 @@ KTEST(gem_object_create_alloc_failure_enomem)
 	}
 	gem_fixture_fini(&fx);
 }
+
+/*
+ * An lmem object leaving for system memory needs a ttm_tt for its TT hop;
+ * with that refused (tt_create) the migration says -ENOMEM and the object
+ * is as it was: in lmem, no tt, no GGTT range taken, content intact. The
+ * retry moves it by blitter with the content whole.
+ */
+KTEST(gem_object_migrate_tt_create_failure_keeps_object)
+{
+	struct ttm_resource_manager *ggtt;
+	struct i915_gem_object *obj;
+	struct gem_fixture fx;
+	struct i915_device *i915;
+	uint64_t sum, ggtt_used;
+	int ret;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	i915 = gem_fixture_init(&fx, 0);
+	ggtt = i915_ggtt_manager(&i915->ggtt);
+	obj = gem_fixture_obj(&fx, 16 * TTM_PAGE_SIZE, I915_GEM_REGION_LMEM);
+	sum = gem_fill(obj, ktest_rand());
+	EXPECT_NULL(obj->base.ttm);
+	ggtt_used = ttm_resource_manager_usage(ggtt);
+
+	gem_fail_next(&i915_fault_tt_create);
+	ret = i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM);
+	EXPECT_TRUE(gem_fault_fired());
+	EXPECT_EQ(ret, -ENOMEM);
+	EXPECT_EQ(i915_gem_object_mem_type(obj), TTM_PL_VRAM);
+	EXPECT_NULL(obj->base.ttm);
+	EXPECT_UEQ(ttm_resource_manager_usage(ggtt), ggtt_used);
+	EXPECT_TRUE(gem_unreserved(obj));
+	EXPECT_UEQ(gem_checksum(obj), sum);
+
+	ASSERT_EQ(i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM), 0);
+	EXPECT_EQ(i915_gem_object_mem_type(obj), TTM_PL_SYSTEM);
+	EXPECT_GE(atomic_load(&i915->gem_stats.blit_moves), 1);
+	EXPECT_UEQ(gem_checksum(obj), sum);
+	gem_fixture_fini(&fx);
+}

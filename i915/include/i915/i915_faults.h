@@ -12,5 +12,10 @@
 extern struct fault_attr i915_fault_exec_alloc;
 /* "obj_alloc": i915_gem_object_create()'s object; the call says -ENOMEM, no object made. */
 extern struct fault_attr i915_fault_obj_alloc;
+/*
+ * "tt_create": the driver's ttm_tt of a BO (ttm_tt_create() failing); the core's call
+ * that needed it (validate, populate, move) says -ENOMEM.
+ */
+extern struct fault_attr i915_fault_tt_create;
 
 #endif /* I915_FAULTS_H */
