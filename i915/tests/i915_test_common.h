@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fault_inject.h>
 #include <i915/i915_cmds.h>
 #include <i915/i915_drv.h>
 #include <ttm/ttm_resource.h>
@@ -107,6 +108,24 @@ static inline uint64_t i915_test_checksum(const void *p, size_t len)
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ c[i]) * 0x100000001b3ull;
 	return h;
+}
+
+/*
+ * Fail the next hit of @point on the calling thread (the paths the fault
+ * tests drive run on it: the device's threads do not count).
+ */
+static inline void i915_test_fail_next(struct fault_attr *point)
+{
+	fault_thread_fail_nth(point, 1);
+}
+
+/* Disarm what i915_test_fail_next() armed; true when it fired. */
+static inline bool i915_test_fault_fired(void)
+{
+	bool fired = fault_thread_nth_pending() == 0;
+
+	fault_thread_fail_nth(NULL, 0);
+	return fired;
 }
 
 #endif /* I915_TEST_COMMON_H */

@@ -1081,21 +1081,6 @@ KTEST(gem_object_mmap_lmem_above_window_first_touch_reads_blit)
 
 /* --- the driver's fault points --- */
 
-/* Fail the next hit of @point on this thread (every path below runs on it). */
-static void gem_fail_next(struct fault_attr *point)
-{
-	fault_thread_fail_nth(point, 1);
-}
-
-/* Disarm what gem_fail_next() armed; true when it fired. */
-static bool gem_fault_fired(void)
-{
-	bool fired = fault_thread_nth_pending() == 0;
-
-	fault_thread_fail_nth(NULL, 0);
-	return fired;
-}
-
 static unsigned int gem_region_mem_type(enum i915_gem_region region)
 {
 	switch (region) {
@@ -1135,9 +1120,9 @@ KTEST(gem_object_create_alloc_failure_enomem)
 		struct i915_gem_object *obj = NULL;
 		int ret;
 
-		gem_fail_next(&i915_fault_obj_alloc);
+		i915_test_fail_next(&i915_fault_obj_alloc);
 		ret = i915_gem_object_create(i915, 8192, regions[r], &obj);
-		EXPECT_TRUE(gem_fault_fired());
+		EXPECT_TRUE(i915_test_fault_fired());
 		EXPECT_EQ(ret, -ENOMEM);
 		EXPECT_NULL(obj);
 		EXPECT_UEQ(atomic_load(&i915->drm.bdev.stats.bo_count), bos);
@@ -1175,9 +1160,9 @@ KTEST(gem_object_migrate_tt_create_failure_keeps_object)
 	EXPECT_NULL(obj->base.ttm);
 	ggtt_used = ttm_resource_manager_usage(ggtt);
 
-	gem_fail_next(&i915_fault_tt_create);
+	i915_test_fail_next(&i915_fault_tt_create);
 	ret = i915_gem_object_migrate(obj, I915_GEM_REGION_SMEM);
-	EXPECT_TRUE(gem_fault_fired());
+	EXPECT_TRUE(i915_test_fault_fired());
 	EXPECT_EQ(ret, -ENOMEM);
 	EXPECT_EQ(i915_gem_object_mem_type(obj), TTM_PL_VRAM);
 	EXPECT_NULL(obj->base.ttm);
