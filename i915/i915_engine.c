@@ -10,6 +10,7 @@
 
 #include <i915/i915_cmds.h>
 #include <i915/i915_drv.h>
+#include <i915/i915_faults.h>
 
 #include "i915_backend.h"
 #include "i915_priv.h"
@@ -55,7 +56,8 @@ int i915_context_create(struct i915_device *i915, struct i915_context **out)
 
 	if (!i915 || !out)
 		return -EINVAL;
-	ctx = calloc(1, sizeof(*ctx));
+	ctx =
+	    fault_should_fail(&i915_fault_ctx_alloc, sizeof(*ctx)) ? NULL : calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
 	ctx->i915 = i915;

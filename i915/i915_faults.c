@@ -5,3 +5,4 @@
 DEFINE_FAULT_POINT(i915_fault_exec_alloc, "exec_alloc")
 DEFINE_FAULT_POINT(i915_fault_obj_alloc, "obj_alloc")
 DEFINE_FAULT_POINT(i915_fault_tt_create, "tt_create")
+DEFINE_FAULT_POINT(i915_fault_ctx_alloc, "ctx_alloc")

@@ -100,7 +100,7 @@ static bool point_is_alloc(const struct fault_attr *attr)
 		&ttm_fault_bo_alloc, &ttm_fault_resource_alloc, &ttm_fault_pool_alloc,
 		&ttm_fault_tt_alloc, &ttm_fault_fence_alloc, &ttm_fault_resv_reserve,
 		&ttm_fault_handle_alloc, &i915_fault_exec_alloc, &i915_fault_obj_alloc,
-		&i915_fault_tt_create,
+		&i915_fault_tt_create, &i915_fault_ctx_alloc,
 	};
 
 	for (unsigned i = 0; i < sizeof(alloc) / sizeof(alloc[0]); i++)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <i915/i915_faults.h>
+
 #include "i915_test_common.h"
 
 KTEST(request_submit_seqno_reaches_status_page)
@@ -396,4 +398,51 @@ KTEST(request_two_threads_submit_concurrently)
 	EXPECT_EQ(i915_engine_hws_seqno(i915_engine_get(i915, I915_ENGINE_RCS)), 2 * s[0].n);
 	i915_test_buf_fini(&target);
 	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+/* --- the driver's fault points --- */
+
+/*
+ * A refused context allocation (ctx_alloc) is -ENOMEM: no context comes
+ * back and no id is used up (the next context gets the one the failed call
+ * would have had) and the next context runs requests. A device whose kernel
+ * context cannot be allocated is not made; LeakSanitizer checks its unwind.
+ */
+KTEST(context_create_alloc_failure_enomem)
+{
+	struct i915_device *i915, *none = NULL;
+	struct i915_context *a = NULL, *b = NULL;
+	struct sim_gpu_config cfg;
+	struct i915_engine *rcs;
+	struct dma_fence *f;
+	int ret;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	i915 = i915_test_device(false);
+	ASSERT_NOT_NULL(i915);
+	rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+	ASSERT_EQ(i915_context_create(i915, &a), 0);
+	i915_test_fail_next(&i915_fault_ctx_alloc);
+	ret = i915_context_create(i915, &b);
+	EXPECT_TRUE(i915_test_fault_fired());
+	EXPECT_EQ(ret, -ENOMEM);
+	EXPECT_NULL(b);
+	ASSERT_EQ(i915_context_create(i915, &b), 0);
+	EXPECT_EQ(b->id, a->id + 1);
+	ASSERT_EQ(i915_request_submit(rcs, b, NULL, 0, 0, &f), 0);
+	EXPECT_EQ(dma_fence_wait(f, false), 0);
+	EXPECT_EQ(dma_fence_get_status(f), 1);
+	EXPECT_EQ(atomic_load(&b->active), 0);
+	dma_fence_put(f);
+	i915_context_put(a);
+	i915_context_put(b);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+
+	i915_test_config(&cfg);
+	i915_test_fail_next(&i915_fault_ctx_alloc);
+	ret = i915_device_create_sim(&cfg, &none);
+	EXPECT_TRUE(i915_test_fault_fired());
+	EXPECT_EQ(ret, -ENOMEM);
+	EXPECT_NULL(none);
 }

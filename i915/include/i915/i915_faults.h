@@ -17,5 +17,7 @@ extern struct fault_attr i915_fault_obj_alloc;
  * that needed it (validate, populate, move) says -ENOMEM.
  */
 extern struct fault_attr i915_fault_tt_create;
+/* "ctx_alloc": i915_context_create()'s context; the call says -ENOMEM, no id used. */
+extern struct fault_attr i915_fault_ctx_alloc;
 
 #endif /* I915_FAULTS_H */
