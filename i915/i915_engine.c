@@ -261,7 +261,9 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, co
 	if (!ctx)
 		ctx = engine->i915->kernel_ctx;
 	if (ndw + I915_REQ_OVERHEAD_DW > 64) {
-		dw = malloc((ndw + I915_REQ_OVERHEAD_DW) * sizeof(*dw));
+		size_t bytes = (ndw + I915_REQ_OVERHEAD_DW) * sizeof(*dw);
+
+		dw = fault_should_fail(&i915_fault_request_dw_alloc, bytes) ? NULL : malloc(bytes);
 		if (!dw)
 			return -ENOMEM;
 	}

@@ -18,7 +18,8 @@
  *    back and unreferences buffers;
  *  - i915: the simulated GPU runs relocated store batches into system and
  *    local-memory objects; a hung batch's fence ends -EIO, its context is
- *    blamed, everything else stays intact;
+ *    blamed, everything else stays intact; one request carries more inline
+ *    dwords than the submit's stack buffer;
  *  - softpin: execbuffers whose objects are all softpinned (a system and,
  *    when the device has it, a local-memory target and the batch), swapped
  *    out and moved to new addresses over an evictable object for the
@@ -100,7 +101,7 @@ static bool point_is_alloc(const struct fault_attr *attr)
 		&ttm_fault_bo_alloc, &ttm_fault_resource_alloc, &ttm_fault_pool_alloc,
 		&ttm_fault_tt_alloc, &ttm_fault_fence_alloc, &ttm_fault_resv_reserve,
 		&ttm_fault_handle_alloc, &i915_fault_exec_alloc, &i915_fault_obj_alloc,
-		&i915_fault_tt_create, &i915_fault_ctx_alloc,
+		&i915_fault_tt_create, &i915_fault_ctx_alloc, &i915_fault_request_dw_alloc,
 	};
 
 	for (unsigned i = 0; i < sizeof(alloc) / sizeof(alloc[0]); i++)
@@ -564,6 +565,48 @@ static int sweep_exec_wait(struct i915_execbuffer *eb)
 	return status;
 }
 
+/*
+ * One request of @ctx on the render ring with more inline dwords than the
+ * submit's stack buffer holds (request_dw_alloc fires here): noops only, so
+ * nothing can hang. It either runs with the seqno the engine was at, or is
+ * refused with nothing queued and no seqno used.
+ */
+#define I915_LONG_REQUEST_DW 64
+
+static void sweep_long_request(struct i915_device *i915, struct i915_context *ctx,
+			       struct sweep_result *res)
+{
+	static const uint32_t noops[I915_LONG_REQUEST_DW] = { MI_NOOP };
+	struct i915_engine *rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+	unsigned long submitted = atomic_load(&rcs->stats.submitted);
+	unsigned long fired = fault_total_fired();
+	struct dma_fence *fence = NULL;
+	uint32_t seqno;
+	int ret;
+
+	pthread_mutex_lock(&rcs->lock);
+	seqno = rcs->next_seqno;
+	pthread_mutex_unlock(&rcs->lock);
+	ret = i915_request_submit(rcs, ctx, noops, I915_LONG_REQUEST_DW, 0, &fence);
+	sweep_check_ret(res, ret, "i915_request_submit (long)");
+	if (ret) {
+		igt_assert_f(!res->armed || fault_total_fired() == fired ||
+				     !point_is_alloc(res->armed) || ret == -ENOMEM,
+			     "long request: %s failed it with %d, not -ENOMEM\n", res->armed->name,
+			     ret);
+		igt_assert(!fence);
+		igt_assert_eq_u64(atomic_load(&rcs->stats.submitted), submitted);
+		pthread_mutex_lock(&rcs->lock);
+		igt_assert_eq_u64(rcs->next_seqno, seqno);
+		pthread_mutex_unlock(&rcs->lock);
+		return;
+	}
+	igt_assert_eq_u64(fence->seqno, seqno);
+	igt_assert_eq(dma_fence_wait(fence, false), 0);
+	igt_assert_eq(dma_fence_get_status(fence), 1);
+	dma_fence_put(fence);
+}
+
 static void sweep_i915(struct sweep_result *res)
 {
 	struct sim_gpu_config cfg;
@@ -672,6 +715,7 @@ static void sweep_i915(struct sweep_result *res)
 		want[t][w] = value;
 		res->ops++;
 	}
+	sweep_long_request(i915, ctx, res);
 
 	sweep_disarm(res);
 	/* Blame lands on the context for each hung batch, and only for those. */

@@ -446,3 +446,67 @@ KTEST(context_create_alloc_failure_enomem)
 	EXPECT_EQ(ret, -ENOMEM);
 	EXPECT_NULL(none);
 }
+
+/*
+ * A request longer than the submit's stack buffer (a store and 60 noops
+ * inline) whose dwords cannot be allocated (request_dw_alloc) is refused
+ * with -ENOMEM before the ring is touched: no fence, no seqno used, the
+ * ring tail and the request list as they were, no fence left alive. The
+ * same request then runs with the seqno the refused one would have had and
+ * its store lands.
+ */
+KTEST(request_dw_alloc_failure_leaves_ring_untouched)
+{
+	enum { NDW = 64 };
+	uint32_t cmds[NDW] = {0}, seqno, tail;
+	struct i915_test_buf target;
+	struct dma_fence *f = NULL;
+	struct i915_device *i915;
+	struct i915_engine *rcs;
+	unsigned long submitted;
+	long fences;
+	int ret;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	i915 = i915_test_device(false);
+	ASSERT_NOT_NULL(i915);
+	rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+	ASSERT_EQ(i915_test_buf_init(&target, i915, 4096, 0), 0);
+	i915_emit_store_dword_imm(cmds, target.addr + 16, 0x600d);
+	/* One short request first, so the ring is not at its start. */
+	ASSERT_EQ(i915_request_submit(rcs, NULL, NULL, 0, 0, &f), 0);
+	EXPECT_EQ(dma_fence_wait(f, false), 0);
+	dma_fence_put(f);
+	f = NULL;
+	pthread_mutex_lock(&rcs->lock);
+	seqno = rcs->next_seqno;
+	tail = rcs->tail;
+	pthread_mutex_unlock(&rcs->lock);
+	submitted = atomic_load(&rcs->stats.submitted);
+	fences = dma_fence_live_count();
+
+	i915_test_fail_next(&i915_fault_request_dw_alloc);
+	ret = i915_request_submit(rcs, NULL, cmds, NDW, 0, &f);
+	EXPECT_TRUE(i915_test_fault_fired());
+	EXPECT_EQ(ret, -ENOMEM);
+	EXPECT_NULL(f);
+	pthread_mutex_lock(&rcs->lock);
+	EXPECT_UEQ(rcs->next_seqno, seqno);
+	EXPECT_UEQ(rcs->tail, tail);
+	EXPECT_TRUE(list_empty(&rcs->requests));
+	pthread_mutex_unlock(&rcs->lock);
+	EXPECT_UEQ(atomic_load(&rcs->stats.submitted), submitted);
+	EXPECT_EQ(dma_fence_live_count(), fences);
+	EXPECT_EQ(i915_test_read32(&target, 16), 0);
+
+	ASSERT_EQ(i915_request_submit(rcs, NULL, cmds, NDW, 0, &f), 0);
+	EXPECT_UEQ(f->seqno, seqno);
+	EXPECT_EQ(dma_fence_wait(f, false), 0);
+	EXPECT_EQ(dma_fence_get_status(f), 1);
+	EXPECT_UEQ(i915_engine_hws_seqno(rcs), seqno);
+	EXPECT_EQ(i915_test_read32(&target, 16), 0x600d);
+	dma_fence_put(f);
+	i915_test_buf_fini(&target);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}

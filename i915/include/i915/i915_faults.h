@@ -19,5 +19,10 @@ extern struct fault_attr i915_fault_obj_alloc;
 extern struct fault_attr i915_fault_tt_create;
 /* "ctx_alloc": i915_context_create()'s context; the call says -ENOMEM, no id used. */
 extern struct fault_attr i915_fault_ctx_alloc;
+/*
+ * "request_dw_alloc": the dwords of a request too long for the submit's stack buffer;
+ * i915_request_submit() says -ENOMEM with nothing queued and no seqno used.
+ */
+extern struct fault_attr i915_fault_request_dw_alloc;
 
 #endif /* I915_FAULTS_H */
