@@ -11,6 +11,7 @@
 #include <i915/i915_faults.h>
 #include <i915/i915_gem.h>
 #include <ttm/ttm_bo_vm.h>
+#include <ttm/ttm_trace.h>
 
 #include "i915_backend.h"
 #include "i915_priv.h"
@@ -1146,6 +1147,7 @@ retry:
 				  addr[batch_idx] + eb->batch_start_offset, &fence);
 	if (ret)
 		goto out_unreserve;
+	TTM_PROBE3(execbuf_submit, fence->context, eb->count, fence->seqno);
 	for (unsigned int i = 0; i < eb->count; i++) {
 		struct i915_exec_object *eo = &eb->objects[i];
 

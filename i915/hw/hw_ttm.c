@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <ttm/dma_resv.h>
+#include <ttm/ttm_trace.h>
 #include <ttm/ww_mutex.h>
 
 #include "hw_ttm.h"
@@ -368,6 +369,7 @@ again:
 	ret = hw_exec_submit(dev->gpu, &eb, &f);
 	if (ret)
 		goto out_unreserve;
+	TTM_PROBE3(execbuf_submit, f->context, count, f->seqno);
 	for (unsigned int i = 0; i < count; i++)
 		dma_resv_add_fence(list[i]->tbo.resv, f, DMA_RESV_USAGE_WRITE);
 	*fence = f;

@@ -11,7 +11,7 @@
  *   evict(bo, from_mem_type, size)   move(bo, bytes, from, to)
  *   swapout(bo, pages)  swapin(bo, pages)
  *   fence_emit(ctx, seqno)  fence_signal(ctx, seqno)  fence_wait(ctx, seqno)
- *   execbuf_submit(engine, nbufs, seqno)
+ *   execbuf_submit(fence_ctx, nbufs, seqno)  (the request's fence: matches fence_signal)
  */
 #ifndef TTM_TRACE_H
 #define TTM_TRACE_H
