@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Current / baseline for each metric's ratio to its same-run reference;
+# Current / baseline for each metric's ratio to its same-run reference, on a
+# log2 axis so that half and double are as far from 1;
 # file: "metric new_over_base verdict" (0 noise, 1 regressed, 2 improved).
 # Vars: file.
 prefix = 'compare'
@@ -10,7 +11,8 @@ set style fill solid 0.7 border -1
 set boxwidth 0.7
 set xtics rotate by -60 left font ',7' noenhanced
 set key off
-set yrange [0:*]
+set logscale y 2
+set format y '%gx'
 set grid noxtics
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#444444'
 set bmargin 14

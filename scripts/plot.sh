@@ -153,12 +153,25 @@ if [ -n "$base" ]; then
 		rc=$?
 		# 0: fine, 1: a regression (still worth drawing), 2: nothing comparable.
 		if [ $rc -le 1 ] && [ "$(wc -l <"$data/compare.csv")" -gt 1 ]; then
-			# "bench[params] metric",unit,base,new,...: keep the metric, new/base, verdict.
+			# "bench[params] metric",unit,basis,base,new,change_pct,ci_lo_pct,
+			# ci_hi_pct,drift_pct,abs_change,verdict (the label is quoted and
+			# may hold commas): keep the metric, new/base and the verdict.
 			awk 'NR > 1 {
 				i = index($0, "\","); key = substr($0, 2, i - 2); rest = substr($0, i + 2)
 				split(rest, a, ","); j = index(key, "] "); m = j ? substr(key, j + 2) : key
-				if (a[2] + 0 != 0) print m, a[3] / a[2], (a[7] == "REGRESSED" ? 1 : (a[7] == "improved" ? 2 : 0))
-			}' "$data/compare.csv" >"$data/compare.dat"
+				if (a[3] + 0 != 0) print m, a[4] / a[3], (a[10] == "REGRESSED" ? 1 : (a[10] == "improved" ? 2 : 0))
+			}' "$data/compare.csv" >"$data/compare.all.dat"
+			# One bar per metric that has a target (the headline figures):
+			# a bar for each of the ~170 ratios could not be read. Results
+			# files without targets keep every ratio.
+			jq -r '.metrics[] | select(.target != null) | .name' "$res"/*.json \
+				2>/dev/null | sort -u >"$data/compare.targets"
+			if [ -s "$data/compare.targets" ]; then
+				awk 'NR == FNR { t[$1] = 1; next } ($1 in t)' "$data/compare.targets" \
+					"$data/compare.all.dat" >"$data/compare.dat"
+			else
+				cp "$data/compare.all.dat" "$data/compare.dat"
+			fi
 			if [ -s "$data/compare.dat" ]; then
 				render compare.gp compare-ratios "file='$data/compare.dat'"
 			else
