@@ -31,6 +31,8 @@
  * struct cmp_entry - one metric of one side, pooled over that side's files.
  * @key: benchmark '\t' sorted parameters '\t' metric (owned).
  * @label: printable "benchmark[params] metric" (owned).
+ * @name_off: where the metric's name starts in @label; what comes before
+ *            it is the group ("benchmark[params] ") the table prints once.
  * @unit: unit (owned).
  * @higher_better: direction.
  * @samples: pooled raw samples, already divided into ratios with --ratios.
@@ -47,6 +49,7 @@
 struct cmp_entry {
 	char *key;
 	char *label;
+	size_t name_off;
 	char *unit;
 	bool higher_better;
 	bool ratio;
@@ -375,6 +378,8 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 			if (asprintf(&e->label, "%s%s%s%s %s", bench, params[0] ? "[" : "", params,
 				     params[0] ? "]" : "", name) < 0)
 				e->label = NULL;
+			else
+				e->name_off = strlen(e->label) - strlen(name);
 			if (!e->unit || !e->label) {
 				free(e->key);
 				free(e->unit);
@@ -638,6 +643,25 @@ static int compare_entry(const struct cmp_entry *b, const struct cmp_entry *n, u
 	return 0;
 }
 
+/*
+ * The table's rows name only the metric; its benchmark and parameters (a
+ * long string: the eviction benchmark's alone is over 150 characters) head
+ * each run of rows that share them. @last is the entry of the previous row.
+ */
+static void print_group(const struct cmp_entry *e, const struct cmp_entry **last)
+{
+	if (*last && (*last)->name_off == e->name_off &&
+	    !memcmp((*last)->label, e->label, e->name_off))
+		return;
+	printf("%s%.*s\n", *last ? "\n" : "", (int)(e->name_off ? e->name_off - 1 : 0), e->label);
+	*last = e;
+}
+
+static const char *row_name(const struct cmp_entry *e)
+{
+	return e->label + e->name_off;
+}
+
 static void side_fini(struct cmp_side *s)
 {
 	size_t i;
@@ -750,6 +774,7 @@ int main(int argc, char **argv)
 	struct cmp_drift dr;
 	const char *paths[2] = {NULL, NULL};
 	unsigned matched = 0, regressions = 0;
+	const struct cmp_entry *group = NULL;
 	struct cmp_opts o = {0};
 	char err[512] = "";
 	size_t i;
@@ -799,7 +824,7 @@ int main(int argc, char **argv)
 		printf("benchmark_metric,unit,basis,base,new,change_pct,ci_lo_pct,ci_hi_pct,"
 		       "drift_pct,abs_change,verdict\n");
 	else
-		printf("%-56s %-6s %-5s %12s %12s %9s %21s %7s %9s  %s\n", "metric", "unit",
+		printf("%-56s %-11s %-5s %12s %12s %9s %21s %7s %9s  %s\n", "metric", "unit",
 		       "basis", "base", "new", "change", "noise interval", "drift", "abs",
 		       "verdict");
 	for (i = 0; i < base.n; i++) {
@@ -809,15 +834,17 @@ int main(int argc, char **argv)
 		bool reg;
 		char abs_col[16] = "";
 
+		if (!o.csv)
+			print_group(b, &group);
 		if (!n) {
 			if (!o.csv)
-				printf("%-56s only in %s\n", b->label, paths[0]);
+				printf("%-56s only in %s\n", row_name(b), paths[0]);
 			continue;
 		}
 		rc = compare_entry(b, n, o.seed, &r);
 		if (rc) {
 			if (!o.csv)
-				printf("%-56s not comparable (%s)\n", b->label,
+				printf("%-56s not comparable (%s)\n", row_name(b),
 				       rc == -EXDEV ? "reference on one side only"
 						    : "no usable values");
 			rc = 0;
@@ -854,14 +881,17 @@ int main(int argc, char **argv)
 			       b->unit, b->ratio ? "ratio" : "abs", r.base, r.new, r.change, r.lo,
 			       r.hi, r.drift, abs_col, v);
 		else
-			printf("%-56s %-6s %-5s %12.5g %12.5g %+8.2f%% [%+8.2f%% %+8.2f%%] "
+			printf("%-56s %-11s %-5s %12.5g %12.5g %+8.2f%% [%+8.2f%% %+8.2f%%] "
 			       "%6.1f%% %9s  %s\n",
-			       b->label, b->unit, b->ratio ? "ratio" : "abs", r.base, r.new,
+			       row_name(b), b->unit, b->ratio ? "ratio" : "abs", r.base, r.new,
 			       r.change, r.lo, r.hi, r.drift, abs_col, v);
 	}
-	for (i = 0; i < cur.n; i++)
-		if (!side_find(&base, cur.e[i].key) && !o.csv)
-			printf("%-56s only in %s\n", cur.e[i].label, paths[1]);
+	for (i = 0; i < cur.n; i++) {
+		if (!side_find(&base, cur.e[i].key) && !o.csv) {
+			print_group(&cur.e[i], &group);
+			printf("%-56s only in %s\n", row_name(&cur.e[i]), paths[1]);
+		}
+	}
 	if (!matched) {
 		fprintf(stderr, "%s: no metric in common between %s and %s\n", prog, paths[0],
 			paths[1]);
