@@ -297,9 +297,13 @@ int bench_parse_cpu_list(const char *s, unsigned *cpus, unsigned max);
 /**
  * struct bench_machine - description of the machine recorded in every result.
  * @id: stable machine id, 16 hex digits: FNV-1a of CPU model, core count,
- *      PU count and RAM rounded to GiB. Names results/baselines/<id>/.
+ *      PU count, RAM rounded to GiB, CPU signature and the three cache
+ *      sizes. Names results/baselines/<id>/.
  * @hostname: gethostname().
  * @cpu_model: "model name" of /proc/cpuinfo (or "unknown").
+ * @cpu_signature: "x86 <family>/<model>/<stepping>" or "arm <implementer>/
+ *      <part>/<variant>" of the first processor in /proc/cpuinfo ("-" for a
+ *      field it lacks), or "unknown": a guest's model name may hide the part.
  * @kernel: uname release ("6.1.0-18-amd64").
  * @arch: uname machine ("x86_64").
  * @packages: processor packages (hwloc; 1 without hwloc).
@@ -317,6 +321,7 @@ struct bench_machine {
 	char id[17];
 	char hostname[64];
 	char cpu_model[128];
+	char cpu_signature[64];
 	char kernel[64];
 	char arch[32];
 	unsigned packages;

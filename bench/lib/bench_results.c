@@ -136,6 +136,7 @@ static json_object *jmachine(const struct bench_run *r, bool *ok)
 	jadd(o, "id", json_object_new_string(m->id), ok);
 	jadd(o, "hostname", json_object_new_string(m->hostname), ok);
 	jadd(o, "cpu_model", json_object_new_string(m->cpu_model), ok);
+	jadd(o, "cpu_signature", json_object_new_string(m->cpu_signature), ok);
 	jadd(o, "kernel", json_object_new_string(m->kernel), ok);
 	jadd(o, "arch", json_object_new_string(m->arch), ok);
 	jadd(o, "packages", json_object_new_int64(m->packages), ok);

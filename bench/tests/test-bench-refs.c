@@ -28,6 +28,13 @@ KTEST(bench_machine_probe_fills)
 	EXPECT_LE(m.cores, m.pus);
 	EXPECT_GT(m.ram_bytes, 0);
 	EXPECT_TRUE(m.kernel[0] != '\0');
+	/* The signature names the part even where the model name does not. */
+	EXPECT_TRUE(!strcmp(m.cpu_signature, "unknown") || !strncmp(m.cpu_signature, "x86 ", 4) ||
+		    !strncmp(m.cpu_signature, "arm ", 4));
+#if defined(__x86_64__) || defined(__i386__)
+	EXPECT_EQ(strncmp(m.cpu_signature, "x86 ", 4), 0);
+	EXPECT_TRUE(strchr(m.cpu_signature, '-') == NULL);
+#endif
 	{
 		struct bench_machine again;
 
