@@ -355,6 +355,11 @@ void bench_machine_fini(struct bench_machine *m);
  * @BENCH_REF_MUTEX: uncontended pthread_mutex_lock + unlock, ns.
  * @BENCH_REF_SYSCALL: syscall(SYS_getppid), ns.
  * @BENCH_REF_MEMFD_WRITE_BW: pwrite of 1 MiB blocks into a memfd, GB/s.
+ * @BENCH_REF_CLOCK: clock_gettime(CLOCK_MONOTONIC), ns: what the timestamp
+ *                   of every dma_fence_signal() costs. A bare TSC read on
+ *                   one machine, a paravirtual clock page on another (28 ns
+ *                   on a PVM guest with kvm-clock), which no code of ours
+ *                   can make cheaper.
  * @BENCH_REF_COUNT: number of references.
  */
 enum bench_ref_id {
@@ -363,6 +368,7 @@ enum bench_ref_id {
 	BENCH_REF_MUTEX,
 	BENCH_REF_SYSCALL,
 	BENCH_REF_MEMFD_WRITE_BW,
+	BENCH_REF_CLOCK,
 	BENCH_REF_COUNT,
 };
 
@@ -375,7 +381,7 @@ enum bench_direction {
 /**
  * struct bench_reference - one measured reference.
  * @name: "memcpy_bw", "futex_rtt", "mutex_lock_unlock", "syscall_getppid",
- *        "memfd_write_bw".
+ *        "memfd_write_bw", "clock_gettime".
  * @unit: "GB/s" or "ns".
  * @direction: which way is better.
  * @stats: statistics over the repetitions; @stats.median is the value used.

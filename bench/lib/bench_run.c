@@ -23,6 +23,7 @@ static const struct {
     [BENCH_REF_MUTEX] = {"mutex_lock_unlock", "ns", BENCH_LOWER_IS_BETTER},
     [BENCH_REF_SYSCALL] = {"syscall_getppid", "ns", BENCH_LOWER_IS_BETTER},
     [BENCH_REF_MEMFD_WRITE_BW] = {"memfd_write_bw", "GB/s", BENCH_HIGHER_IS_BETTER},
+    [BENCH_REF_CLOCK] = {"clock_gettime", "ns", BENCH_LOWER_IS_BETTER},
 };
 
 /* ---------------------------------------------------------- key/value */

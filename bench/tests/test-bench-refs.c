@@ -59,6 +59,8 @@ KTEST(bench_references_measure_quick)
 		EXPECT_TRUE(r.refs[i].stats.min <= r.refs[i].stats.median);
 	}
 	EXPECT_STREQ(r.refs[BENCH_REF_SYSCALL].name, "syscall_getppid");
+	EXPECT_STREQ(r.refs[BENCH_REF_CLOCK].name, "clock_gettime");
+	EXPECT_STREQ(r.refs[BENCH_REF_CLOCK].unit, "ns");
 	EXPECT_STREQ(r.refs[BENCH_REF_MEMCPY_BW].unit, "GB/s");
 	bench_run_fini(&r);
 }
