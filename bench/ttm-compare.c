@@ -35,12 +35,14 @@
  *            it is the group ("benchmark[params] ") the table prints once.
  * @unit: unit (owned).
  * @higher_better: direction.
- * @samples: pooled raw samples, already divided into ratios with --ratios.
+ * @samples: pooled raw samples (a histogram's round medians when it has
+ *           three or more), already divided into ratios with --ratios.
  * @n: used samples.
  * @cap: allocated samples.
  * @ratio: the values are ratios to the same-run reference @ref, not absolute.
  * @ref: name of that reference ("" for an absolute entry).
- * @is_hist: the metric carries a histogram (no samples): @median, @ci_lo
+ * @is_hist: the metric carries a histogram (no samples, fewer than three
+ *           round medians): @median, @ci_lo
  *           and @ci_hi are taken from the (first) stored stats.
  * @median: the median when @is_hist.
  * @ci_lo: lower end of the median's interval when @is_hist.
@@ -389,7 +391,16 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 			}
 			side->n++;
 		}
-		if (json_object_object_get_ex(m, "samples", &samples)) {
+		/*
+		 * A histogram measured in rounds is judged by its round medians,
+		 * like a metric of repetitions: its order-statistics interval
+		 * only says how well one run's median is known. Fewer than three
+		 * rounds give no usable bootstrap; the stats stand then.
+		 */
+		if ((json_object_object_get_ex(m, "samples", &samples) ||
+		     (json_object_object_get_ex(m, "round_medians", &samples) &&
+		      json_object_is_type(samples, json_type_array) &&
+		      json_object_array_length(samples) >= 3))) {
 			if (!json_object_is_type(samples, json_type_array)) {
 				snprintf(err, errlen, "%s: malformed: samples of %s", path, name);
 				rc = -EINVAL;

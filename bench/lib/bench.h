@@ -522,12 +522,31 @@ int bench_pin_thread(struct bench_run *r, unsigned index);
 struct bench_metric *bench_metric_add(struct bench_run *r, const char *name, const char *unit,
 				      enum bench_direction dir);
 
+/** bench_metric_find() - the metric of @r called @name, or NULL. */
+struct bench_metric *bench_metric_find(struct bench_run *r, const char *name);
+
 /**
  * bench_metric_use_hist() - switch @m to a histogram (call before recording).
  * Histogram metrics take integer values (bench_metric_record()) and are
  * stored as buckets. Return 0, -ENOMEM, -EBUSY when samples exist.
  */
 int bench_metric_use_hist(struct bench_metric *m);
+
+/**
+ * bench_run_round_end() - end a round of every histogram metric of @r.
+ *
+ * A histogram's median interval comes from its order statistics: with 10^5
+ * values it is a few tenths of a percent wide, and says how well this run's
+ * median is known, not how far the next run's will be (on a shared machine,
+ * 10-30% for the same build). A benchmark that measures its cases in rounds
+ * spread over the run (every case once per round) calls this after each
+ * round: for each histogram metric that recorded values since the previous
+ * call, the median of those values becomes one round median. They are
+ * written as "round_medians" beside the histogram, and ttm-compare judges
+ * the metric by their bootstrap instead. The histogram keeps every value.
+ * Return 0 or -ENOMEM (the rounds so far stay).
+ */
+int bench_run_round_end(struct bench_run *r);
 
 /**
  * bench_metric_sample() - add one sample (one repetition's figure) to a sample

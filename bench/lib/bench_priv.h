@@ -61,6 +61,7 @@ struct bench_metric {
 	char *unit;
 	enum bench_direction dir;
 	struct bench_hist *hist;
+	struct bench_hist *round;
 	double *samples;
 	size_t nsamples;
 	size_t cap;

@@ -236,6 +236,13 @@ static json_object *jmetric(const struct bench_metric *m, bool *ok)
 			jadd(x, "buckets", b, ok);
 		}
 		jadd(o, "histogram", x, ok);
+		/* bench_run_round_end(): one median per round, none without rounds. */
+		if (m->nsamples) {
+			x = json_object_new_array();
+			for (i = 0; x && i < m->nsamples; i++)
+				jpush(x, jdouble(m->samples[i]), ok);
+			jadd(o, "round_medians", x, ok);
+		}
 	} else {
 		x = json_object_new_array();
 		n = m->nsamples < BENCH_SAMPLES_STORED_MAX ? m->nsamples : BENCH_SAMPLES_STORED_MAX;

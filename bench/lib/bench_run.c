@@ -147,6 +147,7 @@ static void metric_free(struct bench_metric *m)
 	free(m->name);
 	free(m->unit);
 	free(m->hist);
+	free(m->round);
 	free(m->samples);
 	kvs_fini(&m->labels);
 	free(m);
@@ -240,6 +241,17 @@ struct bench_metric *bench_metric_add(struct bench_run *r, const char *name, con
 	return m;
 }
 
+struct bench_metric *bench_metric_find(struct bench_run *r, const char *name)
+{
+	struct bench_run_priv *p = r->priv;
+	size_t i;
+
+	for (i = 0; name && i < p->nmetrics; i++)
+		if (!strcmp(p->metrics[i]->name, name))
+			return p->metrics[i];
+	return NULL;
+}
+
 int bench_metric_use_hist(struct bench_metric *m)
 {
 	if (m->hist)
@@ -247,9 +259,15 @@ int bench_metric_use_hist(struct bench_metric *m)
 	if (m->nsamples)
 		return -EBUSY;
 	m->hist = malloc(sizeof(*m->hist));
-	if (!m->hist)
+	m->round = malloc(sizeof(*m->round));
+	if (!m->hist || !m->round) {
+		free(m->hist);
+		free(m->round);
+		m->hist = m->round = NULL;
 		return -ENOMEM;
+	}
 	bench_hist_init(m->hist);
+	bench_hist_init(m->round);
 	return 0;
 }
 
@@ -279,6 +297,7 @@ int bench_metric_record(struct bench_metric *m, uint64_t v)
 {
 	if (m->hist) {
 		bench_hist_record(m->hist, v);
+		bench_hist_record(m->round, v);
 		return 0;
 	}
 	return metric_push(m, (double)v);
@@ -289,6 +308,27 @@ int bench_metric_merge_hist(struct bench_metric *m, const struct bench_hist *h)
 	if (!m->hist)
 		return -EINVAL;
 	bench_hist_merge(m->hist, h);
+	bench_hist_merge(m->round, h);
+	return 0;
+}
+
+/* A histogram metric's samples are its round medians (bench_metric_sample() refuses them). */
+int bench_run_round_end(struct bench_run *r)
+{
+	struct bench_run_priv *p = r->priv;
+	size_t i;
+
+	for (i = 0; i < p->nmetrics; i++) {
+		struct bench_metric *m = p->metrics[i];
+		int rc;
+
+		if (!m->hist || !m->round->n)
+			continue;
+		rc = metric_push(m, bench_hist_percentile(m->round, 0.5));
+		if (rc)
+			return rc;
+		bench_hist_init(m->round);
+	}
 	return 0;
 }
 

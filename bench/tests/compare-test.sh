@@ -4,10 +4,12 @@
 # ttm-compare on them and check its exit status (identical 0, slower 1,
 # malformed 2, schema 2, ...).
 set -u
-gen=$1 cmp=$2 case=$3 opts=
+gen=$1 cmp=$2 case=$3 opts= base=
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ttm-compare-test.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-"$gen" "$dir/base.json" 1.0 1 || exit 1
+case $case in rounds | roundsslower) base=rounds ;; esac
+# shellcheck disable=SC2086 # $base is one word or none
+"$gen" "$dir/base.json" 1.0 1 $base || exit 1
 case $case in
 identical) "$gen" "$dir/new.json" 1.0 1 || exit 1; want=0 ;;
 noise)     "$gen" "$dir/new.json" 1.0 2 || exit 1; want=0 ;;
@@ -25,6 +27,11 @@ othermachine) "$gen" "$dir/new.json" 1.0 2 othermachine || exit 1; want=0 ;;
 csv)       "$gen" "$dir/new.json" 1.2 2 refscale=1 || exit 1; want=1; opts=--csv ;;
 threshold) "$gen" "$dir/new.json" 1.2 2 refscale=1 || exit 1; want=0; opts=--threshold=50 ;;
 badoption) "$gen" "$dir/new.json" 1.0 1 || exit 1; want=2; opts=--threshold=x ;;
+# A histogram 10% slower: its order-statistics interval alone calls that a
+# regression; measured in rounds that move by 15% over a run, it is noise.
+norounds)  "$gen" "$dir/new.json" 1.0 2 histscale=1.1 || exit 1; want=1 ;;
+rounds)    "$gen" "$dir/new.json" 1.0 2 rounds histscale=1.1 || exit 1; want=0 ;;
+roundsslower) "$gen" "$dir/new.json" 1.0 2 rounds histscale=2 || exit 1; want=1 ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac
 # shellcheck disable=SC2086 # $opts is split into its words on purpose

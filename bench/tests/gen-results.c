@@ -2,7 +2,8 @@
 /*
  * gen-results - write a synthetic results file for the ttm-compare tests.
  *
- *   gen-results OUT.json SCALE SEED [malformed|schema|othermachine|refscale=R]...
+ *   gen-results OUT.json SCALE SEED [malformed|schema|othermachine|refscale=R|
+ *                                    histscale=H|rounds]...
  *
  * Two metrics (a latency from 10 samples with 1% noise, and a histogram
  * latency), both scaled by SCALE, so SCALE 1.2 is "20% slower", related to a
@@ -11,7 +12,10 @@
  * 20% slower on an unchanged machine). A mutex reference, used by no metric,
  * is scaled by 1.05 R: machines never drift quite uniformly. "malformed"
  * writes truncated JSON, "schema" a file with schema_version 99,
- * "othermachine" a different machine id.
+ * "othermachine" a different machine id. "histscale=H" scales the histogram
+ * alone by H more; "rounds" records it in five rounds (bench_run_round_end())
+ * whose values are scaled by 0.85, 1.15, 1.0, 0.9 and 1.1: a figure that moves
+ * by 15% either way over one run, as they do on a shared machine.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +41,9 @@ int main(int argc, char **argv)
 	char err[128];
 	char *pargv[] = {"gen-results", "--quick", NULL};
 	uint64_t rng;
-	double scale, refscale;
+	static const double round_scale[] = { 0.85, 1.15, 1.0, 0.9, 1.1 };
+	double scale, refscale, histscale = 1.0;
+	unsigned rounds = 1;
 	int i, rc;
 
 	if (argc < 4)
@@ -54,6 +60,10 @@ int main(int argc, char **argv)
 	for (i = 4; i < argc; i++)
 		if (!strncmp(argv[i], "refscale=", 9))
 			refscale = strtod(argv[i] + 9, NULL);
+		else if (!strncmp(argv[i], "histscale=", 10))
+			histscale = strtod(argv[i] + 10, NULL);
+		else if (!strcmp(argv[i], "rounds"))
+			rounds = 5;
 	rng = strtoull(argv[3], NULL, 10) | 1;
 	if (bench_options_parse(&o, 2, pargv, NULL, NULL, err, sizeof(err)) ||
 	    bench_run_init(&r, "gen", &o))
@@ -96,9 +106,17 @@ int main(int argc, char **argv)
 
 		bench_metric_sample(m, 1000.0 * scale * (1.0 + noise));
 	}
-	for (i = 0; i < 20000; i++)
-		bench_metric_record(
-		    h, (uint64_t)(scale * (double)(5000 + bench_rng_next(&rng) % 1000)));
+	for (unsigned k = 0; k < rounds; k++) {
+		double f = scale * histscale * (rounds > 1 ? round_scale[k] : 1.0);
+
+		for (i = 0; i < 20000 / (int)rounds; i++)
+			bench_metric_record(
+			    h, (uint64_t)(f * (double)(5000 + bench_rng_next(&rng) % 1000)));
+		if (rounds > 1 && bench_run_round_end(&r)) {
+			bench_run_fini(&r);
+			return 1;
+		}
+	}
 	rc = bench_run_write(&r, argv[1], NULL);
 	bench_run_fini(&r);
 	return rc ? 1 : 0;

@@ -93,6 +93,74 @@ static json_object *find_metric(json_object *root, const char *name)
 	return NULL;
 }
 
+/*
+ * Rounds: each bench_run_round_end() turns what a histogram metric recorded
+ * since the previous one into one round median; the histogram keeps every
+ * value, an empty round adds nothing, sample metrics are untouched.
+ */
+KTEST(bench_run_round_end_round_medians)
+{
+	static const uint64_t centre[3] = { 1000, 2000, 4000 };
+	char *dir = make_tmpdir(), *written = NULL, err[256];
+	struct bench_metric *mh, *idle, *ms;
+	struct bench_stats st;
+	struct bench_run r;
+	json_object *root, *m, *x;
+	void *loaded;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(init_run(&r), 0);
+	mh = bench_metric_add(&r, "unit.rounds", "ns", BENCH_LOWER_IS_BETTER);
+	idle = bench_metric_add(&r, "unit.no_rounds", "ns", BENCH_LOWER_IS_BETTER);
+	ms = bench_metric_add(&r, "unit.samples", "ns", BENCH_LOWER_IS_BETTER);
+	ASSERT_TRUE(mh && idle && ms);
+	EXPECT_TRUE(bench_metric_find(&r, "unit.rounds") == mh);
+	EXPECT_NULL(bench_metric_find(&r, "unit.none"));
+	ASSERT_EQ(bench_metric_use_hist(mh), 0);
+	ASSERT_EQ(bench_metric_use_hist(idle), 0);
+	EXPECT_EQ(bench_metric_sample(ms, 5.0), 0);
+	for (unsigned k = 0; k < 3; k++) {
+		for (unsigned i = 0; i < 999; i++)
+			EXPECT_EQ(bench_metric_record(mh, centre[k] - 10 + i % 21), 0);
+		EXPECT_EQ(bench_run_round_end(&r), 0);
+		/* Nothing recorded since: no round. */
+		EXPECT_EQ(bench_run_round_end(&r), 0);
+	}
+	EXPECT_EQ(bench_metric_record(idle, 7), 0);
+	ASSERT_EQ(bench_metric_stats(mh, &st), 0);
+	EXPECT_EQ(st.n, 3 * 999);
+	ASSERT_EQ(bench_run_write(&r, dir, &written), 0);
+	ASSERT_EQ(bench_results_load(written, &loaded, err, sizeof(err)), 0);
+	root = loaded;
+
+	m = find_metric(root, "unit.rounds");
+	ASSERT_NOT_NULL(m);
+	ASSERT_TRUE(json_object_object_get_ex(m, "round_medians", &x));
+	ASSERT_EQ(json_object_array_length(x), 3);
+	for (unsigned k = 0; k < 3; k++) {
+		double v = json_object_get_double(json_object_array_get_idx(x, k));
+
+		/* A bucket's midpoint: within the histogram's 1/64 relative error. */
+		EXPECT_TRUE(fabs(v - (double)centre[k]) <= (double)centre[k] / 64.0);
+	}
+	EXPECT_FALSE(json_object_object_get_ex(m, "samples", &x));
+	/* Recorded without a round ever ending: no round medians. */
+	m = find_metric(root, "unit.no_rounds");
+	ASSERT_NOT_NULL(m);
+	EXPECT_FALSE(json_object_object_get_ex(m, "round_medians", &x));
+	m = find_metric(root, "unit.samples");
+	ASSERT_NOT_NULL(m);
+	ASSERT_TRUE(json_object_object_get_ex(m, "samples", &x));
+	EXPECT_EQ(json_object_array_length(x), 1);
+	EXPECT_FALSE(json_object_object_get_ex(m, "round_medians", &x));
+
+	json_object_put(root);
+	free(written);
+	bench_run_fini(&r);
+	rm_rf(dir);
+	free(dir);
+}
+
 KTEST(bench_run_write_round_trip)
 {
 	char *dir = make_tmpdir(), path[512], err[256], *written = NULL;
