@@ -2,11 +2,15 @@
 /* bench_simdev: see bench_simdev.h. */
 #include "bench_simdev.h"
 
+#include <pthread.h>
 #include <stddef.h>
 
-int bench_simdev_open(uint64_t aperture, uint64_t lmem, struct i915_device **out)
+int bench_simdev_open(uint64_t aperture, uint64_t lmem, const cpu_set_t *cpus,
+		      struct i915_device **out)
 {
 	struct sim_gpu_config cfg;
+	cpu_set_t saved;
+	bool restore = false;
 	int ret;
 
 	sim_gpu_config_init(&cfg);
@@ -16,14 +20,19 @@ int bench_simdev_open(uint64_t aperture, uint64_t lmem, struct i915_device **out
 	cfg.lmem_size = lmem;
 	/* No CPU window: lmem moves are blits, never the CPU fallback. */
 	cfg.lmem_visible_size = 0;
+	/* The device's threads are created below and inherit this mask. */
+	if (cpus && !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
+		restore = !pthread_setaffinity_np(pthread_self(), sizeof(*cpus), cpus);
 	ret = i915_device_create_sim(&cfg, out);
-	if (ret)
-		return ret;
-	ret = i915_gem_init(*out);
-	if (ret) {
-		i915_device_destroy(*out);
-		*out = NULL;
+	if (!ret) {
+		ret = i915_gem_init(*out);
+		if (ret) {
+			i915_device_destroy(*out);
+			*out = NULL;
+		}
 	}
+	if (restore)
+		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
 	return ret;
 }
 

@@ -14,6 +14,7 @@
 #ifndef BENCH_SIMDEV_H
 #define BENCH_SIMDEV_H
 
+#include <sched.h>
 #include <stdint.h>
 
 #include <i915/i915_gem.h>
@@ -27,11 +28,16 @@
  *	(256 MiB).
  * @lmem: device-local memory bytes (page multiple); 0 for an integrated
  *	part.
+ * @cpus: the CPUs the device's threads (engines, interrupt, reset) may run
+ *	on (bench_device_cpus()), or NULL for the caller's own affinity, which
+ *	they would otherwise inherit: a caller pinned to a client's CPU would
+ *	put the simulated GPU on that core.
  * @out: the device.
  * Return: 0; the errors of i915_device_create_sim() and i915_gem_init();
  * nothing is left behind on failure.
  */
-int bench_simdev_open(uint64_t aperture, uint64_t lmem, struct i915_device **out);
+int bench_simdev_open(uint64_t aperture, uint64_t lmem, const cpu_set_t *cpus,
+		      struct i915_device **out);
 
 /**
  * bench_simdev_close() - tear @i915 down. Every object must have been put.

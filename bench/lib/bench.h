@@ -30,6 +30,7 @@
 #ifndef BENCH_H
 #define BENCH_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -501,14 +502,25 @@ int bench_references_measure(struct bench_run *r);
  * With --cpus, worker i goes to the i-th listed PU (modulo the list). Without,
  * workers are spread one per core (the first PU of core i modulo the cores),
  * so two workers share a core only when there are more workers than cores.
- * With hwloc the binding goes through hwloc_set_cpubind(HWLOC_CPUBIND_THREAD);
- * without hwloc, sched_setaffinity() to PU (index modulo online CPUs).
+ * The cores come from hwloc's topology; without hwloc worker i takes PU
+ * (index modulo online CPUs). The binding is pthread_setaffinity_np().
  * Any thread; the run must outlive the call.
  *
  * Return: 0, -EINVAL (a listed CPU does not exist), -errno of the binding.
  * Benchmarks may ignore the error (results stay valid, just noisier).
  */
 int bench_pin_thread(struct bench_run *r, unsigned index);
+
+/**
+ * bench_device_cpus() - where a simulated device's threads belong while
+ * workers 0..@nworkers-1 run pinned by bench_pin_thread(): every CPU the
+ * process could use when the run started except theirs, so the "GPU" does
+ * not time-slice with a client on its core while another core idles; all
+ * of those CPUs when that leaves none. Threads inherit their creator's
+ * affinity: set it around the device's creation (bench_simdev_open()).
+ * Return: 0, -EINVAL for a worker's CPU that does not exist.
+ */
+int bench_device_cpus(struct bench_run *r, unsigned nworkers, cpu_set_t *set);
 
 /**
  * bench_metric_add() - add a metric to @r.

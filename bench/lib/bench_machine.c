@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_priv.h"
 #include "ttm_config.h"
 
 #if TTM_HAVE_HWLOC
@@ -251,44 +252,63 @@ static int pin_to_pu_sched(unsigned pu)
 	return -rc;
 }
 
-int bench_pin_thread(struct bench_run *r, unsigned index)
+/* The PU (OS index) worker @index is pinned to; see bench_pin_thread(). */
+static int worker_pu(const struct bench_run *r, unsigned index, unsigned *pu)
 {
 	const struct bench_options *o = &r->opts;
 	const struct bench_machine *m = &r->machine;
 
+	if (o->ncpus) {
+		long online = sysconf(_SC_NPROCESSORS_CONF);
+
+		*pu = o->cpus[index % o->ncpus];
+		return online > 0 && *pu >= (unsigned long)online ? -EINVAL : 0;
+	}
 #if TTM_HAVE_HWLOC
 	if (m->topo) {
 		hwloc_topology_t t = m->topo;
 		hwloc_obj_t obj;
-		int ncores;
+		int ncores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
 
-		if (o->ncpus) {
-			obj = hwloc_get_pu_obj_by_os_index(t, o->cpus[index % o->ncpus]);
-		} else {
-			ncores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
-			if (ncores > 0)
-				obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE,
-							    index % (unsigned)ncores);
-			else
-				obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, index % m->pus);
-			/* The first PU of the core: its sibling stays free. */
-			while (obj && obj->type != HWLOC_OBJ_PU && obj->first_child)
-				obj = obj->first_child;
-		}
-		if (!obj || !obj->cpuset)
+		if (ncores > 0)
+			obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE, index % (unsigned)ncores);
+		else
+			obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, index % m->pus);
+		/* The first PU of the core: its sibling stays free. */
+		while (obj && obj->type != HWLOC_OBJ_PU && obj->first_child)
+			obj = obj->first_child;
+		if (!obj || obj->type != HWLOC_OBJ_PU)
 			return -EINVAL;
-		if (hwloc_set_cpubind(t, obj->cpuset, HWLOC_CPUBIND_THREAD))
-			return errno ? -errno : -EINVAL;
+		*pu = obj->os_index;
 		return 0;
 	}
 #endif
-	if (o->ncpus) {
-		unsigned pu = o->cpus[index % o->ncpus];
-		long online = sysconf(_SC_NPROCESSORS_CONF);
+	*pu = index % (m->pus ? m->pus : 1);
+	return 0;
+}
 
-		if (online > 0 && pu >= (unsigned long)online)
-			return -EINVAL;
-		return pin_to_pu_sched(pu);
+int bench_pin_thread(struct bench_run *r, unsigned index)
+{
+	unsigned pu;
+	int rc = worker_pu(r, index, &pu);
+
+	return rc ? rc : pin_to_pu_sched(pu);
+}
+
+int bench_device_cpus(struct bench_run *r, unsigned nworkers, cpu_set_t *set)
+{
+	unsigned i, pu;
+	int rc;
+
+	*set = r->priv->allowed;
+	for (i = 0; i < nworkers; i++) {
+		rc = worker_pu(r, i, &pu);
+		if (rc)
+			return rc;
+		if (pu < CPU_SETSIZE)
+			CPU_CLR(pu, set);
 	}
-	return pin_to_pu_sched(index % (m->pus ? m->pus : 1));
+	if (!CPU_COUNT(set))
+		*set = r->priv->allowed;
+	return 0;
 }

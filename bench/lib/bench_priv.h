@@ -116,6 +116,7 @@ struct bench_run_priv {
 	uint64_t phase_start_ns;
 	uint64_t last_progress_ns;
 	bool progress_shown;
+	cpu_set_t allowed;
 };
 
 /**

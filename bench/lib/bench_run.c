@@ -112,6 +112,12 @@ int bench_run_init(struct bench_run *r, const char *name, const struct bench_opt
 		r->priv = NULL;
 		return rc;
 	}
+	/* Before any pinning: what bench_device_cpus() may hand out. */
+	if (sched_getaffinity(0, sizeof(r->priv->allowed), &r->priv->allowed)) {
+		CPU_ZERO(&r->priv->allowed);
+		for (i = 0; i < (int)r->machine.pus && i < CPU_SETSIZE; i++)
+			CPU_SET(i, &r->priv->allowed);
+	}
 	for (i = 0; i < BENCH_REF_COUNT; i++) {
 		r->refs[i].name = ref_desc[i].name;
 		r->refs[i].unit = ref_desc[i].unit;
