@@ -84,6 +84,8 @@ struct cmp_side {
 	size_t cap;
 	char ref_name[CMP_MAX_REFS][32];
 	double ref_logsum[CMP_MAX_REFS];
+	double ref_logmin[CMP_MAX_REFS];
+	double ref_logmax[CMP_MAX_REFS];
 	unsigned ref_count[CMP_MAX_REFS];
 	unsigned nrefs;
 	char machine[64];
@@ -281,6 +283,10 @@ static void side_add_refs(struct cmp_side *s, json_object *refs)
 			s->nrefs++;
 		}
 		s->ref_logsum[i] += log(med);
+		if (!s->ref_count[i] || log(med) < s->ref_logmin[i])
+			s->ref_logmin[i] = log(med);
+		if (!s->ref_count[i] || log(med) > s->ref_logmax[i])
+			s->ref_logmax[i] = log(med);
 		s->ref_count[i]++;
 	}
 }
@@ -526,11 +532,16 @@ struct cmp_result {
  * by the references both sides measured.
  * @name: reference names.
  * @d: log(new median / base median) of each (positive: the figure grew).
+ * @u: how unsteady the machine was within a run, by this reference: half
+ *     the log range of its medians over one side's files (each benchmark
+ *     program measures it when it starts), the larger of the two sides; 0
+ *     for a side of one file.
  * @n: used slots.
  */
 struct cmp_drift {
 	char name[CMP_MAX_REFS][32];
 	double d[CMP_MAX_REFS];
+	double u[CMP_MAX_REFS];
 	unsigned n;
 };
 
@@ -545,6 +556,8 @@ static void drift_compute(const struct cmp_side *b, const struct cmp_side *c, st
 			    c->ref_count[j]) {
 				snprintf(dr->name[dr->n], sizeof(dr->name[0]), "%s",
 					 b->ref_name[i]);
+				dr->u[dr->n] = fmax(b->ref_logmax[i] - b->ref_logmin[i],
+						    c->ref_logmax[j] - c->ref_logmin[j]) / 2.0;
 				dr->d[dr->n++] = c->ref_logsum[j] / c->ref_count[j] -
 						 b->ref_logsum[i] / b->ref_count[i];
 			}
@@ -559,30 +572,47 @@ static void drift_compute(const struct cmp_side *b, const struct cmp_side *c, st
  * other references' drifts from the own one (the median so that one wild
  * reference, typically memcpy bandwidth under a neighbour's compile, does
  * not decide alone).
+ *
+ * Each is widened again by how unsteady the machine was within the runs
+ * (cmp_drift.u): a reference taken when a program started says nothing of
+ * a load that came during it, but the next program's reference does, and
+ * a figure measured in between may have moved that far. An absolute figure
+ * takes the median unsteadiness of the references (the futex round trip
+ * alone moves 2-3x between the programs of one run on a PVM guest, as its
+ * threads find their vCPUs halted or not); a ratio its own reference's,
+ * since a reference that moved that far cannot be divided out.
  */
 static double drift_halfwidth(const struct cmp_drift *dr, const struct cmp_entry *e)
 {
-	double v[CMP_MAX_REFS], own = 0.0, m = 0.0;
+	double v[CMP_MAX_REFS], own = 0.0, own_u = 0.0, m = 0.0;
 	unsigned i, n = 0;
 	bool found = false;
 
 	if (!e->ratio) {
-		for (i = 0; i < dr->n; i++)
+		for (i = 0; i < dr->n; i++) {
 			m = fmax(m, fabs(dr->d[i]));
-		return m;
+			v[i] = dr->u[i];
+		}
+		if (!dr->n)
+			return 0.0;
+		qsort(v, dr->n, sizeof(v[0]), cmp_double);
+		return m + (dr->n % 2 ? v[dr->n / 2] : (v[dr->n / 2 - 1] + v[dr->n / 2]) / 2.0);
 	}
 	for (i = 0; i < dr->n; i++)
 		if (!strcmp(dr->name[i], e->ref)) {
 			own = dr->d[i];
+			own_u = dr->u[i];
 			found = true;
 		}
 	for (i = 0; i < dr->n; i++)
 		if (strcmp(dr->name[i], e->ref))
 			v[n++] = fabs(dr->d[i] - own);
-	if (!found || !n)
+	if (!found)
 		return 0.0;
+	if (!n)
+		return own_u;
 	qsort(v, n, sizeof(v[0]), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+	return own_u + (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0);
 }
 
 /* Widen [lo, hi] (percent changes) by @w in log units on both sides. */
@@ -825,8 +855,11 @@ int main(int argc, char **argv)
 	drift_compute(&base, &cur, &dr);
 	if (!o.csv) {
 		printf("machine drift NEW vs BASE (same-run references):");
-		for (i = 0; i < dr.n; i++)
+		for (i = 0; i < dr.n; i++) {
 			printf(" %s %+.1f%%", dr.name[i], (exp(dr.d[i]) - 1.0) * 100.0);
+			if (dr.u[i] > 0.0)
+				printf(" (+-%.1f%% within a run)", (exp(dr.u[i]) - 1.0) * 100.0);
+		}
 		printf("%s\n",
 		       dr.n ? (o.drift ? "" : " (ignored: --no-drift)") : " none in common");
 	}

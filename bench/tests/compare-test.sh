@@ -4,7 +4,7 @@
 # ttm-compare on them and check its exit status (identical 0, slower 1,
 # malformed 2, schema 2, ...).
 set -u
-gen=$1 cmp=$2 case=$3 opts= base=
+gen=$1 cmp=$2 case=$3 opts= base= new=
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ttm-compare-test.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 case $case in rounds | roundsslower) base=rounds ;; esac
@@ -32,10 +32,23 @@ badoption) "$gen" "$dir/new.json" 1.0 1 || exit 1; want=2; opts=--threshold=x ;;
 norounds)  "$gen" "$dir/new.json" 1.0 2 histscale=1.1 || exit 1; want=1 ;;
 rounds)    "$gen" "$dir/new.json" 1.0 2 rounds histscale=1.1 || exit 1; want=0 ;;
 roundsslower) "$gen" "$dir/new.json" 1.0 2 rounds histscale=2 || exit 1; want=1 ;;
+# NEW is two programs' files: gen 15% slower on a machine whose references
+# did not move, and another program whose references read the machine 40%
+# slower. Unsteady within the run: the 15% cannot be told from that.
+# Steady (the other program's references as gen's): it is a regression.
+unsteady | steady)
+	mkdir "$dir/new" || exit 1
+	new=$dir/new
+	"$gen" "$dir/new/a.json" 1.15 2 refscale=1 || exit 1
+	if [ "$case" = unsteady ]; then
+		"$gen" "$dir/new/b.json" 1.0 3 refscale=1.4 bench=other || exit 1; want=0
+	else
+		"$gen" "$dir/new/b.json" 1.0 3 refscale=1 bench=other || exit 1; want=1
+	fi ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac
 # shellcheck disable=SC2086 # $opts is split into its words on purpose
-"$cmp" $opts "$dir/base.json" "$dir/new.json" >"$dir/out" 2>"$dir/err"
+"$cmp" $opts "$dir/base.json" "${new:-$dir/new.json}" >"$dir/out" 2>"$dir/err"
 got=$?
 cat "$dir/out" "$dir/err"
 if [ "$got" -ne "$want" ]; then
@@ -49,6 +62,8 @@ fi
 case $case in
 othermachine|ratios)
 	grep -q "machine ids differ" "$dir/err" || { echo "no machine id warning"; exit 1; } ;;
+unsteady)
+	grep -q "within a run" "$dir/out" || { echo "no unsteadiness in the drift line"; exit 1; } ;;
 csv)
 	head -n1 "$dir/out" | grep -q "^benchmark_metric,unit," || { echo "no CSV header"; exit 1; }
 	grep -q ",REGRESSED$" "$dir/out" || { echo "no CSV verdict"; exit 1; } ;;
