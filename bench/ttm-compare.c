@@ -44,6 +44,10 @@
  * @is_hist: the metric carries a histogram (no samples, fewer than three
  *           round medians): @median, @ci_lo
  *           and @ci_hi are taken from the (first) stored stats.
+ * @platform: the metric measures the machine ("platform": true): shown,
+ *            never a regression.
+ * @bound_key: key of the platform metric bounding this one ("bound"), or
+ *             NULL (owned).
  * @median: the median when @is_hist.
  * @ci_lo: lower end of the median's interval when @is_hist.
  * @ci_hi: upper end when @is_hist.
@@ -60,6 +64,8 @@ struct cmp_entry {
 	size_t n;
 	size_t cap;
 	bool is_hist;
+	bool platform;
+	char *bound_key;
 	double median;
 	double ci_lo;
 	double ci_hi;
@@ -379,6 +385,17 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 			e = &side->e[side->n];
 			memset(e, 0, sizeof(*e));
 			e->key = key;
+			{
+				json_object *pf, *bd;
+
+				e->platform = json_object_object_get_ex(m, "platform", &pf) &&
+					      json_object_get_boolean(pf);
+				if (json_object_object_get_ex(m, "bound", &bd) &&
+				    json_object_is_type(bd, json_type_string) &&
+				    asprintf(&e->bound_key, "%s\t%s\t%s", bench, params,
+					     json_object_get_string(bd)) < 0)
+					e->bound_key = NULL;
+			}
 			e->higher_better = higher;
 			e->ratio = ratio;
 			snprintf(e->ref, sizeof(e->ref), "%s", refname);
@@ -685,6 +702,26 @@ static int compare_entry(const struct cmp_entry *b, const struct cmp_entry *n, u
 }
 
 /*
+ * How far @e's platform bound moved between the sides, in log units (0
+ * without a bound, or when it is not in both). The bound is a floor the
+ * machine set in the same repetitions: @e may have moved as far with it.
+ */
+static double bound_drift(struct cmp_side *bs, struct cmp_side *cs,
+			  const struct cmp_entry *e, uint64_t seed)
+{
+	const struct cmp_entry *bb, *cb;
+	struct cmp_result r;
+
+	if (!e->bound_key)
+		return 0.0;
+	bb = side_find(bs, e->bound_key);
+	cb = side_find(cs, e->bound_key);
+	if (!bb || !cb || compare_entry(bb, cb, seed, &r) || !(r.base > 0.0) || !(r.new > 0.0))
+		return 0.0;
+	return fabs(log(r.new / r.base));
+}
+
+/*
  * The table's rows name only the metric; its benchmark and parameters (a
  * long string: the eviction benchmark's alone is over 150 characters) head
  * each run of rows that share them. @last is the entry of the previous row.
@@ -709,6 +746,7 @@ static void side_fini(struct cmp_side *s)
 
 	for (i = 0; i < s->n; i++) {
 		free(s->e[i].key);
+		free(s->e[i].bound_key);
 		free(s->e[i].label);
 		free(s->e[i].unit);
 		free(s->e[i].samples);
@@ -895,7 +933,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (o.drift)
-			widen(&r, drift_halfwidth(&dr, b));
+			widen(&r, drift_halfwidth(&dr, b) +
+					  bound_drift(o.basis == CMP_AUTO ? &base_abs : &base,
+						      o.basis == CMP_AUTO ? &cur_abs : &cur, b, o.seed));
 		matched++;
 		v = verdict(b, &r, o.threshold_pct, &reg);
 		if (b->ratio && o.basis == CMP_AUTO) {
@@ -907,7 +947,8 @@ int main(int argc, char **argv)
 
 			if (ba && na && !compare_entry(ba, na, o.seed, &ra)) {
 				if (o.drift)
-					widen(&ra, drift_halfwidth(&dr, ba));
+					widen(&ra, drift_halfwidth(&dr, ba) +
+							   bound_drift(&base_abs, &cur_abs, ba, o.seed));
 				av = verdict(ba, &ra, o.threshold_pct, &areg);
 				snprintf(abs_col, sizeof(abs_col), "%+.1f%%%s", ra.change,
 					 areg ? "!" : "");
@@ -918,6 +959,11 @@ int main(int argc, char **argv)
 			if (!strcmp(v, "improved") && strcmp(av, "improved"))
 				v = "within noise";
 			reg = reg && areg;
+		}
+		if (b->platform || n->platform) {
+			/* The machine's figure: its change is shown, not judged. */
+			v = "platform";
+			reg = false;
 		}
 		regressions += reg;
 		if (o.csv)

@@ -586,6 +586,23 @@ void bench_metric_reference(struct bench_metric *m, enum bench_ref_id ref,
 void bench_metric_target(struct bench_metric *m, double target, enum bench_target_cmp cmp);
 
 /**
+ * bench_metric_platform() - @m measures the machine, not the code: a floor
+ * the platform sets (a copy into fresh pages, a PTE install), the kernel's
+ * own cost of the same thing. Written as "platform": true; ttm-compare
+ * shows its change and never calls it a regression.
+ */
+void bench_metric_platform(struct bench_metric *m);
+
+/**
+ * bench_metric_bound() - @m cannot be better than platform metric @bound
+ * of the same run allows (its floor, measured in the same repetitions).
+ * Written as "bound": "<name>"; ttm-compare widens @m's interval by how far
+ * @bound moved between the runs, as it does by a reference's drift, so a
+ * machine whose floor halved does not read as code that got twice slower.
+ */
+void bench_metric_bound(struct bench_metric *m, const struct bench_metric *bound);
+
+/**
  * bench_metric_label() - attach a label (key -> value string) to @m, e.g.
  * "threads" -> "4". Labels are informational; plots read metric names.
  * Return 0, -ENOMEM.

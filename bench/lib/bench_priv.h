@@ -71,6 +71,8 @@ struct bench_metric {
 	bool has_target;
 	double target;
 	enum bench_target_cmp cmp;
+	bool platform;
+	const struct bench_metric *bound;
 	struct bench_kvs labels;
 };
 

@@ -286,6 +286,10 @@ static json_object *jmetric(const struct bench_metric *m, bool *ok)
 		}
 		jadd(o, "target", x, ok);
 	}
+	if (m->platform)
+		jadd(o, "platform", json_object_new_boolean(true), ok);
+	if (m->bound)
+		jadd(o, "bound", json_object_new_string(m->bound->name), ok);
 	jadd(o, "labels", jkvs(&m->labels, ok), ok);
 	return o;
 }

@@ -355,6 +355,16 @@ void bench_metric_target(struct bench_metric *m, double target, enum bench_targe
 	m->cmp = cmp;
 }
 
+void bench_metric_platform(struct bench_metric *m)
+{
+	m->platform = true;
+}
+
+void bench_metric_bound(struct bench_metric *m, const struct bench_metric *bound)
+{
+	m->bound = bound;
+}
+
 int bench_metric_label(struct bench_metric *m, const char *key, const char *value)
 {
 	char *v = strdup(value ? value : "");

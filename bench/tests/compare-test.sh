@@ -7,7 +7,10 @@ set -u
 gen=$1 cmp=$2 case=$3 opts= base= new=
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ttm-compare-test.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-case $case in rounds | roundsslower) base=rounds ;; esac
+case $case in
+rounds | roundsslower) base=rounds ;;
+floormoved | floorsteady) base=floor=1 ;;
+esac
 # shellcheck disable=SC2086 # $base is one word or none
 "$gen" "$dir/base.json" 1.0 1 $base || exit 1
 case $case in
@@ -36,6 +39,11 @@ roundsslower) "$gen" "$dir/new.json" 1.0 2 rounds histscale=2 || exit 1; want=1 
 # did not move, and another program whose references read the machine 40%
 # slower. Unsteady within the run: the 15% cannot be told from that.
 # Steady (the other program's references as gen's): it is a regression.
+# Both latencies 30% slower on a machine whose references did not move; their
+# platform floor (gen.floor) 30% slower too: the floor moved them, not the
+# code. With the floor where it was, the same change is a regression.
+floormoved) "$gen" "$dir/new.json" 1.3 2 refscale=1 floor=1.3 || exit 1; want=0 ;;
+floorsteady) "$gen" "$dir/new.json" 1.3 2 refscale=1 floor=1 || exit 1; want=1 ;;
 unsteady | steady)
 	mkdir "$dir/new" || exit 1
 	new=$dir/new
@@ -62,6 +70,8 @@ fi
 case $case in
 othermachine|ratios)
 	grep -q "machine ids differ" "$dir/err" || { echo "no machine id warning"; exit 1; } ;;
+floormoved)
+	grep -q "^gen.floor .*platform$" "$dir/out" || { echo "gen.floor not shown as platform"; exit 1; } ;;
 unsteady)
 	grep -q "within a run" "$dir/out" || { echo "no unsteadiness in the drift line"; exit 1; } ;;
 csv)

@@ -3,7 +3,7 @@
  * gen-results - write a synthetic results file for the ttm-compare tests.
  *
  *   gen-results OUT.json SCALE SEED [malformed|schema|othermachine|refscale=R|
- *                                    histscale=H|rounds|bench=NAME]...
+ *                                    histscale=H|rounds|bench=NAME|floor=F]...
  *
  * Two metrics (a latency from 10 samples with 1% noise, and a histogram
  * latency), both scaled by SCALE, so SCALE 1.2 is "20% slower", related to a
@@ -18,6 +18,8 @@
  * by 15% either way over one run, as they do on a shared machine.
  * "bench=NAME" names the benchmark NAME instead of "gen" (its metrics then
  * match nothing of gen's; its references still join its side's).
+ * "floor=F" adds gen.floor, a platform metric (10 samples around 2000 x F),
+ * and makes it the bound of both latencies.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,7 @@ int main(int argc, char **argv)
 	double scale, refscale, histscale = 1.0;
 	unsigned rounds = 1;
 	const char *bench = "gen";
+	double floor = 0.0;
 	int i, rc;
 
 	if (argc < 4)
@@ -69,6 +72,8 @@ int main(int argc, char **argv)
 			rounds = 5;
 		else if (!strncmp(argv[i], "bench=", 6))
 			bench = argv[i] + 6;
+		else if (!strncmp(argv[i], "floor=", 6))
+			floor = strtod(argv[i] + 6, NULL);
 	rng = strtoull(argv[3], NULL, 10) | 1;
 	if (bench_options_parse(&o, 2, pargv, NULL, NULL, err, sizeof(err)) ||
 	    bench_run_init(&r, bench, &o))
@@ -106,6 +111,20 @@ int main(int argc, char **argv)
 	}
 	bench_metric_reference(m, BENCH_REF_SYSCALL, BENCH_RATIO_VALUE_OVER_REF);
 	bench_metric_reference(h, BENCH_REF_SYSCALL, BENCH_RATIO_VALUE_OVER_REF);
+	if (floor > 0.0) {
+		struct bench_metric *f = bench_metric_add(&r, "gen.floor", "ns",
+							  BENCH_LOWER_IS_BETTER);
+
+		if (!f) {
+			bench_run_fini(&r);
+			return 1;
+		}
+		bench_metric_platform(f);
+		bench_metric_bound(m, f);
+		bench_metric_bound(h, f);
+		for (i = 0; i < 10; i++)
+			bench_metric_sample(f, 2000.0 * floor * (1.0 + 0.001 * i));
+	}
 	for (i = 0; i < 10; i++) {
 		double noise = (double)(bench_rng_next(&rng) % 2001) / 100000.0 - 0.01;
 
