@@ -502,8 +502,8 @@ int bench_references_measure(struct bench_run *r);
  * With --cpus, worker i goes to the i-th listed PU (modulo the list). Without,
  * workers are spread one per core (the first PU of core i modulo the cores),
  * so two workers share a core only when there are more workers than cores.
- * The cores come from hwloc's topology; without hwloc worker i takes PU
- * (index modulo online CPUs). The binding is pthread_setaffinity_np().
+ * With hwloc the binding goes through hwloc_set_cpubind(HWLOC_CPUBIND_THREAD);
+ * without hwloc, sched_setaffinity() to PU (index modulo online CPUs).
  * Any thread; the run must outlive the call.
  *
  * Return: 0, -EINVAL (a listed CPU does not exist), -errno of the binding.

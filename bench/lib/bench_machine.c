@@ -292,7 +292,21 @@ int bench_pin_thread(struct bench_run *r, unsigned index)
 	unsigned pu;
 	int rc = worker_pu(r, index, &pu);
 
-	return rc ? rc : pin_to_pu_sched(pu);
+	if (rc)
+		return rc;
+#if TTM_HAVE_HWLOC
+	if (r->machine.topo) {
+		hwloc_topology_t t = r->machine.topo;
+		hwloc_obj_t obj = hwloc_get_pu_obj_by_os_index(t, pu);
+
+		if (!obj || !obj->cpuset)
+			return -EINVAL;
+		if (hwloc_set_cpubind(t, obj->cpuset, HWLOC_CPUBIND_THREAD))
+			return errno ? -errno : -EINVAL;
+		return 0;
+	}
+#endif
+	return pin_to_pu_sched(pu);
 }
 
 int bench_device_cpus(struct bench_run *r, unsigned nworkers, cpu_set_t *set)
