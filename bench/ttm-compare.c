@@ -407,6 +407,7 @@ static int add_file(struct cmp_side *side, const char *path, const struct cmp_op
 				e->name_off = strlen(e->label) - strlen(name);
 			if (!e->unit || !e->label) {
 				free(e->key);
+				free(e->bound_key);
 				free(e->unit);
 				free(e->label);
 				rc = -ENOMEM;
