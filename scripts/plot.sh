@@ -11,8 +11,10 @@
 #   eviction-bytes-moved     bytes moved per validate, same axes
 #   fence-threads            fence throughput against threads, per case
 #   pagelimit-<series>       accounted pages, RSS and the cap against time
-#   compare-ratios           current / baseline of each same-run ratio
-#                            (ttm-compare --ratios --csv), with BASELINE_DIR
+#   compare-ratios           current / baseline of each same-run ratio, coloured
+#                            by ttm-compare's own verdict (the default one,
+#                            ratio and value, that run-benchmarks.sh prints),
+#                            with BASELINE_DIR
 # A plot whose data is missing is skipped with one line saying so; that is
 # not an error. Exit 2 on bad usage, 1 when gnuplot or the tools are missing.
 #
@@ -149,7 +151,7 @@ if [ -n "$base" ]; then
 	if [ -z "$cmp" ]; then
 		skip "baseline comparison" "ttm-compare not built"
 	else
-		"$cmp" --ratios --csv "$base" "$res" >"$data/compare.csv" 2>"$data/compare.err"
+		"$cmp" --csv "$base" "$res" >"$data/compare.csv" 2>"$data/compare.err"
 		rc=$?
 		# 0: fine, 1: a regression (still worth drawing), 2: nothing comparable.
 		if [ $rc -le 1 ] && [ "$(wc -l <"$data/compare.csv")" -gt 1 ]; then
@@ -159,7 +161,7 @@ if [ -n "$base" ]; then
 			awk 'NR > 1 {
 				i = index($0, "\","); key = substr($0, 2, i - 2); rest = substr($0, i + 2)
 				split(rest, a, ","); j = index(key, "] "); m = j ? substr(key, j + 2) : key
-				if (a[3] + 0 != 0) print m, a[4] / a[3], (a[10] == "REGRESSED" ? 1 : (a[10] == "improved" ? 2 : 0))
+				if (a[2] == "ratio" && a[3] + 0 != 0) print m, a[4] / a[3], (a[10] == "REGRESSED" ? 1 : (a[10] == "improved" ? 2 : 0))
 			}' "$data/compare.csv" >"$data/compare.all.dat"
 			# One bar per metric that has a target (the headline figures):
 			# a bar for each of the ~170 ratios could not be read. Results
