@@ -614,7 +614,7 @@ static double drift_halfwidth(const struct cmp_drift *dr, const struct cmp_entry
 		if (!dr->n)
 			return 0.0;
 		qsort(v, dr->n, sizeof(v[0]), cmp_double);
-		return m + (dr->n % 2 ? v[dr->n / 2] : (v[dr->n / 2 - 1] + v[dr->n / 2]) / 2.0);
+		return m + bench_percentile_sorted(v, dr->n, 0.5);
 	}
 	for (i = 0; i < dr->n; i++)
 		if (!strcmp(dr->name[i], e->ref)) {
@@ -630,7 +630,7 @@ static double drift_halfwidth(const struct cmp_drift *dr, const struct cmp_entry
 	if (!n)
 		return own_u;
 	qsort(v, n, sizeof(v[0]), cmp_double);
-	return own_u + (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0);
+	return own_u + bench_percentile_sorted(v, n, 0.5);
 }
 
 /* Widen [lo, hi] (percent changes) by @w in log units on both sides. */

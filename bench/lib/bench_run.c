@@ -221,13 +221,9 @@ struct bench_metric *bench_metric_add(struct bench_run *r, const char *name, con
 {
 	struct bench_run_priv *p = r->priv;
 	struct bench_metric *m, **nv;
-	size_t i;
 
-	if (!name || !*name || !unit)
+	if (!name || !*name || !unit || bench_metric_find(r, name))
 		return NULL;
-	for (i = 0; i < p->nmetrics; i++)
-		if (!strcmp(p->metrics[i]->name, name))
-			return NULL;
 	nv = realloc(p->metrics, (p->nmetrics + 1) * sizeof(*nv));
 	if (!nv)
 		return NULL;
