@@ -5,14 +5,16 @@
 #include <pthread.h>
 #include <stddef.h>
 
-int bench_simdev_open(uint64_t aperture, uint64_t lmem, const cpu_set_t *cpus,
+int bench_simdev_open(struct bench_run *run, unsigned nworkers, uint64_t aperture, uint64_t lmem,
 		      struct i915_device **out)
 {
 	struct sim_gpu_config cfg;
-	cpu_set_t saved;
+	cpu_set_t cpus, saved;
 	bool restore = false;
-	int ret;
+	int ret = bench_device_cpus(run, nworkers, &cpus);
 
+	if (ret)
+		return ret;
 	sim_gpu_config_init(&cfg);
 	cfg.ggtt_size = BENCH_SIMDEV_GGTT;
 	if (aperture)
@@ -21,8 +23,8 @@ int bench_simdev_open(uint64_t aperture, uint64_t lmem, const cpu_set_t *cpus,
 	/* No CPU window: lmem moves are blits, never the CPU fallback. */
 	cfg.lmem_visible_size = 0;
 	/* The device's threads are created below and inherit this mask. */
-	if (cpus && !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
-		restore = !pthread_setaffinity_np(pthread_self(), sizeof(*cpus), cpus);
+	if (!pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
+		restore = !pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 	ret = i915_device_create_sim(&cfg, out);
 	if (!ret) {
 		ret = i915_gem_init(*out);

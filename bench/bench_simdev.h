@@ -14,9 +14,9 @@
 #ifndef BENCH_SIMDEV_H
 #define BENCH_SIMDEV_H
 
-#include <sched.h>
 #include <stdint.h>
 
+#include <bench.h>
 #include <i915/i915_gem.h>
 
 /** BENCH_SIMDEV_GGTT - GGTT size of every bench_simdev device, bytes. */
@@ -28,15 +28,16 @@
  *	(256 MiB).
  * @lmem: device-local memory bytes (page multiple); 0 for an integrated
  *	part.
- * @cpus: the CPUs the device's threads (engines, interrupt, reset) may run
- *	on (bench_device_cpus()), or NULL for the caller's own affinity, which
- *	they would otherwise inherit: a caller pinned to a client's CPU would
- *	put the simulated GPU on that core.
+ * @run: the run whose workers 0..@nworkers-1 the device's threads (engines,
+ *	interrupt, reset) keep off (bench_device_cpus()); they would otherwise
+ *	inherit the caller's affinity, and a caller pinned to a client's CPU
+ *	would put the simulated GPU on that core.
+ * @nworkers: how many workers the device serves at most.
  * @out: the device.
- * Return: 0; the errors of i915_device_create_sim() and i915_gem_init();
- * nothing is left behind on failure.
+ * Return: 0; the errors of bench_device_cpus(), i915_device_create_sim()
+ * and i915_gem_init(); nothing is left behind on failure.
  */
-int bench_simdev_open(uint64_t aperture, uint64_t lmem, const cpu_set_t *cpus,
+int bench_simdev_open(struct bench_run *run, unsigned nworkers, uint64_t aperture, uint64_t lmem,
 		      struct i915_device **out);
 
 /**

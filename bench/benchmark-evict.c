@@ -1126,20 +1126,6 @@ static struct ttm_device *hw_bdev(struct hw_ttm_device *dev)
 #endif
 }
 
-/*
- * The sim device, made once for every point: its threads get the CPUs no
- * client of the largest point is pinned to (all of them when the clients
- * take every CPU, as two do on a 2-CPU machine), not this thread's mask.
- */
-static int evict_simdev(struct bench_run *run, unsigned nclients, uint64_t lmem,
-			struct i915_device **out)
-{
-	cpu_set_t cpus;
-	int ret = bench_device_cpus(run, nclients, &cpus);
-
-	return ret ? ret : bench_simdev_open(0, lmem, &cpus, out);
-}
-
 int main(int argc, char **argv)
 {
 	static const unsigned ws_full[] = {50, 75, 100, 150, 200, 300, 400};
@@ -1223,7 +1209,7 @@ int main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "benchmark-evict: a reference failed (%d)\n", rc);
 	rc = hw	   ? 0
-	     : sim ? evict_simdev(&run, nclients_max, eo.capacity_mib * MIB, &i915)
+	     : sim ? bench_simdev_open(&run, nclients_max, 0, eo.capacity_mib * MIB, &i915)
 		   : bench_mockdev_init(&md, 0, cap_pages);
 	if (rc) {
 		fprintf(stderr, "benchmark-evict: device: %s\n", strerror(-rc));

@@ -210,20 +210,6 @@ static int execbuf_metrics(struct bench_run *run, unsigned n, struct bench_metri
 	return *lat && *per ? 0 : -ENOMEM;
 }
 
-/*
- * A sim device for one case. This thread is pinned as worker 0 (main()):
- * the device's threads go to the other CPUs, as a GPU is not the client's
- * core; created from here they would inherit this thread's one CPU.
- */
-static int validate_simdev(struct bench_run *run, uint64_t aperture, uint64_t lmem,
-			   struct i915_device **out)
-{
-	cpu_set_t cpus;
-	int ret = bench_device_cpus(run, 1, &cpus);
-
-	return ret ? ret : bench_simdev_open(aperture, lmem, &cpus, out);
-}
-
 /* The metrics of cases (a) and (b) at @size, as every back end names them. */
 static int in_place_and_bind_metrics(struct bench_run *run, uint64_t size,
 				     struct bench_metric **inpl, struct bench_metric **bind)
@@ -548,7 +534,7 @@ static int sim_in_place_and_bind(struct bench_run *run, uint64_t size, const str
 		return ret;
 	bench_metric_target(inpl, 100.0, BENCH_TARGET_AT_MOST);
 	bench_metric_target(bind, 2000.0 + 20.0 * (double)pages, BENCH_TARGET_AT_MOST);
-	ret = validate_simdev(run, 0, 0, &i915);
+	ret = bench_simdev_open(run, 1, 0, 0, &i915);
 	if (ret)
 		return ret;
 	sim_place(&tt, &ptt, TTM_PL_TT, 0);
@@ -603,8 +589,8 @@ static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const stru
 	if (ret)
 		return ret;
 	/* lmem of one BO, or an aperture of one BO above the guard page. */
-	ret = copy ? validate_simdev(run, 0, size, &i915)
-		   : validate_simdev(run, size + TTM_PAGE_SIZE, 0, &i915);
+	ret = copy ? bench_simdev_open(run, 1, 0, size, &i915)
+		   : bench_simdev_open(run, 1, size + TTM_PAGE_SIZE, 0, &i915);
 	if (ret)
 		return ret;
 	if (copy)
@@ -639,7 +625,7 @@ static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b
 
 	ret = execbuf_metrics(run, n, &lat, &per);
 	if (!ret)
-		ret = eo ? validate_simdev(run, 0, 0, &i915) : -ENOMEM;
+		ret = eo ? bench_simdev_open(run, 1, 0, 0, &i915) : -ENOMEM;
 	if (ret) {
 		free(eo);
 		return ret;
@@ -1031,6 +1017,7 @@ int main(int argc, char **argv)
 	rc = bench_references_measure(&run);
 	if (rc)
 		fprintf(stderr, "benchmark-validate: a reference failed (%d)\n", rc);
+	/* Worker 0; each case's sim device (bench_simdev_open(run, 1, ...)) keeps off its CPU. */
 	bench_pin_thread(&run, 0);
 	/*
 	 * Every case once per round, --reps rounds, each with its share of
