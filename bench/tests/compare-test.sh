@@ -35,15 +35,15 @@ badoption) "$gen" "$dir/new.json" 1.0 1 || exit 1; want=2; opts=--threshold=x ;;
 norounds)  "$gen" "$dir/new.json" 1.0 2 histscale=1.1 || exit 1; want=1 ;;
 rounds)    "$gen" "$dir/new.json" 1.0 2 rounds histscale=1.1 || exit 1; want=0 ;;
 roundsslower) "$gen" "$dir/new.json" 1.0 2 rounds histscale=2 || exit 1; want=1 ;;
-# NEW is two programs' files: gen 15% slower on a machine whose references
-# did not move, and another program whose references read the machine 40%
-# slower. Unsteady within the run: the 15% cannot be told from that.
-# Steady (the other program's references as gen's): it is a regression.
 # Both latencies 30% slower on a machine whose references did not move; their
 # platform floor (gen.floor) 30% slower too: the floor moved them, not the
 # code. With the floor where it was, the same change is a regression.
 floormoved) "$gen" "$dir/new.json" 1.3 2 refscale=1 floor=1.3 || exit 1; want=0 ;;
 floorsteady) "$gen" "$dir/new.json" 1.3 2 refscale=1 floor=1 || exit 1; want=1 ;;
+# NEW is two programs' files: gen 15% slower on a machine whose references
+# did not move, and another program whose references read the machine 40%
+# slower. Unsteady within the run: the 15% cannot be told from that.
+# Steady (the other program's references as gen's): it is a regression.
 unsteady | steady)
 	mkdir "$dir/new" || exit 1
 	new=$dir/new
