@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * i915_gem_uapi: the i915 GEM uAPI of today's kernel (the ioctl numbers and
+ * struct layouts of libdrm's <drm/i915_drm.h> and <drm/drm.h>), served by
+ * the driver of this project over TTM. It is the boundary between the
+ * driver and whatever presents it as a device node: the emulated render
+ * node of node/ (an LD_PRELOAD library in the manner of Mesa's drm-shim),
+ * and in-process tests that call it directly.
+ *
+ * A device is one i915 of a profile (an integrated Tiger Lake part or a
+ * discrete DG2-class part); a file is one open() of its card or render
+ * node (the kernel's struct drm_file: its own GEM handles, contexts, VMs
+ * and syncobjs). Several descriptors may share a file (dup()); the node
+ * layer owns that mapping and calls i915_gem_file_close() when the last
+ * one goes.
+ *
+ * Every function may be called from any thread. Descriptors the driver
+ * creates for the caller (dma-buf, sync_file, syncobj export) are real
+ * descriptors of the calling process.
+ */
+#ifndef I915_GEM_UAPI_H
+#define I915_GEM_UAPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct i915_device;
+struct i915_gem_file;
+
+/**
+ * struct i915_gem_profile - what a part says about itself.
+ * @name: short profile name ("tgl", "dg2", ...).
+ * @pci_vendor: 0x8086.
+ * @pci_device: the PCI device id (I915_PARAM_CHIPSET_ID).
+ * @pci_revision: the PCI revision (I915_PARAM_REVISION).
+ * @pci_subsystem_vendor: subsystem vendor id.
+ * @pci_subsystem_device: subsystem device id.
+ * @pci_slot: the PCI slot name ("0000:00:02.0" for an integrated part,
+ *	which igt calls integrated, "0000:03:00.0" for a discrete one).
+ * @discrete: the part has device-local memory.
+ */
+struct i915_gem_profile {
+	const char *name;
+	uint16_t pci_vendor;
+	uint16_t pci_device;
+	uint8_t pci_revision;
+	uint16_t pci_subsystem_vendor;
+	uint16_t pci_subsystem_device;
+	const char *pci_slot;
+	bool discrete;
+};
+
+/**
+ * i915_gem_profile_names() - the profile names i915_gem_device_create()
+ * accepts, NULL-terminated; the first is the default.
+ */
+const char *const *i915_gem_profile_names(void);
+
+/**
+ * i915_gem_device_create() - probe a simulated i915 of profile @profile
+ * (NULL: the default) with its GEM uAPI ready.
+ * Return: 0 with *@out set; -EINVAL (unknown profile); -ENOMEM; the
+ * driver's probe errors. Nothing is left behind on failure.
+ */
+int i915_gem_device_create(const char *profile, struct i915_device **out);
+
+/**
+ * i915_gem_device_destroy() - close every file still open, wait for the
+ * GPU and tear the device down.
+ */
+void i915_gem_device_destroy(struct i915_device *i915);
+
+/** i915_gem_device_profile() - the profile @i915 was created with. */
+const struct i915_gem_profile *i915_gem_device_profile(struct i915_device *i915);
+
+/**
+ * i915_gem_file_open() - a new file of @i915, opened through the render
+ * node (@render true) or the primary (card) node. Flink names can be
+ * created and opened only through the primary node, as in the kernel.
+ * Return: 0 with *@out set; -ENOMEM.
+ */
+int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_file **out);
+
+/**
+ * i915_gem_file_close() - release the file as the kernel releases a closed
+ * drm_file: its handles, contexts, VMs and syncobjs; work in flight
+ * finishes; nobody else's objects are touched.
+ */
+void i915_gem_file_close(struct i915_gem_file *file);
+
+/**
+ * i915_gem_ioctl() - one ioctl(2) on a descriptor of @file: @request is
+ * the DRM_IOCTL_* value, @arg the caller's pointer, read and written as
+ * the kernel's drm_ioctl() does (the size encoded in @request is copied in
+ * and out; a bad pointer is -EFAULT, never a crash).
+ * Return: 0 or a non-negative value the ioctl returns; a negative errno,
+ * the kernel's for the same call (-ENOTTY for an unknown ioctl).
+ */
+int i915_gem_ioctl(struct i915_gem_file *file, unsigned long request, void *arg);
+
+/**
+ * i915_gem_mmap() - mmap(2) of @len bytes at fake offset @offset of a
+ * descriptor of @file (an offset from DRM_IOCTL_I915_GEM_MMAP_OFFSET or
+ * the legacy GTT mmap). The mapping stays coherent with TTM moves and
+ * keeps its object alive until i915_gem_munmap().
+ * Return: 0 with *@addr set; -EINVAL (bad offset, length, flags); -EACCES
+ * (no grant for this file); -ENOMEM.
+ */
+int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, int flags,
+		  off_t offset, void **addr);
+
+/**
+ * i915_gem_munmap() - munmap(2) of a range that may hold mappings made by
+ * i915_gem_mmap() or DRM_IOCTL_I915_GEM_MMAP on @i915.
+ * Return: 0 when the range was the driver's and is now released;
+ * -ENOENT when it holds none of the driver's mappings (the caller unmaps
+ * it itself).
+ */
+int i915_gem_munmap(struct i915_device *i915, void *addr, size_t len);
+
+/**
+ * i915_gem_debugfs_files() - the names of the files of the device's
+ * debugfs directory (dri/<minor>/), NULL-terminated: i915_gem_drop_caches,
+ * i915_capabilities, i915_wedged, i915_gem_objects, i915_engine_info,
+ * i915_params/<name>, ...
+ */
+const char *const *i915_gem_debugfs_files(struct i915_device *i915);
+
+/**
+ * i915_gem_debugfs_read() - the current contents of debugfs file @name.
+ * Return: 0 with *@text a malloc()ed NUL-terminated string (*@len bytes);
+ * -ENOENT; -EACCES (write-only file); -ENOMEM.
+ */
+int i915_gem_debugfs_read(struct i915_device *i915, const char *name, char **text, size_t *len);
+
+/**
+ * i915_gem_debugfs_write() - a write of @len bytes to debugfs file @name
+ * (i915_gem_drop_caches idles, retires, evicts, frees and shrinks through
+ * TTM as the kernel's does; i915_wedged wedges or resets).
+ * Return: @len; -ENOENT; -EACCES (read-only file); -EINVAL (bad value).
+ */
+ssize_t i915_gem_debugfs_write(struct i915_device *i915, const char *name, const char *buf,
+			       size_t len);
+
+/**
+ * i915_gem_mmio_read32() - a 32-bit read of register @reg through BAR 0
+ * (live registers such as RING_TIMESTAMP tick at the CS timestamp
+ * frequency; unmodelled ones read 0).
+ */
+uint32_t i915_gem_mmio_read32(struct i915_device *i915, uint32_t reg);
+
+#endif /* I915_GEM_UAPI_H */
