@@ -33,6 +33,7 @@
 #define I915_PL_STOLEN TTM_PL_PRIV
 
 struct i915_backend;
+struct i915_gem_dev;
 
 /**
  * struct i915_device - one Intel GPU.
@@ -69,6 +70,8 @@ struct i915_device {
 	atomic_uint next_ctx_id;
 	struct ttm_drm_device drm;
 	bool gem_ready;
+	/* The GEM uAPI of i915/gem (i915_gem_uapi.h), NULL when not created through it. */
+	struct i915_gem_dev *gem_uapi;
 	/* Where lmem/stolen evictions go: a GGTT part, then SYSTEM (lpfn 0: SYSTEM only). */
 	struct ttm_place evict_places[2];
 	struct {
