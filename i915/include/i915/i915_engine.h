@@ -53,6 +53,9 @@ enum i915_engine_id { I915_ENGINE_RCS = 0, I915_ENGINE_BCS = 1, I915_NUM_ENGINES
  * @refcount: references.
  * @guilty: requests of this context reset for hanging; atomic.
  * @active: requests of this context in flight; atomic.
+ * @vm: the ppGTT its requests run in (a reference), NULL for the GGTT;
+ *	protected by i915_device.vm_lock, set with i915_context_set_vm()
+ *	(i915_vm.h).
  */
 struct i915_context {
 	struct i915_device *i915;
@@ -60,6 +63,7 @@ struct i915_context {
 	atomic_int refcount;
 	atomic_uint guilty;
 	atomic_uint active;
+	struct i915_address_space *vm;
 };
 
 /**
@@ -76,6 +80,7 @@ void i915_context_put(struct i915_context *ctx);
  * @fence: the completion fence (engine timeline, seqno = @seqno).
  * @engine: where it runs.
  * @ctx: its context (a reference).
+ * @vm: the VM the request runs in (a reference), NULL for the GGTT.
  * @seqno: the 32-bit value stored to the status page on completion.
  * @ring_tail: ring offset just past this request's dwords (reset target).
  * @link: in the engine's request list, protected by the engine lock.
@@ -84,6 +89,7 @@ struct i915_request {
 	struct dma_fence fence;
 	struct i915_engine *engine;
 	struct i915_context *ctx;
+	struct i915_address_space *vm;
 	uint32_t seqno;
 	uint32_t ring_tail;
 	struct list_head link;
@@ -158,7 +164,8 @@ struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_i
  * @ctx: the context it runs for (NULL: the device's kernel context).
  * @cmds: @ndw dwords copied inline into the ring before the batch (for
  *	driver work such as blits), or NULL.
- * @batch: GGTT address of a first-level batch to start, or 0 for none.
+ * @batch: address of a first-level batch to start, or 0 for none: in
+ *	@ctx's VM (started with the ppGTT bit) when it has one, else GGTT.
  * @out: a reference to the request's fence, or NULL when not wanted.
  *
  * Waits for ring space when the ring is full. On a synchronous device the

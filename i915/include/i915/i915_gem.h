@@ -142,9 +142,12 @@ struct i915_exec_reloc {
 };
 
 #define EXEC_OBJECT_WRITE (1u << 2)
+#define EXEC_OBJECT_SUPPORTS_48B_ADDRESS (1u << 3)
 #define EXEC_OBJECT_PINNED (1u << 4)
 #define EXEC_OBJECT_NEEDS_MAPPABLE (1u << 6) /* driver extension: in the aperture */
-#define EXEC_OBJECT_FLAGS_MASK (EXEC_OBJECT_WRITE | EXEC_OBJECT_PINNED | EXEC_OBJECT_NEEDS_MAPPABLE)
+#define EXEC_OBJECT_FLAGS_MASK                                                                     \
+	(EXEC_OBJECT_WRITE | EXEC_OBJECT_SUPPORTS_48B_ADDRESS | EXEC_OBJECT_PINNED |                 \
+	 EXEC_OBJECT_NEEDS_MAPPABLE)
 
 /**
  * struct i915_exec_object - one object of an execbuffer.
@@ -152,10 +155,15 @@ struct i915_exec_reloc {
  *	is set.
  * @bo: instead of @obj, a buffer of the device created through the uAPI
  *	(struct ttm_drm_bo; a reference is held by the caller). Such buffers
- *	are validated into the GGTT like SMEM objects.
- * @flags: EXEC_OBJECT_*.
+ *	are validated into the GGTT like SMEM objects (in a VM: like SMEM
+ *	objects there, SYSTEM or TT with pages, or where they are).
+ * @flags: EXEC_OBJECT_*. EXEC_OBJECT_SUPPORTS_48B_ADDRESS only matters in
+ *	a VM: without it the object is placed below 4 GiB (a softpin ending
+ *	above is -EINVAL).
  * @offset: in: the softpin address with EXEC_OBJECT_PINNED (page aligned,
- *	inside the GGTT); out: the GPU address the object had.
+ *	inside the GGTT; in a VM: inside the 48-bit VM, canonical form
+ *	accepted); out: the GPU address the object had (in a VM: canonical,
+ *	i915_vm_canonical()).
  * @relocs: @nreloc relocations to apply to this object, may be NULL.
  * @nreloc: count.
  */
@@ -205,6 +213,21 @@ struct i915_execbuffer {
  * address), apply relocations whose presumed offset is stale, wait for
  * foreign fences, submit, and attach the one fence to every object (write
  * usage for objects written: EXEC_OBJECT_WRITE or a write domain).
+ *
+ * When @eb->ctx has a VM (i915_context_set_vm()), addresses are that VM's:
+ * each object is validated where the GPU reaches it without the GGTT
+ * (SMEM: SYSTEM or TT, populated; LMEM: VRAM; STOLEN: stolen), bound into
+ * the VM at its softpin address or at a free range (its previous one when
+ * it still has it), relocations are written with canonical VM addresses,
+ * @offset reports the canonical VM address, and the batch starts in ppGTT
+ * space. Softpin in a VM: misaligned, non-canonical, outside the VM, or
+ * above 4 GiB without EXEC_OBJECT_SUPPORTS_48B_ADDRESS is -EINVAL;
+ * overlapping another softpinned object of the call is -EINVAL (found
+ * before anything is locked); overlapping a vma pinned by another
+ * execbuffer in flight is -ENOSPC; an idle or busy unpinned vma in the way
+ * is evicted (waiting for its last use), as the kernel's
+ * i915_gem_evict_for_node() does.
+ *
  * Return: 0 with @eb->out_fence set; -EINVAL (no objects, unknown flags,
  * duplicated objects, bad target index, relocation outside the object or
  * misaligned, more than one write domain, batch range outside the batch
@@ -212,9 +235,9 @@ struct i915_execbuffer {
  * softpinned object, or a softpin range held by objects that cannot move,
  * pinned ones, even after eviction); -ENOMEM (no room for an object without
  * softpin in its memory type, or an allocation failed, softpin or not);
- * -ENOSPC (no GGTT range for a local-memory object); -EINTR; -EIO. On error
- * nothing is left reserved or pinned, no fence was attached and the
- * objects keep their content.
+ * -ENOSPC (no GGTT range for a local-memory object; in a VM see above);
+ * -EINTR; -EIO. On error nothing is left reserved or pinned, no fence was
+ * attached and the objects keep their content.
  */
 int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb);
 

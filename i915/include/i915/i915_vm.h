@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * i915_vm: per-process GPU address spaces (full ppGTT), the gen8+ model the
+ * kernel's i915_address_space / i915_vma implement.
+ *
+ * A VM is a 48-bit GPU virtual address space with its own 4-level page
+ * table in the device (the back end's vm_* ops), a drm_mm of the ranges in
+ * use, and a list of vmas. A vma maps one buffer object (an i915 object or
+ * a uAPI BO: any ttm_buffer_object of the device) at one range of one VM;
+ * an object has at most one vma per VM (the kernel's normal view).
+ *
+ * Contexts run in a VM: i915_context_set_vm() attaches one (a VM may be
+ * shared by several contexts, as CONTEXT_SETPARAM I915_CONTEXT_PARAM_VM
+ * allows), and every request of such a context loads the VM into the
+ * engine (RING_PDP0) and starts its batch in ppGTT space. i915_gem_execbuffer()
+ * binds each object of the call into the context's VM (see i915_gem.h).
+ *
+ * Binding: a vma's PTEs point at the pages of the object's current
+ * resource (populated tt pages for SYSTEM/TT, offsets for lmem and stolen).
+ * When TTM moves, evicts, swaps out or frees the object, the driver's move
+ * and notify hooks wait for the GPU work that used the vma and unbind it
+ * from every VM first, so no PTE ever points at memory the object no longer
+ * owns; the next execbuffer binds it again, at the same address when that
+ * is still free (the vma keeps its range until the object or VM goes, or a
+ * softpin elsewhere evicts it).
+ *
+ * Locking: one device-wide mutex, i915_device.vm_lock, protects every VM's
+ * drm_mm and vma list, every vma's state and the device's object-to-vma
+ * registry. It nests inside BO reservations and is never held while a
+ * fence is waited for or a request submitted (the retire path drops VM
+ * references, which may take it).
+ */
+#ifndef I915_VM_H
+#define I915_VM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ttm/dma_fence.h>
+#include <ttm/drm_mm.h>
+#include <ttm/list.h>
+
+struct i915_device;
+struct i915_context;
+struct ttm_buffer_object;
+
+/* Bits of the ppGTT: 48, four levels of 512 entries over 4 KiB pages. */
+#define I915_VM_BITS 48
+#define I915_VM_TOTAL (1ull << I915_VM_BITS)
+#define I915_VM_4G (1ull << 32)
+
+/**
+ * i915_vm_canonical() - @addr in the canonical form of a 48-bit address
+ * (bit 47 sign-extended), what the kernel reports in exec_object2.offset
+ * and writes in relocations.
+ */
+static inline uint64_t i915_vm_canonical(uint64_t addr)
+{
+	return (uint64_t)((int64_t)(addr << (64 - I915_VM_BITS)) >> (64 - I915_VM_BITS));
+}
+
+/** i915_vm_noncanonical() - the low 48 bits of a canonical address. */
+static inline uint64_t i915_vm_noncanonical(uint64_t addr)
+{
+	return addr & (I915_VM_TOTAL - 1);
+}
+
+/**
+ * struct i915_address_space - one ppGTT.
+ * @i915: the device.
+ * @refcount: references (contexts, requests, execbuffers in flight, the
+ *	uAPI's VM id table).
+ * @total: bytes of address space (I915_VM_TOTAL).
+ * @handle: the back end's id of the page table (what RING_PDP0 is loaded
+ *	with; non-zero).
+ * @id: a small number for dumps, unique per device.
+ *
+ * Protected by i915_device.vm_lock:
+ * @mm: the ranges in use, in bytes.
+ * @vmas: every vma of this VM (struct i915_vma.vm_link).
+ */
+struct i915_address_space {
+	struct i915_device *i915;
+	atomic_int refcount;
+	uint64_t total;
+	uint64_t handle;
+	uint32_t id;
+
+	/* Protected by i915->vm_lock. */
+	struct drm_mm mm;
+	struct list_head vmas;
+};
+
+/**
+ * struct i915_vma - an object's range in one VM.
+ * @vm: the VM (not a reference: the VM frees its vmas when it dies).
+ * @bo: the object (not a reference: the object's death unbinds and frees
+ *	its vmas through the driver's delete_mem_notify hook).
+ *
+ * Protected by i915_device.vm_lock:
+ * @node: the range, allocated while the vma exists.
+ * @vm_link: in @vm->vmas.
+ * @bo_link: in the device's registry bucket of @bo.
+ * @pin_count: execbuffers in flight that use this range: a pinned vma is
+ *	neither evicted by another softpin nor moved.
+ * @bound: the PTEs of @node point at the object's current pages.
+ * @active: the last request that used the vma (a reference), or NULL.
+ */
+struct i915_vma {
+	struct i915_address_space *vm;
+	struct ttm_buffer_object *bo;
+
+	/* Protected by vm->i915->vm_lock. */
+	struct drm_mm_node node;
+	struct list_head vm_link;
+	struct list_head bo_link;
+	unsigned int pin_count;
+	bool bound;
+	struct dma_fence *active;
+};
+
+#define I915_VMA_BUCKETS 256
+
+/**
+ * struct i915_vma_registry - the device's map from object to its vmas, so
+ * TTM's per-object hooks find the bindings of objects the driver keeps no
+ * state in (uAPI BOs). Embedded in struct i915_device.
+ * @buckets: lists of vmas (bo_link), hashed by object address.
+ * @count: vmas registered; atomic, read without the lock so objects never
+ *	bound into a VM skip it.
+ */
+struct i915_vma_registry {
+	struct list_head buckets[I915_VMA_BUCKETS];
+	atomic_ulong count;
+};
+
+/**
+ * i915_vm_create() - a new empty 48-bit VM with one reference.
+ * Return: 0; -EINVAL (NULL argument); -ENOMEM; -EOPNOTSUPP (the back end
+ * has no ppGTT).
+ */
+int i915_vm_create(struct i915_device *i915, struct i915_address_space **out);
+
+/** i915_vm_get() - take a reference; returns @vm. */
+struct i915_address_space *i915_vm_get(struct i915_address_space *vm);
+
+/**
+ * i915_vm_put() - drop a reference; NULL is a no-op. The last one unbinds
+ * every vma (their objects live on unbound) and frees the page table. No
+ * request may still run in the VM: requests hold references.
+ */
+void i915_vm_put(struct i915_address_space *vm);
+
+/**
+ * i915_context_set_vm() - run @ctx's future requests in @vm (a reference is
+ * taken), or in the GGTT when @vm is NULL; the previous VM's reference is
+ * dropped (requests already queued keep theirs).
+ * Return: 0; -EINVAL (NULL context, VM of another device).
+ */
+int i915_context_set_vm(struct i915_context *ctx, struct i915_address_space *vm);
+
+/**
+ * i915_context_get_vm() - @ctx's VM with a new reference, NULL when it runs
+ * in the GGTT.
+ */
+struct i915_address_space *i915_context_get_vm(struct i915_context *ctx);
+
+/**
+ * i915_vm_bind() - bind @bo (reserved by the caller, resource populated and
+ * placed where the GPU reaches it: SYSTEM or TT with tt pages, VRAM,
+ * stolen) into @vm and pin the vma for the caller.
+ * @offset: in: with @fixed, the address wanted (page aligned, canonical or
+ *	not); out: the address bound (non-canonical).
+ * @fixed: softpin: exactly at *@offset. An unpinned vma of another object
+ *	overlapping the range is evicted (waiting for its last use); a vma of
+ *	the same object elsewhere is moved.
+ * @zone_4g: without @fixed, place the range below 4 GiB (objects without
+ *	EXEC_OBJECT_SUPPORTS_48B_ADDRESS); with it, fail when it ends above.
+ * @interruptible: waits for eviction may be interrupted.
+ *
+ * Without @fixed an existing vma keeps its range (the kernel's presumed
+ * offset) unless it violates @zone_4g.
+ * Return: 0 with the vma pinned in *@out (i915_vma_unpin() it);
+ * -EINVAL (misaligned, non-canonical or outside the VM, softpin above 4 GiB
+ * with @zone_4g, bad resource); -ENOSPC (the range is held by a pinned vma,
+ * or no free range); -ENOMEM; -EINTR.
+ */
+int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, uint64_t *offset,
+		 bool fixed, bool zone_4g, bool interruptible, struct i915_vma **out);
+
+/**
+ * i915_vma_unpin() - end the caller's use of @vma; with @fence (may be
+ * NULL) recorded as its last use, which unbinding and eviction wait for.
+ */
+void i915_vma_unpin(struct i915_vma *vma, struct dma_fence *fence);
+
+/**
+ * i915_vm_unbind_bo() - unbind @bo from every VM (its vmas keep their
+ * ranges, marked unbound) after waiting for their last use; @destroy frees
+ * the vmas too. Caller holds @bo's reservation or is its last user.
+ * @no_wait: return -EBUSY instead of waiting.
+ * Return: 0; -EBUSY (@no_wait and still in use); -ENOSPC never.
+ * A pinned vma (an execbuffer in flight under the reservation holder's own
+ * ticket) is unbound all the same: only its owner can move the object.
+ */
+int i915_vm_unbind_bo(struct i915_device *i915, struct ttm_buffer_object *bo, bool destroy,
+		      bool no_wait);
+
+/**
+ * i915_vm_lookup() - where @bo is bound in @vm: 0 with *@offset (the
+ * non-canonical address) and *@bound (PTEs written); -ENOENT (no vma).
+ */
+int i915_vm_lookup(struct i915_address_space *vm, struct ttm_buffer_object *bo, uint64_t *offset,
+		   bool *bound);
+
+/**
+ * i915_vm_read_pte() - the entry for page @index (address >> 12) of @vm's
+ * page table, 0 when not present; for tests and dumps.
+ */
+uint64_t i915_vm_read_pte(struct i915_address_space *vm, uint64_t index);
+
+#endif /* I915_VM_H */
