@@ -204,6 +204,10 @@ enum bench_backend {
 };
 
 #define BENCH_MAX_CPUS 256
+/* Upper bounds of --threads, --reps / --warmup and --duration: a larger value is a typo. */
+#define BENCH_MAX_THREADS BENCH_MAX_CPUS
+#define BENCH_MAX_REPS 100000
+#define BENCH_MAX_DURATION_S 3600
 
 /**
  * struct bench_options - the options every benchmark accepts.
@@ -272,7 +276,10 @@ struct bench_opt {
  * @errlen: size of @err.
  *
  * Rejected: unknown options, positional arguments, missing or malformed
- * values, --reps 0, --threads 0, --duration <= 0, a --cpus list with
+ * values (every number is checked whole: no sign, no leading blanks, no
+ * trailing characters, no overflow), --reps 0, --threads 0, --duration <= 0
+ * or not finite, values above BENCH_MAX_THREADS, BENCH_MAX_REPS and
+ * BENCH_MAX_DURATION_S, a --cpus list with
  * duplicates or ranges going backwards, --threads larger than the --cpus list,
  * --backend other than sim/hw.
  *
@@ -447,10 +454,15 @@ struct bench_run {
  * @name: benchmark name, a stable identifier (matched by ttm-compare).
  * @argc, @argv, @extra, @ctx: as bench_options_parse().
  *
- * Prints --help on stdout or the one-line error on stderr itself.
+ * Prints --help on stdout or the one-line error on stderr itself. Checks
+ * what needs the machine: every --cpus entry must be a CPU this process may
+ * run on. Then prepares the results file (bench_output_prepare(): stale
+ * temporary files swept, this run's created exclusively), so an unwritable
+ * or occupied --out fails before anything is measured.
  *
  * Return: 0 to go on; BENCH_SETUP_HELP or BENCH_SETUP_USAGE (nothing to free);
- * -errno when the machine probe or an allocation failed (@r not initialised).
+ * -errno when the machine probe, an allocation or the output failed (@r not
+ * initialised).
  */
 int bench_setup(struct bench_run *r, const char *name, int argc, char **argv,
 		const struct bench_opt *extra, void *ctx);
@@ -659,8 +671,12 @@ void bench_progress_done(struct bench_run *r);
  *        time>.json inside it) or NULL (opts.out, else the current directory).
  * @written: if non-NULL, receives the final path (caller frees).
  *
- * Written to "<path>.tmp.<pid>", fsync'ed and renamed: a reader never sees a
- * partial file under the final name, and on failure nothing is left behind.
+ * Written to "<path>.tmp.<pid>" (created with O_EXCL), fsync'ed and renamed
+ * without replacing: a reader never sees a partial file under the final
+ * name, an existing file is never replaced (-EEXIST for a file name; in a
+ * directory the name gets "-2", "-3", ... so two runs in one second both
+ * keep their file), and on failure nothing is left behind. With @path NULL
+ * the file bench_setup() prepared is used when there is one.
  *
  * Return: 0, -errno from the file system, -ENOMEM.
  */

@@ -18,7 +18,7 @@ static int parse_u64(const char *s, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -160,11 +160,11 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 	case OPT_REPS:
 	case OPT_WARMUP:
 	case OPT_THREADS: {
-		unsigned v;
+		unsigned v, max = id == OPT_THREADS ? BENCH_MAX_THREADS : BENCH_MAX_REPS;
 
-		if (parse_uint(val, &v) || (id != OPT_WARMUP && v == 0)) {
-			bench_set_err(err, errlen, "--%s: expected %s integer, got '%s'", name,
-				id == OPT_WARMUP ? "a non-negative" : "a positive", val);
+		if (parse_uint(val, &v) || (id != OPT_WARMUP && v == 0) || v > max) {
+			bench_set_err(err, errlen, "--%s: expected an integer in %u..%u, got '%s'",
+				name, id == OPT_WARMUP ? 0 : 1, max, val);
 			return -EINVAL;
 		}
 		if (id == OPT_REPS) {
@@ -182,8 +182,10 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 	case OPT_DURATION:
 		errno = 0;
 		o->duration_s = strtod(val, &end);
-		if (!*val || *end || errno || !isfinite(o->duration_s) || o->duration_s <= 0.0) {
-			bench_set_err(err, errlen, "--duration: expected seconds > 0, got '%s'", val);
+		if (!*val || *end || errno || !isfinite(o->duration_s) || o->duration_s <= 0.0 ||
+		    o->duration_s > BENCH_MAX_DURATION_S || ((*val < '0' || *val > '9') && *val != '.')) {
+			bench_set_err(err, errlen, "--duration: expected seconds in (0, %d], got '%s'",
+				BENCH_MAX_DURATION_S, val);
 			return -EINVAL;
 		}
 		o->duration_set = true;

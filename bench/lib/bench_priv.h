@@ -77,6 +77,22 @@ struct bench_metric {
 };
 
 /**
+ * struct bench_output - where the results file goes, prepared before measuring.
+ * @fd: the open temporary file, -1 when none is prepared.
+ * @tmp: its name ("<base>.tmp.<pid>", owned), NULL when none.
+ * @base: the final name, or in a directory the name without ".json" to which
+ *        "-2", "-3", ... are added on a collision (owned).
+ * @in_dir: --out named a directory (or was not given): collisions get a
+ *          suffix; otherwise an existing file makes the write fail.
+ */
+struct bench_output {
+	int fd;
+	char *tmp;
+	char *base;
+	bool in_dir;
+};
+
+/**
  * struct bench_series - a time series: rows of (t, values[ncols]).
  * @name: owned.
  * @columns: owned copies of the column names.
@@ -119,7 +135,26 @@ struct bench_run_priv {
 	uint64_t last_progress_ns;
 	bool progress_shown;
 	cpu_set_t allowed;
+	struct bench_output out;
 };
+
+/**
+ * bench_output_prepare() - make sure the results file can be written before
+ * anything is measured: resolve --out (or the current directory), refuse an
+ * existing non-directory, sweep stale "*.json.tmp.PID" files of processes
+ * that are gone from the target directory (one line on stderr for each),
+ * and create this run's temporary file exclusively in it.
+ * @r: the run (opts.out and name are read; priv->out is filled).
+ * @err: one-line message on failure.
+ * @errlen: size of @err.
+ *
+ * Return: 0; -EEXIST (the file exists), -ENOTDIR, -EACCES, -EROFS, ...
+ * from the file system; -ENOMEM.
+ */
+int bench_output_prepare(struct bench_run *r, char *err, size_t errlen);
+
+/** bench_output_release() - close and remove an unpublished temporary file. */
+void bench_output_release(struct bench_output *o);
 
 /**
  * bench_metric_ratio() - the ratio of @m's median @value to its reference.

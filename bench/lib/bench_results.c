@@ -3,6 +3,7 @@
  * bench_results.c - the results file (format: results/README.md): writing
  * it atomically, loading and checking it, and the plot inputs derived from it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,6 +11,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -375,20 +378,200 @@ static json_object *run_to_json(struct bench_run *r)
 	return root;
 }
 
-static int resolve_path(struct bench_run *r, const char *path, char **out)
+/*
+ * Where @path (NULL: opts.out, else ".") sends the results: a directory gets
+ * "<name>-<machine>-<utc>[-N].json" inside it, anything else is taken as the
+ * file name, which must not exist yet: a results file never replaces a file,
+ * and never anything that is not a regular file (a device node, a FIFO).
+ */
+static int output_target(struct bench_run *r, const char *path, struct bench_output *o,
+			 char *err, size_t errlen)
 {
 	const char *p = path ? path : r->opts.out ? r->opts.out : ".";
 	struct stat st;
 	char utc[32];
 
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!*p) {
+		bench_set_err(err, errlen, "empty output path");
+		return -EINVAL;
+	}
 	if (!stat(p, &st) && S_ISDIR(st.st_mode)) {
 		utc_string(r->started_unix, utc, sizeof(utc), true);
-		if (asprintf(out, "%s/%s-%s-%s.json", p, r->name, r->machine.id, utc) < 0)
+		if (asprintf(&o->base, "%s/%s-%s-%s", p, r->name, r->machine.id, utc) < 0) {
+			o->base = NULL;
 			return -ENOMEM;
+		}
+		o->in_dir = true;
 		return 0;
 	}
-	*out = strdup(p);
-	return *out ? 0 : -ENOMEM;
+	if (!lstat(p, &st)) {
+		bench_set_err(err, errlen,
+			      S_ISREG(st.st_mode) ? "%s: exists; results are never written over a file"
+						  : "%s: exists and is not a regular file or directory",
+			      p);
+		return -EEXIST;
+	}
+	o->base = strdup(p);
+	return o->base ? 0 : -ENOMEM;
+}
+
+/* The directory the output goes into (caller frees). */
+static char *output_dir(const struct bench_output *o)
+{
+	const char *slash = strrchr(o->base, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == o->base)
+		return strdup("/");
+	return strndup(o->base, (size_t)(slash - o->base));
+}
+
+static int output_open(struct bench_output *o, char *err, size_t errlen)
+{
+	if (asprintf(&o->tmp, "%s%s.tmp.%ld", o->base, o->in_dir ? ".json" : "",
+		     (long)getpid()) < 0) {
+		o->tmp = NULL;
+		return -ENOMEM;
+	}
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (o->fd < 0) {
+		int rc = -errno;
+
+		bench_set_err(err, errlen, "%s: cannot create: %s", o->tmp, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+void bench_output_release(struct bench_output *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->base);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+}
+
+/*
+ * Remove "<anything>.json.tmp.<pid>" regular files of processes that no
+ * longer exist: what a killed run left behind. A live pid (ours, another
+ * run's, or a reused number) keeps its file.
+ */
+static void sweep_stale(const char *dir, const char *prog)
+{
+	static const char mark[] = ".json.tmp.";
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		const char *t = NULL, *s = e->d_name, *q;
+		struct stat st;
+		char *end;
+		long pid;
+
+		while ((q = strstr(s, mark))) {
+			t = q;
+			s = q + 1;
+		}
+		if (!t || t == e->d_name)
+			continue;
+		t += sizeof(mark) - 1;
+		if (*t < '1' || *t > '9')
+			continue;
+		errno = 0;
+		pid = strtol(t, &end, 10);
+		if (errno || *end || pid <= 0 || pid > INT32_MAX || pid == (long)getpid())
+			continue;
+		if (!kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (!unlinkat(dirfd(d), e->d_name, 0))
+			fprintf(stderr, "%s: removed stale temporary file %s/%s (process %ld is gone)\n",
+				prog, dir, e->d_name, pid);
+	}
+	closedir(d);
+}
+
+int bench_output_prepare(struct bench_run *r, char *err, size_t errlen)
+{
+	struct bench_output *o = &r->priv->out;
+	char *dir;
+	int rc;
+
+	bench_output_release(o);
+	rc = output_target(r, NULL, o, err, errlen);
+	if (rc)
+		goto fail;
+	dir = output_dir(o);
+	if (!dir) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	sweep_stale(dir, r->name);
+	free(dir);
+	rc = output_open(o, err, errlen);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	if (rc == -ENOMEM)
+		bench_set_err(err, errlen, "out of memory");
+	bench_output_release(o);
+	return rc;
+}
+
+/* rename() that fails with -EEXIST instead of replacing @to. */
+static int rename_noreplace(const char *from, const char *to)
+{
+	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* A file system without RENAME_NOREPLACE: link() never replaces either. */
+	if (link(from, to))
+		return -errno;
+	unlink(from);
+	return 0;
+}
+
+/* Give the written temporary file its final name: the first free one in a directory. */
+static int output_publish(struct bench_output *o, char **final)
+{
+	unsigned k;
+	int rc = -EEXIST;
+
+	for (k = 1; k <= 1000 && rc == -EEXIST; k++) {
+		char *name;
+
+		if (!o->in_dir)
+			name = k == 1 ? strdup(o->base) : NULL;
+		else if (asprintf(&name, k == 1 ? "%s.json" : "%s-%u.json", o->base, k) < 0)
+			name = NULL;
+		if (!name)
+			return k == 1 || o->in_dir ? -ENOMEM : -EEXIST;
+		rc = rename_noreplace(o->tmp, name);
+		if (!rc) {
+			*final = name;
+			free(o->tmp);
+			o->tmp = NULL;
+			return 0;
+		}
+		free(name);
+		if (!o->in_dir)
+			break;
+	}
+	return rc;
 }
 
 static int write_all(int fd, const char *s, size_t n)
@@ -409,49 +592,48 @@ static int write_all(int fd, const char *s, size_t n)
 
 int bench_run_write(struct bench_run *r, const char *path, char **written)
 {
-	char *final = NULL, *tmp = NULL;
+	struct bench_output local, *o;
+	char *final = NULL;
 	json_object *root;
 	const char *text;
 	size_t len;
-	int fd, rc;
+	int rc;
 
 	if (written)
 		*written = NULL;
-	rc = resolve_path(r, path, &final);
-	if (rc)
-		return rc;
+	if (!path && r->priv->out.fd >= 0) {
+		o = &r->priv->out;
+	} else {
+		o = &local;
+		rc = output_target(r, path, o, NULL, 0);
+		if (!rc)
+			rc = output_open(o, NULL, 0);
+		if (rc) {
+			bench_output_release(o);
+			return rc;
+		}
+	}
 	root = run_to_json(r);
 	if (!root) {
-		free(final);
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out;
 	}
 	text = json_object_to_json_string_length(
 	    root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED, &len);
-	if (!text || asprintf(&tmp, "%s.tmp.%ld", final, (long)getpid()) < 0) {
-		rc = -ENOMEM;
-		tmp = NULL;
-		goto out;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	rc = write_all(fd, text, len);
+	rc = text ? write_all(o->fd, text, len) : -ENOMEM;
 	if (!rc)
-		rc = write_all(fd, "\n", 1);
-	/* fsync before rename: after a crash the name holds old or new, never half. */
-	if (!rc && fsync(fd))
+		rc = write_all(o->fd, "\n", 1);
+	/* fsync before rename: after a crash the name holds the whole file or nothing. */
+	if (!rc && fsync(o->fd))
 		rc = -errno;
-	if (close(fd) && !rc)
+	if (close(o->fd) && !rc)
 		rc = -errno;
-	if (!rc && rename(tmp, final))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-out:
+	o->fd = -1;
+	if (!rc)
+		rc = output_publish(o, &final);
 	json_object_put(root);
-	free(tmp);
+out:
+	bench_output_release(o);
 	if (!rc && written)
 		*written = final;
 	else

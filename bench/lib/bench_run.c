@@ -106,6 +106,7 @@ int bench_run_init(struct bench_run *r, const char *name, const struct bench_opt
 	r->priv = calloc(1, sizeof(*r->priv));
 	if (!r->priv)
 		return -ENOMEM;
+	r->priv->out.fd = -1;
 	rc = bench_machine_probe(&r->machine);
 	if (rc) {
 		free(r->priv);
@@ -134,6 +135,7 @@ int bench_setup(struct bench_run *r, const char *name, int argc, char **argv,
 	struct bench_options o;
 	const char *prog = argc > 0 && argv[0] ? argv[0] : name;
 	char err[256];
+	unsigned i;
 	int rc;
 
 	rc = bench_options_parse(&o, argc, argv, extra, ctx, err, sizeof(err));
@@ -145,7 +147,28 @@ int bench_setup(struct bench_run *r, const char *name, int argc, char **argv,
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return BENCH_SETUP_USAGE;
 	}
-	return bench_run_init(r, name, &o);
+	rc = bench_run_init(r, name, &o);
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", prog, strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < o.ncpus; i++) {
+		if (o.cpus[i] >= CPU_SETSIZE || !CPU_ISSET(o.cpus[i], &r->priv->allowed)) {
+			fprintf(stderr, "%s: --cpus: CPU %u is not one this process may run on (%u CPUs online)\n",
+				prog, o.cpus[i], r->machine.pus);
+			bench_run_fini(r);
+			return BENCH_SETUP_USAGE;
+		}
+	}
+	/* Before anything is measured: an unwritable output fails now, not after the run. */
+	err[0] = '\0';
+	rc = bench_output_prepare(r, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "%s: --out: %s\n", prog, err[0] ? err : strerror(-rc));
+		bench_run_fini(r);
+		return rc;
+	}
+	return 0;
 }
 
 static void metric_free(struct bench_metric *m)
@@ -186,6 +209,7 @@ void bench_run_fini(struct bench_run *r)
 		kvs_fini(&p->params);
 		kvs_fini(&p->backend_params);
 		free(p->phase);
+		bench_output_release(&p->out);
 		free(p);
 		r->priv = NULL;
 	}

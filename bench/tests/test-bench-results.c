@@ -5,7 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -251,10 +254,10 @@ KTEST(bench_run_write_round_trip)
 		    sb.max == s.max && sb.mean == s.mean);
 	json_object_put(root);
 
-	/* Same file name on purpose: a second write replaces the file atomically. */
+	/* Same file name on purpose: a second write never replaces the first. */
 	snprintf(path, sizeof(path), "%s/fixed.json", dir);
 	EXPECT_EQ(bench_run_write(&r, path, NULL), 0);
-	EXPECT_EQ(bench_run_write(&r, path, NULL), 0);
+	EXPECT_EQ(bench_run_write(&r, path, NULL), -EEXIST);
 	EXPECT_EQ(count_entries(dir, "fixed.json"), 1);
 	EXPECT_EQ(count_entries(dir, ".tmp."), 0);
 
@@ -531,4 +534,166 @@ KTEST(bench_setup_help_and_usage)
 	EXPECT_EQ(bench_exit_code(BENCH_SETUP_USAGE), 2);
 	ASSERT_EQ(bench_setup(&r, "x", 1, (char *[]){"prog", NULL}, NULL, NULL), 0);
 	bench_run_fini(&r);
+}
+
+static int file_text_is(const char *path, const char *text)
+{
+	char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return !strcmp(buf, text);
+}
+
+/* A pid that is certainly not running: a child that has been reaped. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return pid;
+}
+
+/*
+ * A results file is never written over anything: not over an existing
+ * file (its content stays), not over a device node, a FIFO or a dangling
+ * symbolic link; the attempt leaves no temporary file behind.
+ */
+KTEST(bench_run_write_never_replaces)
+{
+	char *dir = make_tmpdir(), path[512], link_path[512];
+	struct bench_run r;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(init_run(&r), 0);
+	snprintf(path, sizeof(path), "%s/old.json", dir);
+	write_text(path, "precious");
+	EXPECT_EQ(bench_run_write(&r, path, NULL), -EEXIST);
+	EXPECT_TRUE(file_text_is(path, "precious"));
+	EXPECT_EQ(bench_run_write(&r, "/dev/null", NULL), -EEXIST);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ASSERT_EQ(mkfifo(path, 0600), 0);
+	EXPECT_EQ(bench_run_write(&r, path, NULL), -EEXIST);
+	snprintf(link_path, sizeof(link_path), "%s/dangling", dir);
+	ASSERT_EQ(symlink("/nonexistent/target", link_path), 0);
+	EXPECT_EQ(bench_run_write(&r, link_path, NULL), -EEXIST);
+	EXPECT_EQ(count_entries(dir, ".tmp."), 0);
+	EXPECT_EQ(count_entries(dir, ""), 3);
+	bench_run_fini(&r);
+	rm_rf(dir);
+	free(dir);
+}
+
+/* Two runs of one benchmark writing into one directory in the same second both keep their file. */
+KTEST(bench_run_write_same_second_keeps_both)
+{
+	char *dir = make_tmpdir(), *w1 = NULL, *w2 = NULL;
+	struct bench_run a, b;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(init_run(&a), 0);
+	ASSERT_EQ(init_run(&b), 0);
+	b.started_unix = a.started_unix;
+	ASSERT_EQ(bench_run_write(&a, dir, &w1), 0);
+	ASSERT_EQ(bench_run_write(&b, dir, &w2), 0);
+	EXPECT_TRUE(strcmp(w1, w2) != 0);
+	EXPECT_EQ(count_entries(dir, ".json"), 2);
+	EXPECT_EQ(count_entries(dir, ".tmp."), 0);
+	free(w1);
+	free(w2);
+	bench_run_fini(&a);
+	bench_run_fini(&b);
+	rm_rf(dir);
+	free(dir);
+}
+
+/*
+ * bench_setup() finds an output it cannot use before anything is measured,
+ * and holds this run's temporary file from then on; the finished run
+ * publishes it and leaves no temporary file.
+ */
+KTEST(bench_setup_checks_out_before_measuring)
+{
+	char *dir = make_tmpdir(), path[512], *written = NULL;
+	char *argv[] = {"prog", "--quick", "--out", path, NULL};
+	struct bench_run r;
+
+	ASSERT_NOT_NULL(dir);
+	snprintf(path, sizeof(path), "%s/missing/x.json", dir);
+	EXPECT_EQ(bench_setup(&r, "x", 4, argv, NULL, NULL), -ENOENT);
+	snprintf(path, sizeof(path), "%s/old.json", dir);
+	write_text(path, "precious");
+	EXPECT_EQ(bench_setup(&r, "x", 4, argv, NULL, NULL), -EEXIST);
+	EXPECT_TRUE(file_text_is(path, "precious"));
+	snprintf(path, sizeof(path), "/dev/null");
+	EXPECT_EQ(bench_setup(&r, "x", 4, argv, NULL, NULL), -EEXIST);
+	snprintf(path, sizeof(path), "%s", dir);
+	ASSERT_EQ(bench_setup(&r, "x", 4, argv, NULL, NULL), 0);
+	EXPECT_EQ(count_entries(dir, ".json.tmp."), 1);
+	ASSERT_EQ(bench_run_write(&r, NULL, &written), 0);
+	EXPECT_EQ(count_entries(dir, ".tmp."), 0);
+	EXPECT_EQ(count_entries(dir, "x-"), 1);
+	bench_run_fini(&r);
+	/* A run given up without writing leaves nothing either. */
+	ASSERT_EQ(bench_setup(&r, "x", 4, argv, NULL, NULL), 0);
+	bench_run_fini(&r);
+	EXPECT_EQ(count_entries(dir, ".tmp."), 0);
+	free(written);
+	rm_rf(dir);
+	free(dir);
+}
+
+/* A killed run's temporary file is swept by the next run; a live process's, or another kind of file, is not. */
+KTEST(bench_setup_sweeps_stale_temporaries)
+{
+	char *dir = make_tmpdir(), stale[512], live[512], other[512];
+	char *argv[] = {"prog", "--quick", "--out", NULL, NULL};
+	struct bench_run r;
+	pid_t gone = dead_pid();
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_TRUE(gone > 0);
+	argv[3] = dir;
+	snprintf(stale, sizeof(stale), "%s/y-1-2.json.tmp.%ld", dir, (long)gone);
+	snprintf(live, sizeof(live), "%s/y-1-3.json.tmp.%ld", dir, (long)getppid());
+	snprintf(other, sizeof(other), "%s/notes.txt.tmp.%ld", dir, (long)gone);
+	write_text(stale, "{");
+	write_text(live, "{");
+	write_text(other, "keep");
+	ASSERT_EQ(bench_setup(&r, "x", 4, argv, NULL, NULL), 0);
+	EXPECT_EQ(access(stale, F_OK), -1);
+	EXPECT_EQ(access(live, F_OK), 0);
+	EXPECT_EQ(access(other, F_OK), 0);
+	bench_run_fini(&r);
+	rm_rf(dir);
+	free(dir);
+}
+
+/* --cpus names only CPUs this process may run on; --threads, --reps and --duration are bounded. */
+KTEST(bench_setup_rejects_unusable_numbers)
+{
+	char *cpus[] = {"prog", "--cpus", "999999", NULL};
+	char *threads[] = {"prog", "--threads", "4294967295", NULL};
+	char *reps[] = {"prog", "--reps", "3abc", NULL};
+	char *dur[] = {"prog", "--duration", "nan", NULL};
+	char *seed[] = {"prog", "--seed", "-1", NULL};
+	char *space[] = {"prog", "--seed", " 1", NULL};
+	char *big[] = {"prog", "--reps", "1000000000", NULL};
+	struct bench_run r;
+
+	EXPECT_EQ(bench_setup(&r, "x", 3, cpus, NULL, NULL), BENCH_SETUP_USAGE);
+	EXPECT_EQ(bench_setup(&r, "x", 3, threads, NULL, NULL), BENCH_SETUP_USAGE);
+	EXPECT_EQ(bench_setup(&r, "x", 3, reps, NULL, NULL), BENCH_SETUP_USAGE);
+	EXPECT_EQ(bench_setup(&r, "x", 3, dur, NULL, NULL), BENCH_SETUP_USAGE);
+	EXPECT_EQ(bench_setup(&r, "x", 3, seed, NULL, NULL), BENCH_SETUP_USAGE);
+	EXPECT_EQ(bench_setup(&r, "x", 3, space, NULL, NULL), BENCH_SETUP_USAGE);
+	EXPECT_EQ(bench_setup(&r, "x", 3, big, NULL, NULL), BENCH_SETUP_USAGE);
 }
