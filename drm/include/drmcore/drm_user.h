@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * drm_user: copies between "kernel" memory (ours) and "user" memory (a
+ * pointer a client passed in an ioctl argument), with the kernel's
+ * contract: a bad user address is reported, never faulted on.
+ *
+ * Both sides live in this one process, so "user" only means "not trusted":
+ * the address may be unmapped, PROT_NONE, read-only (for a copy to user) or
+ * a small integer. The copies go through the kernel, which checks every page
+ * for us: process_vm_readv()/process_vm_writev() on our own pid, one remote
+ * iovec per page so that a copy stops exactly at the first bad page (as the
+ * kernel's copy_*_user stop at the faulting byte's page). Where those calls
+ * are refused (a seccomp profile without them, or
+ * DRMCORE_USER_COPY=pipe in the environment) a per-thread pipe carries the
+ * bytes instead: write(2) from a bad source and read(2) into a bad
+ * destination fail with EFAULT the same way.
+ *
+ * Pages that are absent on purpose: memory managed by a fault engine
+ * (ttm_vm_fault in SIGSEGV mode keeps absent pages PROT_NONE) is refused
+ * by process_vm_*v, where the kernel would fault it in. The owner of such
+ * memory registers a resolver (drm_user_set_fault_resolver()); a copy that
+ * stops at a page asks it to make the page present and retries, and reports
+ * -EFAULT only when the resolver declines.
+ *
+ * All functions are thread safe and async-signal unsafe.
+ */
+#ifndef DRMCORE_DRM_USER_H
+#define DRMCORE_DRM_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Mark a pointer as untrusted (documentation only, as the kernel's __user). */
+#ifndef __user
+#define __user
+#endif
+
+/**
+ * drm_copy_from_user() - copy @n bytes from user address @from to @to.
+ * Return: the number of bytes NOT copied (0 on success), as the kernel's
+ * copy_from_user(); the uncopied tail of @to is zeroed.
+ */
+size_t drm_copy_from_user(void *to, const void __user *from, size_t n);
+
+/**
+ * drm_copy_to_user() - copy @n bytes from @from to user address @to.
+ * Return: the number of bytes NOT copied (0 on success). Bytes before the
+ * first bad page have been written.
+ */
+size_t drm_copy_to_user(void __user *to, const void *from, size_t n);
+
+/**
+ * drm_clear_user() - zero @n bytes at user address @to.
+ * Return: the number of bytes NOT cleared (0 on success).
+ */
+size_t drm_clear_user(void __user *to, size_t n);
+
+/**
+ * drm_strncpy_from_user() - copy a NUL-terminated string of at most @count
+ * bytes (NUL included when it fits) from @src to @dst.
+ * Return: the length of the string (without the NUL) when it is shorter
+ * than @count; @count when no NUL was found within @count bytes (@dst is
+ * then not terminated); -EFAULT when a byte before the NUL (or before
+ * @count) is unreadable.
+ */
+ssize_t drm_strncpy_from_user(char *dst, const char __user *src, size_t count);
+
+/**
+ * drm_user_readable() - whether all of [@addr, @addr + @n) is readable
+ * (an access_ok() that also checks the mapping).
+ */
+bool drm_user_readable(const void __user *addr, size_t n);
+
+/**
+ * typedef drm_user_fault_resolver_t - make a user page present.
+ * @addr: the first byte a copy could not reach.
+ * @write: the copy writes to user memory.
+ * Return: true when the page at @addr is now accessible and the copy
+ * should retry; false to report -EFAULT. Called without any drm lock held;
+ * it may sleep.
+ */
+typedef bool (*drm_user_fault_resolver_t)(uintptr_t addr, bool write);
+
+/**
+ * drm_user_set_fault_resolver() - install @fn (NULL removes it). One per
+ * process: the address space is process-wide. Install it before any
+ * concurrent copy runs.
+ */
+void drm_user_set_fault_resolver(drm_user_fault_resolver_t fn);
+
+/**
+ * enum drm_user_copy_mode - how copies reach user memory.
+ * @DRM_USER_COPY_VM: process_vm_readv/process_vm_writev.
+ * @DRM_USER_COPY_PIPE: a per-thread pipe (write/read report EFAULT).
+ */
+enum drm_user_copy_mode {
+	DRM_USER_COPY_VM,
+	DRM_USER_COPY_PIPE,
+};
+
+/** drm_user_copy_mode() - the mechanism in use (chosen at first copy). */
+enum drm_user_copy_mode drm_user_copy_mode(void);
+
+/**
+ * drm_user_set_copy_mode() - force a mechanism (for tests; process-wide,
+ * call before concurrent copies). Return: 0; -ENOSYS when @mode cannot
+ * work here.
+ */
+int drm_user_set_copy_mode(enum drm_user_copy_mode mode);
+
+/* u64 <-> pointer, as the kernel's u64_to_user_ptr(). */
+static inline void __user *drm_u64_to_user_ptr(uint64_t v)
+{
+	return (void *)(uintptr_t)v;
+}
+
+#endif /* DRMCORE_DRM_USER_H */
