@@ -6,7 +6,11 @@
 #                                     ASan+UBSan (unit, stress, fault) and TSan
 #                                     (the concurrency tests), then the fuzzers
 #   ./scripts/run-tests.sh --quick    plain build only
-#   ./scripts/run-tests.sh --only asan|tsan|plain|fuzz
+#   ./scripts/run-tests.sh --only asan|tsan|plain|fuzz|igt
+#
+# The igt run (not in the default list yet: see run_igt) builds igt-gpu-tools
+# (scripts/igt-build.sh, cached outside the checkout) and runs the acceptance
+# lists scripts/igt/acceptance-{tgl,dg2}.txt against the emulated render node.
 #
 # Ends with one line "N passed, N failed, N skipped" summed over every run and
 # exits non-zero when anything failed or did not build.
@@ -17,10 +21,10 @@ cd "$TTM_TOP" || exit 1
 runs="plain asan tsan fuzz"
 case "${1:-}" in
 --quick) runs=plain ;;
---only) runs=${2:?--only needs plain, asan, tsan or fuzz} ;;
+--only) runs=${2:?--only needs plain, asan, tsan, fuzz or igt} ;;
 "") ;;
 *)
-	echo "usage: $0 [--quick | --only plain|asan|tsan|fuzz]" >&2
+	echo "usage: $0 [--quick | --only plain|asan|tsan|fuzz|igt]" >&2
 	exit 2
 	;;
 esac
@@ -82,6 +86,60 @@ build_and_run() {
 	run_suites "$name" "$dir" "$@"
 }
 
+# run_igt: igt's acceptance lists on both profiles, under the render node of
+# the plain build. Each subtest counts once: pass as passed, fail/crash as
+# failed, skip as skipped; a subtest on the profile's expected-failure list
+# (only fork-stopped ones may be there) counts as skipped. No igt source or no
+# node library: one skip, with the way to enable it.
+run_igt() {
+	local bld rc p line
+	bld=$(scripts/igt-build.sh 2>"$logdir/igt-build.log")
+	rc=$?
+	if [ $rc -eq 77 ]; then
+		ttm_log "igt: skipped: $(tail -n 1 "$logdir/igt-build.log")"
+		total_skip=$((total_skip + 1))
+		return
+	elif [ $rc -ne 0 ]; then
+		ttm_log "igt: building igt failed (log: $logdir/igt-build.log)"
+		tail -n 20 "$logdir/igt-build.log" >&2
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	ttm_log "igt: built in $bld"
+	if ! ttm_configure build "-Dwerror=$werror"; then
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	for p in tgl dg2; do
+		ttm_log "igt: acceptance list on $p"
+		scripts/igt-shim-run.sh -p "$p" -b build -o "$TTM_TOP/build-logs/igt-$p" \
+			>"$logdir/igt-$p.log" 2>&1
+		rc=$?
+		if [ $rc -eq 77 ]; then
+			ttm_log "igt: $p skipped: $(tail -n 1 "$logdir/igt-$p.log")"
+			total_skip=$((total_skip + 1))
+			continue
+		fi
+		grep -vE '^(pass|warn|dmesg-warn|skip) ' "$logdir/igt-$p.log" | sed "s/^/[igt-$p] /" >&2
+		line=$(grep -E '^[0-9]+ pass, [0-9]+ fail, [0-9]+ skip, [0-9]+ crash$' "$logdir/igt-$p.log")
+		if [ -z "$line" ]; then
+			ttm_log "igt: $p printed no summary (exit $rc)"
+			total_fail=$((total_fail + 1))
+			continue
+		fi
+		local np nf ns nc nx
+		read -r np nf ns nc <<<"$(sed -E 's/^([0-9]+) pass, ([0-9]+) fail, ([0-9]+) skip, ([0-9]+) crash$/\1 \2 \3 \4/' <<<"$line")"
+		nx=$(sed -nE 's/^\(([0-9]+) of the failures are expected.*/\1/p' "$logdir/igt-$p.log")
+		nx=${nx:-0}
+		total_pass=$((total_pass + np))
+		total_fail=$((total_fail + nf + nc - nx))
+		total_skip=$((total_skip + ns + nx))
+		# Exit 1 with every failure expected: an unexpected pass of a listed one.
+		[ $rc -eq 0 ] || [ $((nf + nc - nx)) -gt 0 ] || total_fail=$((total_fail + 1))
+		ttm_log "igt: $p: $line ($nx of them expected fork-stopped)"
+	done
+}
+
 for r in $runs; do
 	case $r in
 	plain)
@@ -102,6 +160,9 @@ for r in $runs; do
 		CC=clang build_and_run fuzz build-asan \
 			"-Dwerror=$werror -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Doptimization=1" \
 			fuzz
+		;;
+	igt)
+		run_igt
 		;;
 	*)
 		echo "unknown run '$r'" >&2
