@@ -137,13 +137,14 @@ if [ ! -f "$out/results.json" ]; then
 	exit 1
 fi
 
-# name<TAB>result<TAB>why, one line per job, in job order.
+# name<TAB>result<TAB>why, one line per job, in job order. igt_runner keys
+# results.json by the lowercased name.
 jq -r --rawfile jobs "$tmp/jobs" '
 	def why: ((.out // "") + "\n" + (.err // "")) | split("\n")
 		| map(select(test("Test requirement:|Failed assertion:|Test assertion failure|Received signal|Last errno:|timed out|forked child")))
 		| .[0:2] | join(" | ");
 	. as $r | $jobs | split("\n")[] | select(length > 0) | . as $j
-	| ($r.tests[$j] // {result: "notrun"}) as $t
+	| ($r.tests[$j | ascii_downcase] // {result: "notrun"}) as $t
 	| [$j, $t.result, (if $t.result == "pass" then "" else ($t | why) end)] | @tsv' \
 	"$out/results.json" >"$tmp/res" || { echo "$0: cannot read $out/results.json" >&2; exit 1; }
 
@@ -152,7 +153,7 @@ if [ -n "$expected" ]; then
 	while read -r name reason; do
 		case $name in '' | '#'*) continue ;; esac
 		[ -n "$reason" ] || { echo "$0: $expected: $name has no reason" >&2; exit 2; }
-		exp["igt@$name"]=$reason
+		exp["igt@${name,,}"]=$reason
 	done <"$expected"
 fi
 
@@ -165,17 +166,18 @@ while IFS=$'\t' read -r name res why; do
 	*) cls=fail ;;
 	esac
 	note=
-	if [ -n "${exp[$name]+x}" ]; then
+	key=${name,,}
+	if [ -n "${exp[$key]+x}" ]; then
 		case $cls in
 		pass)
 			note="  UNEXPECTED PASS: remove it from $expected"
 			bad=$((bad + 1))
 			;;
 		fail | crash)
-			if jq -e --arg k "$name" --arg re "$fork_re" \
+			if jq -e --arg k "$key" --arg re "$fork_re" \
 				'(.tests[$k].out // "") + (.tests[$k].err // "") | test($re)' \
 				"$out/results.json" >/dev/null; then
-				note="  (expected: ${exp[$name]})"
+				note="  (expected: ${exp[$key]})"
 				nexp=$((nexp + 1))
 			else
 				note="  UNEXPECTED: listed as fork-stopped, but no fork message /$fork_re/ in its output"
