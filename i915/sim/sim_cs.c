@@ -31,12 +31,17 @@
  * @debt_ns: latency model charges not yet slept.
  * @cmds: commands executed, added to the engine's counter at the end.
  * @since_check: commands since the last hang/reset check.
+ * @ppgtt: per nesting level, whether its commands are fetched (and its
+ *	blits address) through the ppGTT; level 0 (the ring) is the GGTT.
+ * @vm: the VM of RING_PDP0 with a reference, looked up at its first use.
  */
 struct cs_ctx {
 	struct sim_engine *e;
 	struct sim_gpu *gpu;
 	struct sim_fault *f;
 	unsigned int depth;
+	bool ppgtt[3];
+	struct sim_vm *vm;
 	uint64_t batch_t0;
 	uint64_t debt_ns;
 	uint64_t cmds;
@@ -60,17 +65,78 @@ static int cs_error(struct cs_ctx *c, enum sim_error_reason reason, uint64_t act
 	if (dw)
 		memcpy(f->cmd, dw, 4 * (n < SIM_ERROR_CMD_DWORDS ? n : SIM_ERROR_CMD_DWORDS));
 	f->depth = c->depth;
-	if (reason != SIM_ERR_PAGE_FAULT)
+	if (reason != SIM_ERR_PAGE_FAULT) {
 		f->fault_addr = 0;
+		f->ppgtt = false;
+	}
 	snprintf(f->detail, sizeof(f->detail), "%s", detail);
 	return 1;
 }
 
-static int cs_fault(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, unsigned int n,
+static int cs_fault(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, unsigned int n, bool pp,
 		    uint64_t addr, const char *what)
 {
 	c->f->fault_addr = addr;
+	c->f->ppgtt = pp;
 	return cs_error(c, SIM_ERR_PAGE_FAULT, acthd, dw, n, what);
+}
+
+/*
+ * The running VM (RING_PDP0's), looked up once per ring command and again
+ * only when a command reloads PDP0. NULL when the handle names no VM (any
+ * more): every access then faults.
+ */
+static struct sim_vm *cs_vm(struct cs_ctx *c)
+{
+	uint64_t pdp = atomic_load_explicit(&c->e->pdp, memory_order_relaxed);
+
+	if (c->vm && c->vm->handle == pdp)
+		return c->vm;
+	sim_vm_put(c->vm);
+	c->vm = pdp ? sim_vm_lookup(c->gpu, pdp) : NULL;
+	return c->vm;
+}
+
+/* A ppGTT access (@pp) needs RING_PDP0 loaded: 0, or 1 (bad command). */
+static int cs_check_space(struct cs_ctx *c, bool pp, uint64_t acthd, const uint32_t *dw,
+			  unsigned int n)
+{
+	if (pp && !atomic_load_explicit(&c->e->pdp, memory_order_relaxed))
+		return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "PPGTT address without a ppGTT");
+	return 0;
+}
+
+/* sim_ggtt_resolve() in the GGTT (@pp false) or the running VM. */
+static void *cs_resolve(struct cs_ctx *c, bool pp, uint64_t addr, size_t want, size_t *run)
+{
+	struct sim_vm *vm;
+
+	if (!pp)
+		return sim_ggtt_resolve(c->gpu, addr, want, run);
+	vm = cs_vm(c);
+	return vm ? sim_vm_resolve(c->gpu, vm, addr & (SIM_VM_SIZE - 1), want, run) : NULL;
+}
+
+/* Copy @len bytes at @addr of the space @pp out: 0 or -EFAULT with *@fault. */
+static int cs_read(struct cs_ctx *c, bool pp, uint64_t addr, void *dst, size_t len,
+		   uint64_t *fault)
+{
+	uint8_t *d = dst;
+
+	while (len) {
+		size_t run;
+		void *p = cs_resolve(c, pp, addr, len, &run);
+
+		if (!p) {
+			*fault = addr;
+			return -EFAULT;
+		}
+		memcpy(d, p, run);
+		d += run;
+		addr += run;
+		len -= run;
+	}
+	return 0;
 }
 
 static void cs_charge(struct cs_ctx *c, uint64_t ns)
@@ -171,6 +237,7 @@ static int cs_decode(struct cs_ctx *c, uint32_t dw0, uint64_t acthd, unsigned in
 			return 0;
 		case 0x1c: /* MI_SEMAPHORE_WAIT */
 		case 0x24: /* MI_STORE_REGISTER_MEM */
+		case 0x29: /* MI_LOAD_REGISTER_MEM */
 			want = 4;
 			got = MI_LEN(dw0) + 2;
 			break;
@@ -240,15 +307,21 @@ static uint64_t qw(const uint32_t *dw)
 	return (uint64_t)dw[0] | ((uint64_t)dw[1] << 32);
 }
 
-/* Store @n (4 or 8) bytes at GGTT @addr, atomically when aligned, as the driver polls it. */
+/*
+ * Store @n (4 or 8) bytes at @addr of the GGTT or (@pp) the ppGTT, atomically
+ * when aligned, as the driver polls it.
+ */
 static int cs_store(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, unsigned int ndw,
-		    uint64_t addr, uint64_t value, unsigned int n)
+		    bool pp, uint64_t addr, uint64_t value, unsigned int n)
 {
 	size_t run;
-	void *p = sim_ggtt_resolve(c->gpu, addr, n, &run);
+	void *p;
 
+	if (cs_check_space(c, pp, acthd, dw, ndw))
+		return 1;
+	p = cs_resolve(c, pp, addr, n, &run);
 	if (!p || run < n)
-		return cs_fault(c, acthd, dw, ndw, p ? addr + run : addr, "store to unmapped page");
+		return cs_fault(c, acthd, dw, ndw, pp, p ? addr + run : addr, "store to unmapped page");
 	if (n == 8)
 		__atomic_store_n((uint64_t *)p, value, __ATOMIC_RELEASE);
 	else
@@ -300,16 +373,20 @@ static int cs_semaphore(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 	uint64_t addr = qw(dw + 2) & ~3ull, t0 = sim_now_ns();
 	unsigned int round = 0;
 
-	if (!(dw[0] & MI_SEMAPHORE_GLOBAL_GTT) || op > 5)
+	bool pp = !(dw[0] & MI_SEMAPHORE_GLOBAL_GTT);
+
+	if (op > 5)
 		return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, 4, "semaphore mode");
+	if (cs_check_space(c, pp, acthd, dw, 4))
+		return 1;
 	for (;;) {
 		size_t run;
-		uint32_t *p = sim_ggtt_resolve(c->gpu, addr, 4, &run);
+		uint32_t *p = cs_resolve(c, pp, addr, 4, &run);
 		uint32_t v;
 		bool ok;
 
 		if (!p)
-			return cs_fault(c, acthd, dw, 4, addr, "semaphore on unmapped page");
+			return cs_fault(c, acthd, dw, 4, pp, addr, "semaphore on unmapped page");
 		v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
 		switch (op) {
 		case 0:
@@ -358,8 +435,8 @@ static int cs_copy(struct cs_ctx *c, uint64_t dst, uint64_t src, uint64_t len, u
 
 	while (len) {
 		size_t rs, rd;
-		uint8_t *s = sim_ggtt_resolve(c->gpu, src, len, &rs);
-		uint8_t *d = sim_ggtt_resolve(c->gpu, dst, len, &rd);
+		uint8_t *s = cs_resolve(c, c->ppgtt[c->depth], src, len, &rs);
+		uint8_t *d = cs_resolve(c, c->ppgtt[c->depth], dst, len, &rd);
 		size_t n;
 
 		if (!s || !d) {
@@ -425,7 +502,7 @@ static int cs_fill(struct cs_ctx *c, uint64_t dst, uint64_t len, const struct fi
 
 	while (len) {
 		size_t run;
-		uint8_t *d = sim_ggtt_resolve(c->gpu, dst, len, &run);
+		uint8_t *d = cs_resolve(c, c->ppgtt[c->depth], dst, len, &run);
 
 		if (!d) {
 			*fault = dst;
@@ -493,7 +570,8 @@ static int cs_blit_copy(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, un
 				      row, &fault);
 	}
 	if (ret)
-		return cs_fault(c, acthd, dw, 10, fault, "blit through unmapped page");
+		return cs_fault(c, acthd, dw, 10, c->ppgtt[c->depth], fault,
+				"blit through unmapped page");
 	cs_charge(c, row * h * c->gpu->cfg.latency.byte_ps / 1000);
 	return 0;
 }
@@ -525,7 +603,8 @@ static int cs_color_blt(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 		for (uint32_t i = 0; i < h && !ret; i++)
 			ret = cs_fill(c, dst + (uint64_t)i * pitch, row, &fp, &fault);
 	if (ret)
-		return cs_fault(c, acthd, dw, 7, fault, "blit through unmapped page");
+		return cs_fault(c, acthd, dw, 7, c->ppgtt[c->depth], fault,
+				"blit through unmapped page");
 	cs_charge(c, row * h * c->gpu->cfg.latency.byte_ps / 1000);
 	return 0;
 }
@@ -569,6 +648,34 @@ static int cs_fast_copy_blt(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw
 	return cs_blit_copy(c, acthd, dw, cpp, dw[1] & 0xffff, dw[7] & 0xffff);
 }
 
+/* MI_LOAD_REGISTER_MEM: a dword from memory into CCID or a GPR half. */
+static int cs_lrm(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, unsigned int n)
+{
+	bool pp = !(dw[0] & MI_LRM_USE_GGTT), hi = false;
+	uint64_t addr = qw(dw + 2), fault;
+	_Atomic uint64_t *gpr;
+	atomic_uint *ccid;
+	uint32_t v;
+
+	if (cs_reg_ptr(c, dw[1] & MI_LRI_REG_MASK, &ccid, &gpr, &hi))
+		return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "LRM to an unmodelled register");
+	if (addr & 3)
+		return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "misaligned load");
+	if (cs_check_space(c, pp, acthd, dw, n))
+		return 1;
+	if (cs_read(c, pp, addr, &v, sizeof(v), &fault))
+		return cs_fault(c, acthd, dw, n, pp, fault, "load from unmapped page");
+	if (ccid) {
+		atomic_store(ccid, v);
+	} else {
+		uint64_t old = atomic_load(gpr);
+
+		atomic_store(gpr, hi ? (old & 0xffffffffull) | ((uint64_t)v << 32)
+				     : (old & ~0xffffffffull) | v);
+	}
+	return 0;
+}
+
 /* ---- dispatch ------------------------------------------------------------- */
 
 static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, unsigned int n)
@@ -596,12 +703,10 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 			ret = cs_hws_addr(c, acthd, dw, n, dw[2] & ~7u, &addr);
 			if (ret)
 				return ret;
-		} else if (!(dw[1] & PIPE_CONTROL_GLOBAL_GTT_IVB)) {
-			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "PPGTT address");
-		} else {
-			addr = qw(dw + 2) & ~7ull;
+			return cs_store(c, acthd, dw, n, false, addr, qw(dw + 4), 8);
 		}
-		return cs_store(c, acthd, dw, n, addr, qw(dw + 4), 8);
+		return cs_store(c, acthd, dw, n, !(dw[1] & PIPE_CONTROL_GLOBAL_GTT_IVB),
+				qw(dw + 2) & ~7ull, qw(dw + 4), 8);
 	default:
 		break;
 	}
@@ -621,22 +726,28 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 	case 0x1c:
 		return cs_semaphore(c, acthd, dw);
 	case 0x20:
-		if (!(dw[0] & MI_USE_GGTT))
-			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "PPGTT address");
 		addr = qw(dw + 1);
 		if (addr & (n == 5 ? 7 : 3))
 			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "misaligned store");
-		return cs_store(c, acthd, dw, n, addr, n == 5 ? qw(dw + 3) : dw[3], n == 5 ? 8 : 4);
+		return cs_store(c, acthd, dw, n, !(dw[0] & MI_USE_GGTT), addr, n == 5 ? qw(dw + 3) : dw[3], n == 5 ? 8 : 4);
 	case 0x21:
 		ret = cs_hws_addr(c, acthd, dw, n, dw[1], &addr);
-		return ret ? ret : cs_store(c, acthd, dw, n, addr, dw[2], 4);
+		return ret ? ret : cs_store(c, acthd, dw, n, false, addr, dw[2], 4);
 	case 0x22:
 		for (unsigned int i = 1; i + 1 < n; i += 2) {
 			atomic_uint *ccid;
 			_Atomic uint64_t *gpr;
 			bool hi = false;
 
-			if (cs_reg_ptr(c, dw[i] & MI_LRI_REG_MASK, &ccid, &gpr, &hi))
+			uint32_t reg = dw[i] & MI_LRI_REG_MASK;
+
+			if (reg == SIM_RING_PDP0_LDW(c->e->base) ||
+			    reg == SIM_RING_PDP0_UDW(c->e->base)) {
+				sim_engine_set_pdp(c->e, reg == SIM_RING_PDP0_UDW(c->e->base),
+						   dw[i + 1]);
+				continue;
+			}
+			if (cs_reg_ptr(c, reg, &ccid, &gpr, &hi))
 				return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n,
 						"LRI to an unmodelled register");
 			if (ccid) {
@@ -658,8 +769,6 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 
 		uint32_t reg = dw[1] & MI_LRI_REG_MASK;
 
-		if (!(dw[0] & MI_SRM_USE_GGTT))
-			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "PPGTT address");
 		if (reg == SIM_RING_TIMESTAMP(c->e->base) ||
 		    reg == SIM_RING_TIMESTAMP_UDW(c->e->base)) {
 			uint64_t t = sim_cs_timestamp();
@@ -674,10 +783,13 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 		addr = qw(dw + 2);
 		if (addr & 3)
 			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "misaligned store");
-		return cs_store(c, acthd, dw, n, addr, v, 4);
+		return cs_store(c, acthd, dw, n, !(dw[0] & MI_SRM_USE_GGTT), addr, v, 4);
 	}
+	case 0x29:
+		return cs_lrm(c, acthd, dw, n);
 	case 0x26: {
 		uint32_t op = dw[0] & MI_FLUSH_DW_OP_MASK;
+		bool pp;
 
 		if (op == MI_FLUSH_DW_OP_NONE)
 			return 0;
@@ -687,29 +799,33 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 			ret = cs_hws_addr(c, acthd, dw, n, dw[1] & ~7u, &addr);
 			if (ret)
 				return ret;
-		} else if (!(dw[1] & MI_FLUSH_DW_USE_GTT)) {
-			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "PPGTT address");
+			pp = false;
 		} else {
+			pp = !(dw[1] & MI_FLUSH_DW_USE_GTT);
 			addr = qw(dw + 1) & ~7ull;
 		}
-		return cs_store(c, acthd, dw, n, addr, n == 5 ? qw(dw + 3) : dw[3], n == 5 ? 8 : 4);
+		return cs_store(c, acthd, dw, n, pp, addr, n == 5 ? qw(dw + 3) : dw[3], n == 5 ? 8 : 4);
 	}
 	default:
 		return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, dw, n, "unknown MI opcode");
 	}
 }
 
-/* Fetch and decode the command at GGTT @addr: 0, or 1 with the error described. */
+/*
+ * Fetch and decode the command at @addr of the current batch level's
+ * space: 0, or 1 with the error described.
+ */
 static int cs_fetch(struct cs_ctx *c, uint64_t addr, uint32_t *dw, unsigned int *n,
 		    enum cs_kind *kind)
 {
+	bool pp = c->ppgtt[c->depth];
 	uint64_t fault;
 	size_t run;
-	const uint32_t *p = sim_ggtt_resolve(c->gpu, addr, 4 * CS_MAX_DW, &run);
+	const uint32_t *p = cs_resolve(c, pp, addr, 4 * CS_MAX_DW, &run);
 	int ret;
 
 	if (!p)
-		return cs_fault(c, addr, NULL, 0, addr, "command fetch from unmapped page");
+		return cs_fault(c, addr, NULL, 0, pp, addr, "command fetch from unmapped page");
 	dw[0] = p[0];
 	ret = cs_decode(c, dw[0], addr, n, kind);
 	if (ret)
@@ -717,8 +833,23 @@ static int cs_fetch(struct cs_ctx *c, uint64_t addr, uint32_t *dw, unsigned int 
 	/* One lookup serves the whole command unless it straddles a page run. */
 	if (4 * (size_t)*n <= run)
 		memcpy(dw + 1, p + 1, 4 * (*n - 1));
-	else if (sim_ggtt_read(c->gpu, addr + 4, dw + 1, 4 * (*n - 1), &fault))
-		return cs_fault(c, addr, dw, 1, fault, "command fetch from unmapped page");
+	else if (cs_read(c, pp, addr + 4, dw + 1, 4 * (*n - 1), &fault))
+		return cs_fault(c, addr, dw, 1, pp, fault, "command fetch from unmapped page");
+	return 0;
+}
+
+/*
+ * The address space a MI_BATCH_BUFFER_START at @acthd selects for the batch
+ * at nesting level @level: 0, or 1 (a ppGTT batch without a ppGTT).
+ */
+static int cs_batch_space(struct cs_ctx *c, unsigned int level, uint64_t acthd,
+			  const uint32_t *dw, unsigned int n)
+{
+	bool pp = dw[0] & MI_BATCH_PPGTT;
+
+	if (cs_check_space(c, pp, acthd, dw, n))
+		return 1;
+	c->ppgtt[level] = pp;
 	return 0;
 }
 
@@ -750,14 +881,19 @@ static int cs_run_batch(struct cs_ctx *c, uint64_t pc)
 			return 0;
 		}
 		if (kind == CS_BB_START) {
-			if (dw[0] & MI_BATCH_PPGTT)
-				return cs_error(c, SIM_ERR_BAD_CMD, pc, dw, n, "PPGTT batch");
+			unsigned int level = c->depth;
+
 			if (dw[0] & MI_BATCH_SECOND_LEVEL) {
 				if (c->depth == 2)
 					return cs_error(c, SIM_ERR_BAD_CMD, pc, dw, n,
 							"batch nesting too deep");
+				level = 2;
+			}
+			if (cs_batch_space(c, level, pc, dw, n))
+				return 1;
+			if (level != c->depth) {
 				ret_pc = pc + 4 * n;
-				c->depth = 2;
+				c->depth = level;
 			}
 			pc = qw(dw + 1) & ~3ull;
 			continue;
@@ -787,11 +923,10 @@ static int cs_ring_read(struct cs_ctx *c, uint64_t start, uint32_t size, uint32_
 	return 0;
 }
 
-int sim_cs_exec(struct sim_engine *e, uint32_t head, uint32_t tail, uint32_t *new_head,
-		struct sim_fault *f)
+static int cs_exec_ring(struct cs_ctx *c, uint32_t head, uint32_t tail, uint32_t *new_head)
 {
-	struct sim_gpu *gpu = e->gpu;
-	struct cs_ctx c = { .e = e, .gpu = gpu, .f = f, .debt_ns = e->lat_debt_ns };
+	struct sim_engine *e = c->e;
+	struct sim_gpu *gpu = c->gpu;
 	uint32_t dw[CS_MAX_DW], size, start, avail;
 	uint64_t acthd, fault;
 	enum cs_kind kind;
@@ -806,41 +941,52 @@ int sim_cs_exec(struct sim_engine *e, uint32_t head, uint32_t tail, uint32_t *ne
 	acthd = (uint64_t)start + head;
 	atomic_store_explicit(&e->acthd, acthd, memory_order_relaxed);
 	avail = (tail - head + size) % size / 4;
-	if (cs_ring_read(&c, start, size, head, dw, 1, &fault))
-		return cs_fault(&c, acthd, NULL, 0, fault, "ring fetch from unmapped page");
-	ret = cs_decode(&c, dw[0], acthd, &n, &kind);
+	if (cs_ring_read(c, start, size, head, dw, 1, &fault))
+		return cs_fault(c, acthd, NULL, 0, false, fault, "ring fetch from unmapped page");
+	ret = cs_decode(c, dw[0], acthd, &n, &kind);
 	if (ret)
 		return ret;
 	if (n > avail)
-		return cs_error(&c, SIM_ERR_BAD_LENGTH, acthd, dw, 1, "command crosses the tail");
-	if (n > 1 && cs_ring_read(&c, start, size, (head + 4) % size, dw + 1, n - 1, &fault))
-		return cs_fault(&c, acthd, dw, 1, fault, "ring fetch from unmapped page");
-	c.cmds = 1;
+		return cs_error(c, SIM_ERR_BAD_LENGTH, acthd, dw, 1, "command crosses the tail");
+	if (n > 1 && cs_ring_read(c, start, size, (head + 4) % size, dw + 1, n - 1, &fault))
+		return cs_fault(c, acthd, dw, 1, false, fault, "ring fetch from unmapped page");
+	c->cmds = 1;
 	if (gpu->cfg.latency.cmd_ns)
-		cs_charge(&c, gpu->cfg.latency.cmd_ns);
+		cs_charge(c, gpu->cfg.latency.cmd_ns);
 
 	if (kind == CS_BB_START) {
-		if (dw[0] & MI_BATCH_PPGTT)
-			return cs_error(&c, SIM_ERR_BAD_CMD, acthd, dw, n, "PPGTT batch");
+		if (cs_batch_space(c, 1, acthd, dw, n))
+			return 1;
 		atomic_fetch_add_explicit(&e->batch_count, 1, memory_order_relaxed);
-		c.depth = 1;
-		c.batch_t0 = sim_now_ns();
+		c->depth = 1;
+		c->batch_t0 = sim_now_ns();
 		if (gpu->cfg.latency.batch_ns)
-			cs_charge(&c, gpu->cfg.latency.batch_ns);
+			cs_charge(c, gpu->cfg.latency.batch_ns);
 		if (fault_should_fail(&sim_fault_gpu_hang, 0))
-			ret = cs_wait_hang(&c, c.batch_t0, acthd, dw, n, "injected gpu_hang");
+			ret = cs_wait_hang(c, c->batch_t0, acthd, dw, n, "injected gpu_hang");
 		else
-			ret = cs_run_batch(&c, qw(dw + 1) & ~3ull);
+			ret = cs_run_batch(c, qw(dw + 1) & ~3ull);
 	} else if (kind == CS_BB_END) {
 		ret = 0; /* Outside a batch there is nothing to return from. */
 	} else {
-		ret = cs_exec_simple(&c, acthd, dw, n);
+		ret = cs_exec_simple(c, acthd, dw, n);
 	}
-	atomic_fetch_add_explicit(&e->cmd_count, c.cmds, memory_order_relaxed);
-	/* Carry the unslept charge over: one sleep per slice, not per ring command. */
-	e->lat_debt_ns = c.debt_ns;
 	if (ret)
 		return ret;
 	*new_head = (head + 4 * n) % size;
 	return 0;
+}
+
+int sim_cs_exec(struct sim_engine *e, uint32_t head, uint32_t tail, uint32_t *new_head,
+		struct sim_fault *f)
+{
+	struct cs_ctx c = { .e = e, .gpu = e->gpu, .f = f, .debt_ns = e->lat_debt_ns };
+	int ret = cs_exec_ring(&c, head, tail, new_head);
+
+	atomic_fetch_add_explicit(&e->cmd_count, c.cmds, memory_order_relaxed);
+	/* Carry the unslept charge over: one sleep per slice, not per ring command. */
+	e->lat_debt_ns = c.debt_ns;
+	/* A VM destroyed meanwhile goes now, with this command. */
+	sim_vm_put(c.vm);
+	return ret;
 }

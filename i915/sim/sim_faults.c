@@ -6,3 +6,4 @@
 #include "sim_gpu.h"
 
 DEFINE_FAULT_POINT(sim_fault_gpu_hang, "gpu_hang")
+DEFINE_FAULT_POINT(sim_fault_vm_table, "sim_vm_table")

@@ -73,13 +73,10 @@ static int config_check(const struct sim_gpu_config *cfg)
 
 /* ---- GGTT and memory ---------------------------------------------------- */
 
-static uint8_t *pte_page(struct sim_gpu *gpu, uint64_t index)
+uint8_t *sim_pte_ptr(struct sim_gpu *gpu, uint64_t pte)
 {
-	uint64_t pte, addr;
+	uint64_t addr;
 
-	if (index >= gpu->nr_ptes)
-		return NULL;
-	pte = __atomic_load_n(&gpu->ptes[index], __ATOMIC_ACQUIRE);
 	if (!(pte & SIM_PTE_PRESENT))
 		return NULL;
 	addr = pte & SIM_PTE_ADDR_MASK;
@@ -90,6 +87,13 @@ static uint8_t *pte_page(struct sim_gpu *gpu, uint64_t index)
 	if (pte & SIM_PTE_STOLEN)
 		return addr < gpu->cfg.stolen_size ? gpu->stolen + addr : NULL;
 	return addr ? (uint8_t *)(uintptr_t)addr : NULL;
+}
+
+static uint8_t *pte_page(struct sim_gpu *gpu, uint64_t index)
+{
+	if (index >= gpu->nr_ptes)
+		return NULL;
+	return sim_pte_ptr(gpu, __atomic_load_n(&gpu->ptes[index], __ATOMIC_ACQUIRE));
 }
 
 void *sim_ggtt_resolve(struct sim_gpu *gpu, uint64_t addr, size_t want, size_t *run)
@@ -329,6 +333,7 @@ static void record_error_locked(struct sim_engine *e, uint32_t head, const struc
 	es->acthd = f->acthd;
 	memcpy(es->cmd, f->cmd, sizeof(es->cmd));
 	es->fault_addr = f->fault_addr;
+	es->fault_ppgtt = f->reason == SIM_ERR_PAGE_FAULT && f->ppgtt;
 	es->ctx_id = atomic_load_explicit(&e->ccid, memory_order_relaxed);
 	es->batch_depth = f->depth;
 	es->count = ++e->error_count;
@@ -561,6 +566,7 @@ void sim_gpu_destroy(struct sim_gpu *gpu)
 		pthread_cond_destroy(&gpu->engine[i].wake);
 	pthread_cond_destroy(&gpu->irq_wake);
 	pthread_cond_destroy(&gpu->idle);
+	sim_vm_destroy_all(gpu);
 	pthread_mutex_destroy(&gpu->lock);
 	gpu_free(gpu);
 }
@@ -708,6 +714,10 @@ static int reg_write_locked(struct sim_engine *e, uint32_t reg, uint32_t value)
 	case 0x180: /* CCID */
 		atomic_store(&e->ccid, value);
 		return 0;
+	case 0x270: /* PDP0_LDW */
+	case 0x274: /* PDP0_UDW */
+		sim_engine_set_pdp(e, reg == 0x274, value);
+		return 0;
 	default: /* ACTHD is read-only; everything else is not modelled. */
 		return -EINVAL;
 	}
@@ -769,6 +779,12 @@ uint32_t sim_reg_read(struct sim_gpu *gpu, uint32_t offset)
 		break;
 	case 0x180:
 		v = atomic_load(&e->ccid);
+		break;
+	case 0x270:
+		v = (uint32_t)atomic_load(&e->pdp);
+		break;
+	case 0x274:
+		v = (uint32_t)(atomic_load(&e->pdp) >> 32);
 		break;
 	default:
 		break;
@@ -1079,7 +1095,8 @@ void sim_error_state_dump(struct sim_gpu *gpu, FILE *out)
 		fprintf(out, "  cmd 0x%08x 0x%08x 0x%08x 0x%08x\n", es.cmd[0], es.cmd[1], es.cmd[2],
 			es.cmd[3]);
 		if (es.reason == SIM_ERR_PAGE_FAULT)
-			fprintf(out, "  fault addr 0x%016" PRIx64 "\n", es.fault_addr);
+			fprintf(out, "  fault addr 0x%016" PRIx64 "%s\n", es.fault_addr,
+				es.fault_ppgtt ? " (ppGTT)" : "");
 		if (es.detail[0])
 			fprintf(out, "  detail: %s\n", es.detail);
 	}

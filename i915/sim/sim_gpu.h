@@ -31,6 +31,30 @@
  * CPU-visible only in its first lmem_visible_size bytes (the small BAR):
  * sim_lmem_cpu_ptr().
  *
+ * Per-process GTTs (ppGTT)
+ * ------------------------
+ * Besides the GGTT the device has any number of 48-bit virtual address
+ * spaces ("VMs"), each a 4-level page table (512 entries per level, 4 KiB
+ * pages, leaf entries in the GGTT PTE format) created with sim_vm_create()
+ * and written with sim_vm_insert()/sim_vm_clear(). A VM is named by a
+ * handle, a non-zero page-aligned value standing where hardware keeps the
+ * PML4's address; an engine runs in the VM whose handle its RING_PDP0
+ * register pair holds (0: none), which the driver loads with
+ * MI_LOAD_REGISTER_IMM at the start of each request, as gen8 ring-buffer
+ * mode loads the context's PDPs. An address is a ppGTT address when the
+ * command says so: MI_BATCH_BUFFER_START with MI_BATCH_PPGTT (the batch and
+ * the commands in it are fetched through the VM), MI_STORE_DWORD_IMM,
+ * MI_STORE_REGISTER_MEM and MI_LOAD_REGISTER_MEM without their use-GGTT
+ * bit, MI_FLUSH_DW without MI_FLUSH_DW_USE_GTT, PIPE_CONTROL without
+ * PIPE_CONTROL_GLOBAL_GTT_IVB, MI_SEMAPHORE_WAIT without
+ * MI_SEMAPHORE_GLOBAL_GTT; blits address the space of the batch they are
+ * in (the GGTT in the ring). A ppGTT access while RING_PDP0 names no VM is
+ * SIM_ERR_BAD_CMD; one through a non-present entry or a bad LM/stolen
+ * offset is SIM_ERR_PAGE_FAULT with fault_ppgtt set. Bits 63:48 of a ppGTT
+ * address are ignored, so canonical (sign-extended) addresses work.
+ * sim_vm_destroy() may be called while an engine still executes in the VM:
+ * the tables stay until that ring command ends, later accesses fault.
+ *
  * Engines and rings
  * -----------------
  * RCS (render) and BCS (blitter) each have a ring buffer in GGTT memory, a
@@ -41,10 +65,11 @@
  * threaded mode the streamer thread sleeps on a condition variable while the
  * ring is empty and wakes on the tail write. The streamer executes:
  * MI_NOOP, MI_ARB_CHECK, MI_USER_INTERRUPT, MI_BATCH_BUFFER_START (gen8, GGTT
- * only; first level chains, SECOND_LEVEL calls one level deep),
- * MI_BATCH_BUFFER_END, MI_STORE_DWORD_IMM / QWORD (GGTT), MI_STORE_DWORD_INDEX,
- * MI_LOAD_REGISTER_IMM and MI_STORE_REGISTER_MEM of the modelled registers
- * (the engine's CCID context tag and its 16 64-bit GPRs; SRM also of the
+ * or ppGTT; first level chains, SECOND_LEVEL calls one level deep),
+ * MI_BATCH_BUFFER_END, MI_STORE_DWORD_IMM / QWORD, MI_STORE_DWORD_INDEX,
+ * MI_LOAD_REGISTER_IMM, MI_LOAD_REGISTER_MEM and MI_STORE_REGISTER_MEM of
+ * the modelled registers (the engine's CCID context tag, its RING_PDP0 pair
+ * (LRI only) and its 16 64-bit GPRs; SRM also of the
  * read-only RING_TIMESTAMP, see below), MI_SEMAPHORE_WAIT
  * (polling, all six compare ops), MI_FLUSH_DW (BCS only) with dword/qword
  * post-sync, PIPE_CONTROL (RCS only) with a qword post-sync write, and on BCS
@@ -130,6 +155,8 @@ enum sim_engine_id {
 #define SIM_RING_NUM_GPRS 16
 #define SIM_RING_TIMESTAMP(base) ((base) + 0x358)     /* RO: command streamer clock, low */
 #define SIM_RING_TIMESTAMP_UDW(base) ((base) + 0x35c) /* RO: its high dword */
+#define SIM_RING_PDP0_LDW(base) ((base) + 0x270) /* ppGTT: low dword of the VM handle */
+#define SIM_RING_PDP0_UDW(base) ((base) + 0x274) /* ppGTT: its high dword */
 
 /*
  * The command streamer timestamp: one 64-bit counter shared by the engines
@@ -248,7 +275,8 @@ enum sim_error_reason {
  *	MI_BATCH_BUFFER_START when the error was inside the batch).
  * @acthd: GGTT address of the faulting command dword.
  * @cmd: the faulting command's first dwords (0 where unreadable).
- * @fault_addr: GGTT address that faulted (page fault), else 0.
+ * @fault_addr: address that faulted (page fault), else 0.
+ * @fault_ppgtt: @fault_addr is a ppGTT address (of the VM in RING_PDP0).
  * @ctx_id: RING_CCID at the time.
  * @batch_depth: 0 in the ring, 1 in a batch, 2 in a second-level batch.
  * @count: errors this engine recorded since creation.
@@ -263,6 +291,7 @@ struct sim_error_state {
 	uint64_t fault_addr;
 	uint32_t ctx_id;
 	unsigned int batch_depth;
+	bool fault_ppgtt;
 	unsigned long count;
 	char detail[96];
 };
@@ -405,6 +434,28 @@ void sim_error_state_clear(struct sim_gpu *gpu, enum sim_engine_id e);
 /* Print every engine's error state as text ("no error" lines for clean ones). */
 void sim_error_state_dump(struct sim_gpu *gpu, FILE *out);
 const char *sim_error_reason_name(enum sim_error_reason reason);
+
+/*
+ * ppGTT (see the file comment). sim_vm_create() returns 0 with *@handle,
+ * or -ENOMEM; sim_vm_destroy() 0 or -ENOENT (unknown handle). Pages are
+ * numbered by address >> 12, below SIM_VM_SIZE >> 12. sim_vm_insert()
+ * writes @count leaf entries (0; -EINVAL outside the VM; -ENOENT; -ENOMEM
+ * when a directory table cannot be allocated, fault point "sim_vm_table":
+ * the entries before stay written); sim_vm_clear() marks them not present
+ * (0; -EINVAL; -ENOENT). sim_vm_read_pte() returns the entry, 0 when not
+ * present or unknown. sim_vm_table_pages() counts the VM's page-table
+ * pages (the PML4 included), 0 for an unknown handle.
+ */
+#define SIM_VM_LEVELS 4
+#define SIM_VM_SIZE (1ull << 48)
+extern struct fault_attr sim_fault_vm_table;
+int sim_vm_create(struct sim_gpu *gpu, uint64_t *handle);
+int sim_vm_destroy(struct sim_gpu *gpu, uint64_t handle);
+int sim_vm_insert(struct sim_gpu *gpu, uint64_t handle, uint64_t first, const uint64_t *ptes,
+		  uint64_t count);
+int sim_vm_clear(struct sim_gpu *gpu, uint64_t handle, uint64_t first, uint64_t count);
+uint64_t sim_vm_read_pte(struct sim_gpu *gpu, uint64_t handle, uint64_t index);
+uint64_t sim_vm_table_pages(struct sim_gpu *gpu, uint64_t handle);
 
 /* Statistics: commands and batches executed by @e since creation. */
 uint64_t sim_engine_cmd_count(struct sim_gpu *gpu, enum sim_engine_id e);

@@ -21,7 +21,8 @@
  * @reason: why the engine stops.
  * @acthd: GGTT address of the offending command.
  * @cmd: its first dwords.
- * @fault_addr: faulting GGTT address for SIM_ERR_PAGE_FAULT.
+ * @fault_addr: faulting address for SIM_ERR_PAGE_FAULT.
+ * @ppgtt: @fault_addr is a ppGTT address.
  * @depth: batch nesting at the time.
  * @detail: human-readable text.
  */
@@ -30,6 +31,7 @@ struct sim_fault {
 	uint64_t acthd;
 	uint32_t cmd[SIM_ERROR_CMD_DWORDS];
 	uint64_t fault_addr;
+	bool ppgtt;
 	unsigned int depth;
 	char detail[96];
 };
@@ -81,6 +83,7 @@ struct sim_engine {
 
 	/* Lock-free: written by the parser (or a register write). */
 	atomic_uint ccid;
+	_Atomic uint64_t pdp; /* RING_PDP0: the VM handle, 0 for none */
 	_Atomic uint64_t gpr[SIM_RING_NUM_GPRS];
 	_Atomic uint64_t acthd;
 	atomic_bool reset_req;
@@ -106,6 +109,8 @@ struct sim_engine {
  * @quit: destroy in progress; every thread leaves.
  * @irq_fn: interrupt handler, @irq_data its cookie.
  * @err_fn: error handler, @err_data its cookie.
+ * @vms: the ppGTTs by slot (handle >> 12) - 1, NULL for a free slot;
+ *	@nr_vms slots. Protected by @lock (the table, not the VMs' entries).
  * @engine: the engines.
  */
 struct sim_gpu {
@@ -125,6 +130,8 @@ struct sim_gpu {
 	void *irq_data;
 	sim_error_handler_t err_fn;
 	void *err_data;
+	struct sim_vm **vms;
+	unsigned int nr_vms;
 	struct sim_engine engine[SIM_NUM_ENGINES];
 };
 
@@ -175,5 +182,43 @@ void sim_engine_latch_locked(struct sim_engine *e, uint32_t bits);
  */
 int sim_cs_exec(struct sim_engine *e, uint32_t head, uint32_t tail, uint32_t *new_head,
 		struct sim_fault *f);
+
+/**
+ * struct sim_vm - one ppGTT (sim_vm.c).
+ * @handle: its handle, (slot + 1) << 12.
+ * @refs: the device's table holds one; an engine executing in it one more.
+ * @lock: serialises writers (directory allocation); readers walk lock-free.
+ * @pml4: the top-level table; directory entries hold host addresses.
+ * @tables: directory and leaf tables allocated below @pml4.
+ */
+struct sim_vm {
+	uint64_t handle;
+	atomic_int refs;
+	pthread_mutex_t lock;
+	uint64_t *pml4;
+	atomic_ulong tables;
+};
+
+/* Host pointer of the page a (GGTT-format) PTE maps, NULL when it faults. */
+uint8_t *sim_pte_ptr(struct sim_gpu *gpu, uint64_t pte);
+/* The VM of @handle with a reference, NULL when there is none. */
+struct sim_vm *sim_vm_lookup(struct sim_gpu *gpu, uint64_t handle);
+void sim_vm_put(struct sim_vm *vm);
+/* As sim_ggtt_resolve(), for address @addr (below SIM_VM_SIZE) of @vm. */
+void *sim_vm_resolve(struct sim_gpu *gpu, struct sim_vm *vm, uint64_t addr, size_t want,
+		     size_t *run);
+/* Set the low (@hi false) or high dword of @e's RING_PDP0; any thread. */
+static inline void sim_engine_set_pdp(struct sim_engine *e, bool hi, uint32_t value)
+{
+	uint64_t old = atomic_load(&e->pdp), val;
+
+	do {
+		val = hi ? (old & 0xffffffffull) | ((uint64_t)value << 32)
+			 : (old & ~0xffffffffull) | value;
+	} while (!atomic_compare_exchange_weak(&e->pdp, &old, val));
+}
+
+/* Drop every VM at device destruction. */
+void sim_vm_destroy_all(struct sim_gpu *gpu);
 
 #endif /* SIM_PRIV_H */

@@ -70,6 +70,10 @@
 #define MI_STORE_REGISTER_MEM_GEN8 MI_INSTR(0x24, 2)
 #define MI_SRM_USE_GGTT (1u << 22)
 
+/* MI_LOAD_REGISTER_MEM (gen8): dword 1 the register, 2-3 the address. */
+#define MI_LOAD_REGISTER_MEM_GEN8 MI_INSTR(0x29, 2)
+#define MI_LRM_USE_GGTT (1u << 22)
+
 /*
  * MI_FLUSH_DW (blitter and video engines only, not RCS): 4 dwords with a
  * dword post-sync store (cmd, addr lo | MI_FLUSH_DW_USE_GTT, addr hi, value),
@@ -193,6 +197,15 @@ static inline uint32_t *i915_emit_bb_end(uint32_t *cs)
 static inline uint32_t *i915_emit_bb_start(uint32_t *cs, uint64_t addr)
 {
 	*cs++ = MI_BATCH_BUFFER_START_GEN8;
+	*cs++ = i915_lower_32(addr);
+	*cs++ = i915_upper_32(addr);
+	return cs;
+}
+
+/* i915_emit_bb_start_ppgtt - start a first-level batch at @addr of the running ppGTT. */
+static inline uint32_t *i915_emit_bb_start_ppgtt(uint32_t *cs, uint64_t addr)
+{
+	*cs++ = MI_BATCH_BUFFER_START_GEN8 | MI_BATCH_PPGTT;
 	*cs++ = i915_lower_32(addr);
 	*cs++ = i915_upper_32(addr);
 	return cs;
