@@ -795,7 +795,7 @@ static int parse_args(int argc, char **argv, struct cmp_opts *o, const char **pa
 			if (thr) {
 				o->threshold_pct = strtod(val, &end);
 				if (!*val || *end || errno || !isfinite(o->threshold_pct) ||
-				    o->threshold_pct < 0) {
+				    o->threshold_pct < 0 || ((*val < '0' || *val > '9') && *val != '.')) {
 					fprintf(stderr,
 						"%s: --threshold: expected a percentage >= 0, got "
 						"'%s'\n",
@@ -804,7 +804,7 @@ static int parse_args(int argc, char **argv, struct cmp_opts *o, const char **pa
 				}
 			} else {
 				o->seed = strtoull(val, &end, 10);
-				if (!*val || *end || errno || *val == '-') {
+				if (*val < '0' || *val > '9' || *end || errno) {
 					fprintf(stderr,
 						"%s: --seed: expected a non-negative integer, got "
 						"'%s'\n",

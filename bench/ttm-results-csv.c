@@ -93,7 +93,11 @@ int main(int argc, char **argv)
 	char err[512];
 	int rc = 0, i;
 
-	if (argc < 3 || argv[1][0] == '-') {
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		printf("usage: ttm-results-csv OUTDIR FILE|DIR...\n");
+		return 0;
+	}
+	if (argc < 3 || argv[1][0] == '-' || !argv[1][0]) {
 		fprintf(stderr, "usage: ttm-results-csv OUTDIR FILE|DIR...\n");
 		return 2;
 	}

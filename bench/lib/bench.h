@@ -41,6 +41,10 @@
 
 /* Raw samples are kept in the JSON file up to this many per metric. */
 #define BENCH_SAMPLES_STORED_MAX 10000
+/* Readers refuse a results file larger than this (a full run's file is about 1 MiB). */
+#define BENCH_RESULTS_MAX_BYTES (64u << 20)
+/* Readers refuse a metric value further than this from 0 (11.6 days in ns). */
+#define BENCH_VALUE_MAX 1e15
 /* Resamples of the bootstrap confidence intervals. */
 #define BENCH_BOOTSTRAP_RESAMPLES 1000
 
@@ -706,11 +710,17 @@ int bench_run_finish(struct bench_run *r);
  * @err: one-line message on failure.
  * @errlen: size of @err.
  *
- * Checks "schema" == BENCH_SCHEMA_NAME and "schema_version" ==
- * BENCH_SCHEMA_VERSION, and that "benchmark", "machine" and "metrics" exist.
+ * Refuses what is not a regular file of at most BENCH_RESULTS_MAX_BYTES,
+ * anything but one strict JSON object (no NaN or Infinity, nothing after
+ * the object), a number that is not finite, a metric value (sample, round
+ * median, statistic) further than BENCH_VALUE_MAX from 0 or negative in a
+ * unit other than "ns", and a file in which no metric has a
+ * median or a sample. Checks "schema" == BENCH_SCHEMA_NAME and
+ * "schema_version" == BENCH_SCHEMA_VERSION, and that "benchmark", "machine"
+ * and "metrics" exist.
  *
- * Return: 0, -ENOENT/-EACCES (unreadable), -EINVAL (malformed), -EPROTO
- * (schema mismatch).
+ * Return: 0, -ENOENT/-EACCES (unreadable), -EFBIG (too large), -EINVAL
+ * (malformed or nothing usable), -EPROTO (schema mismatch).
  */
 int bench_results_load(const char *path, void **out, char *err, size_t errlen);
 

@@ -644,25 +644,50 @@ out:
 /* ------------------------------------------------------------ loading */
 
 
-static int read_file(const char *path, char **out, char *err, size_t errlen)
+/*
+ * Read a whole results file: a regular file (a FIFO or a device would block
+ * or never end) of at most BENCH_RESULTS_MAX_BYTES, NUL-terminated.
+ */
+static int read_file(const char *path, char **out, size_t *outlen, char *err, size_t errlen)
 {
 	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap), *nb;
+	struct stat st;
+	char *buf, *nb;
 	int fd, rc;
 
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		rc = -errno;
 		bench_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		free(buf);
 		return rc;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		bench_set_err(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if (st.st_size > BENCH_RESULTS_MAX_BYTES) {
+		bench_set_err(err, errlen, "%s: too large (%lld bytes, at most %u)", path,
+			      (long long)st.st_size, BENCH_RESULTS_MAX_BYTES);
+		close(fd);
+		return -EFBIG;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
 	}
 	for (;;) {
 		ssize_t n;
 
 		if (len + 1 == cap) {
+			/* The file grew while being read: still bounded. */
+			if (cap > BENCH_RESULTS_MAX_BYTES) {
+				bench_set_err(err, errlen, "%s: too large (more than %u bytes)",
+					      path, BENCH_RESULTS_MAX_BYTES);
+				rc = -EFBIG;
+				goto fail;
+			}
 			nb = realloc(buf, cap * 2);
 			if (!nb) {
 				rc = -ENOMEM;
@@ -686,6 +711,7 @@ static int read_file(const char *path, char **out, char *err, size_t errlen)
 	close(fd);
 	buf[len] = '\0';
 	*out = buf;
+	*outlen = len;
 	return 0;
 fail:
 	close(fd);
@@ -693,26 +719,182 @@ fail:
 	return rc;
 }
 
+/* Every number anywhere in @o is finite (1e999 parses to infinity). */
+static bool all_finite(json_object *o)
+{
+	size_t i, n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o));
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++)
+			if (!all_finite(json_object_array_get_idx(o, i)))
+				return false;
+		return true;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			if (!all_finite(v))
+				return false;
+		}
+		return true;
+	}
+	default:
+		return true;
+	}
+}
+
+/*
+ * @v is null or a possible metric value: within BENCH_VALUE_MAX of zero,
+ * and not negative unless @signed_ok. Counts the
+ * numbers in *@nums.
+ */
+static bool value_ok(json_object *v, bool signed_ok, unsigned *nums)
+{
+	double x;
+
+	if (!v)
+		return true;
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+		return false;
+	x = json_object_get_double(v);
+	if (x > BENCH_VALUE_MAX || x < (signed_ok ? -BENCH_VALUE_MAX : 0.0))
+		return false;
+	(*nums)++;
+	return true;
+}
+
+/*
+ * Check the values of metric @m: samples, round medians and statistics are
+ * null or numbers within BENCH_VALUE_MAX of zero; only a time in "ns" may be
+ * negative (an overhead is a difference of two times), a rate, a size, a
+ * count or a ratio may not. *@usable is set when the metric has a
+ * value to compare: a numeric median or a sample.
+ */
+static int check_metric(json_object *m, size_t i, const char *path, bool *usable, char *err,
+			size_t errlen)
+{
+	static const char *const stat_keys[] = {"min",	"median", "p90",   "p99",  "max",
+						"mean", "stddev", "ci_lo", "ci_hi"};
+	static const char *const arrays[] = {"samples", "round_medians"};
+	json_object *name = NULL, *x, *v;
+	const char *mname;
+	bool signed_ok;
+	unsigned nums;
+	size_t k, j, n;
+
+	if (!json_object_is_type(m, json_type_object)) {
+		bench_set_err(err, errlen, "%s: malformed: metric %zu is not an object", path, i);
+		return -EINVAL;
+	}
+	json_object_object_get_ex(m, "name", &name);
+	mname = json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "?";
+	signed_ok = json_object_object_get_ex(m, "unit", &x) &&
+		    json_object_is_type(x, json_type_string) && !strcmp(json_object_get_string(x), "ns");
+	for (k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
+		if (!json_object_object_get_ex(m, arrays[k], &x) || !x)
+			continue;
+		if (!json_object_is_type(x, json_type_array)) {
+			bench_set_err(err, errlen, "%s: malformed: %s of metric %s is not an array",
+				      path, arrays[k], mname);
+			return -EINVAL;
+		}
+		n = json_object_array_length(x);
+		nums = 0;
+		for (j = 0; j < n; j++) {
+			v = json_object_array_get_idx(x, j);
+			if (!value_ok(v, signed_ok, &nums)) {
+				bench_set_err(err, errlen,
+					      "%s: malformed: %s[%zu] of metric %s is %s, not a "
+					      "possible value",
+					      path, arrays[k], j, mname, json_object_to_json_string(v));
+				return -EINVAL;
+			}
+		}
+		if (nums && k == 0)
+			*usable = true;
+	}
+	if (json_object_object_get_ex(m, "stats", &x) && x) {
+		if (!json_object_is_type(x, json_type_object)) {
+			bench_set_err(err, errlen, "%s: malformed: stats of metric %s is not an object",
+				      path, mname);
+			return -EINVAL;
+		}
+		for (k = 0; k < sizeof(stat_keys) / sizeof(stat_keys[0]); k++) {
+			nums = 0;
+			v = NULL;
+			json_object_object_get_ex(x, stat_keys[k], &v);
+			if (!value_ok(v, signed_ok, &nums)) {
+				bench_set_err(err, errlen,
+					      "%s: malformed: stats.%s of metric %s is %s, not a "
+					      "possible value",
+					      path, stat_keys[k], mname, json_object_to_json_string(v));
+				return -EINVAL;
+			}
+			if (nums && !strcmp(stat_keys[k], "median"))
+				*usable = true;
+		}
+	}
+	return 0;
+}
+
 int bench_results_load(const char *path, void **out, char *err, size_t errlen)
 {
-	enum json_tokener_error jerr = json_tokener_success;
+	enum json_tokener_error jerr;
+	struct json_tokener *tok;
 	json_object *root, *v;
 	/* Set on every success of read_file(); gcc -O2 cannot prove it. */
 	char *text = NULL;
+	size_t len = 0, i, n, end;
+	bool usable = false;
 	int rc;
 
 	*out = NULL;
-	rc = read_file(path, &text, err, errlen);
+	rc = read_file(path, &text, &len, err, errlen);
 	if (rc)
 		return rc;
-	root = json_tokener_parse_verbose(text, &jerr);
-	free(text);
-	if (!root) {
-		bench_set_err(err, errlen, "%s: malformed JSON: %s", path, json_tokener_error_desc(jerr));
+	if (len > INT32_MAX - 1) {
+		free(text);
+		return -EFBIG;
+	}
+	tok = json_tokener_new();
+	if (!tok) {
+		free(text);
+		return -ENOMEM;
+	}
+	/* Strict: no NaN or Infinity literals, no single quotes, no trailing commas. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	root = json_tokener_parse_ex(tok, text, (int)len + 1);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!root || jerr != json_tokener_success) {
+		free(text);
+		json_object_put(root);
+		bench_set_err(err, errlen, "%s: malformed JSON: %s", path,
+			      jerr == json_tokener_success ? "empty"
+							   : json_tokener_error_desc(jerr));
 		return -EINVAL;
+	}
+	/* The object must be the whole file: nothing but blanks after it. */
+	for (i = end; i < len && strchr(" \t\r\n", text[i]) && text[i]; i++)
+		;
+	free(text);
+	if (i < len) {
+		bench_set_err(err, errlen, "%s: malformed: data after the JSON object (offset %zu)",
+			      path, i);
+		rc = -EINVAL;
+		goto fail;
 	}
 	if (!json_object_is_type(root, json_type_object)) {
 		bench_set_err(err, errlen, "%s: malformed: top level is not an object", path);
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (!all_finite(root)) {
+		bench_set_err(err, errlen, "%s: malformed: a number is not finite", path);
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -747,6 +929,18 @@ int bench_results_load(const char *path, void **out, char *err, size_t errlen)
 	if (!json_object_object_get_ex(root, "metrics", &v) ||
 	    !json_object_is_type(v, json_type_array)) {
 		bench_set_err(err, errlen, "%s: malformed: \"metrics\" missing or not an array", path);
+		rc = -EINVAL;
+		goto fail;
+	}
+	n = json_object_array_length(v);
+	for (i = 0; i < n; i++) {
+		rc = check_metric(json_object_array_get_idx(v, i), i, path, &usable, err, errlen);
+		if (rc)
+			goto fail;
+	}
+	if (!usable) {
+		bench_set_err(err, errlen, "%s: no usable metric (none has a median or a sample)",
+			      path);
 		rc = -EINVAL;
 		goto fail;
 	}

@@ -286,6 +286,33 @@ KTEST(bench_run_write_failure_leaves_nothing)
 	free(dir);
 }
 
+/* Write a minimal results document ending in @tail and check whether it loads. */
+static void load_ok(const char *path, const char *tail, bool ok)
+{
+	char text[512], err[256];
+	void *root = NULL;
+	int rc;
+
+	snprintf(text, sizeof(text),
+		 "{\"schema\": \"ttm-bench-results\", \"schema_version\": 1,"
+		 " \"benchmark\": \"x\", \"machine\": {}, %s",
+		 tail);
+	write_text(path, text);
+	rc = bench_results_load(path, &root, err, sizeof(err));
+	if (ok) {
+		EXPECT_EQ(rc, 0);
+	} else {
+		EXPECT_EQ(rc, -EINVAL);
+		EXPECT_TRUE(strchr(err, '\n') == NULL);
+	}
+	if (!rc) {
+		json_object_put(root);
+	} else if (ok) {
+		fprintf(stderr, "# unexpected: %s\n", err);
+	}
+	EXPECT_TRUE(!rc == ok);
+}
+
 KTEST(bench_results_load_errors)
 {
 	char *dir = make_tmpdir(), path[512], err[256];
@@ -318,10 +345,32 @@ KTEST(bench_results_load_errors)
 	write_text(path, "[1, 2]");
 	EXPECT_EQ(bench_results_load(path, &root, err, sizeof(err)), -EINVAL);
 
-	write_text(path, "{\"schema\": \"ttm-bench-results\", \"schema_version\": 1,"
-			 " \"benchmark\": \"x\", \"machine\": {}, \"metrics\": []}");
-	ASSERT_EQ(bench_results_load(path, &root, err, sizeof(err)), 0);
-	json_object_put(root);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [1, 2.5]}]}", true);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"stats\": {\"median\": 3}}]}", true);
+	/* A file with nothing to compare, or with impossible or non-finite values. */
+	load_ok(path, "\"metrics\": []}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"stats\": null}]}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [-1e300]}]}", false);
+	/* A time may be negative (an overhead), but not beyond any possible run. */
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", \"samples\": [-3]}]}", true);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", \"samples\": [-1e300]}]}",
+		false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"unit\": \"GB/s\", \"samples\": [-3]}]}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [NaN]}]}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [1e999]}]}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [Infinity]}]}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"stats\": {\"median\": -5}}]}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [\"1\"]}]}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [1]}]} trailing", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [1]}]}{}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [1]}]}\n\n", true);
+	/* Not a regular file: a device would never end, a FIFO would block. */
+	EXPECT_EQ(bench_results_load("/dev/zero", &root, err, sizeof(err)), -EINVAL);
+	EXPECT_EQ(bench_results_load(dir, &root, err, sizeof(err)), -EINVAL);
+	/* Larger than BENCH_RESULTS_MAX_BYTES: refused before reading. */
+	ASSERT_EQ(truncate(path, (off_t)BENCH_RESULTS_MAX_BYTES + 1), 0);
+	EXPECT_EQ(bench_results_load(path, &root, err, sizeof(err)), -EFBIG);
+	EXPECT_TRUE(strstr(err, "too large") != NULL);
 	rm_rf(dir);
 	free(dir);
 }
