@@ -38,8 +38,11 @@ checks_of() {
 
 if [ -f "$src" ]; then
 	command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 2; }
-	jq -e .tests "$src" >/dev/null || { echo "$0: $src has no .tests" >&2; exit 2; }
-	jq -r '.tests | to_entries[] | [.key, .value.result,
+	# One line on a file that is not a results.json with subtests, not jq's parse error.
+	jq -e '.tests | type == "object" and length > 0
+		and all(.[]; type == "object" and (.result | type == "string"))' "$src" >/dev/null 2>&1 ||
+		{ echo "$0: $src: not a results.json with subtests (.tests)" >&2; exit 2; }
+	rows=$(jq -r '.tests | to_entries[] | [.key, .value.result,
 		((.value.time.end // 0) - (.value.time.start // 0) | . * 1000 | round / 1000 | tostring)]
 		| @tsv' "$src" | while IFS=$'\t' read -r k r d; do
 		# A dynamic subtest shares its parent's output: take only its lines.
@@ -52,14 +55,14 @@ if [ -f "$src" ]; then
 			c=$(jq -r --arg k "$k" '.tests[$k].out' "$src" | checks_of)
 		fi
 		printf '%s\t%s\t%s\t%s\n' "$k" "$r" "$d" "$c"
-	done | print_table
+	done)
 elif [ -d "$src" ]; then
 	files=()
 	for f in "$src"/*.log "$src"/*.out "$src"/*.txt; do
 		[ -f "$f" ] && files+=("$f")
 	done
 	[ ${#files[@]} -gt 0 ] || { echo "$0: no *.log, *.out or *.txt in $src" >&2; exit 2; }
-	for f in "${files[@]}"; do
+	rows=$(for f in "${files[@]}"; do
 		prog=$(basename "${f%.*}")
 		awk -v prog="$prog" '
 		function flush_row(name, r, t) {
@@ -85,8 +88,14 @@ elif [ -d "$src" ]; then
 			name = $2; sub(/:$/, "", name); t = $4; gsub(/[()s]/, "", t)
 			flush_row("igt@" prog "@" name, $3, t)
 		}' "$f"
-	done | print_table
+	done)
+elif [ -e "$src" ]; then
+	echo "$0: $src: not a regular file or directory" >&2
+	exit 2
 else
 	echo "$0: $src: no such file or directory" >&2
 	exit 2
 fi
+# Nothing recognised is an error, not an empty table.
+[ -n "$rows" ] || { echo "$0: $src: no subtest results found" >&2; exit 2; }
+printf '%s\n' "$rows" | print_table

@@ -339,7 +339,7 @@ static void subtest_signal_vs_wait(void)
 		}
 		ops += SVW_FENCES * SVW_SIGNALLERS;
 		rounds++;
-	} while (rounds < SVW_MAX_ROUNDS && !storm_clock_expired(&clk));
+	} while (rounds < stress_cap(SVW_MAX_ROUNDS) && !storm_clock_expired(&clk));
 	storm_crew_stop(&crew);
 
 	ops += atomic_load(&r->waits);
@@ -460,7 +460,7 @@ static void subtest_signal_vs_callback(void)
 		}
 		ops += SVC_FENCES * (SVC_ADDERS + 1);
 		rounds++;
-	} while (rounds < SVC_MAX_ROUNDS && !storm_clock_expired(&clk));
+	} while (rounds < stress_cap(SVC_MAX_ROUNDS) && !storm_clock_expired(&clk));
 	storm_crew_stop(&crew);
 	igt_info("signal-vs-callback: %u rounds: %" PRIu64 " delivered, %" PRIu64
 		 " removed, %" PRIu64 " refused\n",
@@ -525,7 +525,7 @@ static void subtest_many_waiters(void)
 		dma_fence_put(r.fence);
 		ops += MW_WAITERS;
 		rounds++;
-	} while (rounds < MW_MAX_ROUNDS && !storm_clock_expired(&clk));
+	} while (rounds < stress_cap(MW_MAX_ROUNDS) && !storm_clock_expired(&clk));
 	free(tids);
 	igt_info("many-waiters: %u rounds of %d waiters\n", rounds, MW_WAITERS);
 	storm_finish(ops, live0);
@@ -645,7 +645,7 @@ static void subtest_chain_storm(void)
 		}
 		ops += CS_LINKS * 2;
 		rounds++;
-	} while (rounds < CS_MAX_ROUNDS && !storm_clock_expired(&clk));
+	} while (rounds < stress_cap(CS_MAX_ROUNDS) && !storm_clock_expired(&clk));
 	storm_crew_stop(&crew);
 	ops += atomic_load(&r->waits);
 	igt_info("chain-storm: %u chains of %d links, %lu waits\n", rounds, CS_LINKS,

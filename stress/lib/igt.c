@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <fault_inject.h>
 
 #include "ttm_config.h"
 
@@ -39,6 +42,8 @@ static struct {
 	const char *description;
 	const char *run_pattern;
 	const char *dyn_pattern;
+	bool soak;
+	bool dyn_matched_any; /* a --dynamic-subtest pattern matched in some subtest */
 	bool list;
 	bool testlist;
 	bool debug;
@@ -55,6 +60,9 @@ static struct {
 	unsigned int dyn_run;
 	enum igt_result dyn_worst;
 } igt;
+
+/* Set by igt_fork_run() when a subtest child reported that no dynamic subtest matched. */
+static bool igt_unmatched;
 
 /* ---- debug log ---------------------------------------------------------- */
 
@@ -165,6 +173,11 @@ void igt_report_checks(uint64_t operations, uint64_t bytes_verified, uint64_t fa
 double igt_stress_budget_s(void)
 {
 	return igt.budget_s;
+}
+
+bool igt_soak(void)
+{
+	return igt.soak;
 }
 
 uint64_t igt_seed(void)
@@ -325,9 +338,12 @@ static bool igt_parse_double(const char *s, double *out)
 	char *end;
 	double v;
 
+	/* Seconds: digits first (no sign, blank, "nan" or "inf"), finite, > 0, at most a day. */
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return false;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || v < 0)
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 86400.0)
 		return false;
 	*out = v;
 	return true;
@@ -338,6 +354,8 @@ static bool igt_parse_u64(const char *s, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
+	if (*s < '0' || *s > '9')
+		return false;
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *end)
@@ -415,8 +433,7 @@ void igt_subtest_init_(int argc, char **argv, const char *description)
 			have_duration = true;
 			break;
 		case OPT_SOAK:
-			igt.budget_s = 3600.0;
-			have_duration = true;
+			igt.soak = true;
 			break;
 		case OPT_SEED:
 			if (!igt_parse_u64(optarg, &igt.seed))
@@ -435,14 +452,24 @@ void igt_subtest_init_(int argc, char **argv, const char *description)
 	}
 	if (optind < argc)
 		igt_invalid("Unexpected argument", argv[optind]);
-
 	env = getenv("IGT_STRESS_DURATION");
 	if (!have_duration && env && !igt_parse_double(env, &igt.budget_s))
 		igt_invalid("Invalid IGT_STRESS_DURATION", env);
+	/* --soak alone soaks for an hour; with --duration S (or the variable), for S. */
+	if (igt.soak && !have_duration && !env)
+		igt.budget_s = 3600.0;
 	env = getenv("IGT_SEED");
 	if (!have_seed && env && !igt_parse_u64(env, &igt.seed))
 		igt_invalid("Invalid IGT_SEED", env);
 
+	/*
+	 * A TTM_FAULTS string that does not parse would leave every fault point
+	 * off and the run would report SUCCESS having injected nothing: refuse
+	 * to run, like an unknown option (fault_init_from_env() printed the line
+	 * naming the bad token).
+	 */
+	if (!igt_only_list_subtests() && fault_init_from_env())
+		exit(IGT_EXIT_INVALID);
 	if (!igt_only_list_subtests())
 		igt_print_version();
 }
@@ -559,6 +586,12 @@ static bool igt_fork_run(enum igt_result *res, bool *abort_run)
 		case IGT_EXIT_SKIP:
 			*res = IGT_R_SKIP;
 			break;
+		case IGT_EXIT_INVALID:
+			/* A subtest with dynamic parts none of which matched --dynamic-subtest. */
+			*res = IGT_R_SKIP;
+			*abort_run = false;
+			igt_unmatched = true;
+			break;
 		case IGT_EXIT_FAILURE:
 			*res = IGT_R_FAIL;
 			break;
@@ -614,6 +647,9 @@ int igt_subtest_begin_(const char *name, bool dynamic)
 	}
 	if (igt.run_pattern && !igt_wildmat(name, igt.run_pattern))
 		return 0;
+	/* Only a subtest with dynamic parts can hold the requested dynamic subtest. */
+	if (igt.dyn_pattern && !dynamic)
+		return 0;
 	igt.matched_any = true;
 
 	printf("Starting subtest: %s\n", name);
@@ -625,6 +661,7 @@ int igt_subtest_begin_(const char *name, bool dynamic)
 		return 0;
 	}
 	t0 = igt_now();
+	igt_unmatched = false;
 	if (igt_fork_run(&res, &abort_run)) {
 		igt.in_subtest = true;
 		igt.with_dynamic = dynamic;
@@ -632,6 +669,8 @@ int igt_subtest_begin_(const char *name, bool dynamic)
 		igt.dyn_worst = IGT_R_SKIP;
 		return 1;
 	}
+	if (dynamic && !igt_unmatched)
+		igt.dyn_matched_any = true;
 	printf("Subtest %s: %s (%.3fs)\n", name, igt_result_names[res], igt_now() - t0);
 	fflush(stdout);
 	igt_count(res);
@@ -647,6 +686,8 @@ int igt_subtest_end_(void)
 	/* Only the subtest child gets here: its block completed normally. */
 	if (!igt.with_dynamic)
 		igt_child_exit(IGT_EXIT_SUCCESS);
+	if (igt.dyn_pattern && !igt.dyn_run)
+		igt_child_exit(IGT_EXIT_INVALID);
 	switch (igt.dyn_worst) {
 	case IGT_R_SUCCESS:
 		igt_child_exit(IGT_EXIT_SUCCESS);
@@ -718,6 +759,10 @@ int igt_exit_(void)
 		return IGT_EXIT_SUCCESS;
 	if (igt.run_pattern && !igt.matched_any) {
 		fprintf(stderr, "Unknown subtest: %s\n", igt.run_pattern);
+		return IGT_EXIT_INVALID;
+	}
+	if (igt.dyn_pattern && !igt.dyn_matched_any) {
+		fprintf(stderr, "Unknown dynamic subtest: %s\n", igt.dyn_pattern);
 		return IGT_EXIT_INVALID;
 	}
 	if (igt.failed)

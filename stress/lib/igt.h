@@ -54,10 +54,18 @@
  *                            leading '!' excludes; the last alternative that
  *                            matches decides). No match at all: prints
  *                            "Unknown subtest: PATTERN" on stderr, exit 79.
- *   --dynamic-subtest PAT    same, for the dynamic subtests inside.
+ *   --dynamic-subtest PAT    same, for the dynamic subtests inside; only
+ *                            subtests with dynamic parts run. No dynamic
+ *                            subtest matched anywhere: "Unknown dynamic
+ *                            subtest: PAT" on stderr, exit 79.
+ *   TTM_FAULTS (env)         a spec that does not parse: one line naming the
+ *                            bad token on stderr, exit 79 before any subtest.
  *   --debug                  print igt_debug() output live on stderr.
- *   --duration S, --soak     time budget for stress loops (igt_stress_budget_s());
- *                            env IGT_STRESS_DURATION is used when no option.
+ *   --duration S, --soak     time budget for stress loops (igt_stress_budget_s(),
+ *                            seconds > 0, at most 86400); env IGT_STRESS_DURATION
+ *                            is used when no option. --soak runs every loop for
+ *                            the whole budget (3600 s unless given), ignoring
+ *                            the caps of a default run.
  *   --seed N                 seed (igt_seed()); env IGT_SEED otherwise.
  *   --help-description, --help
  *   Unknown options: usage on stderr, exit 79.
@@ -280,10 +288,16 @@ void igt_report_checks(uint64_t operations, uint64_t bytes_verified, uint64_t fa
 
 /**
  * igt_stress_budget_s - seconds a stress loop may run: --duration S, --soak
- * (a long budget, 3600 s), else env IGT_STRESS_DURATION, else the default 2 s
+ * (with no duration: 3600 s), else env IGT_STRESS_DURATION, else the default 2 s
  * that keeps a meson run short.
  */
 double igt_stress_budget_s(void);
+/**
+ * igt_soak - --soak was given: stress loops run for the whole
+ * igt_stress_budget_s() and ignore the operation or round caps that keep a
+ * default run short (stress_budget_init(), stress_cap()).
+ */
+bool igt_soak(void);
 /** igt_seed - --seed N, else env IGT_SEED, else a fixed default (1). */
 uint64_t igt_seed(void);
 /** igt_only_list_subtests - true under --list-subtests / --show-testlist. */

@@ -130,6 +130,34 @@ run --run-subtest dyn --dynamic-subtest three
 expect_no_line "dynamic filter" "dynamic subtest: one"
 expect_line "dynamic filter" "Starting dynamic subtest: three"
 
+run --dynamic-subtest nosuch
+expect_rc "unknown dynamic subtest" 79
+expect_err "unknown dynamic subtest" "^Unknown dynamic subtest: nosuch$"
+expect_no_line "unknown dynamic subtest" "^Subtest (pass|fail|params): "
+
+run --run-subtest dyn --dynamic-subtest nosuch
+expect_rc "unknown dynamic subtest in a subtest" 79
+
+run --dynamic-subtest three
+expect_rc "dynamic subtest only" 0
+expect_line "dynamic subtest only" "Starting dynamic subtest: three"
+expect_no_line "dynamic subtest only" "^Starting subtest: (pass|params)$"
+
+# A fault spec that does not parse: one line naming the token, exit 79, nothing run.
+out=$(TTM_FAULTS="nosuchpoint:nth=1" "$P" --run-subtest pass 2>"${TMPDIR:-/tmp}/igt-proto.$$"); rc=$?
+err=$(cat "${TMPDIR:-/tmp}/igt-proto.$$"); rm -f "${TMPDIR:-/tmp}/igt-proto.$$"
+expect_rc "bad TTM_FAULTS" 79
+expect_err "bad TTM_FAULTS" "nosuchpoint"
+[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && ok "bad TTM_FAULTS: one line" || bad "bad TTM_FAULTS: $err"
+expect_no_line "bad TTM_FAULTS" "^Starting subtest"
+
+for d in nan inf -1 0 1e9 " 1" 1x ""; do
+	run --run-subtest params --duration "$d"
+	expect_rc "--duration '$d'" 79
+done
+run --run-subtest params --seed -1
+expect_rc "--seed -1" 79
+
 run --run-subtest dyn-fail
 expect_rc dyn-fail 98
 printf '%s\n' "$out" | grep -qxE 'Dynamic subtest bad: FAIL \([0-9.]+s\)' && ok "dyn bad" || bad "dyn bad"

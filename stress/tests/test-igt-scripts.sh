@@ -33,5 +33,17 @@ mkdir "$tmp/logs"
 rep=$("$src/scripts/stress-report.sh" "$tmp/logs")
 check "log report row" "grep -qE '^igt@$n@pass +SUCCESS +[0-9.]+ +10 +4096 +2\$' <<<\"\$rep\""
 check "log report dynamic row" "grep -qE '^igt@$n@dyn@two +SKIP ' <<<\"\$rep\""
+# Input that is not a run: one line on stderr, exit 2, never an empty table.
+printf 'not json\n' >"$tmp/notjson.json"
+printf '{"tests": {}}\n' >"$tmp/empty.json"
+printf '{"tests": 5}\n' >"$tmp/notobj.json"
+mkdir "$tmp/nologs" && printf 'garbage\n' >"$tmp/nologs/x.log"
+for f in "$tmp/notjson.json" "$tmp/empty.json" "$tmp/notobj.json" "$tmp/nologs" /dev/null \
+	"$tmp/missing"; do
+	"$src/scripts/stress-report.sh" "$f" >"$tmp/rep.out" 2>"$tmp/rep.err"
+	rc=$?
+	check "report refuses $(basename "$f")" \
+		"[ $rc -eq 2 ] && [ ! -s \"$tmp/rep.out\" ] && [ \"\$(wc -l <\"$tmp/rep.err\")\" -eq 1 ]"
+done
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]
