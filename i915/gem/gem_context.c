@@ -1,0 +1,696 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gem_context: GEM contexts and VMs of a file (gem/i915_gem_context.c),
+ * GET_RESET_STATS, QUERY (i915_query.c) and REG_READ (intel_uncore.c's
+ * whitelist).
+ *
+ * Contexts behave as gen12's do in the kernel: CONTEXT_CREATE makes a
+ * "proto" context whose VM and engine map may still be set with
+ * CONTEXT_SETPARAM; its first real use (execbuffer, GETPARAM) finalizes
+ * it, after which those two are -EINVAL.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gem_priv.h"
+
+const struct gem_uabi_engine gem_uabi_engines[GEM_NUM_UABI_ENGINES] = {
+    {.class = I915_ENGINE_CLASS_RENDER, .instance = 0, .id = I915_ENGINE_RCS},
+    {.class = I915_ENGINE_CLASS_COPY, .instance = 0, .id = I915_ENGINE_BCS},
+};
+
+struct gem_ctx_full {
+	struct gem_ctx pub;
+	bool finalized;
+};
+
+static struct gem_vm *gem_vm_new(void)
+{
+	struct gem_vm *vm = calloc(1, sizeof(*vm));
+
+	if (vm)
+		atomic_init(&vm->refcount, 1);
+	return vm;
+}
+
+static void gem_vm_put(struct gem_vm *vm)
+{
+	if (vm && atomic_fetch_sub(&vm->refcount, 1) == 1)
+		free(vm);
+}
+
+static void gem_ctx_free(struct gem_ctx_full *c)
+{
+	i915_context_put(c->pub.hw);
+	free(c);
+}
+
+static int gem_ctx_new(struct i915_gem_file *file, struct gem_ctx_full **out)
+{
+	struct gem_ctx_full *c = calloc(1, sizeof(*c));
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	ret = i915_context_create(file->dev->i915, &c->pub.hw);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	c->pub.bannable = true;
+	c->pub.recoverable = true;
+	c->pub.persistent = true;
+	*out = c;
+	return 0;
+}
+
+int gem_context_open(struct i915_gem_file *file)
+{
+	struct gem_ctx_full *c;
+	int ret = gem_ctx_new(file, &c);
+
+	if (ret)
+		return ret;
+	c->finalized = true;
+	ret = ttm_drm_idr_insert(&file->contexts, 0, c);
+	if (ret)
+		gem_ctx_free(c);
+	return ret;
+}
+
+void gem_context_close_all(struct i915_gem_file *file)
+{
+	uint32_t id = 0;
+	void *p;
+
+	pthread_mutex_lock(&file->lock);
+	while ((p = ttm_drm_idr_next(&file->contexts, &id))) {
+		ttm_drm_idr_remove(&file->contexts, id);
+		gem_ctx_free(p);
+	}
+	id = 0;
+	while ((p = ttm_drm_idr_next(&file->vms, &id))) {
+		ttm_drm_idr_remove(&file->vms, id);
+		gem_vm_put(p);
+	}
+	pthread_mutex_unlock(&file->lock);
+}
+
+struct i915_context *gem_context_lookup(struct i915_gem_file *file, uint32_t id,
+					struct gem_ctx *snapshot)
+{
+	struct gem_ctx_full *c;
+	struct i915_context *hw = NULL;
+
+	pthread_mutex_lock(&file->lock);
+	c = ttm_drm_idr_find(&file->contexts, id);
+	if (c) {
+		c->finalized = true;
+		hw = i915_context_get(c->pub.hw);
+		if (snapshot)
+			*snapshot = c->pub;
+	}
+	pthread_mutex_unlock(&file->lock);
+	return hw;
+}
+
+/* --- parameters --- */
+
+static int gem_ctx_set_engines(struct i915_gem_file *file, struct gem_ctx *ctx,
+			       const struct drm_i915_gem_context_param *args)
+{
+	uint32_t n, map[64];
+	uint64_t ext;
+
+	(void)file;
+	if (!args->size) {
+		ctx->nengines = 0;
+		return 0;
+	}
+	if (args->size < sizeof(uint64_t) || (args->size - sizeof(uint64_t)) % 4)
+		return -EINVAL;
+	n = (args->size - sizeof(uint64_t)) / 4;
+	if (n > I915_EXEC_RING_MASK + 1)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		struct i915_engine_class_instance ci;
+		bool found = false;
+
+		if (gem_copy_from_user(&ci, args->value + sizeof(uint64_t) + 4ull * i, sizeof(ci)))
+			return -EFAULT;
+		if (ci.engine_class == (uint16_t)I915_ENGINE_CLASS_INVALID &&
+		    ci.engine_instance == (uint16_t)I915_ENGINE_CLASS_INVALID_NONE) {
+			map[i] = ~0u;
+			continue;
+		}
+		for (unsigned int e = 0; e < GEM_NUM_UABI_ENGINES; e++)
+			found |= gem_uabi_engines[e].class == ci.engine_class &&
+				 gem_uabi_engines[e].instance == ci.engine_instance;
+		if (!found)
+			return -ENOENT;
+		map[i] = (uint32_t)ci.engine_class << 16 | ci.engine_instance;
+	}
+	if (gem_copy_from_user(&ext, args->value, sizeof(ext)))
+		return -EFAULT;
+	/* Load balancing, bonding and parallel submission are not modelled. */
+	if (ext)
+		return -EINVAL;
+	memcpy(ctx->engines, map, n * sizeof(map[0]));
+	ctx->nengines = n;
+	return 0;
+}
+
+/*
+ * One parameter on a context: @proto says whether VM and ENGINES may still
+ * be set (create-time or a gen12 proto context).
+ */
+static int gem_ctx_set_param(struct i915_gem_file *file, struct gem_ctx *ctx, bool proto,
+			     const struct drm_i915_gem_context_param *args)
+{
+	bool root = geteuid() == 0;
+
+	switch (args->param) {
+	case I915_CONTEXT_PARAM_NO_ERROR_CAPTURE:
+		return args->size ? -EINVAL : 0;
+	case I915_CONTEXT_PARAM_BANNABLE:
+		if (args->size)
+			return -EINVAL;
+		if (!root && !args->value)
+			return -EPERM;
+		ctx->bannable = args->value != 0;
+		return 0;
+	case I915_CONTEXT_PARAM_RECOVERABLE:
+		if (args->size)
+			return -EINVAL;
+		ctx->recoverable = args->value != 0;
+		return 0;
+	case I915_CONTEXT_PARAM_PRIORITY:
+		/* The scheduler has no priority capability (HAS_SCHEDULER). */
+		return args->size ? -EINVAL : -ENODEV;
+	case I915_CONTEXT_PARAM_SSEU:
+		/* Reconfiguring slices is a render-engine feature of gen11 only. */
+		return -ENODEV;
+	case I915_CONTEXT_PARAM_PERSISTENCE:
+		if (args->size)
+			return -EINVAL;
+		ctx->persistent = args->value != 0;
+		return 0;
+	case I915_CONTEXT_PARAM_PROTECTED_CONTENT:
+		return proto ? -ENODEV : -EINVAL;
+	case I915_CONTEXT_PARAM_VM:
+		if (!proto)
+			return -EINVAL;
+		if (args->size)
+			return -EINVAL;
+		if (args->value >> 32 || !ttm_drm_idr_find(&file->vms, (uint32_t)args->value))
+			return -ENOENT;
+		ctx->vm_id = (uint32_t)args->value;
+		return 0;
+	case I915_CONTEXT_PARAM_ENGINES:
+		if (!proto)
+			return -EINVAL;
+		return gem_ctx_set_engines(file, ctx, args);
+	}
+	return -EINVAL;
+}
+
+struct gem_create_data {
+	struct i915_gem_file *file;
+	struct gem_ctx *ctx;
+};
+
+static int gem_ctx_ext_setparam(uint64_t base, void *data)
+{
+	struct drm_i915_gem_context_create_ext_setparam ext;
+	struct gem_create_data *d = data;
+	int ret;
+
+	if (gem_copy_from_user(&ext, base, sizeof(ext)))
+		return -EFAULT;
+	if (ext.param.ctx_id)
+		return -EINVAL;
+	pthread_mutex_lock(&d->file->lock);
+	ret = gem_ctx_set_param(d->file, d->ctx, true, &ext.param);
+	pthread_mutex_unlock(&d->file->lock);
+	return ret;
+}
+
+static int gem_ctx_ext_clone(uint64_t base, void *data)
+{
+	(void)base;
+	(void)data;
+	return -EINVAL; /* removed from the uAPI */
+}
+
+int gem_context_create_ioctl(struct i915_gem_file *file, void *data)
+{
+	static const gem_ext_fn tbl[] = {
+	    [I915_CONTEXT_CREATE_EXT_SETPARAM] = gem_ctx_ext_setparam,
+	    [I915_CONTEXT_CREATE_EXT_CLONE] = gem_ctx_ext_clone,
+	};
+	struct drm_i915_gem_context_create_ext *args = data;
+	struct gem_ctx_full *c;
+	struct gem_create_data d;
+	int64_t id;
+	int ret;
+
+	if (args->flags & I915_CONTEXT_CREATE_FLAGS_UNKNOWN)
+		return -EINVAL;
+	if (file->dev->wedged)
+		return -EIO;
+	ret = gem_ctx_new(file, &c);
+	if (ret)
+		return ret;
+	d.file = file;
+	d.ctx = &c->pub;
+	if (args->flags & I915_CONTEXT_CREATE_FLAGS_USE_EXTENSIONS) {
+		ret = gem_user_extensions(args->extensions, tbl, sizeof(tbl) / sizeof(tbl[0]), &d);
+		if (ret) {
+			gem_ctx_free(c);
+			return ret;
+		}
+	}
+	pthread_mutex_lock(&file->lock);
+	id = ttm_drm_idr_alloc(&file->contexts, c, 1, INT32_MAX);
+	pthread_mutex_unlock(&file->lock);
+	if (id < 0) {
+		gem_ctx_free(c);
+		return (int)id;
+	}
+	args->ctx_id = (uint32_t)id;
+	return 0;
+}
+
+int gem_context_destroy_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_i915_gem_context_destroy *args = data;
+	struct gem_ctx_full *c;
+
+	if (args->pad)
+		return -EINVAL;
+	if (!args->ctx_id)
+		return -ENOENT;
+	pthread_mutex_lock(&file->lock);
+	c = ttm_drm_idr_remove(&file->contexts, args->ctx_id);
+	pthread_mutex_unlock(&file->lock);
+	if (!c)
+		return -ENOENT;
+	gem_ctx_free(c);
+	return 0;
+}
+
+int gem_context_setparam_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_i915_gem_context_param *args = data;
+	struct gem_ctx_full *c;
+	int ret;
+
+	pthread_mutex_lock(&file->lock);
+	c = ttm_drm_idr_find(&file->contexts, args->ctx_id);
+	ret = c ? gem_ctx_set_param(file, &c->pub, !c->finalized, args) : -ENOENT;
+	pthread_mutex_unlock(&file->lock);
+	return ret;
+}
+
+int gem_context_getparam_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_i915_gem_context_param *args = data;
+	struct gem_ctx_full *c;
+	struct gem_vm *vm;
+	int64_t id;
+	int ret = 0;
+
+	pthread_mutex_lock(&file->lock);
+	c = ttm_drm_idr_find(&file->contexts, args->ctx_id);
+	if (!c) {
+		pthread_mutex_unlock(&file->lock);
+		return -ENOENT;
+	}
+	c->finalized = true;
+	switch (args->param) {
+	case I915_CONTEXT_PARAM_GTT_SIZE:
+		args->size = 0;
+		args->value = i915_ggtt_manager(&file->dev->i915->ggtt)->size << TTM_PAGE_SHIFT;
+		break;
+	case I915_CONTEXT_PARAM_NO_ERROR_CAPTURE:
+		args->size = 0;
+		args->value = 0;
+		break;
+	case I915_CONTEXT_PARAM_BANNABLE:
+		args->size = 0;
+		args->value = c->pub.bannable;
+		break;
+	case I915_CONTEXT_PARAM_RECOVERABLE:
+		args->size = 0;
+		args->value = c->pub.recoverable;
+		break;
+	case I915_CONTEXT_PARAM_PRIORITY:
+		args->size = 0;
+		args->value = (uint64_t)c->pub.priority;
+		break;
+	case I915_CONTEXT_PARAM_PERSISTENCE:
+		args->size = 0;
+		args->value = c->pub.persistent;
+		break;
+	case I915_CONTEXT_PARAM_VM:
+		/* A new id of the file naming the context's VM. */
+		if (c->pub.vm_id && (vm = ttm_drm_idr_find(&file->vms, c->pub.vm_id)))
+			atomic_fetch_add(&vm->refcount, 1);
+		else
+			vm = gem_vm_new();
+		if (!vm) {
+			ret = -ENOMEM;
+			break;
+		}
+		id = ttm_drm_idr_alloc(&file->vms, vm, 1, INT32_MAX);
+		if (id < 0) {
+			gem_vm_put(vm);
+			ret = (int)id;
+			break;
+		}
+		if (!c->pub.vm_id)
+			c->pub.vm_id = (uint32_t)id;
+		args->size = 0;
+		args->value = (uint64_t)id;
+		break;
+	case I915_CONTEXT_PARAM_SSEU:
+	case I915_CONTEXT_PARAM_PROTECTED_CONTENT:
+		ret = -ENODEV;
+		break;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	pthread_mutex_unlock(&file->lock);
+	return ret;
+}
+
+int gem_get_reset_stats_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_i915_reset_stats *args = data;
+	struct i915_context *hw;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	hw = gem_context_lookup(file, args->ctx_id, NULL);
+	if (!hw)
+		return -ENOENT;
+	args->reset_count = 0;
+	if (geteuid() == 0)
+		for (unsigned int e = 0; e < I915_NUM_ENGINES; e++)
+			args->reset_count +=
+			    (uint32_t)atomic_load(&file->dev->i915->engine[e].stats.resets);
+	args->batch_active = atomic_load(&hw->guilty);
+	args->batch_pending = 0;
+	i915_context_put(hw);
+	return 0;
+}
+
+int gem_vm_create_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_i915_gem_vm_control *args = data;
+	struct gem_vm *vm;
+	int64_t id;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	vm = gem_vm_new();
+	if (!vm)
+		return -ENOMEM;
+	ret = gem_user_extensions(args->extensions, NULL, 0, NULL);
+	if (ret) {
+		gem_vm_put(vm);
+		return ret;
+	}
+	pthread_mutex_lock(&file->lock);
+	id = ttm_drm_idr_alloc(&file->vms, vm, 1, INT32_MAX);
+	pthread_mutex_unlock(&file->lock);
+	if (id < 0) {
+		gem_vm_put(vm);
+		return (int)id;
+	}
+	args->vm_id = (uint32_t)id;
+	return 0;
+}
+
+int gem_vm_destroy_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_i915_gem_vm_control *args = data;
+	struct gem_vm *vm;
+
+	if (args->flags || args->extensions)
+		return -EINVAL;
+	pthread_mutex_lock(&file->lock);
+	vm = ttm_drm_idr_remove(&file->vms, args->vm_id);
+	pthread_mutex_unlock(&file->lock);
+	if (!vm)
+		return -ENOENT;
+	gem_vm_put(vm);
+	return 0;
+}
+
+/* --- QUERY --- */
+
+/* The kernel's copy_query_item(): length 0 asks for the size. */
+static int gem_query_hdr(void *hdr, size_t hdr_size, uint32_t total,
+			 const struct drm_i915_query_item *item)
+{
+	if (!item->length)
+		return (int)total;
+	if (item->length < (int32_t)total)
+		return -EINVAL;
+	if (gem_copy_from_user(hdr, item->data_ptr, hdr_size))
+		return -EFAULT;
+	return 0;
+}
+
+static int gem_query_topology(struct i915_gem_dev *dev, const struct drm_i915_query_item *item,
+			      bool check_flags)
+{
+	const struct gem_profile_info *info = dev->info;
+	struct drm_i915_query_topology_info topo;
+	uint16_t nss = (uint16_t)info->subslice_total, neu = (uint16_t)(info->eu_total / nss);
+	uint16_t ss_stride = (uint16_t)((nss + 7) / 8), eu_stride = (uint16_t)((neu + 7) / 8);
+	uint32_t slice_len = 1, ss_len = ss_stride, eu_len = (uint32_t)nss * eu_stride;
+	uint32_t total = sizeof(topo) + slice_len + ss_len + eu_len;
+	uint8_t bytes[64 + 8 * 8];
+	int ret;
+
+	if (check_flags && item->flags)
+		return -EINVAL;
+	ret = gem_query_hdr(&topo, sizeof(topo), total, item);
+	if (ret)
+		return ret;
+	if (topo.flags)
+		return -EINVAL;
+	memset(&topo, 0, sizeof(topo));
+	topo.max_slices = 1;
+	topo.max_subslices = nss;
+	topo.max_eus_per_subslice = neu;
+	topo.subslice_offset = (uint16_t)slice_len;
+	topo.subslice_stride = ss_stride;
+	topo.eu_offset = (uint16_t)(slice_len + ss_len);
+	topo.eu_stride = eu_stride;
+	memset(bytes, 0, sizeof(bytes));
+	bytes[0] = 1;
+	for (uint32_t s = 0; s < nss; s++)
+		bytes[slice_len + s / 8] |= (uint8_t)(1u << (s % 8));
+	for (uint32_t s = 0; s < nss; s++)
+		for (uint32_t e = 0; e < neu; e++)
+			bytes[slice_len + ss_len + s * eu_stride + e / 8] |= (uint8_t)(1u << (e % 8));
+	if (gem_copy_to_user(item->data_ptr, &topo, sizeof(topo)) ||
+	    gem_copy_to_user(item->data_ptr + sizeof(topo), bytes, total - sizeof(topo)))
+		return -EFAULT;
+	return (int)total;
+}
+
+static int gem_query_engines(struct i915_gem_dev *dev, const struct drm_i915_query_item *item)
+{
+	struct drm_i915_query_engine_info q;
+	uint32_t total = sizeof(q) + GEM_NUM_UABI_ENGINES * sizeof(struct drm_i915_engine_info);
+	int ret;
+
+	(void)dev;
+	if (item->flags)
+		return -EINVAL;
+	ret = gem_query_hdr(&q, sizeof(q), total, item);
+	if (ret)
+		return ret;
+	if (q.num_engines || q.rsvd[0] || q.rsvd[1] || q.rsvd[2])
+		return -EINVAL;
+	for (unsigned int e = 0; e < GEM_NUM_UABI_ENGINES; e++) {
+		struct drm_i915_engine_info ei = {0};
+
+		ei.engine.engine_class = gem_uabi_engines[e].class;
+		ei.engine.engine_instance = gem_uabi_engines[e].instance;
+		ei.flags = I915_ENGINE_INFO_HAS_LOGICAL_INSTANCE;
+		ei.logical_instance = gem_uabi_engines[e].instance;
+		if (gem_copy_to_user(item->data_ptr + sizeof(q) + e * sizeof(ei), &ei, sizeof(ei)))
+			return -EFAULT;
+	}
+	q.num_engines = GEM_NUM_UABI_ENGINES;
+	if (gem_copy_to_user(item->data_ptr, &q, sizeof(q)))
+		return -EFAULT;
+	return (int)total;
+}
+
+static int gem_query_regions(struct i915_gem_dev *dev, const struct drm_i915_query_item *item)
+{
+	const struct gem_profile_info *info = dev->info;
+	struct drm_i915_query_memory_regions q;
+	uint32_t n = info->lmem_size ? 2 : 1;
+	uint32_t total = sizeof(q) + n * sizeof(struct drm_i915_memory_region_info);
+	uint64_t smem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	bool perfmon = geteuid() == 0;
+	int ret;
+
+	if (item->flags)
+		return -EINVAL;
+	ret = gem_query_hdr(&q, sizeof(q), total, item);
+	if (ret)
+		return ret;
+	if (q.num_regions || q.rsvd[0] || q.rsvd[1] || q.rsvd[2])
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		struct drm_i915_memory_region_info mi = {0};
+
+		if (i == 0) {
+			mi.region.memory_class = I915_MEMORY_CLASS_SYSTEM;
+			mi.probed_size = smem;
+			mi.probed_cpu_visible_size = smem;
+			mi.unallocated_size = smem;
+			mi.unallocated_cpu_visible_size = smem;
+			if (perfmon) {
+				uint64_t avail = (uint64_t)sysconf(_SC_AVPHYS_PAGES) *
+						 (uint64_t)sysconf(_SC_PAGESIZE);
+
+				mi.unallocated_size = avail;
+				mi.unallocated_cpu_visible_size = avail;
+			}
+		} else {
+			struct ttm_resource_manager *man = &dev->i915->lmem.manager;
+			uint64_t used = ttm_resource_manager_usage(man);
+
+			mi.region.memory_class = I915_MEMORY_CLASS_DEVICE;
+			mi.probed_size = info->lmem_size;
+			mi.probed_cpu_visible_size = info->lmem_visible_size;
+			mi.unallocated_size = info->lmem_size;
+			mi.unallocated_cpu_visible_size = info->lmem_visible_size;
+			if (perfmon) {
+				mi.unallocated_size = info->lmem_size - used;
+				mi.unallocated_cpu_visible_size =
+				    used >= info->lmem_visible_size ? 0
+								     : info->lmem_visible_size - used;
+			}
+		}
+		if (gem_copy_to_user(item->data_ptr + sizeof(q) + i * sizeof(mi), &mi, sizeof(mi)))
+			return -EFAULT;
+	}
+	q.num_regions = n;
+	if (gem_copy_to_user(item->data_ptr, &q, sizeof(q)))
+		return -EFAULT;
+	return (int)total;
+}
+
+static int gem_query_geometry(struct i915_gem_dev *dev, const struct drm_i915_query_item *item)
+{
+	struct i915_engine_class_instance ci;
+
+	if (dev->info->graphics_ver_full < 1250)
+		return -ENODEV;
+	memcpy(&ci, &item->flags, sizeof(ci));
+	if (ci.engine_class != I915_ENGINE_CLASS_RENDER || ci.engine_instance != 0)
+		return -EINVAL;
+	return gem_query_topology(dev, item, false);
+}
+
+int gem_query_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_i915_query *args = data;
+
+	if (args->flags)
+		return -EINVAL;
+	for (uint32_t i = 0; i < args->num_items; i++) {
+		uint64_t uitem = args->items_ptr + i * sizeof(struct drm_i915_query_item);
+		struct drm_i915_query_item item;
+		int ret;
+
+		if (gem_copy_from_user(&item, uitem, sizeof(item)))
+			return -EFAULT;
+		switch (item.query_id) {
+		case DRM_I915_QUERY_TOPOLOGY_INFO:
+			ret = gem_query_topology(file->dev, &item, true);
+			break;
+		case DRM_I915_QUERY_ENGINE_INFO:
+			ret = gem_query_engines(file->dev, &item);
+			break;
+		case DRM_I915_QUERY_MEMORY_REGIONS:
+			ret = gem_query_regions(file->dev, &item);
+			break;
+		case DRM_I915_QUERY_GEOMETRY_SUBSLICES:
+			ret = gem_query_geometry(file->dev, &item);
+			break;
+		case DRM_I915_QUERY_PERF_CONFIG:
+		case DRM_I915_QUERY_HWCONFIG_BLOB:
+		case DRM_I915_QUERY_GUC_SUBMISSION_VERSION:
+			ret = -ENODEV; /* no OA, no GuC */
+			break;
+		default:
+			ret = -EINVAL;
+			break;
+		}
+		if (ret != item.length &&
+		    gem_copy_to_user(uitem + offsetof(struct drm_i915_query_item, length), &ret,
+				     sizeof(ret)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* --- registers --- */
+
+#define GEM_RCS_TIMESTAMP 0x2358u
+#define GEM_BCS_TIMESTAMP 0x22358u
+
+static uint64_t gem_timestamp(struct i915_device *i915, enum i915_engine_id id)
+{
+	struct i915_cs_cycles s;
+
+	if (i915_engine_cs_cycles(i915_engine_get(i915, id), &s))
+		return 0;
+	return s.cycles;
+}
+
+uint32_t i915_gem_mmio_read32(struct i915_device *i915, uint32_t reg)
+{
+	if (!i915)
+		return 0;
+	switch (reg) {
+	case GEM_RCS_TIMESTAMP:
+		return (uint32_t)gem_timestamp(i915, I915_ENGINE_RCS);
+	case GEM_RCS_TIMESTAMP + 4:
+		return (uint32_t)(gem_timestamp(i915, I915_ENGINE_RCS) >> 32);
+	case GEM_BCS_TIMESTAMP:
+		return (uint32_t)gem_timestamp(i915, I915_ENGINE_BCS);
+	case GEM_BCS_TIMESTAMP + 4:
+		return (uint32_t)(gem_timestamp(i915, I915_ENGINE_BCS) >> 32);
+	}
+	return 0;
+}
+
+int gem_reg_read_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_i915_reg_read *reg = data;
+	/* The whitelist: the render ring's 64-bit timestamp. */
+	uint64_t flags = reg->offset & 7;
+
+	if ((reg->offset & ~7ull) != GEM_RCS_TIMESTAMP)
+		return -EINVAL;
+	if (flags != 0 && flags != I915_REG_READ_8B_WA)
+		return -EINVAL;
+	reg->val = gem_timestamp(file->dev->i915, I915_ENGINE_RCS);
+	return 0;
+}

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gem_device: device profiles, probe and teardown through the GEM uAPI,
+ * files (drm_file), and CPU mappings of objects by fake mmap offset.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <ttm/ttm_bo_vm.h>
+
+#include "gem_priv.h"
+
+#define MiB (1024ull * 1024)
+
+static const struct gem_profile_info gem_profiles[] = {
+    {
+	.pub =
+	    {
+		.name = "tgl",
+		.pci_vendor = 0x8086,
+		.pci_device = 0x9a49,
+		.pci_revision = 1,
+		.pci_subsystem_vendor = 0x8086,
+		.pci_subsystem_device = 0x3e04,
+		.pci_slot = "0000:00:02.0",
+		.discrete = false,
+	    },
+	.graphics_ver_full = 1200,
+	.has_llc = true,
+	.has_aperture = true,
+	.has_relocs = true,
+	.eu_total = 96,
+	.subslice_total = 6,
+    },
+    {
+	.pub =
+	    {
+		.name = "dg2",
+		.pci_vendor = 0x8086,
+		.pci_device = 0x56a0,
+		.pci_revision = 8,
+		.pci_subsystem_vendor = 0x8086,
+		.pci_subsystem_device = 0x1020,
+		.pci_slot = "0000:03:00.0",
+		.discrete = true,
+	    },
+	.graphics_ver_full = 1255,
+	.has_llc = false,
+	.has_aperture = false,
+	.has_relocs = false,
+	.eu_total = 512,
+	.subslice_total = 32,
+	.lmem_size = 512 * MiB,
+	.lmem_visible_size = 512 * MiB,
+    },
+    {
+	.pub =
+	    {
+		.name = "dg2-smallbar",
+		.pci_vendor = 0x8086,
+		.pci_device = 0x56a0,
+		.pci_revision = 8,
+		.pci_subsystem_vendor = 0x8086,
+		.pci_subsystem_device = 0x1020,
+		.pci_slot = "0000:03:00.0",
+		.discrete = true,
+	    },
+	.graphics_ver_full = 1255,
+	.has_llc = false,
+	.has_aperture = false,
+	.has_relocs = false,
+	.eu_total = 512,
+	.subslice_total = 32,
+	.lmem_size = 512 * MiB,
+	.lmem_visible_size = 128 * MiB,
+    },
+};
+
+#define GEM_NUM_PROFILES (sizeof(gem_profiles) / sizeof(gem_profiles[0]))
+
+static const char *const gem_profile_name_list[GEM_NUM_PROFILES + 1] = {"tgl", "dg2",
+									"dg2-smallbar", NULL};
+
+const char *const *i915_gem_profile_names(void)
+{
+	return gem_profile_name_list;
+}
+
+const struct i915_gem_profile *i915_gem_device_profile(struct i915_device *i915)
+{
+	return i915 && i915->gem_uapi ? &i915->gem_uapi->info->pub : NULL;
+}
+
+int i915_gem_device_create(const char *profile, struct i915_device **out)
+{
+	const struct gem_profile_info *info = NULL;
+	struct sim_gpu_config cfg;
+	struct i915_device *i915;
+	struct i915_gem_dev *dev;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	if (!profile)
+		profile = gem_profile_name_list[0];
+	for (size_t i = 0; i < GEM_NUM_PROFILES; i++)
+		if (!strcmp(gem_profiles[i].pub.name, profile))
+			info = &gem_profiles[i];
+	if (!info)
+		return -EINVAL;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	sim_gpu_config_init(&cfg);
+	cfg.lmem_size = info->lmem_size;
+	cfg.lmem_visible_size = info->lmem_visible_size;
+	ret = i915_device_create_sim(&cfg, &i915);
+	if (ret)
+		goto err_free;
+	ret = i915_gem_init(i915);
+	if (ret)
+		goto err_dev;
+	dev->i915 = i915;
+	dev->info = info;
+	pthread_mutex_init(&dev->lock, NULL);
+	INIT_LIST_HEAD(&dev->files);
+	INIT_LIST_HEAD(&dev->maps);
+	for (unsigned int i = 0; i < GEM_MMO_HASH; i++)
+		INIT_LIST_HEAD(&dev->mmo_hash[i]);
+	ttm_drm_idr_init(&dev->names);
+	/* Fake offsets start above what a real mmap of a 32-bit offset reaches. */
+	dev->next_offset = 1ull << 32;
+	dev->next_file_id = 1;
+	i915->gem_uapi = dev;
+	*out = i915;
+	return 0;
+
+err_dev:
+	i915_device_destroy(i915);
+err_free:
+	free(dev);
+	return ret;
+}
+
+void i915_gem_device_destroy(struct i915_device *i915)
+{
+	struct i915_gem_dev *dev;
+
+	if (!i915 || !i915->gem_uapi)
+		return;
+	dev = i915->gem_uapi;
+	for (;;) {
+		struct i915_gem_file *file = NULL;
+
+		pthread_mutex_lock(&dev->lock);
+		if (!list_empty(&dev->files))
+			file = list_first_entry(&dev->files, struct i915_gem_file, link);
+		pthread_mutex_unlock(&dev->lock);
+		if (!file)
+			break;
+		i915_gem_file_close(file);
+	}
+	/* Mappings the caller never unmapped hold their objects: drop them now. */
+	for (;;) {
+		struct gem_map *map = NULL;
+
+		pthread_mutex_lock(&dev->lock);
+		if (!list_empty(&dev->maps)) {
+			map = list_first_entry(&dev->maps, struct gem_map, link);
+			list_del_init(&map->link);
+		}
+		pthread_mutex_unlock(&dev->lock);
+		if (!map)
+			break;
+		while (map->count--)
+			ttm_bo_munmap(&map->obj->bo->base);
+		gem_obj_put(map->obj);
+		free(map);
+	}
+	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++)
+		i915_engine_wait_idle(&i915->engine[id], UINT32_MAX / 2);
+	i915_gem_fini(i915);
+	i915_device_destroy(i915);
+	ttm_drm_idr_fini(&dev->names);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_file **out)
+{
+	struct i915_gem_dev *dev = i915 ? i915->gem_uapi : NULL;
+	struct i915_gem_file *file;
+	int ret;
+
+	if (!dev || !out)
+		return -EINVAL;
+	file = calloc(1, sizeof(*file));
+	if (!file)
+		return -ENOMEM;
+	file->dev = dev;
+	file->render = render;
+	pthread_mutex_init(&file->lock, NULL);
+	ttm_drm_idr_init(&file->handles);
+	ttm_drm_idr_init(&file->contexts);
+	ttm_drm_idr_init(&file->vms);
+	ret = gem_context_open(file);
+	if (ret) {
+		ttm_drm_idr_fini(&file->handles);
+		ttm_drm_idr_fini(&file->contexts);
+		ttm_drm_idr_fini(&file->vms);
+		pthread_mutex_destroy(&file->lock);
+		free(file);
+		return ret;
+	}
+	pthread_mutex_lock(&dev->lock);
+	file->id = dev->next_file_id++;
+	if (!render && !dev->master_id)
+		dev->master_id = file->id;
+	list_add_tail(&file->link, &dev->files);
+	pthread_mutex_unlock(&dev->lock);
+	*out = file;
+	return 0;
+}
+
+/* Drop @file's grants on @obj's offsets. Device lock held. */
+static void gem_mmo_revoke_locked(struct gem_obj *obj, uint32_t file_id)
+{
+	for (unsigned int t = 0; t < GEM_MMAP_NTYPES; t++) {
+		struct gem_mmo *mmo = obj->mmo[t];
+
+		for (uint32_t i = 0; mmo && i < mmo->ngrants; i++) {
+			if (mmo->grants[i] == file_id) {
+				mmo->grants[i] = mmo->grants[--mmo->ngrants];
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * One handle of @file on @obj went (closed, or the file closed): the
+ * object's last handle takes its flink name with it, as in the kernel.
+ * Returns the reference the name held (to be put unlocked), or NULL.
+ */
+static struct gem_obj *gem_handle_release(struct i915_gem_file *file, struct gem_obj *obj)
+{
+	struct i915_gem_dev *dev = file->dev;
+	struct gem_obj *name_ref = NULL;
+
+	pthread_mutex_lock(&dev->lock);
+	gem_mmo_revoke_locked(obj, file->id);
+	if (!--obj->handle_count && obj->name) {
+		ttm_drm_idr_remove(&dev->names, obj->name);
+		obj->name = 0;
+		name_ref = obj;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return name_ref;
+}
+
+int gem_handle_delete(struct i915_gem_file *file, uint32_t handle)
+{
+	struct gem_obj *obj, *name_ref;
+
+	pthread_mutex_lock(&file->lock);
+	obj = ttm_drm_idr_remove(&file->handles, handle);
+	pthread_mutex_unlock(&file->lock);
+	if (!obj)
+		return -EINVAL;
+	name_ref = gem_handle_release(file, obj);
+	gem_obj_put(name_ref);
+	gem_obj_put(obj);
+	return 0;
+}
+
+void i915_gem_file_close(struct i915_gem_file *file)
+{
+	struct i915_gem_dev *dev;
+	struct gem_obj *obj;
+	uint32_t id = 0;
+
+	if (!file)
+		return;
+	dev = file->dev;
+	pthread_mutex_lock(&dev->lock);
+	list_del_init(&file->link);
+	if (dev->master_id == file->id)
+		dev->master_id = 0;
+	pthread_mutex_unlock(&dev->lock);
+	gem_context_close_all(file);
+	for (;;) {
+		pthread_mutex_lock(&file->lock);
+		obj = ttm_drm_idr_next(&file->handles, &id);
+		if (obj)
+			ttm_drm_idr_remove(&file->handles, id);
+		pthread_mutex_unlock(&file->lock);
+		if (!obj)
+			break;
+		gem_obj_put(gem_handle_release(file, obj));
+		gem_obj_put(obj);
+	}
+	ttm_drm_idr_fini(&file->handles);
+	ttm_drm_idr_fini(&file->contexts);
+	ttm_drm_idr_fini(&file->vms);
+	pthread_mutex_destroy(&file->lock);
+	free(file);
+}
+
+/* --- mmap offsets --- */
+
+static unsigned int gem_mmo_bucket(uint64_t offset)
+{
+	return (unsigned int)((offset >> 12) * 0x9e3779b1u >> 24) % GEM_MMO_HASH;
+}
+
+/*
+ * The offset of @obj for @type, created on first use, and @file allowed to
+ * map it (the kernel's mmap_offset_attach() + drm_vma_node_allow()).
+ */
+int gem_mmo_attach(struct i915_gem_file *file, struct gem_obj *obj, enum gem_mmap_type type,
+		   __u64 *offset)
+{
+	struct i915_gem_dev *dev = file->dev;
+	struct gem_mmo *mmo;
+	uint32_t *grants;
+	int ret = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	mmo = obj->mmo[type];
+	if (!mmo) {
+		mmo = calloc(1, sizeof(*mmo));
+		if (!mmo) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		mmo->obj = obj;
+		mmo->type = type;
+		mmo->offset = dev->next_offset;
+		dev->next_offset += obj->size;
+		list_add(&mmo->hlink, &dev->mmo_hash[gem_mmo_bucket(mmo->offset)]);
+		obj->mmo[type] = mmo;
+	}
+	for (uint32_t i = 0; i < mmo->ngrants; i++)
+		if (mmo->grants[i] == file->id)
+			goto done;
+	grants = realloc(mmo->grants, (mmo->ngrants + 1) * sizeof(*grants));
+	if (!grants) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	grants[mmo->ngrants++] = file->id;
+	mmo->grants = grants;
+done:
+	*offset = mmo->offset;
+out:
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
+}
+
+/* The object's offsets go with it. Called at the last reference. */
+void gem_mmo_free_all(struct gem_obj *obj)
+{
+	struct i915_gem_dev *dev = obj->dev;
+
+	pthread_mutex_lock(&dev->lock);
+	for (unsigned int t = 0; t < GEM_MMAP_NTYPES; t++) {
+		struct gem_mmo *mmo = obj->mmo[t];
+
+		if (!mmo)
+			continue;
+		list_del_init(&mmo->hlink);
+		free(mmo->grants);
+		free(mmo);
+		obj->mmo[t] = NULL;
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/*
+ * Where a CPU fault may put @obj: lmem only inside the CPU-visible window,
+ * system memory when the object may live there.
+ */
+static void gem_cpu_placement(struct gem_obj *obj, struct ttm_place *places,
+			      struct ttm_placement *pl)
+{
+	const struct gem_profile_info *info = obj->dev->info;
+	unsigned int n = 0;
+	bool smem = obj->nregions == 0;
+
+	for (uint32_t i = 0; i < obj->nregions; i++) {
+		if ((obj->regions[i] >> 16) == I915_MEMORY_CLASS_DEVICE && info->lmem_size) {
+			places[n] = (struct ttm_place){
+			    .mem_type = TTM_PL_VRAM,
+			    .lpfn = (uint32_t)(info->lmem_visible_size >> TTM_PAGE_SHIFT),
+			};
+			n++;
+		} else {
+			smem = true;
+		}
+	}
+	if (smem)
+		places[n++] = (struct ttm_place){.mem_type = TTM_PL_SYSTEM};
+	pl->num_placement = n;
+	pl->placement = places;
+}
+
+/* Map @obj for the CPU and count the map at *@addr + @delta. */
+int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta, size_t len,
+		   void **addr)
+{
+	struct ttm_operation_ctx ctx = {.interruptible = true};
+	struct ttm_place places[6];
+	struct ttm_placement pl;
+	struct gem_map *map;
+	void *base;
+	int ret;
+
+	map = calloc(1, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	gem_cpu_placement(obj, places, &pl);
+	ret = ttm_bo_mmap(&obj->bo->base, &pl, &ctx, &base);
+	if (ret) {
+		free(map);
+		return ret == -EINTR ? -EINTR : ret;
+	}
+	pthread_mutex_lock(&dev->lock);
+	struct gem_map *m;
+
+	list_for_each_entry(m, &dev->maps, struct gem_map, link) {
+		if (m->obj == obj && m->addr == (char *)base + delta) {
+			m->count++;
+			pthread_mutex_unlock(&dev->lock);
+			free(map);
+			*addr = (char *)base + delta;
+			return 0;
+		}
+	}
+	map->addr = (char *)base + delta;
+	map->len = len;
+	map->obj = gem_obj_get(obj);
+	map->count = 1;
+	list_add(&map->link, &dev->maps);
+	pthread_mutex_unlock(&dev->lock);
+	*addr = map->addr;
+	return 0;
+}
+
+int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, int flags,
+		  off_t offset, void **addr)
+{
+	struct i915_gem_dev *dev;
+	struct gem_obj *obj = NULL;
+	bool granted = false;
+	struct gem_mmo *mmo;
+	int ret;
+
+	if (!file || !addr || offset < 0)
+		return -EINVAL;
+	dev = file->dev;
+	/* The mapping is the object's one range: no placing it elsewhere. */
+	if (!len || (offset & (TTM_PAGE_SIZE - 1)) || !(flags & MAP_SHARED) ||
+	    ((flags & MAP_FIXED) && hint))
+		return -EINVAL;
+	(void)prot;
+	ret = -EINVAL; /* no such offset */
+	pthread_mutex_lock(&dev->lock);
+	list_for_each_entry(mmo, &dev->mmo_hash[gem_mmo_bucket((uint64_t)offset)], struct gem_mmo,
+			    hlink) {
+		if (mmo->offset != (uint64_t)offset)
+			continue;
+		for (uint32_t i = 0; i < mmo->ngrants; i++)
+			granted |= mmo->grants[i] == file->id;
+		ret = !granted ? -EACCES : len > mmo->obj->size ? -EINVAL : 0;
+		if (!ret)
+			obj = gem_obj_get(mmo->obj);
+		break;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (!obj)
+		return ret;
+	ret = gem_map_object(dev, obj, 0, len, addr);
+	gem_obj_put(obj);
+	return ret;
+}
+
+int i915_gem_munmap(struct i915_device *i915, void *addr, size_t len)
+{
+	struct i915_gem_dev *dev = i915 ? i915->gem_uapi : NULL;
+	struct gem_map *found = NULL;
+	bool last = false;
+
+	(void)len;
+	if (!dev)
+		return -ENOENT;
+	pthread_mutex_lock(&dev->lock);
+	struct gem_map *m;
+
+	list_for_each_entry(m, &dev->maps, struct gem_map, link) {
+		if (m->addr == addr) {
+			found = m;
+			if (!--m->count) {
+				list_del_init(&m->link);
+				last = true;
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (!found)
+		return -ENOENT;
+	ttm_bo_munmap(&found->obj->bo->base);
+	if (last) {
+		gem_obj_put(found->obj);
+		free(found);
+	}
+	return 0;
+}

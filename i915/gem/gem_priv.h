@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gem_priv: the GEM uAPI's own state, shared between the files of
+ * i915/gem/; not installed.
+ *
+ * A GEM object (struct gem_obj) wraps one i915_gem_object (a TTM BO) with
+ * what the uAPI adds: its flink name, tiling, caching, madvise state, the
+ * regions it may live in and its mmap offsets. Handles, flink names and
+ * CPU mappings each hold a reference of the gem_obj; the gem_obj holds one
+ * reference of the BO.
+ *
+ * Lock order: a file's @lock, then the device's @lock; neither is held
+ * across a BO reservation, a fence wait or a call into execbuffer
+ * (references are taken under them and used after).
+ */
+#ifndef I915_GEM_PRIV_H
+#define I915_GEM_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ttm/list.h>
+#include <ttm/ttm_drm_device.h>
+
+#include <drm.h>
+#include <i915_drm.h>
+
+/*
+ * The driver core spells a few uAPI names itself, with the same values;
+ * its definitions win so both headers can be used together.
+ */
+#undef EXEC_OBJECT_WRITE
+#undef EXEC_OBJECT_PINNED
+#undef EXEC_OBJECT_SUPPORTS_48B_ADDRESS
+#undef I915_EXEC_RENDER
+#undef I915_EXEC_BLT
+#undef I915_EXEC_RING_MASK
+#undef I915_EXEC_NO_RELOC
+#undef I915_EXEC_HANDLE_LUT
+#undef I915_EXEC_BATCH_FIRST
+#undef I915_GEM_DOMAIN_RENDER
+#undef I915_GEM_DOMAIN_INSTRUCTION
+#undef I915_GEM_DOMAIN_GTT
+
+#include <i915/i915_gem.h>
+#include <i915/i915_gem_uapi.h>
+
+/* Newer than some libdrm headers; the values are the kernel's uAPI. */
+#ifndef I915_PARAM_OA_TIMESTAMP_FREQUENCY
+#define I915_PARAM_OA_TIMESTAMP_FREQUENCY 57
+#endif
+#ifndef I915_PARAM_PXP_STATUS
+#define I915_PARAM_PXP_STATUS 58
+#endif
+#ifndef I915_PARAM_HAS_CONTEXT_FREQ_HINT
+#define I915_PARAM_HAS_CONTEXT_FREQ_HINT 59
+#endif
+#ifndef I915_GEM_CREATE_EXT_SET_PAT
+#define I915_GEM_CREATE_EXT_SET_PAT 2
+#endif
+#ifndef DRM_I915_QUERY_GUC_SUBMISSION_VERSION
+#define DRM_I915_QUERY_GUC_SUBMISSION_VERSION 7
+#endif
+
+/**
+ * struct gem_profile_info - a profile's capabilities beyond its PCI view.
+ * @pub: what i915_gem_device_profile() returns.
+ * @graphics_ver_full: GRAPHICS_VER_FULL (1200 for 12.0, 1255 for 12.55).
+ * @has_llc: the CPU's last-level cache is shared with the GPU.
+ * @has_aperture: a mappable GGTT aperture (GTT mmaps, MMAP_GTT).
+ * @has_relocs: execbuffer accepts relocations (below 12.50).
+ * @eu_total: EUs.
+ * @subslice_total: subslices (dual-subslices on gen12).
+ * @lmem_size: device-local memory, 0 for none.
+ * @lmem_visible_size: CPU-visible part of it.
+ */
+struct gem_profile_info {
+	struct i915_gem_profile pub;
+	unsigned int graphics_ver_full;
+	bool has_llc;
+	bool has_aperture;
+	bool has_relocs;
+	unsigned int eu_total;
+	unsigned int subslice_total;
+	uint64_t lmem_size;
+	uint64_t lmem_visible_size;
+};
+
+/* The kernel's enum i915_mmap_type: one fake offset per object and type. */
+enum gem_mmap_type {
+	GEM_MMAP_GTT,
+	GEM_MMAP_WC,
+	GEM_MMAP_WB,
+	GEM_MMAP_UC,
+	GEM_MMAP_FIXED,
+	GEM_MMAP_NTYPES,
+};
+
+#define GEM_MAX_FILES_GRANT 64
+
+struct gem_obj;
+
+/**
+ * struct gem_mmo - one mmap offset of an object (the kernel's
+ * i915_mmap_offset): a range of the device's fake offset space, and the
+ * files that were told it (drm_vma_node_allow()).
+ * @obj: the object (no reference: the object owns its mmos).
+ * @type: the mmap type.
+ * @offset: the fake offset, page aligned.
+ * @hlink: in the device's offset hash.
+ * @grants: ids of the files allowed to map it; @ngrants used.
+ */
+struct gem_mmo {
+	struct gem_obj *obj;
+	enum gem_mmap_type type;
+	uint64_t offset;
+	struct list_head hlink;
+	uint32_t *grants;
+	uint32_t ngrants;
+};
+
+/**
+ * struct gem_obj - a GEM object.
+ * @refcount: references (handles, names, mappings, calls in flight).
+ * @bo: the driver's object, one reference.
+ * @dev: the device.
+ * @size: bytes.
+ * @regions: the placements from GEM_CREATE_EXT (I915_MEMORY_CLASS_* <<
+ *	16 | instance), @nregions of them; SMEM only when not given.
+ *
+ * Protected by the device's @lock:
+ * @name: flink name, 0 when none.
+ * @handle_count: handles naming it in all files.
+ * @mmo: its mmap offsets, NULL for types not created yet.
+ * @tiling_mode, @stride: SET_TILING state.
+ * @caching: I915_CACHING_*.
+ * @madv: I915_MADV_WILLNEED, I915_MADV_DONTNEED or __I915_MADV_PURGED.
+ * @read_domains, @write_domain: SET_DOMAIN state.
+ * @pat_index: from I915_GEM_CREATE_EXT_SET_PAT, -1 when not set.
+ */
+struct gem_obj {
+	atomic_int refcount;
+	struct i915_gem_object *bo;
+	struct i915_gem_dev *dev;
+	uint64_t size;
+	uint32_t regions[4];
+	uint32_t nregions;
+
+	uint32_t name;
+	uint32_t handle_count;
+	struct gem_mmo *mmo[GEM_MMAP_NTYPES];
+	uint32_t tiling_mode;
+	uint32_t stride;
+	uint32_t caching;
+	uint32_t madv;
+	uint32_t read_domains;
+	uint32_t write_domain;
+	int pat_index;
+};
+
+/**
+ * struct gem_ctx - a GEM context of a file.
+ * @hw: the driver's context (one reference).
+ * @vm_id: the VM it was created with (0: its own).
+ * @priority, @bannable, @recoverable, @persistent: CONTEXT_SETPARAM state.
+ * @nengines: 0 for the legacy ring map, else entries in @engines
+ *	(I915_ENGINE_CLASS_* << 16 | instance, or ~0u for an invalid slot).
+ * @ban_count: batches of this context that hung (GET_RESET_STATS).
+ */
+struct gem_ctx {
+	struct i915_context *hw;
+	uint32_t vm_id;
+	int64_t priority;
+	bool bannable;
+	bool recoverable;
+	bool persistent;
+	uint32_t nengines;
+	uint32_t engines[64];
+};
+
+/**
+ * struct gem_vm - an address space created by VM_CREATE (or a context's
+ * own). Objects are bound in the GGTT until the driver has ppGTTs, so a
+ * VM here is an id with a lifetime.
+ */
+struct gem_vm {
+	atomic_int refcount;
+};
+
+/**
+ * struct i915_gem_file - a drm_file.
+ * @dev: the device.
+ * @id: a device-unique id (mmap grants name files by it).
+ * @render: opened through the render node.
+ * @link: in the device's @files.
+ * @lock: protects the tables below.
+ * @handles: handle -> struct gem_obj (a reference each); ids from 1.
+ * @contexts: id -> struct gem_ctx; 0 is the default context.
+ * @vms: id -> struct gem_vm; ids from 1.
+ */
+struct i915_gem_file {
+	struct i915_gem_dev *dev;
+	uint32_t id;
+	bool render;
+	struct list_head link;
+	pthread_mutex_t lock;
+	struct ttm_drm_idr handles;
+	struct ttm_drm_idr contexts;
+	struct ttm_drm_idr vms;
+	uint64_t client_caps;
+	bool authenticated;
+};
+
+/**
+ * struct gem_map - a CPU mapping made through i915_gem_mmap() or the
+ * legacy MMAP ioctl: ttm_bo_mmap() gives every map of a BO the same
+ * address, so a (address, object) pair counts its maps.
+ */
+struct gem_map {
+	struct list_head link;
+	void *addr;
+	size_t len;
+	struct gem_obj *obj;
+	unsigned int count;
+};
+
+#define GEM_MMO_HASH 256
+
+/**
+ * struct i915_gem_dev - the uAPI side of a device.
+ * @i915: the device.
+ * @info: its profile.
+ * @lock: protects everything below.
+ * @files: open files.
+ * @next_file_id: file id allocator.
+ * @names: flink name -> struct gem_obj (a reference each); ids from 1.
+ * @mmo_hash: the mmap offsets, hashed by offset.
+ * @next_offset: fake offset allocator (bump, never reused).
+ * @maps: live CPU mappings.
+ * @wedged: the GPU was declared wedged through debugfs.
+ * @debugfs: the names of i915_gem_debugfs_files().
+ */
+struct i915_gem_dev {
+	struct i915_device *i915;
+	const struct gem_profile_info *info;
+	pthread_mutex_t lock;
+	struct list_head files;
+	uint32_t next_file_id;
+	struct ttm_drm_idr names;
+	struct list_head mmo_hash[GEM_MMO_HASH];
+	uint64_t next_offset;
+	struct list_head maps;
+	uint32_t master_id;
+	bool wedged;
+	uint64_t reset_count;
+};
+
+/* --- user memory (gem_uaccess.c) --- */
+
+/**
+ * gem_copy_from_user() - copy @len bytes at user address @src into @dst.
+ * Return: 0; -EFAULT when any byte of the source is not readable.
+ */
+int gem_copy_from_user(void *dst, uint64_t src, size_t len);
+
+/**
+ * gem_copy_to_user() - copy @len bytes of @src to user address @dst.
+ * Return: 0; -EFAULT when any byte of the destination is not writable.
+ */
+int gem_copy_to_user(uint64_t dst, const void *src, size_t len);
+
+/* The kernel's check_user_mbz(): -EFAULT unreadable, -EINVAL non-zero. */
+int gem_check_user_mbz64(uint64_t uptr);
+int gem_check_user_mbz32(uint64_t uptr);
+
+/**
+ * gem_user_extensions() - walk a chain of struct i915_user_extension as
+ * i915_user_extensions() does: at most 512 links (-E2BIG), flags and rsvd
+ * must be zero, @tbl[name] handles each (unknown names -EINVAL).
+ */
+typedef int (*gem_ext_fn)(uint64_t ext, void *data);
+int gem_user_extensions(uint64_t ext, const gem_ext_fn *tbl, unsigned int count, void *data);
+
+/* --- objects (gem_object.c) --- */
+
+struct gem_obj *gem_obj_get(struct gem_obj *obj);
+void gem_obj_put(struct gem_obj *obj);
+
+/**
+ * gem_obj_create() - a new object of @size bytes (already page rounded)
+ * preferring region @region. Return: 0 with one reference; errors of
+ * i915_gem_object_create().
+ */
+int gem_obj_create(struct i915_gem_dev *dev, uint64_t size, enum i915_gem_region region,
+		   struct gem_obj **out);
+
+/** gem_handle_create() - a new handle of @file for @obj (lowest free). */
+int gem_handle_create(struct i915_gem_file *file, struct gem_obj *obj, uint32_t *handle);
+
+/** gem_lookup() - @handle's object with a reference, NULL when none. */
+struct gem_obj *gem_lookup(struct i915_gem_file *file, uint32_t handle);
+
+/** gem_obj_busy() - the object has unsignalled fences of @usage or below. */
+bool gem_obj_busy(struct gem_obj *obj, enum dma_resv_usage usage);
+
+/* Internal calls between the files. */
+int gem_handle_delete(struct i915_gem_file *file, uint32_t handle);
+int gem_mmo_attach(struct i915_gem_file *file, struct gem_obj *obj, enum gem_mmap_type type,
+		   __u64 *offset);
+void gem_mmo_free_all(struct gem_obj *obj);
+int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta, size_t len,
+		   void **addr);
+bool gem_obj_try_purge(struct gem_obj *obj);
+
+/* --- ioctl handlers --- */
+
+typedef int (*gem_ioctl_fn)(struct i915_gem_file *file, void *data);
+
+int gem_create_ioctl(struct i915_gem_file *file, void *data);
+int gem_create_ext_ioctl(struct i915_gem_file *file, void *data);
+int gem_close_ioctl(struct i915_gem_file *file, void *data);
+int gem_flink_ioctl(struct i915_gem_file *file, void *data);
+int gem_open_ioctl(struct i915_gem_file *file, void *data);
+int gem_mmap_offset_ioctl(struct i915_gem_file *file, void *data);
+int gem_mmap_ioctl(struct i915_gem_file *file, void *data);
+int gem_pread_ioctl(struct i915_gem_file *file, void *data);
+int gem_pwrite_ioctl(struct i915_gem_file *file, void *data);
+int gem_set_domain_ioctl(struct i915_gem_file *file, void *data);
+int gem_sw_finish_ioctl(struct i915_gem_file *file, void *data);
+int gem_busy_ioctl(struct i915_gem_file *file, void *data);
+int gem_wait_ioctl(struct i915_gem_file *file, void *data);
+int gem_madvise_ioctl(struct i915_gem_file *file, void *data);
+int gem_set_tiling_ioctl(struct i915_gem_file *file, void *data);
+int gem_get_tiling_ioctl(struct i915_gem_file *file, void *data);
+int gem_set_caching_ioctl(struct i915_gem_file *file, void *data);
+int gem_get_caching_ioctl(struct i915_gem_file *file, void *data);
+int gem_get_aperture_ioctl(struct i915_gem_file *file, void *data);
+int gem_throttle_ioctl(struct i915_gem_file *file, void *data);
+int gem_userptr_ioctl(struct i915_gem_file *file, void *data);
+
+int gem_getparam_ioctl(struct i915_gem_file *file, void *data);
+int gem_query_ioctl(struct i915_gem_file *file, void *data);
+int gem_reg_read_ioctl(struct i915_gem_file *file, void *data);
+
+int gem_context_create_ioctl(struct i915_gem_file *file, void *data);
+int gem_context_destroy_ioctl(struct i915_gem_file *file, void *data);
+int gem_context_getparam_ioctl(struct i915_gem_file *file, void *data);
+int gem_context_setparam_ioctl(struct i915_gem_file *file, void *data);
+int gem_get_reset_stats_ioctl(struct i915_gem_file *file, void *data);
+int gem_vm_create_ioctl(struct i915_gem_file *file, void *data);
+int gem_vm_destroy_ioctl(struct i915_gem_file *file, void *data);
+
+int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data);
+
+/* --- contexts (gem_context.c) --- */
+
+/** gem_context_default() - create the file's context 0. */
+int gem_context_open(struct i915_gem_file *file);
+/** gem_context_close_all() - drop every context and VM of @file. */
+void gem_context_close_all(struct i915_gem_file *file);
+/** gem_context_lookup() - context @id of @file with a hw reference, or NULL. */
+struct i915_context *gem_context_lookup(struct i915_gem_file *file, uint32_t id,
+					struct gem_ctx *snapshot);
+
+/* The engines of the device in uAPI terms. */
+#define GEM_NUM_UABI_ENGINES 2
+struct gem_uabi_engine {
+	uint16_t class;
+	uint16_t instance;
+	enum i915_engine_id id;
+};
+extern const struct gem_uabi_engine gem_uabi_engines[GEM_NUM_UABI_ENGINES];
+
+#endif /* I915_GEM_PRIV_H */
