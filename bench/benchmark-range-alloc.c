@@ -7,14 +7,16 @@
  * the ratio says what the drm_mm bookkeeping (two hole trees, placement
  * search) costs over a bare ordered-set update.
  *
- * Self-contained (the shared harness's run/report layer was not usable when
- * this was written): prints median/min/max over --reps repetitions.
+ * On the shared harness (bench.h): the common options, a results file with
+ * each side's ns per pair and their ratio per size, and the table of
+ * median/min/max over --reps repetitions (default 5, at most MAX_REPS).
  *
- * Usage: benchmark-range-alloc [--quick] [--reps N] | --callgrind NODES
+ * Usage: benchmark-range-alloc [common options] | --callgrind NODES
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <inttypes.h>
 #include <search.h>
 #include <stdio.h>
@@ -23,6 +25,8 @@
 #include <time.h>
 
 #include <ttm/drm_mm.h>
+
+#include "bench.h"
 
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
@@ -219,43 +223,74 @@ static int run_callgrind(size_t n)
 	return done == CALLGRIND_PAIRS ? 0 : 1;
 }
 
+/* --callgrind NODES: the node count, checked whole (1..16 Mi). */
+static int set_callgrind(void *ctx, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = arg && *arg >= '0' && *arg <= '9' ? strtoul(arg, &end, 10) : 0;
+	if (!v || errno || *end || v > 16ul * 1024 * 1024) {
+		snprintf(err, errlen, "expected a node count 1..16Mi, got '%s'", arg ? arg : "");
+		return -EINVAL;
+	}
+	*(size_t *)ctx = v;
+	return 0;
+}
+
+static const struct bench_opt ra_extra[] = {
+	{"callgrind", "NODES", "count one pair's instructions under callgrind instead", set_callgrind},
+	{NULL, NULL, NULL, NULL},
+};
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = {1024, 64 * 1024, 1024 * 1024};
-	size_t pairs = 200000;
-	int reps = 5;
+	struct bench_metric *mmm[3], *mts[3], *mratio[3];
+	size_t pairs, callgrind = 0;
+	struct bench_run run;
+	unsigned reps;
+	char name[64];
+	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--callgrind") && i + 1 < argc) {
-			long n = atol(argv[i + 1]);
-
-			if (n < 1 || n > 16 * 1024 * 1024) {
-				fprintf(stderr, "--callgrind needs a node count 1..16Mi\n");
-				return 2;
-			}
-			return run_callgrind((size_t)n);
-		} else if (!strcmp(argv[i], "--quick")) {
-			pairs = 20000;
-		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-			reps = atoi(argv[++i]);
-			if (reps < 1 || reps > MAX_REPS) {
-				fprintf(stderr, "--reps must be 1..%d\n", MAX_REPS);
-				return 2;
-			}
-		} else {
-			fprintf(stderr, "usage: %s [--quick] [--reps N] | --callgrind NODES\n", argv[0]);
-			return 2;
+	rc = bench_setup(&run, "range-alloc", argc, argv, ra_extra, &callgrind);
+	if (rc)
+		return bench_exit_code(rc);
+	if (callgrind) {
+		bench_run_fini(&run);
+		return run_callgrind(callgrind);
+	}
+	pairs = run.opts.quick ? 20000 : 200000;
+	reps = run.opts.reps_set ? run.opts.reps : 5;
+	if (reps > MAX_REPS) {
+		fprintf(stderr, "%s: --reps: at most %d for this benchmark\n", argv[0], MAX_REPS);
+		bench_run_fini(&run);
+		return 2;
+	}
+	bench_run_param(&run, "pairs", "%zu", pairs);
+	for (size_t s = 0; s < 3; s++) {
+		snprintf(name, sizeof(name), "range_alloc.drm_mm.%zu", sizes[s]);
+		mmm[s] = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
+		snprintf(name, sizeof(name), "range_alloc.tsearch.%zu", sizes[s]);
+		mts[s] = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
+		snprintf(name, sizeof(name), "range_alloc.ratio.%zu", sizes[s]);
+		mratio[s] = bench_metric_add(&run, name, "x", BENCH_LOWER_IS_BETTER);
+		if (!mmm[s] || !mts[s] || !mratio[s]) {
+			bench_run_fini(&run);
+			return 1;
 		}
+		bench_metric_target(mratio[s], 1.0, BENCH_TARGET_AT_MOST);
 	}
 	printf(
 	    "# drm_mm remove+insert pair (random 4..64 KiB, BEST) vs glibc tdelete+tsearch pair\n");
-	printf("# %zu pairs per repetition, %d repetitions, unit: ns per pair\n", pairs, reps);
+	printf("# %zu pairs per repetition, %u repetitions, unit: ns per pair\n", pairs, reps);
 	printf("%-9s %-28s %-11s %-28s %-11s %s\n", "resident", "drm_mm median [min, max]",
 	       "drm_mm", "tsearch median [min, max]", "tsearch", "ratio drm_mm/tsearch (target <= 1.00)");
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		double mm[MAX_REPS], ts[MAX_REPS], mmed, mmin, mmax, tmed, tmin, tmax;
 
-		for (int r = 0; r < reps; r++) {
+		for (unsigned r = 0; r < reps; r++) {
 			/* Alternate which side runs first so drift hits both alike. */
 			if (r % 2) {
 				ts[r] = measure_tsearch(sizes[s], pairs);
@@ -266,15 +301,19 @@ int main(int argc, char **argv)
 			}
 			if (mm[r] < 0 || ts[r] < 0) {
 				fprintf(stderr, "setup failed at %zu nodes\n", sizes[s]);
+				bench_run_fini(&run);
 				return 1;
 			}
+			bench_metric_sample(mmm[s], mm[r]);
+			bench_metric_sample(mts[s], ts[r]);
+			bench_metric_sample(mratio[s], mm[r] / ts[r]);
 		}
-		summarize(mm, reps, &mmed, &mmin, &mmax);
-		summarize(ts, reps, &tmed, &tmin, &tmax);
+		summarize(mm, (int)reps, &mmed, &mmin, &mmax);
+		summarize(ts, (int)reps, &tmed, &tmin, &tmax);
 		printf("%-9zu %7.1f [%7.1f, %7.1f] ns    %6.2f M/s  %7.1f [%7.1f, %7.1f] ns    %6.2f M/s  "
 		       "%.2f %s\n",
 		       sizes[s], mmed, mmin, mmax, 1e3 / mmed, tmed, tmin, tmax, 1e3 / tmed,
 		       mmed / tmed, mmed <= tmed ? "pass" : "MISS");
 	}
-	return 0;
+	return bench_run_finish(&run);
 }

@@ -458,7 +458,9 @@ struct bench_run {
  * @name: benchmark name, a stable identifier (matched by ttm-compare).
  * @argc, @argv, @extra, @ctx: as bench_options_parse().
  *
- * Prints --help on stdout or the one-line error on stderr itself. Checks
+ * Prints --help on stdout or the one-line error on stderr itself. A TTM_FAULTS
+ * string that does not parse is a usage error too (its line is printed by
+ * fault_init_from_env()). Checks
  * what needs the machine: every --cpus entry must be a CPU this process may
  * run on. Then prepares the results file (bench_output_prepare(): stale
  * temporary files swept, this run's created exclusively), so an unwritable

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fault_inject.h>
+
 #include "bench_priv.h"
 
 static const struct {
@@ -147,6 +149,9 @@ int bench_setup(struct bench_run *r, const char *name, int argc, char **argv,
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return BENCH_SETUP_USAGE;
 	}
+	/* A fault spec that does not parse would measure with no fault configured. */
+	if (fault_init_from_env())
+		return BENCH_SETUP_USAGE;
 	rc = bench_run_init(r, name, &o);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", prog, strerror(-rc));
