@@ -43,6 +43,22 @@ static int map_buffer(struct i915_device *i915, size_t size, void **mem, struct 
 	return ret;
 }
 
+/* @s whole as a decimal in 1..@max: no sign, blank, trailing text or overflow. */
+static int parse_count(const char *s, unsigned int max, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > max)
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int reps = 9, size_mib = 16, copies = 8;
@@ -59,10 +75,19 @@ int main(int argc, char **argv)
 			reps = 3;
 			size_mib = 4;
 			copies = 4;
-		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-			reps = (unsigned int)atoi(argv[++i]);
-		} else if (!strcmp(argv[i], "--size-mib") && i + 1 < argc) {
-			size_mib = (unsigned int)atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--reps") || !strcmp(argv[i], "--size-mib")) {
+			bool is_reps = argv[i][2] == 'r';
+			const char *val = i + 1 < argc ? argv[++i] : "";
+
+			if (parse_count(val, is_reps ? I915_BENCH_MAX_REPS : 256,
+					is_reps ? &reps : &size_mib)) {
+				fprintf(stderr, "%s: %s: expected an integer in 1..%d, got '%s'\n",
+					argv[0], argv[i - 1], is_reps ? I915_BENCH_MAX_REPS : 256, val);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--help")) {
+			printf("usage: %s [--quick] [--reps N] [--size-mib N]\n", argv[0]);
+			return 0;
 		} else {
 			fprintf(stderr, "usage: %s [--quick] [--reps N] [--size-mib N]\n", argv[0]);
 			return 2;

@@ -268,7 +268,7 @@ struct nop_opts {
 	unsigned int duration_ms;
 };
 
-/* Return 0, or -EINVAL with a one-line reason in @err. */
+/* Return 0, 1 for --help, or -EINVAL with a one-line reason in @err. */
 static int parse_opts(int argc, char **argv, struct nop_opts *o, char *err, size_t errlen)
 {
 	*o = (struct nop_opts){.reps = 7, .duration_ms = 200};
@@ -298,10 +298,18 @@ static int parse_opts(int argc, char **argv, struct nop_opts *o, char *err, size
 		} else if (!strcmp(a, "--quick")) {
 			o->reps = 3;
 			o->duration_ms = 50;
-		} else if (!strcmp(a, "--reps") && i + 1 < argc) {
-			o->reps = (unsigned int)strtoul(argv[++i], NULL, 0);
-		} else if (!strcmp(a, "--duration-ms") && i + 1 < argc) {
-			o->duration_ms = (unsigned int)strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(a, "--reps") || !strcmp(a, "--duration-ms")) {
+			bool reps = a[2] == 'r';
+
+			val = i + 1 < argc ? argv[++i] : "";
+			if (bench_parse_uint(val, 1, reps ? I915_BENCH_MAX_REPS : 60000,
+					     reps ? &o->reps : &o->duration_ms)) {
+				snprintf(err, errlen, "%s: expected an integer in 1..%d, got '%s'", a,
+					 reps ? I915_BENCH_MAX_REPS : 60000, val);
+				return -EINVAL;
+			}
+		} else if (!strcmp(a, "--help")) {
+			return 1;
 		} else {
 			snprintf(err, errlen,
 				 "unknown option '%s'; usage: [--backend=sim|hw] [--device PATH] "
@@ -553,7 +561,15 @@ int main(int argc, char **argv)
 	struct nop_opts o;
 	char err[256];
 
-	if (parse_opts(argc, argv, &o, err, sizeof(err))) {
+	int rc = parse_opts(argc, argv, &o, err, sizeof(err));
+
+	if (rc > 0) {
+		printf("usage: %s [--backend=sim|hw] [--device PATH] [--quick] [--reps N] "
+		       "[--duration-ms N]\n",
+		       argv[0]);
+		return 0;
+	}
+	if (rc) {
 		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return 2;
 	}

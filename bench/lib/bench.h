@@ -298,6 +298,14 @@ void bench_options_usage(FILE *f, const char *prog, const char *bench_name,
 			 const struct bench_opt *extra);
 
 /**
+ * bench_parse_uint() - parse decimal @s whole into *@out: digits only (no sign,
+ * blank or trailing text), no overflow, within [@min, @max]. For programs with
+ * options of their own beside the harness's.
+ * Return: 0, or -EINVAL (nothing stored).
+ */
+int bench_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out);
+
+/**
  * bench_parse_cpu_list() - parse "0,2,4-7" into @cpus (at most @max entries).
  * Return: number of entries, or -EINVAL (empty item, bad number, backwards
  * range, duplicate, too many).

@@ -38,6 +38,16 @@ static int parse_uint(const char *s, unsigned *out)
 	return 0;
 }
 
+int bench_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+	unsigned v;
+
+	if (parse_uint(s, &v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 int bench_parse_cpu_list(const char *s, unsigned *cpus, unsigned max)
 {
 	unsigned n = 0, lo, hi, c, j;
