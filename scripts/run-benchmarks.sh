@@ -15,6 +15,15 @@
 #                                             the i915 driver on the simulated GPU;
 #                                             core: validate/evict on the TTM core
 #                                             through the mock driver; hw)
+#   ./scripts/run-benchmarks.sh --verbose     print the full table of every metric
+#                                             and the whole comparison (by default
+#                                             they go to summary.txt / compare.txt
+#                                             and the screen gets, per benchmark,
+#                                             the metrics that have a target)
+#
+# Output: a progress line per benchmark while the suite runs, then one block per
+# benchmark (its status and its headline metrics: value, reference ratio, target,
+# pass/MISS), the comparison's regressions, and one closing verdict line.
 #
 # Exit status: 0; 1 when a benchmark failed (or --gate and a regression);
 # 2 on bad usage. A benchmark that skips (exit 77, e.g. no hardware) is listed
@@ -29,8 +38,9 @@ gate=false
 dir=build-bench
 baseline=
 backend=sim
+verbose=false
 usage() {
-	echo "usage: $0 [--quick] [--no-faults] [--gate] [--build DIR] [--baseline DIR]" \
+	echo "usage: $0 [--quick] [--no-faults] [--gate] [--verbose] [--build DIR] [--baseline DIR]" \
 		"[--backend sim|core|hw]" >&2
 	exit 2
 }
@@ -39,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=--quick ;;
 	--no-faults) faults=false ;;
 	--gate) gate=true ;;
+	--verbose) verbose=true ;;
 	--build) [ $# -ge 2 ] || usage; dir=$2; shift ;;
 	--baseline) [ $# -ge 2 ] || usage; baseline=$2; shift ;;
 	--backend)
@@ -57,7 +68,7 @@ ttm_configure "$dir" -Dbuildtype=release -Db_ndebug=true "-Dfault_inject=$faults
 progs=(benchmark-validate benchmark-evict benchmark-fence benchmark-fence-gpu benchmark-pagelimit benchmark-probe
 	benchmark-range-alloc benchmark-map-fault)
 # Only our targets: a half-written file elsewhere in the tree must not stop the run.
-targets=(bench/ttm-compare bench/ttm-results-csv)
+targets=(bench/ttm-compare bench/ttm-results-csv bench/ttm-history)
 for p in "${progs[@]}"; do
 	targets+=("bench/$p")
 done
@@ -76,13 +87,15 @@ t_start=$(date +%s)
 # The load when the run starts: a baseline is only worth taking on a quiet box.
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A status
+i=0
 for name in "${progs[@]}"; do
+	i=$((i + 1))
 	p="$dir/bench/$name"
 	if [ ! -x "$p" ]; then
 		status[$name]="not built"
 		continue
 	fi
-	ttm_log "running $name $quick"
+	ttm_log "[$i/${#progs[@]}] $name ${quick:-full budget}, $(($(date +%s) - t_start)) s into the run"
 	args=($quick)
 	# Programs on the shared harness write a JSON results file too.
 	if "$p" --help 2>/dev/null | grep -q -- '--out'; then
@@ -114,13 +127,15 @@ done
 # Only a finished run gets its final name.
 mv "$part" "$out"
 
-# One table over every results file of the run.
-summary() {
-	local f
+# table [--targets] FILE...: one table over results files (--targets: only
+# the metrics that have a target, the headline figures).
+table() {
+	local only=false f
+	[ "${1:-}" = --targets ] && { only=true; shift; }
 	printf '%-56s %12s %-9s %-20s %11s %-12s %s\n' metric value unit reference ratio target result
-	for f in "$out"/*.json; do
+	for f in "$@"; do
 		[ -e "$f" ] || continue
-		jq -r '.metrics[] | [
+		jq -r --argjson only "$only" '.metrics[] | select(($only | not) or .target != null) | [
 			.name,
 			(if .stats == null then "-" else (.stats.median | tostring) end),
 			.unit,
@@ -137,24 +152,50 @@ summary() {
 		t = $6; if (t != "-") { c = substr(t, 1, 2); t = c sprintf("%.4g", substr(t, 3)) }
 		printf "%-56s %12s %-9s %-20s %11s %-12s %s\n", $1, v, $3, $4, r, t, $7 }'
 }
-summary >"$out/summary.txt"
+table "$out"/*.json >"$out/summary.txt"
+targets_met=$(grep -c ' pass$' "$out/summary.txt")
+targets_missed=$(grep -c ' MISS$' "$out/summary.txt")
 
 echo
 echo "== TTM suite benchmarks ($stamp, results in $out) =="
-cat "$out/machine.txt"
+if $verbose; then
+	cat "$out/machine.txt"
+else
+	grep -E '^(commit|mode|backend|load|elapsed):' "$out/machine.txt" | tr -s ' ' | paste -sd';' |
+		sed 's/;/; /g'
+fi
 echo
 for name in "${progs[@]}"; do
 	printf '  %-24s %s\n' "$name" "${status[$name]}"
 done
+if ! $verbose; then
+	# One block per results file: its headline metrics.
+	for f in "$out"/*.json; do
+		[ -e "$f" ] || continue
+		rows=$(table --targets "$f" | tail -n +2)
+		n=$(jq '.metrics | length' "$f")
+		echo
+		if [ -n "$rows" ]; then
+			printf '%s: %d of %d targets met (%d metrics in all)\n' "$(jq -r .benchmark "$f")" \
+				"$(grep -c ' pass$' <<<"$rows")" "$(wc -l <<<"$rows")" "$n"
+			printf '%s\n' "$rows" | sed 's/^/  /'
+		else
+			printf '%s: %d metrics, none with a target\n' "$(jq -r .benchmark "$f")" "$n"
+		fi
+	done
+fi
+if $verbose; then
+	echo
+	cat "$out/summary.txt"
+fi
 echo
-cat "$out/summary.txt"
-echo
-echo "pass/miss: $(grep -c ' pass$' "$out/summary.txt") targets met, $(grep -c ' MISS$' "$out/summary.txt") missed"
+echo "pass/miss: $targets_met targets met, $targets_missed missed (every metric: $out/summary.txt)"
 
 # Baseline of this kind of machine, if one is committed.
 mid=$(jq -r '.machine.id' "$out"/*.json 2>/dev/null | head -n 1)
 [ -n "$baseline" ] || baseline="results/baselines/$mid"
 base_arg=
+cmp_verdict="no baseline for this machine"
 if [ -n "$mid" ] && [ -d "$baseline" ] && ls "$baseline"/*.json >/dev/null 2>&1; then
 	base_arg=$baseline
 	echo
@@ -167,23 +208,55 @@ if [ -n "$mid" ] && [ -d "$baseline" ] && ls "$baseline"/*.json >/dev/null 2>&1;
 	"$dir/bench/ttm-compare" --absolute "$baseline" "$out" >"$out/compare-absolute.txt" 2>&1
 	"$dir/bench/ttm-compare" "$baseline" "$out" >"$out/compare.txt" 2>"$out/compare.err"
 	c=$?
-	cat "$out/compare.txt"
+	if $verbose; then
+		cat "$out/compare.txt"
+	else
+		# Only what changed beyond the noise, and the tool's closing line.
+		grep -E 'REGRESSED|improved' "$out/compare.txt" | head -n 40
+		tail -n 1 "$out/compare.txt"
+		echo "(every metric: $out/compare.txt)"
+	fi
 	head -n 3 "$out/compare.err"
 	echo "(absolute figures: $(tail -n 1 "$out/compare-absolute.txt"); see $out/compare-absolute.txt)"
 	case $c in
-	0) echo "comparison: no regression" ;;
+	0) cmp_verdict="no regression against $baseline" ;;
 	1)
-		echo "comparison: REGRESSED metrics above"
+		cmp_verdict="$(grep -c REGRESSED "$out/compare.txt") metrics REGRESSED against $baseline"
 		$gate && rc=1
 		;;
-	*) echo "comparison: nothing comparable (a --quick run against a full baseline has other parameters)" ;;
+	*) cmp_verdict="nothing comparable in $baseline (a --quick run against a full baseline has other parameters)" ;;
 	esac
+	echo "comparison: $cmp_verdict"
 else
 	echo
 	echo "no baseline for machine ${mid:-?} (add one: cp $out/*.json results/baselines/${mid:-<id>}/)"
 fi
 
-echo
 TTM_RESULTS_CSV="$dir/bench/ttm-results-csv" TTM_COMPARE="$dir/bench/ttm-compare" \
-	./scripts/plot.sh "$out" $base_arg 2>&1 | sed 's/^/  /'
+	./scripts/plot.sh "$out" $base_arg >"$out/plots.log" 2>&1
+plot_rc=$?
+if $verbose; then
+	echo
+	sed 's/^/  /' "$out/plots.log"
+fi
+
+# Every run goes into the results history (bench/ttm-history; SQLite here,
+# TTM_HISTORY_PG for a farm's PostgreSQL server).
+history=
+if [ -x "$dir/bench/ttm-history" ]; then
+	if "$dir/bench/ttm-history" import --source main-job "$out" >"$out/history.log" 2>&1; then
+		history="; recorded in the history (${TTM_HISTORY_PG:+PostgreSQL}${TTM_HISTORY_PG:-${TTM_HISTORY_DB:-results/history.sqlite}})"
+	else
+		history="; history import FAILED (see $out/history.log)"
+	fi
+fi
+
+failed=0
+for name in "${progs[@]}"; do
+	case ${status[$name]} in ok*) ;; skipped*) ;; *) failed=$((failed + 1)) ;; esac
+done
+[ $plot_rc -eq 0 ] && plots="plots in $out/plots" || plots="plots FAILED (see $out/plots.log)"
+echo
+echo "verdict: $((${#progs[@]} - failed)) of ${#progs[@]} benchmarks ran;" \
+	"$targets_met targets met, $targets_missed missed; $cmp_verdict; $plots$history"
 exit $rc
