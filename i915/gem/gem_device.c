@@ -116,6 +116,8 @@ int i915_gem_device_create(const char *profile, struct i915_device **out)
 	sim_gpu_config_init(&cfg);
 	cfg.lmem_size = info->lmem_size;
 	cfg.lmem_visible_size = info->lmem_visible_size;
+	/* Ring registers hold 32-bit GGTT addresses: keep the top page below 4 GiB. */
+	cfg.ggtt_size = (4ull << 30) - MiB;
 	ret = i915_device_create_sim(&cfg, &i915);
 	if (ret)
 		goto err_free;

@@ -441,6 +441,14 @@ static int gem_rw(struct i915_gem_file *file, uint32_t handle, uint64_t offset, 
 	ret = -EFAULT;
 	if (obj->madv != I915_MADV_WILLNEED)
 		goto out;
+	/* CPU writes still in a mapping's page copies reach the storage first. */
+	if (obj->bo->base.vm) {
+		ret = ttm_bo_reserve(&obj->bo->base, true, false, NULL);
+		if (ret)
+			goto out;
+		ttm_bo_vm_flush(&obj->bo->base);
+		ttm_bo_unreserve(&obj->bo->base);
+	}
 	ret = -ENOMEM;
 	bounce = malloc(size);
 	if (!bounce)

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The GEM uAPI through i915_gem_ioctl() with libdrm's structs: each case
+ * checks a kernel behaviour (errno, handle order, written data).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <drm.h>
+#include <i915_drm.h>
+
+#include <i915/i915_cmds.h>
+#include <i915/i915_gem_uapi.h>
+
+#include "ktest.h"
+
+#define BAD_PTR ((void *)8)
+
+struct uapi_fx {
+	struct i915_device *i915;
+	struct i915_gem_file *file;
+};
+
+static void fx_open(struct uapi_fx *fx, const char *profile, bool render)
+{
+	memset(fx, 0, sizeof(*fx));
+	ASSERT_EQ(i915_gem_device_create(profile, &fx->i915), 0);
+	ASSERT_EQ(i915_gem_file_open(fx->i915, render, &fx->file), 0);
+}
+
+static void fx_close(struct uapi_fx *fx)
+{
+	if (fx->file)
+		i915_gem_file_close(fx->file);
+	if (fx->i915)
+		i915_gem_device_destroy(fx->i915);
+}
+
+static uint32_t gem_create(struct i915_gem_file *file, uint64_t size)
+{
+	struct drm_i915_gem_create c = {.size = size};
+
+	EXPECT_EQ(i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_CREATE, &c), 0);
+	return c.handle;
+}
+
+static int gem_close(struct i915_gem_file *file, uint32_t handle)
+{
+	struct drm_gem_close c = {.handle = handle};
+
+	return i915_gem_ioctl(file, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+KTEST(version_name_and_truncation)
+{
+	struct uapi_fx fx;
+	char name[2] = {0}, date[8] = {0}, desc[64] = {0};
+	struct drm_version v = {.name = name, .name_len = 2, .date = date, .date_len = 8,
+				.desc = desc, .desc_len = 64};
+
+	fx_open(&fx, NULL, true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_VERSION, &v), 0);
+	EXPECT_EQ(v.version_major, 1);
+	EXPECT_EQ(v.version_minor, 6);
+	EXPECT_UEQ(v.name_len, 4); /* the full length, though only 2 bytes fit */
+	EXPECT_EQ(memcmp(name, "i9", 2), 0);
+	EXPECT_STREQ(date, "0");
+	EXPECT_STREQ(desc, "Intel Graphics");
+	fx_close(&fx);
+}
+
+KTEST(ioctl_bad_pointer_efault)
+{
+	struct uapi_fx fx;
+	drm_i915_getparam_t gp = {.param = I915_PARAM_CHIPSET_ID, .value = BAD_PTR};
+
+	fx_open(&fx, NULL, true);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE, BAD_PTR), -EFAULT);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), -EFAULT);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, _IOWR('x', 0x40, int), &gp), -ENOTTY);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOWR(0x9f, int), &gp), -EINVAL);
+	fx_close(&fx);
+}
+
+KTEST(getparam_profiles)
+{
+	struct uapi_fx fx;
+	int value = 0;
+	drm_i915_getparam_t gp = {.param = I915_PARAM_CHIPSET_ID, .value = &value};
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), 0);
+	EXPECT_EQ(value, 0x9a49);
+	gp.param = I915_PARAM_HAS_LLC;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), 0);
+	EXPECT_EQ(value, 1);
+	gp.param = I915_PARAM_CS_TIMESTAMP_FREQUENCY;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), 0);
+	EXPECT_EQ(value, 19200000);
+	gp.param = 12345;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), -EINVAL);
+	gp.param = I915_PARAM_IRQ_ACTIVE;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), -ENODEV);
+	fx_close(&fx);
+
+	fx_open(&fx, "dg2", true);
+	gp.param = I915_PARAM_CHIPSET_ID;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), 0);
+	EXPECT_EQ(value, 0x56a0);
+	gp.param = I915_PARAM_HAS_LLC;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), 0);
+	EXPECT_EQ(value, 0);
+	fx_close(&fx);
+}
+
+KTEST(gem_create_sizes_and_handles_lowest_first)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_create c = {.size = 0};
+	uint32_t a, b, d;
+
+	fx_open(&fx, NULL, true);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE, &c), -EINVAL);
+	c.size = 1;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE, &c), 0);
+	EXPECT_UEQ(c.size, 4096);
+	a = c.handle;
+	b = gem_create(fx.file, 8192);
+	EXPECT_EQ(a, 1u);
+	EXPECT_EQ(b, 2u);
+	EXPECT_EQ(gem_close(fx.file, a), 0);
+	EXPECT_EQ(gem_close(fx.file, a), -EINVAL);
+	d = gem_create(fx.file, 4096);
+	EXPECT_EQ(d, 1u);
+	c.size = ~0ull;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE, &c), -E2BIG);
+	fx_close(&fx);
+}
+
+KTEST(flink_primary_only)
+{
+	struct uapi_fx fx;
+	struct i915_gem_file *card, *card2;
+	struct drm_gem_flink fl = {0};
+	struct drm_gem_open op = {0};
+
+	fx_open(&fx, NULL, true);
+	fl.handle = gem_create(fx.file, 4096);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_GEM_FLINK, &fl), -EACCES);
+	ASSERT_EQ(i915_gem_file_open(fx.i915, false, &card), 0);
+	ASSERT_EQ(i915_gem_file_open(fx.i915, false, &card2), 0);
+	fl.handle = gem_create(card, 8192);
+	ASSERT_EQ(i915_gem_ioctl(card, DRM_IOCTL_GEM_FLINK, &fl), 0);
+	EXPECT_GT(fl.name, 0u);
+	op.name = fl.name;
+	/* card2 is not the master: only root is authenticated without AUTH_MAGIC. */
+	if (geteuid() == 0) {
+		ASSERT_EQ(i915_gem_ioctl(card2, DRM_IOCTL_GEM_OPEN, &op), 0);
+		EXPECT_UEQ(op.size, 8192);
+		EXPECT_EQ(op.handle, 1u);
+	}
+	op.name = fl.name + 100;
+	EXPECT_EQ(i915_gem_ioctl(card, DRM_IOCTL_GEM_OPEN, &op), -ENOENT);
+	i915_gem_file_close(card2);
+	i915_gem_file_close(card);
+	fx_close(&fx);
+}
+
+KTEST(mmap_offset_write_pread)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_WB};
+	struct drm_i915_gem_pread pr = {0};
+	uint32_t buf[4] = {0};
+	void *ptr = NULL;
+
+	fx_open(&fx, "tgl", true);
+	mo.handle = gem_create(fx.file, 4096);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	ASSERT_EQ(i915_gem_mmap(fx.file, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+				(off_t)mo.offset, &ptr),
+		  0);
+	((uint32_t *)ptr)[1] = 0xdeadbeef;
+	pr.handle = mo.handle;
+	pr.size = sizeof(buf);
+	pr.data_ptr = (uintptr_t)buf;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PREAD, &pr), 0);
+	EXPECT_EQ(buf[1], 0xdeadbeefu);
+	pr.data_ptr = (uintptr_t)BAD_PTR;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PREAD, &pr), -EFAULT);
+	pr.offset = 4096;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PREAD, &pr), -EINVAL);
+	EXPECT_EQ(i915_gem_mmap(fx.file, NULL, 8192, PROT_READ, MAP_SHARED, (off_t)mo.offset, &ptr),
+		  -EINVAL);
+	EXPECT_EQ(i915_gem_munmap(fx.i915, ptr, 4096), 0);
+	EXPECT_EQ(i915_gem_munmap(fx.i915, ptr, 4096), -ENOENT);
+	mo.flags = I915_MMAP_OFFSET_FIXED;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), -ENODEV);
+	fx_close(&fx);
+}
+
+KTEST(mmap_offset_other_file_eacces)
+{
+	struct uapi_fx fx;
+	struct i915_gem_file *other;
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_WC};
+	void *ptr;
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(i915_gem_file_open(fx.i915, true, &other), 0);
+	mo.handle = gem_create(fx.file, 4096);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	EXPECT_EQ(i915_gem_mmap(other, NULL, 4096, PROT_READ, MAP_SHARED, (off_t)mo.offset, &ptr),
+		  -EACCES);
+	i915_gem_file_close(other);
+	fx_close(&fx);
+}
+
+KTEST(dg2_refuses_gtt_mmap_and_pread)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_GTT};
+	struct drm_i915_gem_pread pr = {.size = 4};
+	uint32_t v;
+
+	fx_open(&fx, "dg2", true);
+	mo.handle = gem_create(fx.file, 4096);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), -ENODEV);
+	mo.flags = I915_MMAP_OFFSET_FIXED;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	pr.handle = mo.handle;
+	pr.data_ptr = (uintptr_t)&v;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PREAD, &pr), -EOPNOTSUPP);
+	fx_close(&fx);
+}
+
+KTEST(query_engines_two_pass)
+{
+	struct uapi_fx fx;
+	struct drm_i915_query_item item = {.query_id = DRM_I915_QUERY_ENGINE_INFO};
+	struct drm_i915_query q = {.num_items = 1, .items_ptr = (uintptr_t)&item};
+	struct drm_i915_query_engine_info *info;
+
+	fx_open(&fx, NULL, true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	ASSERT_GT(item.length, 0);
+	info = calloc(1, (size_t)item.length);
+	ASSERT_NOT_NULL(info);
+	item.data_ptr = (uintptr_t)info;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	EXPECT_EQ(info->num_engines, 2u);
+	EXPECT_EQ(info->engines[0].engine.engine_class, I915_ENGINE_CLASS_RENDER);
+	item.length = 0;
+	item.query_id = 999;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	EXPECT_EQ(item.length, -EINVAL);
+	free(info);
+	fx_close(&fx);
+}
+
+/* A batch that stores @value at dword 0 of the buffer at execbuffer index 0. */
+static void store_batch(struct i915_gem_file *file, uint32_t batch, uint32_t value,
+			struct drm_i915_gem_relocation_entry *reloc)
+{
+	uint32_t cs[] = {MI_STORE_DWORD_IMM_GEN8 | MI_USE_GGTT, 0, 0, value, MI_BATCH_BUFFER_END, 0};
+	struct drm_i915_gem_pwrite pw = {
+	    .handle = batch, .size = sizeof(cs), .data_ptr = (uintptr_t)cs};
+
+	EXPECT_EQ(i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	memset(reloc, 0, sizeof(*reloc));
+	reloc->offset = 4;
+	reloc->presumed_offset = ~0ull;
+	reloc->read_domains = I915_GEM_DOMAIN_RENDER;
+	reloc->write_domain = I915_GEM_DOMAIN_RENDER;
+}
+
+KTEST(execbuffer2_store_dword_lands)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_relocation_entry reloc;
+	struct drm_i915_gem_exec_object2 obj[2] = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_wait w = {.timeout_ns = -1};
+	struct drm_i915_gem_pread pr = {.size = 4};
+	uint32_t v = 0;
+
+	fx_open(&fx, "tgl", true);
+	obj[0].handle = gem_create(fx.file, 4096);
+	obj[1].handle = gem_create(fx.file, 4096);
+	store_batch(fx.file, obj[1].handle, 0xc0ffee, &reloc);
+	reloc.target_handle = obj[0].handle;
+	obj[1].relocation_count = 1;
+	obj[1].relocs_ptr = (uintptr_t)&reloc;
+	eb.buffers_ptr = (uintptr_t)obj;
+	eb.buffer_count = 2;
+	eb.flags = I915_EXEC_RENDER;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	EXPECT_NE(obj[0].offset, 0u);
+	EXPECT_EQ(reloc.presumed_offset, obj[0].offset);
+	w.bo_handle = obj[0].handle;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_WAIT, &w), 0);
+	pr.handle = obj[0].handle;
+	pr.data_ptr = (uintptr_t)&v;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PREAD, &pr), 0);
+	EXPECT_EQ(v, 0xc0ffeeu);
+
+	/* Bad selectors, bad exec list pointer, bad relocation pointer. */
+	eb.flags = 2; /* BSD: no video engine here */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	eb.flags = I915_EXEC_RENDER;
+	eb.buffers_ptr = (uintptr_t)BAD_PTR;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EFAULT);
+	eb.buffers_ptr = (uintptr_t)obj;
+	obj[1].relocs_ptr = (uintptr_t)BAD_PTR;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EFAULT);
+	obj[1].relocs_ptr = (uintptr_t)&reloc;
+	eb.rsvd1 = 77; /* no such context */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOENT);
+	fx_close(&fx);
+}
+
+KTEST(execbuffer2_relocs_refused_on_dg2)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_relocation_entry reloc;
+	struct drm_i915_gem_exec_object2 obj[2] = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	uint32_t cs[] = {MI_BATCH_BUFFER_END, 0};
+
+	fx_open(&fx, "dg2", true);
+	obj[0].handle = gem_create(fx.file, 4096);
+	obj[1].handle = gem_create(fx.file, 4096);
+	memset(&reloc, 0, sizeof(reloc));
+	reloc.target_handle = obj[0].handle;
+	obj[1].relocation_count = 1;
+	obj[1].relocs_ptr = (uintptr_t)&reloc;
+	eb.buffers_ptr = (uintptr_t)obj;
+	eb.buffer_count = 2;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	(void)cs;
+	fx_close(&fx);
+}
+
+KTEST(context_create_destroy_and_vm)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_context_create cc = {0};
+	struct drm_i915_gem_context_destroy cd = {0};
+	struct drm_i915_gem_vm_control vc = {0};
+	struct drm_i915_gem_context_param p = {0};
+
+	fx_open(&fx, NULL, true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &cc), 0);
+	EXPECT_EQ(cc.ctx_id, 1u);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_VM_CREATE, &vc), 0);
+	EXPECT_EQ(vc.vm_id, 1u);
+	p.ctx_id = cc.ctx_id;
+	p.param = I915_CONTEXT_PARAM_VM;
+	p.value = vc.vm_id;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), 0);
+	p.param = I915_CONTEXT_PARAM_GTT_SIZE;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), 0);
+	EXPECT_GT(p.value, 0u);
+	/* Used now: the VM can no longer change. */
+	p.param = I915_CONTEXT_PARAM_VM;
+	p.value = vc.vm_id;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), -EINVAL);
+	cd.ctx_id = 0;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_DESTROY, &cd), -ENOENT);
+	cd.ctx_id = cc.ctx_id;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_DESTROY, &cd), 0);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_DESTROY, &cd), -ENOENT);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_VM_DESTROY, &vc), 0);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_VM_DESTROY, &vc), -ENOENT);
+	fx_close(&fx);
+}
