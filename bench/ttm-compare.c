@@ -23,6 +23,7 @@
 #include <json-c/json.h>
 
 #include "bench.h"
+#include "ttm-compare-run.h"
 
 #define EXIT_REGRESSION 1
 #define EXIT_BAD_INPUT 2
@@ -860,6 +861,9 @@ int main(int argc, char **argv)
 	size_t i;
 	int rc;
 
+	/* The paired A/B mode runs benchmarks itself (ttm-compare-run.c). */
+	if (argc > 1 && !strcmp(argv[1], "--run"))
+		return ttm_compare_run(argc - 1, argv + 1);
 	rc = parse_args(argc, argv, &o, paths);
 	if (rc)
 		return rc > 0 ? 0 : EXIT_BAD_INPUT;

@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttm-compare --run: paired A/B comparison. Two builds of the suite (build
+ * trees, or commits built on demand) run the same benchmarks alternately, in
+ * short rounds on the same CPUs, and every metric is judged on the paired
+ * per-round differences, so that what the machine does between rounds (other
+ * load, frequency, a noisy neighbour) hits both sides alike and cancels.
+ *
+ *   ttm-compare --run A B [--bench validate,fence,...] [--rounds N]
+ *               [--metrics GLOB] [--threshold PCT] [--confidence PCT]
+ *               [--out DIR] [--cpus LIST] [--args "ARGS"] [--seed N]
+ *
+ * A and B: a build directory of this project (its bench/benchmark-* are
+ * brought up to date with ninja first), or anything `git rev-parse` names as
+ * a commit of the source tree, which is checked out in a worktree and built
+ * (release, NDEBUG) under $XDG_CACHE_HOME/ttm-ab/<commit>/ once and reused.
+ *
+ * Round r runs every benchmark of A then of B (r even) or B then A (r odd),
+ * each with ARGS (default "--quick"), its results file in
+ * OUT/{A,B}/round-<r>/. Per metric and round the figure is the median of
+ * that run; the paired difference is d = ln(B/A). The change is the
+ * Hodges-Lehmann estimate of d (the median of the pairwise means, robust to
+ * a round that went wrong on one side), its interval a percentile bootstrap
+ * of that estimate over rounds at --confidence (default 99%). A metric
+ * REGRESSED when the whole interval lies on the worse side of zero and the
+ * change is at least --threshold percent (default 1); "improved" likewise.
+ * The smallest change the run could have detected is the interval's
+ * half-width (or the threshold, when larger): that is the figure to read
+ * before trusting "within noise".
+ *
+ * Both sides' results files are recorded in the results history when
+ * ttm-history is built beside this program and a history is at hand
+ * ($TTM_HISTORY_DB, $TTM_HISTORY_PG, or results/ in the current directory).
+ *
+ * Exit: 0 nothing regressed; 1 a regression; 2 bad usage or input (a side
+ * that cannot be built or run, no metric in common).
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "bench.h"
+#include "ttm-compare-run.h"
+
+#define EXIT_REGRESSION 1
+#define EXIT_BAD_INPUT 2
+#define RUN_MAX_ROUNDS 1000
+#define RUN_TIMEOUT_S 900
+#define RUN_BOOTSTRAP 2000
+
+static const char *prog = "ttm-compare --run";
+
+struct run_opts {
+	const char *side[2];
+	char *bench; /* comma-separated names, owned */
+	unsigned rounds;
+	const char *metrics;
+	double threshold_pct;
+	double confidence;
+	const char *out;
+	const char *cpus;
+	const char *args;
+	uint64_t seed;
+};
+
+/* One metric: its per-round figure on each side (NAN: not recorded). */
+struct run_metric {
+	char *key;   /* benchmark[params] metric, owned */
+	char *unit;  /* owned */
+	bool higher_better;
+	double *v[2]; /* [side][round] */
+};
+
+struct run_table {
+	struct run_metric *m;
+	size_t n, cap;
+};
+
+/* ------------------------------------------------------------ processes */
+
+/*
+ * run_cmd() - run @argv with stdout and stderr to @log (NULL: inherited),
+ * in @cwd (NULL: here). Return: the exit status, or -1 when it could not be
+ * started, died of a signal or ran past @timeout_s (then it is killed).
+ */
+static int run_cmd(char *const *argv, const char *log, const char *cwd, unsigned timeout_s)
+{
+	time_t deadline = time(NULL) + timeout_s;
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (log) {
+			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+				_exit(126);
+		}
+		if (cwd && chdir(cwd))
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (time(NULL) > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			fprintf(stderr, "%s: %s ran longer than %u s, killed\n", prog, argv[0], timeout_s);
+			return -1;
+		}
+		usleep(20000);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return is_dir(buf) ? 0 : -ENOTDIR;
+}
+
+/* Output of a command (first line, trailing newline dropped) into @out. */
+static int cmd_line(char *const *argv, char *out, size_t len)
+{
+	int pfd[2], st;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (dup2(pfd[1], 1) < 0 || (null >= 0 && dup2(null, 2) < 0))
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], out, len - 1);
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n <= 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -ENOENT;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return 0;
+}
+
+/* ---------------------------------------------------------------- sides */
+
+/*
+ * resolve_side() - the build directory of side @spec in @dir: @spec itself
+ * when it is a build tree, else the cached build of the commit it names.
+ * Brings the benchmark targets up to date. Return: 0; -1 with a message.
+ */
+static int resolve_side(const char *spec, const char *bench, char *dir, size_t len)
+{
+	char sha[64], top[PATH_MAX], cache[PATH_MAX], src[PATH_MAX + 8], log[PATH_MAX + 16];
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *targets[64];
+	unsigned nt = 0;
+	char *list, *save = NULL;
+	int rc;
+
+	if (is_dir(spec)) {
+		char probe[PATH_MAX];
+
+		snprintf(probe, sizeof(probe), "%s/build.ninja", spec);
+		if (access(probe, R_OK)) {
+			fprintf(stderr, "%s: %s is a directory but not a build tree (no build.ninja)\n",
+				prog, spec);
+			return -1;
+		}
+		if (!realpath(spec, dir)) {
+			fprintf(stderr, "%s: %s: %s\n", prog, spec, strerror(errno));
+			return -1;
+		}
+	} else {
+		char rev[256];
+		char *rp[] = { "git", "rev-parse", "--verify", "--quiet", rev, NULL };
+		char *tl[] = { "git", "rev-parse", "--show-toplevel", NULL };
+
+		snprintf(rev, sizeof(rev), "%s^{commit}", spec);
+		if (cmd_line(rp, sha, sizeof(sha)) || cmd_line(tl, top, sizeof(top))) {
+			fprintf(stderr, "%s: %s is neither a build directory nor a commit of this tree\n",
+				prog, spec);
+			return -1;
+		}
+		if (xdg && *xdg)
+			snprintf(cache, sizeof(cache), "%s/ttm-ab/%.40s", xdg, sha);
+		else
+			snprintf(cache, sizeof(cache), "%s/.cache/ttm-ab/%.40s", home ? home : "/tmp",
+				 sha);
+		snprintf(src, sizeof(src), "%s/src", cache);
+		if ((size_t)snprintf(dir, len, "%s/build", cache) >= len || mkdir_p(cache)) {
+			fprintf(stderr, "%s: cannot create %s\n", prog, cache);
+			return -1;
+		}
+		if (!is_dir(src)) {
+			char *wt[] = { "git", "-C", top, "worktree", "add", "--detach", "--force", src,
+				       sha, NULL };
+
+			snprintf(log, sizeof(log), "%s/worktree.log", cache);
+			if (run_cmd(wt, log, NULL, 300)) {
+				fprintf(stderr, "%s: git worktree add for %s failed (see %s)\n", prog,
+					spec, log);
+				return -1;
+			}
+		}
+		snprintf(log, sizeof(log), "%s/build.ninja", dir);
+		if (access(log, R_OK)) {
+			char *setup[] = { "muon-meson", "setup", "-Dbuildtype=release", "-Db_ndebug=true",
+					  dir, NULL };
+
+			snprintf(log, sizeof(log), "%s/setup.log", cache);
+			if (run_cmd(setup, log, src, 600)) {
+				fprintf(stderr, "%s: configuring %s failed (see %s)\n", prog, spec, log);
+				return -1;
+			}
+		}
+		fprintf(stderr, "%s: %s is commit %.12s, built in %s\n", prog, spec, sha, dir);
+	}
+	/* Bring the benchmark programs (and only those) up to date. */
+	list = strdup(bench);
+	if (!list)
+		return -1;
+	targets[nt++] = "ninja";
+	targets[nt++] = "-C";
+	targets[nt++] = dir;
+	for (char *b = strtok_r(list, ",", &save); b && nt < 60; b = strtok_r(NULL, ",", &save)) {
+		char *t = malloc(strlen(b) + 32);
+
+		if (!t)
+			break;
+		sprintf(t, "bench/benchmark-%s", b);
+		targets[nt++] = t;
+	}
+	targets[nt] = NULL;
+	snprintf(log, sizeof(log), "%s/.ab-build.log", dir);
+	rc = run_cmd(targets, log, NULL, 1800);
+	for (unsigned i = 3; i < nt; i++)
+		free(targets[i]);
+	free(list);
+	if (rc) {
+		fprintf(stderr, "%s: building the benchmarks of %s failed (see %s)\n", prog, spec, log);
+		return -1;
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------- collecting */
+
+static struct run_metric *table_get(struct run_table *t, const char *key, unsigned rounds)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->m[i].key, key))
+			return &t->m[i];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct run_metric *m = realloc(t->m, cap * sizeof(*m));
+
+		if (!m)
+			return NULL;
+		t->m = m;
+		t->cap = cap;
+	}
+	struct run_metric *m = &t->m[t->n];
+
+	memset(m, 0, sizeof(*m));
+	m->key = strdup(key);
+	m->v[0] = malloc(rounds * sizeof(double));
+	m->v[1] = malloc(rounds * sizeof(double));
+	if (!m->key || !m->v[0] || !m->v[1]) {
+		free(m->key);
+		free(m->v[0]);
+		free(m->v[1]);
+		return NULL;
+	}
+	for (unsigned r = 0; r < rounds; r++)
+		m->v[0][r] = m->v[1][r] = NAN;
+	t->n++;
+	return m;
+}
+
+static void table_fini(struct run_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->m[i].key);
+		free(t->m[i].unit);
+		free(t->m[i].v[0]);
+		free(t->m[i].v[1]);
+	}
+	free(t->m);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "benchmark[k=v,k=v]" with the parameters sorted, into @buf. */
+static void group_name(json_object *root, char *buf, size_t len)
+{
+	json_object *b = NULL, *p = NULL;
+	const char *names[64];
+	size_t n = 0, off;
+
+	json_object_object_get_ex(root, "benchmark", &b);
+	off = (size_t)snprintf(buf, len, "%s[", b ? json_object_get_string(b) : "?");
+	if (json_object_object_get_ex(root, "parameters", &p) &&
+	    json_object_is_type(p, json_type_object)) {
+		json_object_object_foreach(p, k, v)
+		{
+			(void)v;
+			if (n < 64)
+				names[n++] = k;
+		}
+		qsort(names, n, sizeof(*names), cmp_str);
+		for (size_t i = 0; i < n && off < len; i++) {
+			json_object *val;
+
+			json_object_object_get_ex(p, names[i], &val);
+			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? "," : "", names[i],
+						json_object_get_string(val));
+		}
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
+}
+
+/* Every metric median of the results files in @dir into side @side, round @r. */
+static int collect(struct run_table *t, const char *dir, int side, unsigned r, unsigned rounds,
+		   const char *glob)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX], err[256], group[512];
+		json_object *root, *metrics;
+		size_t nlen = strlen(e->d_name);
+
+		if (nlen < 6 || strcmp(e->d_name + nlen - 5, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (bench_results_load(path, (void **)&root, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			continue;
+		}
+		group_name(root, group, sizeof(group));
+		json_object_object_get_ex(root, "metrics", &metrics);
+		for (size_t i = 0; i < json_object_array_length(metrics); i++) {
+			json_object *m = json_object_array_get_idx(metrics, i), *name, *st, *med,
+				    *unit, *dirn, *plat;
+			char key[1024];
+			struct run_metric *rm;
+
+			if (!json_object_object_get_ex(m, "name", &name) ||
+			    !json_object_object_get_ex(m, "stats", &st) || !st ||
+			    !json_object_object_get_ex(st, "median", &med) || !med)
+				continue;
+			/* The machine's own figures are not ours to judge. */
+			if (json_object_object_get_ex(m, "platform", &plat) &&
+			    json_object_get_boolean(plat))
+				continue;
+			if (glob && fnmatch(glob, json_object_get_string(name), 0))
+				continue;
+			snprintf(key, sizeof(key), "%s %s", group, json_object_get_string(name));
+			rm = table_get(t, key, rounds);
+			if (!rm) {
+				json_object_put(root);
+				closedir(d);
+				return -ENOMEM;
+			}
+			if (!rm->unit && json_object_object_get_ex(m, "unit", &unit))
+				rm->unit = strdup(json_object_get_string(unit));
+			if (json_object_object_get_ex(m, "direction", &dirn))
+				rm->higher_better =
+				    !strcmp(json_object_get_string(dirn), "higher_is_better");
+			rm->v[side][r] = json_object_get_double(med);
+			found++;
+		}
+		json_object_put(root);
+	}
+	closedir(d);
+	return found;
+}
+
+/* -------------------------------------------------------------- statistics */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Hodges-Lehmann: the median of the n(n+1)/2 Walsh averages of @d. */
+static double hodges_lehmann(const double *d, size_t n, double *walsh)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i; j < n; j++)
+			walsh[k++] = (d[i] + d[j]) / 2;
+	qsort(walsh, k, sizeof(*walsh), cmp_double);
+	return k % 2 ? walsh[k / 2] : (walsh[k / 2 - 1] + walsh[k / 2]) / 2;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+struct paired {
+	size_t n;
+	double a_med, b_med;
+	double est, lo, hi; /* of ln(B/A) */
+};
+
+/* The paired estimate over the rounds both sides recorded; n 0 when < 3. */
+static int paired_estimate(const struct run_metric *m, unsigned rounds, double conf, uint64_t seed,
+			   struct paired *out)
+{
+	double *d = malloc(rounds * sizeof(*d)), *a = malloc(rounds * sizeof(*a));
+	double *b = malloc(rounds * sizeof(*b)), *rs = malloc(rounds * sizeof(*rs));
+	double *walsh = malloc(((size_t)rounds * (rounds + 1) / 2 + 1) * sizeof(*walsh));
+	double *boot = malloc(RUN_BOOTSTRAP * sizeof(*boot));
+	uint64_t s = seed;
+	size_t n = 0;
+	int rc = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (!d || !a || !b || !rs || !walsh || !boot)
+		goto out;
+	for (unsigned r = 0; r < rounds; r++) {
+		double x = m->v[0][r], y = m->v[1][r];
+
+		if (isfinite(x) && isfinite(y) && x > 0 && y > 0) {
+			a[n] = x;
+			b[n] = y;
+			d[n++] = log(y / x);
+		}
+	}
+	rc = 0;
+	if (n < 3)
+		goto out;
+	out->n = n;
+	qsort(a, n, sizeof(*a), cmp_double);
+	qsort(b, n, sizeof(*b), cmp_double);
+	out->a_med = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+	out->b_med = n % 2 ? b[n / 2] : (b[n / 2 - 1] + b[n / 2]) / 2;
+	out->est = hodges_lehmann(d, n, walsh);
+	for (unsigned k = 0; k < RUN_BOOTSTRAP; k++) {
+		for (size_t i = 0; i < n; i++)
+			rs[i] = d[splitmix(&s) % n];
+		boot[k] = hodges_lehmann(rs, n, walsh);
+	}
+	qsort(boot, RUN_BOOTSTRAP, sizeof(*boot), cmp_double);
+	{
+		double tail = (1.0 - conf / 100.0) / 2.0;
+		size_t lo = (size_t)floor(tail * (RUN_BOOTSTRAP - 1));
+		size_t hi = (size_t)ceil((1.0 - tail) * (RUN_BOOTSTRAP - 1));
+
+		out->lo = boot[lo];
+		out->hi = boot[hi];
+	}
+out:
+	free(d);
+	free(a);
+	free(b);
+	free(rs);
+	free(walsh);
+	free(boot);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"usage: ttm-compare --run A B [--bench LIST] [--rounds N] [--metrics GLOB]\n"
+		"                   [--threshold PCT] [--confidence PCT] [--out DIR] [--cpus LIST]\n"
+		"                   [--args \"ARGS\"] [--seed N]\n"
+		"A, B: build directories or commits (built under $XDG_CACHE_HOME/ttm-ab/)\n"
+		"--bench: benchmarks (names after benchmark-), default validate,fence,evict\n"
+		"--rounds: paired rounds, default 10 (A and B alternate which runs first)\n"
+		"--args: arguments of every benchmark run, default \"--quick\"\n");
+}
+
+static bool parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse(int argc, char **argv, struct run_opts *o)
+{
+	unsigned nside = 0;
+	double v;
+
+	*o = (struct run_opts){ .rounds = 10, .threshold_pct = 1.0, .confidence = 99.0,
+				.args = "--quick", .seed = 1 };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 1;
+		}
+		if (a[0] != '-') {
+			if (nside == 2) {
+				fprintf(stderr, "%s: more than two sides ('%s')\n", prog, a);
+				return -1;
+			}
+			o->side[nside++] = a;
+			continue;
+		}
+		if (!val || !*val) {
+			fprintf(stderr, "%s: %s needs a value\n", prog, a);
+			return -1;
+		}
+		i++;
+		if (!strcmp(a, "--bench")) {
+			free(o->bench);
+			o->bench = strdup(val);
+			for (const char *c = val; *c; c++)
+				if (!(*c == ',' || *c == '-' || (*c >= 'a' && *c <= 'z') ||
+				      (*c >= '0' && *c <= '9'))) {
+					fprintf(stderr, "%s: --bench takes names like validate,fence\n", prog);
+					return -1;
+				}
+		} else if (!strcmp(a, "--rounds")) {
+			if (!parse_num(val, 3, RUN_MAX_ROUNDS, &v) || v != floor(v)) {
+				fprintf(stderr, "%s: --rounds takes a whole number from 3 to %u\n", prog,
+					RUN_MAX_ROUNDS);
+				return -1;
+			}
+			o->rounds = (unsigned)v;
+		} else if (!strcmp(a, "--metrics")) {
+			o->metrics = val;
+		} else if (!strcmp(a, "--threshold")) {
+			if (!parse_num(val, 0, 1000, &o->threshold_pct)) {
+				fprintf(stderr, "%s: --threshold takes a percentage from 0 to 1000\n", prog);
+				return -1;
+			}
+		} else if (!strcmp(a, "--confidence")) {
+			if (!parse_num(val, 50, 99.9, &o->confidence)) {
+				fprintf(stderr, "%s: --confidence takes a percentage from 50 to 99.9\n",
+					prog);
+				return -1;
+			}
+		} else if (!strcmp(a, "--out")) {
+			o->out = val;
+		} else if (!strcmp(a, "--cpus")) {
+			o->cpus = val;
+		} else if (!strcmp(a, "--args")) {
+			o->args = val;
+		} else if (!strcmp(a, "--seed")) {
+			if (!parse_num(val, 0, 9007199254740992.0, &v) || v != floor(v)) {
+				fprintf(stderr, "%s: --seed takes a whole number\n", prog);
+				return -1;
+			}
+			o->seed = (uint64_t)v;
+		} else {
+			fprintf(stderr, "%s: unknown option %s\n", prog, a);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (nside != 2) {
+		fprintf(stderr, "%s: needs two sides, A and B\n", prog);
+		usage(stderr);
+		return -1;
+	}
+	if (!o->bench)
+		o->bench = strdup("validate,fence,evict");
+	return o->bench ? 0 : -1;
+}
+
+/* Run every benchmark of side @s (build dir @dir) into @outdir. */
+static int run_side(const struct run_opts *o, const char *dir, const char *outdir)
+{
+	char *list = strdup(o->bench), *save = NULL, *args = strdup(o->args);
+	int rc = 0;
+
+	if (!list || !args) {
+		free(list);
+		free(args);
+		return -1;
+	}
+	for (char *b = strtok_r(list, ",", &save); b && !rc; b = strtok_r(NULL, ",", &save)) {
+		char exe[PATH_MAX], log[PATH_MAX], *argv[64], *asave = NULL, *copy = strdup(args);
+		unsigned n = 0;
+		int st;
+
+		if (!copy) {
+			rc = -1;
+			break;
+		}
+		snprintf(exe, sizeof(exe), "%s/bench/benchmark-%s", dir, b);
+		snprintf(log, sizeof(log), "%s/benchmark-%s.log", outdir, b);
+		argv[n++] = exe;
+		for (char *t = strtok_r(copy, " ", &asave); t && n < 56; t = strtok_r(NULL, " ", &asave))
+			argv[n++] = t;
+		argv[n++] = "--out";
+		argv[n++] = (char *)outdir;
+		if (o->cpus) {
+			argv[n++] = "--cpus";
+			argv[n++] = (char *)o->cpus;
+		}
+		argv[n] = NULL;
+		st = run_cmd(argv, log, NULL, RUN_TIMEOUT_S);
+		if (st == 77) {
+			fprintf(stderr, "%s: benchmark-%s skipped (exit 77, see %s)\n", prog, b, log);
+		} else if (st) {
+			fprintf(stderr, "%s: benchmark-%s failed (exit %d, see %s)\n", prog, b, st, log);
+			rc = -1;
+		}
+		free(copy);
+	}
+	free(list);
+	free(args);
+	return rc;
+}
+
+/* Record the run's files in the history when ttm-history sits beside us. */
+static void record_history(const char *out)
+{
+	char self[PATH_MAX], hist[PATH_MAX + 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	snprintf(hist, sizeof(hist), "%s/ttm-history", self);
+	if (access(hist, X_OK))
+		return;
+	/* Its default database lives in the source tree's results/. */
+	if (!getenv("TTM_HISTORY_DB") && !getenv("TTM_HISTORY_PG") && !is_dir("results"))
+		return;
+	{
+		char *argv[] = { hist, "import", "--source", "compare-run", (char *)out, NULL };
+		char log[PATH_MAX];
+
+		snprintf(log, sizeof(log), "%s/history.log", out);
+		if (run_cmd(argv, log, NULL, 300))
+			fprintf(stderr, "%s: recording the runs in the history failed (see %s)\n", prog,
+				log);
+	}
+}
+
+int ttm_compare_run(int argc, char **argv)
+{
+	char dir[2][PATH_MAX], outdir[PATH_MAX], rdir[PATH_MAX + 64];
+	struct run_table t = { 0 };
+	struct run_opts o;
+	unsigned regressed = 0, improved = 0, judged = 0;
+	double *mde = NULL;
+	int rc;
+
+	rc = parse(argc, argv, &o);
+	if (rc) {
+		free(o.bench);
+		return rc > 0 ? 0 : EXIT_BAD_INPUT;
+	}
+	for (int s = 0; s < 2; s++)
+		if (resolve_side(o.side[s], o.bench, dir[s], sizeof(dir[s]))) {
+			free(o.bench);
+			return EXIT_BAD_INPUT;
+		}
+	if (o.out) {
+		snprintf(outdir, sizeof(outdir), "%s", o.out);
+	} else {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(outdir, sizeof(outdir), "results/ab/%Y%m%dT%H%M%SZ", &tm);
+	}
+	if (mkdir_p(outdir)) {
+		fprintf(stderr, "%s: cannot create %s\n", prog, outdir);
+		free(o.bench);
+		return EXIT_BAD_INPUT;
+	}
+	fprintf(stderr, "%s: A = %s, B = %s, %u rounds of %s (%s), results in %s\n", prog,
+		dir[0], dir[1], o.rounds, o.bench, o.args, outdir);
+	for (unsigned r = 0; r < o.rounds; r++) {
+		for (int k = 0; k < 2; k++) {
+			int s = (r % 2) ? 1 - k : k;
+
+			snprintf(rdir, sizeof(rdir), "%s/%c/round-%03u", outdir, 'A' + s, r);
+			if (mkdir_p(rdir) || run_side(&o, dir[s], rdir)) {
+				fprintf(stderr, "%s: round %u of side %c failed\n", prog, r, 'A' + s);
+				rc = EXIT_BAD_INPUT;
+				goto out;
+			}
+			if (collect(&t, rdir, s, r, o.rounds, o.metrics) < 0) {
+				rc = EXIT_BAD_INPUT;
+				goto out;
+			}
+		}
+		fprintf(stderr, "%s: round %u/%u done\n", prog, r + 1, o.rounds);
+	}
+	record_history(outdir);
+
+	mde = calloc(t.n ? t.n : 1, sizeof(*mde));
+	if (!mde) {
+		rc = EXIT_BAD_INPUT;
+		goto out;
+	}
+	printf("%-64s %-9s %5s %12s %12s %9s %21s %8s  %s\n", "metric (A -> B)", "unit", "pairs",
+	       "A median", "B median", "change", "interval", "mde", "verdict");
+	for (size_t i = 0; i < t.n; i++) {
+		const struct run_metric *m = &t.m[i];
+		struct paired p;
+		double chg, lo, hi, worse_lo, half;
+		const char *verdict;
+
+		if (paired_estimate(m, o.rounds, o.confidence, o.seed + i, &p)) {
+			rc = EXIT_BAD_INPUT;
+			goto out;
+		}
+		if (!p.n)
+			continue;
+		chg = 100.0 * expm1(p.est);
+		lo = 100.0 * expm1(p.lo);
+		hi = 100.0 * expm1(p.hi);
+		half = (hi - lo) / 2;
+		mde[judged++] = fmax(half, o.threshold_pct);
+		/* Worse means slower for latencies, lower for rates. */
+		worse_lo = m->higher_better ? -hi : lo;
+		if (worse_lo > 0 && fabs(chg) >= o.threshold_pct) {
+			verdict = "REGRESSED";
+			regressed++;
+		} else if ((m->higher_better ? lo : -hi) > 0 && fabs(chg) >= o.threshold_pct) {
+			verdict = "improved";
+			improved++;
+		} else {
+			verdict = "within noise";
+		}
+		printf("%-64s %-9s %5zu %12.5g %12.5g %+8.2f%% [%+8.2f%% %+8.2f%%] %7.2f%%  %s\n",
+		       m->key, m->unit ? m->unit : "-", p.n, p.a_med, p.b_med, chg, lo, hi,
+		       fmax(half, o.threshold_pct), verdict);
+	}
+	if (!judged) {
+		fprintf(stderr, "%s: no metric was recorded by both sides in 3 or more rounds\n", prog);
+		rc = EXIT_BAD_INPUT;
+		goto out;
+	}
+	qsort(mde, judged, sizeof(*mde), cmp_double);
+	printf("%u metrics compared over %u paired rounds: %u regressed, %u improved (threshold "
+	       "%.3g%%, %.3g%% intervals); smallest detectable change: median %.2f%%, best %.2f%%, "
+	       "worst %.2f%%\n",
+	       judged, o.rounds, regressed, improved, o.threshold_pct, o.confidence,
+	       mde[judged / 2], mde[0], mde[judged - 1]);
+	rc = regressed ? EXIT_REGRESSION : 0;
+out:
+	free(mde);
+	table_fini(&t);
+	free(o.bench);
+	return rc;
+}
