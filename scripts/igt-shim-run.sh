@@ -19,8 +19,8 @@
 # subtests that fail only because a forked child (igt_fork) touched the device,
 # which lives in the process that opened it; one "test@subtest reason" a line.
 # A listed subtest must fail with the node's fork message in its output
-# (IGT_FORK_STOP_RE, default the node's "forked child" line), otherwise it counts
-# as an unexpected failure too.
+# (IGT_FORK_STOP_RE, default the node's "a forked child cannot use it" line),
+# otherwise it counts as an unexpected failure too.
 #
 # Exit status: 0 when every failure or crash is listed and no listed subtest
 # passed; 1 otherwise (unexpected failure, unexpected pass, runner trouble);
@@ -63,7 +63,7 @@ if [ -z "$expected" ] && [ -f "$here/igt/expected-fail-$profile.txt" ]; then
 fi
 [ -z "$expected" ] || [ -f "$expected" ] || { echo "$0: no expected-failure list $expected" >&2; exit 2; }
 [ -n "$out" ] || out=$TTM_TOP/igt-results/shim-$profile
-fork_re=${IGT_FORK_STOP_RE:-forked child}
+fork_re=${IGT_FORK_STOP_RE:-ttm-i915-node: .*a forked child cannot use it}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -141,7 +141,7 @@ fi
 # results.json by the lowercased name.
 jq -r --rawfile jobs "$tmp/jobs" '
 	def why: ((.out // "") + "\n" + (.err // "")) | split("\n")
-		| map(select(test("Test requirement:|Failed assertion:|Test assertion failure|Received signal|Last errno:|timed out|forked child")))
+		| map(select(test("Test requirement:|Failed assertion:|Test assertion failure|Received signal|Last errno:|timed out|a forked child cannot")))
 		| .[0:2] | join(" | ");
 	. as $r | $jobs | split("\n")[] | select(length > 0) | . as $j
 	| ($r.tests[$j | ascii_downcase] // {result: "notrun"}) as $t
