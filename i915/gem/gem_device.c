@@ -135,6 +135,8 @@ int i915_gem_device_create(const char *profile, struct i915_device **out)
 	/* Fake offsets start above what a real mmap of a 32-bit offset reaches. */
 	dev->next_offset = 1ull << 32;
 	dev->next_file_id = 1;
+	dev->param_reset = 3; /* i915.reset default: full and engine resets */
+	dev->param_hangcheck = true;
 	i915->gem_uapi = dev;
 	*out = i915;
 	return 0;

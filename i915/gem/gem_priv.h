@@ -256,6 +256,8 @@ struct i915_gem_dev {
 	uint32_t master_id;
 	bool wedged;
 	uint64_t reset_count;
+	int param_reset;
+	bool param_hangcheck;
 };
 
 /* --- user memory (gem_uaccess.c) --- */

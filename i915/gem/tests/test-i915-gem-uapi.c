@@ -377,3 +377,77 @@ KTEST(context_create_destroy_and_vm)
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_VM_DESTROY, &vc), -ENOENT);
 	fx_close(&fx);
 }
+
+KTEST(debugfs_drop_caches_purges_dontneed)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_madvise ma = {.madv = I915_MADV_DONTNEED};
+	struct drm_i915_gem_pwrite pw = {.size = 4};
+	uint32_t v = 1;
+	char *text = NULL;
+	size_t len = 0;
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(i915_gem_debugfs_read(fx.i915, "i915_gem_drop_caches", &text, &len), 0);
+	EXPECT_STREQ(text, "0x000003ff\n");
+	free(text);
+	EXPECT_EQ(i915_gem_debugfs_write(fx.i915, "i915_capabilities", "1", 1), -EACCES);
+	EXPECT_EQ(i915_gem_debugfs_write(fx.i915, "i915_gem_drop_caches", "junk", 4), -EINVAL);
+	ma.handle = gem_create(fx.file, 4096);
+	pw.handle = ma.handle;
+	pw.data_ptr = (uintptr_t)&v;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MADVISE, &ma), 0);
+	EXPECT_EQ(ma.retained, 1u);
+	EXPECT_EQ(i915_gem_debugfs_write(fx.i915, "i915_gem_drop_caches", "0x3ff\n", 6), 6);
+	ma.madv = I915_MADV_WILLNEED;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MADVISE, &ma), 0);
+	EXPECT_EQ(ma.retained, 0u);
+	/* A purged object has no pages to give. */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), -EFAULT);
+	fx_close(&fx);
+}
+
+KTEST(debugfs_wedged_reset)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_context_create cc = {0};
+	char *text = NULL;
+	size_t len = 0;
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(i915_gem_debugfs_write(fx.i915, "i915_params/reset", "0", 1), 1);
+	ASSERT_EQ(i915_gem_debugfs_write(fx.i915, "i915_wedged", "-1", 2), 2);
+	ASSERT_EQ(i915_gem_debugfs_read(fx.i915, "i915_wedged", &text, &len), 0);
+	EXPECT_STREQ(text, "1\n");
+	free(text);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &cc), -EIO);
+	ASSERT_EQ(i915_gem_debugfs_write(fx.i915, "i915_params/reset", "3", 1), 1);
+	ASSERT_EQ(i915_gem_debugfs_write(fx.i915, "i915_gem_drop_caches", "0x80", 4), 4);
+	ASSERT_EQ(i915_gem_debugfs_read(fx.i915, "i915_wedged", &text, &len), 0);
+	EXPECT_STREQ(text, "0\n");
+	free(text);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &cc), 0);
+	fx_close(&fx);
+}
+
+KTEST(reg_read_timestamp_ticks)
+{
+	struct uapi_fx fx;
+	struct drm_i915_reg_read r = {.offset = 0x2358 | I915_REG_READ_8B_WA};
+	uint64_t first;
+	uint32_t lo;
+
+	fx_open(&fx, NULL, true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_REG_READ, &r), 0);
+	first = r.val;
+	lo = i915_gem_mmio_read32(fx.i915, 0x2358);
+	usleep(2000);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_REG_READ, &r), 0);
+	/* 2 ms at 19.2 MHz is 38400 ticks. */
+	EXPECT_GE(r.val - first, 38400u);
+	EXPECT_GE(i915_gem_mmio_read32(fx.i915, 0x2358) - lo, 38400u);
+	r.offset = 0x2000;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_REG_READ, &r), -EINVAL);
+	fx_close(&fx);
+}
