@@ -54,8 +54,6 @@ struct drm_dma_buf_ops {
  * @size: bytes, @bo->size.
  * @ops: the exporter's ops (never NULL).
  * @priv: the exporter's pointer (the GEM object for i915).
- * @refcount: references: one for the descriptors as a whole, one per
- *	drm_dma_buf_get().
  * @name: DMA_BUF_SET_NAME's name (NUL-terminated), "" by default;
  *	protected by the dma-buf's internal lock.
  */
@@ -64,7 +62,6 @@ struct drm_dma_buf {
 	uint64_t size;
 	const struct drm_dma_buf_ops *ops;
 	void *priv;
-	atomic_long refcount;
 	char name[32];
 };
 

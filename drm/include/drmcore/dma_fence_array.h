@@ -17,7 +17,7 @@
  * @num_fences: entries of @fences.
  * @pending: fences not yet signalled (+1 while arming).
  * @fences: one reference each; freed with the array.
- * @cbs: the callbacks armed on @fences.
+ * @cbs: private: the callbacks armed on @fences.
  *
  * Its error is the first error of a component fence.
  */
@@ -26,7 +26,7 @@ struct dma_fence_array {
 	unsigned num_fences;
 	atomic_int pending;
 	struct dma_fence **fences;
-	struct dma_fence_cb *cbs;
+	void *cbs;
 };
 
 /** to_dma_fence_array() - the array behind @fence, or NULL. */

@@ -30,6 +30,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include <linux/ioctl.h>
+
 #include <drm.h>
 
 #include <ttm/dma_fence.h>
@@ -147,7 +149,7 @@ int drm_syncobj_query_ioctl(struct drm_file *file, struct drm_syncobj_timeline_a
 
 /**
  * drm_syncobj_ioctl() - dispatch one DRM_IOCTL_SYNCOBJ_* by its number.
- * @nr: DRM_IOCTL_NR() of the request (0xBF..0xC5, 0xCA..0xCD).
+ * @nr: _IOC_NR() of the request (0xBF..0xC5, 0xCA..0xCD).
  * @kdata: the argument in kernel memory, at least the ioctl's size.
  * Return: the ioctl's result; -ENOTTY when @nr is not a syncobj ioctl.
  */

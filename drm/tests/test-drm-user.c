@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+#include <drmcore/drm_user.h>
+#include <drmcore/drm_ioctl.h>
+#include <ktest.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/ioctl.h>
+
+#define PAGE 4096
+
+/* Two pages: the first readable and writable, the second PROT_NONE. */
+static char *two_pages(void)
+{
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	mprotect(p + PAGE, PAGE, PROT_NONE);
+	return p;
+}
+
+static void each_mode(void (*fn)(void))
+{
+	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_VM), 0);
+	fn();
+	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_PIPE), 0);
+	fn();
+	drm_user_set_copy_mode(DRM_USER_COPY_VM);
+}
+
+static void copy_basic(void)
+{
+	char src[100], dst[100];
+
+	for (int i = 0; i < 100; i++)
+		src[i] = (char)i;
+	memset(dst, 0x55, sizeof(dst));
+	EXPECT_UEQ(drm_copy_from_user(dst, src, sizeof(src)), 0);
+	EXPECT_MEMEQ(dst, src, sizeof(src));
+	memset(dst, 0, sizeof(dst));
+	EXPECT_UEQ(drm_copy_to_user(dst, src, 50), 0);
+	EXPECT_MEMEQ(dst, src, 50);
+	EXPECT_EQ(dst[50], 0);
+	EXPECT_UEQ(drm_copy_from_user(dst, src, 0), 0);
+}
+
+KTEST(drm_copy_user_copies_valid_memory)
+{
+	each_mode(copy_basic);
+}
+
+static void copy_bad_small_pointer(void)
+{
+	char buf[16];
+
+	memset(buf, 0x77, sizeof(buf));
+	EXPECT_UEQ(drm_copy_from_user(buf, (void *)8, sizeof(buf)), sizeof(buf));
+	/* The uncopied part is zeroed, as the kernel does. */
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		EXPECT_EQ(buf[i], 0);
+	EXPECT_UEQ(drm_copy_to_user((void *)8, buf, sizeof(buf)), sizeof(buf));
+	EXPECT_UEQ(drm_clear_user((void *)8, 4), 4);
+	EXPECT_EQ(drm_strncpy_from_user(buf, (void *)8, sizeof(buf)), -EFAULT);
+	EXPECT_FALSE(drm_user_readable((void *)8, 1));
+}
+
+KTEST(drm_copy_user_faults_on_small_pointer)
+{
+	each_mode(copy_bad_small_pointer);
+}
+
+static void copy_partial(void)
+{
+	char *p = two_pages();
+	char buf[64];
+
+	ASSERT_NOT_NULL(p);
+	memset(p + PAGE - 16, 'a', 16);
+	memset(buf, 0x77, sizeof(buf));
+	/* 16 bytes before the PROT_NONE page are copied, 48 are not. */
+	EXPECT_UEQ(drm_copy_from_user(buf, p + PAGE - 16, sizeof(buf)), 48);
+	EXPECT_EQ(buf[0], 'a');
+	EXPECT_EQ(buf[15], 'a');
+	EXPECT_EQ(buf[16], 0);
+	EXPECT_EQ(buf[63], 0);
+
+	memset(buf, 'b', sizeof(buf));
+	EXPECT_UEQ(drm_copy_to_user(p + PAGE - 8, buf, sizeof(buf)), 56);
+	EXPECT_EQ(p[PAGE - 8], 'b');
+	EXPECT_EQ(p[PAGE - 1], 'b');
+
+	EXPECT_UEQ(drm_clear_user(p + PAGE - 4, 8), 4);
+	EXPECT_EQ(p[PAGE - 1], 0);
+
+	EXPECT_UEQ(drm_copy_from_user(buf, p + PAGE, 1), 1);
+	EXPECT_TRUE(drm_user_readable(p, PAGE));
+	EXPECT_FALSE(drm_user_readable(p, PAGE + 1));
+	munmap(p, 2 * PAGE);
+}
+
+KTEST(drm_copy_user_stops_at_prot_none_page)
+{
+	each_mode(copy_partial);
+}
+
+static void copy_readonly(void)
+{
+	char *p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char buf[8] = "abcdefg";
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	EXPECT_UEQ(drm_copy_from_user(buf, p, 8), 0);
+	EXPECT_EQ(buf[0], 0);
+	EXPECT_UEQ(drm_copy_to_user(p, "x", 1), 1);
+	munmap(p, PAGE);
+}
+
+KTEST(drm_copy_to_user_faults_on_read_only_page)
+{
+	each_mode(copy_readonly);
+}
+
+static void strncpy_cases(void)
+{
+	char *p = two_pages();
+	char buf[32];
+
+	ASSERT_NOT_NULL(p);
+	EXPECT_EQ(drm_strncpy_from_user(buf, "hello", sizeof(buf)), 5);
+	EXPECT_STREQ(buf, "hello");
+	/* No NUL within count: count, unterminated. */
+	EXPECT_EQ(drm_strncpy_from_user(buf, "hello", 3), 3);
+	EXPECT_EQ(buf[2], 'l');
+	/* A string that ends right before the bad page is fine. */
+	memcpy(p + PAGE - 4, "abc", 4);
+	EXPECT_EQ(drm_strncpy_from_user(buf, p + PAGE - 4, sizeof(buf)), 3);
+	EXPECT_STREQ(buf, "abc");
+	/* One that runs into it is -EFAULT. */
+	memcpy(p + PAGE - 4, "abcd", 4);
+	EXPECT_EQ(drm_strncpy_from_user(buf, p + PAGE - 4, sizeof(buf)), -EFAULT);
+	munmap(p, 2 * PAGE);
+}
+
+KTEST(drm_strncpy_from_user_lengths_and_faults)
+{
+	each_mode(strncpy_cases);
+}
+
+static char *resolve_page;
+
+static bool resolver(uintptr_t addr, bool write)
+{
+	(void)write;
+	if ((char *)(addr & ~(uintptr_t)(PAGE - 1)) != resolve_page)
+		return false;
+	mprotect(resolve_page, PAGE, PROT_READ | PROT_WRITE);
+	memset(resolve_page, 'r', PAGE);
+	return true;
+}
+
+KTEST(drm_copy_user_asks_the_resolver_for_absent_pages)
+{
+	char *p = two_pages();
+	char buf[32];
+
+	ASSERT_NOT_NULL(p);
+	resolve_page = p + PAGE;
+	drm_user_set_fault_resolver(resolver);
+	EXPECT_UEQ(drm_copy_from_user(buf, p + PAGE - 16, sizeof(buf)), 0);
+	EXPECT_EQ(buf[31], 'r');
+	/* A resolver that declines leaves -EFAULT semantics intact. */
+	EXPECT_UEQ(drm_copy_from_user(buf, (void *)8, 4), 4);
+	drm_user_set_fault_resolver(NULL);
+	munmap(p, 2 * PAGE);
+}
+
+KTEST(drm_copy_user_large_copy_crosses_many_pages)
+{
+	size_t n = 3 * 1024 * PAGE + 123; /* more than one process_vm_readv pass */
+	char *src = malloc(n), *dst = malloc(n);
+
+	ASSERT_NOT_NULL(src);
+	ASSERT_NOT_NULL(dst);
+	for (size_t i = 0; i < n; i++)
+		src[i] = (char)(i * 7);
+	EXPECT_UEQ(drm_copy_from_user(dst, src, n), 0);
+	EXPECT_MEMEQ(dst, src, n);
+	free(src);
+	free(dst);
+}
+
+struct old_arg {
+	uint32_t a, b;
+};
+struct new_arg {
+	uint32_t a, b, c, d;
+};
+
+KTEST(drm_ioctl_args_zero_extend_and_copy_back)
+{
+	unsigned cmd_old = _IOWR('d', 0x40, struct old_arg);
+	unsigned cmd_new = _IOWR('d', 0x40, struct new_arg);
+	struct old_arg u = { 1, 2 };
+	struct new_arg un = { 1, 2, 3, 4 };
+	struct drm_ioctl_args a;
+	struct new_arg *k;
+
+	/* Old userspace, newer driver: 8 bytes in, the rest zero, 8 out. */
+	ASSERT_EQ(drm_ioctl_args_in(&a, cmd_old, cmd_new, &u), 0);
+	EXPECT_EQ(a.in_size, 8);
+	EXPECT_EQ(a.out_size, 8);
+	EXPECT_EQ(a.ksize, 16);
+	k = a.kdata;
+	EXPECT_EQ(k->a, 1);
+	EXPECT_EQ(k->c, 0);
+	EXPECT_EQ(k->d, 0);
+	k->b = 20;
+	k->c = 30;
+	EXPECT_EQ(drm_ioctl_args_out(&a, &u, -EINVAL), -EINVAL);
+	/* Copied back even though the handler failed, as the kernel does. */
+	EXPECT_EQ(u.b, 20);
+
+	/* Newer userspace: all 16 in and out. */
+	ASSERT_EQ(drm_ioctl_args_in(&a, cmd_new, cmd_old, &un), 0);
+	EXPECT_EQ(a.ksize, 16);
+	k = a.kdata;
+	EXPECT_EQ(k->d, 4);
+	EXPECT_EQ(drm_ioctl_args_out(&a, &un, 0), 0);
+
+	/* Direction: a write-only request copies nothing out. */
+	ASSERT_EQ(drm_ioctl_args_in(&a, _IOW('d', 0x40, struct new_arg), cmd_new, &un), 0);
+	EXPECT_EQ(a.out_size, 0);
+	drm_ioctl_args_release(&a);
+}
+
+KTEST(drm_ioctl_args_bad_pointers_are_efault)
+{
+	unsigned cmd = _IOWR('d', 0x40, struct new_arg);
+	char *p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct drm_ioctl_args a;
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	EXPECT_EQ(drm_ioctl_args_in(&a, cmd, cmd, (void *)8), -EFAULT);
+	/* Readable but not writable: in succeeds, out is -EFAULT. */
+	ASSERT_EQ(drm_ioctl_args_in(&a, cmd, cmd, p), 0);
+	EXPECT_EQ(drm_ioctl_args_out(&a, p, 0), -EFAULT);
+	munmap(p, PAGE);
+}
+
+KTEST(drm_ioctl_args_large_argument_on_heap)
+{
+	struct big {
+		char b[300];
+	} u;
+	unsigned cmd = _IOWR('d', 0x41, struct big);
+	struct drm_ioctl_args a;
+
+	memset(&u, 3, sizeof(u));
+	ASSERT_EQ(drm_ioctl_args_in(&a, cmd, cmd, &u), 0);
+	EXPECT_TRUE(a.kdata != (void *)a.stack);
+	EXPECT_EQ(((char *)a.kdata)[299], 3);
+	EXPECT_EQ(drm_ioctl_args_out(&a, &u, 0), 0);
+}
