@@ -294,6 +294,8 @@ void i915_gem_file_close(struct i915_gem_file *file)
 		dev->master_id = 0;
 	pthread_mutex_unlock(&dev->lock);
 	gem_context_close_all(file);
+	for (unsigned int i = 0; i < GEM_THROTTLE_SLOTS; i++)
+		dma_fence_put(file->recent[i]);
 	for (;;) {
 		pthread_mutex_lock(&file->lock);
 		obj = ttm_drm_idr_next(&file->handles, &id);
@@ -404,8 +406,11 @@ static void gem_cpu_placement(struct gem_obj *obj, struct ttm_place *places,
 			smem = true;
 		}
 	}
-	if (smem)
+	if (smem) {
+		/* A GGTT-bound object stays put: its tt pages are CPU pages. */
 		places[n++] = (struct ttm_place){.mem_type = TTM_PL_SYSTEM};
+		places[n++] = (struct ttm_place){.mem_type = TTM_PL_TT};
+	}
 	pl->num_placement = n;
 	pl->placement = places;
 }

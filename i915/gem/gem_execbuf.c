@@ -287,7 +287,13 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 	ret = i915_gem_execbuffer(file->dev->i915, &e.eb);
 	if (ret)
 		goto out;
-	dma_fence_put(e.eb.out_fence);
+	/* Remembered for THROTTLE; the oldest slot makes room. */
+	pthread_mutex_lock(&file->lock);
+	dma_fence_put(file->recent[file->recent_next]);
+	file->recent[file->recent_next] = e.eb.out_fence;
+	file->recent_ns[file->recent_next] = dma_fence_now_ns();
+	file->recent_next = (file->recent_next + 1) % GEM_THROTTLE_SLOTS;
+	pthread_mutex_unlock(&file->lock);
 	gem_eb_write_back(&e);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t off = e.eb.objects[i].offset;

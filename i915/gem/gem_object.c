@@ -791,10 +791,31 @@ int gem_get_aperture_ioctl(struct i915_gem_file *file, void *data)
 
 int gem_throttle_ioctl(struct i915_gem_file *file, void *data)
 {
+	struct dma_fence *wait = NULL;
+	int64_t cutoff = dma_fence_now_ns() - GEM_THROTTLE_NS, newest = INT64_MIN;
+	int ret = 0;
+
 	(void)data;
-	/* Wait for the file's requests older than 20 ms: ours retire on their own. */
-	(void)file;
-	return 0;
+	if (file->dev->wedged)
+		return -EIO;
+	/* Wait for the newest of this file's batches submitted over 20 ms ago. */
+	pthread_mutex_lock(&file->lock);
+	for (unsigned int i = 0; i < GEM_THROTTLE_SLOTS; i++) {
+		if (file->recent[i] && file->recent_ns[i] <= cutoff && file->recent_ns[i] > newest) {
+			newest = file->recent_ns[i];
+			wait = file->recent[i];
+		}
+	}
+	if (wait)
+		dma_fence_get(wait);
+	pthread_mutex_unlock(&file->lock);
+	if (wait) {
+		int64_t t = dma_fence_wait_timeout(wait, true, INT64_MAX);
+
+		ret = t < 0 && t != -EIO ? (int)t : 0;
+		dma_fence_put(wait);
+	}
+	return ret;
 }
 
 int gem_userptr_ioctl(struct i915_gem_file *file, void *data)

@@ -100,6 +100,8 @@ enum gem_mmap_type {
 };
 
 #define GEM_MAX_FILES_GRANT 64
+#define GEM_THROTTLE_SLOTS 32
+#define GEM_THROTTLE_NS 20000000ll
 
 struct gem_obj;
 
@@ -212,6 +214,10 @@ struct i915_gem_file {
 	struct ttm_drm_idr vms;
 	uint64_t client_caps;
 	bool authenticated;
+	/* Protected by @lock: the last execbuffers, for THROTTLE. */
+	struct dma_fence *recent[GEM_THROTTLE_SLOTS];
+	int64_t recent_ns[GEM_THROTTLE_SLOTS];
+	unsigned int recent_next;
 };
 
 /**

@@ -451,3 +451,152 @@ KTEST(reg_read_timestamp_ticks)
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_REG_READ, &r), -EINVAL);
 	fx_close(&fx);
 }
+
+KTEST(tiling_caching_domain_tgl)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_set_tiling st = {.tiling_mode = I915_TILING_X, .stride = 512};
+	struct drm_i915_gem_get_tiling gt = {0};
+	struct drm_i915_gem_caching ca = {0};
+	struct drm_i915_gem_set_domain sd = {.read_domains = I915_GEM_DOMAIN_CPU,
+					     .write_domain = I915_GEM_DOMAIN_CPU};
+	struct drm_i915_gem_busy busy = {0};
+	struct drm_i915_gem_get_aperture ap = {0};
+
+	fx_open(&fx, "tgl", true);
+	st.handle = gt.handle = ca.handle = sd.handle = busy.handle = gem_create(fx.file, 16384);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_SET_TILING, &st), 0);
+	EXPECT_EQ(st.swizzle_mode, (uint32_t)I915_BIT_6_SWIZZLE_NONE);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_GET_TILING, &gt), 0);
+	EXPECT_EQ(gt.tiling_mode, (uint32_t)I915_TILING_X);
+	st.stride = 100; /* not a multiple of the tile width */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_SET_TILING, &st), -EINVAL);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_GET_CACHING, &ca), 0);
+	EXPECT_EQ(ca.caching, (uint32_t)I915_CACHING_CACHED); /* LLC part */
+	ca.caching = 7;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_SET_CACHING, &ca), -EINVAL);
+	ca.caching = I915_CACHING_NONE;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_SET_CACHING, &ca), 0);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_SET_DOMAIN, &sd), 0);
+	sd.write_domain = I915_GEM_DOMAIN_GTT; /* write domain must equal the read domains */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_SET_DOMAIN, &sd), -EINVAL);
+	sd.read_domains = sd.write_domain = I915_GEM_DOMAIN_RENDER;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_SET_DOMAIN, &sd), -EINVAL);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_BUSY, &busy), 0);
+	EXPECT_EQ(busy.busy, 0u);
+	busy.handle = 99;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_BUSY, &busy), -ENOENT);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_GET_APERTURE, &ap), 0);
+	EXPECT_GT(ap.aper_size, 0u);
+	EXPECT_LE(ap.aper_available_size, ap.aper_size);
+	fx_close(&fx);
+}
+
+KTEST(dg2_lmem_create_ext_and_regions)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_memory_class_instance regions[2] = {
+	    {I915_MEMORY_CLASS_DEVICE, 0}, {I915_MEMORY_CLASS_SYSTEM, 0}};
+	struct drm_i915_gem_create_ext_memory_regions ext = {
+	    .base = {.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS},
+	    .num_regions = 2,
+	    .regions = (uintptr_t)regions};
+	struct drm_i915_gem_create_ext c = {.size = 4096, .extensions = (uintptr_t)&ext};
+	struct drm_i915_query_item item = {.query_id = DRM_I915_QUERY_MEMORY_REGIONS};
+	struct drm_i915_query q = {.num_items = 1, .items_ptr = (uintptr_t)&item};
+	struct drm_i915_gem_caching ca = {0};
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_FIXED};
+	struct drm_i915_query_memory_regions *mr;
+	uint32_t *p = NULL;
+
+	fx_open(&fx, "dg2-smallbar", true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE_EXT, &c), 0);
+	EXPECT_UEQ(c.size, 65536); /* lmem pages are 64 KiB */
+	mo.handle = c.handle;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	ASSERT_EQ(i915_gem_mmap(fx.file, NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED,
+				(off_t)mo.offset, (void **)&p),
+		  0);
+	p[100] = 42;
+	EXPECT_EQ(p[100], 42u);
+	EXPECT_EQ(i915_gem_munmap(fx.i915, p, 65536), 0);
+	ca.handle = c.handle;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_GET_CACHING, &ca), -ENODEV);
+	/* The same region twice. */
+	regions[1] = regions[0];
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE_EXT, &c), -EINVAL);
+	ext.regions = (uintptr_t)BAD_PTR;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE_EXT, &c), -EFAULT);
+	ext.base.name = 77;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE_EXT, &c), -EINVAL);
+
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	ASSERT_GT(item.length, 0);
+	mr = calloc(1, (size_t)item.length);
+	ASSERT_NOT_NULL(mr);
+	item.data_ptr = (uintptr_t)mr;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	EXPECT_EQ(mr->num_regions, 2u);
+	EXPECT_EQ(mr->regions[1].region.memory_class, I915_MEMORY_CLASS_DEVICE);
+	EXPECT_LT(mr->regions[1].probed_cpu_visible_size, mr->regions[1].probed_size);
+	/* A buffer too short for the answer: the item's length says -EINVAL. */
+	item.length = 8;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	EXPECT_EQ(item.length, -EINVAL);
+	free(mr);
+	fx_close(&fx);
+}
+
+KTEST(context_engines_map_selects_blitter)
+{
+	struct uapi_fx fx;
+	struct {
+		uint64_t extensions;
+		struct i915_engine_class_instance engines[2];
+	} map = {0, {{I915_ENGINE_CLASS_COPY, 0}, {I915_ENGINE_CLASS_RENDER, 0}}};
+	struct drm_i915_gem_context_create_ext_setparam sp = {
+	    .base = {.name = I915_CONTEXT_CREATE_EXT_SETPARAM},
+	    .param = {.param = I915_CONTEXT_PARAM_ENGINES, .size = sizeof(map),
+		      .value = (uintptr_t)&map}};
+	struct drm_i915_gem_context_create_ext cc = {
+	    .flags = I915_CONTEXT_CREATE_FLAGS_USE_EXTENSIONS, .extensions = (uintptr_t)&sp};
+	struct drm_i915_gem_exec_object2 obj = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_pwrite pw = {.size = 8};
+	uint32_t cs[2] = {MI_BATCH_BUFFER_END, 0};
+
+	fx_open(&fx, NULL, true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT, &cc), 0);
+	obj.handle = pw.handle = gem_create(fx.file, 4096);
+	pw.data_ptr = (uintptr_t)cs;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	eb.buffers_ptr = (uintptr_t)&obj;
+	eb.buffer_count = 1;
+	eb.rsvd1 = cc.ctx_id;
+	for (unsigned int i = 0; i < 64; i++) {
+		eb.flags = i;
+		EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb),
+			  i < 2 ? 0 : -EINVAL);
+	}
+	/* An engine the part does not have. */
+	map.engines[1].engine_class = I915_ENGINE_CLASS_VIDEO;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT, &cc), -ENOENT);
+	fx_close(&fx);
+}
+
+KTEST(render_node_refuses_primary_only_ioctls)
+{
+	struct uapi_fx fx;
+	struct drm_set_client_cap cap = {.capability = DRM_CLIENT_CAP_ATOMIC, .value = 1};
+	struct drm_get_cap gc = {.capability = DRM_CAP_PRIME};
+	struct drm_auth auth = {0};
+
+	fx_open(&fx, NULL, true);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SET_CLIENT_CAP, &cap), -EACCES);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_GET_MAGIC, &auth), -EACCES);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_GET_CAP, &gc), 0);
+	EXPECT_EQ(gc.value, (uint64_t)(DRM_PRIME_CAP_IMPORT | DRM_PRIME_CAP_EXPORT));
+	gc.capability = DRM_CAP_DUMB_BUFFER;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_GET_CAP, &gc), -EOPNOTSUPP);
+	fx_close(&fx);
+}
