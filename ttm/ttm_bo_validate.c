@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include <ttm/ttm_bo.h>
+#include <ttm/ttm_delay.h>
 #include <ttm/ttm_trace.h>
 
 #include "ttm_bo_internal.h"
@@ -184,6 +185,10 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo, struct ttm_operation_ctx *
 	bool busy = false;
 	int ret;
 
+#if TTM_EVICT_DELAY_NS > 0
+	/* The regression the benchmarks must notice (-Devict_delay_ns). */
+	ttm_delay_ns(TTM_EVICT_DELAY_NS);
+#endif
 	bdev->funcs->evict_flags(bo, &placement);
 	if (!placement.num_placement) {
 		ret = ttm_bo_pipeline_gutting(bo);
@@ -567,19 +572,6 @@ static int ttm_bo_validate_in_place(struct ttm_buffer_object *bo, struct ttm_ope
 	return 0;
 }
 
-#if TTM_VALIDATE_DELAY_NS > 0
-/* The regression the benchmarks must notice: burn the configured time. */
-static void ttm_validate_delay(void)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((int64_t)(t.tv_sec - t0.tv_sec) * 1000000000 + (t.tv_nsec - t0.tv_nsec) <
-		 (int64_t)TTM_VALIDATE_DELAY_NS);
-}
-#endif
 
 static int ttm_bo_validate_impl(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
 				struct ttm_operation_ctx *ctx)
@@ -636,7 +628,8 @@ int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placeme
 
 	TTM_PROBE2(validate_begin, bo, bo->size);
 #if TTM_VALIDATE_DELAY_NS > 0
-	ttm_validate_delay();
+	/* The regression the benchmarks must notice (-Dvalidate_delay_ns). */
+	ttm_delay_ns(TTM_VALIDATE_DELAY_NS);
 #endif
 	ret = ttm_bo_validate_impl(bo, placement, ctx);
 	TTM_PROBE3(validate_end, bo, ret, ctx->bytes_moved - moved);
