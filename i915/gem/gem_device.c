@@ -127,6 +127,7 @@ int i915_gem_device_create(const char *profile, struct i915_device **out)
 	dev->i915 = i915;
 	dev->info = info;
 	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->prime_lock, NULL);
 	INIT_LIST_HEAD(&dev->files);
 	INIT_LIST_HEAD(&dev->maps);
 	for (unsigned int i = 0; i < GEM_MMO_HASH; i++)
@@ -189,6 +190,7 @@ void i915_gem_device_destroy(struct i915_device *i915)
 	i915_device_destroy(i915);
 	ttm_drm_idr_fini(&dev->names);
 	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->prime_lock);
 	free(dev);
 }
 
@@ -206,11 +208,13 @@ int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_fi
 	file->dev = dev;
 	file->render = render;
 	pthread_mutex_init(&file->lock, NULL);
+	drm_file_init(&file->drm);
 	ttm_drm_idr_init(&file->handles);
 	ttm_drm_idr_init(&file->contexts);
 	ttm_drm_idr_init(&file->vms);
 	ret = gem_context_open(file);
 	if (ret) {
+		drm_file_fini(&file->drm);
 		ttm_drm_idr_fini(&file->handles);
 		ttm_drm_idr_fini(&file->contexts);
 		ttm_drm_idr_fini(&file->vms);
@@ -307,6 +311,7 @@ void i915_gem_file_close(struct i915_gem_file *file)
 		gem_obj_put(gem_handle_release(file, obj));
 		gem_obj_put(obj);
 	}
+	drm_file_fini(&file->drm);
 	ttm_drm_idr_fini(&file->handles);
 	ttm_drm_idr_fini(&file->contexts);
 	ttm_drm_idr_fini(&file->vms);

@@ -8,6 +8,7 @@
  * in through the checked user copy; offsets go back only after success.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -140,8 +140,7 @@ static int gem_getcap_ioctl(struct i915_gem_file *file, void *data)
 		return 0;
 	case DRM_CAP_SYNCOBJ:
 	case DRM_CAP_SYNCOBJ_TIMELINE:
-		/* Syncobjs are not wired yet: say so rather than fail later. */
-		req->value = 0;
+		req->value = 1;
 		return 0;
 	}
 	return -EOPNOTSUPP;
@@ -181,6 +180,24 @@ static int gem_authmagic_ioctl(struct i915_gem_file *file, void *data)
 	pthread_mutex_unlock(&dev->lock);
 	return ret;
 }
+
+/* The syncobj ioctls are the core's (drm_syncobj.c), on the file's table. */
+#define GEM_SYNCOBJ_IOCTL(name, req)                                                                \
+	static int gem_syncobj_##name(struct i915_gem_file *file, void *data)                      \
+	{                                                                                          \
+		return drm_syncobj_ioctl(&file->drm, _IOC_NR(req), data);                          \
+	}
+GEM_SYNCOBJ_IOCTL(create, DRM_IOCTL_SYNCOBJ_CREATE)
+GEM_SYNCOBJ_IOCTL(destroy, DRM_IOCTL_SYNCOBJ_DESTROY)
+GEM_SYNCOBJ_IOCTL(handle_to_fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD)
+GEM_SYNCOBJ_IOCTL(fd_to_handle, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE)
+GEM_SYNCOBJ_IOCTL(wait, DRM_IOCTL_SYNCOBJ_WAIT)
+GEM_SYNCOBJ_IOCTL(reset, DRM_IOCTL_SYNCOBJ_RESET)
+GEM_SYNCOBJ_IOCTL(signal, DRM_IOCTL_SYNCOBJ_SIGNAL)
+GEM_SYNCOBJ_IOCTL(timeline_wait, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT)
+GEM_SYNCOBJ_IOCTL(query, DRM_IOCTL_SYNCOBJ_QUERY)
+GEM_SYNCOBJ_IOCTL(transfer, DRM_IOCTL_SYNCOBJ_TRANSFER)
+GEM_SYNCOBJ_IOCTL(timeline_signal, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL)
 
 /* --- GETPARAM --- */
 
@@ -337,6 +354,8 @@ static const struct gem_ioctl_desc gem_core_ioctls[] = {
     CORE(DRM_IOCTL_GEM_CLOSE, GEM_RENDER_ALLOW, gem_close_ioctl),
     CORE(DRM_IOCTL_GEM_FLINK, GEM_AUTH, gem_flink_ioctl),
     CORE(DRM_IOCTL_GEM_OPEN, GEM_AUTH, gem_open_ioctl),
+    CORE(DRM_IOCTL_PRIME_HANDLE_TO_FD, GEM_RENDER_ALLOW, gem_prime_handle_to_fd_ioctl),
+    CORE(DRM_IOCTL_PRIME_FD_TO_HANDLE, GEM_RENDER_ALLOW, gem_prime_fd_to_handle_ioctl),
     CORE(DRM_IOCTL_MODE_GETRESOURCES, 0, gem_nomodeset_ioctl),
     CORE(DRM_IOCTL_MODE_CREATE_DUMB, 0, gem_nomodeset_ioctl),
     CORE(DRM_IOCTL_MODE_MAP_DUMB, 0, gem_nomodeset_ioctl),
@@ -347,17 +366,17 @@ static const struct gem_ioctl_desc gem_core_ioctls[] = {
     CORE(DRM_IOCTL_MODE_ADDFB2, 0, gem_nomodeset_ioctl),
     CORE(DRM_IOCTL_MODE_RMFB, 0, gem_nomodeset_ioctl),
     CORE(DRM_IOCTL_MODE_OBJ_GETPROPERTIES, 0, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_CREATE, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_DESTROY, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_WAIT, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_RESET, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_SIGNAL, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_QUERY, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_TRANSFER, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
-    CORE(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, GEM_RENDER_ALLOW, gem_nomodeset_ioctl),
+    CORE(DRM_IOCTL_SYNCOBJ_CREATE, GEM_RENDER_ALLOW, gem_syncobj_create),
+    CORE(DRM_IOCTL_SYNCOBJ_DESTROY, GEM_RENDER_ALLOW, gem_syncobj_destroy),
+    CORE(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, GEM_RENDER_ALLOW, gem_syncobj_handle_to_fd),
+    CORE(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, GEM_RENDER_ALLOW, gem_syncobj_fd_to_handle),
+    CORE(DRM_IOCTL_SYNCOBJ_WAIT, GEM_RENDER_ALLOW, gem_syncobj_wait),
+    CORE(DRM_IOCTL_SYNCOBJ_RESET, GEM_RENDER_ALLOW, gem_syncobj_reset),
+    CORE(DRM_IOCTL_SYNCOBJ_SIGNAL, GEM_RENDER_ALLOW, gem_syncobj_signal),
+    CORE(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, GEM_RENDER_ALLOW, gem_syncobj_timeline_wait),
+    CORE(DRM_IOCTL_SYNCOBJ_QUERY, GEM_RENDER_ALLOW, gem_syncobj_query),
+    CORE(DRM_IOCTL_SYNCOBJ_TRANSFER, GEM_RENDER_ALLOW, gem_syncobj_transfer),
+    CORE(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, GEM_RENDER_ALLOW, gem_syncobj_timeline_signal),
 };
 
 static const struct gem_ioctl_desc gem_driver_ioctls[] = {

@@ -8,6 +8,7 @@
  * gem/i915_gem_tiling.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -283,6 +284,7 @@ int gem_close_ioctl(struct i915_gem_file *file, void *data)
 
 	if (args->pad)
 		return -EINVAL;
+	drm_prime_remove_buf_handle(&file->drm.prime, args->handle);
 	return gem_handle_delete(file, args->handle);
 }
 
@@ -824,4 +826,104 @@ int gem_userptr_ioctl(struct i915_gem_file *file, void *data)
 	(void)data;
 	/* The driver cannot track the pages of user memory: a kernel without MMU notifiers. */
 	return -ENODEV;
+}
+
+/* --- PRIME (drm_prime.c, gem/i915_gem_dmabuf.c) --- */
+
+static void gem_dmabuf_release(struct drm_dma_buf *buf)
+{
+	gem_obj_put(buf->priv);
+}
+
+static int gem_dmabuf_mmap(struct drm_dma_buf *buf, void *hint, size_t len, int prot, int flags,
+			   off_t offset, void **addr)
+{
+	struct gem_obj *obj = buf->priv;
+
+	(void)hint;
+	(void)prot;
+	(void)flags;
+	if (offset < 0 || (offset & (TTM_PAGE_SIZE - 1)) || (uint64_t)offset > obj->size ||
+	    len > obj->size - (uint64_t)offset)
+		return -EINVAL;
+	return gem_map_object(obj->dev, obj, (uint64_t)offset, len, addr);
+}
+
+static const struct drm_dma_buf_ops gem_dmabuf_ops = {
+    .release = gem_dmabuf_release,
+    .mmap = gem_dmabuf_mmap,
+};
+
+int gem_prime_handle_to_fd_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_prime_handle *args = data;
+	struct i915_gem_dev *dev = file->dev;
+	struct drm_dma_buf *buf;
+	struct gem_obj *obj;
+	int ret, fd = -1;
+
+	if (args->flags & ~(uint32_t)(DRM_CLOEXEC | DRM_RDWR))
+		return -EINVAL;
+	obj = gem_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	/* One dma-buf per object: a second export is a new descriptor of it. */
+	pthread_mutex_lock(&dev->prime_lock);
+	buf = drm_dma_buf_lookup_bo(&obj->bo->base);
+	if (buf) {
+		ret = drm_dma_buf_fd(buf, (int)args->flags, &fd);
+	} else {
+		gem_obj_get(obj); /* the dma-buf's, dropped by its release */
+		ret = drm_dma_buf_export(&obj->bo->base, &gem_dmabuf_ops, obj, (int)args->flags, &fd,
+					 NULL);
+		if (ret)
+			gem_obj_put(obj);
+	}
+	pthread_mutex_unlock(&dev->prime_lock);
+	if (buf)
+		drm_dma_buf_put(buf);
+	gem_obj_put(obj);
+	if (ret)
+		return ret;
+	args->fd = fd;
+	return 0;
+}
+
+int gem_prime_fd_to_handle_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct drm_prime_handle *args = data;
+	struct drm_prime_file *pf = &file->drm.prime;
+	struct drm_dma_buf *buf;
+	uint32_t handle;
+	int ret;
+
+	ret = drm_dma_buf_get(args->fd, &buf);
+	if (ret)
+		return ret;
+	drm_prime_lock(pf);
+	ret = drm_prime_lookup_buf_handle_locked(pf, buf, &handle);
+	if (ret == -ENOENT) {
+		struct gem_obj *obj = buf->priv;
+
+		/* Only this device's own buffers can be imported: no attachments. */
+		if (buf->ops != &gem_dmabuf_ops || obj->dev != file->dev) {
+			ret = -EINVAL;
+		} else {
+			ret = gem_handle_create(file, obj, &handle);
+			if (!ret) {
+				ret = drm_prime_add_buf_handle_locked(pf, buf, handle);
+				if (ret) {
+					drm_prime_unlock(pf);
+					gem_handle_delete(file, handle);
+					drm_dma_buf_put(buf);
+					return ret;
+				}
+			}
+		}
+	}
+	drm_prime_unlock(pf);
+	drm_dma_buf_put(buf);
+	if (!ret)
+		args->handle = handle;
+	return ret;
 }

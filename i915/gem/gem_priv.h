@@ -48,6 +48,12 @@
 #include <i915/i915_gem.h>
 #include <i915/i915_gem_uapi.h>
 
+#include <drmcore/dma_buf.h>
+#include <drmcore/drm_file.h>
+#include <drmcore/drm_prime.h>
+#include <drmcore/drm_syncobj.h>
+#include <drmcore/sync_file.h>
+
 /* Newer than some libdrm headers; the values are the kernel's uAPI. */
 #ifndef I915_PARAM_OA_TIMESTAMP_FREQUENCY
 #define I915_PARAM_OA_TIMESTAMP_FREQUENCY 57
@@ -194,6 +200,7 @@ struct gem_vm {
 
 /**
  * struct i915_gem_file - a drm_file.
+ * @drm: the core's part: syncobj handles and the PRIME table.
  * @dev: the device.
  * @id: a device-unique id (mmap grants name files by it).
  * @render: opened through the render node.
@@ -204,6 +211,7 @@ struct gem_vm {
  * @vms: id -> struct gem_vm; ids from 1.
  */
 struct i915_gem_file {
+	struct drm_file drm;
 	struct i915_gem_dev *dev;
 	uint32_t id;
 	bool render;
@@ -239,6 +247,7 @@ struct gem_map {
  * struct i915_gem_dev - the uAPI side of a device.
  * @i915: the device.
  * @info: its profile.
+ * @prime_lock: serialises looking up and creating an object's dma-buf.
  * @lock: protects everything below.
  * @files: open files.
  * @next_file_id: file id allocator.
@@ -253,6 +262,7 @@ struct i915_gem_dev {
 	struct i915_device *i915;
 	const struct gem_profile_info *info;
 	pthread_mutex_t lock;
+	pthread_mutex_t prime_lock;
 	struct list_head files;
 	uint32_t next_file_id;
 	struct ttm_drm_idr names;
@@ -348,6 +358,8 @@ int gem_get_caching_ioctl(struct i915_gem_file *file, void *data);
 int gem_get_aperture_ioctl(struct i915_gem_file *file, void *data);
 int gem_throttle_ioctl(struct i915_gem_file *file, void *data);
 int gem_userptr_ioctl(struct i915_gem_file *file, void *data);
+int gem_prime_handle_to_fd_ioctl(struct i915_gem_file *file, void *data);
+int gem_prime_fd_to_handle_ioctl(struct i915_gem_file *file, void *data);
 
 int gem_getparam_ioctl(struct i915_gem_file *file, void *data);
 int gem_query_ioctl(struct i915_gem_file *file, void *data);

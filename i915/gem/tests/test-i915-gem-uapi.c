@@ -4,6 +4,7 @@
  * checks a kernel behaviour (errno, handle order, written data).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -598,5 +599,61 @@ KTEST(render_node_refuses_primary_only_ioctls)
 	EXPECT_EQ(gc.value, (uint64_t)(DRM_PRIME_CAP_IMPORT | DRM_PRIME_CAP_EXPORT));
 	gc.capability = DRM_CAP_DUMB_BUFFER;
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_GET_CAP, &gc), -EOPNOTSUPP);
+	fx_close(&fx);
+}
+
+KTEST(prime_export_import_same_object)
+{
+	struct uapi_fx fx;
+	struct i915_gem_file *other;
+	struct drm_prime_handle ph = {.flags = DRM_CLOEXEC | DRM_RDWR};
+	struct drm_prime_handle imp = {0};
+	struct drm_i915_gem_pwrite pw = {.size = 4};
+	struct drm_i915_gem_pread pr = {.size = 4};
+	uint32_t v = 0x1234, r = 0, again;
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(i915_gem_file_open(fx.i915, true, &other), 0);
+	ph.handle = pw.handle = gem_create(fx.file, 4096);
+	pw.data_ptr = (uintptr_t)&v;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph), 0);
+	EXPECT_GE(ph.fd, 0);
+	EXPECT_EQ(lseek(ph.fd, 0, SEEK_END), 4096);
+	imp.fd = ph.fd;
+	ASSERT_EQ(i915_gem_ioctl(other, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp), 0);
+	again = imp.handle;
+	ASSERT_EQ(i915_gem_ioctl(other, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp), 0);
+	EXPECT_EQ(imp.handle, again); /* one handle per dma-buf and file */
+	pr.handle = imp.handle;
+	pr.data_ptr = (uintptr_t)&r;
+	ASSERT_EQ(i915_gem_ioctl(other, DRM_IOCTL_I915_GEM_PREAD, &pr), 0);
+	EXPECT_EQ(r, 0x1234u);
+	ph.flags = 0x4;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph), -EINVAL);
+	imp.fd = 0x7fff;
+	EXPECT_EQ(i915_gem_ioctl(other, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp), -EBADF);
+	close(ph.fd);
+	i915_gem_file_close(other);
+	fx_close(&fx);
+}
+
+KTEST(syncobj_through_core)
+{
+	struct uapi_fx fx;
+	struct drm_syncobj_create sc = {.flags = DRM_SYNCOBJ_CREATE_SIGNALED};
+	struct drm_syncobj_wait w = {.count_handles = 1};
+	struct drm_syncobj_destroy sd = {0};
+	struct drm_get_cap gc = {.capability = DRM_CAP_SYNCOBJ_TIMELINE};
+
+	fx_open(&fx, NULL, true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_GET_CAP, &gc), 0);
+	EXPECT_EQ(gc.value, 1u);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SYNCOBJ_CREATE, &sc), 0);
+	w.handles = (uintptr_t)&sc.handle;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SYNCOBJ_WAIT, &w), 0);
+	sd.handle = sc.handle;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SYNCOBJ_DESTROY, &sd), 0);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SYNCOBJ_DESTROY, &sd), -EINVAL);
 	fx_close(&fx);
 }
