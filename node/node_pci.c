@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PCI function as libpciaccess and libdrm read it: configuration
+ * space, the class, and BAR 0 (GTTMMADR) mapped through resource0.
+ *
+ * BAR 0 mappings are anonymous shared memory filled at mmap time with
+ * i915_gem_mmio_read32() of every dword, then kept live by a refresher
+ * thread: while any BAR mapping exists it rewrites the live registers
+ * (each engine's RING_TIMESTAMP and its upper dword) every
+ * TTM_I915_BAR_REFRESH_US microseconds (default 20), so a program polling
+ * the timestamp sees it advance at the CS timestamp frequency with that
+ * granularity. Writes land in the mapping and reach no register.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "node_priv.h"
+
+#define NODE_BAR_SIZE (16ull << 20)
+#define NODE_BAR_MAPS 16
+
+/* Engine MMIO bases of gen12 (render, blitter, video, enhance, compute). */
+static const uint32_t node_engine_bases[] = {
+	0x002000, 0x022000, 0x1c0000, 0x1c4000, 0x1d0000, 0x1d4000, 0x1c8000, 0x1d8000, 0x01a000,
+};
+
+#define NODE_RING_TIMESTAMP 0x358
+#define NODE_RING_TIMESTAMP_UDW 0x35c
+
+struct node_bar_map {
+	char *addr;
+	size_t len;
+	uint64_t offset;
+};
+
+/* Protected by node_bar_lock. */
+static struct node_bar_map node_bar_maps[NODE_BAR_MAPS];
+static unsigned int node_bar_nmaps;
+static bool node_bar_thread_running;
+static pthread_mutex_t node_bar_lock = PTHREAD_MUTEX_INITIALIZER;
+
+uint64_t node_bar_size(void)
+{
+	return NODE_BAR_SIZE;
+}
+
+uint64_t node_bar_phys(void)
+{
+	return node_dev.profile->discrete ? 0x4000000000ull : 0x6000000000ull;
+}
+
+uint32_t node_pci_class(void)
+{
+	return 0x030000; /* display controller, VGA compatible */
+}
+
+static void node_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void node_put32(uint8_t *p, uint32_t v)
+{
+	node_put16(p, (uint16_t)v);
+	node_put16(p + 2, (uint16_t)(v >> 16));
+}
+
+void node_pci_config(uint8_t cfg[256])
+{
+	const struct i915_gem_profile *p = node_dev.profile;
+	uint64_t bar0 = node_bar_phys();
+
+	memset(cfg, 0, 256);
+	node_put16(cfg + 0x00, p->pci_vendor);
+	node_put16(cfg + 0x02, p->pci_device);
+	node_put16(cfg + 0x04, 0x0007); /* I/O, memory, bus master */
+	node_put16(cfg + 0x06, 0x0000); /* no capability list */
+	cfg[0x08] = p->pci_revision;
+	cfg[0x09] = (uint8_t)node_pci_class();
+	cfg[0x0a] = (uint8_t)(node_pci_class() >> 8);
+	cfg[0x0b] = (uint8_t)(node_pci_class() >> 16);
+	cfg[0x0e] = 0x00; /* type 0 header, single function */
+	node_put32(cfg + 0x10, (uint32_t)bar0 | 0x4); /* 64-bit memory BAR */
+	node_put32(cfg + 0x14, (uint32_t)(bar0 >> 32));
+	node_put16(cfg + 0x2c, p->pci_subsystem_vendor);
+	node_put16(cfg + 0x2e, p->pci_subsystem_device);
+	cfg[0x3c] = 0xff;
+	cfg[0x3d] = 0x01; /* INTA# */
+}
+
+static void node_bar_fill_live(const struct node_bar_map *m)
+{
+	for (unsigned int i = 0; i < sizeof(node_engine_bases) / sizeof(node_engine_bases[0]); i++) {
+		uint32_t regs[2] = { node_engine_bases[i] + NODE_RING_TIMESTAMP,
+				     node_engine_bases[i] + NODE_RING_TIMESTAMP_UDW };
+
+		for (unsigned int j = 0; j < 2; j++) {
+			if (regs[j] < m->offset || regs[j] + 4 > m->offset + m->len)
+				continue;
+			*(volatile uint32_t *)(m->addr + (regs[j] - m->offset)) =
+				i915_gem_mmio_read32(node_dev.i915, regs[j]);
+		}
+	}
+}
+
+static void *node_bar_refresher(void *arg)
+{
+	struct timespec ts = { 0, 20000 };
+	const char *env = getenv("TTM_I915_BAR_REFRESH_US");
+
+	(void)arg;
+	if (env && atol(env) > 0)
+		ts.tv_nsec = atol(env) * 1000 % 1000000000;
+	node_in_driver = 1;
+	for (;;) {
+		pthread_mutex_lock(&node_bar_lock);
+		if (!node_bar_nmaps || atomic_load(&node_dev.forked)) {
+			node_bar_thread_running = false;
+			pthread_mutex_unlock(&node_bar_lock);
+			return NULL;
+		}
+		for (unsigned int i = 0; i < node_bar_nmaps; i++)
+			node_bar_fill_live(&node_bar_maps[i]);
+		pthread_mutex_unlock(&node_bar_lock);
+		nanosleep(&ts, NULL);
+	}
+}
+
+void *node_bar_mmap(void *addr, size_t len, int prot, int flags, off_t offset)
+{
+	pthread_attr_t attr;
+	pthread_t thread;
+	char *map;
+
+	if (node_fork_refuse())
+		return MAP_FAILED;
+	if (offset < 0 || (uint64_t)offset >= NODE_BAR_SIZE || !len ||
+	    len > NODE_BAR_SIZE - (uint64_t)offset || (offset & 4095)) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	map = REAL(mmap)(addr, len, prot | PROT_READ | PROT_WRITE,
+			 (flags & MAP_FIXED) | MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return map;
+	node_in_driver++;
+	for (size_t off = 0; off + 4 <= len; off += 4)
+		*(uint32_t *)(map + off) =
+			i915_gem_mmio_read32(node_dev.i915, (uint32_t)((uint64_t)offset + off));
+	node_in_driver--;
+
+	pthread_mutex_lock(&node_bar_lock);
+	if (node_bar_nmaps == NODE_BAR_MAPS) {
+		pthread_mutex_unlock(&node_bar_lock);
+		REAL(munmap)(map, len);
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	node_bar_maps[node_bar_nmaps++] = (struct node_bar_map){ map, len, (uint64_t)offset };
+	if (!node_bar_thread_running) {
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		node_in_driver++;
+		if (!pthread_create(&thread, &attr, node_bar_refresher, NULL))
+			node_bar_thread_running = true;
+		node_in_driver--;
+		pthread_attr_destroy(&attr);
+	}
+	pthread_mutex_unlock(&node_bar_lock);
+	return map;
+}
+
+bool node_bar_munmap(void *addr, size_t len, int *ret)
+{
+	char *a = addr;
+	bool found = false;
+
+	if (!__atomic_load_n(&node_bar_nmaps, __ATOMIC_RELAXED))
+		return false;
+	pthread_mutex_lock(&node_bar_lock);
+	for (unsigned int i = 0; i < node_bar_nmaps;) {
+		struct node_bar_map *m = &node_bar_maps[i];
+
+		if (m->addr < a + len && a < m->addr + m->len) {
+			/* The refresher must not write into a range being unmapped. */
+			found = true;
+			*m = node_bar_maps[--node_bar_nmaps];
+			continue;
+		}
+		i++;
+	}
+	if (found)
+		*ret = REAL(munmap)(addr, len);
+	pthread_mutex_unlock(&node_bar_lock);
+	return found;
+}
+
+void node_bar_shutdown(void)
+{
+	/*
+	 * The refresher reads registers of the device under node_bar_lock:
+	 * once no mapping is listed it only takes the lock and leaves.
+	 */
+	pthread_mutex_lock(&node_bar_lock);
+	node_bar_nmaps = 0;
+	pthread_mutex_unlock(&node_bar_lock);
+}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The emulated render node seen from an unmodified client: this program
+ * is an ordinary libc/libdrm/libudev program, run with the node preloaded
+ * (meson sets LD_PRELOAD), and checks what a kernel i915 would show it.
+ * Without the preload, or when the node cannot create its device, every
+ * case skips with the reason.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libudev.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+#include <i915_drm.h>
+
+#include "ktest.h"
+
+/* Open @path, skipping the case when no node is there (no preload). */
+static int open_node(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s: %s (is the node preloaded and its driver built?)",
+			 path, strerror(errno));
+		KTEST_SKIP(why);
+	}
+	return fd;
+}
+
+static void drm_name(int fd, char *name, size_t len)
+{
+	struct drm_version v = { .name = name, .name_len = len - 1 };
+
+	memset(name, 0, len);
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_VERSION, &v), 0);
+}
+
+static uint32_t chipset_id(int fd)
+{
+	int value = 0;
+	struct drm_i915_getparam gp = { .param = I915_PARAM_CHIPSET_ID, .value = &value };
+
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GETPARAM, &gp), 0);
+	return (uint32_t)value;
+}
+
+KTEST(open_version_says_i915)
+{
+	char name[32];
+	int render = open_node("/dev/dri/renderD128");
+	int card = open_node("/dev/dri/card0");
+
+	drm_name(render, name, sizeof(name));
+	EXPECT_STREQ(name, "i915");
+	drm_name(card, name, sizeof(name));
+	EXPECT_STREQ(name, "i915");
+	/* As drm_ioctl(): an empty core slot is EINVAL, a foreign type ENOTTY. */
+	errno = 0;
+	EXPECT_EQ(ioctl(render, DRM_IOC(DRM_IOC_READWRITE, DRM_IOCTL_BASE, 0x3f, 8), name), -1);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(ioctl(render, DRM_IOC(DRM_IOC_READWRITE, 'T', 0x01, 8), name), -1);
+	EXPECT_EQ(errno, ENOTTY);
+}
+
+KTEST(stat_nodes_are_drm_char_devices)
+{
+	struct stat st, fst, card;
+	int fd = open_node("/dev/dri/renderD128");
+
+	ASSERT_EQ(stat("/dev/dri/renderD128", &st), 0);
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(major(st.st_rdev), 226);
+	EXPECT_EQ(minor(st.st_rdev), 128);
+	ASSERT_EQ(fstat(fd, &fst), 0);
+	EXPECT_TRUE(S_ISCHR(fst.st_mode));
+	EXPECT_UEQ(fst.st_rdev, st.st_rdev);
+	EXPECT_UEQ(fst.st_ino, st.st_ino);
+	EXPECT_UEQ(fst.st_dev, st.st_dev);
+	ASSERT_EQ(lstat("/dev/dri/card0", &card), 0);
+	EXPECT_TRUE(S_ISCHR(card.st_mode));
+	EXPECT_EQ(minor(card.st_rdev), 0);
+	EXPECT_NE(card.st_ino, st.st_ino);
+	EXPECT_EQ(access("/dev/dri/card0", R_OK | W_OK), 0);
+}
+
+KTEST(dev_dri_lists_both_nodes)
+{
+	DIR *d;
+	struct dirent *de;
+	bool card = false, render = false;
+
+	open_node("/dev/dri/card0");
+	d = opendir("/dev/dri");
+	ASSERT_NOT_NULL(d);
+	while ((de = readdir(d))) {
+		card |= !strcmp(de->d_name, "card0");
+		render |= !strcmp(de->d_name, "renderD128");
+	}
+	closedir(d);
+	EXPECT_TRUE(card);
+	EXPECT_TRUE(render);
+}
+
+KTEST(drm_get_devices_finds_one_intel_device)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	uint32_t id = chipset_id(fd);
+	drmDevicePtr devs[8], dev;
+	int n;
+
+	n = drmGetDevices2(0, devs, 8);
+	ASSERT_EQ(n, 1);
+	EXPECT_EQ(devs[0]->bustype, DRM_BUS_PCI);
+	EXPECT_EQ(devs[0]->deviceinfo.pci->vendor_id, 0x8086);
+	EXPECT_EQ(devs[0]->deviceinfo.pci->device_id, id);
+	EXPECT_TRUE(devs[0]->available_nodes & (1 << DRM_NODE_RENDER));
+	EXPECT_TRUE(devs[0]->available_nodes & (1 << DRM_NODE_PRIMARY));
+	EXPECT_STREQ(devs[0]->nodes[DRM_NODE_RENDER], "/dev/dri/renderD128");
+	EXPECT_STREQ(devs[0]->nodes[DRM_NODE_PRIMARY], "/dev/dri/card0");
+	drmFreeDevices(devs, n);
+
+	ASSERT_EQ(drmGetDevice2(fd, 0, &dev), 0);
+	EXPECT_EQ(dev->deviceinfo.pci->device_id, id);
+	drmFreeDevice(&dev);
+}
+
+KTEST(sysfs_pci_view_matches_the_device)
+{
+	int fd = open_node("/dev/dri/card0");
+	char buf[PATH_MAX], *real;
+	unsigned char cfg[256];
+	FILE *f;
+	unsigned int dev_id = 0;
+	int cfd;
+
+	real = realpath("/sys/dev/char/226:0/device/subsystem", NULL);
+	ASSERT_NOT_NULL(real);
+	EXPECT_STREQ(real, "/sys/bus/pci");
+	free(real);
+	ASSERT_GT(readlink("/sys/class/drm/card0", buf, sizeof(buf) - 1), 0);
+	f = fopen("/sys/dev/char/226:0/device/device", "r");
+	ASSERT_NOT_NULL(f);
+	EXPECT_EQ(fscanf(f, "%x", &dev_id), 1);
+	fclose(f);
+	EXPECT_EQ(dev_id, chipset_id(fd));
+	cfd = open("/sys/class/drm/renderD128/device/config", O_RDONLY);
+	ASSERT_GE(cfd, 0);
+	EXPECT_EQ(read(cfd, cfg, sizeof(cfg)), 256);
+	close(cfd);
+	EXPECT_EQ(cfg[0] | cfg[1] << 8, 0x8086);
+	EXPECT_EQ(cfg[2] | cfg[3] << 8, (int)dev_id);
+	EXPECT_EQ(cfg[0xb], 0x03); /* display class */
+}
+
+KTEST(dup_keeps_the_file_until_the_last_close)
+{
+	char name[32];
+	int fd = open(("/dev/dri/renderD128"), O_RDWR);
+	int d1, d2, d3;
+
+	if (fd < 0)
+		KTEST_SKIP("no render node (is the node preloaded?)");
+	d1 = dup(fd);
+	d2 = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+	ASSERT_GE(d1, 0);
+	ASSERT_GE(d2, 100);
+	d3 = dup2(d1, 90);
+	ASSERT_EQ(d3, 90);
+	EXPECT_EQ(close(fd), 0);
+	drm_name(d1, name, sizeof(name));
+	EXPECT_STREQ(name, "i915");
+	EXPECT_EQ(close(d1), 0);
+	drm_name(d2, name, sizeof(name));
+	EXPECT_STREQ(name, "i915");
+	EXPECT_EQ(close(d2), 0);
+	drm_name(d3, name, sizeof(name));
+	EXPECT_EQ(close(d3), 0);
+	/* Every descriptor closed: the number is nobody's. */
+	errno = 0;
+	EXPECT_EQ(ioctl(d3, DRM_IOCTL_VERSION, &(struct drm_version){ 0 }), -1);
+	EXPECT_EQ(errno, EBADF);
+}
+
+KTEST(proc_self_fd_reopens_the_node)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	char path[64], link[PATH_MAX], name[32];
+	ssize_t n;
+	int re;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	ASSERT_GT(n, 0);
+	link[n] = '\0';
+	EXPECT_STREQ(link, "/dev/dri/renderD128");
+	re = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(re, 0);
+	drm_name(re, name, sizeof(name));
+	EXPECT_STREQ(name, "i915");
+	close(re);
+}
+
+KTEST(forked_child_gets_eio_and_one_line)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	int pipefd[2], status;
+	char out[1024] = { 0 };
+	ssize_t n, total = 0;
+	pid_t pid;
+	int lines = 0;
+
+	ASSERT_EQ(pipe(pipefd), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct drm_version v = { 0 };
+		int ok = 1;
+
+		dup2(pipefd[1], 2);
+		for (int i = 0; i < 3; i++) {
+			errno = 0;
+			ok &= ioctl(fd, DRM_IOCTL_VERSION, &v) == -1 && errno == EIO;
+		}
+		errno = 0;
+		ok &= mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED && errno == EIO;
+		_exit(ok ? 0 : 1);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], out + total, sizeof(out) - 1 - (size_t)total)) > 0)
+		total += n;
+	close(pipefd[0]);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (char *p = out; (p = strchr(p, '\n')); p++)
+		lines++;
+	EXPECT_EQ(lines, 1);
+	EXPECT_TRUE(strstr(out, "forked") != NULL);
+	/* The parent still owns the device. */
+	chipset_id(fd);
+}
+
+KTEST(debugfs_is_a_mount_with_drop_caches)
+{
+	struct stat dot, dotdot;
+	char name[256] = { 0 };
+	int dir, fd;
+
+	open_node("/dev/dri/card0");
+	ASSERT_EQ(stat("/sys/kernel/debug/.", &dot), 0);
+	ASSERT_EQ(stat("/sys/kernel/debug/..", &dotdot), 0);
+	EXPECT_NE(dot.st_dev, dotdot.st_dev);
+	dir = open("/sys/kernel/debug/dri/0", O_RDONLY | O_DIRECTORY);
+	ASSERT_GE(dir, 0);
+	fd = openat(dir, "name", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_GT(read(fd, name, sizeof(name) - 1), 0);
+	close(fd);
+	EXPECT_TRUE(!strncmp(name, "i915 dev=", 9));
+	fd = openat(dir, "i915_gem_drop_caches", O_WRONLY);
+	close(dir);
+	if (fd < 0)
+		KTEST_SKIP("the driver has no i915_gem_drop_caches");
+	EXPECT_EQ(write(fd, "0x5c", 4), 4);
+	close(fd);
+}
+
+KTEST(udev_enumerates_the_drm_nodes_with_a_pci_parent)
+{
+	struct udev *udev = udev_new();
+	struct udev_enumerate *e;
+	struct udev_list_entry *l;
+	int found = 0, fd = open_node("/dev/dri/renderD128");
+	char id[16];
+
+	snprintf(id, sizeof(id), "8086:%04X", chipset_id(fd));
+	ASSERT_NOT_NULL(udev);
+	e = udev_enumerate_new(udev);
+	ASSERT_NOT_NULL(e);
+	udev_enumerate_add_match_subsystem(e, "drm");
+	udev_enumerate_add_match_property(e, "DEVNAME", "/dev/dri/*");
+	udev_enumerate_scan_devices(e);
+	udev_list_entry_foreach(l, udev_enumerate_get_list_entry(e)) {
+		struct udev_device *d =
+			udev_device_new_from_syspath(udev, udev_list_entry_get_name(l));
+		struct udev_device *p;
+		const char *node;
+
+		ASSERT_NOT_NULL(d);
+		node = udev_device_get_devnode(d);
+		ASSERT_NOT_NULL(node);
+		EXPECT_TRUE(!strcmp(node, "/dev/dri/card0") || !strcmp(node, "/dev/dri/renderD128"));
+		EXPECT_STREQ(udev_device_get_subsystem(d), "drm");
+		p = udev_device_get_parent(d);
+		ASSERT_NOT_NULL(p);
+		EXPECT_STREQ(udev_device_get_subsystem(p), "pci");
+		EXPECT_STREQ(udev_device_get_property_value(p, "PCI_ID"), id);
+		EXPECT_STREQ(udev_device_get_property_value(p, "DRIVER"), "i915");
+		EXPECT_STREQ(udev_device_get_sysattr_value(p, "vendor"), "0x8086");
+		EXPECT_STREQ(udev_device_get_sysattr_value(p, "driver"), "i915");
+		udev_device_unref(d);
+		found++;
+	}
+	EXPECT_EQ(found, 2);
+	udev_enumerate_unref(e);
+	udev_unref(udev);
+}
+
+KTEST(pci_bar_timestamp_ticks)
+{
+	int fd = open_node("/dev/dri/card0");
+	struct dirent **list;
+	volatile uint32_t *bar;
+	char slot[64] = { 0 }, path[PATH_MAX];
+	bool listed = false;
+	uint32_t t0, t1;
+	int n, rfd;
+	struct timespec ts = { 0, 200000 };
+
+	(void)fd;
+	n = (int)readlink("/sys/dev/char/226:0/device", path, sizeof(path) - 1);
+	ASSERT_GT(n, 0);
+	path[n] = '\0';
+	snprintf(slot, sizeof(slot), "%s", strrchr(path, '/') + 1);
+	n = scandir("/sys/bus/pci/devices", &list, NULL, alphasort);
+	ASSERT_GE(n, 1);
+	for (int i = 0; i < n; i++) {
+		listed |= !strcmp(list[i]->d_name, slot);
+		free(list[i]);
+	}
+	free(list);
+	EXPECT_TRUE(listed);
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", slot);
+	rfd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(rfd, 0);
+	bar = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, rfd, 0);
+	close(rfd);
+	ASSERT_TRUE(bar != MAP_FAILED);
+	/* Live: RING_TIMESTAMP of render and blitter advance (within a second, however loaded). */
+	for (unsigned int r = 0; r < 2; r++) {
+		size_t reg = (r ? 0x22358 : 0x2358) / 4;
+
+		t0 = bar[reg];
+		t1 = t0;
+		for (int i = 0; i < 5000 && t1 == t0; i++) {
+			nanosleep(&ts, NULL);
+			t1 = bar[reg];
+		}
+		EXPECT_NE(t0, t1);
+	}
+	EXPECT_EQ(munmap((void *)bar, 2 << 20), 0);
+}
+
+KTEST(gem_create_mmap_offset_write_pread)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	struct drm_i915_gem_create create = { .size = 8192 };
+	struct drm_i915_gem_mmap_offset mmo = { 0 };
+	struct drm_gem_close gclose = { 0 };
+	uint32_t readback[64];
+	uint32_t *map;
+
+	if (ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, &create)) {
+		if (errno == ENOTTY)
+			KTEST_SKIP("the driver has no GEM_CREATE yet");
+		ASSERT_EQ(errno, 0);
+	}
+	ASSERT_NE(create.handle, 0);
+	mmo.handle = create.handle;
+	mmo.flags = I915_MMAP_OFFSET_WC;
+	if (ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo) && errno == ENODEV) {
+		/* Discrete parts take only FIXED (the placement decides). */
+		mmo.flags = I915_MMAP_OFFSET_FIXED;
+		ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo), 0);
+	}
+	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)mmo.offset);
+	ASSERT_TRUE(map != MAP_FAILED);
+	for (unsigned int i = 0; i < 2048; i++)
+		map[i] = 0xc0de0000u + i;
+	EXPECT_EQ(munmap(map, 8192), 0);
+
+	struct drm_i915_gem_pread pread = {
+		.handle = create.handle,
+		.offset = 4096,
+		.size = sizeof(readback),
+		.data_ptr = (uintptr_t)readback,
+	};
+	if (ioctl(fd, DRM_IOCTL_I915_GEM_PREAD, &pread)) {
+		/* After Tiger Lake the kernel refuses PREAD: read through a new mapping. */
+		ASSERT_EQ(errno, EOPNOTSUPP);
+		map = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, (off_t)mmo.offset);
+		ASSERT_TRUE(map != MAP_FAILED);
+		memcpy(readback, map + 1024, sizeof(readback));
+		EXPECT_EQ(munmap(map, 8192), 0);
+	}
+	for (unsigned int i = 0; i < 64; i++)
+		EXPECT_UEQ(readback[i], 0xc0de0000u + 1024 + i);
+	gclose.handle = create.handle;
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), 0);
+	/* Closed: the handle is gone. */
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), -1);
+	EXPECT_EQ(errno, EINVAL);
+}
