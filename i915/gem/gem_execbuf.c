@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ttm/dma_fence_chain.h>
+
 #include "gem_priv.h"
 
 #define GEM_EB_MAX_BUFFERS (1u << 20)
@@ -73,6 +75,204 @@ static int gem_eb_engine(const struct gem_ctx *ctx, uint64_t flags, enum i915_en
 		}
 	}
 	return -EINVAL;
+}
+
+
+/* --- fences (syncobj arrays, timeline extension, sync_file in/out) --- */
+
+/**
+ * struct gem_eb_fence - one syncobj of the call.
+ * @syncobj: a reference.
+ * @fence: what the batch waits for, NULL for none.
+ * @chain: for a timeline point the batch signals, the preallocated link.
+ * @point: the timeline point (0: binary).
+ * @signal: the batch's fence goes into @syncobj after submission.
+ */
+struct gem_eb_fence {
+	struct drm_syncobj *syncobj;
+	struct dma_fence *fence;
+	struct dma_fence_chain *chain;
+	uint64_t point;
+	bool signal;
+};
+
+struct gem_eb_fences {
+	struct i915_gem_file *file;
+	struct gem_eb_fence *v;
+	uint64_t n, cap;
+	bool timeline_seen;
+};
+
+static void gem_eb_fences_fini(struct gem_eb_fences *f)
+{
+	for (uint64_t i = 0; i < f->n; i++) {
+		dma_fence_put(f->v[i].fence);
+		if (f->v[i].chain)
+			dma_fence_chain_free(f->v[i].chain);
+		drm_syncobj_put(f->v[i].syncobj);
+	}
+	free(f->v);
+}
+
+/* The kernel's add_timeline_fence(). */
+static int gem_eb_add_fence(struct gem_eb_fences *f, uint32_t handle, uint64_t point,
+			    uint32_t flags)
+{
+	struct drm_syncobj *syncobj;
+	struct dma_fence *fence;
+	struct dma_fence_chain *chain = NULL;
+	int err;
+
+	syncobj = drm_syncobj_find(&f->file->drm, handle);
+	if (!syncobj)
+		return -ENOENT;
+	fence = drm_syncobj_fence_get(syncobj);
+	if (!fence && flags && !(flags & I915_EXEC_FENCE_SIGNAL)) {
+		drm_syncobj_put(syncobj);
+		return -EINVAL;
+	}
+	if (fence) {
+		err = dma_fence_chain_find_seqno(&fence, point);
+		if (err) {
+			dma_fence_put(fence);
+			drm_syncobj_put(syncobj);
+			return err;
+		}
+	}
+	/* A point already signalled and collected: nothing to wait for. */
+	if (!fence && !(flags & I915_EXEC_FENCE_SIGNAL)) {
+		drm_syncobj_put(syncobj);
+		return 0;
+	}
+	if (point && (flags & I915_EXEC_FENCE_SIGNAL)) {
+		/* Waiting for and signalling the same point breaks the timeline. */
+		if (fence) {
+			dma_fence_put(fence);
+			drm_syncobj_put(syncobj);
+			return -EINVAL;
+		}
+		chain = dma_fence_chain_alloc();
+		if (!chain) {
+			drm_syncobj_put(syncobj);
+			return -ENOMEM;
+		}
+	}
+	if (f->n == f->cap) {
+		uint64_t cap = f->cap ? f->cap * 2 : 8;
+		struct gem_eb_fence *v = realloc(f->v, cap * sizeof(*v));
+
+		if (!v) {
+			if (chain)
+				dma_fence_chain_free(chain);
+			dma_fence_put(fence);
+			drm_syncobj_put(syncobj);
+			return -ENOMEM;
+		}
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->n++] = (struct gem_eb_fence){
+	    .syncobj = syncobj,
+	    .fence = fence,
+	    .chain = chain,
+	    .point = point,
+	    .signal = (flags & I915_EXEC_FENCE_SIGNAL) != 0,
+	};
+	return 0;
+}
+
+static int gem_eb_ext_timeline(uint64_t base, void *data)
+{
+	struct drm_i915_gem_execbuffer_ext_timeline_fences ext;
+	struct gem_eb_fences *f = data;
+	int err;
+
+	if (gem_copy_from_user(&ext, base, sizeof(ext)))
+		return -EFAULT;
+	if (f->timeline_seen)
+		return -EINVAL; /* once per call */
+	f->timeline_seen = true;
+	if (ext.fence_count > (1ull << 24))
+		return -EINVAL;
+	for (uint64_t i = 0; i < ext.fence_count; i++) {
+		struct drm_i915_gem_exec_fence uf;
+		uint64_t point;
+
+		if (gem_copy_from_user(&uf, ext.handles_ptr + i * sizeof(uf), sizeof(uf)))
+			return -EFAULT;
+		if (uf.flags & __I915_EXEC_FENCE_UNKNOWN_FLAGS)
+			return -EINVAL;
+		if (gem_copy_from_user(&point, ext.values_ptr + i * sizeof(point), sizeof(point)))
+			return -EFAULT;
+		err = gem_eb_add_fence(f, uf.handle, point, uf.flags);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The extension chain and the legacy fence array (both in cliprects_ptr). */
+static int gem_eb_parse_fences(struct drm_i915_gem_execbuffer2 *args, struct gem_eb_fences *f)
+{
+	static const gem_ext_fn tbl[] = {
+	    [DRM_I915_GEM_EXECBUFFER_EXT_TIMELINE_FENCES] = gem_eb_ext_timeline,
+	};
+	int err;
+
+	if (args->flags & GEM_EXEC_USE_EXTENSIONS) {
+		if ((args->flags & GEM_EXEC_FENCE_ARRAY) || args->num_cliprects)
+			return -EINVAL;
+		return gem_user_extensions(args->cliprects_ptr, tbl, sizeof(tbl) / sizeof(tbl[0]),
+					   f);
+	}
+	if (!(args->flags & GEM_EXEC_FENCE_ARRAY) || !args->num_cliprects)
+		return 0;
+	for (uint32_t i = 0; i < args->num_cliprects; i++) {
+		struct drm_i915_gem_exec_fence uf;
+
+		if (gem_copy_from_user(&uf, args->cliprects_ptr + (uint64_t)i * sizeof(uf),
+				       sizeof(uf)))
+			return -EFAULT;
+		if (uf.flags & __I915_EXEC_FENCE_UNKNOWN_FLAGS)
+			return -EINVAL;
+		err = gem_eb_add_fence(f, uf.handle, 0, uf.flags);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Wait for what the batch must come after. The driver core has no
+ * asynchronous in-fences, so the wait happens here, before submission.
+ */
+static int gem_eb_await(struct gem_eb_fences *f, struct dma_fence *in)
+{
+	int ret = 0;
+
+	if (in)
+		ret = dma_fence_wait(in, true);
+	for (uint64_t i = 0; !ret && i < f->n; i++)
+		if (f->v[i].fence)
+			ret = dma_fence_wait(f->v[i].fence, true);
+	return ret == -EINTR ? -EINTR : 0;
+}
+
+/* After submission: the batch's fence into every signalled syncobj. */
+static void gem_eb_signal(struct gem_eb_fences *f, struct dma_fence *fence)
+{
+	for (uint64_t i = 0; i < f->n; i++) {
+		struct gem_eb_fence *e = &f->v[i];
+
+		if (!e->signal)
+			continue;
+		if (e->chain) {
+			drm_syncobj_add_point(e->syncobj, e->chain, fence, e->point);
+			e->chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(e->syncobj, fence);
+		}
+	}
 }
 
 struct gem_eb {
@@ -181,6 +381,9 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 	enum i915_engine_id engine;
 	struct gem_eb e;
 	struct gem_ctx ctx;
+	struct gem_eb_fences fences = {.file = file};
+	struct dma_fence *in = NULL;
+	int out_fd = -1;
 	int ret;
 
 	memset(&e, 0, sizeof(e));
@@ -207,15 +410,17 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 		ret = -ENODEV; /* secure batches are gone since gen11 */
 		goto out;
 	}
-	/* In, out and array fences need sync_file and syncobj support. */
-	if (args->flags & (GEM_EXEC_FENCE_IN | GEM_EXEC_FENCE_SUBMIT | GEM_EXEC_FENCE_ARRAY |
-			   GEM_EXEC_USE_EXTENSIONS | GEM_EXEC_FENCE_OUT)) {
+	ret = gem_eb_parse_fences(args, &fences);
+	if (ret)
+		goto out;
+	if (args->flags & (GEM_EXEC_FENCE_IN | GEM_EXEC_FENCE_SUBMIT)) {
+		ret = -EINVAL;
 		if ((args->flags & (GEM_EXEC_FENCE_IN | GEM_EXEC_FENCE_SUBMIT)) ==
 		    (GEM_EXEC_FENCE_IN | GEM_EXEC_FENCE_SUBMIT))
-			ret = -EINVAL;
-		else
-			ret = -EOPNOTSUPP;
-		goto out;
+			goto out;
+		in = drm_sync_file_get_fence((int)(uint32_t)args->rsvd2);
+		if (!in)
+			goto out;
 	}
 	e.hw = gem_context_lookup(file, (uint32_t)args->rsvd1, &ctx);
 	if (!e.hw) {
@@ -285,9 +490,19 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 					      I915_EXEC_BATCH_FIRST));
 	e.eb.flags |= engine == I915_ENGINE_BCS ? I915_EXEC_BLT : I915_EXEC_RENDER;
 	e.eb.ctx = e.hw;
+	ret = gem_eb_await(&fences, in);
+	if (ret)
+		goto out;
 	ret = i915_gem_execbuffer(file->dev->i915, &e.eb);
 	if (ret)
 		goto out;
+	gem_eb_signal(&fences, e.eb.out_fence);
+	if (args->flags & GEM_EXEC_FENCE_OUT) {
+		/* The batch runs whatever happens here, as after the kernel's submit. */
+		ret = drm_sync_file_create(e.eb.out_fence, O_CLOEXEC, &out_fd);
+		if (!ret)
+			args->rsvd2 = (args->rsvd2 & 0xffffffffull) | ((uint64_t)out_fd << 32);
+	}
 	/* Remembered for THROTTLE; the oldest slot makes room. */
 	pthread_mutex_lock(&file->lock);
 	dma_fence_put(file->recent[file->recent_next]);
@@ -307,6 +522,8 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 			break;
 	}
 out:
+	gem_eb_fences_fini(&fences);
+	dma_fence_put(in);
 	gem_eb_fini(&e);
 	return ret;
 }

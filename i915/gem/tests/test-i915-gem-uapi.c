@@ -657,3 +657,54 @@ KTEST(syncobj_through_core)
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SYNCOBJ_DESTROY, &sd), -EINVAL);
 	fx_close(&fx);
 }
+
+KTEST(execbuffer2_fences_out_in_and_syncobj)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_exec_object2 obj = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_pwrite pw = {.size = 8};
+	struct drm_syncobj_create sc = {0};
+	struct drm_i915_gem_exec_fence ef = {.flags = I915_EXEC_FENCE_SIGNAL};
+	struct drm_syncobj_wait w = {.count_handles = 1, .timeout_nsec = INT64_MAX};
+	uint32_t cs[2] = {MI_BATCH_BUFFER_END, 0};
+	int out;
+
+	fx_open(&fx, NULL, true);
+	obj.handle = pw.handle = gem_create(fx.file, 4096);
+	pw.data_ptr = (uintptr_t)cs;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	eb.buffers_ptr = (uintptr_t)&obj;
+	eb.buffer_count = 1;
+	eb.flags = I915_EXEC_FENCE_OUT;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2_WR, &eb), 0);
+	out = (int)(eb.rsvd2 >> 32);
+	ASSERT_GT(out, 2);
+	/* The out-fence as the next batch's in-fence. */
+	eb.flags = I915_EXEC_FENCE_IN;
+	eb.rsvd2 = (uint32_t)out;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2_WR, &eb), 0);
+	eb.flags = I915_EXEC_FENCE_IN | I915_EXEC_FENCE_SUBMIT;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2_WR, &eb), -EINVAL);
+	eb.flags = I915_EXEC_FENCE_IN;
+	eb.rsvd2 = 0x7ffe; /* not a sync_file */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2_WR, &eb), -EINVAL);
+	close(out);
+
+	/* A syncobj signalled by the batch through the fence array. */
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SYNCOBJ_CREATE, &sc), 0);
+	ef.handle = sc.handle;
+	eb.flags = I915_EXEC_FENCE_ARRAY;
+	eb.rsvd2 = 0;
+	eb.cliprects_ptr = (uintptr_t)&ef;
+	eb.num_cliprects = 1;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	w.handles = (uintptr_t)&sc.handle;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SYNCOBJ_WAIT, &w), 0);
+	ef.handle = 999;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOENT);
+	ef.handle = sc.handle;
+	ef.flags = 4;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	fx_close(&fx);
+}
