@@ -96,7 +96,9 @@ void i915_gem_file_close(struct i915_gem_file *file);
  * the kernel's drm_ioctl() does (the size encoded in @request is copied in
  * and out; a bad pointer is -EFAULT, never a crash).
  * Return: 0 or a non-negative value the ioctl returns; a negative errno,
- * the kernel's for the same call (-ENOTTY for an unknown ioctl).
+ * the kernel's for the same call (as drm_ioctl(): -ENOTTY when the
+ * request's type is not 'd', -EINVAL for an unknown number in the core or
+ * driver range, -EACCES for an ioctl the node does not allow).
  */
 int i915_gem_ioctl(struct i915_gem_file *file, unsigned long request, void *arg);
 
@@ -105,6 +107,10 @@ int i915_gem_ioctl(struct i915_gem_file *file, unsigned long request, void *arg)
  * descriptor of @file (an offset from DRM_IOCTL_I915_GEM_MMAP_OFFSET or
  * the legacy GTT mmap). The mapping stays coherent with TTM moves and
  * keeps its object alive until i915_gem_munmap().
+ * Every mapping of one object is the same address range (the object's
+ * one CPU view in TTM), so @hint is only a hint and MAP_FIXED with a
+ * hint is -EINVAL; each successful call is one i915_gem_munmap() of that
+ * address.
  * Return: 0 with *@addr set; -EINVAL (bad offset, length, flags); -EACCES
  * (no grant for this file); -ENOMEM.
  */
@@ -113,7 +119,8 @@ int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, 
 
 /**
  * i915_gem_munmap() - munmap(2) of a range that may hold mappings made by
- * i915_gem_mmap() or DRM_IOCTL_I915_GEM_MMAP on @i915.
+ * i915_gem_mmap() or DRM_IOCTL_I915_GEM_MMAP on @i915, or by mmap of a
+ * dma-buf exported from @i915 (drm_dma_buf_mmap()).
  * Return: 0 when the range was the driver's and is now released;
  * -ENOENT when it holds none of the driver's mappings (the caller unmaps
  * it itself).
