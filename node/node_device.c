@@ -331,7 +331,7 @@ static int node_build_sysfs(void)
 
 static int node_build_debugfs(void)
 {
-	const char *const *files = node_debugfs_files(node_dev.i915);
+	const char *const *files = i915_gem_debugfs_files(node_dev.i915);
 	const char *slot = node_dev.profile->pci_slot;
 	char rel[PATH_MAX];
 	int ret = 0;
@@ -583,7 +583,7 @@ static void node_path_classify(struct node_path *out)
 		out->kind = NODE_PATH_DEVNODE;
 		out->minor = NODE_MINOR_RENDER;
 	} else if (!strncmp(rel, "/sys/kernel/debug/dri/0/", 24)) {
-		const char *const *files = node_debugfs_files(node_dev.i915);
+		const char *const *files = i915_gem_debugfs_files(node_dev.i915);
 
 		for (; files && *files; files++)
 			if (!strcmp(*files, rel + 24)) {

@@ -11,18 +11,36 @@
  */
 #undef _FORTIFY_SOURCE
 #include <drm.h>
+#include <drmcore/dma_buf.h>
+#include <drmcore/drm_fd.h>
+#include <drmcore/sync_file.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <i915_drm.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "node_priv.h"
+
+/*
+ * The drm layer's descriptors (sync_file, syncobj file, dma-buf: drm/'s
+ * drm_fd.h) are real descriptors the driver created; the node routes the
+ * calls their kernel files would serve. Finding out costs an fstat(), so
+ * only while the drm layer has live objects.
+ */
+static enum drm_fd_kind node_drm_kind(int fd)
+{
+	if (fd < 0 || !NODE_DRIVER_CALL(drm_fd_live_count()))
+		return DRM_FD_NONE;
+	return NODE_DRIVER_CALL(drm_fd_kind(fd));
+}
 
 /* ---- driver mappings ---------------------------------------------------- */
 
@@ -336,8 +354,12 @@ NODE_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 NODE_EXPORT int close(int fd)
 {
-	if (!node_in_driver)
-		node_fd_forget(fd);
+	if (node_in_driver)
+		return REAL(close)(fd);
+	node_fd_forget(fd);
+	/* The last descriptor of a drm-layer object releases it, as fput() would. */
+	if (fd >= 0 && NODE_DRIVER_CALL(drm_fd_live_count()))
+		return NODE_DRIVER_CALL(drm_fd_close(fd, (int (*)(int))node_real(NODE_REAL_close)));
 	return REAL(close)(fd);
 }
 
@@ -439,10 +461,25 @@ NODE_EXPORT int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (!node_in_driver)
-		obj = node_fd_get(fd);
-	if (!obj)
+	if (node_in_driver)
 		return REAL(ioctl)(fd, request, arg);
+	obj = node_fd_get(fd);
+	if (!obj) {
+		enum drm_fd_kind kind = node_drm_kind(fd);
+
+		if (kind != DRM_FD_SYNC_FILE && kind != DRM_FD_DMA_BUF)
+			return REAL(ioctl)(fd, request, arg);
+		if (node_fork_refuse())
+			return -1;
+		ret = NODE_DRIVER_CALL(kind == DRM_FD_SYNC_FILE
+					       ? drm_sync_file_ioctl(fd, request, arg)
+					       : drm_dma_buf_ioctl(fd, request, arg));
+		if (ret < 0) {
+			errno = -ret;
+			return -1;
+		}
+		return ret;
+	}
 	if (obj->kind != NODE_FD_DEVICE) {
 		node_obj_put(obj);
 		return REAL(ioctl)(fd, request, arg);
@@ -475,8 +512,21 @@ NODE_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 
 	if (!node_in_driver && fd >= 0 && !(flags & MAP_ANONYMOUS))
 		obj = node_fd_get(fd);
-	if (!obj)
-		return REAL(mmap)(addr, len, prot, flags, fd, offset);
+	if (!obj) {
+		if (node_in_driver || fd < 0 || (flags & MAP_ANONYMOUS) ||
+		    node_drm_kind(fd) != DRM_FD_DMA_BUF)
+			return REAL(mmap)(addr, len, prot, flags, fd, offset);
+		/* A dma-buf maps through its exporter, like the kernel's dma_buf_mmap(). */
+		if (node_fork_refuse())
+			return MAP_FAILED;
+		ret = NODE_DRIVER_CALL(drm_dma_buf_mmap(fd, addr, len, prot, flags, offset, &out));
+		if (ret) {
+			errno = -ret;
+			return MAP_FAILED;
+		}
+		node_range_add(out, len);
+		return out;
+	}
 	if (obj->kind == NODE_FD_BAR) {
 		node_obj_put(obj);
 		return node_bar_mmap(addr, len, prot, flags, offset);
@@ -976,4 +1026,113 @@ NODE_EXPORT FILE *fopen(const char *restrict path, const char *restrict mode)
 NODE_EXPORT FILE *fopen64(const char *restrict path, const char *restrict mode)
 {
 	return node_fopen(NODE_REAL_fopen64, path, mode);
+}
+
+/* ---- poll ------------------------------------------------------------------- */
+
+/*
+ * poll(2) over a set holding dma-bufs: their readiness is the reservation's
+ * (drm_dma_buf_poll(), which never blocks), everything else the kernel's.
+ * The dma-bufs are hidden from the kernel (fd -1) and the wait is sliced
+ * into NODE_POLL_SLICE_NS steps that re-check them, until something is
+ * ready or the timeout (NULL: none) passes.
+ */
+#define NODE_POLL_SLICE_NS 1000000
+
+/* Set the revents of the dma-bufs of the set ( >= 0); how many are ready. */
+static int node_poll_dma_bufs(struct pollfd *fds, const int *saved, nfds_t n)
+{
+	int ready = 0;
+
+	for (nfds_t i = 0; i < n; i++) {
+		short rev = 0;
+
+		if (saved[i] < 0)
+			continue;
+		if (NODE_DRIVER_CALL(drm_dma_buf_poll(saved[i], fds[i].events, &rev)))
+			rev = POLLNVAL;
+		fds[i].revents = rev;
+		ready += rev != 0;
+	}
+	return ready;
+}
+
+static int node_poll_mixed(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+			   const sigset_t *sigmask)
+{
+	int *saved = malloc(n * sizeof(*saved));
+	struct timespec now, end = { 0 };
+	bool any = false;
+	int ret;
+
+	if (!saved)
+		return REAL(ppoll)(fds, n, timeout, sigmask);
+	for (nfds_t i = 0; i < n; i++) {
+		saved[i] = -1;
+		if (node_drm_kind(fds[i].fd) == DRM_FD_DMA_BUF) {
+			saved[i] = fds[i].fd;
+			fds[i].fd = -1;
+			any = true;
+		}
+	}
+	if (!any) {
+		free(saved);
+		return REAL(ppoll)(fds, n, timeout, sigmask);
+	}
+	if (timeout) {
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += timeout->tv_sec;
+		end.tv_nsec += timeout->tv_nsec;
+		if (end.tv_nsec >= 1000000000) {
+			end.tv_sec++;
+			end.tv_nsec -= 1000000000;
+		}
+	}
+	for (;;) {
+		struct timespec slice = { 0, NODE_POLL_SLICE_NS };
+		int ready = node_poll_dma_bufs(fds, saved, n);
+
+		if (timeout) {
+			long long left;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left = (end.tv_sec - now.tv_sec) * 1000000000ll + (end.tv_nsec - now.tv_nsec);
+			if (left < 0)
+				left = 0;
+			if (left < NODE_POLL_SLICE_NS)
+				slice.tv_nsec = left;
+		}
+		if (ready)
+			slice.tv_nsec = 0;
+		ret = REAL(ppoll)(fds, n, &slice, sigmask);
+		/* The kernel cleared the hidden entries' revents: fill them in again. */
+		ready = node_poll_dma_bufs(fds, saved, n);
+		if (ret < 0 || ret + ready > 0 || !slice.tv_nsec) {
+			if (ret >= 0)
+				ret += ready;
+			break;
+		}
+	}
+	for (nfds_t i = 0; i < n; i++)
+		if (saved[i] >= 0)
+			fds[i].fd = saved[i];
+	free(saved);
+	return ret;
+}
+
+NODE_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+	struct timespec ts = { timeout_ms / 1000, (timeout_ms % 1000) * 1000000L };
+
+	if (node_in_driver || !n || !NODE_DRIVER_CALL(drm_fd_live_count()))
+		return REAL(poll)(fds, n, timeout_ms);
+	return node_poll_mixed(fds, n, timeout_ms < 0 ? NULL : &ts, NULL);
+}
+
+NODE_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+		      const sigset_t *sigmask)
+{
+	if (node_in_driver || !n || !NODE_DRIVER_CALL(drm_fd_live_count()))
+		return REAL(ppoll)(fds, n, timeout, sigmask);
+	return node_poll_mixed(fds, n, timeout, sigmask);
 }

@@ -51,22 +51,6 @@
 #define NODE_MINOR_PRIMARY 0
 #define NODE_MINOR_RENDER 128
 
-/*
- * i915/gem serves debugfs through i915_gem_debugfs_*(); until its library
- * defines them they are weak here and the device has no debugfs files
- * (node_debugfs_files() is then empty). Drop these once it does.
- */
-#pragma weak i915_gem_debugfs_files
-#pragma weak i915_gem_debugfs_read
-#pragma weak i915_gem_debugfs_write
-
-/** node_debugfs_files() - the driver's debugfs file names, NULL-terminated. */
-static inline const char *const *node_debugfs_files(struct i915_device *i915)
-{
-	static const char *const none[] = { NULL };
-
-	return i915_gem_debugfs_files ? i915_gem_debugfs_files(i915) : none;
-}
 
 /* ---- node_real.c ------------------------------------------------------ */
 
@@ -98,6 +82,8 @@ enum node_real_id {
 	NODE_REAL_dup3,
 	NODE_REAL_fcntl,
 	NODE_REAL_write,
+	NODE_REAL_poll,
+	NODE_REAL_ppoll,
 	NODE_REAL_COUNT,
 };
 

@@ -41,6 +41,8 @@ static const char *const node_real_names[NODE_REAL_COUNT] = {
 	[NODE_REAL_dup3] = "dup3",
 	[NODE_REAL_fcntl] = "fcntl",
 	[NODE_REAL_write] = "write",
+	[NODE_REAL_poll] = "poll",
+	[NODE_REAL_ppoll] = "ppoll",
 };
 
 static void *_Atomic node_real_cache[NODE_REAL_COUNT];

@@ -417,3 +417,58 @@ KTEST(gem_create_mmap_offset_write_pread)
 	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), -1);
 	EXPECT_EQ(errno, EINVAL);
 }
+
+KTEST(prime_dma_buf_polls_maps_and_closes)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	struct drm_i915_gem_create create = { .size = 4096 };
+	struct drm_prime_handle prime = { 0 };
+	struct drm_gem_close gclose = { 0 };
+	struct pollfd pfd;
+	uint32_t data[4] = { 1, 2, 3, 4 }, *map;
+	struct drm_i915_gem_pwrite pwrite = {
+		.size = sizeof(data),
+		.data_ptr = (uintptr_t)data,
+	};
+
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, &create), 0);
+	pwrite.handle = create.handle;
+	if (ioctl(fd, DRM_IOCTL_I915_GEM_PWRITE, &pwrite)) {
+		/* No PWRITE after Tiger Lake: write through a mapping. */
+		struct drm_i915_gem_mmap_offset mmo = { .handle = create.handle,
+							.flags = I915_MMAP_OFFSET_FIXED };
+
+		ASSERT_EQ(errno, EOPNOTSUPP);
+		ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo), 0);
+		map = mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, fd, (off_t)mmo.offset);
+		ASSERT_TRUE(map != MAP_FAILED);
+		memcpy(map, data, sizeof(data));
+		munmap(map, 4096);
+	}
+	prime.handle = create.handle;
+	prime.flags = DRM_CLOEXEC | DRM_RDWR;
+	if (ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime)) {
+		if (errno == ENOTTY || errno == EINVAL)
+			KTEST_SKIP("the driver exports no dma-buf");
+		ASSERT_EQ(errno, 0);
+	}
+	ASSERT_GE(prime.fd, 0);
+	EXPECT_EQ(lseek(prime.fd, 0, SEEK_END), 4096);
+	/* Idle: readable and writable at once, as the kernel's dma_buf_poll(). */
+	pfd = (struct pollfd){ .fd = prime.fd, .events = POLLIN | POLLOUT };
+	EXPECT_EQ(poll(&pfd, 1, 1000), 1);
+	EXPECT_EQ(pfd.revents, POLLIN | POLLOUT);
+	EXPECT_EQ(pfd.fd, prime.fd);
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, prime.fd, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	EXPECT_MEMEQ(map, data, sizeof(data));
+	EXPECT_EQ(munmap(map, 4096), 0);
+	/* The handle goes; the dma-buf keeps the object until its descriptor closes. */
+	gclose.handle = create.handle;
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), 0);
+	prime.handle = 0;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime), 0);
+	EXPECT_NE(prime.handle, 0);
+	EXPECT_EQ(close(prime.fd), 0);
+	close(fd);
+}
