@@ -6,8 +6,8 @@
  * end (the simulated GPU today, real hardware through i915/hw/ later) fills
  * one static const table. Nothing outside i915/ includes this header.
  *
- * The back end owns the device: GGTT page-table entries, ring and status
- * page registers, the interrupt source and the error state. It calls the
+ * The back end owns the device: GGTT and ppGTT page-table entries, ring and
+ * status page registers, the interrupt source and the error state. It calls the
  * driver back through struct i915_backend_callbacks, on a thread of its own
  * (the interrupt thread) or, for a synchronous device, on the thread that
  * called @engine_run.
@@ -113,6 +113,31 @@ struct i915_backend_ops {
 	bool (*is_synchronous)(struct i915_backend *be);
 	/** @error_state_dump: print the device's error states as text. */
 	void (*error_state_dump)(struct i915_backend *be, FILE *out);
+	/**
+	 * @vm_create: a new empty ppGTT (48-bit, 4 KiB pages); *@handle gets
+	 * its non-zero id, the value a request loads into RING_PDP0 (see
+	 * sim_gpu.h) so that the engine runs in it. Return: 0; -ENOMEM;
+	 * -EOPNOTSUPP (a back end without ppGTT: then every other vm_* op is
+	 * unused).
+	 */
+	int (*vm_create)(struct i915_backend *be, uint64_t *handle);
+	/**
+	 * @vm_destroy: free the ppGTT @handle. The driver calls it once no
+	 * request of the VM remains queued.
+	 */
+	void (*vm_destroy)(struct i915_backend *be, uint64_t handle);
+	/**
+	 * @vm_insert: write @count entries from @ptes (@pte_encode values) at
+	 * page @first (address >> 12) of @handle. Return: 0; -EINVAL (outside
+	 * the 48-bit space); -ENOENT (no such VM); -ENOMEM (a page-table page;
+	 * entries before stay written).
+	 */
+	int (*vm_insert)(struct i915_backend *be, uint64_t handle, uint64_t first,
+			 const uint64_t *ptes, uint64_t count);
+	/** @vm_clear: mark @count entries at @first not present; 0, -EINVAL, -ENOENT. */
+	int (*vm_clear)(struct i915_backend *be, uint64_t handle, uint64_t first, uint64_t count);
+	/** @vm_read_pte: the entry at page @index of @handle, 0 when none. */
+	uint64_t (*vm_read_pte)(struct i915_backend *be, uint64_t handle, uint64_t index);
 	/**
 	 * @lmem_cpu_ptr: CPU pointer to byte @offset of device-local memory,
 	 * NULL outside the CPU-visible window.

@@ -141,6 +141,33 @@ static void *sim_be_lmem_cpu_ptr(struct i915_backend *be, uint64_t offset)
 	return sim_lmem_cpu_ptr(to_sim(be)->gpu, offset);
 }
 
+static int sim_be_vm_create(struct i915_backend *be, uint64_t *handle)
+{
+	return sim_vm_create(to_sim(be)->gpu, handle);
+}
+
+static void sim_be_vm_destroy(struct i915_backend *be, uint64_t handle)
+{
+	sim_vm_destroy(to_sim(be)->gpu, handle);
+}
+
+static int sim_be_vm_insert(struct i915_backend *be, uint64_t handle, uint64_t first,
+			    const uint64_t *ptes, uint64_t count)
+{
+	return sim_vm_insert(to_sim(be)->gpu, handle, first, ptes, count);
+}
+
+static int sim_be_vm_clear(struct i915_backend *be, uint64_t handle, uint64_t first,
+			   uint64_t count)
+{
+	return sim_vm_clear(to_sim(be)->gpu, handle, first, count);
+}
+
+static uint64_t sim_be_vm_read_pte(struct i915_backend *be, uint64_t handle, uint64_t index)
+{
+	return sim_vm_read_pte(to_sim(be)->gpu, handle, index);
+}
+
 static const struct i915_backend_ops i915_backend_sim_ops = {
     .name = "sim",
     .destroy = sim_be_destroy,
@@ -158,6 +185,11 @@ static const struct i915_backend_ops i915_backend_sim_ops = {
     .is_synchronous = sim_be_is_synchronous,
     .error_state_dump = sim_be_error_state_dump,
     .lmem_cpu_ptr = sim_be_lmem_cpu_ptr,
+    .vm_create = sim_be_vm_create,
+    .vm_destroy = sim_be_vm_destroy,
+    .vm_insert = sim_be_vm_insert,
+    .vm_clear = sim_be_vm_clear,
+    .vm_read_pte = sim_be_vm_read_pte,
 };
 
 int i915_backend_sim_create(const struct sim_gpu_config *cfg,

@@ -20,8 +20,11 @@ static const uint32_t i915_engine_mmio[I915_NUM_ENGINES] = {0x02000, 0x22000};
 static const char *const i915_engine_names[I915_NUM_ENGINES] = {"rcs0", "bcs0"};
 
 #define I915_RING_CCID(base) ((base) + 0x180)
-/* Dwords a request adds around the caller's: CCID load, bb start, seqno, irq, pad. */
-#define I915_REQ_OVERHEAD_DW (3 + I915_BB_START_DWORDS + 3 + 1 + 1)
+/* RING_PDP0 pair: the VM a request runs in (see sim_gpu.h). */
+#define I915_RING_PDP0_LDW(base) ((base) + 0x270)
+#define I915_RING_PDP0_UDW(base) ((base) + 0x274)
+/* Dwords a request adds around the caller's: CCID load, PDP0 load, bb start, seqno, irq, pad. */
+#define I915_REQ_OVERHEAD_DW (3 + 5 + I915_BB_START_DWORDS + 3 + 1 + 1)
 
 static const char *i915_fence_driver_name(struct dma_fence *fence)
 {
@@ -78,8 +81,10 @@ struct i915_context *i915_context_get(struct i915_context *ctx)
 
 void i915_context_put(struct i915_context *ctx)
 {
-	if (ctx && atomic_fetch_sub_explicit(&ctx->refcount, 1, memory_order_acq_rel) == 1)
+	if (ctx && atomic_fetch_sub_explicit(&ctx->refcount, 1, memory_order_acq_rel) == 1) {
+		i915_vm_put(ctx->vm);
 		free(ctx);
+	}
 }
 
 struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_id id)
@@ -136,6 +141,9 @@ static void i915_request_finish(struct i915_request *rq, int error)
 	atomic_fetch_sub(&rq->ctx->active, 1);
 	dma_fence_signal(&rq->fence);
 	i915_context_put(rq->ctx);
+	/* The VM's last reference may go here: no lock of ours is held. */
+	i915_vm_put(rq->vm);
+	rq->vm = NULL;
 	dma_fence_put(&rq->fence);
 }
 
@@ -216,17 +224,28 @@ static void i915_engine_run_sync(struct i915_engine *engine)
 }
 
 static unsigned int i915_request_build(uint32_t *dw, struct i915_engine *engine,
-				       struct i915_context *ctx, const uint32_t *cmds,
-				       unsigned int ndw, uint64_t batch, uint32_t seqno)
+				       struct i915_context *ctx, struct i915_address_space *vm,
+				       const uint32_t *cmds, unsigned int ndw, bool has_batch,
+				       uint64_t batch, uint32_t seqno)
 {
-	uint32_t *cs = dw;
+	uint32_t base = i915_engine_mmio[engine->id], *cs = dw;
 
-	cs = i915_emit_lri(cs, I915_RING_CCID(i915_engine_mmio[engine->id]), ctx->id);
+	cs = i915_emit_lri(cs, I915_RING_CCID(base), ctx->id);
+	if (vm) {
+		/* The context's page table, as gen8 ring-buffer mode loads its PDPs. */
+		*cs++ = MI_LOAD_REGISTER_IMM(2);
+		*cs++ = I915_RING_PDP0_UDW(base);
+		*cs++ = (uint32_t)(vm->handle >> 32);
+		*cs++ = I915_RING_PDP0_LDW(base);
+		*cs++ = (uint32_t)vm->handle;
+	}
 	if (ndw) {
 		memcpy(cs, cmds, ndw * sizeof(*cs));
 		cs += ndw;
 	}
-	if (batch)
+	if (has_batch && vm)
+		cs = i915_emit_bb_start_ppgtt(cs, batch);
+	else if (has_batch)
 		cs = i915_emit_bb_start(cs, batch);
 	cs = i915_emit_store_dword_index(cs, I915_HWS_SEQNO * 4, seqno);
 	cs = i915_emit_user_interrupt(cs);
@@ -241,8 +260,9 @@ static int64_t i915_now_ms(void)
 	return dma_fence_now_ns() / 1000000;
 }
 
-int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, const uint32_t *cmds,
-			unsigned int ndw, uint64_t batch, struct dma_fence **out)
+static int i915_request_submit_common(struct i915_engine *engine, struct i915_context *ctx,
+				      const uint32_t *cmds, unsigned int ndw, bool has_batch,
+				      uint64_t batch, struct dma_fence **out)
 {
 	struct i915_backend *be;
 	struct i915_request *rq;
@@ -274,6 +294,7 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, co
 	}
 	rq->engine = engine;
 	rq->ctx = i915_context_get(ctx);
+	rq->vm = i915_context_get_vm(ctx);
 	deadline = i915_now_ms() +
 		   (be->hangcheck_ms == UINT32_MAX ? 10000 : 2 * (int64_t)be->hangcheck_ms + 1000);
 
@@ -282,7 +303,8 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, co
 		struct i915_request *oldest;
 
 		rq->seqno = engine->next_seqno;
-		n = i915_request_build(dw, engine, ctx, cmds, ndw, batch, rq->seqno);
+		n = i915_request_build(dw, engine, ctx, rq->vm, cmds, ndw, has_batch, batch,
+				       rq->seqno);
 		ret = be->ops->engine_submit(be, engine->id, dw, n);
 		if (ret != -ENOSPC)
 			break;
@@ -313,6 +335,7 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, co
 	if (ret) {
 		pthread_mutex_unlock(&engine->lock);
 		i915_context_put(rq->ctx);
+		i915_vm_put(rq->vm);
 		free(rq);
 		if (ret != -ETIMEDOUT && ret != -EINVAL)
 			ret = -EIO;
@@ -336,6 +359,18 @@ out_dw:
 	if (dw != stack_dw)
 		free(dw);
 	return ret;
+}
+
+int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, const uint32_t *cmds,
+			unsigned int ndw, uint64_t batch, struct dma_fence **out)
+{
+	return i915_request_submit_common(engine, ctx, cmds, ndw, batch != 0, batch, out);
+}
+
+int i915_request_submit_batch(struct i915_engine *engine, struct i915_context *ctx,
+			      uint64_t batch, struct dma_fence **out)
+{
+	return i915_request_submit_common(engine, ctx, NULL, 0, true, batch, out);
 }
 
 int i915_engine_wait_idle(struct i915_engine *engine, unsigned int timeout_ms)

@@ -333,6 +333,13 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 	struct dma_fence *fence = NULL;
 	int ret;
 
+	/*
+	 * No ppGTT entry may outlive the pages it points at: unbind from every
+	 * VM first, once the requests that used the bindings are done.
+	 */
+	ret = i915_vm_unbind_bo(i915, bo, false, ctx->no_wait_gpu);
+	if (ret)
+		return ret;
 	if (!obj && i915_is_tt_type(from) && i915_is_tt_type(to))
 		return i915_ttm_move_plain(i915, bo, ctx, new_mem);
 	/*
@@ -439,6 +446,8 @@ static void i915_ttm_delete_mem_notify(struct ttm_buffer_object *bo)
 	struct i915_device *i915 = to_i915(bo->bdev);
 	struct i915_gem_object *obj = to_obj(bo);
 
+	/* The resource goes (the object dies, or is gutted): its vmas go too. */
+	i915_vm_unbind_bo(i915, bo, true, false);
 	if (obj) {
 		i915_gem_object_drop_vma(obj);
 		if (bo->resource && bo->resource->mem_type == TTM_PL_TT && obj->ggtt_bound)
@@ -455,6 +464,7 @@ static void i915_ttm_swap_notify(struct ttm_buffer_object *bo)
 	struct i915_gem_object *obj = to_obj(bo);
 
 	/* The pages go to shmem: no PTE may keep pointing at them. */
+	i915_vm_unbind_bo(to_i915(bo->bdev), bo, false, false);
 	if (!bo->resource || bo->resource->mem_type != TTM_PL_TT)
 		return;
 	if (!obj)
@@ -551,6 +561,7 @@ int i915_gem_init(struct i915_device *i915)
 	ret = ttm_drm_device_init(&i915->drm, &i915_ttm_funcs, &i915_drm_driver, name, false);
 	if (ret)
 		return ret;
+	i915_vm_registry_init(i915);
 	i915_gem_init_evict_places(i915);
 	ret = i915_gem_set_managers(i915, true);
 	/*
@@ -562,6 +573,7 @@ int i915_gem_init(struct i915_device *i915)
 	if (ret) {
 		i915_gem_set_managers(i915, false);
 		ttm_drm_device_fini(&i915->drm);
+		i915_vm_registry_fini(i915);
 		return ret;
 	}
 	i915->gem_ready = true;
@@ -577,7 +589,7 @@ int i915_gem_fini(struct i915_device *i915)
 		return -EINVAL;
 	bdev = &i915->drm.bdev;
 	ttm_device_flush_delayed(bdev, true);
-	if (atomic_load(&bdev->stats.bo_count))
+	if (atomic_load(&bdev->stats.bo_count) || atomic_load(&i915->vm_count))
 		return -EBUSY;
 	i915_gem_set_managers(i915, false);
 	ret = ttm_drm_device_fini(&i915->drm);
@@ -587,6 +599,7 @@ int i915_gem_fini(struct i915_device *i915)
 		return ret;
 	}
 	ttm_bo_vm_set_cpu_cache(bdev, false);
+	i915_vm_registry_fini(i915);
 	i915->gem_ready = false;
 	return 0;
 }
@@ -709,9 +722,12 @@ static bool eb_ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
 	return a < b + bs && b < a + as;
 }
 
-/* Every check that needs no lock, so a bad call changes nothing. */
+/*
+ * Every check that needs no lock, so a bad call changes nothing. @vm: the
+ * context's VM, whose softpin rules replace the GGTT's.
+ */
 static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer *eb,
-			 unsigned int batch_idx)
+			 unsigned int batch_idx, const struct i915_address_space *vm)
 {
 	const struct i915_exec_object *batch;
 
@@ -735,7 +751,16 @@ static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer 
 		    (eo->flags & ~EXEC_OBJECT_FLAGS_MASK) || (eo->nreloc && !eo->relocs))
 			return -EINVAL;
 		size = bo->size;
-		if (eo->flags & EXEC_OBJECT_PINNED) {
+		if ((eo->flags & EXEC_OBJECT_PINNED) && vm) {
+			uint64_t start = i915_vm_noncanonical(eo->offset);
+			uint64_t end = (eo->flags & EXEC_OBJECT_SUPPORTS_48B_ADDRESS) ? vm->total
+										   : I915_VM_4G;
+
+			/* i915_gem_execbuffer.c eb_validate_vma() and i915_vma_insert(). */
+			if (eo->offset != i915_vm_canonical(eo->offset & ~(uint64_t)(TTM_PAGE_SIZE - 1)) ||
+			    size > end || start > end - size)
+				return -EINVAL;
+		} else if (eo->flags & EXEC_OBJECT_PINNED) {
 			/* Page 0 is the device's guard page, never an object's. */
 			if ((eo->offset & (TTM_PAGE_SIZE - 1)) || !eo->offset ||
 			    eo->offset > i915->ggtt.size || size > i915->ggtt.size - eo->offset)
@@ -1009,6 +1034,61 @@ static int eb_validate_one(struct i915_device *i915, struct i915_exec_object *eo
 	return ret;
 }
 
+/*
+ * An object of an execbuffer in a VM: validated where the GPU reaches it
+ * without the GGTT (an object already in one such place stays), its pages
+ * present, and bound into @vm (pinned there in *@vma) at its softpin
+ * address or a free one. *@addr: its canonical VM address.
+ */
+static int eb_validate_vm(struct i915_address_space *vm, struct i915_exec_object *eo,
+			  struct ttm_operation_ctx *ctx, struct i915_vma **vma, uint64_t *addr)
+{
+	struct ttm_buffer_object *bo = eb_bo(eo);
+	struct ttm_place places[2] = {{.mem_type = TTM_PL_SYSTEM}, {.mem_type = TTM_PL_TT}};
+	struct ttm_placement placement = {2, places};
+	uint64_t offset = eo->offset;
+	int ret;
+
+	if (!eo->obj && bo->resource && !i915_is_tt_type(bo->resource->mem_type)) {
+		places[0].mem_type = bo->resource->mem_type;
+		placement.num_placement = 1;
+	} else if (eo->obj && eo->obj->region == I915_GEM_REGION_LMEM) {
+		places[0].mem_type = TTM_PL_VRAM;
+		placement.num_placement = 1;
+	} else if (eo->obj && eo->obj->region == I915_GEM_REGION_STOLEN) {
+		places[0].mem_type = I915_PL_STOLEN;
+		placement.num_placement = 1;
+	}
+	/* The address is the VM's business: no room here is no memory. */
+	ret = ttm_bo_validate_nospc(bo, &placement, ctx);
+	if (ret == -ENOSPC)
+		return -ENOMEM;
+	if (ret)
+		return ret;
+	if (i915_is_tt_type(bo->resource->mem_type)) {
+		ret = ttm_bo_populate(bo, ctx);
+		if (ret)
+			return ret;
+	}
+	ret = i915_vm_bind(vm, bo, &offset, eo->flags & EXEC_OBJECT_PINNED,
+			   !(eo->flags & EXEC_OBJECT_SUPPORTS_48B_ADDRESS), ctx->interruptible, vma);
+	if (ret)
+		return ret;
+	*addr = i915_vm_canonical(offset);
+	return 0;
+}
+
+/* End this call's use of the vmas; @fence (may be NULL) is their last use. */
+static void eb_unpin_vmas(struct i915_vma **vmas, unsigned int count, struct dma_fence *fence)
+{
+	if (!vmas)
+		return;
+	for (unsigned int i = 0; i < count; i++) {
+		i915_vma_unpin(vmas[i], fence);
+		vmas[i] = NULL;
+	}
+}
+
 static int eb_relocate(struct i915_device *i915, struct i915_execbuffer *eb, const uint64_t *addr,
 		       struct ttm_operation_ctx *ctx)
 {
@@ -1046,6 +1126,8 @@ int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 	bool *locked = NULL, *pinned = NULL, *written = NULL;
 	struct i915_blit_unmap **local = NULL;
 	const struct i915_exec_object **order = NULL;
+	struct i915_address_space *vm = NULL;
+	struct i915_vma **vmas = NULL;
 	uint64_t *addr = NULL;
 	int ret;
 
@@ -1055,9 +1137,13 @@ int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 	if (!eb->count)
 		return -EINVAL;
 	batch_idx = (eb->flags & I915_EXEC_BATCH_FIRST) ? 0 : eb->count - 1;
-	ret = eb_check_args(i915, eb, batch_idx);
-	if (ret)
+	/* Ours for the call, whatever CONTEXT_SETPARAM does meanwhile. */
+	vm = i915_context_get_vm(eb->ctx);
+	ret = eb_check_args(i915, eb, batch_idx, vm);
+	if (ret) {
+		i915_vm_put(vm);
 		return ret;
+	}
 	engine = i915_engine_get(i915, (eb->flags & I915_EXEC_RING_MASK) == I915_EXEC_BLT
 					   ? I915_ENGINE_BCS
 					   : I915_ENGINE_RCS);
@@ -1067,8 +1153,9 @@ int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 	addr = calloc(eb->count, sizeof(*addr));
 	local = calloc(eb->count, sizeof(*local));
 	order = malloc(eb->count * sizeof(*order));
+	vmas = vm ? calloc(eb->count, sizeof(*vmas)) : NULL;
 	if (fault_should_fail(&i915_fault_exec_alloc, eb->count) || !locked || !pinned ||
-	    !written || !addr || !local || !order) {
+	    !written || !addr || !local || !order || (vm && !vmas)) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -1096,9 +1183,14 @@ retry:
 
 			if (!!(eo->flags & EXEC_OBJECT_PINNED) != (pass == 0))
 				continue;
-			ret = eb_validate_one(i915, eo, &ctx);
-			if (!ret)
-				ret = eb_object_address(i915, eo, &ctx, &local[i], &addr[i]);
+			if (vm) {
+				ret = eb_validate_vm(vm, eo, &ctx, &vmas[i], &addr[i]);
+			} else {
+				ret = eb_validate_one(i915, eo, &ctx);
+				if (!ret)
+					ret = eb_object_address(i915, eo, &ctx, &local[i],
+								&addr[i]);
+			}
 			if (ret)
 				break;
 			/* Validating the next object must not evict this one. */
@@ -1110,6 +1202,7 @@ retry:
 		/* Evicting under our ticket met an older transaction. */
 		atomic_fetch_add(&i915->gem_stats.eb_backoffs, 1);
 		eb_unreserve(eb, locked, pinned);
+		eb_unpin_vmas(vmas, eb->count, NULL);
 		/* Unreserved, the buffers may move: their ranges are made again. */
 		eb_drop_local(local, eb->count);
 		goto retry;
@@ -1143,8 +1236,13 @@ retry:
 		if (ret)
 			goto out_unreserve;
 	}
-	ret = i915_request_submit(engine, eb->ctx, NULL, 0,
-				  addr[batch_idx] + eb->batch_start_offset, &fence);
+	if (vm)
+		ret = i915_request_submit_batch(
+		    engine, eb->ctx, i915_vm_noncanonical(addr[batch_idx]) + eb->batch_start_offset,
+		    &fence);
+	else
+		ret = i915_request_submit(engine, eb->ctx, NULL, 0,
+					  addr[batch_idx] + eb->batch_start_offset, &fence);
 	if (ret)
 		goto out_unreserve;
 	TTM_PROBE3(execbuf_submit, fence->context, eb->count, fence->seqno);
@@ -1161,6 +1259,8 @@ retry:
 	}
 	eb->out_fence = fence;
 out_unreserve:
+	/* The request (when there is one) is each vma's last use. */
+	eb_unpin_vmas(vmas, eb->count, eb->out_fence);
 	eb_unreserve(eb, locked, pinned);
 	/* Not submitted: no GPU access through the ranges will happen. */
 	eb_drop_local(local, eb->count);
@@ -1173,5 +1273,7 @@ out_free:
 	free(addr);
 	free(local);
 	free(order);
+	free(vmas);
+	i915_vm_put(vm);
 	return ret;
 }

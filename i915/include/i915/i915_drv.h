@@ -28,6 +28,7 @@
 
 #include <i915/i915_engine.h>
 #include <i915/i915_ggtt.h>
+#include <i915/i915_vm.h>
 
 /* Stolen memory: the first driver-private memory type. */
 #define I915_PL_STOLEN TTM_PL_PRIV
@@ -50,6 +51,11 @@ struct i915_gem_dev;
  *	i915_drm_open() (i915_uapi.h) and reach execbuffer through its
  *	driver commands.
  * @gem_ready: @drm is initialised.
+ * @vm_lock: protects every VM's ranges and vmas and @vmas (i915_vm.h);
+ *	nests inside BO reservations, never held across a fence wait.
+ * @vmas: object-to-vma registry.
+ * @next_vm_id: VM id allocator; atomic.
+ * @vm_count: VMs alive; atomic. i915_gem_fini() refuses while non-zero.
  * @gem_stats: counters of the GEM layer (struct i915_gem_stats, i915_gem.h).
  * @reset_lock: protects @reset_mask and @reset_stop.
  * @reset_cond: wakes the reset worker.
@@ -70,6 +76,11 @@ struct i915_device {
 	atomic_uint next_ctx_id;
 	struct ttm_drm_device drm;
 	bool gem_ready;
+	/* ppGTTs (i915_vm.h): @vm_lock, set up by i915_gem_init(). */
+	pthread_mutex_t vm_lock;
+	struct i915_vma_registry vmas;
+	atomic_uint next_vm_id;
+	atomic_uint vm_count;
 	/* The GEM uAPI of i915/gem (i915_gem_uapi.h), NULL when not created through it. */
 	struct i915_gem_dev *gem_uapi;
 	/* Where lmem/stolen evictions go: a GGTT part, then SYSTEM (lpfn 0: SYSTEM only). */

@@ -177,6 +177,13 @@ struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_i
 int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, const uint32_t *cmds,
 			unsigned int ndw, uint64_t batch, struct dma_fence **out);
 
+/**
+ * i915_request_submit_batch() - i915_request_submit() of a batch only, at
+ * @batch even when that is 0 (a valid address in a VM).
+ */
+int i915_request_submit_batch(struct i915_engine *engine, struct i915_context *ctx,
+			      uint64_t batch, struct dma_fence **out);
+
 /** to_i915_request() - the request of an i915 fence, NULL for another fence. */
 struct i915_request *to_i915_request(struct dma_fence *fence);
 

@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <fault_inject.h>
 #include <ttm/dma_fence.h>
 #include <ttm/drm_mm.h>
 #include <ttm/list.h>
@@ -49,7 +50,8 @@ struct ttm_buffer_object;
 /* Bits of the ppGTT: 48, four levels of 512 entries over 4 KiB pages. */
 #define I915_VM_BITS 48
 #define I915_VM_TOTAL (1ull << I915_VM_BITS)
-#define I915_VM_4G (1ull << 32)
+/* Where objects without EXEC_OBJECT_SUPPORTS_48B_ADDRESS must end (the kernel's PIN_ZONE_4G). */
+#define I915_VM_4G ((1ull << 32) - 4096)
 
 /**
  * i915_vm_canonical() - @addr in the canonical form of a 48-bit address
@@ -171,13 +173,14 @@ struct i915_address_space *i915_context_get_vm(struct i915_context *ctx);
  * i915_vm_bind() - bind @bo (reserved by the caller, resource populated and
  * placed where the GPU reaches it: SYSTEM or TT with tt pages, VRAM,
  * stolen) into @vm and pin the vma for the caller.
- * @offset: in: with @fixed, the address wanted (page aligned, canonical or
- *	not); out: the address bound (non-canonical).
+ * @offset: in: with @fixed, the address wanted (page aligned, in canonical
+ *	form as the kernel requires); out: the address bound (non-canonical).
  * @fixed: softpin: exactly at *@offset. An unpinned vma of another object
  *	overlapping the range is evicted (waiting for its last use); a vma of
  *	the same object elsewhere is moved.
- * @zone_4g: without @fixed, place the range below 4 GiB (objects without
- *	EXEC_OBJECT_SUPPORTS_48B_ADDRESS); with it, fail when it ends above.
+ * @zone_4g: without @fixed, place the range below I915_VM_4G (objects
+ *	without EXEC_OBJECT_SUPPORTS_48B_ADDRESS); with it, fail when it ends
+ *	above.
  * @interruptible: waits for eviction may be interrupted.
  *
  * Without @fixed an existing vma keeps its range (the kernel's presumed
@@ -220,5 +223,15 @@ int i915_vm_lookup(struct i915_address_space *vm, struct ttm_buffer_object *bo, 
  * page table, 0 when not present; for tests and dumps.
  */
 uint64_t i915_vm_read_pte(struct i915_address_space *vm, uint64_t index);
+
+/* "vm_alloc": i915_vm_create() fails with -ENOMEM. */
+extern struct fault_attr i915_fault_vm_alloc;
+
+/*
+ * Driver-internal: the registry and @vm_lock of @i915, set up by
+ * i915_gem_init() and torn down by i915_gem_fini() (no VM alive).
+ */
+void i915_vm_registry_init(struct i915_device *i915);
+void i915_vm_registry_fini(struct i915_device *i915);
 
 #endif /* I915_VM_H */
