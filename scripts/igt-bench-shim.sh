@@ -40,7 +40,10 @@ bench=/usr/libexec/igt-gpu-tools/benchmarks
 shim=${TTM_SHIM:-}
 if [ -z "$shim" ]; then
 	[ -f "$bdir/build.ninja" ] || ttm_configure "$bdir" || exit 1
-	ninja -C "$bdir" >/dev/null 2>&1 || { echo "$0: building $bdir failed" >&2; exit 1; }
+	mapfile -t libs < <(ninja -C "$bdir" -t targets all 2>/dev/null |
+		sed -nE 's|^(node/[^/:]*\.so):.*|\1|p' | sort -u)
+	[ ${#libs[@]} -eq 0 ] || ninja -C "$bdir" "${libs[@]}" >/dev/null 2>&1 ||
+		{ echo "$0: building ${libs[*]} in $bdir failed" >&2; exit 1; }
 	mapfile -t libs < <(find "$bdir/node" -maxdepth 1 -name '*.so' -type f 2>/dev/null | sort)
 	[ ${#libs[@]} -eq 1 ] || { echo "$0: no single render-node library in $bdir/node; set TTM_SHIM" >&2; exit 77; }
 	shim=${libs[0]}

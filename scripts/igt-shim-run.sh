@@ -80,11 +80,16 @@ if [ -z "$shim" ]; then
 	if [ ! -f "$bdir/build.ninja" ]; then
 		ttm_configure "$bdir" || { echo "$0: cannot configure $bdir" >&2; exit 1; }
 	fi
-	ninja -C "$bdir" >"$tmp/ninja.log" 2>&1 || {
-		tail -n 40 "$tmp/ninja.log" >&2
-		echo "$0: building $bdir failed" >&2
-		exit 1
-	}
+	# Only the node library (and what it links), not the whole tree.
+	mapfile -t libs < <(ninja -C "$bdir" -t targets all 2>/dev/null |
+		sed -nE 's|^(node/[^/:]*\.so):.*|\1|p' | sort -u)
+	if [ ${#libs[@]} -gt 0 ]; then
+		ninja -C "$bdir" "${libs[@]}" >"$tmp/ninja.log" 2>&1 || {
+			tail -n 40 "$tmp/ninja.log" >&2
+			echo "$0: building ${libs[*]} in $bdir failed" >&2
+			exit 1
+		}
+	fi
 	mapfile -t libs < <(find "$bdir/node" -maxdepth 1 -name '*.so' -type f 2>/dev/null | sort)
 	if [ ${#libs[@]} -eq 0 ]; then
 		echo "$0: no render-node library in $bdir/node (node/ not built yet?); set TTM_SHIM=/path/to/lib.so" >&2
