@@ -279,13 +279,20 @@ static bool ref_scan(struct ref_set *s)
 	if (!d)
 		return false;
 	while ((e = readdir(d))) {
+		char path[64];
 		struct stat st;
 		char *end;
 		long fd = strtol(e->d_name, &end, 10);
 
 		if (*end || end == e->d_name || fd == dirfd(d))
 			continue;
-		if (!fstat((int)fd, &st))
+		/*
+		 * stat() through the link, not fstat(): the descriptor may be
+		 * another thread's, closed and reused under us; the path
+		 * names whatever it is now and never touches the descriptor.
+		 */
+		snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
+		if (!stat(path, &st))
 			ref_add(s, st.st_dev, st.st_ino);
 	}
 	closedir(d);

@@ -127,13 +127,15 @@ KTEST(drm_copy_to_user_faults_on_read_only_page)
 static void strncpy_cases(void)
 {
 	char *p = two_pages();
+	/* Sources as large as the count: a copy may read past the NUL. */
+	static const char hello[32] = "hello";
 	char buf[32];
 
 	ASSERT_NOT_NULL(p);
-	EXPECT_EQ(drm_strncpy_from_user(buf, "hello", sizeof(buf)), 5);
+	EXPECT_EQ(drm_strncpy_from_user(buf, hello, sizeof(buf)), 5);
 	EXPECT_STREQ(buf, "hello");
 	/* No NUL within count: count, unterminated. */
-	EXPECT_EQ(drm_strncpy_from_user(buf, "hello", 3), 3);
+	EXPECT_EQ(drm_strncpy_from_user(buf, hello, 3), 3);
 	EXPECT_EQ(buf[2], 'l');
 	/* A string that ends right before the bad page is fine. */
 	memcpy(p + PAGE - 4, "abc", 4);

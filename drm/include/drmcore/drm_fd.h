@@ -30,6 +30,9 @@
  *  - memfds: no descriptor of this process other than ours refers to the
  *    inode (a scan of /proc/self/fd) and no mapping of it exists (a scan of
  *    /proc/self/maps), as an mmap()ed dma-buf keeps its buffer alive.
+ *    This is a snapshot: a descriptor dup()ed from one that is closed
+ *    while the scan runs can be missed (the kernel counts exactly); call
+ *    drm_fd_close() from the close() interposer to keep scans at closes.
  * drm_fd_close() is the hook for a close(2) interposer (the render node);
  * drm_fd_gc() sweeps every object, and creating an object sweeps lazily
  * (every 64th creation), so programs without the hook do not leak without

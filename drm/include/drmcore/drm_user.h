@@ -60,6 +60,8 @@ size_t drm_clear_user(void __user *to, size_t n);
 /**
  * drm_strncpy_from_user() - copy a NUL-terminated string of at most @count
  * bytes (NUL included when it fits) from @src to @dst.
+ * It may read up to @count bytes (never past the page of the NUL), as the
+ * kernel's word-at-a-time copy reads past the NUL within a word.
  * Return: the length of the string (without the NUL) when it is shorter
  * than @count; @count when no NUL was found within @count bytes (@dst is
  * then not terminated); -EFAULT when a byte before the NUL (or before
