@@ -139,11 +139,16 @@ static void i915_request_finish(struct i915_request *rq, int error)
 	else
 		atomic_fetch_add(&rq->engine->stats.retired, 1);
 	atomic_fetch_sub(&rq->ctx->active, 1);
-	dma_fence_signal(&rq->fence);
+	/*
+	 * References go before the fence signals, so that a waiter woken by it
+	 * finds the context (and its VM) released by the request. The VM's
+	 * last reference may go here: no lock of ours is held.
+	 */
 	i915_context_put(rq->ctx);
-	/* The VM's last reference may go here: no lock of ours is held. */
+	rq->ctx = NULL;
 	i915_vm_put(rq->vm);
 	rq->vm = NULL;
+	dma_fence_signal(&rq->fence);
 	dma_fence_put(&rq->fence);
 }
 
