@@ -97,7 +97,7 @@ int drm_dma_buf_export(struct ttm_buffer_object *bo, const struct drm_dma_buf_op
 
 	if (!bo || !fd || (flags & ~(O_CLOEXEC | O_ACCMODE)))
 		return -EINVAL;
-	/* Before bo_lock: a swept dma-buf takes it to leave the registry. */
+	/* Every creation counts towards the lazy sweep. */
 	drm_fd_gc_maybe();
 	pthread_mutex_lock(&bo_lock);
 	d = find_bo_locked(bo);

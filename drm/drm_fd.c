@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,11 +409,71 @@ unsigned drm_fd_gc(void)
 	return n;
 }
 
+/*
+ * The lazy sweep runs on a reaper thread of its own, never on the creating
+ * caller: a release puts BOs and fences, whose release paths take driver
+ * locks the caller of a create may hold (the kernel defers its final fput
+ * the same way, to a clean context). Started on first need; a forked child
+ * starts its own.
+ */
+static pthread_mutex_t reap_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reap_cond = PTHREAD_COND_INITIALIZER;
+static bool reap_started, reap_pending;
+static pthread_once_t reap_once = PTHREAD_ONCE_INIT;
+
+static void *reaper(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&reap_lock);
+	for (;;) {
+		while (!reap_pending)
+			pthread_cond_wait(&reap_cond, &reap_lock);
+		reap_pending = false;
+		pthread_mutex_unlock(&reap_lock);
+		drm_fd_gc();
+		pthread_mutex_lock(&reap_lock);
+	}
+	return NULL;
+}
+
+static void reap_atfork_child(void)
+{
+	/* The reaper did not survive the fork; its lock may be held by it. */
+	pthread_mutex_init(&reap_lock, NULL);
+	pthread_cond_init(&reap_cond, NULL);
+	reap_started = false;
+	reap_pending = false;
+}
+
+static void reap_setup_once(void)
+{
+	pthread_atfork(NULL, NULL, reap_atfork_child);
+}
+
 void drm_fd_gc_maybe(void)
 {
-	if (atomic_fetch_add_explicit(&creations, 1, memory_order_relaxed) % DRM_FD_GC_EVERY ==
+	if (atomic_fetch_add_explicit(&creations, 1, memory_order_relaxed) % DRM_FD_GC_EVERY !=
 	    DRM_FD_GC_EVERY - 1)
-		drm_fd_gc();
+		return;
+	pthread_once(&reap_once, reap_setup_once);
+	pthread_mutex_lock(&reap_lock);
+	if (!reap_started) {
+		sigset_t all, old;
+		pthread_attr_t attr;
+		pthread_t t;
+
+		/* No signal of the program's may land on our thread. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		reap_started = !pthread_create(&t, &attr, reaper, NULL);
+		pthread_attr_destroy(&attr);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	reap_pending = true;
+	pthread_cond_signal(&reap_cond);
+	pthread_mutex_unlock(&reap_lock);
 }
 
 unsigned drm_fd_live_count(void)

@@ -68,8 +68,8 @@ void drm_fd_obj_get(struct drm_fd_obj *obj);
 bool drm_fd_obj_get_unless_zero(struct drm_fd_obj *obj);
 void drm_fd_obj_put(struct drm_fd_obj *obj);
 
-/* Sweep lazily (every 64th call); callers call it before creating an object,
- * holding no lock that a release could take. */
+/* Sweep lazily: every 64th call wakes the reaper thread; callers call it
+ * when they create an object. */
 void drm_fd_gc_maybe(void);
 
 #endif /* DRM_FD_PRIV_H */

@@ -34,9 +34,11 @@
  *    while the scan runs can be missed (the kernel counts exactly); call
  *    drm_fd_close() from the close() interposer to keep scans at closes.
  * drm_fd_close() is the hook for a close(2) interposer (the render node);
- * drm_fd_gc() sweeps every object, and creating an object sweeps lazily
- * (every 64th creation), so programs without the hook do not leak without
- * bound.
+ * drm_fd_gc() sweeps every object; every 64th creation wakes a reaper
+ * thread (started on first need, signals blocked) that sweeps, so programs
+ * without the hook do not leak without bound. Releases therefore run on
+ * the closing thread, a drm_fd_gc() caller or the reaper.
+
  *
  * Cost: two descriptors per sync_file or syncobj file (ours + the
  * caller's), two per dma-buf; descriptors count against RLIMIT_NOFILE.
