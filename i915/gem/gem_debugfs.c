@@ -29,7 +29,8 @@
 static const char *const gem_debugfs_names[] = {
     "i915_gem_drop_caches",	    "i915_wedged",		  "i915_capabilities",
     "i915_gem_objects",		    "i915_engine_info",		  "i915_params/reset",
-    "i915_params/enable_hangcheck", NULL,
+    "i915_params/enable_hangcheck", "i915_params/lmem_size",  "i915_forcewake_user",
+    NULL,
 };
 
 const char *const *i915_gem_debugfs_files(struct i915_device *i915)
@@ -44,6 +45,9 @@ struct gem_text {
 	size_t len, cap;
 	bool oom;
 };
+
+static void gem_printf(struct gem_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static void gem_printf(struct gem_text *t, const char *fmt, ...)
 {
@@ -225,7 +229,8 @@ static void gem_capabilities(struct i915_gem_dev *dev, struct gem_text *t)
 	gem_printf(t, "slice total: 1, mask=0001\nsubslice total: %u\nEU total: %u\n",
 		   info->subslice_total, info->eu_total);
 	gem_printf(t, "CS timestamp frequency: 19200000 Hz, 52 ns\n");
-	gem_printf(t, "Has logical contexts? yes\nscheduler: 0x%x\n", I915_SCHEDULER_CAP_ENABLED);
+	gem_printf(t, "Has logical contexts? yes\nscheduler: 0x%x\n",
+		   (unsigned int)I915_SCHEDULER_CAP_ENABLED);
 	gem_printf(t, "i915.reset=%d\ni915.enable_hangcheck=%s\n", dev->param_reset,
 		   dev->param_hangcheck ? "yes" : "no");
 }
@@ -301,6 +306,10 @@ int i915_gem_debugfs_read(struct i915_device *i915, const char *name, char **tex
 		gem_printf(&t, "%d\n", dev->param_reset);
 	else if (!strcmp(name, "i915_params/enable_hangcheck"))
 		gem_printf(&t, "%c\n", dev->param_hangcheck ? 'Y' : 'N');
+	else if (!strcmp(name, "i915_params/lmem_size"))
+		gem_printf(&t, "%u\n", 0u); /* MiB; 0: all of each region */
+	else if (!strcmp(name, "i915_forcewake_user"))
+		gem_printf(&t, "%s", ""); /* holding it open is all it is for */
 	else
 		return -ENOENT;
 	if (t.oom || !t.buf) {

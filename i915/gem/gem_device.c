@@ -124,6 +124,12 @@ int i915_gem_device_create(const char *profile, struct i915_device **out)
 	ret = i915_gem_init(i915);
 	if (ret)
 		goto err_dev;
+	/*
+	 * What the uAPI promises: Tiger Lake shares its LLC with the CPU and
+	 * DG2 snoops system memory, so a WB mapping sees GPU writes with no
+	 * domain call. Stop modelling a non-snooping CPU cache for this device.
+	 */
+	ttm_bo_vm_set_cpu_cache(&i915->drm.bdev, false);
 	dev->i915 = i915;
 	dev->info = info;
 	pthread_mutex_init(&dev->lock, NULL);

@@ -708,3 +708,51 @@ KTEST(execbuffer2_fences_out_in_and_syncobj)
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
 	fx_close(&fx);
 }
+
+KTEST(cpu_mapping_sees_gpu_write_without_domain_call)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_relocation_entry reloc = {0};
+	struct drm_i915_gem_exec_object2 obj[2] = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_WB};
+	struct drm_i915_gem_wait w = {.timeout_ns = -1};
+	struct drm_i915_gem_pwrite pw = {0};
+	const uint32_t nops = 16384;
+	volatile uint32_t *p = NULL;
+	uint32_t *cs;
+
+	fx_open(&fx, "tgl", true);
+	obj[0].handle = mo.handle = gem_create(fx.file, 4096);
+	obj[1].handle = pw.handle = gem_create(fx.file, (nops + 8) * 4);
+	/* A long run of MI_NOOP, so the CPU looks before the store lands. */
+	cs = calloc(nops + 8, 4);
+	ASSERT_NOT_NULL(cs);
+	cs[nops] = MI_STORE_DWORD_IMM_GEN8 | MI_USE_GGTT;
+	cs[nops + 3] = 0xfeed;
+	cs[nops + 4] = MI_BATCH_BUFFER_END;
+	pw.size = (nops + 8) * 4;
+	pw.data_ptr = (uintptr_t)cs;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	free(cs);
+	reloc.offset = (nops + 1) * 4;
+	reloc.presumed_offset = ~0ull;
+	reloc.target_handle = obj[0].handle;
+	reloc.read_domains = I915_GEM_DOMAIN_RENDER;
+	reloc.write_domain = I915_GEM_DOMAIN_RENDER;
+	obj[1].relocation_count = 1;
+	obj[1].relocs_ptr = (uintptr_t)&reloc;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	ASSERT_EQ(i915_gem_mmap(fx.file, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+				(off_t)mo.offset, (void **)&p),
+		  0);
+	eb.buffers_ptr = (uintptr_t)obj;
+	eb.buffer_count = 2;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	(void)p[0]; /* most likely before the GPU got to the store */
+	w.bo_handle = obj[0].handle;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_WAIT, &w), 0);
+	EXPECT_EQ(p[0], 0xfeedu);
+	EXPECT_EQ(i915_gem_munmap(fx.i915, (void *)p, 4096), 0);
+	fx_close(&fx);
+}
