@@ -34,12 +34,12 @@ struct node_device node_dev = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
+bool node_trace;
+
 /* The st_dev the tree's /sys/kernel/debug reports, unlike its parent's. */
 #define NODE_DEBUGFS_DEV makedev(0, 0x7ffe)
 
-static void node_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void node_say(const char *fmt, ...)
+void node_say(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -462,6 +462,9 @@ bool node_device_get(void)
 
 __attribute__((constructor)) static void node_device_init(void)
 {
+	const char *trace = getenv("TTM_I915_NODE_TRACE");
+
+	node_trace = trace && *trace && strcmp(trace, "0");
 	pthread_atfork(NULL, NULL, node_atfork_child);
 }
 

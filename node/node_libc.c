@@ -489,6 +489,10 @@ NODE_EXPORT int ioctl(int fd, unsigned long request, ...)
 		return -1;
 	}
 	ret = NODE_DRIVER_CALL(i915_gem_ioctl(obj->file, request, arg));
+	if (node_trace)
+		node_say("ttm-i915-node: ioctl fd %d nr 0x%02x dir %u size %u: %d (%s)\n", fd,
+			 (unsigned int)_IOC_NR(request), (unsigned int)_IOC_DIR(request),
+			 (unsigned int)_IOC_SIZE(request), ret, ret < 0 ? strerror(-ret) : "ok");
 	node_obj_put(obj);
 	if (ret < 0) {
 		errno = -ret;

@@ -159,6 +159,15 @@ extern struct node_device node_dev;
  */
 bool node_device_get(void);
 
+/** node_say() - one message on stderr, written with the real write(). */
+void node_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * node_trace - TTM_I915_NODE_TRACE is set: every device ioctl is logged on
+ * stderr with its result.
+ */
+extern bool node_trace;
+
 /**
  * node_fork_refuse() - the forked-child rule: say once on stderr that the
  * device lives in the parent, and set errno to EIO.
