@@ -63,6 +63,24 @@ struct syncobj_file {
 	struct drm_syncobj *syncobj;
 };
 
+/**
+ * struct syncobj_eventfd_entry - one DRM_IOCTL_SYNCOBJ_EVENTFD request.
+ * @node: on the syncobj's @ev_fd_list until its point has a fence.
+ * @fd: our duplicate of the eventfd.
+ * @point: the timeline point (0: binary).
+ * @flags: 0 or DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE.
+ * @fence: the point's fence once known (a reference).
+ * @fence_cb: armed on @fence to signal the eventfd.
+ */
+struct syncobj_eventfd_entry {
+	struct list_head node;
+	int fd;
+	uint64_t point;
+	uint32_t flags;
+	struct dma_fence *fence;
+	struct dma_fence_cb fence_cb;
+};
+
 static void waiter_wake(struct syncobj_waiter *w)
 {
 	atomic_fetch_add_explicit(&w->seq, 1, memory_order_release);
@@ -103,6 +121,7 @@ int drm_syncobj_create(struct drm_syncobj **out, uint32_t flags, struct dma_fenc
 	atomic_init(&s->refcount, 1);
 	pthread_mutex_init(&s->lock, NULL);
 	INIT_LIST_HEAD(&s->cb_list);
+	INIT_LIST_HEAD(&s->ev_fd_list);
 	if (flags & DRM_SYNCOBJ_CREATE_SIGNALED) {
 		struct dma_fence *stub = dma_fence_allocate_private_stub(dma_fence_now_ns());
 
@@ -123,6 +142,15 @@ void drm_syncobj_put(struct drm_syncobj *syncobj)
 {
 	if (!syncobj || atomic_fetch_sub_explicit(&syncobj->refcount, 1, memory_order_acq_rel) != 1)
 		return;
+	/* Eventfds still waiting for a point: dropped unsignalled, as the kernel does. */
+	while (!list_empty(&syncobj->ev_fd_list)) {
+		struct syncobj_eventfd_entry *e =
+			list_first_entry(&syncobj->ev_fd_list, struct syncobj_eventfd_entry, node);
+
+		list_del_init(&e->node);
+		close(e->fd);
+		free(e);
+	}
 	dma_fence_put(syncobj->fence);
 	pthread_mutex_destroy(&syncobj->lock);
 	free(syncobj);
@@ -171,6 +199,105 @@ static void wake_waiters_locked(struct drm_syncobj *syncobj)
 	}
 }
 
+static void eventfd_entry_signal_free(struct syncobj_eventfd_entry *e)
+{
+	uint64_t one = 1;
+
+	/* eventfd_signal(): only an overflowing counter could block. */
+	if (write(e->fd, &one, sizeof(one)) != sizeof(one))
+		(void)0;
+	close(e->fd);
+	dma_fence_put(e->fence);
+	free(e);
+}
+
+static void eventfd_entry_fence_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	(void)f;
+	eventfd_entry_signal_free(container_of(cb, struct syncobj_eventfd_entry, fence_cb));
+}
+
+/* Syncobj lock held: if @e's point has a fence now, leave the list and arm. */
+static void eventfd_entry_check_locked(struct drm_syncobj *syncobj,
+				       struct syncobj_eventfd_entry *e)
+{
+	struct dma_fence *f = dma_fence_get(syncobj->fence);
+
+	if (!f)
+		return;
+	if (dma_fence_chain_find_seqno(&f, e->point)) {
+		dma_fence_put(f);
+		return;
+	}
+	list_del_init(&e->node);
+	e->fence = f ? f : dma_fence_get_stub();
+	if ((e->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE) ||
+	    dma_fence_add_callback(e->fence, &e->fence_cb, eventfd_entry_fence_cb))
+		eventfd_entry_signal_free(e);
+}
+
+static void eventfds_check_locked(struct drm_syncobj *syncobj)
+{
+	struct syncobj_eventfd_entry *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, &syncobj->ev_fd_list, struct syncobj_eventfd_entry, node)
+		eventfd_entry_check_locked(syncobj, e);
+}
+
+/* 0 when @fd is an eventfd; -EBADF when not open; -EINVAL otherwise. */
+static int check_eventfd(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+		return -EBADF;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -EBADF;
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[eventfd]") ? -EINVAL : 0;
+}
+
+int drm_syncobj_eventfd_ioctl(struct drm_file *file, struct drm_syncobj_eventfd *args)
+{
+	struct syncobj_eventfd_entry *e;
+	struct drm_syncobj *s;
+	int ret;
+
+	if (args->flags & ~DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE)
+		return -EINVAL;
+	if (args->pad)
+		return -EINVAL;
+	s = drm_syncobj_find(file, args->handle);
+	if (!s)
+		return -ENOENT;
+	ret = check_eventfd(args->fd);
+	if (ret)
+		goto out;
+	if (fault_should_fail(&drm_fault_syncobj_alloc, sizeof(*e)) ||
+	    !(e = calloc(1, sizeof(*e)))) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	e->fd = fcntl(args->fd, F_DUPFD_CLOEXEC, 0);
+	if (e->fd < 0) {
+		ret = -errno;
+		free(e);
+		goto out;
+	}
+	e->point = args->point;
+	e->flags = args->flags;
+	pthread_mutex_lock(&s->lock);
+	list_add_tail(&e->node, &s->ev_fd_list);
+	eventfd_entry_check_locked(s, e);
+	pthread_mutex_unlock(&s->lock);
+out:
+	drm_syncobj_put(s);
+	return ret;
+}
+
 void drm_syncobj_replace_fence(struct drm_syncobj *syncobj, struct dma_fence *fence)
 {
 	struct dma_fence *old;
@@ -179,8 +306,10 @@ void drm_syncobj_replace_fence(struct drm_syncobj *syncobj, struct dma_fence *fe
 	pthread_mutex_lock(&syncobj->lock);
 	old = syncobj->fence;
 	syncobj->fence = fence;
-	if (fence != old)
+	if (fence != old) {
 		wake_waiters_locked(syncobj);
+		eventfds_check_locked(syncobj);
+	}
 	pthread_mutex_unlock(&syncobj->lock);
 	dma_fence_put(old);
 }
@@ -197,6 +326,7 @@ void drm_syncobj_add_point(struct drm_syncobj *syncobj, struct dma_fence_chain *
 	dma_fence_chain_init(chain, prev, fence, point);
 	syncobj->fence = &chain->base;
 	wake_waiters_locked(syncobj);
+	eventfds_check_locked(syncobj);
 	pthread_mutex_unlock(&syncobj->lock);
 }
 
@@ -891,6 +1021,8 @@ int drm_syncobj_ioctl(struct drm_file *file, unsigned int nr, void *kdata)
 		return drm_syncobj_transfer_ioctl(file, kdata);
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL):
 		return drm_syncobj_timeline_signal_ioctl(file, kdata);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_EVENTFD):
+		return drm_syncobj_eventfd_ioctl(file, kdata);
 	default:
 		return -ENOTTY;
 	}

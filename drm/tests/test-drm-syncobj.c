@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 static const char *tname(struct dma_fence *f)
@@ -558,4 +559,82 @@ KTEST(drm_syncobj_concurrent_waiters_see_every_point)
 	pthread_join(t, NULL);
 	EXPECT_EQ(query(&file, h, 0), 200);
 	drm_file_fini(&file);
+}
+
+static uint64_t eventfd_value(int efd)
+{
+	struct pollfd p = { .fd = efd, .events = POLLIN };
+	uint64_t v = 0;
+
+	if (poll(&p, 1, 0) != 1)
+		return 0;
+	if (read(efd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+KTEST(drm_syncobj_eventfd_signals_on_fence_and_on_availability)
+{
+	struct drm_file file;
+	struct drm_syncobj_eventfd a = { 0 };
+	struct dma_fence *f = new_fence(), *g = new_fence();
+	struct drm_syncobj *o;
+	int efd = eventfd(0, EFD_CLOEXEC), p[2];
+	uint32_t bin, tl;
+
+	ASSERT_GE(efd, 0);
+	drm_file_init(&file);
+	bin = create(&file, 0);
+	tl = create(&file, 0);
+
+	/* Errors, in the kernel's order. */
+	a.handle = bin;
+	a.fd = efd;
+	a.flags = 1;
+	EXPECT_EQ(drm_syncobj_eventfd_ioctl(&file, &a), -EINVAL);
+	a.flags = 0;
+	a.pad = 1;
+	EXPECT_EQ(drm_syncobj_eventfd_ioctl(&file, &a), -EINVAL);
+	a.pad = 0;
+	a.handle = 99;
+	EXPECT_EQ(drm_syncobj_eventfd_ioctl(&file, &a), -ENOENT);
+	a.handle = bin;
+	ASSERT_EQ(pipe(p), 0);
+	a.fd = p[0];
+	EXPECT_EQ(drm_syncobj_eventfd_ioctl(&file, &a), -EINVAL);
+	close(p[0]);
+	close(p[1]);
+	EXPECT_EQ(drm_syncobj_eventfd_ioctl(&file, &a), -EBADF);
+
+	/* Binary, flags 0: fires when the fence installed later signals. */
+	a.fd = efd;
+	ASSERT_EQ(drm_syncobj_eventfd_ioctl(&file, &a), 0);
+	EXPECT_UEQ(eventfd_value(efd), 0);
+	o = drm_syncobj_find(&file, bin);
+	drm_syncobj_replace_fence(o, f);
+	drm_syncobj_put(o);
+	EXPECT_UEQ(eventfd_value(efd), 0);
+	dma_fence_signal(f);
+	EXPECT_UEQ(eventfd_value(efd), 1);
+
+	/* Timeline, WAIT_AVAILABLE: fires when the point is submitted. */
+	a.handle = tl;
+	a.point = 3;
+	a.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
+	ASSERT_EQ(drm_syncobj_ioctl(&file, _IOC_NR(DRM_IOCTL_SYNCOBJ_EVENTFD), &a), 0);
+	add_point(&file, tl, g, 2);
+	EXPECT_UEQ(eventfd_value(efd), 0);
+	add_point(&file, tl, g, 3);
+	EXPECT_UEQ(eventfd_value(efd), 1);
+	EXPECT_FALSE(dma_fence_is_signaled(g));
+
+	/* A request pending when the syncobj goes is dropped, not leaked. */
+	a.point = 10;
+	ASSERT_EQ(drm_syncobj_eventfd_ioctl(&file, &a), 0);
+	dma_fence_signal(g);
+	drm_file_fini(&file);
+	EXPECT_UEQ(eventfd_value(efd), 0);
+	close(efd);
+	dma_fence_put(f);
+	dma_fence_put(g);
 }

@@ -45,21 +45,38 @@
 #define DRM_SYNCOBJ_WAIT_FLAGS_WAIT_DEADLINE (1 << 3)
 #endif
 
+/*
+ * DRM_IOCTL_SYNCOBJ_EVENTFD (kernel 6.6) where libdrm's <drm.h> predates it:
+ * the kernel's layout, so callers built against either header agree.
+ */
+#ifndef DRM_IOCTL_SYNCOBJ_EVENTFD
+struct drm_syncobj_eventfd {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+	__s32 fd;
+	__u32 pad;
+};
+#define DRM_IOCTL_SYNCOBJ_EVENTFD DRM_IOWR(0xCF, struct drm_syncobj_eventfd)
+#endif
+
 /* How long find_fence with WAIT_FOR_SUBMIT waits for a fence (the kernel's 5 s). */
 #define DRM_SYNCOBJ_WAIT_FOR_SUBMIT_TIMEOUT_NS 5000000000ll
 
 /**
  * struct drm_syncobj - a sync object.
  * @refcount: references: handles, syncobj files, in-flight users.
- * @lock: protects @fence and @cb_list.
+ * @lock: protects @fence, @cb_list and @ev_fd_list.
  * @fence: the current fence (one reference) or NULL.
  * @cb_list: waiters for a fence to appear (WAIT_FOR_SUBMIT/WAIT_AVAILABLE).
+ * @ev_fd_list: eventfds waiting for a point to appear (DRM_IOCTL_SYNCOBJ_EVENTFD).
  */
 struct drm_syncobj {
 	atomic_int refcount;
 	pthread_mutex_t lock;
 	struct dma_fence *fence;
 	struct list_head cb_list;
+	struct list_head ev_fd_list;
 };
 
 /**
@@ -148,8 +165,18 @@ int drm_syncobj_timeline_signal_ioctl(struct drm_file *file,
 int drm_syncobj_query_ioctl(struct drm_file *file, struct drm_syncobj_timeline_array *args);
 
 /**
+ * drm_syncobj_eventfd_ioctl() - write 1 to eventfd @args->fd once point
+ * @args->point of the syncobj signals (flags 0) or has a fence
+ * (DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE). The eventfd is duplicated and
+ * held until then (or until the syncobj goes).
+ * Return: 0; -EINVAL (flags, pad, @fd not an eventfd); -EBADF (@fd not
+ * open); -ENOENT (handle); -ENOMEM.
+ */
+int drm_syncobj_eventfd_ioctl(struct drm_file *file, struct drm_syncobj_eventfd *args);
+
+/**
  * drm_syncobj_ioctl() - dispatch one DRM_IOCTL_SYNCOBJ_* by its number.
- * @nr: _IOC_NR() of the request (0xBF..0xC5, 0xCA..0xCD).
+ * @nr: _IOC_NR() of the request (0xBF..0xC5, 0xCA..0xCD, 0xCF).
  * @kdata: the argument in kernel memory, at least the ioctl's size.
  * Return: the ioctl's result; -ENOTTY when @nr is not a syncobj ioctl.
  */
