@@ -321,11 +321,19 @@ static int node_build_sysfs(void)
 	snprintf(res, sizeof(res), "../../../../devices/pci0000:00/%s", slot);
 	ret |= node_put_link(rel, res);
 	ret |= node_put_link("sys/bus/pci/drivers/i915/module", "../../../../module/i915");
+	/* Writable as on sysfs; writing them changes nothing (rmmod does, node_kmod.c). */
+	ret |= node_put_file("sys/bus/pci/drivers/i915/bind", NULL, 0, 0200);
+	ret |= node_put_file("sys/bus/pci/drivers/i915/unbind", NULL, 0, 0200);
+	ret |= node_put_file("sys/bus/pci/drivers/i915/new_id", NULL, 0, 0200);
+	ret |= node_put_file("sys/bus/pci/drivers/i915/remove_id", NULL, 0, 0200);
+	ret |= node_put_file("sys/bus/pci/drivers/i915/uevent", NULL, 0, 0200);
 
 	ret |= node_put_text("sys/module/i915/initstate", "live\n");
 	ret |= node_put_text("sys/module/i915/refcnt", "1\n");
 	ret |= node_mkdirs("sys/module/i915/parameters");
 	ret |= node_mkdirs("sys/module/i915/drivers");
+	ret |= node_mkdirs("sys/module/i915/holders");
+	ret |= node_put_link("sys/module/i915/drivers/pci:i915", "../../../bus/pci/drivers/i915");
 	return ret ? -EIO : 0;
 }
 
@@ -444,7 +452,7 @@ bool node_device_get(void)
 	if (atomic_load_explicit(&node_dev.created, memory_order_acquire))
 		return true;
 	pthread_mutex_lock(&node_dev.lock);
-	if (!atomic_load(&node_dev.created) && !node_dev.failed) {
+	if (!atomic_load(&node_dev.created) && !node_dev.failed && !node_dev.unloaded) {
 		node_in_driver++;
 		if (node_device_create())
 			node_dev.failed = true;
@@ -458,6 +466,126 @@ bool node_device_get(void)
 		return false;
 	}
 	return true;
+}
+
+bool node_device_loaded(void)
+{
+	bool loaded;
+
+	pthread_mutex_lock(&node_dev.lock);
+	loaded = !node_dev.unloaded && !node_dev.failed;
+	pthread_mutex_unlock(&node_dev.lock);
+	return loaded;
+}
+
+int node_device_unload(void)
+{
+	int ret = 0;
+
+	if (node_fork_refuse())
+		return -EIO;
+	pthread_mutex_lock(&node_dev.lock);
+	if (node_dev.unloaded) {
+		ret = -ENOENT;
+	} else if (atomic_load(&node_dev.files) || node_range_count() || node_bar_count()) {
+		ret = -EAGAIN;
+	} else {
+		if (atomic_load(&node_dev.created)) {
+			atomic_store(&node_dev.created, false);
+			node_in_driver++;
+			node_bar_shutdown();
+			i915_gem_device_destroy(node_dev.i915);
+			node_rm_tree(node_dev.root);
+			node_in_driver--;
+			node_dev.i915 = NULL;
+			node_dev.rootlen = 0;
+		}
+		node_dev.unloaded = true;
+		node_dev.failed = false;
+	}
+	pthread_mutex_unlock(&node_dev.lock);
+	return ret;
+}
+
+/* One "name=value" of a modprobe option string, through debugfs i915_params/name. */
+static int node_apply_option(const char *opt, size_t len)
+{
+	const char *const *files = i915_gem_debugfs_files(node_dev.i915);
+	const char *eq = memchr(opt, '=', len);
+	char name[128], path[PATH_MAX];
+	const char *value = eq ? eq + 1 : "1";
+	size_t vlen = eq ? len - (size_t)(eq + 1 - opt) : 1;
+	ssize_t w;
+	int fd;
+
+	if (snprintf(name, sizeof(name), "i915_params/%.*s", (int)((eq ? eq : opt + len) - opt),
+		     opt) >= (int)sizeof(name))
+		return -EINVAL;
+	for (; files && *files; files++)
+		if (!strcmp(*files, name))
+			break;
+	if (!files || !*files) {
+		node_say("ttm-i915-node: i915: unknown parameter '%s' ignored\n", name + 12);
+		return 0;
+	}
+	w = NODE_DRIVER_CALL(i915_gem_debugfs_write(node_dev.i915, name, value, vlen));
+	if (w == -EACCES) {
+		/*
+		 * A parameter read only at probe (0400 in the kernel, such as
+		 * lmem_size): the GEM uAPI takes no probe-time parameters, so it
+		 * keeps its default. Said, not hidden.
+		 */
+		node_say("ttm-i915-node: i915: parameter '%s' is fixed at probe; the "
+			 "simulated driver keeps its default (%.*s ignored)\n",
+			 name + 12, (int)vlen, value);
+		return 0;
+	}
+	if (w < 0)
+		return (int)w;
+	/* The sysfs copy of the parameter shows the value too. */
+	if (snprintf(path, sizeof(path), "%s/sys/module/i915/parameters/%s", node_dev.root,
+		     name + 12) < (int)sizeof(path)) {
+		fd = REAL(openat)(AT_FDCWD, path, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+		if (fd >= 0) {
+			w = REAL(write)(fd, value, vlen);
+			w = REAL(write)(fd, "\n", 1);
+			(void)w;
+			REAL(close)(fd);
+		}
+	}
+	return 0;
+}
+
+int node_device_load(const char *options)
+{
+	const char *p = options;
+	int ret;
+
+	if (node_fork_refuse())
+		return -EIO;
+	pthread_mutex_lock(&node_dev.lock);
+	if (!node_dev.unloaded && !node_dev.failed) {
+		pthread_mutex_unlock(&node_dev.lock);
+		return -EEXIST;
+	}
+	node_dev.unloaded = false;
+	node_dev.failed = false;
+	pthread_mutex_unlock(&node_dev.lock);
+	if (!node_device_get())
+		return -ENODEV;
+	while (p && *p) {
+		size_t len;
+
+		p += strspn(p, " \t\n");
+		len = strcspn(p, " \t\n");
+		if (!len)
+			break;
+		ret = node_apply_option(p, len);
+		if (ret)
+			return ret;
+		p += len;
+	}
+	return 0;
 }
 
 __attribute__((constructor)) static void node_device_init(void)

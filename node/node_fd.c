@@ -47,8 +47,10 @@ void node_obj_put(struct node_obj *obj)
 	 * releases a closed file. A forked child never touches the parent's
 	 * device (its copy of the driver's memory is not the device).
 	 */
-	if (obj->file && !atomic_load(&node_dev.forked))
+	if (obj->file && !atomic_load(&node_dev.forked)) {
 		NODE_DRIVER_CALL((i915_gem_file_close(obj->file), 0));
+		atomic_fetch_sub(&node_dev.files, 1);
+	}
 	free(obj->name);
 	free(obj);
 }

@@ -155,6 +155,7 @@ static int node_open_device(int minor, int flags)
 		errno = -ret;
 		return -1;
 	}
+	atomic_fetch_add(&node_dev.files, 1);
 	ret = node_fd_install(fd, obj);
 	if (ret) {
 		REAL(close)(fd);
@@ -1139,4 +1140,9 @@ NODE_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeo
 	if (node_in_driver || !n || !NODE_DRIVER_CALL(drm_fd_live_count()))
 		return REAL(ppoll)(fds, n, timeout, sigmask);
 	return node_poll_mixed(fds, n, timeout, sigmask);
+}
+
+size_t node_range_count(void)
+{
+	return atomic_load(&node_nranges_hint);
 }

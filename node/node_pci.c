@@ -209,3 +209,8 @@ void node_bar_shutdown(void)
 	node_bar_nmaps = 0;
 	pthread_mutex_unlock(&node_bar_lock);
 }
+
+unsigned int node_bar_count(void)
+{
+	return __atomic_load_n(&node_bar_nmaps, __ATOMIC_RELAXED);
+}

@@ -119,6 +119,9 @@ extern __thread int node_in_driver;
  * @created: the device and its tree exist (set once, read without @lock).
  * @failed: creation failed; the node then behaves as a machine without
  *	the device (ENOENT everywhere) and says why once on stderr.
+ * @unloaded: the program unloaded the module (libkmod, node_kmod.c): no device,
+ *	no files, until it loads it again.
+ * @files: drm_files open (each holds the module, as the kernel's fops owner).
  * @forked: this process is a fork() child of the creator; the device lives
  *	in the parent and every use of it fails with EIO.
  * @i915: the driver's device.
@@ -135,6 +138,8 @@ struct node_device {
 	pthread_mutex_t lock;
 	atomic_bool created;
 	bool failed;
+	bool unloaded;
+	atomic_int files;
 	atomic_bool forked;
 	atomic_bool fork_warned;
 	struct i915_device *i915;
@@ -167,6 +172,31 @@ void node_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * stderr with its result.
  */
 extern bool node_trace;
+
+/**
+ * node_device_unload() - rmmod i915: destroy the device and its files.
+ * Return: 0; -ENOENT (not loaded); -EAGAIN (files, mappings or BAR
+ * mappings still hold it, as delete_module(O_NONBLOCK) of a module in use).
+ */
+int node_device_unload(void);
+
+/**
+ * node_device_load() - modprobe i915 @options: create the device again and
+ * apply the options ("name=value ...") through debugfs i915_params/name;
+ * unknown names are ignored with a message, as the kernel ignores them.
+ * Return: 0; -EEXIST (already loaded); -ENODEV (creation failed); the
+ * driver's error for a bad value.
+ */
+int node_device_load(const char *options);
+
+/** node_device_loaded() - the module counts as loaded. */
+bool node_device_loaded(void);
+
+/** node_range_count() - driver mappings the program holds. */
+size_t node_range_count(void);
+
+/** node_bar_count() - BAR 0 mappings the program holds. */
+unsigned int node_bar_count(void);
 
 /**
  * node_fork_refuse() - the forked-child rule: say once on stderr that the

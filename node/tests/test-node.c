@@ -472,3 +472,93 @@ KTEST(prime_dma_buf_polls_maps_and_closes)
 	EXPECT_EQ(close(prime.fd), 0);
 	close(fd);
 }
+
+#if NODE_TEST_KMOD
+#include <libkmod.h>
+
+static bool kmod_i915_loaded(struct kmod_ctx *ctx)
+{
+	struct kmod_list *list = NULL, *it;
+	bool found = false;
+
+	if (kmod_module_new_from_loaded(ctx, &list) < 0)
+		return false;
+	kmod_list_foreach(it, list) {
+		struct kmod_module *m = kmod_module_get_module(it);
+
+		found |= !strcmp(kmod_module_get_name(m), "i915");
+		kmod_module_unref(m);
+	}
+	kmod_module_unref_list(list);
+	return found;
+}
+
+KTEST(kmod_unload_and_reload_with_options)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_module *mod;
+	char name[32], value[32] = { 0 };
+	struct stat st;
+	int fd = open_node("/dev/dri/card0"), pfd;
+
+	if (!getenv("NODE_TEST_KMOD_CHILD")) {
+		/*
+		 * rmmod needs every file and mapping of the device gone: run the
+		 * case in a fresh process (exec, so the node starts anew there).
+		 */
+		int status;
+		pid_t pid;
+
+		close(fd);
+		kmod_unref(ctx);
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			setenv("NODE_TEST_KMOD_CHILD", "1", 1);
+			setenv("KTEST_FORK", "0", 1);
+			dup2(2, 1);
+			execl("/proc/self/exe", "test-node", "kmod_unload_and_reload_with_options",
+			      (char *)NULL);
+			_exit(127);
+		}
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(WEXITSTATUS(status), 0);
+		return;
+	}
+	ASSERT_NOT_NULL(ctx);
+	EXPECT_TRUE(kmod_i915_loaded(ctx));
+	ASSERT_EQ(kmod_module_new_from_name(ctx, "i915", &mod), 0);
+	EXPECT_EQ(kmod_module_get_initstate(mod), KMOD_MODULE_LIVE);
+	/* An open file holds the module. */
+	EXPECT_GE(kmod_module_get_refcnt(mod), 1);
+	EXPECT_EQ(kmod_module_remove_module(mod, 0), -EAGAIN);
+	close(fd);
+	EXPECT_EQ(kmod_module_remove_module(mod, 0), 0);
+	EXPECT_FALSE(kmod_i915_loaded(ctx));
+	errno = 0;
+	EXPECT_EQ(stat("/dev/dri/card0", &st), -1);
+	EXPECT_EQ(errno, ENOENT);
+	EXPECT_EQ(open("/dev/dri/card0", O_RDWR), -1);
+	EXPECT_EQ(access("/sys/module/i915/initstate", F_OK), -1);
+
+	/* modprobe i915 reset=1 bogus=2: known options applied, unknown ignored. */
+	ASSERT_EQ(kmod_module_probe_insert_module(mod, KMOD_PROBE_FAIL_ON_LOADED, "reset=1 bogus=2",
+						  NULL, NULL, NULL), 0);
+	EXPECT_TRUE(kmod_i915_loaded(ctx));
+	EXPECT_EQ(kmod_module_probe_insert_module(mod, KMOD_PROBE_FAIL_ON_LOADED, NULL, NULL, NULL,
+						  NULL), -EEXIST);
+	fd = open_node("/dev/dri/card0");
+	drm_name(fd, name, sizeof(name));
+	EXPECT_STREQ(name, "i915");
+	pfd = open("/sys/kernel/debug/dri/0/i915_params/reset", O_RDONLY);
+	if (pfd >= 0) {
+		EXPECT_GT(read(pfd, value, sizeof(value) - 1), 0);
+		EXPECT_EQ(atoi(value), 1);
+		close(pfd);
+	}
+	close(fd);
+	kmod_module_unref(mod);
+	kmod_unref(ctx);
+}
+#endif
