@@ -220,7 +220,8 @@ static int cs_decode(struct cs_ctx *c, uint32_t dw0, uint64_t acthd, unsigned in
 		     enum cs_kind *kind)
 {
 	unsigned int want = 0, got = 0;
-	bool rcs = c->e->id == SIM_RCS;
+	enum sim_engine_class cls = sim_engine_class(c->e->id);
+	bool pipe_control = cls == SIM_CLASS_RENDER || cls == SIM_CLASS_COMPUTE;
 
 	*kind = CS_SIMPLE;
 	switch (I915_CMD_CLIENT(dw0)) {
@@ -245,9 +246,11 @@ static int cs_decode(struct cs_ctx *c, uint32_t dw0, uint64_t acthd, unsigned in
 		case 0x26: /* MI_FLUSH_DW: dword or qword post-sync */
 			got = MI_LEN(dw0) + 2;
 			want = got == 5 ? 5 : 4;
-			if (MI_OPCODE(dw0) == 0x26 && rcs)
+			if (MI_OPCODE(dw0) == 0x26 && pipe_control)
 				return cs_error(c, SIM_ERR_WRONG_ENGINE, acthd, &dw0, 1,
-						"MI_FLUSH_DW on the render engine");
+						cls == SIM_CLASS_RENDER
+						    ? "MI_FLUSH_DW on the render engine"
+						    : "MI_FLUSH_DW on a compute engine");
 			break;
 		case 0x21: /* MI_STORE_DWORD_INDEX */
 			want = 3;
@@ -278,18 +281,20 @@ static int cs_decode(struct cs_ctx *c, uint32_t dw0, uint64_t acthd, unsigned in
 		default:
 			return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, &dw0, 1, "unknown 2D opcode");
 		}
-		if (rcs)
+		if (cls != SIM_CLASS_COPY)
 			return cs_error(c, SIM_ERR_WRONG_ENGINE, acthd, &dw0, 1,
-					"blit on the render engine");
+					cls == SIM_CLASS_RENDER ? "blit on the render engine"
+								: "blit off the blitter");
 		got = BLT_LEN(dw0) + 2;
 		break;
 	case I915_CLIENT_3D:
 		if ((dw0 & PIPE_CONTROL_OPCODE_MASK) !=
 		    (GFX_OP_PIPE_CONTROL(2) & PIPE_CONTROL_OPCODE_MASK))
 			return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, &dw0, 1, "unknown 3D command");
-		if (!rcs)
+		if (!pipe_control)
 			return cs_error(c, SIM_ERR_WRONG_ENGINE, acthd, &dw0, 1,
-					"PIPE_CONTROL on the blitter");
+					cls == SIM_CLASS_COPY ? "PIPE_CONTROL on the blitter"
+							      : "PIPE_CONTROL on a video engine");
 		want = I915_PIPE_CONTROL_DWORDS;
 		got = (dw0 & 0xff) + 2;
 		break;

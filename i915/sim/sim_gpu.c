@@ -35,8 +35,9 @@ void sim_gpu_config_init(struct sim_gpu_config *cfg)
 	cfg->ggtt_size = 4ull << 30;
 	cfg->aperture_size = 256ull << 20;
 	cfg->stolen_size = 8ull << 20;
-	cfg->ring_size[SIM_RCS] = 32u << 10;
-	cfg->ring_size[SIM_BCS] = 32u << 10;
+	for (int i = 0; i < SIM_NUM_ENGINES; i++)
+		cfg->ring_size[i] = 32u << 10;
+	cfg->engine_mask = SIM_ENGINES_DEFAULT;
 	cfg->hangcheck_ms = 1000;
 	cfg->idle_poll_us = SIM_IDLE_POLL_DEFAULT_US;
 }
@@ -60,9 +61,14 @@ static int config_check(const struct sim_gpu_config *cfg)
 		return -EINVAL;
 	if (cfg->lmem_visible_size > cfg->lmem_size)
 		return -EINVAL;
+	if ((cfg->engine_mask & SIM_ENGINES_DEFAULT) != SIM_ENGINES_DEFAULT ||
+	    (cfg->engine_mask >> SIM_NUM_ENGINES))
+		return -EINVAL;
 	for (int i = 0; i < SIM_NUM_ENGINES; i++) {
 		uint32_t s = cfg->ring_size[i];
 
+		if (!(cfg->engine_mask & SIM_ENGINE_BIT(i)))
+			continue;
 		if (s < SIM_PAGE_SIZE || s > SIM_RING_MAX_SIZE || !page_multiple(s))
 			return -EINVAL;
 	}
@@ -277,33 +283,56 @@ void *sim_lmem_cpu_ptr(struct sim_gpu *gpu, uint64_t offset)
 
 /* ---- engines, interrupts ------------------------------------------------ */
 
+/* Per engine id: MMIO base, name, class, physical instance. */
+static const struct {
+	uint32_t base;
+	const char *name;
+	enum sim_engine_class cls;
+	unsigned int instance;
+} sim_engines[SIM_NUM_ENGINES] = {
+    [SIM_RCS] = {SIM_RCS_BASE, "rcs0", SIM_CLASS_RENDER, 0},
+    [SIM_BCS] = {SIM_BCS_BASE, "bcs0", SIM_CLASS_COPY, 0},
+    [SIM_VCS0] = {0x1c0000, "vcs0", SIM_CLASS_VIDEO, 0},
+    [SIM_VCS1] = {0x1c4000, "vcs1", SIM_CLASS_VIDEO, 1},
+    [SIM_VCS2] = {0x1d0000, "vcs2", SIM_CLASS_VIDEO, 2},
+    [SIM_VCS3] = {0x1d4000, "vcs3", SIM_CLASS_VIDEO, 3},
+    [SIM_VECS0] = {0x1c8000, "vecs0", SIM_CLASS_VIDEO_ENHANCE, 0},
+    [SIM_VECS1] = {0x1d8000, "vecs1", SIM_CLASS_VIDEO_ENHANCE, 1},
+    [SIM_CCS0] = {0x1a000, "ccs0", SIM_CLASS_COMPUTE, 0},
+    [SIM_CCS1] = {0x1c000, "ccs1", SIM_CLASS_COMPUTE, 1},
+    [SIM_CCS2] = {0x1e000, "ccs2", SIM_CLASS_COMPUTE, 2},
+    [SIM_CCS3] = {0x26000, "ccs3", SIM_CLASS_COMPUTE, 3},
+};
+
 uint32_t sim_engine_mmio_base(enum sim_engine_id engine)
 {
-	switch (engine) {
-	case SIM_RCS:
-		return SIM_RCS_BASE;
-	case SIM_BCS:
-		return SIM_BCS_BASE;
-	default:
-		return 0;
-	}
+	return (unsigned int)engine < SIM_NUM_ENGINES ? sim_engines[engine].base : 0;
 }
 
 const char *sim_engine_name(enum sim_engine_id engine)
 {
-	switch (engine) {
-	case SIM_RCS:
-		return "rcs0";
-	case SIM_BCS:
-		return "bcs0";
-	default:
-		return "?";
-	}
+	return (unsigned int)engine < SIM_NUM_ENGINES ? sim_engines[engine].name : "?";
+}
+
+enum sim_engine_class sim_engine_class(enum sim_engine_id engine)
+{
+	return (unsigned int)engine < SIM_NUM_ENGINES ? sim_engines[engine].cls : SIM_CLASS_RENDER;
+}
+
+unsigned int sim_engine_instance(enum sim_engine_id engine)
+{
+	return (unsigned int)engine < SIM_NUM_ENGINES ? sim_engines[engine].instance : 0;
+}
+
+bool sim_engine_present(const struct sim_gpu *gpu, enum sim_engine_id engine)
+{
+	return (unsigned int)engine < SIM_NUM_ENGINES &&
+	       (gpu->cfg.engine_mask & SIM_ENGINE_BIT(engine));
 }
 
 static struct sim_engine *engine_get(struct sim_gpu *gpu, enum sim_engine_id e)
 {
-	if ((unsigned int)e >= SIM_NUM_ENGINES)
+	if (!sim_engine_present(gpu, e))
 		return NULL;
 	return &gpu->engine[e];
 }
@@ -612,6 +641,8 @@ int sim_gpu_create(const struct sim_gpu_config *cfg, struct sim_gpu **out)
 
 	if (!cfg->synchronous) {
 		for (int i = 0; i < SIM_NUM_ENGINES && !ret; i++) {
+			if (!(cfg->engine_mask & SIM_ENGINE_BIT(i)))
+				continue;
 			ret = -pthread_create(&gpu->engine[i].thread, NULL, engine_thread,
 					      &gpu->engine[i]);
 			gpu->engine[i].thread_started = !ret;
@@ -641,6 +672,8 @@ static struct sim_engine *engine_by_mmio(struct sim_gpu *gpu, uint32_t offset, u
 	for (int i = 0; i < SIM_NUM_ENGINES; i++) {
 		uint32_t base = gpu->engine[i].base;
 
+		if (!sim_engine_present(gpu, (enum sim_engine_id)i))
+			continue;
 		if (offset >= base && offset - base < 0x1000) {
 			*reg = offset - base;
 			return &gpu->engine[i];
@@ -1084,6 +1117,8 @@ void sim_error_state_dump(struct sim_gpu *gpu, FILE *out)
 		struct sim_error_state es;
 		enum sim_engine_id id = (enum sim_engine_id)i;
 
+		if (!sim_engine_present(gpu, id))
+			continue;
 		if (sim_error_state_get(gpu, id, &es)) {
 			fprintf(out, "%s: no error\n", sim_engine_name(id));
 			continue;

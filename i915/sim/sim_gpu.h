@@ -129,15 +129,60 @@
 #define SIM_PTE_ADDR_MASK 0x01fffffffffff000ull /* bits 12..56 */
 
 /**
- * enum sim_engine_id - the modelled engines.
- * @SIM_RCS: render command streamer, MMIO base 0x2000.
- * @SIM_BCS: blitter command streamer, MMIO base 0x22000.
+ * enum sim_engine_id - the modelled engines of gen12 parts, by their
+ * physical id (the kernel's RCS0, BCS0, VCS0..3, VECS0..1, CCS0..3); a
+ * device has the ones of its sim_gpu_config.engine_mask.
+ * @SIM_RCS: render, MMIO base 0x2000.
+ * @SIM_BCS: blitter (copy), 0x22000.
+ * @SIM_VCS0: video decode 0, 0x1c0000; @SIM_VCS1: 0x1c4000; @SIM_VCS2:
+ *	0x1d0000; @SIM_VCS3: 0x1d4000.
+ * @SIM_VECS0: video enhancement 0, 0x1c8000; @SIM_VECS1: 0x1d8000.
+ * @SIM_CCS0: compute 0, 0x1a000; @SIM_CCS1: 0x1c000; @SIM_CCS2: 0x1e000;
+ *	@SIM_CCS3: 0x26000.
  * @SIM_NUM_ENGINES: count.
+ *
+ * What each class executes: every engine the MI_* commands; RCS and CCS
+ * PIPE_CONTROL (not MI_FLUSH_DW); BCS, VCS and VECS MI_FLUSH_DW (not
+ * PIPE_CONTROL); only BCS the blits.
  */
 enum sim_engine_id {
 	SIM_RCS = 0,
 	SIM_BCS = 1,
+	SIM_VCS0,
+	SIM_VCS1,
+	SIM_VCS2,
+	SIM_VCS3,
+	SIM_VECS0,
+	SIM_VECS1,
+	SIM_CCS0,
+	SIM_CCS1,
+	SIM_CCS2,
+	SIM_CCS3,
 	SIM_NUM_ENGINES
+};
+
+#define SIM_ENGINE_BIT(e) (1u << (e))
+/* The default: render and blitter, what the driver needs. */
+#define SIM_ENGINES_DEFAULT (SIM_ENGINE_BIT(SIM_RCS) | SIM_ENGINE_BIT(SIM_BCS))
+/* Tiger Lake GT2 (i915_pci.c tgl_info): rcs0, bcs0, vcs0, vcs2, vecs0. */
+#define SIM_ENGINES_TGL                                                                            \
+	(SIM_ENGINES_DEFAULT | SIM_ENGINE_BIT(SIM_VCS0) | SIM_ENGINE_BIT(SIM_VCS2) |               \
+	 SIM_ENGINE_BIT(SIM_VECS0))
+/* DG2 (dg2_info): TGL's plus vecs1 and ccs0..3. */
+#define SIM_ENGINES_DG2                                                                            \
+	(SIM_ENGINES_TGL | SIM_ENGINE_BIT(SIM_VECS1) | SIM_ENGINE_BIT(SIM_CCS0) |                   \
+	 SIM_ENGINE_BIT(SIM_CCS1) | SIM_ENGINE_BIT(SIM_CCS2) | SIM_ENGINE_BIT(SIM_CCS3))
+
+/**
+ * enum sim_engine_class - the kernel's uAPI engine classes
+ * (I915_ENGINE_CLASS_*).
+ */
+enum sim_engine_class {
+	SIM_CLASS_RENDER = 0,
+	SIM_CLASS_COPY = 1,
+	SIM_CLASS_VIDEO = 2,
+	SIM_CLASS_VIDEO_ENHANCE = 3,
+	SIM_CLASS_COMPUTE = 4,
 };
 
 #define SIM_RCS_BASE 0x02000u
@@ -215,6 +260,8 @@ struct sim_latency {
  * @lmem_size: device-local memory bytes (0: integrated part, no lmem).
  * @lmem_visible_size: CPU-visible prefix of lmem (<= @lmem_size).
  * @ring_size: reset value of each engine's RING_CTL size, bytes.
+ * @engine_mask: the engines the device has (SIM_ENGINE_BIT() of each; RCS
+ *	and BCS are required): SIM_ENGINES_DEFAULT, SIM_ENGINES_TGL, ...
  * @hangcheck_ms: no-progress time before a hang is declared
  *	(SIM_HANGCHECK_OFF disables hangcheck).
  * @latency: the cost model.
@@ -236,6 +283,7 @@ struct sim_gpu_config {
 	uint64_t lmem_size;
 	uint64_t lmem_visible_size;
 	uint32_t ring_size[SIM_NUM_ENGINES];
+	uint32_t engine_mask;
 	uint32_t hangcheck_ms;
 	struct sim_latency latency;
 	bool synchronous;
@@ -319,7 +367,8 @@ typedef void (*sim_error_handler_t)(void *data, enum sim_engine_id engine,
 extern struct fault_attr sim_fault_gpu_hang;
 
 /* Fill @cfg with defaults: gen 12, 4 GiB GGTT, 256 MiB aperture, 8 MiB
- * stolen, no lmem, 32 KiB rings, 1000 ms hangcheck, no latency, threaded. */
+ * stolen, no lmem, SIM_ENGINES_DEFAULT, 32 KiB rings, 1000 ms hangcheck,
+ * no latency, threaded. */
 void sim_gpu_config_init(struct sim_gpu_config *cfg);
 
 /**
@@ -339,6 +388,11 @@ const struct sim_gpu_config *sim_gpu_get_config(const struct sim_gpu *gpu);
 /* Engine MMIO base (SIM_RCS_BASE, SIM_BCS_BASE); 0 for a bad id. */
 uint32_t sim_engine_mmio_base(enum sim_engine_id engine);
 const char *sim_engine_name(enum sim_engine_id engine);
+/* The engine's class and its physical instance within it (VCS2: video, 2). */
+enum sim_engine_class sim_engine_class(enum sim_engine_id engine);
+unsigned int sim_engine_instance(enum sim_engine_id engine);
+/* True when @gpu has @engine (its configuration's engine_mask). */
+bool sim_engine_present(const struct sim_gpu *gpu, enum sim_engine_id engine);
 
 /* GGTT. Indices are page numbers (GGTT address >> 12). */
 /* Returns 0 or -EINVAL (index beyond the GGTT). Takes effect for the next access. */

@@ -197,7 +197,7 @@ KTEST(sim_reg_ring_registers)
 
 	ASSERT_NOT_NULL(gpu);
 	EXPECT_EQ(sim_engine_mmio_base(SIM_RCS), SIM_RCS_BASE);
-	EXPECT_EQ(sim_engine_mmio_base((enum sim_engine_id)7), 0);
+	EXPECT_EQ(sim_engine_mmio_base((enum sim_engine_id)SIM_NUM_ENGINES), 0);
 	EXPECT_STREQ(sim_engine_name(SIM_BCS), "bcs0");
 	EXPECT_EQ(sim_reg_write(gpu, SIM_RING_START(b), 0x10000), 0);
 	EXPECT_EQ(sim_reg_read(gpu, SIM_RING_START(b)), 0x10000);

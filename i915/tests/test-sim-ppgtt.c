@@ -290,3 +290,68 @@ KTEST(vm_destroyed_while_loaded_faults)
 	EXPECT_UEQ(rd(mem_page(&fx, 0), 0), 3);
 	fx_fini(&fx);
 }
+
+/*
+ * The gen12 engine set: a DG2-configured device has video, video-enhance
+ * and compute engines at their real MMIO bases, executing the MI commands
+ * (in a ppGTT too) and refusing what their class lacks; a Tiger Lake one
+ * has no compute engine at all.
+ */
+KTEST(engine_set_per_configuration)
+{
+	struct sim_gpu_config cfg;
+	struct sim_gpu *gpu;
+	uint8_t *host = sim_test_host(NPAGES), *mem = sim_test_host(4);
+	static const enum sim_engine_id ids[] = {SIM_VCS0, SIM_VCS2, SIM_VECS0, SIM_VECS1, SIM_CCS3};
+	uint32_t ring[32], *cs;
+	uint64_t vm, pte = sim_pte_host(mem);
+
+	sim_test_config(&cfg, 200);
+	cfg.synchronous = true;
+	cfg.engine_mask = SIM_ENGINES_TGL;
+	ASSERT_EQ(sim_gpu_create(&cfg, &gpu), 0);
+	EXPECT_TRUE(sim_engine_present(gpu, SIM_VCS2));
+	EXPECT_FALSE(sim_engine_present(gpu, SIM_VCS1));
+	EXPECT_FALSE(sim_engine_present(gpu, SIM_CCS0));
+	EXPECT_EQ(sim_engine_set_ring(gpu, SIM_CCS0, 0, RING_SIZE), -EINVAL);
+	EXPECT_EQ(sim_engine_submit(gpu, SIM_VCS1, ring, 2), -EINVAL);
+	EXPECT_EQ(sim_reg_read(gpu, SIM_RING_CTL(0x1c4000)), 0);
+	sim_gpu_destroy(gpu);
+
+	cfg.engine_mask = SIM_ENGINES_DG2;
+	ASSERT_EQ(sim_gpu_create(&cfg, &gpu), 0);
+	ASSERT_EQ(sim_ggtt_insert_host(gpu, 0, host, NPAGES), 0);
+	ASSERT_EQ(sim_vm_create(gpu, &vm), 0);
+	ASSERT_EQ(sim_vm_insert(gpu, vm, HIGH >> 12, &pte, 1), 0);
+	EXPECT_EQ(sim_engine_class(SIM_CCS3), SIM_CLASS_COMPUTE);
+	EXPECT_EQ(sim_engine_instance(SIM_VCS2), 2);
+	EXPECT_EQ(sim_engine_mmio_base(SIM_VECS1), 0x1d8000);
+	for (unsigned int i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		enum sim_engine_id e = ids[i];
+		struct sim_error_state es;
+
+		ASSERT_EQ(sim_engine_set_ring(gpu, e, (uint32_t)(8 * i) * PG, 8 * PG), 0);
+		ASSERT_EQ(sim_engine_set_hws(gpu, e, (uint32_t)(48 + i) * PG), 0);
+		cs = emit_load_vm(ring, e, vm);
+		cs = emit_sdi_ppgtt(cs, HIGH + 4 * i, 100 + i);
+		cs = i915_emit_store_dword_index(cs, 0x40, 7 + i);
+		if (sim_engine_class(e) == SIM_CLASS_COMPUTE)
+			cs = i915_emit_pipe_control_store(cs, (uint64_t)(48 + i) * PG + 0x80, 9);
+		else
+			cs = i915_emit_flush_dw_store(cs, (uint64_t)(48 + i) * PG + 0x80, 9);
+		ASSERT_EQ(run_ring(&(struct fx){.gpu = gpu}, e, ring, (unsigned int)(cs - ring)), 0);
+		EXPECT_UEQ(rd(mem, 4 * i), 100 + i);
+		EXPECT_UEQ(sim_engine_read_hws(gpu, e, 0x10), 7 + i);
+		EXPECT_UEQ(sim_engine_read_hws(gpu, e, 0x20), 9);
+		/* Blits belong to the blitter alone. */
+		cs = i915_emit_color_blt(ring, 4, 32 * PG, PG, 0, 0, 1, 1, 0);
+		EXPECT_EQ(run_ring(&(struct fx){.gpu = gpu}, e, ring, (unsigned int)(cs - ring)),
+			  -EIO);
+		ASSERT_EQ(sim_error_state_get(gpu, e, &es), 0);
+		EXPECT_EQ(es.reason, SIM_ERR_WRONG_ENGINE);
+		EXPECT_EQ(sim_engine_reset(gpu, e, SIM_RESET_TO_TAIL), 0);
+	}
+	sim_gpu_destroy(gpu);
+	free(host);
+	free(mem);
+}
