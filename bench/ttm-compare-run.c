@@ -28,6 +28,20 @@
  * half-width (or the threshold, when larger): that is the figure to read
  * before trusting "within noise".
  *
+ * With --instructions, each side's benchmarks also run once under
+ * valgrind's callgrind, and the instructions per call of the core's entry
+ * points (--functions, default ttm_bo_validate, ttm_bo_validate_nospc,
+ * ttm_bo_reserve, ttm_bo_init_validate, ttm_bo_put, dma_fence_init,
+ * dma_fence_signal, dma_fence_signal_timestamp, dma_resv_reserve_fences,
+ * i915_gem_execbuffer) are compared: inclusive instructions over the call
+ * edges into the function (its own recursion left out) divided by the
+ * calls. Instruction counts do not move with the machine's load, so the
+ * threshold there is tight (--icount-threshold, default 0.5%); wall time
+ * stays the figure users read. This machine kind has no hardware counters
+ * (`perf stat -e instructions` is not supported in these guests), and the
+ * per-function split needs callgrind anyway; the results say which tool
+ * counted.
+ *
  * Both sides' results files are recorded in the results history when
  * ttm-history is built beside this program and a history is at hand
  * ($TTM_HISTORY_DB, $TTM_HISTORY_PG, or results/ in the current directory).
@@ -76,6 +90,9 @@ struct run_opts {
 	const char *cpus;
 	const char *args;
 	uint64_t seed;
+	bool instructions;
+	char *functions; /* comma-separated, owned */
+	double icount_threshold_pct;
 };
 
 /* One metric: its per-round figure on each side (NAN: not recorded). */
@@ -535,6 +552,195 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------------ instruction counts */
+
+#define ICOUNT_MAX_FUNCS 64
+#define ICOUNT_MIN_CALLS 100
+
+/* One function's inclusive instructions and calls, summed over benchmarks. */
+struct icount {
+	char name[128];
+	double calls, ir;
+};
+
+/* @name without callgrind's recursion-level suffix ("f'2" is f). */
+static void icount_base(const char *name, char *out, size_t len)
+{
+	size_t n = strcspn(name, "'\n");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, name, n);
+	out[n] = '\0';
+}
+
+static bool icount_wanted(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, name, n))
+			return true;
+		p += k + (p[k] == ',');
+	}
+	return false;
+}
+
+static struct icount *icount_get(struct icount *acc, unsigned *n, const char *name)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (!strcmp(acc[i].name, name))
+			return &acc[i];
+	if (*n == ICOUNT_MAX_FUNCS)
+		return NULL;
+	memset(&acc[*n], 0, sizeof(acc[*n]));
+	snprintf(acc[*n].name, sizeof(acc[*n].name), "%s", name);
+	return &acc[(*n)++];
+}
+
+/*
+ * callgrind_parse() - add to @acc, for each function of @list, the calls
+ * into it and their inclusive Ir, from a callgrind output file written with
+ * --compress-strings=no --compress-pos=no (names and positions in full).
+ * A call edge is a "cfn=" line, a "calls=COUNT ..." line and the cost line
+ * after it, whose second field is the Ir of those calls, callees included.
+ * Edges from a function into itself are its recursion, already inside the
+ * outer call's cost. Return: 0; -errno.
+ */
+static int callgrind_parse(const char *path, const char *list, struct icount *acc, unsigned *n)
+{
+	char line[4096], fn[128] = "", cfn[128] = "";
+	double pending = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "fn=", 3)) {
+			icount_base(line + 3, fn, sizeof(fn));
+			pending = -1;
+		} else if (!strncmp(line, "cfn=", 4)) {
+			icount_base(line + 4, cfn, sizeof(cfn));
+		} else if (!strncmp(line, "calls=", 6)) {
+			pending = strtod(line + 6, NULL);
+		} else if (pending >= 0 && (line[0] == '+' || line[0] == '-' || line[0] == '*' ||
+					    (line[0] >= '0' && line[0] <= '9'))) {
+			char *sp = strchr(line, ' ');
+			double ir = sp ? strtod(sp + 1, NULL) : 0;
+
+			if (strcmp(cfn, fn) && icount_wanted(list, cfn)) {
+				struct icount *c = icount_get(acc, n, cfn);
+
+				if (c) {
+					c->calls += pending;
+					c->ir += ir;
+				}
+			}
+			pending = -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Each benchmark of one side once under callgrind; counts into @acc. */
+static int icount_side(const struct run_opts *o, const char *dir, const char *outdir,
+		       struct icount *acc, unsigned *n)
+{
+	char *list = strdup(o->bench), *save = NULL;
+	int rc = 0;
+
+	if (!list)
+		return -1;
+	for (char *b = strtok_r(list, ",", &save); b && !rc; b = strtok_r(NULL, ",", &save)) {
+		char exe[PATH_MAX], log[PATH_MAX], cg[PATH_MAX], cgopt[PATH_MAX + 32];
+		char *argv[72], *asave = NULL, *copy = strdup(o->args);
+		unsigned k = 0;
+		int st;
+
+		if (!copy) {
+			rc = -1;
+			break;
+		}
+		snprintf(exe, sizeof(exe), "%s/bench/benchmark-%s", dir, b);
+		snprintf(log, sizeof(log), "%s/callgrind.%s.log", outdir, b);
+		snprintf(cg, sizeof(cg), "%s/callgrind.%s.out", outdir, b);
+		snprintf(cgopt, sizeof(cgopt), "--callgrind-out-file=%s", cg);
+		argv[k++] = "valgrind";
+		argv[k++] = "--tool=callgrind";
+		argv[k++] = cgopt;
+		argv[k++] = "--compress-strings=no";
+		argv[k++] = "--compress-pos=no";
+		argv[k++] = "--dump-instr=no";
+		argv[k++] = exe;
+		for (char *t = strtok_r(copy, " ", &asave); t && k < 60; t = strtok_r(NULL, " ", &asave))
+			argv[k++] = t;
+		argv[k++] = "--reps";
+		argv[k++] = "1";
+		argv[k++] = "--out";
+		argv[k++] = (char *)outdir;
+		argv[k] = NULL;
+		st = run_cmd(argv, log, NULL, 4 * RUN_TIMEOUT_S);
+		if (st && st != 77) {
+			fprintf(stderr, "%s: benchmark-%s under callgrind failed (exit %d, see %s)\n",
+				prog, b, st, log);
+			rc = -1;
+		} else if (!st && callgrind_parse(cg, o->functions, acc, n)) {
+			fprintf(stderr, "%s: cannot read %s\n", prog, cg);
+			rc = -1;
+		}
+		free(copy);
+	}
+	free(list);
+	return rc;
+}
+
+/* The instruction-count table; returns how many functions regressed, or -1. */
+static int icount_compare(const struct run_opts *o, char dir[2][PATH_MAX], const char *outdir)
+{
+	struct icount acc[2][ICOUNT_MAX_FUNCS];
+	unsigned n[2] = { 0, 0 };
+	char sdir[PATH_MAX + 32];
+	int regressed = 0, compared = 0;
+
+	for (int s = 0; s < 2; s++) {
+		snprintf(sdir, sizeof(sdir), "%s/icount-%c", outdir, 'A' + s);
+		if (mkdir_p(sdir) || icount_side(o, dir[s], sdir, acc[s], &n[s]))
+			return -1;
+	}
+	printf("\ninstructions per call (callgrind, inclusive; threshold %.3g%%)\n", o->icount_threshold_pct);
+	printf("%-32s %12s %12s %14s %14s %9s  %s\n", "function", "calls A", "calls B", "Ir/call A",
+	       "Ir/call B", "change", "verdict");
+	for (unsigned i = 0; i < n[0]; i++) {
+		const struct icount *a = &acc[0][i], *b = NULL;
+		double pa, pb, chg;
+		const char *verdict = "same";
+
+		for (unsigned j = 0; j < n[1]; j++)
+			if (!strcmp(acc[1][j].name, a->name))
+				b = &acc[1][j];
+		if (!b || a->calls < ICOUNT_MIN_CALLS || b->calls < ICOUNT_MIN_CALLS)
+			continue;
+		pa = a->ir / a->calls;
+		pb = b->ir / b->calls;
+		chg = 100.0 * (pb - pa) / pa;
+		if (chg > o->icount_threshold_pct) {
+			verdict = "REGRESSED";
+			regressed++;
+		} else if (chg < -o->icount_threshold_pct) {
+			verdict = "improved";
+		}
+		compared++;
+		printf("%-32s %12.0f %12.0f %14.1f %14.1f %+8.2f%%  %s\n", a->name, a->calls, b->calls,
+		       pa, pb, chg, verdict);
+	}
+	printf("%d functions compared by instructions per call: %d regressed\n", compared,
+	       regressed);
+	return regressed;
+}
+
 /* ------------------------------------------------------------------ main */
 
 static void usage(FILE *to)
@@ -546,7 +752,9 @@ static void usage(FILE *to)
 		"A, B: build directories or commits (built under $XDG_CACHE_HOME/ttm-ab/)\n"
 		"--bench: benchmarks (names after benchmark-), default validate,fence,evict\n"
 		"--rounds: paired rounds, default 10 (A and B alternate which runs first)\n"
-		"--args: arguments of every benchmark run, default \"--quick\"\n");
+		"--args: arguments of every benchmark run, default \"--quick\"\n"
+		"--instructions [--functions LIST] [--icount-threshold PCT]: also compare\n"
+		"    instructions per call of core functions, counted under callgrind\n");
 }
 
 static bool parse_num(const char *s, double lo, double hi, double *out)
@@ -570,7 +778,7 @@ static int parse(int argc, char **argv, struct run_opts *o)
 	double v;
 
 	*o = (struct run_opts){ .rounds = 10, .threshold_pct = 1.0, .confidence = 99.0,
-				.args = "--quick", .seed = 1 };
+				.args = "--quick", .seed = 1, .icount_threshold_pct = 0.5 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -584,6 +792,10 @@ static int parse(int argc, char **argv, struct run_opts *o)
 				return -1;
 			}
 			o->side[nside++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--instructions")) {
+			o->instructions = true;
 			continue;
 		}
 		if (!val || !*val) {
@@ -626,6 +838,15 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			o->cpus = val;
 		} else if (!strcmp(a, "--args")) {
 			o->args = val;
+		} else if (!strcmp(a, "--functions")) {
+			free(o->functions);
+			o->functions = strdup(val);
+		} else if (!strcmp(a, "--icount-threshold")) {
+			if (!parse_num(val, 0, 1000, &o->icount_threshold_pct)) {
+				fprintf(stderr, "%s: --icount-threshold takes a percentage from 0 to 1000\n",
+					prog);
+				return -1;
+			}
 		} else if (!strcmp(a, "--seed")) {
 			if (!parse_num(val, 0, 9007199254740992.0, &v) || v != floor(v)) {
 				fprintf(stderr, "%s: --seed takes a whole number\n", prog);
@@ -645,7 +866,12 @@ static int parse(int argc, char **argv, struct run_opts *o)
 	}
 	if (!o->bench)
 		o->bench = strdup("validate,fence,evict");
-	return o->bench ? 0 : -1;
+	if (!o->functions)
+		o->functions = strdup("ttm_bo_validate,ttm_bo_validate_nospc,ttm_bo_reserve,"
+				      "ttm_bo_init_validate,ttm_bo_put,dma_fence_init,dma_fence_signal,"
+				      "dma_fence_signal_timestamp,dma_resv_reserve_fences,"
+				      "i915_gem_execbuffer");
+	return o->bench && o->functions ? 0 : -1;
 }
 
 /* Run every benchmark of side @s (build dir @dir) into @outdir. */
@@ -737,11 +963,13 @@ int ttm_compare_run(int argc, char **argv)
 	rc = parse(argc, argv, &o);
 	if (rc) {
 		free(o.bench);
+		free(o.functions);
 		return rc > 0 ? 0 : EXIT_BAD_INPUT;
 	}
 	for (int s = 0; s < 2; s++)
 		if (resolve_side(o.side[s], o.bench, dir[s], sizeof(dir[s]))) {
 			free(o.bench);
+			free(o.functions);
 			return EXIT_BAD_INPUT;
 		}
 	if (o.out) {
@@ -756,6 +984,7 @@ int ttm_compare_run(int argc, char **argv)
 	if (mkdir_p(outdir)) {
 		fprintf(stderr, "%s: cannot create %s\n", prog, outdir);
 		free(o.bench);
+		free(o.functions);
 		return EXIT_BAD_INPUT;
 	}
 	fprintf(stderr, "%s: A = %s, B = %s, %u rounds of %s (%s), results in %s\n", prog,
@@ -777,7 +1006,10 @@ int ttm_compare_run(int argc, char **argv)
 		}
 		fprintf(stderr, "%s: round %u/%u done\n", prog, r + 1, o.rounds);
 	}
-	record_history(outdir);
+	for (int s = 0; s < 2; s++) {
+		snprintf(rdir, sizeof(rdir), "%s/%c", outdir, 'A' + s);
+		record_history(rdir);
+	}
 
 	mde = calloc(t.n ? t.n : 1, sizeof(*mde));
 	if (!mde) {
@@ -830,9 +1062,18 @@ int ttm_compare_run(int argc, char **argv)
 	       judged, o.rounds, regressed, improved, o.threshold_pct, o.confidence,
 	       mde[judged / 2], mde[0], mde[judged - 1]);
 	rc = regressed ? EXIT_REGRESSION : 0;
+	if (o.instructions) {
+		int r = icount_compare(&o, dir, outdir);
+
+		if (r < 0)
+			rc = EXIT_BAD_INPUT;
+		else if (r > 0)
+			rc = EXIT_REGRESSION;
+	}
 out:
 	free(mde);
 	table_fini(&t);
 	free(o.bench);
+	free(o.functions);
 	return rc;
 }
