@@ -54,12 +54,14 @@
  * @DRM_FD_SYNC_FILE: a sync_file (drmcore/sync_file.h).
  * @DRM_FD_SYNCOBJ: a syncobj file (DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD).
  * @DRM_FD_DMA_BUF: a dma-buf (drmcore/dma_buf.h).
+ * @DRM_FD_SW_SYNC: a sw_sync timeline (drmcore/sw_sync.h).
  */
 enum drm_fd_kind {
 	DRM_FD_NONE,
 	DRM_FD_SYNC_FILE,
 	DRM_FD_SYNCOBJ,
 	DRM_FD_DMA_BUF,
+	DRM_FD_SW_SYNC,
 };
 
 /** drm_fd_kind() - the kind of object @fd refers to. */
