@@ -22,6 +22,9 @@
 # (IGT_FORK_STOP_RE, default the node's "a forked child cannot use it" line),
 # otherwise it counts as an unexpected failure too.
 #
+# -R reports the earlier run in DIR again (its joblist.txt and results.json),
+# without running anything: for a changed expected-failure list.
+#
 # Exit status: 0 when every failure or crash is listed and no listed subtest
 # passed; 1 otherwise (unexpected failure, unexpected pass, runner trouble);
 # 77 when igt or the node library is not available; 2 on bad usage.
@@ -31,13 +34,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
 	echo "usage: $0 -p tgl|dg2 [-o DIR] [-x EXPECTED] [-l LIST] [-b BUILDDIR] [-t TIMEOUT_S] [TEST[@SUBTEST-GLOB]...]" >&2
+	echo "       $0 -p tgl|dg2 -R -o DIR [-x EXPECTED]   (report an earlier run of DIR again)" >&2
 	exit 2
 }
 
 profile='' out='' expected='' bdir=${TTM_BUILD:-$TTM_TOP/build-igt} tmo=${IGT_TIMEOUT:-120}
 lists=()
-while getopts p:o:x:l:b:t: opt; do
+report_only=''
+while getopts p:o:x:l:b:t:R opt; do
 	case $opt in
+	R) report_only=1 ;;
 	p) profile=$OPTARG ;;
 	o) out=$OPTARG ;;
 	x) expected=$OPTARG ;;
@@ -51,95 +57,106 @@ shift $((OPTIND - 1))
 case $profile in tgl | dg2) ;; *) usage ;; esac
 command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 2; }
 
-entries=("$@")
-[ ${#entries[@]} -gt 0 ] || [ ${#lists[@]} -gt 0 ] || lists=("$here/igt/acceptance-$profile.txt")
-for l in ${lists[@]+"${lists[@]}"}; do
-	[ -f "$l" ] || { echo "$0: no list $l" >&2; exit 2; }
-	mapfile -t -O ${#entries[@]} entries < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$l" | grep -v '^$')
-done
-[ ${#entries[@]} -gt 0 ] || { echo "$0: nothing to run" >&2; exit 2; }
-if [ -z "$expected" ] && [ -f "$here/igt/expected-fail-$profile.txt" ]; then
-	expected=$here/igt/expected-fail-$profile.txt
-fi
-[ -z "$expected" ] || [ -f "$expected" ] || { echo "$0: no expected-failure list $expected" >&2; exit 2; }
-[ -n "$out" ] || out=$TTM_TOP/igt-results/shim-$profile
-fork_re=${IGT_FORK_STOP_RE:-ttm-i915-node: .*a forked child cannot use it}
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+if [ -n "$report_only" ]; then
+	[ -n "$out" ] && [ -f "$out/results.json" ] && [ -f "$out/joblist.txt" ] ||
+		{ echo "$0: -R needs -o DIR of an earlier run" >&2; exit 2; }
+	sed -E 's/^([^ ]+) (.+)$/igt@\1@\2/; s/^([^ @]+)$/igt@\1/' "$out/joblist.txt" >"$tmp/jobs"
+	if [ -z "$expected" ] && [ -f "$here/igt/expected-fail-$profile.txt" ]; then
+		expected=$here/igt/expected-fail-$profile.txt
+	fi
+	fork_re=${IGT_FORK_STOP_RE:-ttm-i915-node: .*a forked child cannot use it}
+else
+	entries=("$@")
+	[ ${#entries[@]} -gt 0 ] || [ ${#lists[@]} -gt 0 ] || lists=("$here/igt/acceptance-$profile.txt")
+	for l in ${lists[@]+"${lists[@]}"}; do
+		[ -f "$l" ] || { echo "$0: no list $l" >&2; exit 2; }
+		mapfile -t -O ${#entries[@]} entries < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$l" | grep -v '^$')
+	done
+	[ ${#entries[@]} -gt 0 ] || { echo "$0: nothing to run" >&2; exit 2; }
+	if [ -z "$expected" ] && [ -f "$here/igt/expected-fail-$profile.txt" ]; then
+		expected=$here/igt/expected-fail-$profile.txt
+	fi
+	[ -z "$expected" ] || [ -f "$expected" ] || { echo "$0: no expected-failure list $expected" >&2; exit 2; }
+	[ -n "$out" ] || out=$TTM_TOP/igt-results/shim-$profile
+	fork_re=${IGT_FORK_STOP_RE:-ttm-i915-node: .*a forked child cannot use it}
 
-# igt itself: the acceptance lists plus whatever else was asked for.
-printf '%s\n' "${entries[@]%%@*}" >"$tmp/wanted.txt"
-bld=$("$here/igt-build.sh" -q "$here"/igt/acceptance-*.txt "$tmp/wanted.txt")
-rc=$?
-[ $rc -eq 0 ] || exit $rc
 
-# The node library from the project build (configured and built when missing).
-shim=${TTM_SHIM:-}
-if [ -z "$shim" ]; then
-	if [ ! -f "$bdir/build.ninja" ]; then
-		ttm_configure "$bdir" || { echo "$0: cannot configure $bdir" >&2; exit 1; }
-	fi
-	# Only the node library (and what it links), not the whole tree.
-	mapfile -t libs < <(ninja -C "$bdir" -t targets all 2>/dev/null |
-		sed -nE 's|^(node/[^/:]*\.so):.*|\1|p' | sort -u)
-	if [ ${#libs[@]} -gt 0 ]; then
-		ninja -C "$bdir" "${libs[@]}" >"$tmp/ninja.log" 2>&1 || {
-			tail -n 40 "$tmp/ninja.log" >&2
-			echo "$0: building ${libs[*]} in $bdir failed" >&2
-			exit 1
-		}
-	fi
-	mapfile -t libs < <(find "$bdir/node" -maxdepth 1 -name '*.so' -type f 2>/dev/null | sort)
-	if [ ${#libs[@]} -eq 0 ]; then
-		echo "$0: no render-node library in $bdir/node (node/ not built yet?); set TTM_SHIM=/path/to/lib.so" >&2
-		exit 77
-	fi
-	[ ${#libs[@]} -eq 1 ] || { echo "$0: several libraries in $bdir/node (${libs[*]}); set TTM_SHIM" >&2; exit 2; }
-	shim=${libs[0]}
-fi
-shim=$(readlink -f "$shim")
-[ -f "$shim" ] || { echo "$0: no node library $shim" >&2; exit 77; }
+	# igt itself: the acceptance lists plus whatever else was asked for.
+	printf '%s\n' "${entries[@]%%@*}" >"$tmp/wanted.txt"
+	bld=$("$here/igt-build.sh" -q "$here"/igt/acceptance-*.txt "$tmp/wanted.txt")
+	rc=$?
+	[ $rc -eq 0 ] || exit $rc
 
-# The job list: igt@test@subtest for every subtest an entry's glob matches
-# (igt@test for a test without subtests). --list-subtests needs no device.
-: >"$tmp/jobs"
-for e in "${entries[@]}"; do
-	t=${e%%@*} glob='*'
-	[ "$t" = "$e" ] || glob=${e#*@}
-	[ -x "$bld/tests/$t" ] || { echo "$0: igt test $t was not built" >&2; exit 1; }
-	subs=$("$bld/tests/$t" --list-subtests 2>/dev/null) || { echo "$0: $t --list-subtests failed" >&2; exit 1; }
-	if [ -z "$subs" ]; then
-		echo "igt@$t" >>"$tmp/jobs"
-		continue
-	fi
-	n=0
-	while read -r s; do
-		# shellcheck disable=SC2053
-		if [[ $s == $glob ]]; then
-			echo "igt@$t@$s" >>"$tmp/jobs"
-			n=$((n + 1))
+	# The node library from the project build (configured and built when missing).
+	shim=${TTM_SHIM:-}
+	if [ -z "$shim" ]; then
+		if [ ! -f "$bdir/build.ninja" ]; then
+			ttm_configure "$bdir" || { echo "$0: cannot configure $bdir" >&2; exit 1; }
 		fi
-	done <<<"$subs"
-	[ $n -gt 0 ] || { echo "$0: $e matches no subtest of $t" >&2; exit 1; }
-done
-awk '!seen[$0]++' "$tmp/jobs" >"$tmp/jobs.u" && mv "$tmp/jobs.u" "$tmp/jobs"
+		# Only the node library (and what it links), not the whole tree.
+		mapfile -t libs < <(ninja -C "$bdir" -t targets all 2>/dev/null |
+			sed -nE 's|^(node/[^/:]*\.so):.*|\1|p' | sort -u)
+		if [ ${#libs[@]} -gt 0 ]; then
+			ninja -C "$bdir" "${libs[@]}" >"$tmp/ninja.log" 2>&1 || {
+				tail -n 40 "$tmp/ninja.log" >&2
+				echo "$0: building ${libs[*]} in $bdir failed" >&2
+				exit 1
+			}
+		fi
+		mapfile -t libs < <(find "$bdir/node" -maxdepth 1 -name '*.so' -type f 2>/dev/null | sort)
+		if [ ${#libs[@]} -eq 0 ]; then
+			echo "$0: no render-node library in $bdir/node (node/ not built yet?); set TTM_SHIM=/path/to/lib.so" >&2
+			exit 77
+		fi
+		[ ${#libs[@]} -eq 1 ] || { echo "$0: several libraries in $bdir/node (${libs[*]}); set TTM_SHIM" >&2; exit 2; }
+		shim=${libs[0]}
+	fi
+	shim=$(readlink -f "$shim")
+	[ -f "$shim" ] || { echo "$0: no node library $shim" >&2; exit 77; }
 
-mkdir -p "$(dirname "$out")" || exit 1
-ttm_log "igt: $(wc -l <"$tmp/jobs") subtests on $profile under $shim"
-# The kernel's log says nothing about a device that lives in user space, so
-# only drm/i915 lines in it (piglit's filter) may change a result.
-"$bld/runner/igt_runner" --allow-non-root --overwrite --piglit-style-dmesg \
-	--per-test-timeout "$tmo" --inactivity-timeout "$tmo" \
-	-e "LD_PRELOAD=$shim" -e "TTM_I915_PROFILE=$profile" \
-	-n "ttm-node-$profile" --test-list "$tmp/jobs" "$bld/tests" "$out" \
-	>"$tmp/runner.log" 2>&1
-runner_rc=$?
-cp "$tmp/runner.log" "$out/runner.log" 2>/dev/null
-if [ ! -f "$out/results.json" ]; then
-	tail -n 40 "$tmp/runner.log" >&2
-	echo "$0: igt_runner wrote no results (exit $runner_rc)" >&2
-	exit 1
+	# The job list: igt@test@subtest for every subtest an entry's glob matches
+	# (igt@test for a test without subtests). --list-subtests needs no device.
+	: >"$tmp/jobs"
+	for e in "${entries[@]}"; do
+		t=${e%%@*} glob='*'
+		[ "$t" = "$e" ] || glob=${e#*@}
+		[ -x "$bld/tests/$t" ] || { echo "$0: igt test $t was not built" >&2; exit 1; }
+		subs=$("$bld/tests/$t" --list-subtests 2>/dev/null) || { echo "$0: $t --list-subtests failed" >&2; exit 1; }
+		if [ -z "$subs" ]; then
+			echo "igt@$t" >>"$tmp/jobs"
+			continue
+		fi
+		n=0
+		while read -r s; do
+			# shellcheck disable=SC2053
+			if [[ $s == $glob ]]; then
+				echo "igt@$t@$s" >>"$tmp/jobs"
+				n=$((n + 1))
+			fi
+		done <<<"$subs"
+		[ $n -gt 0 ] || { echo "$0: $e matches no subtest of $t" >&2; exit 1; }
+	done
+	awk '!seen[$0]++' "$tmp/jobs" >"$tmp/jobs.u" && mv "$tmp/jobs.u" "$tmp/jobs"
+
+	mkdir -p "$(dirname "$out")" || exit 1
+	ttm_log "igt: $(wc -l <"$tmp/jobs") subtests on $profile under $shim"
+	# The kernel's log says nothing about a device that lives in user space, so
+	# only drm/i915 lines in it (piglit's filter) may change a result.
+	"$bld/runner/igt_runner" --allow-non-root --overwrite --piglit-style-dmesg \
+		--per-test-timeout "$tmo" --inactivity-timeout "$tmo" \
+		-e "LD_PRELOAD=$shim" -e "TTM_I915_PROFILE=$profile" \
+		-n "ttm-node-$profile" --test-list "$tmp/jobs" "$bld/tests" "$out" \
+		>"$tmp/runner.log" 2>&1
+	runner_rc=$?
+	cp "$tmp/runner.log" "$out/runner.log" 2>/dev/null
+	if [ ! -f "$out/results.json" ]; then
+		tail -n 40 "$tmp/runner.log" >&2
+		echo "$0: igt_runner wrote no results (exit $runner_rc)" >&2
+		exit 1
+	fi
+
 fi
 
 # name<TAB>result<TAB>why, one line per job, in job order. igt_runner keys
@@ -162,6 +179,22 @@ if [ -n "$expected" ]; then
 	done <"$expected"
 fi
 
+# fork_stopped NAME KEY: the node's fork line is in the job's output. igt's
+# own log reaches results.json through igt_runner's socket; what the node
+# writes to stderr itself is only in the job directory's err.txt.
+fork_stopped() {
+	local t s line
+	jq -e --arg k "$2" --arg re "$fork_re" \
+		'(.tests[$k].out // "") + (.tests[$k].err // "") | test($re)' \
+		"$out/results.json" >/dev/null && return 0
+	t=${1#igt@}
+	s=${t#*@}
+	t=${t%%@*}
+	line=$(grep -nxF "$t $s" "$out/joblist.txt" | head -n 1 | cut -d: -f1)
+	[ -n "$line" ] || return 1
+	grep -qE "$fork_re" "$out/$((line - 1))/err.txt" "$out/$((line - 1))/out.txt" 2>/dev/null
+}
+
 np=0 nf=0 ns=0 nc=0 bad=0 nexp=0
 while IFS=$'\t' read -r name res why; do
 	case $res in
@@ -179,9 +212,7 @@ while IFS=$'\t' read -r name res why; do
 			bad=$((bad + 1))
 			;;
 		fail | crash)
-			if jq -e --arg k "$key" --arg re "$fork_re" \
-				'(.tests[$k].out // "") + (.tests[$k].err // "") | test($re)' \
-				"$out/results.json" >/dev/null; then
+			if fork_stopped "$name" "$key"; then
 				note="  (expected: ${exp[$key]})"
 				nexp=$((nexp + 1))
 			else
@@ -192,6 +223,7 @@ while IFS=$'\t' read -r name res why; do
 		esac
 	elif [ $cls = fail ] || [ $cls = crash ]; then
 		bad=$((bad + 1))
+		! fork_stopped "$name" "$key" || note="  (a forked child touched the device)"
 	fi
 	case $cls in
 	pass) np=$((np + 1)) ;; fail) nf=$((nf + 1)) ;; skip) ns=$((ns + 1)) ;; crash) nc=$((nc + 1)) ;;
