@@ -26,36 +26,36 @@ struct gem_ctx_full {
 	bool finalized;
 };
 
-static struct gem_vm *gem_vm_new(void)
-{
-	struct gem_vm *vm = calloc(1, sizeof(*vm));
-
-	if (vm)
-		atomic_init(&vm->refcount, 1);
-	return vm;
-}
-
-static void gem_vm_put(struct gem_vm *vm)
-{
-	if (vm && atomic_fetch_sub(&vm->refcount, 1) == 1)
-		free(vm);
-}
-
 static void gem_ctx_free(struct gem_ctx_full *c)
 {
 	i915_context_put(c->pub.hw);
 	free(c);
 }
 
+/*
+ * A new context with its own full ppGTT, as gen12 contexts get in the
+ * kernel (CONTEXT_PARAM_VM may replace it while the context is a proto one).
+ */
 static int gem_ctx_new(struct i915_gem_file *file, struct gem_ctx_full **out)
 {
 	struct gem_ctx_full *c = calloc(1, sizeof(*c));
+	struct i915_address_space *vm;
 	int ret;
 
 	if (!c)
 		return -ENOMEM;
 	ret = i915_context_create(file->dev->i915, &c->pub.hw);
 	if (ret) {
+		free(c);
+		return ret;
+	}
+	ret = i915_vm_create(file->dev->i915, &vm);
+	if (!ret) {
+		ret = i915_context_set_vm(c->pub.hw, vm);
+		i915_vm_put(vm);
+	}
+	if (ret) {
+		i915_context_put(c->pub.hw);
 		free(c);
 		return ret;
 	}
@@ -93,7 +93,7 @@ void gem_context_close_all(struct i915_gem_file *file)
 	id = 0;
 	while ((p = ttm_drm_idr_next(&file->vms, &id))) {
 		ttm_drm_idr_remove(&file->vms, id);
-		gem_vm_put(p);
+		i915_vm_put(p);
 	}
 	pthread_mutex_unlock(&file->lock);
 }
@@ -170,6 +170,7 @@ static int gem_ctx_set_param(struct i915_gem_file *file, struct gem_ctx *ctx, bo
 			     const struct drm_i915_gem_context_param *args)
 {
 	bool root = geteuid() == 0;
+	struct i915_address_space *vm;
 
 	switch (args->param) {
 	case I915_CONTEXT_PARAM_NO_ERROR_CAPTURE:
@@ -204,10 +205,10 @@ static int gem_ctx_set_param(struct i915_gem_file *file, struct gem_ctx *ctx, bo
 			return -EINVAL;
 		if (args->size)
 			return -EINVAL;
-		if (args->value >> 32 || !ttm_drm_idr_find(&file->vms, (uint32_t)args->value))
+		vm = args->value >> 32 ? NULL : ttm_drm_idr_find(&file->vms, (uint32_t)args->value);
+		if (!vm)
 			return -ENOENT;
-		ctx->vm_id = (uint32_t)args->value;
-		return 0;
+		return i915_context_set_vm(ctx->hw, vm);
 	case I915_CONTEXT_PARAM_ENGINES:
 		if (!proto)
 			return -EINVAL;
@@ -318,7 +319,7 @@ int gem_context_getparam_ioctl(struct i915_gem_file *file, void *data)
 {
 	struct drm_i915_gem_context_param *args = data;
 	struct gem_ctx_full *c;
-	struct gem_vm *vm;
+	struct i915_address_space *vm;
 	int64_t id;
 	int ret = 0;
 
@@ -332,7 +333,10 @@ int gem_context_getparam_ioctl(struct i915_gem_file *file, void *data)
 	switch (args->param) {
 	case I915_CONTEXT_PARAM_GTT_SIZE:
 		args->size = 0;
-		args->value = i915_ggtt_manager(&file->dev->i915->ggtt)->size << TTM_PAGE_SHIFT;
+		vm = i915_context_get_vm(c->pub.hw);
+		args->value = vm ? vm->total
+				 : i915_ggtt_manager(&file->dev->i915->ggtt)->size << TTM_PAGE_SHIFT;
+		i915_vm_put(vm);
 		break;
 	case I915_CONTEXT_PARAM_NO_ERROR_CAPTURE:
 		args->size = 0;
@@ -356,22 +360,17 @@ int gem_context_getparam_ioctl(struct i915_gem_file *file, void *data)
 		break;
 	case I915_CONTEXT_PARAM_VM:
 		/* A new id of the file naming the context's VM. */
-		if (c->pub.vm_id && (vm = ttm_drm_idr_find(&file->vms, c->pub.vm_id)))
-			atomic_fetch_add(&vm->refcount, 1);
-		else
-			vm = gem_vm_new();
+		vm = i915_context_get_vm(c->pub.hw);
 		if (!vm) {
-			ret = -ENOMEM;
+			ret = -ENODEV;
 			break;
 		}
 		id = ttm_drm_idr_alloc(&file->vms, vm, 1, INT32_MAX);
 		if (id < 0) {
-			gem_vm_put(vm);
+			i915_vm_put(vm);
 			ret = (int)id;
 			break;
 		}
-		if (!c->pub.vm_id)
-			c->pub.vm_id = (uint32_t)id;
 		args->size = 0;
 		args->value = (uint64_t)id;
 		break;
@@ -411,25 +410,25 @@ int gem_get_reset_stats_ioctl(struct i915_gem_file *file, void *data)
 int gem_vm_create_ioctl(struct i915_gem_file *file, void *data)
 {
 	struct drm_i915_gem_vm_control *args = data;
-	struct gem_vm *vm;
+	struct i915_address_space *vm;
 	int64_t id;
 	int ret;
 
 	if (args->flags)
 		return -EINVAL;
-	vm = gem_vm_new();
-	if (!vm)
-		return -ENOMEM;
+	ret = i915_vm_create(file->dev->i915, &vm);
+	if (ret)
+		return ret == -EOPNOTSUPP ? -ENODEV : ret;
 	ret = gem_user_extensions(args->extensions, NULL, 0, NULL);
 	if (ret) {
-		gem_vm_put(vm);
+		i915_vm_put(vm);
 		return ret;
 	}
 	pthread_mutex_lock(&file->lock);
 	id = ttm_drm_idr_alloc(&file->vms, vm, 1, INT32_MAX);
 	pthread_mutex_unlock(&file->lock);
 	if (id < 0) {
-		gem_vm_put(vm);
+		i915_vm_put(vm);
 		return (int)id;
 	}
 	args->vm_id = (uint32_t)id;
@@ -439,7 +438,7 @@ int gem_vm_create_ioctl(struct i915_gem_file *file, void *data)
 int gem_vm_destroy_ioctl(struct i915_gem_file *file, void *data)
 {
 	struct drm_i915_gem_vm_control *args = data;
-	struct gem_vm *vm;
+	struct i915_address_space *vm;
 
 	if (args->flags || args->extensions)
 		return -EINVAL;
@@ -448,7 +447,8 @@ int gem_vm_destroy_ioctl(struct i915_gem_file *file, void *data)
 	pthread_mutex_unlock(&file->lock);
 	if (!vm)
 		return -ENOENT;
-	gem_vm_put(vm);
+	/* Contexts using it keep it alive. */
+	i915_vm_put(vm);
 	return 0;
 }
 

@@ -452,7 +452,9 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 			goto out;
 		if (o->alignment && (o->alignment & (o->alignment - 1)))
 			goto out;
-		if ((o->flags & GEM_EO_PINNED) && (o->offset & (TTM_PAGE_SIZE - 1)))
+		/* A softpin address is page aligned and in canonical form. */
+		if ((o->flags & GEM_EO_PINNED) &&
+		    o->offset != i915_vm_canonical(o->offset & ~(uint64_t)(TTM_PAGE_SIZE - 1)))
 			goto out;
 		if ((o->flags & GEM_EO_PAD_TO_SIZE) ? (o->pad_to_size & (TTM_PAGE_SIZE - 1))
 						    : o->pad_to_size)
@@ -470,6 +472,8 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 			eo->flags |= EXEC_OBJECT_WRITE;
 		if (o->flags & GEM_EO_PINNED)
 			eo->flags |= EXEC_OBJECT_PINNED;
+		if (o->flags & GEM_EO_48B)
+			eo->flags |= EXEC_OBJECT_SUPPORTS_48B_ADDRESS;
 		if ((o->flags & GEM_EO_NEEDS_GTT) && file->dev->info->has_aperture)
 			eo->flags |= EXEC_OBJECT_NEEDS_MAPPABLE;
 	}

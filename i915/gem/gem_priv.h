@@ -172,7 +172,6 @@ struct gem_obj {
 /**
  * struct gem_ctx - a GEM context of a file.
  * @hw: the driver's context (one reference).
- * @vm_id: the VM it was created with (0: its own).
  * @priority, @bannable, @recoverable, @persistent: CONTEXT_SETPARAM state.
  * @nengines: 0 for the legacy ring map, else entries in @engines
  *	(I915_ENGINE_CLASS_* << 16 | instance, or ~0u for an invalid slot).
@@ -180,22 +179,12 @@ struct gem_obj {
  */
 struct gem_ctx {
 	struct i915_context *hw;
-	uint32_t vm_id;
 	int64_t priority;
 	bool bannable;
 	bool recoverable;
 	bool persistent;
 	uint32_t nengines;
 	uint32_t engines[64];
-};
-
-/**
- * struct gem_vm - an address space created by VM_CREATE (or a context's
- * own). Objects are bound in the GGTT until the driver has ppGTTs, so a
- * VM here is an id with a lifetime.
- */
-struct gem_vm {
-	atomic_int refcount;
 };
 
 /**
@@ -208,7 +197,7 @@ struct gem_vm {
  * @lock: protects the tables below.
  * @handles: handle -> struct gem_obj (a reference each); ids from 1.
  * @contexts: id -> struct gem_ctx; 0 is the default context.
- * @vms: id -> struct gem_vm; ids from 1.
+ * @vms: id -> struct i915_address_space (a reference each); ids from 1.
  */
 struct i915_gem_file {
 	struct drm_file drm;

@@ -266,7 +266,7 @@ KTEST(query_engines_two_pass)
 static void store_batch(struct i915_gem_file *file, uint32_t batch, uint32_t value,
 			struct drm_i915_gem_relocation_entry *reloc)
 {
-	uint32_t cs[] = {MI_STORE_DWORD_IMM_GEN8 | MI_USE_GGTT, 0, 0, value, MI_BATCH_BUFFER_END, 0};
+	uint32_t cs[] = {MI_STORE_DWORD_IMM_GEN8, 0, 0, value, MI_BATCH_BUFFER_END, 0};
 	struct drm_i915_gem_pwrite pw = {
 	    .handle = batch, .size = sizeof(cs), .data_ptr = (uintptr_t)cs};
 
@@ -728,7 +728,7 @@ KTEST(cpu_mapping_sees_gpu_write_without_domain_call)
 	/* A long run of MI_NOOP, so the CPU looks before the store lands. */
 	cs = calloc(nops + 8, 4);
 	ASSERT_NOT_NULL(cs);
-	cs[nops] = MI_STORE_DWORD_IMM_GEN8 | MI_USE_GGTT;
+	cs[nops] = MI_STORE_DWORD_IMM_GEN8;
 	cs[nops + 3] = 0xfeed;
 	cs[nops + 4] = MI_BATCH_BUFFER_END;
 	pw.size = (nops + 8) * 4;
@@ -754,5 +754,91 @@ KTEST(cpu_mapping_sees_gpu_write_without_domain_call)
 	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_WAIT, &w), 0);
 	EXPECT_EQ(p[0], 0xfeedu);
 	EXPECT_EQ(i915_gem_munmap(fx.i915, (void *)p, 4096), 0);
+	fx_close(&fx);
+}
+
+KTEST(execbuffer2_softpin_in_ppgtt)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_exec_object2 obj[2] = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_pwrite pw = {0};
+	struct drm_i915_gem_context_param p = {.param = I915_CONTEXT_PARAM_GTT_SIZE};
+	const uint64_t target = 1ull << 40, batch = (1ull << 40) + (1ull << 20);
+	uint32_t cs[6] = {MI_STORE_DWORD_IMM_GEN8, (uint32_t)target, (uint32_t)(target >> 32), 0xabcd,
+			  MI_BATCH_BUFFER_END, 0};
+	uint32_t v = 0;
+
+	fx_open(&fx, "dg2", true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), 0);
+	EXPECT_EQ(p.value, 1ull << 48);
+	obj[0].handle = gem_create(fx.file, 4096);
+	obj[1].handle = pw.handle = gem_create(fx.file, 4096);
+	pw.size = sizeof(cs);
+	pw.data_ptr = (uintptr_t)cs;
+	/* No PWRITE on DG2: write the batch through a FIXED mapping. */
+	{
+		struct drm_i915_gem_mmap_offset mo = {.handle = pw.handle,
+						      .flags = I915_MMAP_OFFSET_FIXED};
+		void *ptr;
+
+		ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+		ASSERT_EQ(i915_gem_mmap(fx.file, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+					(off_t)mo.offset, &ptr),
+			  0);
+		memcpy(ptr, cs, sizeof(cs));
+		EXPECT_EQ(i915_gem_munmap(fx.i915, ptr, 4096), 0);
+	}
+	obj[0].flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_SUPPORTS_48B_ADDRESS | EXEC_OBJECT_WRITE;
+	obj[0].offset = target;
+	obj[1].flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_SUPPORTS_48B_ADDRESS;
+	obj[1].offset = batch;
+	eb.buffers_ptr = (uintptr_t)obj;
+	eb.buffer_count = 2;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	EXPECT_EQ(obj[0].offset, target);
+	{
+		struct drm_i915_gem_mmap_offset mo = {.handle = obj[0].handle,
+						      .flags = I915_MMAP_OFFSET_FIXED};
+		struct drm_i915_gem_wait w = {.bo_handle = obj[0].handle, .timeout_ns = -1};
+		uint32_t *ptr;
+
+		ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_WAIT, &w), 0);
+		ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+		ASSERT_EQ(i915_gem_mmap(fx.file, NULL, 4096, PROT_READ, MAP_SHARED,
+					(off_t)mo.offset, (void **)&ptr),
+			  0);
+		v = ptr[0];
+		EXPECT_EQ(i915_gem_munmap(fx.i915, ptr, 4096), 0);
+	}
+	EXPECT_EQ(v, 0xabcdu);
+	/* Above 4 GiB without 48-bit support; a non-canonical address. */
+	obj[0].flags &= ~(uint64_t)EXEC_OBJECT_SUPPORTS_48B_ADDRESS;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	obj[0].flags |= EXEC_OBJECT_SUPPORTS_48B_ADDRESS;
+	obj[0].offset = 1ull << 47;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	fx_close(&fx);
+}
+
+KTEST(context_vm_shared_through_getparam)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_context_param p = {.param = I915_CONTEXT_PARAM_VM};
+	struct drm_i915_gem_context_create cc = {0};
+	struct drm_i915_gem_vm_control vc = {0};
+
+	fx_open(&fx, NULL, true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), 0);
+	EXPECT_EQ(p.value, 1u); /* a new id naming context 0's VM */
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &cc), 0);
+	p.ctx_id = cc.ctx_id;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), 0);
+	p.value = 99;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), -ENOENT);
+	vc.vm_id = 1;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_VM_DESTROY, &vc), 0);
+	vc.flags = 1;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_VM_CREATE, &vc), -EINVAL);
 	fx_close(&fx);
 }
