@@ -91,8 +91,8 @@ w gem_exec_reloc && run gem_exec_reloc "$shim" "$bench/gem_exec_reloc" -b 2 -r 1
 w gem_exec_ctx && run gem_exec_ctx-nop "$shim" "$bench/gem_exec_ctx" -e rcs -b nop -r 1
 w gem_exec_ctx && run gem_exec_ctx-switch "$shim" "$bench/gem_exec_ctx" -e rcs -b switch -r 1
 w gem_exec_ctx && run gem_exec_ctx-create "$shim" "$bench/gem_exec_ctx" -e rcs -b create -r 1
-w gem_prw && run gem_prw-write "$shim" "$bench/gem_prw" -D write -r 1
-w gem_prw && run gem_prw-read "$shim" "$bench/gem_prw" -D read -r 1
+w gem_prw && run gem_prw-write "$shim" "$bench/gem_prw" -D write -r 5
+w gem_prw && run gem_prw-read "$shim" "$bench/gem_prw" -D read -r 5
 w gem_set_domain && run gem_set_domain "$shim" "$bench/gem_set_domain" -s 65536 -r 1
 w gem_syslatency && run gem_syslatency "$shim" "$bench/gem_syslatency" -t 5
 w gem_latency && run gem_latency "$shim" "$bench/gem_latency" -t 5
