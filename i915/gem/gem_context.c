@@ -28,6 +28,7 @@ struct gem_ctx_full {
 
 static void gem_ctx_free(struct gem_ctx_full *c)
 {
+	dma_fence_put(c->pub.pending);
 	i915_context_put(c->pub.hw);
 	free(c);
 }
@@ -114,6 +115,34 @@ struct i915_context *gem_context_lookup(struct i915_gem_file *file, uint32_t id,
 	}
 	pthread_mutex_unlock(&file->lock);
 	return hw;
+}
+
+void gem_context_set_pending(struct i915_gem_file *file, uint32_t id, struct dma_fence *fence)
+{
+	struct gem_ctx_full *c;
+	struct dma_fence *old = NULL;
+
+	pthread_mutex_lock(&file->lock);
+	c = ttm_drm_idr_find(&file->contexts, id);
+	if (c) {
+		old = c->pub.pending;
+		c->pub.pending = dma_fence_get(fence);
+	}
+	pthread_mutex_unlock(&file->lock);
+	dma_fence_put(old);
+}
+
+struct dma_fence *gem_context_pending_get(struct i915_gem_file *file, uint32_t id)
+{
+	struct gem_ctx_full *c;
+	struct dma_fence *f = NULL;
+
+	pthread_mutex_lock(&file->lock);
+	c = ttm_drm_idr_find(&file->contexts, id);
+	if (c && c->pub.pending && !dma_fence_test_signaled_flag(c->pub.pending))
+		f = dma_fence_get(c->pub.pending);
+	pthread_mutex_unlock(&file->lock);
+	return f;
 }
 
 /* --- parameters --- */

@@ -134,6 +134,8 @@ int i915_gem_device_create(const char *profile, struct i915_device **out)
 	dev->info = info;
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_mutex_init(&dev->prime_lock, NULL);
+	pthread_cond_init(&dev->async_cond, NULL);
+	dev->proxy_context = dma_fence_context_alloc(1);
 	INIT_LIST_HEAD(&dev->files);
 	INIT_LIST_HEAD(&dev->maps);
 	for (unsigned int i = 0; i < GEM_MMO_HASH; i++)
@@ -190,6 +192,11 @@ void i915_gem_device_destroy(struct i915_device *i915)
 		gem_obj_put(map->obj);
 		free(map);
 	}
+	/* Queued batches hold objects and contexts until they are submitted. */
+	pthread_mutex_lock(&dev->lock);
+	while (dev->async_jobs)
+		pthread_cond_wait(&dev->async_cond, &dev->lock);
+	pthread_mutex_unlock(&dev->lock);
 	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++)
 		i915_engine_wait_idle(&i915->engine[id], UINT32_MAX / 2);
 	i915_gem_fini(i915);
@@ -197,6 +204,7 @@ void i915_gem_device_destroy(struct i915_device *i915)
 	ttm_drm_idr_fini(&dev->names);
 	pthread_mutex_destroy(&dev->lock);
 	pthread_mutex_destroy(&dev->prime_lock);
+	pthread_cond_destroy(&dev->async_cond);
 	free(dev);
 }
 

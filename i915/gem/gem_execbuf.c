@@ -242,22 +242,6 @@ static int gem_eb_parse_fences(struct drm_i915_gem_execbuffer2 *args, struct gem
 	return 0;
 }
 
-/*
- * Wait for what the batch must come after. The driver core has no
- * asynchronous in-fences, so the wait happens here, before submission.
- */
-static int gem_eb_await(struct gem_eb_fences *f, struct dma_fence *in)
-{
-	int ret = 0;
-
-	if (in)
-		ret = dma_fence_wait(in, true);
-	for (uint64_t i = 0; !ret && i < f->n; i++)
-		if (f->v[i].fence)
-			ret = dma_fence_wait(f->v[i].fence, true);
-	return ret == -EINTR ? -EINTR : 0;
-}
-
 /* After submission: the batch's fence into every signalled syncobj. */
 static void gem_eb_signal(struct gem_eb_fences *f, struct dma_fence *fence)
 {
@@ -293,6 +277,179 @@ static void gem_eb_fini(struct gem_eb *e)
 	free(e->uobjs);
 	free(e->relocs);
 	i915_context_put(e->hw);
+}
+
+/* --- batches queued behind fences that have not signalled --- */
+
+/**
+ * struct gem_proxy - the fence a queued batch is known by until it runs:
+ * it signals, with the batch's error, when the batch's own fence does (or
+ * at once with the submission's error).
+ * @base: the fence (first: the default release frees the block).
+ * @cb: on the batch's fence.
+ */
+struct gem_proxy {
+	struct dma_fence base;
+	struct dma_fence_cb cb;
+};
+
+static const char *gem_proxy_driver_name(struct dma_fence *fence)
+{
+	(void)fence;
+	return "i915";
+}
+
+static const char *gem_proxy_timeline_name(struct dma_fence *fence)
+{
+	(void)fence;
+	return "queued";
+}
+
+static const struct dma_fence_ops gem_proxy_ops = {
+    .get_driver_name = gem_proxy_driver_name,
+    .get_timeline_name = gem_proxy_timeline_name,
+};
+
+static void gem_proxy_done(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct gem_proxy *proxy = container_of(cb, struct gem_proxy, cb);
+
+	if (fence->error)
+		dma_fence_set_error(&proxy->base, fence->error);
+	dma_fence_signal(&proxy->base);
+	dma_fence_put(&proxy->base);
+}
+
+/**
+ * struct gem_async - a batch whose submission waits for fences: the
+ * execbuffer is complete and checked, only i915_gem_execbuffer() is left.
+ * @e: the translated call (objects, relocations, context).
+ * @deps: fences it waits for (a reference each), @ndeps of them.
+ * @proxy: its fence (one reference).
+ * @dev: the device.
+ */
+struct gem_async {
+	struct gem_eb e;
+	struct dma_fence **deps;
+	unsigned int ndeps;
+	struct gem_proxy *proxy;
+	struct i915_gem_dev *dev;
+};
+
+static void *gem_async_run(void *arg)
+{
+	struct gem_async *job = arg;
+	struct i915_gem_dev *dev = job->dev;
+	struct dma_fence *out;
+	int ret = 0;
+
+	for (unsigned int i = 0; i < job->ndeps; i++)
+		dma_fence_wait(job->deps[i], false);
+	ret = i915_gem_execbuffer(dev->i915, &job->e.eb);
+	if (ret) {
+		dma_fence_set_error(&job->proxy->base, ret);
+		dma_fence_signal(&job->proxy->base);
+		dma_fence_put(&job->proxy->base);
+	} else {
+		out = job->e.eb.out_fence;
+		if (dma_fence_add_callback(out, &job->proxy->cb, gem_proxy_done))
+			gem_proxy_done(out, &job->proxy->cb);
+		dma_fence_put(out);
+	}
+	for (unsigned int i = 0; i < job->ndeps; i++)
+		dma_fence_put(job->deps[i]);
+	free(job->deps);
+	gem_eb_fini(&job->e);
+	free(job);
+	pthread_mutex_lock(&dev->lock);
+	if (!--dev->async_jobs)
+		pthread_cond_broadcast(&dev->async_cond);
+	pthread_mutex_unlock(&dev->lock);
+	return NULL;
+}
+
+/*
+ * Queue @e behind @deps on a thread of its own: the call returns with the
+ * proxy fence, and every object and the context remember it so that
+ * BUSY, WAIT, the CPU paths and later batches of the context see the
+ * batch as queued. Takes over @e and @deps.
+ */
+static int gem_eb_queue(struct i915_gem_file *file, uint32_t ctx_id, struct gem_eb *e,
+			struct dma_fence **deps, unsigned int ndeps, uint16_t engine_class,
+			struct dma_fence **fence)
+{
+	struct i915_gem_dev *dev = file->dev;
+	struct gem_async *job = calloc(1, sizeof(*job));
+	struct gem_proxy *proxy = dma_fence_alloc(sizeof(*proxy));
+	pthread_attr_t attr;
+	pthread_t thread;
+	int ret;
+
+	if (!job || !proxy) {
+		free(job);
+		free(proxy);
+		return -ENOMEM;
+	}
+	dma_fence_init(&proxy->base, &gem_proxy_ops, dev->proxy_context,
+		       atomic_fetch_add(&dev->proxy_seqno, 1) + 1);
+	job->e = *e;
+	job->deps = deps;
+	job->ndeps = ndeps;
+	job->proxy = proxy;
+	job->dev = dev;
+	for (uint32_t i = 0; i < e->eb.count; i++)
+		gem_obj_set_pending(e->objs[i], &proxy->base, engine_class,
+				    (e->eb.objects[i].flags & EXEC_OBJECT_WRITE) != 0);
+	gem_context_set_pending(file, ctx_id, &proxy->base);
+	*fence = dma_fence_get(&proxy->base);
+	pthread_mutex_lock(&dev->lock);
+	dev->async_jobs++;
+	pthread_mutex_unlock(&dev->lock);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&thread, &attr, gem_async_run, job);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		/* No thread: wait and submit here, as the synchronous path does. */
+		gem_async_run(job);
+	}
+	memset(e, 0, sizeof(*e));
+	return 0;
+}
+
+/*
+ * What the batch must wait for that has not signalled yet: the in-fence,
+ * the syncobj fences, batches still queued on its objects or its context.
+ * Return: 0 with *@deps (NULL when nothing is pending); -ENOMEM.
+ */
+static int gem_eb_pending(struct i915_gem_file *file, uint32_t ctx_id, struct gem_eb *e,
+			  struct gem_eb_fences *f, struct dma_fence *in, struct dma_fence ***deps,
+			  unsigned int *ndeps)
+{
+	uint64_t max = 2 + f->n + e->eb.count;
+	struct dma_fence **v = calloc(max, sizeof(*v));
+	unsigned int n = 0;
+	struct dma_fence *p;
+
+	if (!v)
+		return -ENOMEM;
+	if (in && !dma_fence_is_signaled(in))
+		v[n++] = dma_fence_get(in);
+	for (uint64_t i = 0; i < f->n; i++)
+		if (f->v[i].fence && !dma_fence_is_signaled(f->v[i].fence))
+			v[n++] = dma_fence_get(f->v[i].fence);
+	for (uint32_t i = 0; i < e->eb.count; i++)
+		if ((p = gem_obj_pending_get(e->objs[i])))
+			v[n++] = p;
+	if ((p = gem_context_pending_get(file, ctx_id)))
+		v[n++] = p;
+	if (!n) {
+		free(v);
+		v = NULL;
+	}
+	*deps = v;
+	*ndeps = n;
+	return 0;
 }
 
 /* Relocations of every object, converted to list indices. */
@@ -382,7 +539,8 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 	struct gem_eb e;
 	struct gem_ctx ctx;
 	struct gem_eb_fences fences = {.file = file};
-	struct dma_fence *in = NULL;
+	struct dma_fence *in = NULL, *fence = NULL, **deps = NULL;
+	unsigned int ndeps = 0;
 	int out_fd = -1;
 	int ret;
 
@@ -494,28 +652,43 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 					      I915_EXEC_BATCH_FIRST));
 	e.eb.flags |= engine == I915_ENGINE_BCS ? I915_EXEC_BLT : I915_EXEC_RENDER;
 	e.eb.ctx = e.hw;
-	ret = gem_eb_await(&fences, in);
+	ret = gem_eb_pending(file, (uint32_t)args->rsvd1, &e, &fences, in, &deps, &ndeps);
 	if (ret)
 		goto out;
-	ret = i915_gem_execbuffer(file->dev->i915, &e.eb);
-	if (ret)
-		goto out;
-	gem_eb_signal(&fences, e.eb.out_fence);
+	if (deps) {
+		/* Something it must follow has not happened: queue it, as the kernel does. */
+		ret = gem_eb_queue(file, (uint32_t)args->rsvd1, &e, deps, ndeps,
+				   engine == I915_ENGINE_BCS ? I915_ENGINE_CLASS_COPY
+							     : I915_ENGINE_CLASS_RENDER,
+				   &fence);
+		if (ret) {
+			for (unsigned int i = 0; i < ndeps; i++)
+				dma_fence_put(deps[i]);
+			free(deps);
+			goto out;
+		}
+	} else {
+		ret = i915_gem_execbuffer(file->dev->i915, &e.eb);
+		if (ret)
+			goto out;
+		fence = e.eb.out_fence;
+	}
+	gem_eb_signal(&fences, fence);
 	if (args->flags & GEM_EXEC_FENCE_OUT) {
 		/* The batch runs whatever happens here, as after the kernel's submit. */
-		ret = drm_sync_file_create(e.eb.out_fence, O_CLOEXEC, &out_fd);
+		ret = drm_sync_file_create(fence, O_CLOEXEC, &out_fd);
 		if (!ret)
 			args->rsvd2 = (args->rsvd2 & 0xffffffffull) | ((uint64_t)out_fd << 32);
 	}
 	/* Remembered for THROTTLE; the oldest slot makes room. */
 	pthread_mutex_lock(&file->lock);
 	dma_fence_put(file->recent[file->recent_next]);
-	file->recent[file->recent_next] = e.eb.out_fence;
+	file->recent[file->recent_next] = fence;
 	file->recent_ns[file->recent_next] = dma_fence_now_ns();
 	file->recent_next = (file->recent_next + 1) % GEM_THROTTLE_SLOTS;
 	pthread_mutex_unlock(&file->lock);
-	gem_eb_write_back(&e);
-	for (uint32_t i = 0; i < n; i++) {
+	/* Offsets are known now only for a batch that was submitted now. */
+	for (uint32_t i = 0; !deps && i < n; i++) {
 		uint64_t off = e.eb.objects[i].offset;
 
 		if (off == e.uobjs[i].offset)
@@ -525,6 +698,8 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 				     &off, sizeof(off)))
 			break;
 	}
+	if (!deps)
+		gem_eb_write_back(&e);
 out:
 	gem_eb_fences_fini(&fences);
 	dma_fence_put(in);

@@ -30,6 +30,7 @@ void gem_obj_put(struct gem_obj *obj)
 	if (!obj || atomic_fetch_sub(&obj->refcount, 1) != 1)
 		return;
 	gem_mmo_free_all(obj);
+	dma_fence_put(obj->pending);
 	ttm_bo_vm_release(&obj->bo->base);
 	i915_gem_object_put(obj->bo);
 	free(obj);
@@ -89,8 +90,52 @@ struct gem_obj *gem_lookup(struct i915_gem_file *file, uint32_t handle)
 	return obj;
 }
 
+void gem_obj_set_pending(struct gem_obj *obj, struct dma_fence *fence, uint16_t engine_class,
+			 bool write)
+{
+	struct dma_fence *old;
+
+	pthread_mutex_lock(&obj->dev->lock);
+	old = obj->pending;
+	obj->pending = dma_fence_get(fence);
+	obj->pending_class = engine_class;
+	obj->pending_write = write;
+	pthread_mutex_unlock(&obj->dev->lock);
+	dma_fence_put(old);
+}
+
+struct dma_fence *gem_obj_pending_get(struct gem_obj *obj)
+{
+	struct dma_fence *f = NULL;
+
+	pthread_mutex_lock(&obj->dev->lock);
+	if (obj->pending && !dma_fence_test_signaled_flag(obj->pending))
+		f = dma_fence_get(obj->pending);
+	pthread_mutex_unlock(&obj->dev->lock);
+	return f;
+}
+
+/* Wait for a queued batch on @obj first (interruptible). */
+static int gem_obj_wait_pending(struct gem_obj *obj)
+{
+	struct dma_fence *p = gem_obj_pending_get(obj);
+	int ret = 0;
+
+	if (p) {
+		ret = dma_fence_wait(p, true);
+		dma_fence_put(p);
+	}
+	return ret;
+}
+
 bool gem_obj_busy(struct gem_obj *obj, enum dma_resv_usage usage)
 {
+	struct dma_fence *p = gem_obj_pending_get(obj);
+
+	if (p) {
+		dma_fence_put(p);
+		return true;
+	}
 	return !dma_resv_test_signaled(obj->bo->base.resv, usage);
 }
 
@@ -440,6 +485,9 @@ static int gem_rw(struct i915_gem_file *file, uint32_t handle, uint64_t offset, 
 	ret = -EINVAL;
 	if (offset > obj->size || size > obj->size - offset)
 		goto out;
+	ret = gem_obj_wait_pending(obj);
+	if (ret)
+		goto out;
 	ret = -EFAULT;
 	if (obj->madv != I915_MADV_WILLNEED)
 		goto out;
@@ -508,6 +556,11 @@ int gem_set_domain_ioctl(struct i915_gem_file *file, void *data)
 	obj = gem_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;
+	ret = gem_obj_wait_pending(obj);
+	if (ret) {
+		gem_obj_put(obj);
+		return ret;
+	}
 	/* A CPU read waits for writers only, a CPU write for everyone. */
 	if (args->write_domain) {
 		ret = ttm_bo_wait_ctx(&obj->bo->base, &ctx);
@@ -570,6 +623,16 @@ int gem_busy_ioctl(struct i915_gem_file *file, void *data)
 	if (!obj)
 		return -ENOENT;
 	args->busy = 0;
+	{
+		struct dma_fence *p = gem_obj_pending_get(obj);
+
+		if (p) {
+			uint32_t cls = obj->pending_class;
+
+			args->busy |= (0x10000u << cls) | (obj->pending_write ? cls + 1 : 0);
+			dma_fence_put(p);
+		}
+	}
 	ret = dma_resv_get_fences(obj->bo->base.resv, DMA_RESV_USAGE_WRITE, &nw, &w);
 	if (!ret)
 		ret = dma_resv_get_fences(obj->bo->base.resv, DMA_RESV_USAGE_READ, &nall, &all);
@@ -600,7 +663,26 @@ int gem_wait_ioctl(struct i915_gem_file *file, void *data)
 		return -ENOENT;
 	start = dma_fence_now_ns();
 	left = args->timeout_ns < 0 ? INT64_MAX : args->timeout_ns;
-	if (!left) {
+	{
+		/* A batch still queued behind fences comes first. */
+		struct dma_fence *p = gem_obj_pending_get(obj);
+
+		if (p && !left) {
+			ret = -ETIME;
+		} else if (p) {
+			t = dma_fence_wait_timeout(p, true, left);
+			if (t < 0)
+				ret = (int)t;
+			else if (!t)
+				ret = -ETIME;
+			else if (left != INT64_MAX)
+				left = t;
+		}
+		dma_fence_put(p);
+	}
+	if (ret) {
+		/* decided above */
+	} else if (!left) {
 		ret = gem_obj_busy(obj, DMA_RESV_USAGE_READ) ? -ETIME : 0;
 	} else {
 		t = dma_resv_wait_timeout(obj->bo->base.resv, DMA_RESV_USAGE_READ, true, left);

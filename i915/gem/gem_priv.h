@@ -148,6 +148,9 @@ struct gem_mmo {
  * @madv: I915_MADV_WILLNEED, I915_MADV_DONTNEED or __I915_MADV_PURGED.
  * @read_domains, @write_domain: SET_DOMAIN state.
  * @pat_index: from I915_GEM_CREATE_EXT_SET_PAT, -1 when not set.
+ * @pending: the fence of the last batch using it that was queued behind
+ *	fences (a reference), NULL when none; @pending_class its engine
+ *	class, @pending_write whether it writes the object.
  */
 struct gem_obj {
 	atomic_int refcount;
@@ -167,6 +170,9 @@ struct gem_obj {
 	uint32_t read_domains;
 	uint32_t write_domain;
 	int pat_index;
+	struct dma_fence *pending;
+	uint16_t pending_class;
+	bool pending_write;
 };
 
 /**
@@ -175,7 +181,8 @@ struct gem_obj {
  * @priority, @bannable, @recoverable, @persistent: CONTEXT_SETPARAM state.
  * @nengines: 0 for the legacy ring map, else entries in @engines
  *	(I915_ENGINE_CLASS_* << 16 | instance, or ~0u for an invalid slot).
- * @ban_count: batches of this context that hung (GET_RESET_STATS).
+ * @pending: the fence of its last batch queued behind fences (a
+ *	reference, protected by the file's @lock), NULL when none.
  */
 struct gem_ctx {
 	struct i915_context *hw;
@@ -185,6 +192,7 @@ struct gem_ctx {
 	bool persistent;
 	uint32_t nengines;
 	uint32_t engines[64];
+	struct dma_fence *pending;
 };
 
 /**
@@ -245,6 +253,10 @@ struct gem_map {
  * @next_offset: fake offset allocator (bump, never reused).
  * @maps: live CPU mappings.
  * @wedged: the GPU was declared wedged through debugfs.
+ * @proxy_context: the timeline of the fences of queued batches.
+ * @proxy_seqno: their seqno allocator; atomic.
+ * @async_jobs: batches queued behind fences, not submitted yet;
+ *	@async_cond wakes a destroy waiting for them to reach 0.
  * @debugfs: the names of i915_gem_debugfs_files().
  */
 struct i915_gem_dev {
@@ -263,6 +275,10 @@ struct i915_gem_dev {
 	uint64_t reset_count;
 	int param_reset;
 	bool param_hangcheck;
+	uint64_t proxy_context;
+	atomic_ullong proxy_seqno;
+	unsigned int async_jobs;
+	pthread_cond_t async_cond;
 };
 
 /* --- user memory (gem_uaccess.c) --- */
@@ -321,6 +337,12 @@ void gem_mmo_free_all(struct gem_obj *obj);
 int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta, size_t len,
 		   void **addr);
 bool gem_obj_try_purge(struct gem_obj *obj);
+/* Queued batches: remember one on an object / context, get it while unsignalled. */
+void gem_obj_set_pending(struct gem_obj *obj, struct dma_fence *fence, uint16_t engine_class,
+			 bool write);
+struct dma_fence *gem_obj_pending_get(struct gem_obj *obj);
+void gem_context_set_pending(struct i915_gem_file *file, uint32_t id, struct dma_fence *fence);
+struct dma_fence *gem_context_pending_get(struct i915_gem_file *file, uint32_t id);
 
 /* --- ioctl handlers --- */
 

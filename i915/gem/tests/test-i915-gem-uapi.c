@@ -842,3 +842,84 @@ KTEST(context_vm_shared_through_getparam)
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_VM_CREATE, &vc), -EINVAL);
 	fx_close(&fx);
 }
+
+static void *map_wb(struct uapi_fx *fx, uint32_t handle)
+{
+	struct drm_i915_gem_mmap_offset mo = {.handle = handle, .flags = I915_MMAP_OFFSET_WB};
+	void *ptr = NULL;
+
+	EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	EXPECT_EQ(i915_gem_mmap(fx->file, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+				(off_t)mo.offset, &ptr),
+		  0);
+	return ptr;
+}
+
+/* A batch object at @addr holding @cs. */
+static uint32_t batch_at(struct uapi_fx *fx, const uint32_t *cs, size_t len)
+{
+	struct drm_i915_gem_pwrite pw = {.size = len, .data_ptr = (uintptr_t)cs};
+
+	pw.handle = gem_create(fx->file, 4096);
+	EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	return pw.handle;
+}
+
+KTEST(execbuffer2_in_fence_queues_instead_of_blocking)
+{
+	struct uapi_fx fx;
+	const uint64_t flag_at = 0x100000, b1_at = 0x200000, tgt_at = 0x300000, b2_at = 0x400000;
+	uint32_t wait_cs[] = {MI_SEMAPHORE_WAIT | MI_SEMAPHORE_POLL | MI_SEMAPHORE_SAD_NEQ_SDD, 0,
+			      (uint32_t)flag_at, 0, MI_BATCH_BUFFER_END, 0};
+	uint32_t store_cs[] = {MI_STORE_DWORD_IMM_GEN8, (uint32_t)tgt_at, 0, 0x77,
+			       MI_BATCH_BUFFER_END, 0};
+	struct drm_i915_gem_exec_object2 o1[2] = {0}, o2[2] = {0};
+	struct drm_i915_gem_execbuffer2 eb1 = {0}, eb2 = {0};
+	struct drm_i915_gem_context_create cc = {0};
+	struct drm_i915_gem_busy busy = {0};
+	struct drm_i915_gem_wait w = {0};
+	volatile uint32_t *flag, *tgt;
+
+	fx_open(&fx, "tgl", true);
+	o1[0].handle = gem_create(fx.file, 4096);
+	o1[0].offset = flag_at;
+	o1[0].flags = EXEC_OBJECT_PINNED;
+	o1[1].handle = batch_at(&fx, wait_cs, sizeof(wait_cs));
+	o1[1].offset = b1_at;
+	o1[1].flags = EXEC_OBJECT_PINNED;
+	eb1.buffers_ptr = (uintptr_t)o1;
+	eb1.buffer_count = 2;
+	eb1.flags = I915_EXEC_FENCE_OUT;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2_WR, &eb1), 0);
+
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &cc), 0);
+	o2[0].handle = gem_create(fx.file, 4096);
+	o2[0].offset = tgt_at;
+	o2[0].flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_WRITE;
+	o2[1].handle = batch_at(&fx, store_cs, sizeof(store_cs));
+	o2[1].offset = b2_at;
+	o2[1].flags = EXEC_OBJECT_PINNED;
+	eb2.buffers_ptr = (uintptr_t)o2;
+	eb2.buffer_count = 2;
+	eb2.rsvd1 = cc.ctx_id;
+	eb2.flags = I915_EXEC_FENCE_IN;
+	eb2.rsvd2 = (uint32_t)(eb1.rsvd2 >> 32);
+	/* Returns at once: the batch waits for the spinner's fence, not the caller. */
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb2), 0);
+	busy.handle = o2[0].handle;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_BUSY, &busy), 0);
+	EXPECT_EQ(busy.busy, 0x10000u | 1u); /* render, writer */
+	w.bo_handle = o2[0].handle;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_WAIT, &w), -ETIME);
+	tgt = map_wb(&fx, o2[0].handle);
+	EXPECT_EQ(tgt[0], 0u);
+	flag = map_wb(&fx, o1[0].handle);
+	flag[0] = 1; /* release the semaphore */
+	w.timeout_ns = -1;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_WAIT, &w), 0);
+	EXPECT_EQ(tgt[0], 0x77u);
+	close((int)(eb1.rsvd2 >> 32));
+	i915_gem_munmap(fx.i915, (void *)tgt, 4096);
+	i915_gem_munmap(fx.i915, (void *)flag, 4096);
+	fx_close(&fx);
+}
