@@ -18,6 +18,7 @@
 #include <ttm/ttm_bo.h>
 
 #include "drm_fd_priv.h"
+#include "drm_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -341,7 +342,7 @@ int drm_dma_buf_mmap(int fd, void *hint, size_t len, int prot, int flags, off_t 
 
 	if (drm_dma_buf_get(fd, &buf))
 		return -ENOTTY;
-	fl = fcntl(fd, F_GETFL);
+	fl = drm_sys_fcntl(fd, F_GETFL, 0);
 	if ((flags & MAP_SHARED) && (prot & PROT_WRITE) && (fl & O_ACCMODE) != O_RDWR)
 		ret = -EACCES;
 	else if (offset < 0 || (offset & 4095) || !len ||

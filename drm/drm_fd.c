@@ -6,8 +6,8 @@
  * drm_fd_obj_new_fd() can never be missed by a concurrent sweep.
  */
 #include "drm_fd_priv.h"
+#include "drm_sys.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -71,7 +71,7 @@ static int register_obj(struct drm_fd_obj *obj, enum drm_fd_kind kind, bool is_p
 {
 	struct stat st;
 
-	if (fstat(obj->keep_fd, &st))
+	if (drm_sys_fstat(obj->keep_fd, &st))
 		return -errno;
 	obj->kind = kind;
 	obj->is_pipe = is_pipe;
@@ -91,11 +91,11 @@ int drm_fd_obj_install_pipe(struct drm_fd_obj *obj, enum drm_fd_kind kind, int f
 {
 	int p[2], ret;
 
-	if (pipe2(p, O_CLOEXEC))
+	if (drm_sys_pipe2(p, O_CLOEXEC))
 		return -errno;
 	/* Our end never blocks a fence callback. */
-	if (fcntl(p[1], F_SETFL, O_NONBLOCK) ||
-	    (!(flags & O_CLOEXEC) && fcntl(p[0], F_SETFD, 0))) {
+	if (drm_sys_fcntl(p[1], F_SETFL, O_NONBLOCK) ||
+	    (!(flags & O_CLOEXEC) && drm_sys_fcntl(p[0], F_SETFD, 0))) {
 		ret = -errno;
 		goto err;
 	}
@@ -106,8 +106,8 @@ int drm_fd_obj_install_pipe(struct drm_fd_obj *obj, enum drm_fd_kind kind, int f
 	*fd = p[0];
 	return 0;
 err:
-	close(p[0]);
-	close(p[1]);
+	drm_sys_close(p[0]);
+	drm_sys_close(p[1]);
 	return ret;
 }
 
@@ -117,7 +117,7 @@ static int reopen(int keep_fd, int flags)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", keep_fd);
-	fd = open(path, ((flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_RDONLY) |
+	fd = drm_sys_open(path, ((flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_RDONLY) |
 				(flags & O_CLOEXEC));
 	return fd < 0 ? -errno : fd;
 }
@@ -127,10 +127,10 @@ int drm_fd_obj_install_memfd(struct drm_fd_obj *obj, enum drm_fd_kind kind, uint
 {
 	int m, ufd, ret;
 
-	m = memfd_create("dmabuf", MFD_CLOEXEC);
+	m = drm_sys_memfd_create("dmabuf", MFD_CLOEXEC);
 	if (m < 0)
 		return -errno;
-	if (ftruncate(m, (off_t)size)) {
+	if (drm_sys_ftruncate(m, (off_t)size)) {
 		ret = -errno;
 		goto err;
 	}
@@ -142,13 +142,13 @@ int drm_fd_obj_install_memfd(struct drm_fd_obj *obj, enum drm_fd_kind kind, uint
 	obj->keep_fd = m;
 	ret = register_obj(obj, kind, false, release);
 	if (ret) {
-		close(ufd);
+		drm_sys_close(ufd);
 		goto err;
 	}
 	*fd = ufd;
 	return 0;
 err:
-	close(m);
+	drm_sys_close(m);
 	return ret;
 }
 
@@ -176,7 +176,7 @@ struct drm_fd_obj *drm_fd_obj_lookup(int fd, enum drm_fd_kind kind, int *err)
 	struct drm_fd_obj *o;
 	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st)) {
+	if (fd < 0 || drm_sys_fstat(fd, &st)) {
 		*err = -EBADF;
 		return NULL;
 	}
@@ -221,7 +221,7 @@ void drm_fd_obj_put(struct drm_fd_obj *obj)
 	kfd = obj->keep_fd;
 	/* Release first: a fence callback may still write to our pipe end. */
 	obj->release(obj);
-	close(kfd);
+	drm_sys_close(kfd);
 }
 
 /* A pipe has no reader left anywhere: our write end polls POLLERR. */
@@ -229,7 +229,7 @@ static bool pipe_dead(struct drm_fd_obj *obj)
 {
 	struct pollfd p = { .fd = obj->keep_fd, .events = POLLOUT };
 
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+	return drm_sys_poll_now(&p) == 1 && (p.revents & POLLERR);
 }
 
 /*
@@ -272,43 +272,78 @@ static unsigned ref_count(const struct ref_set *s, dev_t dev, ino_t ino)
 /* Returns false when the scan could not be made (keep everything then). */
 static bool ref_scan(struct ref_set *s)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	char line[512];
-	FILE *maps;
+	char dents[4096], path[64];
+	struct stat st;
+	char *maps = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int dir, fd;
 
-	if (!d)
+	dir = drm_sys_open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
 		return false;
-	while ((e = readdir(d))) {
-		char path[64];
-		struct stat st;
-		char *end;
-		long fd = strtol(e->d_name, &end, 10);
+	while ((n = drm_sys_getdents64(dir, dents, sizeof(dents))) > 0) {
+		for (ssize_t off = 0; off < n;) {
+			/* struct linux_dirent64: ino, off, reclen, type, name. */
+			unsigned short reclen;
+			const char *name = dents + off + 19;
+			char *end;
+			long num;
 
-		if (*end || end == e->d_name || fd == dirfd(d))
-			continue;
-		/*
-		 * stat() through the link, not fstat(): the descriptor may be
-		 * another thread's, closed and reused under us; the path
-		 * names whatever it is now and never touches the descriptor.
-		 */
-		snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
-		if (!stat(path, &st))
-			ref_add(s, st.st_dev, st.st_ino);
+			memcpy(&reclen, dents + off + 16, sizeof(reclen));
+			off += reclen;
+			num = strtol(name, &end, 10);
+			if (*end || end == name || num == dir)
+				continue;
+			/*
+			 * stat() through the link, not fstat(): the descriptor may be
+			 * another thread's, closed and reused under us; the path
+			 * names whatever it is now and never touches the descriptor.
+			 */
+			snprintf(path, sizeof(path), "/proc/self/fd/%ld", num);
+			if (!drm_sys_stat(path, &st))
+				ref_add(s, st.st_dev, st.st_ino);
+		}
 	}
-	closedir(d);
-
-	maps = fopen("/proc/self/maps", "re");
-	if (!maps)
+	drm_sys_close(dir);
+	if (n < 0)
 		return false;
-	while (fgets(line, sizeof(line), maps)) {
+
+	fd = drm_sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	for (;;) {
+		if (cap - len < 4096) {
+			char *m = realloc(maps, cap + 65536);
+
+			if (!m)
+				break;
+			maps = m;
+			cap += 65536;
+		}
+		n = drm_sys_read(fd, maps + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	drm_sys_close(fd);
+	if (n < 0 || !maps) {
+		free(maps);
+		return false;
+	}
+	maps[len] = '\0';
+	for (char *line = maps; line && *line;) {
+		char *next = strchr(line, '\n');
 		unsigned maj, min;
 		unsigned long long ino;
 
+		if (next)
+			*next++ = '\0';
 		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 && ino)
 			ref_add(s, makedev(maj, min), (ino_t)ino);
+		line = next;
 	}
-	fclose(maps);
+	free(maps);
 	return true;
 }
 
@@ -349,7 +384,7 @@ int drm_fd_close(int fd, int (*close_fn)(int))
 	bool dead = false;
 
 	o = drm_fd_obj_lookup(fd, DRM_FD_NONE, &err);
-	ret = close_fn ? close_fn(fd) : close(fd);
+	ret = close_fn ? close_fn(fd) : drm_sys_close(fd);
 	saved = errno;
 	if (!o)
 		return ret;

@@ -16,6 +16,7 @@
 #include <drmcore/sync_file.h>
 
 #include "drm_fd_priv.h"
+#include "drm_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -148,7 +149,7 @@ void drm_syncobj_put(struct drm_syncobj *syncobj)
 			list_first_entry(&syncobj->ev_fd_list, struct syncobj_eventfd_entry, node);
 
 		list_del_init(&e->node);
-		close(e->fd);
+		drm_sys_close(e->fd);
 		free(e);
 	}
 	dma_fence_put(syncobj->fence);
@@ -204,9 +205,9 @@ static void eventfd_entry_signal_free(struct syncobj_eventfd_entry *e)
 	uint64_t one = 1;
 
 	/* eventfd_signal(): only an overflowing counter could block. */
-	if (write(e->fd, &one, sizeof(one)) != sizeof(one))
+	if (drm_sys_write(e->fd, &one, sizeof(one)) != sizeof(one))
 		(void)0;
-	close(e->fd);
+	drm_sys_close(e->fd);
 	dma_fence_put(e->fence);
 	free(e);
 }
@@ -250,10 +251,10 @@ static int check_eventfd(int fd)
 	char path[64], link[64];
 	ssize_t n;
 
-	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+	if (fd < 0 || drm_sys_fcntl(fd, F_GETFD, 0) < 0)
 		return -EBADF;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
+	n = drm_sys_readlink(path, link, sizeof(link) - 1);
 	if (n < 0)
 		return -EBADF;
 	link[n] = '\0';
@@ -281,7 +282,7 @@ int drm_syncobj_eventfd_ioctl(struct drm_file *file, struct drm_syncobj_eventfd 
 		ret = -ENOMEM;
 		goto out;
 	}
-	e->fd = fcntl(args->fd, F_DUPFD_CLOEXEC, 0);
+	e->fd = drm_sys_fcntl(args->fd, F_DUPFD_CLOEXEC, 0);
 	if (e->fd < 0) {
 		ret = -errno;
 		free(e);

@@ -6,6 +6,8 @@
  */
 #include <drmcore/drm_user.h>
 
+#include "drm_sys.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -64,8 +66,8 @@ static pthread_once_t pipe_once = PTHREAD_ONCE_INIT;
 static void pipe_close_tl(void)
 {
 	if (tl_pipe[0] >= 0) {
-		close(tl_pipe[0]);
-		close(tl_pipe[1]);
+		drm_sys_close(tl_pipe[0]);
+		drm_sys_close(tl_pipe[1]);
 	}
 	tl_pipe[0] = tl_pipe[1] = -1;
 }
@@ -93,7 +95,7 @@ static int pipe_get(void)
 	pthread_once(&pipe_once, pipe_setup_once);
 	if (tl_pipe[0] >= 0)
 		return 0;
-	if (pipe2(tl_pipe, O_CLOEXEC | O_NONBLOCK)) {
+	if (drm_sys_pipe2(tl_pipe, O_CLOEXEC | O_NONBLOCK)) {
 		tl_pipe[0] = tl_pipe[1] = -1;
 		return -errno;
 	}
@@ -107,7 +109,7 @@ static void pipe_drain(void)
 {
 	char scratch[256];
 
-	while (read(tl_pipe[0], scratch, sizeof(scratch)) > 0)
+	while (drm_sys_read(tl_pipe[0], scratch, sizeof(scratch)) > 0)
 		;
 }
 
@@ -198,17 +200,17 @@ static size_t pipe_pass(char *local, uintptr_t remote, size_t n, bool to_user)
 		n = DRM_USER_PAGE - (remote & (DRM_USER_PAGE - 1));
 	if (!to_user) {
 		/* write(2) reads the user bytes: EFAULT or short at a bad page. */
-		w = write(tl_pipe[1], (const void *)remote, n);
+		w = drm_sys_write(tl_pipe[1], (const void *)remote, n);
 		if (w <= 0)
 			return 0;
-		r = read(tl_pipe[0], local, (size_t)w);
+		r = drm_sys_read(tl_pipe[0], local, (size_t)w);
 		return r < 0 ? 0 : (size_t)r;
 	}
-	w = write(tl_pipe[1], local, n);
+	w = drm_sys_write(tl_pipe[1], local, n);
 	if (w <= 0)
 		return 0;
 	/* read(2) stores into the user bytes: EFAULT or short at a bad page. */
-	r = read(tl_pipe[0], (void *)remote, (size_t)w);
+	r = drm_sys_read(tl_pipe[0], (void *)remote, (size_t)w);
 	if (r < w)
 		pipe_drain();
 	return r < 0 ? 0 : (size_t)r;

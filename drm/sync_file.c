@@ -10,6 +10,7 @@
 #include <drmcore/drm_user.h>
 
 #include "drm_fd_priv.h"
+#include "drm_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +41,7 @@ static void sync_file_signalled(struct dma_fence *fence, struct dma_fence_cb *cb
 
 	(void)fence;
 	/* Non-blocking and into an empty pipe: cannot block, cannot fail short. */
-	if (write(sf->base.keep_fd, &one, 1) != 1)
+	if (drm_sys_write(sf->base.keep_fd, &one, 1) != 1)
 		return;
 }
 
