@@ -1,34 +1,113 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ktest - the unit-test harness shared by every test-*.c program.
+ * ktest - the unit-test harness shared by every test-*.c program, after
+ * KUnit (include/kunit/test.h, lib/kunit/).
  *
- * A test program defines cases with KTEST(function_scenario) and links
- * ktest_main.c, which provides main(). Run without arguments it runs every
- * case; with arguments it runs the cases whose names match any argument
- * (fnmatch patterns). --list prints the case names. Output is TAP 13:
- * "ok 3 - name" / "not ok 3 - name" / "ok 3 - name # SKIP why", then a
- * summary line "# N passed, N failed, N skipped". Exit status: 0 when no case
- * failed and at least one ran, 77 when every case skipped, 1 on any failure
- * (the meson "exitcode" protocol).
+ * Cases
+ *   KTEST(fn_scenario) { ... }               a case on its own
+ *   KTEST_F(suite, fn_scenario) { ... }      a case of a suite (fixtures below)
+ *   KTEST_PARAM(fn, gen) / KTEST_PARAM_F(suite, fn, gen)
+ *                                           run once per parameter; the body
+ *                                           reads it with ktest_param()
+ *   KTEST_ARRAY_PARAM(name, array, desc_fn)  defines name##_gen_params walking
+ *                                           an array (as KUNIT_ARRAY_PARAM)
+ * A program links ktest_main.c, which provides main(). Without arguments it
+ * runs every case in registration order; with arguments only the cases whose
+ * name ("fn") or suite-qualified name ("suite.fn") matches one of them
+ * (fnmatch patterns). --list prints the case names.
  *
- * EXPECT_* record a failure and carry on; ASSERT_* record it and end the case
- * (longjmp back to the runner, so use them only on the case's own thread; on
- * other threads use EXPECT_* and join). Every failure prints file:line, the
- * expression and both values.
+ * Suites and fixtures
+ *   KTEST_SUITE(name, .init = ..., .exit = ..., .suite_init = ..., .suite_exit = ...);
+ * init(t) runs before every case of the suite (before every parameter of a
+ * parameterized case) and may set t->priv; a non-zero return fails the case
+ * without running it. exit(t) runs after every case whose init succeeded,
+ * also when the case ended by a failed ASSERT_*. suite_init() runs once
+ * before the suite's first case in the process (a non-zero return fails
+ * every case of the suite), suite_exit() after its last.
+ *
+ * Teardown
+ * ktest_add_action(fn, ctx) defers fn(ctx) to the end of the current case
+ * (or, from suite_init, of the suite); actions run last-in first-out after
+ * exit(). A failed ASSERT_* ends only its case: exit() and the actions still
+ * run (on the case's own thread, so a mutex the case locked can be unlocked
+ * by an action), and every later case runs and reports. ktest_zalloc() is
+ * calloc() freed by such an action.
+ *
+ * Isolation
+ * By default the cases run in a child process supervised by the parent: a
+ * case that crashes, calls exit() or leaves the process in a state that
+ * fails at exit (sanitizer or valgrind reports) is reported as "not ok" and
+ * the remaining cases run in a fresh child. KTEST_FORK=0 runs everything in
+ * one process (for a debugger).
+ *
+ * Output is KTAP version 1: "ok N name", "not ok N name", "ok N name # SKIP
+ * why", each parameter as an indented subtest under its case, the plan
+ * "1..N" after the results, then "# N passed, N failed, N skipped". Exit
+ * status: 0 when no case failed and at least one ran, 77 when every case
+ * skipped, 1 on any failure; meson counts the cases with protocol: 'tap'.
+ *
+ * EXPECT_* record a failure and carry on; ASSERT_* record it and end the
+ * case. On another thread than the case's an ASSERT_* ends that thread
+ * (pthread_exit) after recording the failure; what the thread held stays
+ * held, so prefer EXPECT_* there and join. Every failure prints file:line,
+ * the expression and both values.
  */
 #ifndef KTEST_H
 #define KTEST_H
 
 #include <setjmp.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Longest parameter description a generator may write (with its NUL). */
+#define KTEST_PARAM_DESC_SIZE 128
+
+/**
+ * struct ktest - the context of the running case.
+ * @name: the case's name.
+ * @priv: free for the suite's init() to hand data to the case and exit().
+ * @param: the current parameter of a parameterized case, else NULL.
+ * @param_desc: its description ("" when the generator wrote none).
+ */
+struct ktest {
+	const char *name;
+	void *priv;
+	const void *param;
+	char param_desc[KTEST_PARAM_DESC_SIZE];
+};
+
+/**
+ * struct ktest_suite - fixtures shared by the cases registered with KTEST_F().
+ * @name: the suite's name, a prefix cases can be selected by ("suite.*").
+ * @suite_init: once per process before the first of its cases; non-zero fails them all.
+ * @suite_exit: after the last of its cases when suite_init() succeeded.
+ * @init: before each case (each parameter); non-zero fails the case.
+ * @exit: after each case whose init() succeeded, including one ended by ASSERT_*.
+ */
+struct ktest_suite {
+	const char *name;
+	int (*suite_init)(void);
+	void (*suite_exit)(void);
+	int (*init)(struct ktest *t);
+	void (*exit)(struct ktest *t);
+};
+
+/*
+ * A parameter generator: given the previous parameter (NULL the first time)
+ * returns the next one, or NULL when there are no more, and may describe it
+ * in desc (KTEST_PARAM_DESC_SIZE bytes).
+ */
+typedef const void *(*ktest_gen_params_t)(const void *prev, char *desc);
 
 struct ktest_case {
 	const char *name;
 	void (*fn)(void);
 	struct ktest_case *next;
+	const struct ktest_suite *suite;
+	ktest_gen_params_t gen_params;
 };
 
 void ktest_register(struct ktest_case *c);
@@ -38,19 +117,95 @@ void ktest_skip(const char *file, int line, const char *why) __attribute__((nore
 void ktest_abort_case(void) __attribute__((noreturn));
 /* Seed for randomized cases: KTEST_SEED from the environment or time; printed. */
 uint64_t ktest_seed(void);
-/* xorshift PRNG seeded from ktest_seed(), per case. */
+/* PRNG seeded from ktest_seed() and the case's number, per case and thread. */
 uint64_t ktest_rand(void);
 /* Iteration budget multiplier: KTEST_SCALE (default 1). */
 unsigned ktest_scale(void);
 
-#define KTEST(fname)                                                                               \
+/* The running case's context; NULL outside a case. */
+struct ktest *ktest_current(void);
+/* The current parameter of a parameterized case (NULL in a plain case). */
+const void *ktest_param(void);
+/* The running case's priv, as set by its suite's init(). */
+void *ktest_priv(void);
+
+/**
+ * ktest_add_action() - run @fn(@ctx) when the current case ends.
+ * @fn: the deferred action.
+ * @ctx: its argument.
+ *
+ * Actions run last-in first-out after the suite's exit(), whether the case
+ * returned, failed an ASSERT_* or skipped; registered from suite_init() they
+ * run after suite_exit(). Thread-safe.
+ *
+ * Return: 0, or -ENOMEM (@fn was not registered and has not run).
+ */
+int ktest_add_action(void (*fn)(void *), void *ctx);
+/**
+ * ktest_add_action_or_reset() - ktest_add_action(), running @fn(@ctx) at once on failure.
+ * @fn: the deferred action.
+ * @ctx: its argument.
+ *
+ * Return: 0, or -ENOMEM after @fn(@ctx) ran.
+ */
+int ktest_add_action_or_reset(void (*fn)(void *), void *ctx);
+/**
+ * ktest_remove_action() - cancel the latest action registered as (@fn, @ctx), unrun.
+ * @fn: the deferred action.
+ * @ctx: its argument.
+ */
+void ktest_remove_action(void (*fn)(void *), void *ctx);
+/**
+ * ktest_release_action() - run the latest action registered as (@fn, @ctx) now.
+ * @fn: the deferred action.
+ * @ctx: its argument.
+ *
+ * The action is removed, so it does not run again when the case ends.
+ */
+void ktest_release_action(void (*fn)(void *), void *ctx);
+/**
+ * ktest_zalloc() - zeroed memory freed when the current case ends.
+ * @size: bytes.
+ *
+ * Return: the memory, or NULL when out of memory (ASSERT_NOT_NULL it).
+ */
+void *ktest_zalloc(size_t size);
+
+#define KTEST_CASE_(fname, suite_ptr, gen)                                                         \
 	static void fname(void);                                                                   \
-	static struct ktest_case ktest_case_##fname = { #fname, fname, NULL };                      \
+	static struct ktest_case ktest_case_##fname = {                                            \
+		.name = #fname, .fn = fname, .suite = (suite_ptr), .gen_params = (gen)             \
+	};                                                                                         \
 	static void __attribute__((constructor)) ktest_register_##fname(void)                      \
 	{                                                                                          \
 		ktest_register(&ktest_case_##fname);                                               \
 	}                                                                                          \
 	static void fname(void)
+
+#define KTEST(fname) KTEST_CASE_(fname, NULL, NULL)
+#define KTEST_F(suite, fname) KTEST_CASE_(fname, &ktest_suite_##suite, NULL)
+#define KTEST_PARAM(fname, gen) KTEST_CASE_(fname, NULL, gen)
+#define KTEST_PARAM_F(suite, fname, gen) KTEST_CASE_(fname, &ktest_suite_##suite, gen)
+
+#define KTEST_SUITE(sname, ...)                                                                    \
+	static const struct ktest_suite ktest_suite_##sname = { .name = #sname, __VA_ARGS__ }
+
+/*
+ * Defines name##_gen_params() walking @array; @get_desc(const T *, char *desc)
+ * describes an element, or is NULL.
+ */
+#define KTEST_ARRAY_PARAM(name, array, get_desc)                                                   \
+	static const void *name##_gen_params(const void *prev, char *desc)                         \
+	{                                                                                          \
+		__typeof__(&(array)[0]) next_ = prev ? ((__typeof__(&(array)[0]))prev) + 1         \
+						     : &(array)[0];                                \
+		void (*desc_)(__typeof__(&(array)[0]), char *) = (get_desc);                       \
+		if (next_ - &(array)[0] >= (ptrdiff_t)(sizeof(array) / sizeof((array)[0])))        \
+			return NULL;                                                               \
+		if (desc_)                                                                         \
+			desc_(next_, desc);                                                        \
+		return next_;                                                                      \
+	}
 
 #define KTEST_SKIP(why) ktest_skip(__FILE__, __LINE__, (why))
 
