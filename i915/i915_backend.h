@@ -154,6 +154,8 @@ struct i915_backend_ops {
  * @lmem_size: device-local memory bytes (0: integrated part).
  * @lmem_visible_size: CPU-visible prefix of lmem, bytes.
  * @ring_size: bytes of ring the driver should give each engine.
+ * @engine_mask: the engines the device has, bit (1 << enum i915_engine_id)
+ *	each; render and blitter always.
  * @hangcheck_ms: how long the device lets a batch run before it declares a
  *	hang (UINT32_MAX: never), so waits for ring space can give up.
  * @cs_timestamp_hz: the frequency RING_TIMESTAMP counts at.
@@ -166,6 +168,7 @@ struct i915_backend {
 	uint64_t lmem_size;
 	uint64_t lmem_visible_size;
 	uint32_t ring_size[I915_NUM_ENGINES];
+	uint32_t engine_mask;
 	uint32_t hangcheck_ms;
 	uint32_t cs_timestamp_hz;
 };

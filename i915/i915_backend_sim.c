@@ -23,16 +23,20 @@ static struct i915_backend_sim *to_sim(struct i915_backend *be)
 	return container_of(be, struct i915_backend_sim, base);
 }
 
+_Static_assert((int)I915_NUM_ENGINES == (int)SIM_NUM_ENGINES && (int)I915_ENGINE_CCS3 == (int)SIM_CCS3,
+	       "the driver's engine ids are the sim's");
+
+/* The ids are the same physical engines in the same order. */
 static enum sim_engine_id sim_engine(enum i915_engine_id id)
 {
-	return id == I915_ENGINE_BCS ? SIM_BCS : SIM_RCS;
+	return (enum sim_engine_id)id;
 }
 
 static void sim_be_irq(void *data, enum sim_engine_id engine, uint32_t iir)
 {
 	struct i915_backend_sim *s = data;
 
-	s->cb.irq(s->cb_data, engine == SIM_BCS ? I915_ENGINE_BCS : I915_ENGINE_RCS, iir);
+	s->cb.irq(s->cb_data, (enum i915_engine_id)engine, iir);
 }
 
 static void sim_be_error(void *data, enum sim_engine_id engine, enum sim_error_reason reason,
@@ -40,8 +44,7 @@ static void sim_be_error(void *data, enum sim_engine_id engine, enum sim_error_r
 {
 	struct i915_backend_sim *s = data;
 
-	s->cb.error(s->cb_data, engine == SIM_BCS ? I915_ENGINE_BCS : I915_ENGINE_RCS, (int)reason,
-		    ctx_id);
+	s->cb.error(s->cb_data, (enum i915_engine_id)engine, (int)reason, ctx_id);
 }
 
 static void sim_be_destroy(struct i915_backend *be)
@@ -215,8 +218,9 @@ int i915_backend_sim_create(const struct sim_gpu_config *cfg,
 	s->base.stolen_size = cfg->stolen_size;
 	s->base.lmem_size = cfg->lmem_size;
 	s->base.lmem_visible_size = cfg->lmem_visible_size;
-	s->base.ring_size[I915_ENGINE_RCS] = cfg->ring_size[SIM_RCS];
-	s->base.ring_size[I915_ENGINE_BCS] = cfg->ring_size[SIM_BCS];
+	for (int i = 0; i < I915_NUM_ENGINES; i++)
+		s->base.ring_size[i] = cfg->ring_size[i];
+	s->base.engine_mask = cfg->engine_mask;
 	s->base.hangcheck_ms = cfg->hangcheck_ms;
 	s->base.cs_timestamp_hz = SIM_CS_TIMESTAMP_HZ;
 	s->cb = *cb;

@@ -216,6 +216,8 @@ void i915_device_error_state_dump(struct i915_device *i915, FILE *out)
 		struct i915_request *rq;
 		uint32_t next;
 
+		if (!engine->present)
+			continue;
 		pthread_mutex_lock(&engine->lock);
 		list_for_each_entry (rq, &engine->requests, struct i915_request, link)
 			pending++;

@@ -15,9 +15,26 @@
 #include "i915_backend.h"
 #include "i915_priv.h"
 
-/* Real MMIO bases; RING_CCID sits at +0x180 on both. */
-static const uint32_t i915_engine_mmio[I915_NUM_ENGINES] = {0x02000, 0x22000};
-static const char *const i915_engine_names[I915_NUM_ENGINES] = {"rcs0", "bcs0"};
+/* The real parts' engines (i915_reg.h); RING_CCID sits at +0x180 on each. */
+static const struct {
+	uint32_t mmio;
+	const char *name;
+	uint8_t class;
+	uint8_t instance;
+} i915_engine_info[I915_NUM_ENGINES] = {
+    [I915_ENGINE_RCS] = {0x02000, "rcs0", I915_ENGINE_CLASS_ID_RENDER, 0},
+    [I915_ENGINE_BCS] = {0x22000, "bcs0", I915_ENGINE_CLASS_ID_COPY, 0},
+    [I915_ENGINE_VCS0] = {0x1c0000, "vcs0", I915_ENGINE_CLASS_ID_VIDEO, 0},
+    [I915_ENGINE_VCS1] = {0x1c4000, "vcs1", I915_ENGINE_CLASS_ID_VIDEO, 1},
+    [I915_ENGINE_VCS2] = {0x1d0000, "vcs2", I915_ENGINE_CLASS_ID_VIDEO, 2},
+    [I915_ENGINE_VCS3] = {0x1d4000, "vcs3", I915_ENGINE_CLASS_ID_VIDEO, 3},
+    [I915_ENGINE_VECS0] = {0x1c8000, "vecs0", I915_ENGINE_CLASS_ID_VIDEO_ENHANCE, 0},
+    [I915_ENGINE_VECS1] = {0x1d8000, "vecs1", I915_ENGINE_CLASS_ID_VIDEO_ENHANCE, 1},
+    [I915_ENGINE_CCS0] = {0x1a000, "ccs0", I915_ENGINE_CLASS_ID_COMPUTE, 0},
+    [I915_ENGINE_CCS1] = {0x1c000, "ccs1", I915_ENGINE_CLASS_ID_COMPUTE, 1},
+    [I915_ENGINE_CCS2] = {0x1e000, "ccs2", I915_ENGINE_CLASS_ID_COMPUTE, 2},
+    [I915_ENGINE_CCS3] = {0x26000, "ccs3", I915_ENGINE_CLASS_ID_COMPUTE, 3},
+};
 
 #define I915_RING_CCID(base) ((base) + 0x180)
 /* RING_PDP0 pair: the VM a request runs in (see sim_gpu.h). */
@@ -89,7 +106,23 @@ void i915_context_put(struct i915_context *ctx)
 
 struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_id id)
 {
-	return i915 && (unsigned)id < I915_NUM_ENGINES ? &i915->engine[id] : NULL;
+	return i915 && (unsigned)id < I915_NUM_ENGINES && i915->engine[id].present
+		   ? &i915->engine[id]
+		   : NULL;
+}
+
+struct i915_engine *i915_engine_lookup(struct i915_device *i915, unsigned int class,
+				       unsigned int uabi_instance)
+{
+	if (!i915)
+		return NULL;
+	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++) {
+		struct i915_engine *e = &i915->engine[id];
+
+		if (e->present && e->class == class && e->uabi_instance == uabi_instance)
+			return e;
+	}
+	return NULL;
 }
 
 uint32_t i915_engine_hws_seqno(struct i915_engine *engine)
@@ -233,7 +266,7 @@ static unsigned int i915_request_build(uint32_t *dw, struct i915_engine *engine,
 				       const uint32_t *cmds, unsigned int ndw, bool has_batch,
 				       uint64_t batch, uint32_t seqno)
 {
-	uint32_t base = i915_engine_mmio[engine->id], *cs = dw;
+	uint32_t base = engine->mmio_base, *cs = dw;
 
 	cs = i915_emit_lri(cs, I915_RING_CCID(base), ctx->id);
 	if (vm) {
@@ -409,16 +442,31 @@ int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum 
 	int ret;
 
 	memset(engine, 0, sizeof(*engine));
-	if (!size || size % TTM_PAGE_SIZE || size > SIM_RING_MAX_SIZE)
+	if ((unsigned int)id >= I915_NUM_ENGINES)
 		return -EINVAL;
 	engine->i915 = i915;
 	engine->id = id;
-	engine->name = i915_engine_names[id];
+	engine->name = i915_engine_info[id].name;
+	engine->class = i915_engine_info[id].class;
+	engine->instance = i915_engine_info[id].instance;
+	engine->mmio_base = i915_engine_info[id].mmio;
+	INIT_LIST_HEAD(&engine->requests);
+	if (!(be->engine_mask & (1u << id))) {
+		/* Absent: idle forever, safe to lock and to look at. */
+		pthread_mutex_init(&engine->lock, NULL);
+		pthread_mutex_init(&engine->signal_lock, NULL);
+		return 0;
+	}
+	/* The uAPI numbers the present engines of a class densely. */
+	for (unsigned int i = 0; i < (unsigned int)id; i++)
+		if ((be->engine_mask & (1u << i)) && i915_engine_info[i].class == engine->class)
+			engine->uabi_instance++;
+	if (!size || size % TTM_PAGE_SIZE || size > SIM_RING_MAX_SIZE)
+		return -EINVAL;
 	engine->fence_context = dma_fence_context_alloc(1);
 	engine->ring_size = size;
 	/* Seqno 0 is what a fresh status page reads: start above it. */
 	engine->next_seqno = 1;
-	INIT_LIST_HEAD(&engine->requests);
 	/* Ring pages then one status page, one allocation, one GGTT range. */
 	engine->ring = aligned_alloc(TTM_PAGE_SIZE, (size_t)size + TTM_PAGE_SIZE);
 	if (!engine->ring)
@@ -446,6 +494,7 @@ int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum 
 		goto err_unbind;
 	pthread_mutex_init(&engine->lock, NULL);
 	pthread_mutex_init(&engine->signal_lock, NULL);
+	engine->present = true;
 	return 0;
 
 err_unbind:
@@ -462,6 +511,12 @@ void i915_engine_fini(struct i915_engine *engine)
 {
 	struct i915_device *i915 = engine->i915;
 
+	if (i915 && !engine->present && !engine->ring) {
+		pthread_mutex_destroy(&engine->lock);
+		pthread_mutex_destroy(&engine->signal_lock);
+		engine->i915 = NULL;
+		return;
+	}
 	if (!engine->ring)
 		return;
 	/* With the device already gone there is no page table left to clear. */

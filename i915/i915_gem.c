@@ -722,6 +722,24 @@ static bool eb_ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
 	return a < b + bs && b < a + as;
 }
 
+/* The engine the ring bits of @flags name, NULL when the part has none. */
+static struct i915_engine *eb_ring_engine(struct i915_device *i915, uint32_t flags)
+{
+	switch (flags & I915_EXEC_RING_MASK) {
+	case 0:
+	case I915_EXEC_RENDER:
+		return i915_engine_get(i915, I915_ENGINE_RCS);
+	case I915_EXEC_BLT:
+		return i915_engine_get(i915, I915_ENGINE_BCS);
+	case I915_EXEC_BSD:
+		return i915_engine_lookup(i915, I915_ENGINE_CLASS_ID_VIDEO, 0);
+	case I915_EXEC_VEBOX:
+		return i915_engine_lookup(i915, I915_ENGINE_CLASS_ID_VIDEO_ENHANCE, 0);
+	default:
+		return NULL;
+	}
+}
+
 /*
  * Every check that needs no lock, so a bad call changes nothing. @vm: the
  * context's VM, whose softpin rules replace the GGTT's.
@@ -733,14 +751,10 @@ static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer 
 
 	if (!eb->count || !eb->objects || (eb->flags & ~I915_EXEC_FLAGS_MASK))
 		return -EINVAL;
-	switch (eb->flags & I915_EXEC_RING_MASK) {
-	case 0:
-	case I915_EXEC_RENDER:
-	case I915_EXEC_BLT:
-		break;
-	default:
+	if (eb->engine && (eb->engine->i915 != i915 || !eb->engine->present))
 		return -EINVAL;
-	}
+	if (!eb->engine && !eb_ring_engine(i915, eb->flags))
+		return -EINVAL;
 	for (unsigned int i = 0; i < eb->count; i++) {
 		const struct i915_exec_object *eo = &eb->objects[i];
 		uint64_t size;
@@ -1144,9 +1158,7 @@ int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 		i915_vm_put(vm);
 		return ret;
 	}
-	engine = i915_engine_get(i915, (eb->flags & I915_EXEC_RING_MASK) == I915_EXEC_BLT
-					   ? I915_ENGINE_BCS
-					   : I915_ENGINE_RCS);
+	engine = eb->engine ? eb->engine : eb_ring_engine(i915, eb->flags);
 	locked = calloc(eb->count, sizeof(*locked));
 	pinned = calloc(eb->count, sizeof(*pinned));
 	written = calloc(eb->count, sizeof(*written));

@@ -438,3 +438,91 @@ KTEST(vm_create_alloc_fails)
 	EXPECT_EQ(atomic_load(&i915->vm_count), 0);
 	vm_fixture_fini(&fx);
 }
+
+/*
+ * A DG2-configured device drives its whole gen12 engine set: every present
+ * engine runs a ppGTT batch through execbuffer, the uAPI numbering skips
+ * the absent ones, and the legacy ring bits reach the video engines.
+ */
+KTEST(vm_execbuffer_on_every_gen12_engine)
+{
+	struct sim_gpu_config cfg;
+	struct i915_device *i915 = NULL;
+	struct i915_address_space *vm;
+	struct i915_context *ctx;
+	struct i915_gem_object *target = NULL, *batch = NULL;
+	unsigned int ran = 0;
+
+	i915_test_config(&cfg);
+	cfg.engine_mask = SIM_ENGINES_DG2;
+	ASSERT_EQ(i915_device_create_sim(&cfg, &i915), 0);
+	ASSERT_EQ(i915_gem_init(i915), 0);
+	EXPECT_NULL(i915_engine_get(i915, I915_ENGINE_VCS1));
+	EXPECT_TRUE(i915_engine_lookup(i915, I915_ENGINE_CLASS_ID_VIDEO, 1) ==
+		    i915_engine_get(i915, I915_ENGINE_VCS2));
+	EXPECT_NULL(i915_engine_lookup(i915, I915_ENGINE_CLASS_ID_VIDEO, 2));
+	EXPECT_TRUE(i915_engine_lookup(i915, I915_ENGINE_CLASS_ID_COMPUTE, 3) ==
+		    i915_engine_get(i915, I915_ENGINE_CCS3));
+	EXPECT_UEQ(i915_engine_get(i915, I915_ENGINE_VECS1)->mmio_base, 0x1d8000);
+	ctx = vm_context(i915, &vm);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &target), 0);
+	ASSERT_EQ(i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &batch), 0);
+	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++) {
+		struct i915_engine *engine = i915_engine_get(i915, (enum i915_engine_id)id);
+		struct i915_exec_object eo[2] = {
+		    {.obj = target, .flags = PIN48 | EXEC_OBJECT_WRITE, .offset = HIGH},
+		    {.obj = batch, .flags = PIN48, .offset = HIGH + 65536},
+		};
+		struct i915_execbuffer eb = {.objects = eo, .count = 2, .ctx = ctx, .engine = engine};
+
+		if (!engine)
+			continue;
+		write_store_batch(batch, HIGH + 4 * id, 0x100u + id);
+		ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+		EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
+		EXPECT_EQ(dma_fence_get_status(eb.out_fence), 1);
+		EXPECT_TRUE(to_i915_request(eb.out_fence)->engine == engine);
+		dma_fence_put(eb.out_fence);
+		EXPECT_UEQ(read32(target, 4 * id), 0x100u + id);
+		ran++;
+	}
+	EXPECT_EQ(ran, 10);
+	{
+		struct i915_exec_object eo[2] = {
+		    {.obj = target, .flags = PIN48 | EXEC_OBJECT_WRITE, .offset = HIGH},
+		    {.obj = batch, .flags = PIN48, .offset = HIGH + 65536},
+		};
+		struct i915_execbuffer eb = {
+		    .objects = eo, .count = 2, .ctx = ctx, .flags = I915_EXEC_BSD};
+
+		write_store_batch(batch, HIGH + 256, 0xb5d);
+		ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+		EXPECT_TRUE(to_i915_request(eb.out_fence)->engine ==
+			    i915_engine_get(i915, I915_ENGINE_VCS0));
+		EXPECT_EQ(dma_fence_wait(eb.out_fence, false), 0);
+		dma_fence_put(eb.out_fence);
+		EXPECT_UEQ(read32(target, 256), 0xb5d);
+	}
+	i915_gem_object_put(target);
+	i915_gem_object_put(batch);
+	i915_context_put(ctx);
+	i915_vm_put(vm);
+	EXPECT_EQ(i915_gem_fini(i915), 0);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
+
+KTEST(vm_execbuffer_ring_bits_of_an_absent_engine)
+{
+	struct vm_fixture fx;
+	struct i915_device *i915 = vm_fixture_init(&fx);
+	struct i915_gem_object *batch = vm_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_exec_object eo = {.obj = batch};
+	struct i915_execbuffer eb = {.objects = &eo, .count = 1, .flags = I915_EXEC_BSD};
+
+	/* The default part has render and blitter only. */
+	EXPECT_NULL(i915_engine_get(i915, I915_ENGINE_VCS0));
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	eb.flags = I915_EXEC_VEBOX;
+	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
+	vm_fixture_fini(&fx);
+}

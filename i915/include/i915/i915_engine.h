@@ -34,12 +34,43 @@ struct i915_device;
 struct ttm_resource;
 
 /**
- * enum i915_engine_id - the engines the driver drives.
+ * enum i915_engine_id - the engines the driver drives, by physical id (the
+ * kernel's RCS0, BCS0, VCS0..3, VECS0..1, CCS0..3; the values of enum
+ * sim_engine_id). A device has the subset its back end reports
+ * (i915_backend.engine_mask): render and blitter always, the gen12 video,
+ * video-enhance and compute engines per part (Tiger Lake: vcs0, vcs2,
+ * vecs0; DG2 adds vecs1, ccs0..3).
  * @I915_ENGINE_RCS: render.
  * @I915_ENGINE_BCS: blitter (copies and fills, MI_FLUSH_DW).
+ * @I915_ENGINE_VCS0: first video engine; @I915_ENGINE_VCS1 .. VCS3 the others.
+ * @I915_ENGINE_VECS0, @I915_ENGINE_VECS1: video enhancement.
+ * @I915_ENGINE_CCS0 .. @I915_ENGINE_CCS3: compute.
  * @I915_NUM_ENGINES: count.
  */
-enum i915_engine_id { I915_ENGINE_RCS = 0, I915_ENGINE_BCS = 1, I915_NUM_ENGINES };
+enum i915_engine_id {
+	I915_ENGINE_RCS = 0,
+	I915_ENGINE_BCS = 1,
+	I915_ENGINE_VCS0,
+	I915_ENGINE_VCS1,
+	I915_ENGINE_VCS2,
+	I915_ENGINE_VCS3,
+	I915_ENGINE_VECS0,
+	I915_ENGINE_VECS1,
+	I915_ENGINE_CCS0,
+	I915_ENGINE_CCS1,
+	I915_ENGINE_CCS2,
+	I915_ENGINE_CCS3,
+	I915_NUM_ENGINES
+};
+
+/* The uAPI engine classes (I915_ENGINE_CLASS_* of <drm/i915_drm.h>). */
+enum i915_engine_class_id {
+	I915_ENGINE_CLASS_ID_RENDER = 0,
+	I915_ENGINE_CLASS_ID_COPY = 1,
+	I915_ENGINE_CLASS_ID_VIDEO = 2,
+	I915_ENGINE_CLASS_ID_VIDEO_ENHANCE = 3,
+	I915_ENGINE_CLASS_ID_COMPUTE = 4,
+};
 
 /* Status-page dword where each request stores its seqno (the kernel's slot). */
 #define I915_HWS_SEQNO 0x30
@@ -113,7 +144,15 @@ struct i915_engine_stats {
  * struct i915_engine - one command streamer.
  * @i915: the device.
  * @id: which one.
- * @name: "rcs0" / "bcs0".
+ * @name: the physical name, "rcs0", "bcs0", "vcs2", ...
+ * @present: the device has this engine; an absent one has only @i915,
+ *	@id, @name, its locks and an empty @requests (so loops over every
+ *	id may lock it and find it idle), and i915_engine_get() returns NULL.
+ * @class: enum i915_engine_class_id.
+ * @instance: physical instance within the class (VCS2: 2).
+ * @uabi_instance: instance as the uAPI numbers them, counting only the
+ *	present engines of the class (Tiger Lake's vcs2 is uAPI vcs1).
+ * @mmio_base: the real part's MMIO base.
  * @fence_context: the timeline of its fences.
  * @ring: host memory of the ring, @ring_size bytes, GGTT-mapped at
  *	@ring_ggtt.
@@ -136,6 +175,11 @@ struct i915_engine {
 	struct i915_device *i915;
 	enum i915_engine_id id;
 	const char *name;
+	bool present;
+	uint8_t class;
+	uint8_t instance;
+	uint8_t uabi_instance;
+	uint32_t mmio_base;
 	uint64_t fence_context;
 	void *ring;
 	uint32_t ring_size;
@@ -156,8 +200,16 @@ struct i915_engine {
 	struct i915_engine_stats stats;
 };
 
-/** i915_engine_get() - engine @id of @i915, NULL for a bad id. */
+/** i915_engine_get() - engine @id of @i915, NULL for a bad id or one the part lacks. */
 struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_id id);
+
+/**
+ * i915_engine_lookup() - the present engine of uAPI @class and
+ * @uabi_instance (I915_CONTEXT_PARAM_ENGINES, QUERY_ENGINE_INFO), NULL when
+ * the part has none.
+ */
+struct i915_engine *i915_engine_lookup(struct i915_device *i915, unsigned int class,
+				       unsigned int uabi_instance);
 
 /**
  * i915_request_submit() - queue one request on @engine.

@@ -178,6 +178,15 @@ struct i915_exec_object {
 
 #define I915_EXEC_RENDER 1u
 #define I915_EXEC_BLT 3u
+/* Spelled as in <drm/i915_drm.h>, so both headers may be included. */
+/* clang-format off */
+#ifndef I915_EXEC_BSD
+#define I915_EXEC_BSD (2<<0) /* the first video engine */
+#endif
+#ifndef I915_EXEC_VEBOX
+#define I915_EXEC_VEBOX (4<<0) /* the first video-enhance engine */
+#endif
+/* clang-format on */
 #define I915_EXEC_RING_MASK 0x3fu
 #define I915_EXEC_NO_RELOC (1u << 11)
 #define I915_EXEC_HANDLE_LUT (1u << 12)
@@ -192,8 +201,11 @@ struct i915_exec_object {
  * @count: entries (at least one).
  * @batch_start_offset: byte offset of the first batch command (8-aligned).
  * @batch_len: bytes of batch from there (0: to the end of the object).
- * @flags: I915_EXEC_* (engine in the ring bits: 0/RENDER or BLT).
+ * @flags: I915_EXEC_* (engine in the ring bits: 0/RENDER, BLT, BSD, VEBOX;
+ *	BSD and VEBOX are -EINVAL on a part without such an engine).
  * @ctx: context to run in (NULL: the kernel context).
+ * @engine: the engine to run on (any present one of the device, e.g. from
+ *	i915_engine_lookup()); NULL: the one of the ring bits of @flags.
  * @out_fence: out: a reference to the batch's fence.
  */
 struct i915_execbuffer {
@@ -203,6 +215,7 @@ struct i915_execbuffer {
 	uint32_t batch_len;
 	uint32_t flags;
 	struct i915_context *ctx;
+	struct i915_engine *engine;
 	struct dma_fence *out_fence;
 };
 
