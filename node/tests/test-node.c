@@ -282,10 +282,10 @@ KTEST(debugfs_is_a_mount_with_drop_caches)
 
 KTEST(udev_enumerates_the_drm_nodes_with_a_pci_parent)
 {
+	int found = 0, fd = open_node("/dev/dri/renderD128");
 	struct udev *udev = udev_new();
 	struct udev_enumerate *e;
 	struct udev_list_entry *l;
-	int found = 0, fd = open_node("/dev/dri/renderD128");
 	char id[16];
 
 	snprintf(id, sizeof(id), "8086:%04X", chipset_id(fd));
@@ -495,11 +495,11 @@ static bool kmod_i915_loaded(struct kmod_ctx *ctx)
 
 KTEST(kmod_unload_and_reload_with_options)
 {
+	int fd = open_node("/dev/dri/card0"), pfd;
 	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
 	struct kmod_module *mod;
 	char name[32], value[32] = { 0 };
 	struct stat st;
-	int fd = open_node("/dev/dri/card0"), pfd;
 
 	if (!getenv("NODE_TEST_KMOD_CHILD")) {
 		/*
