@@ -147,7 +147,7 @@ int i915_context_set_vm(struct i915_context *ctx, struct i915_address_space *vm)
 	i915 = ctx->i915;
 	pthread_mutex_lock(&i915->vm_lock);
 	old = ctx->vm;
-	ctx->vm = i915_vm_get(vm);
+	__atomic_store_n(&ctx->vm, i915_vm_get(vm), __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&i915->vm_lock);
 	i915_vm_put(old);
 	return 0;
@@ -157,7 +157,8 @@ struct i915_address_space *i915_context_get_vm(struct i915_context *ctx)
 {
 	struct i915_address_space *vm;
 
-	if (!ctx || !ctx->vm)
+	/* Unlocked look first: requests of contexts without a VM skip the lock. */
+	if (!ctx || !__atomic_load_n(&ctx->vm, __ATOMIC_RELAXED))
 		return NULL;
 	pthread_mutex_lock(&ctx->i915->vm_lock);
 	vm = i915_vm_get(ctx->vm);
@@ -359,12 +360,16 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 		}
 		if (!ret && !drm_mm_node_allocated(&vma->node)) {
 			if (fixed) {
-				ret = vm_evict_range_locked(vm, start, size, vma, &wait, drop, &ndrop);
-				if (!ret) {
-					memset(&vma->node, 0, sizeof(vma->node));
-					vma->node.start = start;
-					vma->node.size = size;
-					ret = drm_mm_reserve_node(&vm->mm, &vma->node);
+				memset(&vma->node, 0, sizeof(vma->node));
+				vma->node.start = start;
+				vma->node.size = size;
+				ret = drm_mm_reserve_node(&vm->mm, &vma->node);
+				if (ret == -ENOSPC) {
+					/* Occupied: evict what is in the way (a walk of the VM). */
+					ret = vm_evict_range_locked(vm, start, size, vma, &wait, drop,
+								    &ndrop);
+					if (!ret)
+						ret = drm_mm_reserve_node(&vm->mm, &vma->node);
 				}
 			} else {
 				/* Page 0 stays free: a batch there would read as "no batch". */
