@@ -51,8 +51,10 @@ struct i915_backend_callbacks {
 };
 
 /**
- * struct i915_backend_ops - one back end. Every slot is required; every
- * call may come from any thread unless said otherwise.
+ * struct i915_backend_ops - one back end. Every slot is required but the
+ * vm_* ones, which a back end without ppGTT leaves NULL (i915_vm_create()
+ * then answers -EOPNOTSUPP); every call may come from any thread unless
+ * said otherwise.
  */
 struct i915_backend_ops {
 	/** @name: static name, "sim" or "hw". */

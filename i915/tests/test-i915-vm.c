@@ -526,3 +526,51 @@ KTEST(vm_execbuffer_ring_bits_of_an_absent_engine)
 	EXPECT_EQ(i915_gem_execbuffer(i915, &eb), -EINVAL);
 	vm_fixture_fini(&fx);
 }
+
+/*
+ * lmem pressure evicts an object bound in a VM: its PTEs go before its
+ * pages do, the content survives in system memory, and its next execbuffer
+ * brings it back and binds it again at the same address.
+ */
+KTEST(vm_eviction_unbinds_and_next_exec_rebinds)
+{
+	struct vm_fixture fx;
+	struct i915_device *i915 = vm_fixture_init(&fx);
+	struct i915_address_space *vm;
+	struct i915_context *ctx = vm_context(i915, &vm);
+	/* The test part has 16 MiB of lmem: two of these cannot both stay. */
+	struct i915_gem_object *a = vm_fixture_obj(&fx, 10u << 20, I915_GEM_REGION_LMEM);
+	struct i915_gem_object *batch = vm_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *b;
+	struct i915_exec_object eo[2] = {
+	    {.obj = a, .flags = PIN48 | EXEC_OBJECT_WRITE, .offset = HIGH},
+	    {.obj = batch, .flags = PIN48, .offset = HIGH - 65536},
+	};
+	uint64_t where;
+	bool bound;
+
+	write_store_batch(batch, HIGH + (5u << 20), 0x5a5a);
+	ASSERT_EQ(exec_wait(i915, eo, 2, ctx), 0);
+	EXPECT_EQ(i915_gem_object_mem_type(a), TTM_PL_VRAM);
+	b = vm_fixture_obj(&fx, 10u << 20, I915_GEM_REGION_LMEM);
+	EXPECT_EQ(i915_gem_object_mem_type(b), TTM_PL_VRAM);
+	EXPECT_NE(i915_gem_object_mem_type(a), TTM_PL_VRAM);
+	ASSERT_EQ(i915_vm_lookup(vm, &a->base, &where, &bound), 0);
+	EXPECT_FALSE(bound);
+	EXPECT_UEQ(i915_vm_read_pte(vm, (HIGH + (5u << 20)) >> 12), 0);
+	EXPECT_UEQ(read32(a, 5u << 20), 0x5a5a);
+	/* Back in, evicting @b this time; same address, content intact. */
+	write_store_batch(batch, HIGH + (5u << 20) + 4, 0x6b6b);
+	ASSERT_EQ(exec_wait(i915, eo, 2, ctx), 0);
+	EXPECT_EQ(i915_gem_object_mem_type(a), TTM_PL_VRAM);
+	ASSERT_EQ(i915_vm_lookup(vm, &a->base, &where, &bound), 0);
+	EXPECT_TRUE(bound);
+	EXPECT_UEQ(where, HIGH);
+	/* lmem beyond the CPU window: read it back through system memory. */
+	ASSERT_EQ(i915_gem_object_migrate(a, I915_GEM_REGION_SMEM), 0);
+	EXPECT_UEQ(read32(a, 5u << 20), 0x5a5a);
+	EXPECT_UEQ(read32(a, (5u << 20) + 4), 0x6b6b);
+	i915_context_put(ctx);
+	i915_vm_put(vm);
+	vm_fixture_fini(&fx);
+}
