@@ -6,6 +6,8 @@
 
 #include <ttm/ttm_global.h>
 
+#include <testlib/prng.h>
+
 #include "ktest.h"
 
 /* A fake device: holds pages it can "swap out" when asked. */
@@ -182,16 +184,15 @@ static void *hammer_thread(void *arg)
 {
 	struct hammer *h = arg;
 	unsigned long i;
-	uint64_t x = h->seed | 1;
+	struct prng rng = { h->seed };
+	uint64_t x;
 
 	/* Both threads start together so their reservations really overlap. */
 	pthread_barrier_wait(&hammer_start);
 	for (i = 0; i < h->iters; i++) {
 		unsigned long n;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = prng_next(&rng);
 		n = 1 + x % 24;
 		if (ttm_global_reserve(n, false, NULL) == 0) {
 			h->ok++;

@@ -23,6 +23,9 @@
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
 
+#include <testlib/checksum.h>
+#include <testlib/prng.h>
+
 #include "ktest.h"
 #include "test-ttm-uapi-mock.h"
 
@@ -58,29 +61,25 @@ static int bo_move(int fd, uint32_t handle, uint64_t mem, struct drm_bo_info_rep
 /* The word at @word of page @page, distinct per page, word and @seed. */
 static uint64_t pattern(uint64_t page, uint64_t word, uint64_t seed)
 {
-	uint64_t x = (page << 20 ^ word) + seed * 0x9e3779b97f4a7c15ull;
-
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	return x ^ (x >> 29);
+	return prng_mix64((page << 20 ^ word) + seed * PRNG_GOLDEN);
 }
 
 static uint64_t checksum_words(const uint64_t *p, size_t words)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < words; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return testlib_checksum(p, words * sizeof(*p));
 }
 
 static uint64_t expected_checksum(size_t pages, uint64_t seed)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = TESTLIB_CHECKSUM_INIT;
 
-	for (size_t pg = 0; pg < pages; pg++)
-		for (size_t w = 0; w < PG / 8; w++)
-			h = (h ^ pattern(pg, w, seed)) * 1099511628211ull;
+	for (size_t pg = 0; pg < pages; pg++) {
+		for (size_t w = 0; w < PG / 8; w++) {
+			uint64_t v = pattern(pg, w, seed);
+
+			h = testlib_checksum_update(h, &v, sizeof(v));
+		}
+	}
 	return h;
 }
 

@@ -17,6 +17,8 @@
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_vm_fault.h>
 
+#include <testlib/prng.h>
+
 #include "ktest.h"
 
 #define PG 4096ul
@@ -388,16 +390,13 @@ struct race {
 static void *race_writer(void *arg)
 {
 	struct race *r = arg;
-	uint64_t x = r->seed | 1;
+	struct prng rng = { r->seed };
 	unsigned long it;
 
 	for (it = 1; it <= r->iters; it++) {
 		unsigned long page;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		page = x % r->o->num_pages;
+		page = prng_below(&rng, r->o->num_pages);
 		((volatile uint64_t *)(r->o->range.addr + page * PG))[r->id] = it;
 		((volatile uint64_t *)(r->o->range.addr + page * PG))[8 + r->id] = page;
 	}

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <testlib/prng.h>
+
 #include "ttm_test_helpers.h"
 
 /* --- the mock driver --- */
@@ -349,11 +351,7 @@ struct dma_fence *ttm_test_bo_busy(struct ttm_buffer_object *bo, enum dma_resv_u
 /* splitmix64 of the word index: every word differs, every seed differs. */
 static uint64_t ttm_test_pattern(uint64_t seed, uint64_t word)
 {
-	uint64_t z = seed + (word + 1) * 0x9e3779b97f4a7c15ull;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return prng_mix64(seed + word * PRNG_GOLDEN);
 }
 
 #define TTM_TEST_CHUNK 4096u
