@@ -25,8 +25,11 @@
 #define DRM_FD_GC_EVERY 64
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Serialises sweeps (see drm_fd_gc()); taken before @table_lock. */
+static pthread_mutex_t gc_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct drm_fd_obj *table[DRM_FD_BUCKETS];
-static unsigned table_count;
+/* Written under @table_lock; read without it (interposers ask it on every call). */
+static atomic_uint table_count;
 static atomic_uint creations;
 
 static unsigned bucket(dev_t dev, ino_t ino)
@@ -413,6 +416,12 @@ unsigned drm_fd_gc(void)
 	bool have_refs;
 	unsigned n = 0, cap = 0;
 
+	/*
+	 * One sweep at a time, puts included: a sweep returns only once every
+	 * object dead when it started is released, even one a concurrent
+	 * sweep (the reaper's) had already claimed.
+	 */
+	pthread_mutex_lock(&gc_lock);
 	/* Scan under the lock: drm_fd_obj_new_fd() opens descriptors under it. */
 	pthread_mutex_lock(&table_lock);
 	have_refs = ref_scan(&refs);
@@ -441,6 +450,7 @@ unsigned drm_fd_gc(void)
 	for (unsigned i = 0; i < n; i++)
 		drm_fd_obj_put(dead[i]);
 	free(dead);
+	pthread_mutex_unlock(&gc_lock);
 	return n;
 }
 
@@ -513,10 +523,5 @@ void drm_fd_gc_maybe(void)
 
 unsigned drm_fd_live_count(void)
 {
-	unsigned n;
-
-	pthread_mutex_lock(&table_lock);
-	n = table_count;
-	pthread_mutex_unlock(&table_lock);
-	return n;
+	return atomic_load_explicit(&table_count, memory_order_acquire);
 }

@@ -14,6 +14,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +39,29 @@ struct sync_file {
 static void sync_file_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
 	struct sync_file *sf = (struct sync_file *)((char *)cb - offsetof(struct sync_file, cb));
+	struct timespec zero = { 0, 0 };
+	sigset_t pipe_set, old, pending;
+	bool was_pending;
 	char one = 1;
+	int saved_errno = errno;
 
 	(void)fence;
+	/*
+	 * The user may close the last read end at any moment, also just before
+	 * this write (the object is released only after the close is seen):
+	 * the write then fails with EPIPE and raises SIGPIPE at this thread,
+	 * which must not kill a process that did nothing wrong. Block it
+	 * around the write and take back a SIGPIPE the write raised.
+	 */
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	was_pending = !sigpending(&pending) && sigismember(&pending, SIGPIPE);
 	/* Non-blocking and into an empty pipe: cannot block, cannot fail short. */
-	if (drm_sys_write(sf->base.keep_fd, &one, 1) != 1)
-		return;
+	if (drm_sys_write(sf->base.keep_fd, &one, 1) < 0 && errno == EPIPE && !was_pending)
+		sigtimedwait(&pipe_set, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved_errno;
 }
 
 static void sync_file_release(struct drm_fd_obj *obj)

@@ -78,11 +78,15 @@ int drm_fd_close(int fd, int (*close_fn)(int));
 
 /**
  * drm_fd_gc() - release every object no descriptor or mapping refers to
- * any more. Return: the number released.
+ * any more. Returns once they are released, including any a concurrent
+ * sweep had claimed. Return: the number released.
  */
 unsigned drm_fd_gc(void);
 
-/** drm_fd_live_count() - objects in the table (for leak checks in tests). */
+/**
+ * drm_fd_live_count() - objects in the table (leak checks in tests; an
+ * interposer's cheap "are there any" test: one atomic load, no lock).
+ */
 unsigned drm_fd_live_count(void);
 
 #endif /* DRMCORE_DRM_FD_H */
