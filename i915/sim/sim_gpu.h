@@ -57,8 +57,10 @@
  *
  * Engines and rings
  * -----------------
- * RCS (render) and BCS (blitter) each have a ring buffer in GGTT memory, a
- * hardware status page (HWS) and a command streamer. Register offsets are
+ * Each engine of the configuration (enum sim_engine_id: RCS and BCS always,
+ * the gen12 video, video-enhance and compute engines per engine_mask) has a
+ * ring buffer in GGTT memory, a hardware status page (HWS) and a command
+ * streamer. Register offsets are
  * the real ones (SIM_RING_*(base)); RING_CTL's reset value describes a ring
  * of the configured size with RING_VALID set. Writing TAIL (qword aligned,
  * below the ring size) makes the streamer fetch from HEAD to TAIL; in the
