@@ -489,7 +489,8 @@ static int gem_query_hdr(void *hdr, size_t hdr_size, uint32_t total,
 {
 	if (!item->length)
 		return (int)total;
-	if (item->length < (int32_t)total)
+	/* The kernel compares as unsigned: a negative length passes. */
+	if ((uint32_t)item->length < total)
 		return -EINVAL;
 	if (gem_copy_from_user(hdr, item->data_ptr, hdr_size))
 		return -EFAULT;
@@ -587,18 +588,12 @@ static int gem_query_regions(struct i915_gem_dev *dev, const struct drm_i915_que
 		struct drm_i915_memory_region_info mi = {0};
 
 		if (i == 0) {
+			/* System memory has no allocator to ask: what was probed. */
 			mi.region.memory_class = I915_MEMORY_CLASS_SYSTEM;
 			mi.probed_size = smem;
 			mi.probed_cpu_visible_size = smem;
 			mi.unallocated_size = smem;
 			mi.unallocated_cpu_visible_size = smem;
-			if (perfmon) {
-				uint64_t avail = (uint64_t)sysconf(_SC_AVPHYS_PAGES) *
-						 (uint64_t)sysconf(_SC_PAGESIZE);
-
-				mi.unallocated_size = avail;
-				mi.unallocated_cpu_visible_size = avail;
-			}
 		} else {
 			struct ttm_resource_manager *man = &dev->i915->lmem.manager;
 			uint64_t used = ttm_resource_manager_usage(man);
@@ -649,6 +644,8 @@ int gem_query_ioctl(struct i915_gem_file *file, void *data)
 
 		if (gem_copy_from_user(&item, uitem, sizeof(item)))
 			return -EFAULT;
+		if (!item.query_id)
+			return -EINVAL; /* the whole call, unlike an unknown id */
 		switch (item.query_id) {
 		case DRM_I915_QUERY_TOPOLOGY_INFO:
 			ret = gem_query_topology(file->dev, &item, true);

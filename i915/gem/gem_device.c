@@ -238,8 +238,10 @@ int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_fi
 	}
 	pthread_mutex_lock(&dev->lock);
 	file->id = dev->next_file_id++;
-	if (!render && !dev->master_id)
+	if (!render && !dev->master_id) {
 		dev->master_id = file->id;
+		file->was_master = true;
+	}
 	list_add_tail(&file->link, &dev->files);
 	pthread_mutex_unlock(&dev->lock);
 	*out = file;
@@ -434,6 +436,21 @@ static void gem_cpu_placement(struct gem_obj *obj, struct ttm_place *places,
 	pl->placement = places;
 }
 
+/* The mmap offset whose range holds @offset. Device lock held. */
+static struct gem_mmo *gem_mmo_find_locked(struct i915_gem_dev *dev, uint64_t offset)
+{
+	struct gem_mmo *mmo;
+
+	list_for_each_entry(mmo, &dev->mmo_hash[gem_mmo_bucket(offset)], struct gem_mmo, hlink)
+		if (mmo->offset == offset)
+			return mmo;
+	for (unsigned int b = 0; b < GEM_MMO_HASH; b++)
+		list_for_each_entry(mmo, &dev->mmo_hash[b], struct gem_mmo, hlink)
+			if (offset > mmo->offset && offset - mmo->offset < mmo->obj->size)
+				return mmo;
+	return NULL;
+}
+
 /* Map @obj for the CPU and count the map at *@addr + @delta. */
 int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta, size_t len,
 		   void **addr)
@@ -483,6 +500,7 @@ int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, 
 	struct gem_obj *obj = NULL;
 	bool granted = false;
 	struct gem_mmo *mmo;
+	uint64_t delta = 0;
 	int ret;
 
 	if (!file || !addr || offset < 0)
@@ -495,21 +513,20 @@ int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, 
 	(void)prot;
 	ret = -EINVAL; /* no such offset */
 	pthread_mutex_lock(&dev->lock);
-	list_for_each_entry(mmo, &dev->mmo_hash[gem_mmo_bucket((uint64_t)offset)], struct gem_mmo,
-			    hlink) {
-		if (mmo->offset != (uint64_t)offset)
-			continue;
+	/* The exact start is the common case; else any page inside an object. */
+	mmo = gem_mmo_find_locked(dev, (uint64_t)offset);
+	if (mmo) {
+		delta = (uint64_t)offset - mmo->offset;
 		for (uint32_t i = 0; i < mmo->ngrants; i++)
 			granted |= mmo->grants[i] == file->id;
-		ret = !granted ? -EACCES : len > mmo->obj->size ? -EINVAL : 0;
+		ret = !granted ? -EACCES : len > mmo->obj->size - delta ? -EINVAL : 0;
 		if (!ret)
 			obj = gem_obj_get(mmo->obj);
-		break;
 	}
 	pthread_mutex_unlock(&dev->lock);
 	if (!obj)
 		return ret;
-	ret = gem_map_object(dev, obj, 0, len, addr);
+	ret = gem_map_object(dev, obj, delta, len, addr);
 	gem_obj_put(obj);
 	return ret;
 }

@@ -264,6 +264,7 @@ struct gem_eb {
 	struct drm_i915_gem_exec_object2 *uobjs;
 	struct gem_obj **objs;
 	struct i915_exec_reloc *relocs;
+	uint32_t *reloc_src;
 	uint64_t nrelocs;
 	struct i915_context *hw;
 };
@@ -276,6 +277,7 @@ static void gem_eb_fini(struct gem_eb *e)
 	free(e->eb.objects);
 	free(e->uobjs);
 	free(e->relocs);
+	free(e->reloc_src);
 	i915_context_put(e->hw);
 }
 
@@ -467,11 +469,14 @@ static int gem_eb_relocs(struct i915_gem_file *file, struct gem_eb *e, uint64_t 
 	if (e->nrelocs > GEM_EB_MAX_RELOCS)
 		return -EINVAL;
 	e->relocs = calloc(e->nrelocs, sizeof(*e->relocs));
-	if (!e->relocs)
+	e->reloc_src = calloc(e->nrelocs, sizeof(*e->reloc_src));
+	if (!e->relocs || !e->reloc_src)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct drm_i915_gem_exec_object2 *o = &e->uobjs[i];
 		struct i915_exec_object *eo = &e->eb.objects[i];
+
+		uint32_t skipped = 0;
 
 		eo->relocs = o->relocation_count ? e->relocs + at : NULL;
 		eo->nreloc = o->relocation_count;
@@ -483,15 +488,24 @@ static int gem_eb_relocs(struct i915_gem_file *file, struct gem_eb *e, uint64_t 
 					       sizeof(re)))
 				return -EFAULT;
 			if (flags & I915_EXEC_HANDLE_LUT) {
-				if (re.target_handle >= n)
-					return -ENOENT;
-				target = re.target_handle;
+				if (re.target_handle < n)
+					target = re.target_handle;
 			} else {
 				for (uint32_t j = 0; j < n && target == UINT32_MAX; j++)
 					if (e->uobjs[j].handle == re.target_handle)
 						target = j;
-				if (target == UINT32_MAX)
+			}
+			if (target == UINT32_MAX) {
+				/*
+				 * With NO_RELOC the kernel looks at relocations only
+				 * when an object moved; objects here keep their
+				 * addresses, so one naming nothing is left out.
+				 */
+				if (!(flags & I915_EXEC_NO_RELOC))
 					return -ENOENT;
+				eo->nreloc--;
+				skipped++;
+				continue;
 			}
 			if (re.write_domain & (re.write_domain - 1))
 				return -EINVAL;
@@ -499,7 +513,8 @@ static int gem_eb_relocs(struct i915_gem_file *file, struct gem_eb *e, uint64_t 
 				return -EINVAL;
 			if ((re.offset & 3) || re.offset > e->objs[i]->size - 8)
 				return -EINVAL;
-			e->relocs[at + r] = (struct i915_exec_reloc){
+			e->reloc_src[at + r - skipped] = r;
+			e->relocs[at + r - skipped] = (struct i915_exec_reloc){
 			    .target = target,
 			    .delta = re.delta,
 			    .offset = re.offset,
@@ -516,15 +531,18 @@ static int gem_eb_relocs(struct i915_gem_file *file, struct gem_eb *e, uint64_t 
 /* After success: presumed offsets and object offsets back to the caller. */
 static void gem_eb_write_back(struct gem_eb *e)
 {
+	const size_t stride = sizeof(struct drm_i915_gem_relocation_entry);
 	uint64_t at = 0;
 
 	for (uint32_t i = 0; i < e->eb.count; i++) {
 		const struct drm_i915_gem_exec_object2 *o = &e->uobjs[i];
-		for (uint32_t r = 0; r < o->relocation_count; r++) {
-			uint64_t p = e->relocs[at + r].presumed_offset;
 
-			gem_copy_to_user(o->relocs_ptr + (uint64_t)r * sizeof(struct drm_i915_gem_relocation_entry) +
-					     offsetof(struct drm_i915_gem_relocation_entry, presumed_offset),
+		for (uint32_t k = 0; k < e->eb.objects[i].nreloc; k++) {
+			uint64_t p = e->relocs[at + k].presumed_offset;
+
+			gem_copy_to_user(o->relocs_ptr + (uint64_t)e->reloc_src[at + k] * stride +
+					     offsetof(struct drm_i915_gem_relocation_entry,
+						      presumed_offset),
 					 &p, sizeof(p));
 		}
 		at += o->relocation_count;
@@ -583,6 +601,11 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 	e.hw = gem_context_lookup(file, (uint32_t)args->rsvd1, &ctx);
 	if (!e.hw) {
 		ret = -ENOENT;
+		goto out;
+	}
+	/* A context that may not recover is banned by its first hang. */
+	if (!ctx.recoverable && atomic_load(&e.hw->guilty)) {
+		ret = -EIO;
 		goto out;
 	}
 	ret = gem_eb_engine(&ctx, args->flags, &engine);

@@ -199,6 +199,54 @@ GEM_SYNCOBJ_IOCTL(query, DRM_IOCTL_SYNCOBJ_QUERY)
 GEM_SYNCOBJ_IOCTL(transfer, DRM_IOCTL_SYNCOBJ_TRANSFER)
 GEM_SYNCOBJ_IOCTL(timeline_signal, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL)
 
+/* drm_master_check_perm(): root, or the file that was master before. */
+static int gem_master_check_perm(struct i915_gem_file *file)
+{
+	return file->was_master || geteuid() == 0 ? 0 : -EACCES;
+}
+
+static int gem_setmaster_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct i915_gem_dev *dev = file->dev;
+	int ret;
+
+	(void)data;
+	ret = gem_master_check_perm(file);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->master_id == file->id)
+		ret = 0;
+	else if (dev->master_id)
+		ret = -EBUSY;
+	else if (file->render)
+		ret = -EINVAL; /* no master object on a render node */
+	else {
+		dev->master_id = file->id;
+		file->was_master = true;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
+}
+
+static int gem_dropmaster_ioctl(struct i915_gem_file *file, void *data)
+{
+	struct i915_gem_dev *dev = file->dev;
+	int ret;
+
+	(void)data;
+	ret = gem_master_check_perm(file);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->master_id != file->id)
+		ret = -EINVAL;
+	else
+		dev->master_id = 0;
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
+}
+
 /* --- GETPARAM --- */
 
 static int gem_getparam_value(struct i915_gem_dev *dev, int param, int *value)
@@ -350,6 +398,8 @@ static const struct gem_ioctl_desc gem_core_ioctls[] = {
     CORE(DRM_IOCTL_BLOCK, GEM_AUTH | GEM_MASTER | GEM_ROOT_ONLY, gem_noop_ioctl),
     CORE(DRM_IOCTL_UNBLOCK, GEM_AUTH | GEM_MASTER | GEM_ROOT_ONLY, gem_noop_ioctl),
     CORE(DRM_IOCTL_AUTH_MAGIC, GEM_MASTER, gem_authmagic_ioctl),
+    CORE(DRM_IOCTL_SET_MASTER, 0, gem_setmaster_ioctl),
+    CORE(DRM_IOCTL_DROP_MASTER, 0, gem_dropmaster_ioctl),
     CORE(DRM_IOCTL_FINISH, GEM_AUTH, gem_noop_ioctl),
     CORE(DRM_IOCTL_GEM_CLOSE, GEM_RENDER_ALLOW, gem_close_ioctl),
     CORE(DRM_IOCTL_GEM_FLINK, GEM_AUTH, gem_flink_ioctl),

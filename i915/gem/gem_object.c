@@ -182,8 +182,7 @@ static int gem_create_user(struct i915_gem_file *file, __u64 *size, const uint32
 	for (uint32_t i = 0; i < nregions; i++)
 		if (gem_region_min_page(dev, regions[i] >> 16) > page)
 			page = gem_region_min_page(dev, regions[i] >> 16);
-	if (*size > UINT64_MAX - page + 1)
-		return -E2BIG;
+	/* Rounding up wraps a size near 2^64 to 0, as in the kernel. */
 	sz = (*size + page - 1) & ~(page - 1);
 	if (!sz)
 		return -EINVAL;

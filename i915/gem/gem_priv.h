@@ -206,6 +206,10 @@ struct gem_ctx {
  * @handles: handle -> struct gem_obj (a reference each); ids from 1.
  * @contexts: id -> struct gem_ctx; 0 is the default context.
  * @vms: id -> struct i915_address_space (a reference each); ids from 1.
+ * @authenticated: a master accepted its magic (AUTH_MAGIC).
+ * @was_master: it has been the master: SET_MASTER needs no root then.
+ * @recent, @recent_ns, @recent_next: its last batches' fences and
+ *	submission times, for THROTTLE.
  */
 struct i915_gem_file {
 	struct drm_file drm;
@@ -217,8 +221,8 @@ struct i915_gem_file {
 	struct ttm_drm_idr handles;
 	struct ttm_drm_idr contexts;
 	struct ttm_drm_idr vms;
-	uint64_t client_caps;
 	bool authenticated;
+	bool was_master;
 	/* Protected by @lock: the last execbuffers, for THROTTLE. */
 	struct dma_fence *recent[GEM_THROTTLE_SLOTS];
 	int64_t recent_ns[GEM_THROTTLE_SLOTS];

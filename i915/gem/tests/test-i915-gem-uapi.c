@@ -136,7 +136,9 @@ KTEST(gem_create_sizes_and_handles_lowest_first)
 	EXPECT_EQ(gem_close(fx.file, a), -EINVAL);
 	d = gem_create(fx.file, 4096);
 	EXPECT_EQ(d, 1u);
-	c.size = ~0ull;
+	c.size = ~0ull; /* rounds up to 0 */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE, &c), -EINVAL);
+	c.size = 1ull << 60; /* more than the region has */
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE, &c), -E2BIG);
 	fx_close(&fx);
 }
@@ -921,5 +923,89 @@ KTEST(execbuffer2_in_fence_queues_instead_of_blocking)
 	close((int)(eb1.rsvd2 >> 32));
 	i915_gem_munmap(fx.i915, (void *)tgt, 4096);
 	i915_gem_munmap(fx.i915, (void *)flag, 4096);
+	fx_close(&fx);
+}
+
+KTEST(master_set_and_drop)
+{
+	struct uapi_fx fx;
+	struct i915_gem_file *second;
+
+	fx_open(&fx, NULL, false); /* the first primary open is the master */
+	ASSERT_EQ(i915_gem_file_open(fx.i915, false, &second), 0);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SET_MASTER, NULL), 0);
+	if (geteuid() == 0)
+		EXPECT_EQ(i915_gem_ioctl(second, DRM_IOCTL_SET_MASTER, NULL), -EBUSY);
+	else
+		EXPECT_EQ(i915_gem_ioctl(second, DRM_IOCTL_SET_MASTER, NULL), -EACCES);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_DROP_MASTER, NULL), 0);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_DROP_MASTER, NULL), -EINVAL);
+	/* The previous master may take it back without privileges. */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_SET_MASTER, NULL), 0);
+	i915_gem_file_close(second);
+	fx_close(&fx);
+}
+
+KTEST(query_garbage_items)
+{
+	struct uapi_fx fx;
+	struct drm_i915_query_item item = {.query_id = 0};
+	struct drm_i915_query q = {.num_items = 1, .items_ptr = (uintptr_t)&item};
+
+	fx_open(&fx, NULL, true);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), -EINVAL);
+	/* A negative length is a huge unsigned one: the data pointer is tried. */
+	item.query_id = DRM_I915_QUERY_TOPOLOGY_INFO;
+	item.length = -EFAULT;
+	item.data_ptr = UINTPTR_MAX;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	EXPECT_EQ(item.length, -EFAULT);
+	fx_close(&fx);
+}
+
+KTEST(mmap_inside_an_object)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_WB};
+	struct drm_i915_gem_pwrite pw = {.size = 4, .offset = 8192};
+	uint32_t v = 0x5a5a;
+	uint32_t *p = NULL;
+
+	fx_open(&fx, "tgl", true);
+	mo.handle = pw.handle = gem_create(fx.file, 16384);
+	pw.data_ptr = (uintptr_t)&v;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	ASSERT_EQ(i915_gem_mmap(fx.file, NULL, 4096, PROT_READ, MAP_SHARED,
+				(off_t)mo.offset + 8192, (void **)&p),
+		  0);
+	EXPECT_EQ(p[0], 0x5a5au);
+	EXPECT_EQ(i915_gem_mmap(fx.file, NULL, 12288, PROT_READ, MAP_SHARED,
+				(off_t)mo.offset + 8192, (void **)&p),
+		  -EINVAL);
+	EXPECT_EQ(i915_gem_munmap(fx.i915, p, 4096), 0);
+	fx_close(&fx);
+}
+
+KTEST(execbuffer2_no_reloc_skips_unknown_targets)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_relocation_entry reloc = {.target_handle = 77, .offset = 16};
+	struct drm_i915_gem_exec_object2 obj = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_pwrite pw = {.size = 8};
+	uint32_t cs[2] = {MI_BATCH_BUFFER_END, 0};
+
+	fx_open(&fx, "tgl", true);
+	obj.handle = pw.handle = gem_create(fx.file, 4096);
+	pw.data_ptr = (uintptr_t)cs;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	obj.relocation_count = 1;
+	obj.relocs_ptr = (uintptr_t)&reloc;
+	eb.buffers_ptr = (uintptr_t)&obj;
+	eb.buffer_count = 1;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOENT);
+	eb.flags = I915_EXEC_NO_RELOC | I915_EXEC_HANDLE_LUT;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
 	fx_close(&fx);
 }
