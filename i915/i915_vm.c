@@ -372,10 +372,26 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 						ret = drm_mm_reserve_node(&vm->mm, &vma->node);
 				}
 			} else {
-				/* Page 0 stays free: a batch there would read as "no batch". */
-				ret = drm_mm_insert_node_in_range(&vm->mm, &vma->node, size,
-								  TTM_PAGE_SIZE, 0, TTM_PAGE_SIZE,
-								  end, DRM_MM_INSERT_LOW);
+				uint64_t hint = i915_vm_noncanonical(*offset);
+
+				/*
+				 * The caller's presumed address first, without evicting
+				 * (the kernel's PIN_NOEVICT hint), so its relocations
+				 * stay valid; then anywhere but page 0.
+				 */
+				ret = -ENOSPC;
+				if (hint >= TTM_PAGE_SIZE && !(hint & (TTM_PAGE_SIZE - 1)) &&
+				    *offset == i915_vm_canonical(hint) && size <= end &&
+				    hint <= end - size) {
+					memset(&vma->node, 0, sizeof(vma->node));
+					vma->node.start = hint;
+					vma->node.size = size;
+					ret = drm_mm_reserve_node(&vm->mm, &vma->node);
+				}
+				if (ret)
+					ret = drm_mm_insert_node_in_range(
+					    &vm->mm, &vma->node, size, TTM_PAGE_SIZE, 0,
+					    TTM_PAGE_SIZE, end, DRM_MM_INSERT_LOW);
 			}
 		}
 		if (!ret && !vma->bound)

@@ -178,6 +178,17 @@ KTEST(vm_relocations_use_canonical_vm_addresses)
 	/* Run again: the address held, the relocation is skipped. */
 	ASSERT_EQ(exec_wait(i915, eo, 2, ctx), 0);
 	EXPECT_UEQ(rel.presumed_offset, eo[0].offset);
+	/* A new object goes to the address it presumes when that is free. */
+	{
+		struct i915_gem_object *c = vm_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+		struct i915_exec_object eo2[2] = {
+		    {.obj = c, .flags = EXEC_OBJECT_SUPPORTS_48B_ADDRESS, .offset = HIGH},
+		    {.obj = batch},
+		};
+
+		ASSERT_EQ(exec_wait(i915, eo2, 2, ctx), 0);
+		EXPECT_UEQ(eo2[0].offset, HIGH);
+	}
 	i915_context_put(ctx);
 	i915_vm_put(vm);
 	vm_fixture_fini(&fx);

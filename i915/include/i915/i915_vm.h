@@ -183,8 +183,10 @@ struct i915_address_space *i915_context_get_vm(struct i915_context *ctx);
  *	above.
  * @interruptible: waits for eviction may be interrupted.
  *
- * Without @fixed an existing vma keeps its range (the kernel's presumed
- * offset) unless it violates @zone_4g.
+ * Without @fixed an existing vma keeps its range unless it violates
+ * @zone_4g; a new one goes to *@offset when that range is free (the
+ * caller's presumed offset, tried without eviction as the kernel does),
+ * else to the lowest free range above page 0.
  * Return: 0 with the vma pinned in *@out (i915_vma_unpin() it);
  * -EINVAL (misaligned, non-canonical or outside the VM, softpin above 4 GiB
  * with @zone_4g, bad resource); -ENOSPC (the range is held by a pinned vma,
