@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* dma_fence: see the protocol in ttm/dma_fence.h. */
 #include <ttm/dma_fence.h>
-#include <ttm/ttm_delay.h>
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_trace.h>
 
@@ -20,6 +19,38 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct dma_fence) == 64,
 
 static atomic_uint_fast64_t fence_context_counter = 1;
 static _Thread_local struct dma_fence_interrupt *thread_intr;
+
+/**
+ * struct fence_signal_frame - a fence whose callbacks this thread is running.
+ * @fence: the fence, claimed (SIGNALING) by this thread.
+ * @prev: the frame of the fence whose callback signalled this one, or NULL.
+ *
+ * On the signaller's stack, linked from signal_frames for as long as the
+ * callback list runs, so that the callbacks see their fence as signalled.
+ */
+struct fence_signal_frame {
+	const struct dma_fence *fence;
+	struct fence_signal_frame *prev;
+};
+
+static _Thread_local struct fence_signal_frame *signal_frames;
+
+/* Is the calling thread running @fence's callbacks (at any depth)? */
+static bool fence_signalling_here(const struct dma_fence *fence)
+{
+	for (struct fence_signal_frame *f = signal_frames; f; f = f->prev)
+		if (f->fence == fence)
+			return true;
+	return false;
+}
+
+/* Signalled as seen by the calling thread; @flags is a load of fence->flags. */
+static inline bool fence_signaled_for_caller(const struct dma_fence *fence, unsigned flags)
+{
+	if (flags & DMA_FENCE_FLAG_SIGNALED)
+		return true;
+	return (flags & DMA_FENCE_FLAG_SIGNALING) && fence_signalling_here(fence);
+}
 
 /*
  * Per-thread fence bookkeeping: the live count and a cache of freed blocks.
@@ -223,6 +254,33 @@ void dma_fence_release(struct dma_fence *fence)
 		free(fence);
 }
 
+/* Run the callback list of a fence this thread claimed, then publish SIGNALED. */
+static unsigned __attribute__((noinline)) fence_signal_callbacks(struct dma_fence *fence)
+{
+	struct fence_signal_frame frame = { .fence = fence, .prev = signal_frames };
+	unsigned old;
+
+	signal_frames = &frame;
+	/*
+	 * Callbacks run under the fence lock, as in the kernel, so that
+	 * dma_fence_remove_callback() on another thread either removes a
+	 * callback before it runs or waits until it has run, and an adder that
+	 * got the lock before us has its callback on the list we run.
+	 */
+	fence_lock(fence);
+	while (!list_empty(&fence->cb_list)) {
+		struct dma_fence_cb *cb = list_first_entry(&fence->cb_list, struct dma_fence_cb, node);
+
+		list_del_init(&cb->node);
+		cb->func(fence, cb);
+	}
+	old = atomic_fetch_or_explicit(&fence->flags, DMA_FENCE_FLAG_SIGNALED,
+				       memory_order_acq_rel);
+	fence_unlock(fence);
+	signal_frames = frame.prev;
+	return old;
+}
+
 /*
  * The signal itself. One CAS decides the one signaller and tells it who is
  * waiting; everything after it is that signaller's alone.
@@ -230,37 +288,22 @@ void dma_fence_release(struct dma_fence *fence)
 static inline int fence_signal(struct dma_fence *fence, int64_t timestamp_ns)
 {
 	unsigned old = atomic_load_explicit(&fence->flags, memory_order_relaxed);
+	unsigned set;
 
-#if TTM_FENCE_DELAY_NS > 0
-	/* The regression the benchmarks must notice (-Dfence_delay_ns). */
-	ttm_delay_ns(TTM_FENCE_DELAY_NS);
-#endif
 	do {
-		if (old & DMA_FENCE_FLAG_SIGNALED)
+		if (old & (DMA_FENCE_FLAG_SIGNALED | DMA_FENCE_FLAG_SIGNALING))
 			return -EINVAL;
-	} while (!atomic_compare_exchange_weak_explicit(&fence->flags, &old,
-							old | DMA_FENCE_FLAG_SIGNALED,
+		/* With callbacks pending, SIGNALED waits until they have run. */
+		set = old & DMA_FENCE_FLAG_HAS_CB ? DMA_FENCE_FLAG_SIGNALING
+						  : DMA_FENCE_FLAG_SIGNALED;
+	} while (!atomic_compare_exchange_weak_explicit(&fence->flags, &old, old | set,
 							memory_order_acq_rel, memory_order_relaxed));
 	fence->timestamp = timestamp_ns;
 	atomic_store_explicit(&fence->timestamp_set, true, memory_order_release);
 	TTM_PROBE2(fence_signal, fence->context, fence->seqno);
 
-	if (old & DMA_FENCE_FLAG_HAS_CB) {
-		/*
-		 * Callbacks run under the fence lock, as in the kernel, so that
-		 * dma_fence_remove_callback() on another thread either removes
-		 * a callback before it runs or waits until it has run.
-		 */
-		fence_lock(fence);
-		while (!list_empty(&fence->cb_list)) {
-			struct dma_fence_cb *cb =
-				list_first_entry(&fence->cb_list, struct dma_fence_cb, node);
-
-			list_del_init(&cb->node);
-			cb->func(fence, cb);
-		}
-		fence_unlock(fence);
-	}
+	if (old & DMA_FENCE_FLAG_HAS_CB)
+		old = fence_signal_callbacks(fence);
 	if (old & DMA_FENCE_FLAG_WAITERS)
 		futex(&fence->flags, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 	return 0;
@@ -281,7 +324,8 @@ int dma_fence_get_timestamp(struct dma_fence *fence, int64_t *ts)
 {
 	if (!fence || !ts)
 		return -EINVAL;
-	if (!dma_fence_test_signaled_flag(fence))
+	if (!fence_signaled_for_caller(fence,
+				       atomic_load_explicit(&fence->flags, memory_order_acquire)))
 		return -EBUSY;
 	while (!atomic_load_explicit(&fence->timestamp_set, memory_order_acquire))
 		sched_yield();
@@ -289,20 +333,27 @@ int dma_fence_get_timestamp(struct dma_fence *fence, int64_t *ts)
 	return 0;
 }
 
-bool dma_fence_is_signaled(struct dma_fence *fence)
+bool dma_fence_is_signaled_slow(struct dma_fence *fence)
 {
-	if (dma_fence_test_signaled_flag(fence))
-		return true;
+	unsigned flags = atomic_load_explicit(&fence->flags, memory_order_acquire);
+
+	/* Claimed by a signaller: pending until its callbacks have run. */
+	if (flags & (DMA_FENCE_FLAG_SIGNALED | DMA_FENCE_FLAG_SIGNALING))
+		return fence_signaled_for_caller(fence, flags);
 	if (fence->ops && fence->ops->signaled && fence->ops->signaled(fence)) {
+		/* Ours, or another thread's that may still run callbacks. */
 		dma_fence_signal(fence);
-		return true;
+		return fence_signaled_for_caller(
+			fence, atomic_load_explicit(&fence->flags, memory_order_acquire));
 	}
 	return false;
 }
 
 int dma_fence_set_error(struct dma_fence *fence, int error)
 {
-	if (!fence || error >= 0 || dma_fence_test_signaled_flag(fence))
+	if (!fence || error >= 0 ||
+	    (atomic_load_explicit(&fence->flags, memory_order_acquire) &
+	     (DMA_FENCE_FLAG_SIGNALED | DMA_FENCE_FLAG_SIGNALING)))
 		return -EINVAL;
 	fence->error = error;
 	return 0;
@@ -319,11 +370,14 @@ void dma_fence_enable_sw_signaling(struct dma_fence *fence)
 {
 	unsigned old = atomic_load_explicit(&fence->flags, memory_order_acquire);
 
-	/* Neither bit is ever cleared: once seen, no RMW (a storm of waiters, one line). */
-	if (old & (DMA_FENCE_FLAG_ENABLE_SIGNAL | DMA_FENCE_FLAG_SIGNALED))
+	const unsigned done = DMA_FENCE_FLAG_ENABLE_SIGNAL | DMA_FENCE_FLAG_SIGNALED |
+			      DMA_FENCE_FLAG_SIGNALING;
+
+	/* None of the bits is ever cleared: once seen, no RMW (a storm of waiters, one line). */
+	if (old & done)
 		return;
 	old = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_ENABLE_SIGNAL);
-	if (old & (DMA_FENCE_FLAG_ENABLE_SIGNAL | DMA_FENCE_FLAG_SIGNALED))
+	if (old & done)
 		return;
 	if (fence->ops && fence->ops->enable_signaling && !fence->ops->enable_signaling(fence))
 		dma_fence_signal(fence);
@@ -336,7 +390,9 @@ int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb,
 
 	if (!fence || !cb || !func)
 		return -EINVAL;
-	if (dma_fence_test_signaled_flag(fence)) {
+	/* Also from a callback of @fence itself, whose lock we hold. */
+	if (fence_signaled_for_caller(fence,
+				      atomic_load_explicit(&fence->flags, memory_order_acquire))) {
 		INIT_LIST_HEAD(&cb->node);
 		return -ENOENT;
 	}
@@ -416,20 +472,14 @@ static struct timespec ns_to_ts(int64_t ns)
 	return ts;
 }
 
-/* Everything but the signalled fast path of dma_fence_wait_timeout(). */
-int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t timeout_ns)
+/* The default wait on a fence found pending; see dma_fence_default_wait(). */
+static int64_t fence_default_wait(struct dma_fence *fence, bool intr, int64_t timeout_ns)
 {
 	struct dma_fence_interrupt *ti = intr ? thread_intr : NULL;
 	int64_t deadline = 0, left = timeout_ns;
 	int64_t ret;
 	unsigned v;
 
-	if (!fence || timeout_ns < 0)
-		return -EINVAL;
-	if (dma_fence_test_signaled_flag(fence))
-		return timeout_ns ? timeout_ns : 1;
-	if (dma_fence_is_signaled(fence))
-		return timeout_ns ? timeout_ns : 1;
 	if (timeout_ns == 0)
 		return 0;
 	TTM_PROBE2(fence_wait, fence->context, fence->seqno);
@@ -472,6 +522,30 @@ int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t 
 	}
 	set_waiting_on(ti, NULL);
 	return ret;
+}
+
+int64_t dma_fence_default_wait(struct dma_fence *fence, bool intr, int64_t timeout_ns)
+{
+	if (!fence || timeout_ns < 0)
+		return -EINVAL;
+	if (dma_fence_is_signaled(fence))
+		return timeout_ns ? timeout_ns : 1;
+	return fence_default_wait(fence, intr, timeout_ns);
+}
+
+/* Everything but the signalled fast path of dma_fence_wait_timeout(). */
+int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t timeout_ns)
+{
+	if (!fence || timeout_ns < 0)
+		return -EINVAL;
+	if (dma_fence_is_signaled(fence))
+		return timeout_ns ? timeout_ns : 1;
+	if (fence->ops && fence->ops->wait) {
+		TTM_PROBE2(fence_wait, fence->context, fence->seqno);
+		dma_fence_enable_sw_signaling(fence);
+		return fence->ops->wait(fence, intr, timeout_ns);
+	}
+	return fence_default_wait(fence, intr, timeout_ns);
 }
 
 int dma_fence_wait(struct dma_fence *fence, bool intr)

@@ -164,28 +164,36 @@ void dma_resv_put_fences(struct dma_fence **fences, unsigned num)
 
 bool dma_resv_test_signaled(struct dma_resv *obj, enum dma_resv_usage usage)
 {
-	bool idle = true;
+	unsigned i;
 
+	/*
+	 * Walk in order and stop at the first fence of @usage that is still
+	 * pending, as the kernel's unlocked iterator does: no snapshot. A
+	 * fence whose bit is clear gets one poll of its class (outside our
+	 * lock, on a reference of its own); when that signals it, the walk
+	 * starts over, since the array may have been compacted meanwhile
+	 * (the fences already passed are skipped on their bit alone), as the
+	 * kernel's iterator restarts when the fences changed under it.
+	 */
 	pthread_mutex_lock(&obj->fences_lock);
-	for (unsigned i = 0; i < obj->num_fences && idle; i++)
-		if (obj->usages[i] <= usage && !dma_fence_test_signaled_flag(obj->fences[i]))
-			idle = false;
-	pthread_mutex_unlock(&obj->fences_lock);
-	if (idle)
-		return true;
-	/* Give the classes' signaled() polls a chance, outside our lock. */
-	{
-		struct dma_fence **f;
-		unsigned n;
+restart:
+	for (i = 0; i < obj->num_fences; i++) {
+		struct dma_fence *f = obj->fences[i];
+		bool done;
 
-		if (dma_resv_get_fences(obj, usage, &n, &f))
+		if (obj->usages[i] > usage || dma_fence_test_signaled_flag(f))
+			continue;
+		dma_fence_get(f);
+		pthread_mutex_unlock(&obj->fences_lock);
+		done = dma_fence_is_signaled(f);
+		dma_fence_put(f);
+		if (!done)
 			return false;
-		idle = true;
-		for (unsigned i = 0; i < n; i++)
-			idle &= dma_fence_is_signaled(f[i]);
-		dma_resv_put_fences(f, n);
+		pthread_mutex_lock(&obj->fences_lock);
+		goto restart;
 	}
-	return idle;
+	pthread_mutex_unlock(&obj->fences_lock);
+	return true;
 }
 
 int64_t dma_resv_wait_timeout(struct dma_resv *obj, enum dma_resv_usage usage, bool intr,

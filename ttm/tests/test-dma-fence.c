@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -626,4 +627,138 @@ KTEST(dma_fence_wait_many_waiters_all_woken)
 		pthread_join(t[i], NULL);
 	EXPECT_EQ(atomic_load(&m.woken), W);
 	dma_fence_put(m.f);
+}
+
+/*
+ * A callback that takes its time, so that a thread watching the fence would
+ * see it signalled before the callback finished if the signalled state were
+ * published before the callback list ran.
+ */
+struct slow_cb {
+	struct dma_fence_cb base;
+	atomic_int done;
+};
+
+static void slow_cb_func(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	(void)f;
+	usleep(20000);
+	atomic_store(&container_of(cb, struct slow_cb, base)->done, 1);
+}
+
+static void *signal_thread(void *arg)
+{
+	dma_fence_signal(arg);
+	return NULL;
+}
+
+KTEST(dma_fence_signal_callbacks_run_before_signaled_is_visible)
+{
+	for (int round = 0; round < 3; round++) {
+		struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+		struct slow_cb cb = { .done = 0 };
+		pthread_t t;
+
+		ASSERT_NOT_NULL(f);
+		ASSERT_EQ(dma_fence_add_callback(f, &cb.base, slow_cb_func), 0);
+		ASSERT_EQ(pthread_create(&t, NULL, signal_thread, f), 0);
+		if (round == 0) {
+			/* A waiter woken by the signal. */
+			EXPECT_GT(dma_fence_wait_timeout(f, false, 5000000000ll), 0);
+		} else if (round == 1) {
+			/* A poller. */
+			while (!dma_fence_is_signaled(f))
+				sched_yield();
+		} else {
+			/* A caller whose registration raced the signal. */
+			struct counting_cb late = { .calls = 0 };
+
+			while (!dma_fence_test_signaled_flag(f) &&
+			       !dma_fence_add_callback(f, &late.base, count_cb)) {
+				dma_fence_remove_callback(f, &late.base);
+				sched_yield();
+			}
+			EXPECT_TRUE(dma_fence_test_signaled_flag(f));
+		}
+		EXPECT_EQ(atomic_load(&cb.done), 1);
+		EXPECT_EQ(dma_fence_get_status(f), 1);
+		pthread_join(t, NULL);
+		dma_fence_put(f);
+	}
+}
+
+/* A callback sees its own fence signalled, with its timestamp. */
+struct self_check_cb {
+	struct dma_fence_cb base;
+	int status;
+	int ts_ret;
+	int add_ret;
+	struct dma_fence_cb inner;
+};
+
+static void self_check_func(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct self_check_cb *s = container_of(cb, struct self_check_cb, base);
+	int64_t ts;
+
+	s->status = dma_fence_get_status(f);
+	s->ts_ret = dma_fence_get_timestamp(f, &ts);
+	s->add_ret = dma_fence_add_callback(f, &s->inner, count_cb);
+}
+
+KTEST(dma_fence_signal_callback_sees_own_fence_signaled)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+	struct self_check_cb s = { .status = -1 };
+
+	ASSERT_NOT_NULL(f);
+	ASSERT_EQ(dma_fence_add_callback(f, &s.base, self_check_func), 0);
+	EXPECT_EQ(dma_fence_signal(f), 0);
+	EXPECT_EQ(s.status, 1);
+	EXPECT_EQ(s.ts_ret, 0);
+	EXPECT_EQ(s.add_ret, -ENOENT);
+	EXPECT_EQ(dma_fence_signal(f), -EINVAL);
+	dma_fence_put(f);
+}
+
+/* A class with its own wait: dma_fence_wait_timeout() must call it. */
+static atomic_int custom_wait_calls;
+
+static int64_t custom_wait(struct dma_fence *f, bool intr, int64_t timeout)
+{
+	(void)intr;
+	atomic_fetch_add(&custom_wait_calls, 1);
+	/* This class's hardware is done once it is asked. */
+	dma_fence_signal(f);
+	return timeout == MAX_SCHEDULE_TIMEOUT ? timeout : timeout / 2 + 1;
+}
+
+static const struct dma_fence_ops custom_wait_ops = {
+	.get_driver_name = ttm_test_fence_name,
+	.get_timeline_name = ttm_test_fence_name,
+	.wait = custom_wait,
+};
+
+KTEST(dma_fence_wait_timeout_uses_ops_wait)
+{
+	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+
+	ASSERT_NOT_NULL(f);
+	dma_fence_init(f, &custom_wait_ops, dma_fence_context_alloc(1), 1);
+	atomic_store(&custom_wait_calls, 0);
+	EXPECT_EQ(dma_fence_wait_timeout(f, true, 1000), 501);
+	EXPECT_EQ(atomic_load(&custom_wait_calls), 1);
+	EXPECT_TRUE(dma_fence_is_signaled(f));
+	/* Signalled: the fast path answers, the class is not asked again. */
+	EXPECT_GT(dma_fence_wait_timeout(f, false, 1000000), 0);
+	EXPECT_EQ(atomic_load(&custom_wait_calls), 1);
+	dma_fence_put(f);
+
+	/* The default wait stays callable by a class that wraps it. */
+	f = new_fence(dma_fence_context_alloc(1), 1);
+	ASSERT_NOT_NULL(f);
+	EXPECT_EQ(dma_fence_default_wait(f, false, 0), 0);
+	dma_fence_signal(f);
+	EXPECT_GT(dma_fence_default_wait(f, false, 1000), 0);
+	dma_fence_put(f);
 }

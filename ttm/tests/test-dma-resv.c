@@ -218,3 +218,72 @@ KTEST(dma_resv_lock_ticket_ealready)
 	ww_acquire_fini(&ctx);
 	dma_resv_fini(&r);
 }
+
+/*
+ * Fences whose class answers ops->signaled from a flag, counting the polls:
+ * the reservation must poll in order and stop at the first pending fence of
+ * the usage asked for, as the kernel's unlocked iterator does.
+ */
+struct polled_fence {
+	struct dma_fence base;
+	atomic_bool done;
+	atomic_int polls;
+};
+
+static bool polled_signaled(struct dma_fence *f)
+{
+	struct polled_fence *p = container_of(f, struct polled_fence, base);
+
+	atomic_fetch_add(&p->polls, 1);
+	return atomic_load(&p->done);
+}
+
+static const struct dma_fence_ops polled_ops = {
+	.get_driver_name = ttm_test_fence_name,
+	.get_timeline_name = ttm_test_fence_name,
+	.signaled = polled_signaled,
+};
+
+KTEST(dma_resv_test_signaled_stops_at_first_pending)
+{
+	struct polled_fence *p[4];
+	struct dma_resv r;
+
+	dma_resv_init(&r);
+	dma_resv_lock(&r, NULL);
+	ASSERT_EQ(dma_resv_reserve_fences(&r, 4), 0);
+	for (int i = 0; i < 4; i++) {
+		p[i] = dma_fence_alloc(sizeof(*p[i]));
+		ASSERT_NOT_NULL(p[i]);
+		dma_fence_init(&p[i]->base, &polled_ops, dma_fence_context_alloc(1), 1);
+		atomic_init(&p[i]->done, false);
+		atomic_init(&p[i]->polls, 0);
+		dma_resv_add_fence(&r, &p[i]->base,
+				   i == 0 ? DMA_RESV_USAGE_BOOKKEEP : DMA_RESV_USAGE_WRITE);
+	}
+	dma_resv_unlock(&r);
+
+	/* p[0] is not of the usage asked for; p[1] is pending: p[2] and p[3] are not asked. */
+	EXPECT_FALSE(dma_resv_test_signaled(&r, DMA_RESV_USAGE_WRITE));
+	EXPECT_EQ(atomic_load(&p[0]->polls), 0);
+	EXPECT_EQ(atomic_load(&p[1]->polls), 1);
+	EXPECT_EQ(atomic_load(&p[2]->polls), 0);
+	EXPECT_EQ(atomic_load(&p[3]->polls), 0);
+
+	/* The class says p[1] is done: the poll signals it and moves on to p[2]. */
+	atomic_store(&p[1]->done, true);
+	EXPECT_FALSE(dma_resv_test_signaled(&r, DMA_RESV_USAGE_WRITE));
+	EXPECT_TRUE(dma_fence_test_signaled_flag(&p[1]->base));
+	EXPECT_EQ(atomic_load(&p[2]->polls), 1);
+	EXPECT_EQ(atomic_load(&p[3]->polls), 0);
+
+	atomic_store(&p[2]->done, true);
+	atomic_store(&p[3]->done, true);
+	EXPECT_TRUE(dma_resv_test_signaled(&r, DMA_RESV_USAGE_WRITE));
+	EXPECT_FALSE(dma_resv_test_signaled(&r, DMA_RESV_USAGE_BOOKKEEP));
+	atomic_store(&p[0]->done, true);
+	EXPECT_TRUE(dma_resv_test_signaled(&r, DMA_RESV_USAGE_BOOKKEEP));
+	for (int i = 0; i < 4; i++)
+		dma_fence_put(&p[i]->base);
+	dma_resv_fini(&r);
+}

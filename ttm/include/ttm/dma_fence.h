@@ -10,13 +10,24 @@
  *    sleeps only while the word it read has no SIGNALED bit;
  *  - a callback adder takes the fence lock and sets DMA_FENCE_FLAG_HAS_CB with
  *    an atomic RMW before it checks SIGNALED;
- *  - the signaller sets SIGNALED with one compare-and-swap and looks at the
- *    bits it replaced: it calls FUTEX_WAKE only when WAITERS was set and takes
- *    the lock to run callbacks only when HAS_CB was set.
+ *  - the signaller claims the fence with one compare-and-swap and looks at
+ *    the bits it replaced. Without HAS_CB it sets SIGNALED right away. With
+ *    HAS_CB it sets SIGNALING only, takes the lock, runs the callback list,
+ *    and sets SIGNALED (an RMW, before it drops the lock); so no thread sees
+ *    SIGNALED before every callback has run, as in the kernel, where the bit
+ *    is set and the list run under the fence lock. It calls FUTEX_WAKE only
+ *    when the word it replaced last had WAITERS.
  * All RMWs on one word are totally ordered, so either the signaller sees the
- * other side's bit, or the other side sees SIGNALED. A fence nobody waits on
- * and nobody has armed a callback on therefore signals with that one atomic
- * RMW and no lock and no system call.
+ * other side's bit, or the other side sees SIGNALING or SIGNALED. A callback
+ * added while SIGNALING but before the signaller took the lock joins the list
+ * the signaller is about to run. A fence nobody waits on and nobody has armed
+ * a callback on therefore signals with that one atomic RMW and no lock and no
+ * system call.
+ *
+ * Inside its callbacks a fence counts as signalled for the signalling thread
+ * only (dma_fence_is_signaled(), dma_fence_get_status(),
+ * dma_fence_get_timestamp() and dma_fence_add_callback() answer as for a
+ * signalled fence there); every other thread sees it pending until SIGNALED.
  *
  * The timestamp is not in the flags word (a second RMW on it would cost as
  * much as the first): the one signaller that won the CAS writes
@@ -43,7 +54,8 @@
 
 enum dma_fence_flag_bits {
 	DMA_FENCE_FLAG_SIGNALED = 1u << 0,
-	/* 1u << 1 is unused: see @timestamp_set in struct dma_fence. */
+	/* Claimed by its signaller, which is running the callbacks. */
+	DMA_FENCE_FLAG_SIGNALING = 1u << 1,
 	DMA_FENCE_FLAG_ENABLE_SIGNAL = 1u << 2,
 	DMA_FENCE_FLAG_WAITERS = 1u << 3,
 	DMA_FENCE_FLAG_HAS_CB = 1u << 4,
@@ -82,6 +94,12 @@ struct dma_fence_cb {
  * @release: optional; frees the fence when the last reference goes. The
  *	default is free() of the fence pointer, which must then be the start of
  *	a malloc'ed block.
+ * @wait: optional; a custom wait, called by dma_fence_wait_timeout() (and so
+ *	by dma_fence_wait() and the reservation waits) for a fence that is not
+ *	signalled yet, after signalling was enabled, with the same arguments
+ *	and contract: the time left (at least 1) once signalled, 0 on timeout,
+ *	-EINTR when interrupted. NULL means dma_fence_default_wait(), which a
+ *	custom wait may also call.
  */
 struct dma_fence_ops {
 	const char *(*get_driver_name)(struct dma_fence *fence);
@@ -89,6 +107,7 @@ struct dma_fence_ops {
 	bool (*enable_signaling)(struct dma_fence *fence);
 	bool (*signaled)(struct dma_fence *fence);
 	void (*release)(struct dma_fence *fence);
+	int64_t (*wait)(struct dma_fence *fence, bool intr, int64_t timeout_ns);
 };
 
 /**
@@ -197,8 +216,22 @@ static inline bool dma_fence_test_signaled_flag(const struct dma_fence *fence)
 	       DMA_FENCE_FLAG_SIGNALED;
 }
 
-/* Signalled? Polls ops->signaled and signals the fence when it says so. */
-bool dma_fence_is_signaled(struct dma_fence *fence);
+/* Out of line: everything but the signalled fast path below. */
+bool dma_fence_is_signaled_slow(struct dma_fence *fence);
+
+/**
+ * dma_fence_is_signaled - has @fence signalled?
+ *
+ * Polls ops->signaled and signals the fence when it says so. A fence whose
+ * signaller is still running its callbacks counts as pending, except on the
+ * signalling thread. Return: true when signalled (every callback has run).
+ * The test of the signalled bit is inline, as in the kernel: it is what most
+ * calls find.
+ */
+static inline bool dma_fence_is_signaled(struct dma_fence *fence)
+{
+	return dma_fence_test_signaled_flag(fence) || dma_fence_is_signaled_slow(fence);
+}
 
 /*
  * Record @error (negative errno) to be reported once the fence signals.
@@ -257,7 +290,8 @@ int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t 
  * @timeout_ns: 0 polls; MAX_SCHEDULE_TIMEOUT waits forever.
  *
  * Returns the time left in ns (at least 1) when signalled, 0 on timeout,
- * -EINTR when interrupted. The already-signalled case is inline: pipelines
+ * -EINTR when interrupted; a class with ops->wait does the waiting itself.
+ * The already-signalled case is inline: pipelines
  * wait mostly on fences that have signalled, and a call cost as much as the
  * test itself.
  */
@@ -268,6 +302,17 @@ static inline int64_t dma_fence_wait_timeout(struct dma_fence *fence, bool intr,
 		return timeout_ns ? timeout_ns : 1;
 	return dma_fence_wait_timeout_slow(fence, intr, timeout_ns);
 }
+
+/**
+ * dma_fence_default_wait - the wait of a class without ops->wait.
+ * @fence: the fence; signalling is enabled first.
+ * @intr: return -EINTR when the calling thread's interrupt is raised.
+ * @timeout_ns: 0 polls; MAX_SCHEDULE_TIMEOUT waits forever.
+ *
+ * Return: as dma_fence_wait_timeout(); -EINVAL on a NULL fence or a
+ * negative timeout.
+ */
+int64_t dma_fence_default_wait(struct dma_fence *fence, bool intr, int64_t timeout_ns);
 
 /* Wait forever: 0 or -EINTR. */
 int dma_fence_wait(struct dma_fence *fence, bool intr);
