@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 static const char *cname(struct dma_fence *f)
@@ -156,4 +157,137 @@ KTEST(dma_fence_chain_alloc_fault_returns_null)
 	fault_set_nth(&ttm_fault_fence_alloc, 1);
 	EXPECT_NULL(dma_fence_chain_alloc());
 	fault_reset(&ttm_fault_fence_alloc);
+}
+
+/*
+ * Chain 1-2-3 with only payload 2 signalled: point 2 is reached when 1 is
+ * too, so the lookup hands back link 1 (link 2 is collected on the way), as
+ * the kernel's selftest find_out_of_order expects.
+ */
+KTEST(dma_fence_chain_find_out_of_order)
+{
+	struct dma_fence *p[3];
+	struct dma_fence *head = build(3, p);
+	struct dma_fence_chain *link2 = to_dma_fence_chain(to_dma_fence_chain(head)->prev);
+	struct dma_fence_chain *link1;
+	struct dma_fence *f;
+
+	ASSERT_NOT_NULL(link2);
+	link1 = to_dma_fence_chain(link2->prev);
+	ASSERT_NOT_NULL(link1);
+	EXPECT_EQ(link1->base.seqno, 1);
+	dma_fence_signal(p[1]);
+	f = dma_fence_get(head);
+	EXPECT_EQ(dma_fence_chain_find_seqno(&f, 2), 0);
+	EXPECT_TRUE(f == &link1->base);
+	dma_fence_put(f);
+	/* The walk unlinked link 2: the head now follows link 1 directly. */
+	EXPECT_TRUE(to_dma_fence_chain(head)->prev == &link1->base);
+	for (int i = 0; i < 3; i++) {
+		dma_fence_signal(p[i]);
+		dma_fence_put(p[i]);
+	}
+	dma_fence_put(head);
+}
+
+/* The kernel's find_signaled: a point already reached comes back as NULL or its link. */
+KTEST(dma_fence_chain_find_signaled)
+{
+	struct dma_fence *p[2];
+	struct dma_fence *head = build(2, p);
+	struct dma_fence *link1 = to_dma_fence_chain(head)->prev;
+	struct dma_fence *f;
+
+	dma_fence_signal(p[0]);
+	f = dma_fence_get(head);
+	EXPECT_EQ(dma_fence_chain_find_seqno(&f, 1), 0);
+	EXPECT_TRUE(f == NULL || f == link1);
+	dma_fence_put(f);
+	for (int i = 0; i < 2; i++) {
+		dma_fence_signal(p[i]);
+		dma_fence_put(p[i]);
+	}
+	dma_fence_put(head);
+}
+
+/* dma_fence_chain_for_each() visits the pending links, newest first, collecting the rest. */
+KTEST(dma_fence_chain_walk_collects_signaled_links)
+{
+	struct dma_fence *p[5];
+	long live = dma_fence_live_count();
+	struct dma_fence *head = build(5, p);
+	struct dma_fence *iter;
+	uint64_t seen[5];
+	unsigned n = 0;
+
+	dma_fence_signal(p[1]);
+	dma_fence_signal(p[2]);
+	dma_fence_chain_for_each(iter, head) {
+		ASSERT_LT(n, 5);
+		seen[n++] = iter->seqno;
+		EXPECT_TRUE(dma_fence_chain_contained(iter) == p[iter->seqno - 1]);
+	}
+	/* 5 (the start), then 4, then 1: 3 and 2 are signalled and skipped. */
+	ASSERT_EQ(n, 3);
+	EXPECT_EQ(seen[0], 5);
+	EXPECT_EQ(seen[1], 4);
+	EXPECT_EQ(seen[2], 1);
+	/* Links 3 and 2 were only referenced by the chain: collected. */
+	EXPECT_EQ(dma_fence_live_count(), live + 5 + 3);
+	for (int i = 0; i < 5; i++) {
+		dma_fence_signal(p[i]);
+		dma_fence_put(p[i]);
+	}
+	dma_fence_put(head);
+	EXPECT_EQ(dma_fence_live_count(), live);
+}
+
+#define WAIT_CHAIN_LINKS 4096
+
+struct chain_waiter {
+	struct dma_fence *head;
+	int64_t ret;
+};
+
+static void *wait_chain(void *arg)
+{
+	struct chain_waiter *w = arg;
+
+	w->ret = dma_fence_wait_timeout(w->head, false, 60000000000ll);
+	return NULL;
+}
+
+/*
+ * The kernel's wait_backward: a waiter on the newest link while the payloads
+ * signal newest first. Each signal re-arms the waiter's callback one link
+ * further down; the links passed are collected, so the re-arm does not walk
+ * them again (linear in the chain, not quadratic): once every payload but
+ * the oldest has signalled, only the head and the oldest link are left.
+ */
+KTEST(dma_fence_chain_wait_backward)
+{
+	static struct dma_fence *p[WAIT_CHAIN_LINKS];
+	long live = dma_fence_live_count();
+	struct dma_fence *head = build(WAIT_CHAIN_LINKS, p);
+	struct chain_waiter w = { .head = head, .ret = -1 };
+	pthread_t t;
+
+	/* Armed the way the waiter arms it, before any payload signals. */
+	dma_fence_enable_sw_signaling(head);
+	ASSERT_EQ(pthread_create(&t, NULL, wait_chain, &w), 0);
+	/* Past its first poll and asleep: it holds no link while we count them. */
+	while (!(atomic_load(&head->flags) & DMA_FENCE_FLAG_WAITERS))
+		sched_yield();
+	for (int i = WAIT_CHAIN_LINKS - 1; i > 0; i--)
+		dma_fence_signal(p[i]);
+	EXPECT_FALSE(dma_fence_is_signaled(head));
+	EXPECT_EQ(dma_fence_live_count(), live + WAIT_CHAIN_LINKS + 2);
+	dma_fence_signal(p[0]);
+	pthread_join(t, NULL);
+	EXPECT_GT(w.ret, 0);
+	EXPECT_TRUE(dma_fence_test_signaled_flag(head));
+	dma_fence_put(head);
+	for (int i = 0; i < WAIT_CHAIN_LINKS; i++)
+		dma_fence_put(p[i]);
+	EXPECT_EQ(dma_fence_live_count(), live);
 }
