@@ -141,6 +141,14 @@ else
 	awk '!seen[$0]++' "$tmp/jobs" >"$tmp/jobs.u" && mv "$tmp/jobs.u" "$tmp/jobs"
 
 	mkdir -p "$(dirname "$out")" || exit 1
+	# igt's allocator (lib/intel_allocator_msgchannel.c) grows its SysV message
+	# queue to 288 KiB, which needs CAP_SYS_RESOURCE or kernel.msgmnb at least
+	# that large; containers often have neither, and every test using the
+	# allocator would fail in its fixture.
+	msgmnb=$(cat /proc/sys/kernel/msgmnb 2>/dev/null || echo 0)
+	if [ "$msgmnb" -lt 294912 ] && ! { echo 294912 >/proc/sys/kernel/msgmnb; } 2>/dev/null; then
+		ttm_log "igt: kernel.msgmnb is $msgmnb (< 294912) and not writable: tests using igt's allocator will fail"
+	fi
 	ttm_log "igt: $(wc -l <"$tmp/jobs") subtests on $profile under $shim"
 	# The kernel's log says nothing about a device that lives in user space, so
 	# only drm/i915 lines in it (piglit's filter) may change a result.
