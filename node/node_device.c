@@ -345,6 +345,7 @@ static int node_build_debugfs(void)
 	int ret = 0;
 
 	ret |= node_put_text("sys/kernel/debug/dri/0/name", "i915 dev=%s unique=%s\n", slot, slot);
+	ret |= node_put_file("sys/kernel/debug/sync/sw_sync", NULL, 0, 0600);
 	ret |= node_put_text("sys/kernel/debug/dri/128/name", "i915 dev=%s unique=%s\n", slot,
 			     slot);
 	for (; files && *files; files++) {
@@ -724,6 +725,8 @@ static void node_path_classify(struct node_path *out)
 			}
 	} else if (!strncmp(rel, node_dev.pci_dir, plen) && !strcmp(rel + plen, "/resource0")) {
 		out->kind = NODE_PATH_BAR;
+	} else if (!strcmp(rel, "/sys/kernel/debug/sync/sw_sync")) {
+		out->kind = NODE_PATH_SW_SYNC;
 	}
 }
 

@@ -250,6 +250,25 @@ static int node_openat(int dirfd, const char *path, int flags, mode_t mode)
 		return node_open_device(np.minor, flags);
 	case NODE_PATH_DEBUGFS:
 		return node_open_debugfs(np.debugfs_name, flags);
+	case NODE_PATH_SW_SYNC:
+		if (node_fork_refuse())
+			return -1;
+		fd = REAL(openat)(AT_FDCWD, np.tree, flags & ~(O_CREAT | O_EXCL | O_TRUNC), 0);
+		if (fd < 0)
+			return fd;
+		obj = node_obj_new(NODE_FD_SW_SYNC);
+		if (obj) {
+			obj->priv = NODE_DRIVER_CALL(node_sw_sync_new());
+			obj->release = node_sw_sync_release;
+		}
+		if (!obj || !obj->priv || node_fd_install(fd, obj)) {
+			if (obj && !obj->priv)
+				node_obj_put(obj);
+			REAL(close)(fd);
+			errno = ENOMEM;
+			return -1;
+		}
+		return fd;
 	case NODE_PATH_BAR:
 		fd = REAL(openat)(AT_FDCWD, np.tree, flags & ~(O_CREAT | O_EXCL | O_TRUNC), 0);
 		if (fd < 0)
@@ -475,6 +494,16 @@ NODE_EXPORT int ioctl(int fd, unsigned long request, ...)
 		ret = NODE_DRIVER_CALL(kind == DRM_FD_SYNC_FILE
 					       ? drm_sync_file_ioctl(fd, request, arg)
 					       : drm_dma_buf_ioctl(fd, request, arg));
+		if (ret < 0) {
+			errno = -ret;
+			return -1;
+		}
+		return ret;
+	}
+	if (obj->kind == NODE_FD_SW_SYNC) {
+		ret = node_fork_refuse() ? -EIO
+					 : NODE_DRIVER_CALL(node_sw_sync_ioctl(obj->priv, request, arg));
+		node_obj_put(obj);
 		if (ret < 0) {
 			errno = -ret;
 			return -1;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libudev.h>
+#include <linux/sync_file.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -562,3 +563,53 @@ KTEST(kmod_unload_and_reload_with_options)
 	kmod_unref(ctx);
 }
 #endif
+
+/* The kernel's sw_sync uAPI (drivers/dma-buf/sw_sync.c; no installed header). */
+struct sw_sync_create_fence_data {
+	uint32_t value;
+	char name[32];
+	int32_t fence;
+};
+
+#define SW_SYNC_IOC_CREATE_FENCE _IOWR('W', 0, struct sw_sync_create_fence_data)
+#define SW_SYNC_IOC_INC _IOW('W', 1, uint32_t)
+
+static int fence_status(int fence)
+{
+	struct sync_file_info info = { 0 };
+
+	ASSERT_EQ(ioctl(fence, SYNC_IOC_FILE_INFO, &info), 0);
+	return info.status;
+}
+
+KTEST(sw_sync_timeline_signals_in_order_and_on_close)
+{
+	int fd = open_node("/dev/dri/card0");
+	struct sw_sync_create_fence_data a = { .value = 2 }, b = { .value = 5 };
+	struct pollfd pfd;
+	uint32_t one = 1;
+	int tl;
+
+	tl = open("/sys/kernel/debug/sync/sw_sync", O_RDWR);
+	ASSERT_GE(tl, 0);
+	ASSERT_EQ(ioctl(tl, SW_SYNC_IOC_CREATE_FENCE, &a), 0);
+	ASSERT_EQ(ioctl(tl, SW_SYNC_IOC_CREATE_FENCE, &b), 0);
+	pfd = (struct pollfd){ .fd = a.fence, .events = POLLIN };
+	EXPECT_EQ(poll(&pfd, 1, 0), 0);
+	EXPECT_EQ(fence_status(a.fence), 0);
+	ASSERT_EQ(ioctl(tl, SW_SYNC_IOC_INC, &one), 0);
+	EXPECT_EQ(fence_status(a.fence), 0);
+	ASSERT_EQ(ioctl(tl, SW_SYNC_IOC_INC, &one), 0);
+	EXPECT_EQ(poll(&pfd, 1, 1000), 1);
+	EXPECT_EQ(fence_status(a.fence), 1);
+	EXPECT_EQ(fence_status(b.fence), 0);
+	/* The timeline goes: what it did not reach signals with -ENOENT. */
+	close(tl);
+	EXPECT_EQ(fence_status(b.fence), -ENOENT);
+	errno = 0;
+	EXPECT_EQ(ioctl(fd, SW_SYNC_IOC_INC, &one), -1);
+	EXPECT_EQ(errno, ENOTTY);
+	close(a.fence);
+	close(b.fence);
+	close(fd);
+}
