@@ -12,16 +12,15 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <testlib/clock.h>
+#include <testlib/prng.h>
+
 #include "igt.h"
 
-/* splitmix64: cheap, per-thread, reproducible from igt_seed(). */
+/* testlib's splitmix64: cheap, per-thread, reproducible from igt_seed(). */
 static inline uint64_t stress_rand(uint64_t *state)
 {
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return prng_step(state);
 }
 
 /* A value in [0, n); n > 0. */
@@ -32,10 +31,7 @@ static inline uint64_t stress_rand_below(uint64_t *state, uint64_t n)
 
 static inline double stress_now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return testlib_now_s();
 }
 
 /**

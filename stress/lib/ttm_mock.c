@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <testlib/prng.h>
+
 #include "ttm_mock.h"
 
 #define CHUNK_WORDS (TTM_PAGE_SIZE / sizeof(uint64_t))
@@ -17,12 +19,8 @@ static struct ttm_mock_device *to_mock(struct ttm_device *bdev)
 
 uint64_t ttm_mock_pattern(uint64_t seed, uint64_t i)
 {
-	/* splitmix64 finaliser: bijective, so distinct (seed, i) rarely collide. */
-	uint64_t z = seed * 0x9e3779b97f4a7c15ull + i + 1;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	/* splitmix64's output function is bijective: distinct (seed, i) rarely collide. */
+	return prng_mix64((seed - 1) * PRNG_GOLDEN + i + 1);
 }
 
 static bool mem_is_tt(struct ttm_device *bdev, uint32_t mem_type)
