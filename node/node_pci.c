@@ -39,7 +39,9 @@ struct node_bar_map {
 /* Protected by node_bar_lock. */
 static struct node_bar_map node_bar_maps[NODE_BAR_MAPS];
 static unsigned int node_bar_nmaps;
+#if !defined(__x86_64__)
 static bool node_bar_thread_running;
+#endif
 static pthread_mutex_t node_bar_lock = PTHREAD_MUTEX_INITIALIZER;
 
 uint64_t node_bar_size(void)
@@ -92,6 +94,7 @@ void node_pci_config(uint8_t cfg[256])
 	cfg[0x3d] = 0x01; /* INTA# */
 }
 
+#if !defined(__x86_64__)
 static void node_bar_fill_live(const struct node_bar_map *m)
 {
 	for (unsigned int i = 0; i < sizeof(node_engine_bases) / sizeof(node_engine_bases[0]); i++) {
@@ -129,11 +132,133 @@ static void *node_bar_refresher(void *arg)
 		nanosleep(&ts, NULL);
 	}
 }
+#endif
+
+#if defined(__x86_64__)
+/*
+ * Exact reads on x86-64: the pages holding live registers are PROT_NONE.
+ * A load from one faults; the SIGSEGV handler opens the page, writes the
+ * registers' current values (i915_gem_mmio_read32()) and sets the trap
+ * flag, so the load executes once and SIGTRAP follows, whose handler
+ * closes the page again. Signals that are not ours go to the handlers
+ * that were installed before (the program's, e.g. igt's crash handler).
+ * A handler the program installs after the first BAR mapping replaces
+ * ours: the registers then read as the snapshot of the last trap.
+ */
+#include <signal.h>
+#include <ucontext.h>
+
+#define NODE_EFLAGS_TF 0x100
+
+static struct sigaction node_bar_old_segv, node_bar_old_trap;
+static __thread char *node_bar_open_page;
+
+static bool node_reg_live(uint32_t reg)
+{
+	for (unsigned int i = 0; i < sizeof(node_engine_bases) / sizeof(node_engine_bases[0]); i++)
+		if (reg == node_engine_bases[i] + NODE_RING_TIMESTAMP ||
+		    reg == node_engine_bases[i] + NODE_RING_TIMESTAMP_UDW)
+			return true;
+	return false;
+}
+
+static void node_bar_chain(const struct sigaction *old, int sig, siginfo_t *info, void *uctx)
+{
+	if (old->sa_flags & SA_SIGINFO) {
+		old->sa_sigaction(sig, info, uctx);
+	} else if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN) {
+		/* Default action: re-raise with the default disposition. */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	} else {
+		old->sa_handler(sig);
+	}
+}
+
+static void node_bar_segv(int sig, siginfo_t *info, void *uctx)
+{
+	char *a = info->si_addr, *page = (char *)((uintptr_t)a & ~(uintptr_t)4095);
+	ucontext_t *uc = uctx;
+	int saved = errno;
+
+	/* node_bar_lock is never held around a load from a BAR mapping. */
+	pthread_mutex_lock(&node_bar_lock);
+	for (unsigned int i = 0; i < node_bar_nmaps; i++) {
+		const struct node_bar_map *m = &node_bar_maps[i];
+		uint64_t base;
+
+		if (a < m->addr || a >= m->addr + m->len)
+			continue;
+		base = m->offset + (uint64_t)(page - m->addr);
+		mprotect(page, 4096, PROT_READ | PROT_WRITE);
+		node_in_driver++;
+		for (uint32_t off = 0; off < 4096; off += 4)
+			if (node_reg_live((uint32_t)base + off))
+				*(volatile uint32_t *)(page + off) =
+					i915_gem_mmio_read32(node_dev.i915, (uint32_t)base + off);
+		node_in_driver--;
+		pthread_mutex_unlock(&node_bar_lock);
+		node_bar_open_page = page;
+		uc->uc_mcontext.gregs[REG_EFL] |= NODE_EFLAGS_TF;
+		errno = saved;
+		return;
+	}
+	pthread_mutex_unlock(&node_bar_lock);
+	errno = saved;
+	node_bar_chain(&node_bar_old_segv, sig, info, uctx);
+}
+
+static void node_bar_trap(int sig, siginfo_t *info, void *uctx)
+{
+	ucontext_t *uc = uctx;
+	int saved = errno;
+
+	if (!node_bar_open_page) {
+		node_bar_chain(&node_bar_old_trap, sig, info, uctx);
+		return;
+	}
+	mprotect(node_bar_open_page, 4096, PROT_NONE);
+	node_bar_open_page = NULL;
+	uc->uc_mcontext.gregs[REG_EFL] &= ~NODE_EFLAGS_TF;
+	errno = saved;
+}
+
+static void node_bar_install_traps(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_sigaction = node_bar_segv;
+	sigaction(SIGSEGV, &sa, &node_bar_old_segv);
+	sa.sa_sigaction = node_bar_trap;
+	sigaction(SIGTRAP, &sa, &node_bar_old_trap);
+}
+
+/* Close the live pages of a new mapping; the first mapping installs the handlers. */
+static int node_bar_arm(struct node_bar_map *m)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, node_bar_install_traps);
+	for (size_t off = 0; off < m->len; off += 4096) {
+		bool live = false;
+
+		for (uint32_t r = 0; r < 4096 && !live; r += 4)
+			live = node_reg_live((uint32_t)(m->offset + off) + r);
+		if (live && mprotect(m->addr + off, 4096, PROT_NONE))
+			return -errno;
+	}
+	return 0;
+}
+#endif
 
 void *node_bar_mmap(void *addr, size_t len, int prot, int flags, off_t offset)
 {
+#if !defined(__x86_64__)
 	pthread_attr_t attr;
 	pthread_t thread;
+#endif
 	char *map;
 
 	if (node_fork_refuse())
@@ -161,6 +286,15 @@ void *node_bar_mmap(void *addr, size_t len, int prot, int flags, off_t offset)
 		return MAP_FAILED;
 	}
 	node_bar_maps[node_bar_nmaps++] = (struct node_bar_map){ map, len, (uint64_t)offset };
+#if defined(__x86_64__)
+	if (node_bar_arm(&node_bar_maps[node_bar_nmaps - 1])) {
+		node_bar_nmaps--;
+		pthread_mutex_unlock(&node_bar_lock);
+		REAL(munmap)(map, len);
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+#else
 	if (!node_bar_thread_running) {
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -170,6 +304,7 @@ void *node_bar_mmap(void *addr, size_t len, int prot, int flags, off_t offset)
 		node_in_driver--;
 		pthread_attr_destroy(&attr);
 	}
+#endif
 	pthread_mutex_unlock(&node_bar_lock);
 	return map;
 }
