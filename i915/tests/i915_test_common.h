@@ -11,6 +11,8 @@
 #include <i915/i915_drv.h>
 #include <ttm/ttm_resource.h>
 
+#include <testlib/checksum.h>
+
 #include "ktest.h"
 
 /* A small discrete-style part: 256 MiB GGTT, 32 MiB aperture, stolen, lmem. */
@@ -102,12 +104,7 @@ static inline uint32_t i915_test_read32(const struct i915_test_buf *b, size_t of
 /* FNV-1a over @len bytes, the content checksum the move tests compare. */
 static inline uint64_t i915_test_checksum(const void *p, size_t len)
 {
-	const unsigned char *c = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
+	return testlib_checksum(p, len);
 }
 
 /*

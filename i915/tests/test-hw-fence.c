@@ -11,6 +11,8 @@
 
 #include <linux/sync_file.h>
 
+#include <testlib/prng.h>
+
 #include "hw_fake.h"
 #include "hw_fence.h"
 #include "ktest.h"
@@ -172,7 +174,7 @@ static void *signal_thread(void *arg)
 {
 	struct signaller *s = arg;
 	unsigned int *order = calloc(s->n, sizeof(*order));
-	uint64_t x = s->seed | 1;
+	struct prng rng = { s->seed };
 	unsigned int i;
 
 	if (!order)
@@ -182,10 +184,7 @@ static void *signal_thread(void *arg)
 	for (i = s->n - 1; i > 0; i--) {
 		unsigned int j, t;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		j = (unsigned int)(x % (i + 1));
+		j = (unsigned int)prng_below(&rng, i + 1);
 		t = order[i];
 		order[i] = order[j];
 		order[j] = t;
