@@ -39,10 +39,11 @@ static void gem_ctx_free(struct gem_ctx_full *c)
  */
 static int gem_ctx_new(struct i915_gem_file *file, struct gem_ctx_full **out)
 {
-	struct gem_ctx_full *c = calloc(1, sizeof(*c));
+	struct gem_ctx_full *c;
 	struct i915_address_space *vm;
 	int ret;
 
+	c = fault_should_fail(&gem_fault_ctx_alloc, sizeof(*c)) ? NULL : calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	ret = i915_context_create(file->dev->i915, &c->pub.hw);

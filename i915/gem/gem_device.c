@@ -216,7 +216,8 @@ int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_fi
 
 	if (!dev || !out)
 		return -EINVAL;
-	file = calloc(1, sizeof(*file));
+	file = fault_should_fail(&gem_fault_file_alloc, sizeof(*file)) ? NULL
+									: calloc(1, sizeof(*file));
 	if (!file)
 		return -ENOMEM;
 	file->dev = dev;
@@ -357,7 +358,8 @@ int gem_mmo_attach(struct i915_gem_file *file, struct gem_obj *obj, enum gem_mma
 	pthread_mutex_lock(&dev->lock);
 	mmo = obj->mmo[type];
 	if (!mmo) {
-		mmo = calloc(1, sizeof(*mmo));
+		mmo = fault_should_fail(&gem_fault_mmo_alloc, sizeof(*mmo)) ? NULL
+									    : calloc(1, sizeof(*mmo));
 		if (!mmo) {
 			ret = -ENOMEM;
 			goto out;
@@ -372,7 +374,9 @@ int gem_mmo_attach(struct i915_gem_file *file, struct gem_obj *obj, enum gem_mma
 	for (uint32_t i = 0; i < mmo->ngrants; i++)
 		if (mmo->grants[i] == file->id)
 			goto done;
-	grants = realloc(mmo->grants, (mmo->ngrants + 1) * sizeof(*grants));
+	grants = fault_should_fail(&gem_fault_mmo_alloc, sizeof(*grants))
+		     ? NULL
+		     : realloc(mmo->grants, (mmo->ngrants + 1) * sizeof(*grants));
 	if (!grants) {
 		ret = -ENOMEM;
 		goto out;

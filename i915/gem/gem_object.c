@@ -39,9 +39,11 @@ void gem_obj_put(struct gem_obj *obj)
 int gem_obj_create(struct i915_gem_dev *dev, uint64_t size, enum i915_gem_region region,
 		   struct gem_obj **out)
 {
-	struct gem_obj *obj = calloc(1, sizeof(*obj));
+	struct gem_obj *obj;
 	int ret;
 
+	obj = fault_should_fail(&gem_fault_obj_alloc, sizeof(*obj)) ? NULL
+								  : calloc(1, sizeof(*obj));
 	if (!obj)
 		return -ENOMEM;
 	ret = i915_gem_object_create(dev->i915, size, region, &obj->bo);

@@ -285,6 +285,19 @@ struct i915_gem_dev {
 	pthread_cond_t async_cond;
 };
 
+/* --- fault points (gem_faults.c): the fault sweep fails every hit --- */
+
+#include <fault_inject.h>
+
+/* "gem_obj_alloc": the uAPI's part of a new object; the create says -ENOMEM, no handle. */
+extern struct fault_attr gem_fault_obj_alloc;
+/* "gem_ctx_alloc": a GEM context; CONTEXT_CREATE (or the open) says -ENOMEM, no id used. */
+extern struct fault_attr gem_fault_ctx_alloc;
+/* "gem_mmo_alloc": an mmap offset or its grant; MMAP_OFFSET says -ENOMEM. */
+extern struct fault_attr gem_fault_mmo_alloc;
+/* "gem_file_alloc": a file; i915_gem_file_open() says -ENOMEM. */
+extern struct fault_attr gem_fault_file_alloc;
+
 /* --- user memory (gem_uaccess.c) --- */
 
 /**

@@ -16,6 +16,7 @@
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem_uapi.h>
 
+#include "../gem_priv.h"
 #include "ktest.h"
 
 #define BAD_PTR ((void *)8)
@@ -1007,5 +1008,57 @@ KTEST(execbuffer2_no_reloc_skips_unknown_targets)
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOENT);
 	eb.flags = I915_EXEC_NO_RELOC | I915_EXEC_HANDLE_LUT;
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	fx_close(&fx);
+}
+
+/* Fail the next hit of @point on this thread; true when it fired. */
+static bool fail_next(struct fault_attr *point)
+{
+	fault_thread_fail_nth(point, 1);
+	return true;
+}
+
+static bool fault_fired(void)
+{
+	bool fired = fault_thread_nth_pending() == 0;
+
+	fault_thread_fail_nth(NULL, 0);
+	return fired;
+}
+
+KTEST(allocation_failures_leave_nothing_behind)
+{
+	struct uapi_fx fx;
+	struct i915_gem_file *f = NULL;
+	struct drm_i915_gem_create c = {.size = 4096};
+	struct drm_i915_gem_context_create cc = {0};
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_WB};
+
+	fx_open(&fx, "tgl", true);
+	fail_next(&gem_fault_file_alloc);
+	EXPECT_EQ(i915_gem_file_open(fx.i915, true, &f), -ENOMEM);
+	EXPECT_TRUE(fault_fired());
+	fail_next(&gem_fault_ctx_alloc); /* the file's context 0 */
+	EXPECT_EQ(i915_gem_file_open(fx.i915, true, &f), -ENOMEM);
+	EXPECT_TRUE(fault_fired());
+	fail_next(&gem_fault_obj_alloc);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE, &c), -ENOMEM);
+	EXPECT_TRUE(fault_fired());
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE, &c), 0);
+	EXPECT_EQ(c.handle, 1u); /* the failed create used no handle */
+	fail_next(&gem_fault_ctx_alloc);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &cc), -ENOMEM);
+	EXPECT_TRUE(fault_fired());
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &cc), 0);
+	EXPECT_EQ(cc.ctx_id, 1u);
+	mo.handle = c.handle;
+	fail_next(&gem_fault_mmo_alloc);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), -ENOMEM);
+	EXPECT_TRUE(fault_fired());
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	i915_gem_file_close(fx.file);
+	fx.file = NULL;
+	ttm_device_flush_delayed(&fx.i915->drm.bdev, true);
+	EXPECT_EQ(atomic_load(&fx.i915->drm.bdev.stats.bo_count), 0u);
 	fx_close(&fx);
 }
