@@ -170,9 +170,15 @@ fi
 # name<TAB>result<TAB>why, one line per job, in job order. igt_runner keys
 # results.json by the lowercased name.
 jq -r --rawfile jobs "$tmp/jobs" '
-	def why: ((.out // "") + "\n" + (.err // "")) | split("\n")
-		| map(select(test("Test requirement:|Failed assertion:|Test assertion failure|Received signal|Last errno:|timed out|a forked child cannot")))
-		| .[0:2] | join(" | ");
+	# igt'"'"'s own reason: the requirement for a skip, the assertion (and
+	# its values) for anything else.
+	def lines: ((.out // "") + "\n" + (.err // "")) | split("\n");
+	def why: if .result == "skip"
+		then [lines[] | select(test("Test requirement:|Last errno:"))] | .[0:2] | join(" | ")
+		else [lines[] | select(test("Failed assertion:|CRITICAL: error:|Received signal|Last errno:|timed out"))]
+			| if length > 0 then .[0:3] | join(" | ")
+			  else [lines[] | select(test("Test requirement:"))] | .[0:1] | join("") end
+		end;
 	. as $r | $jobs | split("\n")[] | select(length > 0) | . as $j
 	| ($r.tests[$j | ascii_downcase] // {result: "notrun"}) as $t
 	| [$j, $t.result, (if $t.result == "pass" then "" else ($t | why) end)] | @tsv' \
