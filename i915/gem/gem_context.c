@@ -570,9 +570,8 @@ static int gem_query_engines(struct i915_gem_dev *dev, const struct drm_i915_que
 
 static int gem_query_regions(struct i915_gem_dev *dev, const struct drm_i915_query_item *item)
 {
-	const struct gem_profile_info *info = dev->info;
 	struct drm_i915_query_memory_regions q;
-	uint32_t n = info->lmem_size ? 2 : 1;
+	uint32_t n = dev->lmem_size ? 2 : 1;
 	uint32_t total = sizeof(q) + n * sizeof(struct drm_i915_memory_region_info);
 	uint64_t smem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
 	bool perfmon = geteuid() == 0;
@@ -600,15 +599,15 @@ static int gem_query_regions(struct i915_gem_dev *dev, const struct drm_i915_que
 			uint64_t used = ttm_resource_manager_usage(man);
 
 			mi.region.memory_class = I915_MEMORY_CLASS_DEVICE;
-			mi.probed_size = info->lmem_size;
-			mi.probed_cpu_visible_size = info->lmem_visible_size;
-			mi.unallocated_size = info->lmem_size;
-			mi.unallocated_cpu_visible_size = info->lmem_visible_size;
+			mi.probed_size = dev->lmem_size;
+			mi.probed_cpu_visible_size = dev->lmem_visible_size;
+			mi.unallocated_size = dev->lmem_size;
+			mi.unallocated_cpu_visible_size = dev->lmem_visible_size;
 			if (perfmon) {
-				mi.unallocated_size = info->lmem_size - used;
+				mi.unallocated_size = dev->lmem_size - used;
 				mi.unallocated_cpu_visible_size =
-				    used >= info->lmem_visible_size ? 0
-								     : info->lmem_visible_size - used;
+				    used >= dev->lmem_visible_size ? 0
+								     : dev->lmem_visible_size - used;
 			}
 		}
 		if (gem_copy_to_user(item->data_ptr + sizeof(q) + i * sizeof(mi), &mi, sizeof(mi)))

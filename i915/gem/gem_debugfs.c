@@ -223,7 +223,7 @@ static void gem_capabilities(struct i915_gem_dev *dev, struct gem_text *t)
 		   info->graphics_ver_full % 100);
 	gem_printf(t, "gt: 0\niommu: disabled\n");
 	gem_printf(t, "has_llc: %s\n", info->has_llc ? "yes" : "no");
-	gem_printf(t, "has_local_memory: %s\n", info->lmem_size ? "yes" : "no");
+	gem_printf(t, "has_local_memory: %s\n", dev->lmem_size ? "yes" : "no");
 	gem_printf(t, "has_mappable_aperture: %s\n", info->has_aperture ? "yes" : "no");
 	gem_printf(t, "has_full_ppgtt: yes\nhas_logical_ring_contexts: yes\n");
 	gem_printf(t, "slice total: 1, mask=0001\nsubslice total: %u\nEU total: %u\n",
@@ -258,8 +258,8 @@ static void gem_objects_info(struct i915_gem_dev *dev, struct gem_text *t)
 					ttm_resource_manager_usage(tt)));
 	if (i915->has_lmem)
 		gem_printf(t, "local0: total:%llu, available:%llu bytes\n",
-			   (unsigned long long)dev->info->lmem_size,
-			   (unsigned long long)(dev->info->lmem_size -
+			   (unsigned long long)dev->lmem_size,
+			   (unsigned long long)(dev->lmem_size -
 						ttm_resource_manager_usage(&i915->lmem.manager)));
 }
 
@@ -307,7 +307,7 @@ int i915_gem_debugfs_read(struct i915_device *i915, const char *name, char **tex
 	else if (!strcmp(name, "i915_params/enable_hangcheck"))
 		gem_printf(&t, "%c\n", dev->param_hangcheck ? 'Y' : 'N');
 	else if (!strcmp(name, "i915_params/lmem_size"))
-		gem_printf(&t, "%u\n", 0u); /* MiB; 0: all of each region */
+		gem_printf(&t, "%llu\n", (unsigned long long)dev->param_lmem_mib);
 	else if (!strcmp(name, "i915_forcewake_user"))
 		gem_printf(&t, "%s", ""); /* holding it open is all it is for */
 	else

@@ -93,8 +93,63 @@ const struct i915_gem_profile *i915_gem_device_profile(struct i915_device *i915)
 	return i915 && i915->gem_uapi ? &i915->gem_uapi->info->pub : NULL;
 }
 
+/*
+ * Module options: @lmem_mib and the debugfs-settable ones. Unknown names
+ * are skipped; a value that does not parse is -EINVAL.
+ */
+static int gem_parse_params(const char *params, uint64_t *lmem_mib, int *reset, int *hangcheck)
+{
+	const char *p = params;
+
+	while (p && *p) {
+		char name[32], *end;
+		size_t n = strcspn(p, "= \t\n");
+		long long v;
+
+		if (!n) {
+			p++;
+			continue;
+		}
+		if (n >= sizeof(name) || p[n] != '=') {
+			p += n;
+			continue;
+		}
+		memcpy(name, p, n);
+		name[n] = 0;
+		p += n + 1;
+		if (!strcmp(name, "enable_hangcheck") && (*p == 'Y' || *p == 'N')) {
+			*hangcheck = *p == 'Y';
+			p += strcspn(p, " \t\n");
+			continue;
+		}
+		errno = 0;
+		v = strtoll(p, &end, 0);
+		if (end == p || errno || (*end && !strchr(" \t\n", *end)))
+			return -EINVAL;
+		p = end;
+		if (!strcmp(name, "lmem_size")) {
+			if (v < 0)
+				return -EINVAL;
+			*lmem_mib = (uint64_t)v;
+		} else if (!strcmp(name, "reset")) {
+			*reset = (int)v;
+		} else if (!strcmp(name, "enable_hangcheck")) {
+			*hangcheck = v != 0;
+		}
+	}
+	return 0;
+}
+
 int i915_gem_device_create(const char *profile, struct i915_device **out)
 {
+	return i915_gem_device_create_params(profile, NULL, out);
+}
+
+int i915_gem_device_create_params(const char *profile, const char *params,
+				  struct i915_device **out)
+{
+	uint64_t lmem_mib = 0;
+	int reset = 3, hangcheck = 1;
 	const struct gem_profile_info *info = NULL;
 	struct sim_gpu_config cfg;
 	struct i915_device *i915;
@@ -110,12 +165,18 @@ int i915_gem_device_create(const char *profile, struct i915_device **out)
 			info = &gem_profiles[i];
 	if (!info)
 		return -EINVAL;
+	ret = gem_parse_params(params, &lmem_mib, &reset, &hangcheck);
+	if (ret)
+		return ret;
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
 	sim_gpu_config_init(&cfg);
 	cfg.lmem_size = info->lmem_size;
-	cfg.lmem_visible_size = info->lmem_visible_size;
+	if (lmem_mib && lmem_mib * MiB < cfg.lmem_size)
+		cfg.lmem_size = lmem_mib * MiB;
+	cfg.lmem_visible_size = info->lmem_visible_size < cfg.lmem_size ? info->lmem_visible_size
+									 : cfg.lmem_size;
 	/* Ring registers hold 32-bit GGTT addresses: keep the top page below 4 GiB. */
 	cfg.ggtt_size = (4ull << 30) - MiB;
 	ret = i915_device_create_sim(&cfg, &i915);
@@ -144,8 +205,11 @@ int i915_gem_device_create(const char *profile, struct i915_device **out)
 	/* Fake offsets start above what a real mmap of a 32-bit offset reaches. */
 	dev->next_offset = 1ull << 32;
 	dev->next_file_id = 1;
-	dev->param_reset = 3; /* i915.reset default: full and engine resets */
-	dev->param_hangcheck = true;
+	dev->param_reset = reset; /* default 3: full and engine resets */
+	dev->param_hangcheck = hangcheck;
+	dev->lmem_size = cfg.lmem_size;
+	dev->lmem_visible_size = cfg.lmem_visible_size;
+	dev->param_lmem_mib = lmem_mib;
 	i915->gem_uapi = dev;
 	*out = i915;
 	return 0;
@@ -416,15 +480,14 @@ void gem_mmo_free_all(struct gem_obj *obj)
 static void gem_cpu_placement(struct gem_obj *obj, struct ttm_place *places,
 			      struct ttm_placement *pl)
 {
-	const struct gem_profile_info *info = obj->dev->info;
 	unsigned int n = 0;
 	bool smem = obj->nregions == 0;
 
 	for (uint32_t i = 0; i < obj->nregions; i++) {
-		if ((obj->regions[i] >> 16) == I915_MEMORY_CLASS_DEVICE && info->lmem_size) {
+		if ((obj->regions[i] >> 16) == I915_MEMORY_CLASS_DEVICE && obj->dev->lmem_size) {
 			places[n] = (struct ttm_place){
 			    .mem_type = TTM_PL_VRAM,
-			    .lpfn = (uint32_t)(info->lmem_visible_size >> TTM_PAGE_SHIFT),
+			    .lpfn = (uint32_t)(obj->dev->lmem_visible_size >> TTM_PAGE_SHIFT),
 			};
 			n++;
 		} else {

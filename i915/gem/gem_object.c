@@ -159,7 +159,7 @@ static bool gem_obj_has_pages(struct gem_obj *obj)
 static uint64_t gem_region_total(struct i915_gem_dev *dev, uint16_t cls)
 {
 	if (cls == I915_MEMORY_CLASS_DEVICE)
-		return dev->info->lmem_size;
+		return dev->lmem_size;
 	return (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
@@ -239,7 +239,7 @@ static int gem_ext_regions(uint64_t base, void *data)
 	struct drm_i915_gem_create_ext_memory_regions ext;
 	struct gem_create_ext *c = data;
 	uint32_t regions[4], seen = 0;
-	uint32_t max = c->dev->info->lmem_size ? 2 : 1;
+	uint32_t max = c->dev->lmem_size ? 2 : 1;
 
 	if (gem_copy_from_user(&ext, base, sizeof(ext)))
 		return -EFAULT;

@@ -257,6 +257,9 @@ struct gem_map {
  * @next_offset: fake offset allocator (bump, never reused).
  * @maps: live CPU mappings.
  * @wedged: the GPU was declared wedged through debugfs.
+ * @param_reset, @param_hangcheck, @param_lmem_mib: module options.
+ * @lmem_size, @lmem_visible_size: the local memory probed (the profile's,
+ *	or less with lmem_size=).
  * @proxy_context: the timeline of the fences of queued batches.
  * @proxy_seqno: their seqno allocator; atomic.
  * @async_jobs: batches queued behind fences, not submitted yet;
@@ -279,6 +282,9 @@ struct i915_gem_dev {
 	uint64_t reset_count;
 	int param_reset;
 	bool param_hangcheck;
+	uint64_t param_lmem_mib;
+	uint64_t lmem_size;
+	uint64_t lmem_visible_size;
 	uint64_t proxy_context;
 	atomic_ullong proxy_seqno;
 	unsigned int async_jobs;

@@ -1062,3 +1062,21 @@ KTEST(allocation_failures_leave_nothing_behind)
 	EXPECT_EQ(atomic_load(&fx.i915->drm.bdev.stats.bo_count), 0u);
 	fx_close(&fx);
 }
+
+KTEST(module_params_at_probe)
+{
+	struct i915_device *i915;
+	char *text = NULL;
+	size_t len = 0;
+
+	EXPECT_EQ(i915_gem_device_create_params("dg2", "lmem_size=abc", &i915), -EINVAL);
+	ASSERT_EQ(i915_gem_device_create_params("dg2", "foo=1 lmem_size=256 reset=0", &i915), 0);
+	ASSERT_EQ(i915_gem_debugfs_read(i915, "i915_params/lmem_size", &text, &len), 0);
+	EXPECT_STREQ(text, "256\n");
+	free(text);
+	ASSERT_EQ(i915_gem_debugfs_read(i915, "i915_params/reset", &text, &len), 0);
+	EXPECT_STREQ(text, "0\n");
+	free(text);
+	EXPECT_EQ(i915->gem_uapi->lmem_size, 256ull << 20);
+	i915_gem_device_destroy(i915);
+}

@@ -67,6 +67,19 @@ const char *const *i915_gem_profile_names(void);
 int i915_gem_device_create(const char *profile, struct i915_device **out);
 
 /**
+ * i915_gem_device_create_params() - i915_gem_device_create() with the
+ * module options a modprobe would pass ("lmem_size=4096 reset=0"):
+ * lmem_size (MiB of each local-memory region to use, 0 for all) takes
+ * effect at probe only; reset and enable_hangcheck as their
+ * i915_params/ debugfs files. Unknown options are ignored, as the kernel
+ * ignores unknown module parameters.
+ * Return: as i915_gem_device_create(); -EINVAL (a value that does not
+ * parse).
+ */
+int i915_gem_device_create_params(const char *profile, const char *params,
+				  struct i915_device **out);
+
+/**
  * i915_gem_device_destroy() - close every file still open, wait for the
  * GPU and tear the device down.
  */
