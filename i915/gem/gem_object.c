@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <drmcore/drm_fd.h>
 #include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_tt.h>
 
@@ -958,11 +959,25 @@ int gem_prime_handle_to_fd_ioctl(struct i915_gem_file *file, void *data)
 	} else {
 		gem_obj_get(obj); /* the dma-buf's, dropped by its release */
 		ret = drm_dma_buf_export(&obj->bo->base, &gem_dmabuf_ops, obj, (int)args->flags, &fd,
-					 NULL);
+					 &buf);
 		if (ret)
 			gem_obj_put(obj);
+		else
+			drm_dma_buf_ref(buf);
 	}
 	pthread_mutex_unlock(&dev->prime_lock);
+	if (!ret) {
+		struct drm_prime_file *pf = &file->drm.prime;
+		uint32_t known;
+
+		/* An import of it into this file gives back this handle. */
+		drm_prime_lock(pf);
+		if (drm_prime_lookup_buf_handle_locked(pf, buf, &known) == -ENOENT)
+			ret = drm_prime_add_buf_handle_locked(pf, buf, args->handle);
+		drm_prime_unlock(pf);
+		if (ret)
+			drm_fd_close(fd, close);
+	}
 	if (buf)
 		drm_dma_buf_put(buf);
 	gem_obj_put(obj);

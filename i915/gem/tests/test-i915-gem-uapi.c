@@ -624,6 +624,9 @@ KTEST(prime_export_import_same_object)
 	EXPECT_GE(ph.fd, 0);
 	EXPECT_EQ(lseek(ph.fd, 0, SEEK_END), 4096);
 	imp.fd = ph.fd;
+	/* The exporting file gets its own handle back. */
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp), 0);
+	EXPECT_EQ(imp.handle, ph.handle);
 	ASSERT_EQ(i915_gem_ioctl(other, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp), 0);
 	again = imp.handle;
 	ASSERT_EQ(i915_gem_ioctl(other, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp), 0);
