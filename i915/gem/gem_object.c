@@ -329,8 +329,7 @@ int gem_close_ioctl(struct i915_gem_file *file, void *data)
 {
 	struct drm_gem_close *args = data;
 
-	if (args->pad)
-		return -EINVAL;
+	/* drm_gem_close_ioctl() does not look at the pad. */
 	drm_prime_remove_buf_handle(&file->drm.prime, args->handle);
 	return gem_handle_delete(file, args->handle);
 }
