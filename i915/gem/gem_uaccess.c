@@ -17,14 +17,12 @@
 /* process_vm_*() may transfer less than asked (a partial page run): loop. */
 static int gem_user_xfer(void *local, uint64_t remote, size_t len, bool write)
 {
-	static pid_t self; /* set once; getpid() is the same in every thread */
+	pid_t self = getpid(); /* not cached: a forked child is another process */
 
 	if (!len)
 		return 0;
 	if (!remote || remote + len < remote || remote > UINTPTR_MAX)
 		return -EFAULT;
-	if (!self)
-		self = getpid();
 	while (len) {
 		struct iovec l = {.iov_base = local, .iov_len = len};
 		struct iovec r = {.iov_base = (void *)(uintptr_t)remote, .iov_len = len};
