@@ -318,17 +318,37 @@ void drm_syncobj_replace_fence(struct drm_syncobj *syncobj, struct dma_fence *fe
 void drm_syncobj_add_point(struct drm_syncobj *syncobj, struct dma_fence_chain *chain,
 			   struct dma_fence *fence, uint64_t point)
 {
-	struct dma_fence *prev;
+	struct dma_fence *prev, *old = NULL;
 
 	dma_fence_get(fence);
 	pthread_mutex_lock(&syncobj->lock);
 	/* The chain takes over the syncobj's reference to its old fence. */
 	prev = syncobj->fence;
+	/*
+	 * Every point up to the head has signalled: the new point need not
+	 * keep the old links (and their payload fences, GPU requests) alive.
+	 * It hangs off a lone, signalled link at the head's point instead,
+	 * which answers QUERY and waits for old points the same way. The
+	 * kernel prunes signalled links when it walks the chain; ours cannot
+	 * be rewritten.
+	 * Without memory for the copy the chain just stays long.
+	 */
+	if (to_dma_fence_chain(prev) && dma_fence_is_signaled(prev)) {
+		struct dma_fence_chain *copy = dma_fence_chain_alloc();
+
+		if (copy) {
+			dma_fence_chain_init(copy, NULL, dma_fence_get_stub(), prev->seqno);
+			/* Put after unlocking: it may free a long chain. */
+			old = prev;
+			prev = &copy->base;
+		}
+	}
 	dma_fence_chain_init(chain, prev, fence, point);
 	syncobj->fence = &chain->base;
 	wake_waiters_locked(syncobj);
 	eventfds_check_locked(syncobj);
 	pthread_mutex_unlock(&syncobj->lock);
+	dma_fence_put(old);
 }
 
 /* Register @e for a fence to appear, unless the fence is there already. */

@@ -638,3 +638,46 @@ KTEST(drm_syncobj_eventfd_signals_on_fence_and_on_availability)
 	dma_fence_put(f);
 	dma_fence_put(g);
 }
+
+KTEST(drm_syncobj_signalled_timeline_does_not_grow)
+{
+	struct drm_file file;
+	long base = dma_fence_live_count();
+	uint64_t pt;
+	uint32_t h;
+
+	drm_file_init(&file);
+	h = create(&file, 0);
+	/* Points signalled as they come: the old links and payloads go. */
+	for (uint64_t i = 1; i <= 5000; i++) {
+		struct dma_fence *f = new_fence();
+
+		add_point(&file, h, f, i);
+		dma_fence_signal(f);
+		dma_fence_put(f);
+	}
+	EXPECT_LT(dma_fence_live_count(), base + 16);
+	EXPECT_EQ(query(&file, h, 0), 5000);
+	EXPECT_EQ(query(&file, h, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED), 5000);
+	pt = 1234;
+	EXPECT_EQ(twait(&file, &h, &pt, 1, 0, 0, NULL), 0);
+	pt = 5000;
+	EXPECT_EQ(twait(&file, &h, &pt, 1, 0, 0, NULL), 0);
+	pt = 5001;
+	EXPECT_EQ(twait(&file, &h, &pt, 1, 0, 0, NULL), -EINVAL);
+	/* An unsignalled point keeps the chain (and QUERY stays exact). */
+	{
+		struct dma_fence *a = new_fence(), *b = new_fence();
+
+		add_point(&file, h, a, 5001);
+		add_point(&file, h, b, 5002);
+		dma_fence_signal(b);
+		EXPECT_EQ(query(&file, h, 0), 5000);
+		dma_fence_signal(a);
+		EXPECT_EQ(query(&file, h, 0), 5002);
+		dma_fence_put(a);
+		dma_fence_put(b);
+	}
+	drm_file_fini(&file);
+	EXPECT_EQ(dma_fence_live_count(), base);
+}
