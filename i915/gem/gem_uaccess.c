@@ -7,6 +7,8 @@
  * kernel.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -14,10 +16,41 @@
 
 #include "gem_priv.h"
 
+/*
+ * Our pid, asked once per process: a system call per copy costs as much as
+ * the copy. A forked child forgets the parent's (pthread_atfork), so it
+ * never reads its parent's memory.
+ */
+static _Atomic pid_t gem_self;
+static pthread_once_t gem_self_once = PTHREAD_ONCE_INIT;
+
+static void gem_self_forget(void)
+{
+	atomic_store(&gem_self, 0);
+}
+
+static void gem_self_init(void)
+{
+	pthread_atfork(NULL, NULL, gem_self_forget);
+}
+
+static pid_t gem_self_pid(void)
+{
+	pid_t pid;
+
+	pthread_once(&gem_self_once, gem_self_init);
+	pid = atomic_load(&gem_self);
+	if (!pid) {
+		pid = getpid();
+		atomic_store(&gem_self, pid);
+	}
+	return pid;
+}
+
 /* process_vm_*() may transfer less than asked (a partial page run): loop. */
 static int gem_user_xfer(void *local, uint64_t remote, size_t len, bool write)
 {
-	pid_t self = getpid(); /* not cached: a forked child is another process */
+	pid_t self = gem_self_pid();
 
 	if (!len)
 		return 0;
