@@ -6,6 +6,7 @@
  * execbuffer, softpin errnos, and VM lifetime with the contexts using it.
  */
 #include <errno.h>
+#include <pthread.h>
 
 #include <fault_inject.h>
 #include <i915/i915_gem.h>
@@ -583,5 +584,81 @@ KTEST(vm_eviction_unbinds_and_next_exec_rebinds)
 	EXPECT_UEQ(read32(a, (5u << 20) + 4), 0x6b6b);
 	i915_context_put(ctx);
 	i915_vm_put(vm);
+	vm_fixture_fini(&fx);
+}
+
+struct vm_racer {
+	struct i915_device *i915;
+	struct i915_context *ctx;
+	struct i915_gem_object *target, *batch;
+	unsigned int id, ran, refused;
+	int error;
+};
+
+/*
+ * Softpin @target at one of two addresses the other racer uses too: the
+ * range is held by the other's vma, pinned (-ENOSPC) or not (evicted after
+ * its last use), and every batch that ran stored where it should.
+ */
+static void *vm_racer_run(void *arg)
+{
+	struct vm_racer *r = arg;
+
+	for (unsigned int i = 0; i < 200 && !r->error; i++) {
+		uint64_t at = HIGH + (uint64_t)((i + r->id) & 1) * 8192;
+		struct i915_exec_object eo[2] = {
+		    {.obj = r->target, .flags = PIN48 | EXEC_OBJECT_WRITE, .offset = at},
+		    {.obj = r->batch, .flags = PIN48, .offset = HIGH + (1u + r->id) * 65536},
+		};
+		uint32_t cs[8], *p = emit_sdi_ppgtt(cs, at + 4 * (i % 64), i);
+		int ret;
+
+		p = i915_emit_bb_end(p);
+		ret = i915_gem_object_access(r->batch, 0, cs, 4 * (size_t)(p - cs), true);
+		if (!ret)
+			ret = exec_wait(r->i915, eo, 2, r->ctx);
+		if (ret == -ENOSPC) {
+			r->refused++;
+			continue;
+		}
+		if (ret) {
+			r->error = ret;
+			break;
+		}
+		if (read32(r->target, 4 * (i % 64)) != i)
+			r->error = -EIO;
+		r->ran++;
+	}
+	return NULL;
+}
+
+KTEST(vm_shared_by_racing_contexts)
+{
+	struct vm_fixture fx;
+	struct i915_device *i915 = vm_fixture_init(&fx);
+	struct i915_address_space *vm;
+	struct vm_racer r[2];
+	pthread_t t[2];
+
+	ASSERT_EQ(i915_vm_create(i915, &vm), 0);
+	for (unsigned int i = 0; i < 2; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].i915 = i915;
+		r[i].id = i;
+		ASSERT_EQ(i915_context_create(i915, &r[i].ctx), 0);
+		ASSERT_EQ(i915_context_set_vm(r[i].ctx, vm), 0);
+		r[i].target = vm_fixture_obj(&fx, 8192, I915_GEM_REGION_SMEM);
+		r[i].batch = vm_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	}
+	i915_vm_put(vm);
+	for (unsigned int i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_create(&t[i], NULL, vm_racer_run, &r[i]), 0);
+	for (unsigned int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(r[i].error, 0);
+		EXPECT_GT(r[i].ran, 0);
+		EXPECT_EQ(r[i].ran + r[i].refused, 200);
+		i915_context_put(r[i].ctx);
+	}
 	vm_fixture_fini(&fx);
 }
