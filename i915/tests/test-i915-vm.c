@@ -662,3 +662,44 @@ KTEST(vm_shared_by_racing_contexts)
 	}
 	vm_fixture_fini(&fx);
 }
+
+/*
+ * Swapping an object's pages out (it stays in SYSTEM) unbinds it from its
+ * VM before the pages go; the next execbuffer swaps them in and binds them
+ * again, the content intact.
+ */
+KTEST(vm_swapout_unbinds_and_next_exec_rebinds)
+{
+	struct vm_fixture fx;
+	struct i915_device *i915 = vm_fixture_init(&fx);
+	struct i915_address_space *vm;
+	struct i915_context *ctx = vm_context(i915, &vm);
+	struct i915_gem_object *target = vm_fixture_obj(&fx, 8192, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = vm_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct ttm_operation_ctx tctx = {.interruptible = false};
+	struct i915_exec_object eo[2] = {
+	    {.obj = target, .flags = PIN48 | EXEC_OBJECT_WRITE, .offset = HIGH},
+	    {.obj = batch, .flags = PIN48, .offset = HIGH + 65536},
+	};
+	uint64_t where;
+	bool bound;
+
+	write_store_batch(batch, HIGH + 4096, 0x77);
+	ASSERT_EQ(exec_wait(i915, eo, 2, ctx), 0);
+	EXPECT_EQ(i915_gem_object_mem_type(target), TTM_PL_SYSTEM);
+	ASSERT_EQ(ttm_bo_reserve(&target->base, false, false, NULL), 0);
+	EXPECT_GT(ttm_bo_swapout(&target->base, &tctx), 0);
+	ttm_bo_unreserve(&target->base);
+	ASSERT_EQ(i915_vm_lookup(vm, &target->base, &where, &bound), 0);
+	EXPECT_FALSE(bound);
+	EXPECT_UEQ(i915_vm_read_pte(vm, (HIGH + 4096) >> 12), 0);
+	write_store_batch(batch, HIGH + 4100, 0x88);
+	ASSERT_EQ(exec_wait(i915, eo, 2, ctx), 0);
+	ASSERT_EQ(i915_vm_lookup(vm, &target->base, &where, &bound), 0);
+	EXPECT_TRUE(bound);
+	EXPECT_UEQ(read32(target, 4096), 0x77);
+	EXPECT_UEQ(read32(target, 4100), 0x88);
+	i915_context_put(ctx);
+	i915_vm_put(vm);
+	vm_fixture_fini(&fx);
+}
