@@ -115,7 +115,7 @@ run_igt() {
 	fi
 	for p in tgl dg2; do
 		ttm_log "igt: acceptance list on $p"
-		scripts/igt-shim-run.sh -p "$p" -b build -o "$TTM_TOP/build-logs/igt-$p" \
+		scripts/igt-shim-run.sh -p "$p" -b build -t "${IGT_TIMEOUT:-60}" -o "$TTM_TOP/build-logs/igt-$p" \
 			>"$logdir/igt-$p.log" 2>&1
 		rc=$?
 		if [ $rc -eq 77 ]; then
