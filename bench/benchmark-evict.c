@@ -956,14 +956,11 @@ static void dev_sim_fini(struct ev_dev *d)
 
 static int opt_u64(const char *arg, uint64_t *v, char *err, size_t errlen)
 {
-	char *end;
-	unsigned long long x = strtoull(arg, &end, 10);
-
-	if (!*arg || *end || !x) {
-		snprintf(err, errlen, "expected a positive integer, got '%s'", arg);
+	/* At most 2^24: MiB and KiB values become byte counts without overflow. */
+	if (bench_parse_u64(arg, 1, 1ull << 24, v)) {
+		snprintf(err, errlen, "expected an integer in 1..%llu, got '%s'", 1ull << 24, arg);
 		return -EINVAL;
 	}
-	*v = x;
 	return 0;
 }
 

@@ -379,15 +379,12 @@ static int pl_nosw(struct pl_dev *d, uint64_t cap_pages, double *ms, double *fil
 
 static int set_u64(const char *arg, uint64_t *v, uint64_t min, char *err, size_t errlen)
 {
-	char *end;
-	unsigned long long x = strtoull(arg, &end, 10);
-
-	if (!*arg || *end || x < min) {
-		snprintf(err, errlen, "expected an integer >= %llu, got '%s'",
-			 (unsigned long long)min, arg);
+	/* At most 2^24: MiB and KiB values become byte counts without overflow. */
+	if (bench_parse_u64(arg, min, 1ull << 24, v)) {
+		snprintf(err, errlen, "expected an integer in %llu..%llu, got '%s'",
+			 (unsigned long long)min, 1ull << 24, arg);
 		return -EINVAL;
 	}
-	*v = x;
 	return 0;
 }
 
@@ -406,7 +403,8 @@ static int opt_over(void *ctx, const char *arg, char *err, size_t errlen)
 	char *end;
 	double x = strtod(arg, &end);
 
-	if (!*arg || *end || !(x >= 1.0 && x <= 16.0)) {
+	if (!*arg || *end || !(x >= 1.0 && x <= 16.0) || *arg < '0' || *arg > '9' ||
+	    arg[strspn(arg, "0123456789.")]) {
 		snprintf(err, errlen, "expected a factor from 1 to 16, got '%s'", arg);
 		return -EINVAL;
 	}

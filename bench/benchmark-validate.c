@@ -86,10 +86,14 @@ struct val_opts {
 static int parse_size(const char *s, uint64_t *out)
 {
 	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
+	unsigned long long v;
 	uint64_t mul = 1;
 
-	if (end == s)
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end == s || errno || v > (256ull << 20))
 		return -EINVAL;
 	if (*end == 'k' || *end == 'K')
 		mul = 1024, end++;

@@ -82,6 +82,9 @@ static int collect(struct path_list *l, const char *arg)
 			free(p);
 	}
 	closedir(d);
+	/* A directory without results is a mistake, even beside other inputs. */
+	if (!rc && l->n == first)
+		rc = -ENOENT;
 	if (!rc)
 		qsort(l->v + first, l->n - first, sizeof(*l->v), cmp_str);
 	return rc;

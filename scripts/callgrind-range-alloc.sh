@@ -8,6 +8,13 @@
 #   ./scripts/callgrind-range-alloc.sh [BUILD_DIR]   (default build-bench)
 set -u
 . "$(dirname "$0")/lib.sh"
+case $#:${1:-} in
+0:* | 1:[!-]*) ;;
+*)
+	echo "usage: $0 [BUILD_DIR]" >&2
+	exit 2
+	;;
+esac
 cd "$TTM_TOP" || exit 1
 dir=${1:-build-bench}
 bin="$dir/bench/benchmark-range-alloc"

@@ -305,6 +305,9 @@ void bench_options_usage(FILE *f, const char *prog, const char *bench_name,
  */
 int bench_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out);
 
+/** bench_parse_u64() - bench_parse_uint() for 64-bit values. */
+int bench_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
 /**
  * bench_parse_cpu_list() - parse "0,2,4-7" into @cpus (at most @max entries).
  * Return: number of entries, or -EINVAL (empty item, bad number, backwards

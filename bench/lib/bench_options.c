@@ -48,6 +48,16 @@ int bench_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 	return 0;
 }
 
+int bench_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+
+	if (parse_u64(s, &v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 int bench_parse_cpu_list(const char *s, unsigned *cpus, unsigned max)
 {
 	unsigned n = 0, lo, hi, c, j;
@@ -193,7 +203,8 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 		errno = 0;
 		o->duration_s = strtod(val, &end);
 		if (!*val || *end || errno || !isfinite(o->duration_s) || o->duration_s <= 0.0 ||
-		    o->duration_s > BENCH_MAX_DURATION_S || ((*val < '0' || *val > '9') && *val != '.')) {
+		    o->duration_s > BENCH_MAX_DURATION_S || ((*val < '0' || *val > '9') && *val != '.') ||
+		    val[strspn(val, "0123456789.eE+-")]) {
 			bench_set_err(err, errlen, "--duration: expected seconds in (0, %d], got '%s'",
 				BENCH_MAX_DURATION_S, val);
 			return -EINVAL;

@@ -339,7 +339,7 @@ static bool igt_parse_double(const char *s, double *out)
 	double v;
 
 	/* Seconds: digits first (no sign, blank, "nan" or "inf"), finite, > 0, at most a day. */
-	if ((*s < '0' || *s > '9') && *s != '.')
+	if (((*s < '0' || *s > '9') && *s != '.') || s[strspn(s, "0123456789.eE+-")])
 		return false;
 	errno = 0;
 	v = strtod(s, &end);
@@ -366,8 +366,8 @@ static bool igt_parse_u64(const char *s, uint64_t *out)
 
 static igt_noreturn void igt_invalid(const char *what, const char *arg)
 {
-	fprintf(stderr, "%s: %s\n", what, arg);
-	igt_usage(stderr);
+	/* One line that names the problem; the usage is one --help away. */
+	fprintf(stderr, "%s: %s (see --help)\n", what, arg ? arg : "");
 	exit(IGT_EXIT_INVALID);
 }
 
