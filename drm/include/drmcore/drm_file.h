@@ -28,6 +28,7 @@ struct drm_file {
 	struct drm_prime_file prime;
 };
 
+/** drm_file_init() - an open file with no syncobjs and an empty prime table. */
 void drm_file_init(struct drm_file *file);
 
 /**

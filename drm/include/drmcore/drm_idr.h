@@ -28,8 +28,13 @@ struct drm_idr {
 	uint32_t hint;
 };
 
+/** drm_idr_init() - an empty table; the first handle will be 1. */
 void drm_idr_init(struct drm_idr *idr);
-/* Frees the table; the pointers it held are the caller's to release first. */
+
+/**
+ * drm_idr_fini() - free the table (left empty and reusable); the pointers
+ * it held are the caller's to release first.
+ */
 void drm_idr_fini(struct drm_idr *idr);
 
 /**

@@ -32,11 +32,16 @@ struct drm_prime_file {
 	uint32_t size;
 };
 
+/** drm_prime_file_init() - an empty table. */
 void drm_prime_file_init(struct drm_prime_file *pf);
-/* Drops every entry's dma-buf reference. */
+
+/** drm_prime_file_fini() - drop every entry's dma-buf reference and free the table. */
 void drm_prime_file_fini(struct drm_prime_file *pf);
 
+/** drm_prime_lock() - take @pf->lock for a sequence of _locked calls. */
 void drm_prime_lock(struct drm_prime_file *pf);
+
+/** drm_prime_unlock() - release @pf->lock. */
 void drm_prime_unlock(struct drm_prime_file *pf);
 
 /**

@@ -87,6 +87,7 @@ struct drm_syncobj {
  */
 int drm_syncobj_create(struct drm_syncobj **out, uint32_t flags, struct dma_fence *fence);
 
+/** drm_syncobj_get() - take a reference (the caller already holds one). */
 static inline void drm_syncobj_get(struct drm_syncobj *syncobj)
 {
 	atomic_fetch_add_explicit(&syncobj->refcount, 1, memory_order_relaxed);
