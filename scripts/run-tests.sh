@@ -6,7 +6,12 @@
 #                                     ASan+UBSan (unit, stress, fault) and TSan
 #                                     (the concurrency tests), then the fuzzers
 #   ./scripts/run-tests.sh --quick    plain build only
-#   ./scripts/run-tests.sh --only asan|tsan|plain|fuzz|igt
+#   ./scripts/run-tests.sh --only asan|tsan|plain|fuzz|igt|gates
+#
+# The gates run (first in the default list) counts one test per gate: the
+# kernel-doc completeness of the public headers (scripts/check-kernel-doc.sh),
+# cppcheck over the core (scripts/check-cppcheck.sh) and the formatting of the
+# files in scripts/format-files.txt (scripts/check-format.sh).
 #
 # The igt run (not in the default list unless TTM_IGT=1: see run_igt) builds igt-gpu-tools
 # (scripts/igt-build.sh, cached outside the checkout) and runs the acceptance
@@ -18,16 +23,16 @@ set -u
 . "$(dirname "$0")/lib.sh"
 cd "$TTM_TOP" || exit 1
 
-runs="plain asan tsan fuzz"
+runs="gates plain asan tsan fuzz"
 # TTM_IGT=1 adds the igt run to the default list (CI: set it in .ci/run's
 # environment once the acceptance lists pass under the render node).
 [ -z "${TTM_IGT:-}" ] || runs="$runs igt"
 case "${1:-}" in
 --quick) runs=plain ;;
---only) runs=${2:?--only needs plain, asan, tsan, fuzz or igt} ;;
+--only) runs=${2:?--only needs plain, asan, tsan, fuzz, igt or gates} ;;
 "") ;;
 *)
-	echo "usage: $0 [--quick | --only plain|asan|tsan|fuzz|igt]" >&2
+	echo "usage: $0 [--quick | --only plain|asan|tsan|fuzz|igt|gates]" >&2
 	exit 2
 	;;
 esac
@@ -143,8 +148,26 @@ run_igt() {
 	done
 }
 
+# run_gates: each static gate is one test; its findings go to the log and stderr.
+run_gates() {
+	local g
+	for g in check-kernel-doc check-cppcheck check-format; do
+		if scripts/$g.sh >"$logdir/$g.log" 2>&1; then
+			total_pass=$((total_pass + 1))
+			ttm_log "gates: $g: $(tail -n 1 "$logdir/$g.log")"
+		else
+			total_fail=$((total_fail + 1))
+			ttm_log "gates: $g failed (log: $logdir/$g.log)"
+			tail -n 40 "$logdir/$g.log" >&2
+		fi
+	done
+}
+
 for r in $runs; do
 	case $r in
+	gates)
+		run_gates
+		;;
 	plain)
 		build_and_run plain build "-Dwerror=$werror" unit stress fault
 		;;
