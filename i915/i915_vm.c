@@ -269,11 +269,12 @@ static bool ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
 
 /*
  * Free [@start, @start + @size) of @vm of every vma but @keep: -ENOSPC when
- * a pinned one is in the way; 1 with *@wait (a reference) when one is still
- * in use (the caller drops the lock, waits and retries); 0 when done.
+ * a pinned one is in the way (with @skip_pinned: pinned ones stay, the rest
+ * go); 1 with *@wait (a reference) when one is still in use (the caller
+ * drops the lock, waits and retries); 0 when done.
  */
 static int vm_evict_range_locked(struct i915_address_space *vm, uint64_t start, uint64_t size,
-				 struct i915_vma *keep, struct dma_fence **wait,
+				 struct i915_vma *keep, bool skip_pinned, struct dma_fence **wait,
 				 struct dma_fence **drop, unsigned int *ndrop)
 {
 	struct i915_vma *vma, *tmp;
@@ -281,6 +282,8 @@ static int vm_evict_range_locked(struct i915_address_space *vm, uint64_t start, 
 	list_for_each_entry (vma, &vm->vmas, struct i915_vma, vm_link) {
 		if (vma == keep || !drm_mm_node_allocated(&vma->node) ||
 		    !ranges_overlap(vma->node.start, vma->node.size, start, size))
+			continue;
+		if (vma->pin_count && skip_pinned)
 			continue;
 		if (vma->pin_count)
 			return -ENOSPC;
@@ -291,7 +294,8 @@ static int vm_evict_range_locked(struct i915_address_space *vm, uint64_t start, 
 	}
 	list_for_each_entry_safe (vma, tmp, &vm->vmas, struct i915_vma, vm_link) {
 		if (vma == keep || !drm_mm_node_allocated(&vma->node) ||
-		    !ranges_overlap(vma->node.start, vma->node.size, start, size))
+		    !ranges_overlap(vma->node.start, vma->node.size, start, size) ||
+		    vma->pin_count)
 			continue;
 		vma_unbind_locked(vma);
 		drm_mm_remove_node(&vm->mm, &vma->node);
@@ -366,8 +370,8 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 				ret = drm_mm_reserve_node(&vm->mm, &vma->node);
 				if (ret == -ENOSPC) {
 					/* Occupied: evict what is in the way (a walk of the VM). */
-					ret = vm_evict_range_locked(vm, start, size, vma, &wait, drop,
-								    &ndrop);
+					ret = vm_evict_range_locked(vm, start, size, vma, false, &wait,
+								    drop, &ndrop);
 					if (!ret)
 						ret = drm_mm_reserve_node(&vm->mm, &vma->node);
 				}
@@ -392,6 +396,20 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 					ret = drm_mm_insert_node_in_range(
 					    &vm->mm, &vma->node, size, TTM_PAGE_SIZE, 0,
 					    TTM_PAGE_SIZE, end, DRM_MM_INSERT_LOW);
+				if (ret == -ENOSPC) {
+					/*
+					 * The zone is full: evict every vma in it that
+					 * no execbuffer holds (i915_gem_evict_vm()),
+					 * then try once more.
+					 */
+					ret = vm_evict_range_locked(vm, TTM_PAGE_SIZE,
+								    end - TTM_PAGE_SIZE, vma, true,
+								    &wait, drop, &ndrop);
+					if (!ret)
+						ret = drm_mm_insert_node_in_range(
+						    &vm->mm, &vma->node, size, TTM_PAGE_SIZE, 0,
+						    TTM_PAGE_SIZE, end, DRM_MM_INSERT_LOW);
+				}
 			}
 		}
 		if (!ret && !vma->bound)
