@@ -454,9 +454,11 @@ static void env_init_once(void)
 
 	if (seed) {
 		char *end;
-		unsigned long long v = strtoull(seed, &end, 0);
+		unsigned long long v;
 
-		if (*seed && !*end) {
+		errno = 0;
+		v = strtoull(seed, &end, 0);
+		if (*seed >= '0' && *seed <= '9' && !*end && errno != ERANGE) {
 			fault_set_seed(v);
 		} else {
 			fprintf(stderr, "TTM_FAULTS_SEED: bad seed '%s'\n", seed);

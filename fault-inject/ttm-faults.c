@@ -53,6 +53,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	usage(stderr);
+	fprintf(stderr, "ttm-faults: %s (see --help)\n",
+		argc == 2 && !strcmp(argv[1], "--check") ? "--check needs a SPEC" : "bad arguments");
 	return 2;
 }

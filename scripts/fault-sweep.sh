@@ -17,7 +17,7 @@
 # unexplained; 1 on a failed point or probabilistic run; 2 on usage errors.
 set -u
 build=./build seed=1 pruns=1
-while getopts B:s:p: opt; do
+while getopts :B:s:p: opt; do
 	case $opt in
 	B) build=$OPTARG ;;
 	s) seed=$OPTARG ;;
@@ -25,6 +25,13 @@ while getopts B:s:p: opt; do
 	*) echo "usage: $0 [-B BUILDDIR] [-s SEED] [-p RUNS]" >&2; exit 2 ;;
 	esac
 done
+shift $((OPTIND - 1))
+# Numbers checked whole here: a bad one must not start a long sweep.
+case $#:$seed:$pruns in
+0:[0-9]*:[1-9]*) ;;
+*) echo "usage: $0 [-B BUILDDIR] [-s SEED] [-p RUNS] (SEED >= 0, RUNS >= 1)" >&2; exit 2 ;;
+esac
+case $seed$pruns in *[!0-9]*) echo "$0: -s and -p take decimal integers" >&2; exit 2 ;; esac
 faults=$build/ttm/ttm-faults sweep=$build/stress/ttm_fault_sweep
 for x in "$faults" "$sweep"; do
 	[ -x "$x" ] || { echo "$0: $x not built (ninja -C $build)" >&2; exit 2; }

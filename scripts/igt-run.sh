@@ -16,7 +16,7 @@
 set -u
 out=./igt-results
 tmo=600
-while getopts o:t: opt; do
+while getopts :o:t: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	t) tmo=$OPTARG ;;
@@ -25,6 +25,7 @@ while getopts o:t: opt; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || { echo "usage: $0 [-o OUTDIR] [-t TIMEOUT_S] PROGRAM..." >&2; exit 2; }
+case $tmo in '' | *[!0-9]* | 0) echo "$0: -t takes a positive number of seconds, not '$tmo'" >&2; exit 2 ;; esac
 command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 2; }
 mkdir -p "$out" || exit 2
 
