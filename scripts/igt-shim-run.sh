@@ -173,11 +173,11 @@ jq -r --rawfile jobs "$tmp/jobs" '
 	# igt'"'"'s own reason: the requirement for a skip, the assertion (and
 	# its values) for anything else.
 	def lines: ((.out // "") + "\n" + (.err // "")) | split("\n");
-	def why: if .result == "skip"
-		then [lines[] | select(test("Test requirement:|Last errno:"))] | .[0:2] | join(" | ")
-		else [lines[] | select(test("Failed assertion:|CRITICAL: error:|Received signal|Last errno:|timed out"))]
+	def why: [lines[]] as $l | if .result == "skip"
+		then [$l[] | select(test("Test requirement:|Last errno:"))] | .[0:2] | join(" | ")
+		else [$l[] | select(test("Failed assertion:|CRITICAL: error:|Received signal|Last errno:|timed out"))]
 			| if length > 0 then .[0:3] | join(" | ")
-			  else [lines[] | select(test("Test requirement:"))] | .[0:1] | join("") end
+			  else [$l[] | select(test("Test requirement:"))] | .[0:1] | join("") end
 		end;
 	. as $r | $jobs | split("\n")[] | select(length > 0) | . as $j
 	| ($r.tests[$j | ascii_downcase] // {result: "notrun"}) as $t
