@@ -26,6 +26,9 @@
 
 #include <ttm/drm_mm.h>
 
+#include <testlib/clock.h>
+#include <testlib/prng.h>
+
 #include "bench.h"
 
 #if __has_include(<valgrind/callgrind.h>)
@@ -37,22 +40,16 @@
 
 #define MAX_REPS 32
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static struct prng rng = { PRNG_GOLDEN };
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return prng_next(&rng);
 }
 
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return testlib_now_ns();
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -128,7 +128,7 @@ int bench_bootstrap_medians(const double *sorted, size_t n, uint64_t *rng, doubl
 			    size_t nres);
 
 /**
- * bench_rng_next() - xorshift64* step on *@state (a non-zero state); returns
+ * bench_rng_next() - testlib's splitmix64 step on *@state (any state); returns
  * 64 random bits. Shared by the bootstrap code and the comparison tool so a
  * seed means the same thing everywhere.
  */

@@ -9,27 +9,19 @@
 #include <string.h>
 #include <time.h>
 
+#include <testlib/clock.h>
+#include <testlib/prng.h>
+
 #include "bench.h"
 
 uint64_t bench_now_ns(void)
 {
-	struct timespec ts;
-
-	/* MONOTONIC_RAW cannot fail on Linux >= 2.6.28; fall back just in case. */
-	if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts))
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return testlib_now_raw_ns();
 }
 
 uint64_t bench_rng_next(uint64_t *state)
 {
-	uint64_t x = *state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545f4914f6cdd1dull;
+	return prng_step(state);
 }
 
 /* Uniform index in [0, n) without the modulo bias mattering at our sizes. */
