@@ -115,7 +115,14 @@ printf '{"schema": "other", "schema_version": 1}\n' >"$tmp/bad-schema.json"
 sed 's/"schema_version": 1/"schema_version": 2/' "$good" >"$tmp/bad-version.json"
 printf 'garbage\n' >"$tmp/plainfile"
 mkfifo "$tmp/fifo"
-bad_results=("$tmp"/bad-*.json /dev/null /dev/zero /dev/urandom "$tmp/fifo" "$tmp/emptydir"
+# Device nodes of our own: a program that wrote or renamed over one would
+# replace only this copy, never /dev/null itself (run as root, it would).
+# Without the right to mknod (not root) those cases are left out.
+devs=()
+mknod -m 666 "$tmp/fakenull" c 1 3 2>/dev/null && devs+=("$tmp/fakenull")
+mknod -m 444 "$tmp/fakezero" c 1 5 2>/dev/null && devs+=("$tmp/fakezero")
+mknod -m 444 "$tmp/fakeurandom" c 1 9 2>/dev/null && devs+=("$tmp/fakeurandom")
+bad_results=("$tmp"/bad-*.json "${devs[@]}" "$tmp/fifo" "$tmp/emptydir"
 	"$tmp/missing.json" "$tmp/plainfile/x.json")
 
 # ---------------------------------------------------- the harness benchmarks
@@ -138,7 +145,7 @@ for p in "${harness[@]}"; do
 		ints=("${bad_ints[@]}") secs=("${bad_secs[@]}") seeds=("${bad_seeds[@]}")
 		cpus=("${bad_cpus[@]}") backends=("${bad_backends[@]}") faults=("${bad_faults[@]}")
 		opts=("${bad_opts[@]}") vals=("" "zzz" "-1" "3abc" "nan" "1e999" "99999999999999999999999")
-		outs=("" /dev/null "$tmp/plainfile" "$good" "$tmp/missing-dir/x.json" "$tmp/plainfile/x.json"
+		outs=("" "${devs[@]}" "$tmp/plainfile" "$good" "$tmp/missing-dir/x.json" "$tmp/plainfile/x.json"
 			/proc/x.json "$tmp/fifo")
 		run 2 "$n --reps 0" "$p" --reps 0
 		run 2 "$n --threads 0" "$p" --threads 0
@@ -149,7 +156,7 @@ for p in "${harness[@]}"; do
 		ints=("3abc" "-1" "4294967296") secs=("nan" "0x10" "-1") seeds=("-1" " 1")
 		cpus=("999999" "0,0") backends=("gpu") faults=("nosuchpoint:nth=1")
 		opts=("--no-such-option" "positional") vals=("-1" "3abc" "99999999999999999999999")
-		outs=(/dev/null "$good" "$tmp/missing-dir/x.json")
+		outs=("${devs[@]:0:1}" "$good" "$tmp/missing-dir/x.json")
 	fi
 	run ok "$n --help" "$p" --help
 	for o in "${opts[@]}"; do run 2 "$n $o" "$p" "$o"; done
@@ -185,6 +192,9 @@ done
 	{ echo "VIOLATION [--out]: an existing file was replaced"; violations=$((violations + 1)); }
 [ -z "$(ls -A "$tmp/outdir")" ] ||
 	{ echo "VIOLATION [--out]: a refused run left files: $(ls "$tmp/outdir")"; violations=$((violations + 1)); }
+for d in "${devs[@]}"; do
+	[ -c "$d" ] || { echo "VIOLATION [--out]: the device node $d was replaced"; violations=$((violations + 1)); }
+done
 
 # ------------------------------------------ the other benchmark programs
 
@@ -234,7 +244,7 @@ for v in "${bad_seeds[@]}"; do run 2 "ttm-compare --seed '$v'" "$cmp" --seed "$v
 run 2 "ttm-results-csv (no input)" "$csv" "$tmp/csv-out"
 run 2 "ttm-results-csv good+emptydir" "$csv" "$tmp/csv-out" "$good" "$tmp/emptydir"
 run 2 "ttm-results-csv -x" "$csv" -x "$good"
-for d in /dev/null "$tmp/plainfile" "$tmp/plainfile/sub" /proc/csvout ""; do
+for d in "${devs[@]:0:1}" "$tmp/plainfile" "$tmp/plainfile/sub" /proc/csvout ""; do
 	run 2 "ttm-results-csv OUTDIR=$d" "$csv" "$d" "$good"
 done
 

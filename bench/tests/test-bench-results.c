@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -627,7 +628,18 @@ KTEST(bench_run_write_never_replaces)
 	write_text(path, "precious");
 	EXPECT_EQ(bench_run_write(&r, path, NULL), -EEXIST);
 	EXPECT_TRUE(file_text_is(path, "precious"));
-	EXPECT_EQ(bench_run_write(&r, "/dev/null", NULL), -EEXIST);
+	/*
+	 * A device node of our own (a copy of /dev/null's numbers): a
+	 * regression would replace this one, not the system's. Needs root.
+	 */
+	snprintf(path, sizeof(path), "%s/null", dir);
+	if (!mknod(path, S_IFCHR | 0666, makedev(1, 3))) {
+		struct stat st;
+
+		EXPECT_EQ(bench_run_write(&r, path, NULL), -EEXIST);
+		EXPECT_TRUE(!lstat(path, &st) && S_ISCHR(st.st_mode));
+		unlink(path);
+	}
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	ASSERT_EQ(mkfifo(path, 0600), 0);
 	EXPECT_EQ(bench_run_write(&r, path, NULL), -EEXIST);
@@ -682,8 +694,10 @@ KTEST(bench_setup_checks_out_before_measuring)
 	write_text(path, "precious");
 	EXPECT_EQ(bench_setup(&r, "x", 4, argv, NULL, NULL), -EEXIST);
 	EXPECT_TRUE(file_text_is(path, "precious"));
-	snprintf(path, sizeof(path), "/dev/null");
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ASSERT_EQ(mkfifo(path, 0600), 0);
 	EXPECT_EQ(bench_setup(&r, "x", 4, argv, NULL, NULL), -EEXIST);
+	unlink(path);
 	snprintf(path, sizeof(path), "%s", dir);
 	ASSERT_EQ(bench_setup(&r, "x", 4, argv, NULL, NULL), 0);
 	EXPECT_EQ(count_entries(dir, ".json.tmp."), 1);
