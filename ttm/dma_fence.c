@@ -20,38 +20,6 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct dma_fence) == 64,
 static atomic_uint_fast64_t fence_context_counter = 1;
 static _Thread_local struct dma_fence_interrupt *thread_intr;
 
-/**
- * struct fence_signal_frame - a fence whose callbacks this thread is running.
- * @fence: the fence, claimed (SIGNALING) by this thread.
- * @prev: the frame of the fence whose callback signalled this one, or NULL.
- *
- * On the signaller's stack, linked from signal_frames for as long as the
- * callback list runs, so that the callbacks see their fence as signalled.
- */
-struct fence_signal_frame {
-	const struct dma_fence *fence;
-	struct fence_signal_frame *prev;
-};
-
-static _Thread_local struct fence_signal_frame *signal_frames;
-
-/* Is the calling thread running @fence's callbacks (at any depth)? */
-static bool fence_signalling_here(const struct dma_fence *fence)
-{
-	for (struct fence_signal_frame *f = signal_frames; f; f = f->prev)
-		if (f->fence == fence)
-			return true;
-	return false;
-}
-
-/* Signalled as seen by the calling thread; @flags is a load of fence->flags. */
-static inline bool fence_signaled_for_caller(const struct dma_fence *fence, unsigned flags)
-{
-	if (flags & DMA_FENCE_FLAG_SIGNALED)
-		return true;
-	return (flags & DMA_FENCE_FLAG_SIGNALING) && fence_signalling_here(fence);
-}
-
 /*
  * Per-thread fence bookkeeping: the live count and a cache of freed blocks.
  *
@@ -254,13 +222,9 @@ void dma_fence_release(struct dma_fence *fence)
 		free(fence);
 }
 
-/* Run the callback list of a fence this thread claimed, then publish SIGNALED. */
-static unsigned __attribute__((noinline)) fence_signal_callbacks(struct dma_fence *fence)
+/* Run the callback list of a fence this thread signalled. */
+static void __attribute__((noinline)) fence_signal_callbacks(struct dma_fence *fence)
 {
-	struct fence_signal_frame frame = { .fence = fence, .prev = signal_frames };
-	unsigned old;
-
-	signal_frames = &frame;
 	/*
 	 * Callbacks run under the fence lock, as in the kernel, so that
 	 * dma_fence_remove_callback() on another thread either removes a
@@ -274,11 +238,7 @@ static unsigned __attribute__((noinline)) fence_signal_callbacks(struct dma_fenc
 		list_del_init(&cb->node);
 		cb->func(fence, cb);
 	}
-	old = atomic_fetch_or_explicit(&fence->flags, DMA_FENCE_FLAG_SIGNALED,
-				       memory_order_acq_rel);
 	fence_unlock(fence);
-	signal_frames = frame.prev;
-	return old;
 }
 
 /*
@@ -288,22 +248,25 @@ static unsigned __attribute__((noinline)) fence_signal_callbacks(struct dma_fenc
 static inline int fence_signal(struct dma_fence *fence, int64_t timestamp_ns)
 {
 	unsigned old = atomic_load_explicit(&fence->flags, memory_order_relaxed);
-	unsigned set;
 
 	do {
-		if (old & (DMA_FENCE_FLAG_SIGNALED | DMA_FENCE_FLAG_SIGNALING))
+		if (old & DMA_FENCE_FLAG_SIGNALED)
 			return -EINVAL;
-		/* With callbacks pending, SIGNALED waits until they have run. */
-		set = old & DMA_FENCE_FLAG_HAS_CB ? DMA_FENCE_FLAG_SIGNALING
-						  : DMA_FENCE_FLAG_SIGNALED;
-	} while (!atomic_compare_exchange_weak_explicit(&fence->flags, &old, old | set,
+		/*
+		 * SIGNALED is published by the claiming CAS, before the
+		 * callbacks run, as the kernel's bit is set before its list
+		 * runs: callbacks that wake a waiter which then tests the
+		 * fence (drm_syncobj, sync_file) rely on it.
+		 */
+	} while (!atomic_compare_exchange_weak_explicit(&fence->flags, &old,
+							old | DMA_FENCE_FLAG_SIGNALED,
 							memory_order_acq_rel, memory_order_relaxed));
 	fence->timestamp = timestamp_ns;
 	atomic_store_explicit(&fence->timestamp_set, true, memory_order_release);
 	TTM_PROBE2(fence_signal, fence->context, fence->seqno);
 
 	if (old & DMA_FENCE_FLAG_HAS_CB)
-		old = fence_signal_callbacks(fence);
+		fence_signal_callbacks(fence);
 	if (old & DMA_FENCE_FLAG_WAITERS)
 		futex(&fence->flags, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 	return 0;
@@ -324,8 +287,7 @@ int dma_fence_get_timestamp(struct dma_fence *fence, int64_t *ts)
 {
 	if (!fence || !ts)
 		return -EINVAL;
-	if (!fence_signaled_for_caller(fence,
-				       atomic_load_explicit(&fence->flags, memory_order_acquire)))
+	if (!dma_fence_test_signaled_flag(fence))
 		return -EBUSY;
 	while (!atomic_load_explicit(&fence->timestamp_set, memory_order_acquire))
 		sched_yield();
@@ -335,25 +297,18 @@ int dma_fence_get_timestamp(struct dma_fence *fence, int64_t *ts)
 
 bool dma_fence_is_signaled_slow(struct dma_fence *fence)
 {
-	unsigned flags = atomic_load_explicit(&fence->flags, memory_order_acquire);
-
-	/* Claimed by a signaller: pending until its callbacks have run. */
-	if (flags & (DMA_FENCE_FLAG_SIGNALED | DMA_FENCE_FLAG_SIGNALING))
-		return fence_signaled_for_caller(fence, flags);
+	if (dma_fence_test_signaled_flag(fence))
+		return true;
 	if (fence->ops && fence->ops->signaled && fence->ops->signaled(fence)) {
-		/* Ours, or another thread's that may still run callbacks. */
 		dma_fence_signal(fence);
-		return fence_signaled_for_caller(
-			fence, atomic_load_explicit(&fence->flags, memory_order_acquire));
+		return true;
 	}
 	return false;
 }
 
 int dma_fence_set_error(struct dma_fence *fence, int error)
 {
-	if (!fence || error >= 0 ||
-	    (atomic_load_explicit(&fence->flags, memory_order_acquire) &
-	     (DMA_FENCE_FLAG_SIGNALED | DMA_FENCE_FLAG_SIGNALING)))
+	if (!fence || error >= 0 || dma_fence_test_signaled_flag(fence))
 		return -EINVAL;
 	fence->error = error;
 	return 0;
@@ -370,10 +325,9 @@ void dma_fence_enable_sw_signaling(struct dma_fence *fence)
 {
 	unsigned old = atomic_load_explicit(&fence->flags, memory_order_acquire);
 
-	const unsigned done = DMA_FENCE_FLAG_ENABLE_SIGNAL | DMA_FENCE_FLAG_SIGNALED |
-			      DMA_FENCE_FLAG_SIGNALING;
+	const unsigned done = DMA_FENCE_FLAG_ENABLE_SIGNAL | DMA_FENCE_FLAG_SIGNALED;
 
-	/* None of the bits is ever cleared: once seen, no RMW (a storm of waiters, one line). */
+	/* Neither bit is ever cleared: once seen, no RMW (a storm of waiters, one line). */
 	if (old & done)
 		return;
 	old = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_ENABLE_SIGNAL);
@@ -390,9 +344,7 @@ int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb,
 
 	if (!fence || !cb || !func)
 		return -EINVAL;
-	/* Also from a callback of @fence itself, whose lock we hold. */
-	if (fence_signaled_for_caller(fence,
-				      atomic_load_explicit(&fence->flags, memory_order_acquire))) {
+	if (dma_fence_test_signaled_flag(fence)) {
 		INIT_LIST_HEAD(&cb->node);
 		return -ENOENT;
 	}

@@ -629,64 +629,6 @@ KTEST(dma_fence_wait_many_waiters_all_woken)
 	dma_fence_put(m.f);
 }
 
-/*
- * A callback that takes its time, so that a thread watching the fence would
- * see it signalled before the callback finished if the signalled state were
- * published before the callback list ran.
- */
-struct slow_cb {
-	struct dma_fence_cb base;
-	atomic_int done;
-};
-
-static void slow_cb_func(struct dma_fence *f, struct dma_fence_cb *cb)
-{
-	(void)f;
-	usleep(20000);
-	atomic_store(&container_of(cb, struct slow_cb, base)->done, 1);
-}
-
-static void *signal_thread(void *arg)
-{
-	dma_fence_signal(arg);
-	return NULL;
-}
-
-KTEST(dma_fence_signal_callbacks_run_before_signaled_is_visible)
-{
-	for (int round = 0; round < 3; round++) {
-		struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
-		struct slow_cb cb = { .done = 0 };
-		pthread_t t;
-
-		ASSERT_NOT_NULL(f);
-		ASSERT_EQ(dma_fence_add_callback(f, &cb.base, slow_cb_func), 0);
-		ASSERT_EQ(pthread_create(&t, NULL, signal_thread, f), 0);
-		if (round == 0) {
-			/* A waiter woken by the signal. */
-			EXPECT_GT(dma_fence_wait_timeout(f, false, 5000000000ll), 0);
-		} else if (round == 1) {
-			/* A poller. */
-			while (!dma_fence_is_signaled(f))
-				sched_yield();
-		} else {
-			/* A caller whose registration raced the signal. */
-			struct counting_cb late = { .calls = 0 };
-
-			while (!dma_fence_test_signaled_flag(f) &&
-			       !dma_fence_add_callback(f, &late.base, count_cb)) {
-				dma_fence_remove_callback(f, &late.base);
-				sched_yield();
-			}
-			EXPECT_TRUE(dma_fence_test_signaled_flag(f));
-		}
-		EXPECT_EQ(atomic_load(&cb.done), 1);
-		EXPECT_EQ(dma_fence_get_status(f), 1);
-		pthread_join(t, NULL);
-		dma_fence_put(f);
-	}
-}
-
 /* A callback sees its own fence signalled, with its timestamp. */
 struct self_check_cb {
 	struct dma_fence_cb base;

@@ -10,24 +10,13 @@
  *    sleeps only while the word it read has no SIGNALED bit;
  *  - a callback adder takes the fence lock and sets DMA_FENCE_FLAG_HAS_CB with
  *    an atomic RMW before it checks SIGNALED;
- *  - the signaller claims the fence with one compare-and-swap and looks at
- *    the bits it replaced. Without HAS_CB it sets SIGNALED right away. With
- *    HAS_CB it sets SIGNALING only, takes the lock, runs the callback list,
- *    and sets SIGNALED (an RMW, before it drops the lock); so no thread sees
- *    SIGNALED before every callback has run, as in the kernel, where the bit
- *    is set and the list run under the fence lock. It calls FUTEX_WAKE only
- *    when the word it replaced last had WAITERS.
+ *  - the signaller sets SIGNALED with one compare-and-swap and looks at the
+ *    bits it replaced: it calls FUTEX_WAKE only when WAITERS was set and takes
+ *    the lock to run callbacks only when HAS_CB was set.
  * All RMWs on one word are totally ordered, so either the signaller sees the
- * other side's bit, or the other side sees SIGNALING or SIGNALED. A callback
- * added while SIGNALING but before the signaller took the lock joins the list
- * the signaller is about to run. A fence nobody waits on and nobody has armed
- * a callback on therefore signals with that one atomic RMW and no lock and no
- * system call.
- *
- * Inside its callbacks a fence counts as signalled for the signalling thread
- * only (dma_fence_is_signaled(), dma_fence_get_status(),
- * dma_fence_get_timestamp() and dma_fence_add_callback() answer as for a
- * signalled fence there); every other thread sees it pending until SIGNALED.
+ * other side's bit, or the other side sees SIGNALED. A fence nobody waits on
+ * and nobody has armed a callback on therefore signals with that one atomic
+ * RMW and no lock and no system call.
  *
  * The timestamp is not in the flags word (a second RMW on it would cost as
  * much as the first): the one signaller that won the CAS writes
@@ -54,8 +43,7 @@
 
 enum dma_fence_flag_bits {
 	DMA_FENCE_FLAG_SIGNALED = 1u << 0,
-	/* Claimed by its signaller, which is running the callbacks. */
-	DMA_FENCE_FLAG_SIGNALING = 1u << 1,
+	/* 1u << 1 is unused: see @timestamp_set in struct dma_fence. */
 	DMA_FENCE_FLAG_ENABLE_SIGNAL = 1u << 2,
 	DMA_FENCE_FLAG_WAITERS = 1u << 3,
 	DMA_FENCE_FLAG_HAS_CB = 1u << 4,
@@ -222,9 +210,8 @@ bool dma_fence_is_signaled_slow(struct dma_fence *fence);
 /**
  * dma_fence_is_signaled - has @fence signalled?
  *
- * Polls ops->signaled and signals the fence when it says so. A fence whose
- * signaller is still running its callbacks counts as pending, except on the
- * signalling thread. Return: true when signalled (every callback has run).
+ * Polls ops->signaled and signals the fence when it says so.
+ * Return: true when signalled.
  * The test of the signalled bit is inline, as in the kernel: it is what most
  * calls find.
  */
