@@ -319,9 +319,10 @@ int ttm_bo_reserve(struct ttm_buffer_object *bo, bool interruptible, bool no_wai
 		   struct ww_acquire_ctx *ticket)
 {
 	if (no_wait) {
-		if (ticket && ww_mutex_owner_ctx(&bo->resv->lock) == ticket)
-			return -EALREADY;
-		return ww_mutex_trylock(&bo->resv->lock, ticket) ? 0 : -EBUSY;
+		/* Wait-die needs to be able to wait: the kernel refuses the pair. */
+		if (ticket)
+			return -EBUSY;
+		return dma_resv_trylock(bo->resv) ? 0 : -EBUSY;
 	}
 	if (interruptible)
 		return dma_resv_lock_interruptible(bo->resv, ticket);

@@ -69,10 +69,19 @@ int ttm_bo_tt_create(struct ttm_buffer_object *bo, bool zero_alloc)
 
 	if (bo->ttm)
 		return 0;
-	if (bo->type == ttm_bo_type_userptr)
+	switch (bo->type) {
+	case ttm_bo_type_userptr:
 		page_flags |= TTM_TT_FLAG_EXTERNAL | TTM_TT_FLAG_EXTERNAL_MAPPABLE;
-	else if (zero_alloc)
-		page_flags |= TTM_TT_FLAG_ZERO_ALLOC;
+		break;
+	case ttm_bo_type_device:
+	case ttm_bo_type_kernel:
+		if (zero_alloc)
+			page_flags |= TTM_TT_FLAG_ZERO_ALLOC;
+		break;
+	default:
+		/* As the kernel's ttm_tt_create(): no tt for a type it does not know. */
+		return -EINVAL;
+	}
 
 	if (bdev->funcs->ttm_tt_create) {
 		tt = bdev->funcs->ttm_tt_create(bo, page_flags);

@@ -13,25 +13,6 @@
 #define TTM_TT_INIT_FLAGS                                                                          \
 	(TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_EXTERNAL | TTM_TT_FLAG_EXTERNAL_MAPPABLE)
 
-int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching,
-		unsigned long extra_pages)
-{
-	uint64_t pages;
-
-	if (!size || (page_flags & ~TTM_TT_INIT_FLAGS) ||
-	    (unsigned int)caching >= TTM_NUM_CACHING_TYPES)
-		return -EINVAL;
-	pages = ((uint64_t)size + TTM_PAGE_SIZE - 1) >> TTM_PAGE_SHIFT;
-	if (pages + extra_pages > UINT32_MAX || pages + extra_pages < pages)
-		return -EINVAL;
-	memset(tt, 0, sizeof(*tt));
-	tt->num_pages = (uint32_t)(pages + extra_pages);
-	tt->page_flags = page_flags;
-	tt->caching = caching;
-	tt->swap_storage = -1;
-	return 0;
-}
-
 static int tt_alloc_arrays(struct ttm_tt *tt)
 {
 	if (fault_should_fail(&ttm_fault_tt_alloc, tt->num_pages * sizeof(void *)))
@@ -56,23 +37,40 @@ static void tt_free_arrays(struct ttm_tt *tt)
 	tt->orders = NULL;
 }
 
+int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching,
+		unsigned long extra_pages)
+{
+	uint64_t pages;
+
+	if (!size || (page_flags & ~TTM_TT_INIT_FLAGS) ||
+	    (unsigned int)caching >= TTM_NUM_CACHING_TYPES)
+		return -EINVAL;
+	pages = ((uint64_t)size + TTM_PAGE_SIZE - 1) >> TTM_PAGE_SHIFT;
+	if (pages + extra_pages > UINT32_MAX || pages + extra_pages < pages)
+		return -EINVAL;
+	memset(tt, 0, sizeof(*tt));
+	tt->num_pages = (uint32_t)(pages + extra_pages);
+	tt->page_flags = page_flags;
+	tt->caching = caching;
+	tt->swap_storage = -1;
+	/* The kernel's ttm_tt_init() allocates the page directory here, too. */
+	return tt_alloc_arrays(tt);
+}
+
 int ttm_tt_populate(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation_ctx *ctx)
 {
 	int r;
 
+	if (!tt || !tt->pages)
+		return -EINVAL;
 	if (ttm_tt_is_populated(tt))
 		return 0;
 	if (ttm_tt_is_swapped(tt))
 		return ttm_tt_swapin(pool, tt, ctx);
-	r = tt_alloc_arrays(tt);
-	if (r)
-		return r;
 	if (!(tt->page_flags & TTM_TT_FLAG_EXTERNAL)) {
 		r = ttm_pool_alloc(pool, tt, ctx);
-		if (r) {
-			tt_free_arrays(tt);
+		if (r)
 			return r;
-		}
 	}
 	tt->page_flags |= TTM_TT_FLAG_POPULATED;
 	return 0;
@@ -82,15 +80,18 @@ void ttm_tt_unpopulate(struct ttm_pool *pool, struct ttm_tt *tt)
 {
 	if (!ttm_tt_is_populated(tt))
 		return;
+	/* The pool clears the entries it takes back; the owner's are cleared here. */
 	if (!(tt->page_flags & TTM_TT_FLAG_EXTERNAL))
 		ttm_pool_free(pool, tt, false);
-	tt_free_arrays(tt);
+	else
+		memset(tt->pages, 0, (size_t)tt->num_pages * sizeof(*tt->pages));
 	tt->page_flags &= ~TTM_TT_FLAG_POPULATED;
 }
 
 void ttm_tt_fini(struct ttm_pool *pool, struct ttm_tt *tt)
 {
 	ttm_tt_unpopulate(pool, tt);
+	tt_free_arrays(tt);
 	if (pool)
 		ttm_pool_swap_file_put(pool, tt->swap_storage);
 	else if (tt->swap_storage >= 0)
@@ -164,7 +165,6 @@ long ttm_tt_swapout(struct ttm_pool *pool, struct ttm_tt *tt)
 		return r;
 	}
 	ttm_pool_free(pool, tt, true);
-	tt_free_arrays(tt);
 	tt->swap_storage = fd;
 	tt->page_flags = (tt->page_flags & ~TTM_TT_FLAG_POPULATED) | TTM_TT_FLAG_SWAPPED;
 	return freed;
@@ -174,14 +174,11 @@ int ttm_tt_swapin(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation
 {
 	int r;
 
-	if (!ttm_tt_is_swapped(tt) || tt->swap_storage < 0)
+	if (!tt || !tt->pages || !ttm_tt_is_swapped(tt) || tt->swap_storage < 0)
 		return -EINVAL;
-	r = tt_alloc_arrays(tt);
-	if (r)
-		return r;
 	r = ttm_pool_alloc(pool, tt, ctx);
 	if (r)
-		goto err_arrays;
+		return r;
 	if (fault_should_fail(&ttm_fault_swapin_read, (size_t)tt->num_pages * TTM_PAGE_SIZE))
 		r = -EIO;
 	else
@@ -195,8 +192,6 @@ int ttm_tt_swapin(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation
 
 err_pages:
 	ttm_pool_free(pool, tt, false);
-err_arrays:
-	tt_free_arrays(tt);
 	return r;
 }
 

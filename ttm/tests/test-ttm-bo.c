@@ -119,8 +119,27 @@ KTEST(ttm_bo_reserve_double_resv)
 	ww_acquire_init(&ticket, &reservation_ww_class);
 	EXPECT_EQ(ttm_bo_reserve(bo, false, false, &ticket), 0);
 	EXPECT_EQ(ttm_bo_reserve(bo, false, false, &ticket), -EALREADY);
-	EXPECT_EQ(ttm_bo_reserve(bo, false, true, &ticket), -EALREADY);
+	/* no_wait with a ticket is refused before looking at the lock, as in the kernel. */
+	EXPECT_EQ(ttm_bo_reserve(bo, false, true, &ticket), -EBUSY);
 	ttm_bo_unreserve(bo);
+	ww_acquire_fini(&ticket);
+	ttm_bo_put(bo);
+	dev_teardown(tdev);
+}
+
+KTEST(ttm_bo_reserve_no_wait_ticket)
+{
+	struct ttm_test_device *tdev;
+	struct ww_acquire_ctx ticket;
+	struct ttm_buffer_object *bo;
+
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
+	ww_acquire_init(&ticket, &reservation_ww_class);
+	/* A ticket says "wait-die", no_wait says "don't wait": -EBUSY, lock untouched. */
+	EXPECT_EQ(ttm_bo_reserve(bo, false, true, &ticket), -EBUSY);
+	EXPECT_FALSE(dma_resv_is_locked(bo->resv));
+	EXPECT_EQ(ttm_bo_reserve(bo, true, true, &ticket), -EBUSY);
+	EXPECT_FALSE(dma_resv_is_locked(bo->resv));
 	ww_acquire_fini(&ticket);
 	ttm_bo_put(bo);
 	dev_teardown(tdev);
@@ -229,6 +248,87 @@ KTEST(ttm_bo_reserve_interrupted)
 	EXPECT_EQ(a.ret, -EINTR);
 	ttm_bo_unreserve(a.bo);
 	ttm_bo_put(a.bo);
+	dev_teardown(tdev);
+}
+
+struct intr_wait_arg {
+	struct ttm_buffer_object *bo;
+	struct dma_fence_interrupt intr;
+	atomic_bool started;
+	int wait_ret;
+	int slow_ret;
+	struct ww_acquire_ctx ticket;
+};
+
+/* An interruptible wait for idle, then an interruptible slow-path reserve. */
+static void *intr_wait_thread(void *p)
+{
+	struct intr_wait_arg *a = p;
+	struct ttm_operation_ctx ctx = {.interruptible = true};
+
+	dma_fence_interrupt_install(&a->intr);
+	atomic_store(&a->started, true);
+	a->wait_ret = ttm_bo_wait_ctx(a->bo, &ctx);
+	ww_acquire_init(&a->ticket, &reservation_ww_class);
+	a->slow_ret = ttm_bo_reserve_slowpath(a->bo, true, &a->ticket);
+	if (!a->slow_ret)
+		ttm_bo_unreserve(a->bo);
+	ww_acquire_fini(&a->ticket);
+	dma_fence_interrupt_install(NULL);
+	return NULL;
+}
+
+KTEST(ttm_bo_wait_ctx_interrupted)
+{
+	struct ttm_test_device *tdev;
+	struct intr_wait_arg a = {0};
+	struct dma_fence *fence;
+	pthread_t t;
+
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &a.bo);
+	fence = ttm_test_fence_create();
+	ASSERT_NOT_NULL(fence);
+	ASSERT_EQ(ttm_bo_reserve(a.bo, false, false, NULL), 0);
+	ASSERT_EQ(ttm_test_bo_add_fence(a.bo, fence, DMA_RESV_USAGE_WRITE), 0);
+	/* Held: the thread's slow-path reserve has to sleep too. */
+	dma_fence_interrupt_init(&a.intr);
+	ASSERT_EQ(pthread_create(&t, NULL, intr_wait_thread, &a), 0);
+	while (!atomic_load(&a.started))
+		sleep_ms(1);
+	sleep_ms(20);
+	/* Raised once, it stays pending: both sleeps end with -EINTR. */
+	dma_fence_interrupt_raise(&a.intr);
+	pthread_join(t, NULL);
+	EXPECT_EQ(a.wait_ret, -EINTR);
+	EXPECT_EQ(a.slow_ret, -EINTR);
+	EXPECT_FALSE(dma_fence_is_signaled(fence));
+	dma_fence_signal(fence);
+	ttm_bo_unreserve(a.bo);
+	dma_fence_put(fence);
+	ttm_bo_put(a.bo);
+	dev_teardown(tdev);
+}
+
+/* As the kernel's ttm_tt_create_invalid_bo_type: no tt, -EINVAL. */
+KTEST(ttm_tt_create_invalid_bo_type)
+{
+	struct ttm_test_device *tdev;
+	struct ttm_buffer_object *bo;
+	struct ttm_tt *tt;
+	enum ttm_bo_type type;
+
+	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	tt = bo->ttm;
+	type = bo->type;
+	bo->ttm = NULL;
+	bo->type = (enum ttm_bo_type)(ttm_bo_type_userptr + 1);
+	EXPECT_EQ(ttm_bo_tt_create(bo, false), -EINVAL);
+	EXPECT_NULL(bo->ttm);
+	bo->type = type;
+	bo->ttm = tt;
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
 	dev_teardown(tdev);
 }
 

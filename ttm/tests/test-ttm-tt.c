@@ -55,20 +55,128 @@ KTEST(ttm_tt_init_rounding)
 
 	ASSERT_EQ(ttm_tt_init(&tt, 1, 0, ttm_cached, 0), 0);
 	EXPECT_EQ(tt.num_pages, 1);
+	ttm_tt_fini(NULL, &tt);
 	ASSERT_EQ(ttm_tt_init(&tt, 4096, 0, ttm_cached, 0), 0);
 	EXPECT_EQ(tt.num_pages, 1);
+	ttm_tt_fini(NULL, &tt);
 	ASSERT_EQ(ttm_tt_init(&tt, 4097, 0, ttm_write_combined, 0), 0);
 	EXPECT_EQ(tt.num_pages, 2);
+	ttm_tt_fini(NULL, &tt);
 	ASSERT_EQ(ttm_tt_init(&tt, 3 * 4096, 0, ttm_uncached, 2), 0);
 	EXPECT_EQ(tt.num_pages, 5);
 	EXPECT_EQ(tt.swap_storage, -1);
 	EXPECT_FALSE(ttm_tt_is_populated(&tt));
 	EXPECT_NULL(ttm_tt_page_ptr(&tt, 0));
+	ttm_tt_fini(NULL, &tt);
 	EXPECT_EQ(ttm_tt_init(&tt, 0, 0, ttm_cached, 0), -EINVAL);
 	EXPECT_EQ(ttm_tt_init(&tt, 1, TTM_TT_FLAG_POPULATED, ttm_cached, 0), -EINVAL);
 	EXPECT_EQ(ttm_tt_init(&tt, 1, TTM_TT_FLAG_SWAPPED, ttm_cached, 0), -EINVAL);
 	EXPECT_EQ(ttm_tt_init(&tt, 1, 0, (enum ttm_caching)7, 0), -EINVAL);
 	EXPECT_EQ(ttm_tt_init(&tt, 1, 0, ttm_cached, 0xffffffffu), -EINVAL);
+}
+
+/* As the kernel's ttm_tt_init_basic: the page array exists from init on. */
+KTEST(ttm_tt_init_basic)
+{
+	struct ttm_tt tt;
+
+	ASSERT_EQ(ttm_tt_init(&tt, 3 * 4096, TTM_TT_FLAG_ZERO_ALLOC, ttm_cached, 1), 0);
+	EXPECT_EQ(tt.num_pages, 4);
+	EXPECT_EQ(tt.page_flags, TTM_TT_FLAG_ZERO_ALLOC);
+	EXPECT_EQ(tt.caching, ttm_cached);
+	ASSERT_NOT_NULL(tt.pages);
+	for (unsigned i = 0; i < tt.num_pages; i++)
+		EXPECT_NULL(tt.pages[i]);
+	EXPECT_FALSE(ttm_tt_is_populated(&tt));
+	ttm_tt_fini(NULL, &tt);
+	EXPECT_NULL(tt.pages);
+}
+
+/* The array's allocation can fail (fault point tt_alloc): -ENOMEM, nothing held. */
+KTEST(ttm_tt_init_alloc_fault)
+{
+	struct ttm_tt tt;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	fault_set_nth(&ttm_fault_tt_alloc, 1);
+	EXPECT_EQ(ttm_tt_init(&tt, 4096, 0, ttm_cached, 0), -ENOMEM);
+	fault_reset(&ttm_fault_tt_alloc);
+	EXPECT_NULL(tt.pages);
+}
+
+/* As the kernel's ttm_tt_fini_basic: fini gives back the pages and the array. */
+KTEST(ttm_tt_fini_basic)
+{
+	struct ttm_tt tt;
+
+	setup();
+	ASSERT_EQ(ttm_tt_init(&tt, 8 * 4096, 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	EXPECT_EQ(global_pages(), 8);
+	ttm_tt_fini(&pool, &tt);
+	EXPECT_NULL(tt.pages);
+	EXPECT_FALSE(ttm_tt_is_populated(&tt));
+	/* Unpopulated, the array stays until fini. */
+	ASSERT_EQ(ttm_tt_init(&tt, 8 * 4096, 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	ttm_tt_unpopulate(&pool, &tt);
+	EXPECT_TRUE(tt.pages != NULL);
+	EXPECT_NULL(tt.pages[0]);
+	ttm_tt_fini(&pool, &tt);
+	EXPECT_NULL(tt.pages);
+	teardown();
+}
+
+KTEST(ttm_tt_populate_null_ttm)
+{
+	struct ttm_operation_ctx *ctx = NULL;
+
+	setup();
+	EXPECT_EQ(ttm_tt_populate(&pool, NULL, ctx), -EINVAL);
+	teardown();
+}
+
+/*
+ * As the kernel's ttm_tt_swapin_basic, and then every way around again:
+ * swapped in directly or by populate, unpopulated and populated, swapped
+ * out a second time, and finished while swapped.
+ */
+KTEST(ttm_tt_swapin_basic)
+{
+	unsigned char in[3 * 4096], out[3 * 4096];
+	struct ttm_tt tt;
+
+	setup();
+	fill_random(in, sizeof(in));
+	ASSERT_EQ(ttm_tt_init(&tt, sizeof(in), 0, ttm_cached, 0), 0);
+	ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+	ASSERT_EQ(ttm_tt_copy_to(&tt, 0, in, sizeof(in)), 0);
+	for (int round = 0; round < 4; round++) {
+		EXPECT_EQ(ttm_tt_swapout(&pool, &tt), (long)tt.num_pages);
+		EXPECT_TRUE(ttm_tt_is_swapped(&tt));
+		EXPECT_TRUE(tt.pages != NULL);
+		if (round & 1)
+			ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+		else
+			ASSERT_EQ(ttm_tt_swapin(&pool, &tt, NULL), 0);
+		EXPECT_FALSE(ttm_tt_is_swapped(&tt));
+		EXPECT_TRUE(ttm_tt_is_populated(&tt));
+		memset(out, 0, sizeof(out));
+		ASSERT_EQ(ttm_tt_copy_from(&tt, 0, out, sizeof(out)), 0);
+		EXPECT_MEMEQ(in, out, sizeof(out));
+		if (round == 2) {
+			/* Unpopulated and populated again: fresh pages, same array. */
+			ttm_tt_unpopulate(&pool, &tt);
+			ASSERT_EQ(ttm_tt_populate(&pool, &tt, NULL), 0);
+			ASSERT_EQ(ttm_tt_copy_to(&tt, 0, in, sizeof(in)), 0);
+		}
+	}
+	EXPECT_EQ(ttm_tt_swapout(&pool, &tt), (long)tt.num_pages);
+	ttm_tt_fini(&pool, &tt);
+	EXPECT_NULL(tt.pages);
+	EXPECT_EQ(tt.swap_storage, -1);
+	teardown();
 }
 
 KTEST(ttm_tt_populate_idempotent)
@@ -250,11 +358,12 @@ KTEST(ttm_tt_swapin_fault_keeps_swap_copy)
 	fault_reset(&ttm_fault_pool_alloc);
 	EXPECT_TRUE(ttm_tt_is_swapped(&tt));
 
-	fault_set_nth(&ttm_fault_tt_alloc, 1);
-	EXPECT_EQ(ttm_tt_swapin(&pool, &tt, NULL), -ENOMEM);
+	/* The page array lives from init to fini (as in the kernel): swapin allocates none. */
+	EXPECT_TRUE(tt.pages != NULL);
 	EXPECT_TRUE(ttm_tt_is_swapped(&tt));
-
+	fault_set_nth(&ttm_fault_tt_alloc, 1);
 	ASSERT_EQ(ttm_tt_swapin(&pool, &tt, NULL), 0);
+	fault_reset(&ttm_fault_tt_alloc);
 	ASSERT_EQ(ttm_tt_copy_from(&tt, 0, out, sizeof(out)), 0);
 	EXPECT_MEMEQ(in, out, sizeof(in));
 	ttm_tt_fini(&pool, &tt);
@@ -269,15 +378,18 @@ KTEST(ttm_tt_populate_fault_leaves_nothing)
 	if (!FAULT_INJECT_ENABLED)
 		KTEST_SKIP("fault points compiled out");
 	setup();
-	ASSERT_EQ(ttm_tt_init(&tt, 3 * 4096, 0, ttm_cached, 0), 0);
+	/* The page array is taken at init, as in the kernel: its failure is init's. */
 	fault_set_nth(&ttm_fault_tt_alloc, 1);
-	EXPECT_EQ(ttm_tt_populate(&pool, &tt, NULL), -ENOMEM);
+	EXPECT_EQ(ttm_tt_init(&tt, 3 * 4096, 0, ttm_cached, 0), -ENOMEM);
 	EXPECT_FALSE(ttm_tt_is_populated(&tt));
 	EXPECT_NULL(tt.pages);
+	ASSERT_EQ(ttm_tt_init(&tt, 3 * 4096, 0, ttm_cached, 0), 0);
 	fault_configure("pool_alloc:probability=100,times=-1", NULL, 0);
 	EXPECT_EQ(ttm_tt_populate(&pool, &tt, NULL), -ENOMEM);
 	fault_reset(&ttm_fault_pool_alloc);
-	EXPECT_NULL(tt.pages);
+	EXPECT_FALSE(ttm_tt_is_populated(&tt));
+	for (unsigned i = 0; i < tt.num_pages; i++)
+		EXPECT_NULL(tt.pages[i]);
 	EXPECT_EQ(global_pages(), 0);
 	ttm_tt_fini(&pool, &tt);
 	teardown();

@@ -192,10 +192,11 @@ void ttm_bo_put(struct ttm_buffer_object *bo);
 /**
  * ttm_bo_reserve() - lock @bo's reservation.
  * @interruptible: the wait may end with -EINTR.
- * @no_wait: trylock only.
+ * @no_wait: trylock only; not with a @ticket.
  * @ticket: ww acquire context, or NULL.
- * Return: 0; -EBUSY (@no_wait and locked by someone); -EALREADY (@ticket
- * already holds it); -EDEADLK (wait-die: back off, release all, then
+ * Return: 0; -EBUSY (@no_wait and locked by someone, or @no_wait with a
+ * @ticket: refused without touching the lock, as the kernel does);
+ * -EALREADY (@ticket already holds it); -EDEADLK (wait-die: back off, release all, then
  * ttm_bo_reserve_slowpath()); -EINTR.
  */
 int ttm_bo_reserve(struct ttm_buffer_object *bo, bool interruptible, bool no_wait,

@@ -2,8 +2,8 @@
 /*
  * ttm_tt: the system-memory backing of a buffer object, in 4 KiB pages.
  *
- * Life cycle: ttm_tt_init() (no memory taken) -> ttm_tt_populate() (page
- * array and pages from a ttm_pool, charged to ttm_global) -> use through
+ * Life cycle: ttm_tt_init() (the page array, as in the kernel) ->
+ * ttm_tt_populate() (pages from a ttm_pool, charged to ttm_global) -> use through
  * ttm_tt_page_ptr() and the copy helpers -> ttm_tt_swapout() (content to a
  * memfd, pages given back) -> ttm_tt_swapin() or ttm_tt_populate() (pages
  * again, content read back) -> ttm_tt_unpopulate() -> ttm_tt_fini().
@@ -58,7 +58,8 @@ struct ttm_operation_ctx;
 
 /**
  * struct ttm_tt - the pages of a buffer in system memory.
- * @pages: @num_pages pointers to 4 KiB host pages, NULL while not populated.
+ * @pages: @num_pages pointers to 4 KiB host pages (each NULL while not
+ *	populated); the array lives from ttm_tt_init() to ttm_tt_fini().
  *	Consecutive pointers of one higher-order block are contiguous.
  * @orders: private to the pool: at the index of each block's first page, the
  *	block's order (so that each block goes back whole to its own bucket).
@@ -80,16 +81,18 @@ struct ttm_tt {
 
 /*
  * ttm_tt_init - set up @tt for @size bytes (rounded up to whole pages) plus
- * @extra_pages pages. Takes no memory. Returns 0, or -EINVAL when the size is
- * 0, too large for 32-bit page counts, @caching is invalid or @page_flags has
- * SWAPPED/POPULATED or unknown bits.
+ * @extra_pages pages, with its page array (all NULL; fault point
+ * "tt_alloc"), as the kernel's does; no pages yet. Returns 0, -ENOMEM (then
+ * nothing is held and ttm_tt_fini() is not needed), or -EINVAL when the size
+ * is 0, too large for 32-bit page counts, @caching is invalid or @page_flags
+ * has SWAPPED/POPULATED or unknown bits.
  */
 int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching,
 		unsigned long extra_pages);
 
 /*
  * ttm_tt_fini - release everything @tt still holds: pages (back to @pool),
- * page array and swap storage (back to @pool's spares, or closed when @pool
+ * the page array (also of a tt never populated) and swap storage (back to @pool's spares, or closed when @pool
  * is NULL). @pool may be NULL only when @tt is not populated with pool pages.
  */
 void ttm_tt_fini(struct ttm_pool *pool, struct ttm_tt *tt);
@@ -107,15 +110,16 @@ static inline bool ttm_tt_is_swapped(const struct ttm_tt *tt)
 /*
  * ttm_tt_populate - give @tt its pages.
  * Idempotent: a populated tt is left alone (returns 0). A swapped tt is
- * swapped in (see ttm_tt_swapin()). Otherwise allocates the page array (fault
- * point "tt_alloc") and takes the pages from @pool in @tt's caching mode
- * (fault point "pool_alloc", charged to ttm_global, may reclaim). An EXTERNAL
- * tt gets only the array, zero-filled, for its owner to fill.
- * Returns 0, -ENOMEM (nothing held afterwards), or a swapin error.
+ * swapped in (see ttm_tt_swapin()). Otherwise takes the pages from @pool in
+ * @tt's caching mode (fault point "pool_alloc", charged to ttm_global, may
+ * reclaim). An EXTERNAL tt is only marked populated: its owner fills the
+ * (zeroed) array.
+ * Returns 0, -EINVAL for a NULL (or finished) @tt, -ENOMEM (no pages held
+ * afterwards), or a swapin error.
  */
 int ttm_tt_populate(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation_ctx *ctx);
 
-/* ttm_tt_unpopulate - pages back to @pool, array freed; no-op if not populated. */
+/* ttm_tt_unpopulate - pages back to @pool, array entries cleared; no-op if not populated. */
 void ttm_tt_unpopulate(struct ttm_pool *pool, struct ttm_tt *tt);
 
 /*
