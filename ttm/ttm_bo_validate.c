@@ -102,6 +102,10 @@ static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo, struct ttm_resou
 			goto out_err;
 	}
 
+	/* The driver's move may fence the BO: room for that fence, as in the kernel. */
+	ret = dma_resv_reserve_fences(bo->resv, 1);
+	if (ret)
+		goto out_err;
 	if (bdev->funcs->move)
 		ret = bdev->funcs->move(bo, evict, ctx, new_mem, hop);
 	else
@@ -202,8 +206,14 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo, struct ttm_operation_ctx *
 	if (ret == -ENOSPC)
 		ret = ttm_bo_mem_space(bo, &placement, ctx, TTM_PL_FLAG_DESIRED, true, depth,
 				       &evict_mem, &busy);
-	if (ret == -ENOSPC && busy)
-		ret = -EBUSY;
+	/*
+	 * Only the victim's own target types were busy (their manager, their
+	 * victims or a move into them): the victim cannot go anywhere, which
+	 * for the BO being placed means no space in this type, as in the
+	 * kernel, where validate then tries its next place and ends with
+	 * -ENOMEM rather than -EBUSY. Victims busy in the type being evicted
+	 * from are reported by the caller's walk, not here.
+	 */
 	if (ret)
 		return ret;
 	ret = ttm_bo_move_hops(bo, evict_mem, true, ctx, depth);
@@ -520,8 +530,10 @@ static int ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_place
 }
 
 /*
- * Every place must name a registered type and lie inside it; a userptr BO's
- * content is the creator's memory, so only tt types can hold it.
+ * Every place of a registered type must lie inside it; a userptr BO's
+ * content is the creator's memory, so only tt types can hold it. A place
+ * whose type has no manager is not invalid: as in the kernel, the
+ * allocation passes it over (and fails with -ENOMEM when nothing else fits).
  */
 static bool ttm_placement_valid(struct ttm_buffer_object *bo, const struct ttm_placement *placement)
 {
@@ -529,7 +541,9 @@ static bool ttm_placement_valid(struct ttm_buffer_object *bo, const struct ttm_p
 		const struct ttm_place *place = &placement->placement[i];
 		struct ttm_resource_manager *man = ttm_manager_type(bo->bdev, place->mem_type);
 
-		if (!man || (bo->type == ttm_bo_type_userptr && !man->use_tt))
+		if (!man)
+			continue;
+		if (bo->type == ttm_bo_type_userptr && !man->use_tt)
 			return false;
 		if (place->lpfn && (place->fpfn >= place->lpfn || place->lpfn > man->size))
 			return false;
@@ -605,6 +619,13 @@ static int ttm_bo_validate_impl(struct ttm_buffer_object *bo, const struct ttm_p
 				return -EINVAL;
 		}
 
+		/*
+		 * The kernel's ttm_bo_mem_space() reserves a fence slot first:
+		 * whoever placed the BO can fence it without a failure point.
+		 */
+		ret = dma_resv_reserve_fences(bo->resv, 1);
+		if (ret)
+			return ret;
 		ret = ttm_bo_mem_space(bo, placement, ctx,
 				       pass ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK, pass == 1,
 				       0, &res, &busy);

@@ -176,6 +176,52 @@ KTEST(ttm_bo_validate_basic)
 	dev_fini();
 }
 
+/* Room for one fence, so the caller can fence the BO without reserving a slot. */
+static bool bo_has_fence_slot(struct ttm_buffer_object *bo)
+{
+	return bo->resv->num_fences < bo->resv->max_fences;
+}
+
+/* Use up @bo's free fence slots with fences that are signalled once added. */
+static void bo_fill_fence_slots(struct ttm_buffer_object *bo)
+{
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	while (bo_has_fence_slot(bo)) {
+		/* Pending while added, so no earlier one's slot is reused. */
+		struct dma_fence *f = ttm_test_fence_create();
+
+		ASSERT_NOT_NULL(f);
+		ASSERT_EQ(dma_resv_add_fence(bo->resv, f, DMA_RESV_USAGE_BOOKKEEP), 0);
+		dma_fence_put(f);
+	}
+	for (unsigned i = 0; i < bo->resv->num_fences; i++)
+		dma_fence_signal(bo->resv->fences[i]);
+	ttm_bo_unreserve(bo);
+}
+
+/*
+ * Placing a BO reserves a fence slot on its reservation, as the kernel's
+ * ttm_bo_mem_space() and ttm_bo_handle_move_mem() do (its KUnit case
+ * ttm_bo_init_reserved_sys_man checks that the resv has a fence array after
+ * init): init, a validate that moves, and an eviction each leave one free.
+ */
+KTEST(ttm_bo_init_reserved_sys_man)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *bo, *victim;
+
+	bo = bo_vs_victim(&victim);
+	EXPECT_TRUE(bo_has_fence_slot(bo));
+	EXPECT_TRUE(bo_has_fence_slot(victim));
+	bo_fill_fence_slots(bo);
+	bo_fill_fence_slots(victim);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_VRAM);
+	EXPECT_TRUE(bo_has_fence_slot(bo));
+	EXPECT_TRUE(bo_has_fence_slot(victim));
+	bo_vs_victim_won(bo, victim);
+}
+
 KTEST(ttm_bo_validate_same_placement)
 {
 	static const unsigned types[] = {TTM_PL_SYSTEM, TTM_PL_TT, TTM_PL_VRAM};
@@ -206,9 +252,20 @@ KTEST(ttm_bo_validate_invalid_placement)
 	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
 	res = bo->resource;
 
-	/* No VRAM manager registered, and a type number past the table. */
-	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -EINVAL);
-	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_NUM_MEM_TYPES + 3, 0, &ctx), -EINVAL);
+	/*
+	 * No VRAM manager registered, and a type number past the table: the
+	 * place is skipped and, nothing else fitting, -ENOMEM, as the kernel's
+	 * ttm_bo_validate_invalid_placement expects.
+	 */
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_NUM_MEM_TYPES + 3, 0, &ctx), -ENOMEM);
+	/* A place without a manager is passed over for the next one. */
+	EXPECT_EQ(validate_to_either(bo, TTM_PL_VRAM, TTM_PL_TT, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_TT);
+	EXPECT_UEQ(ctx.moves, 1);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_SYSTEM, 0, &ctx), 0);
+	res = bo->resource;
+	ctx.moves = 0;
 
 	/* A range outside the type. */
 	ttm_test_placement(&p, TTM_PL_TT, 0);
@@ -915,6 +972,40 @@ KTEST(ttm_bo_validate_ticket_evict)
 	ttm_bo_unreserve(bo);
 	ww_acquire_fini(&ticket);
 	bo_vs_victim_won(bo, victim);
+}
+
+/*
+ * The kernel's ttm_bo_validate_busy_domain_evict: VRAM is full and the type
+ * its BOs are evicted to (TT here) is a manager that answers -EBUSY. The
+ * eviction cannot happen, the place is given up and, with no other place,
+ * validate fails with -ENOMEM (not -EBUSY); nothing moved.
+ */
+KTEST(ttm_bo_validate_busy_domain_evict_target)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_resource_manager *tt;
+	struct ttm_buffer_object *victim, *bo;
+	struct ttm_mock_manager busy;
+
+	dev_init(64, BO_PAGES, false);
+	victim = bo_in(BO_SIZE, TTM_PL_VRAM);
+	bo = bo_in(BO_SIZE, TTM_PL_SYSTEM);
+	tt = man(TTM_PL_TT);
+	ASSERT_EQ(ttm_set_driver_manager(&tdev.bdev, TTM_PL_TT, NULL), 0);
+	ASSERT_EQ(ttm_mock_manager_init(&busy, &tdev.bdev, TTM_PL_TT, -EBUSY, 64), 0);
+
+	EXPECT_EQ(ttm_test_bo_validate_to(bo, TTM_PL_VRAM, 0, &ctx), -ENOMEM);
+	EXPECT_EQ(ttm_test_bo_mem_type(victim), TTM_PL_VRAM);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_UEQ(ctx.evictions, 0);
+	/* With somewhere else to go, the next place takes it. */
+	EXPECT_EQ(validate_to_either(bo, TTM_PL_VRAM, TTM_PL_SYSTEM, &ctx), 0);
+
+	ttm_mock_manager_fini(&busy, &tdev.bdev, TTM_PL_TT);
+	ASSERT_EQ(ttm_set_driver_manager(&tdev.bdev, TTM_PL_TT, tt), 0);
+	ttm_bo_put(victim);
+	ttm_bo_put(bo);
+	dev_fini();
 }
 
 KTEST(ttm_bo_evict_mem_type_basic)
