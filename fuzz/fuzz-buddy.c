@@ -69,12 +69,17 @@ static void op_alloc(struct buddy_fuzz *f, struct fuzz_input *in)
 			fuzz_check(ret != -ENOSPC || size > avail_before);
 		return;
 	}
-	fuzz_check(size % min_block == 0);
+	/*
+	 * As the kernel: a size that is no multiple of min_block is searched
+	 * rounded up and the last block trimmed back, and a contiguous run
+	 * found across adjacent free blocks may hold smaller ones.
+	 */
 	list_for_each_entry(b, &blocks, struct drm_buddy_block, link) {
 		uint64_t bsz = drm_buddy_block_size(&f->mm, b), off = drm_buddy_block_offset(b);
 
 		fuzz_check(b->state == DRM_BUDDY_ALLOCATED);
-		fuzz_check(bsz >= min_block);
+		fuzz_check(bsz >= min_block || size % min_block ||
+			   (flags & DRM_BUDDY_CONTIGUOUS_ALLOCATION));
 		fuzz_check(off % bsz == 0);
 		fuzz_check(off < f->mm.size && bsz <= f->mm.size - off);
 		if (flags & DRM_BUDDY_RANGE_ALLOCATION)

@@ -300,6 +300,146 @@ static int trim_block(struct drm_buddy *mm, struct drm_buddy_block *b, uint64_t 
 	return size < block_size(mm, b) ? -ENOMEM : 0;
 }
 
+/* Give back blocks taken but not yet charged to avail. */
+static void release_uncharged(struct drm_buddy *mm, struct list_head *list)
+{
+	while (!list_empty(list)) {
+		struct drm_buddy_block *pos = list_first_entry(list, struct drm_buddy_block, link);
+
+		list_del_init(&pos->link);
+		release_block(mm, pos);
+	}
+}
+
+/*
+ * Take every chunk of [@start, @start + @size) or nothing (the kernel's
+ * __alloc_range()): a depth-first walk from the lowest address that takes
+ * the free blocks inside the range, splits the free ones across its ends and
+ * stops at the first allocated one. The blocks go to @list; on -ENOSPC
+ * *@filled (if not NULL) says how many bytes from @start were free, and
+ * nothing is kept. Not charged to @mm->avail.
+ */
+static int alloc_exact_range(struct drm_buddy *mm, uint64_t start, uint64_t size, uint64_t *filled,
+			     struct list_head *list)
+{
+	struct drm_buddy_block *stack[64 + 2 * 64 + 2], *split[2 * 64 + 2];
+	struct list_head taken = LIST_HEAD_INIT(taken);
+	uint64_t end = start + size, total = 0;
+	unsigned int sp = 0, nsplit = 0, i;
+	int ret = 0;
+
+	for (i = mm->n_roots; i--;)
+		stack[sp++] = mm->roots[i];
+	while (sp) {
+		struct drm_buddy_block *b = stack[--sp];
+		uint64_t bs = b->offset, be = bs + block_size(mm, b);
+
+		if (be <= start || bs >= end)
+			continue;
+		if (b->state == DRM_BUDDY_ALLOCATED) {
+			ret = -ENOSPC;
+			break;
+		}
+		if (start <= bs && be <= end && b->state == DRM_BUDDY_FREE) {
+			mark_allocated(b);
+			list_add_tail(&b->link, &taken);
+			total += be - bs;
+			continue;
+		}
+		if (b->state == DRM_BUDDY_FREE) {
+			/* Only blocks across an end of the range: two per order at most. */
+			ret = split_block(mm, b);
+			if (ret)
+				break;
+			split[nsplit++] = b;
+		}
+		stack[sp++] = b->right;
+		stack[sp++] = b->left;
+	}
+	if (!ret && total < size)
+		ret = -ENOSPC;
+	if (ret) {
+		if (filled)
+			*filled = total;
+		/*
+		 * Merge back what this walk split, deepest first (before the
+		 * releases below, which may free split blocks by merging them):
+		 * no split is left with two free halves.
+		 */
+		while (nsplit)
+			coalesce(mm, split[--nsplit]);
+		release_uncharged(mm, &taken);
+		return ret;
+	}
+	list_splice_tail_init(&taken, list);
+	return 0;
+}
+
+static int cmp_offset_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * A contiguous run of @size that no single power-of-two block holds: as the
+ * kernel's __alloc_contig_try_harder(), every free block of the largest
+ * order not above @size, highest address first, is tried as the start of
+ * the run (rounded down to @min_block_size) and, when the space after it is
+ * taken, as its end, the run reaching to the left over what was free.
+ */
+static int alloc_contig_try_harder(struct drm_buddy *mm, uint64_t size, uint64_t min_block_size,
+				   struct list_head *list)
+{
+	unsigned int order = ilog2_u64(size / mm->chunk_size);
+	struct list_head got = LIST_HEAD_INIT(got);
+	struct drm_buddy_block *pos;
+	uint64_t *offs;
+	size_t n = 0, k;
+	int ret = -ENOSPC;
+
+	if (order == 0 || order > mm->max_order)
+		return -ENOSPC;
+	list_for_each_entry (pos, &mm->free_list[order], struct drm_buddy_block, link)
+		n++;
+	if (!n)
+		return -ENOSPC;
+	/* Offsets, not blocks: a failed try may merge the blocks it released. */
+	offs = malloc(n * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	k = 0;
+	list_for_each_entry (pos, &mm->free_list[order], struct drm_buddy_block, link)
+		offs[k++] = pos->offset;
+	qsort(offs, n, sizeof(*offs), cmp_offset_desc);
+	for (k = 0; k < n; k++) {
+		uint64_t rhs = offs[k], filled = 0, at;
+
+		ret = alloc_exact_range(mm, rhs, size, &filled, &got);
+		if (!ret && !(rhs % min_block_size))
+			break;
+		if (ret && ret != -ENOSPC)
+			break;
+		if (!ret) {
+			/* Found, but misaligned: the same run from the aligned address below. */
+			release_uncharged(mm, &got);
+			at = rhs - rhs % min_block_size;
+		} else {
+			if (size - filled > rhs)
+				continue;
+			at = rhs - (size - filled);
+			at -= at % min_block_size;
+		}
+		ret = alloc_exact_range(mm, at, size, NULL, &got);
+		if (ret != -ENOSPC)
+			break;
+	}
+	free(offs);
+	list_splice_tail_init(&got, list);
+	return ret;
+}
+
 int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, uint64_t size,
 			   uint64_t min_block_size, struct list_head *blocks, unsigned long flags)
 {
@@ -308,11 +448,11 @@ int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, u
 	struct list_head taken = LIST_HEAD_INIT(taken);
 	struct drm_buddy_block *b, *pos;
 	unsigned int order, min_order;
-	uint64_t remaining;
+	uint64_t remaining, original = size;
 	int ret = 0;
 
 	if (!size || size % mm->chunk_size || min_block_size < mm->chunk_size ||
-	    !is_pow2(min_block_size) || size % min_block_size)
+	    !is_pow2(min_block_size))
 		return -EINVAL;
 	if (ranged) {
 		if (start % mm->chunk_size || end % mm->chunk_size || start >= end ||
@@ -330,9 +470,17 @@ int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, u
 		uint64_t chunks = size / mm->chunk_size;
 
 		order = is_pow2(chunks) ? ilog2_u64(chunks) : ilog2_u64(chunks) + 1;
-		if (order > mm->max_order || min_block_size > mm->chunk_size << order)
+		if (min_block_size > mm->chunk_size << order)
 			return -ENOSPC;
-		ret = alloc_one(mm, order, start, end, ranged, topdown, &b);
+		ret = order > mm->max_order ? -ENOSPC
+					    : alloc_one(mm, order, start, end, ranged, topdown, &b);
+		/* No power-of-two block: adjacent free blocks may still hold the run. */
+		if (ret == -ENOSPC && !(flags & DRM_BUDDY_RANGE_ALLOCATION)) {
+			ret = alloc_contig_try_harder(mm, size, min_block_size, &taken);
+			if (ret)
+				return ret;
+			goto done;
+		}
 		if (ret)
 			return ret;
 		ret = trim_block(mm, b, size, &taken);
@@ -341,6 +489,9 @@ int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, u
 		goto done;
 	}
 
+	/* As the kernel: searched in whole min blocks, the last one trimmed back after. */
+	if (size % min_block_size)
+		size += min_block_size - size % min_block_size;
 	min_order = ilog2_u64(min_block_size / mm->chunk_size);
 	for (remaining = size; remaining;) {
 		order = ilog2_u64(remaining / mm->chunk_size);
@@ -357,6 +508,13 @@ int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, u
 		list_add_tail(&b->link, &taken);
 		remaining -= block_size(mm, b);
 	}
+	if (size != original) {
+		b = list_entry(taken.prev, struct drm_buddy_block, link);
+		list_del_init(&b->link);
+		ret = trim_block(mm, b, block_size(mm, b) - (size - original), &taken);
+		if (ret)
+			goto err;
+	}
 done:
 	list_for_each_entry (pos, &taken, struct drm_buddy_block, link)
 		mm->avail -= block_size(mm, pos);
@@ -364,11 +522,7 @@ done:
 	return 0;
 err:
 	/* Nothing was charged to avail yet: release without crediting. */
-	while (!list_empty(&taken)) {
-		pos = list_first_entry(&taken, struct drm_buddy_block, link);
-		list_del_init(&pos->link);
-		release_block(mm, pos);
-	}
+	release_uncharged(mm, &taken);
 	return ret;
 }
 

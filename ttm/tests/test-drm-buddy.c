@@ -217,7 +217,7 @@ KTEST(drm_buddy_alloc_errors)
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 0, SZ_4K, &l, 0), -EINVAL);
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 100, SZ_4K, &l, 0), -EINVAL);
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, 3 * SZ_4K, &l, 0), -EINVAL);
-	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 3 * SZ_4K, 2 * SZ_4K, &l, 0), -EINVAL);
+	/* A size that is no multiple of min_block_size is rounded up, not refused (see below). */
 	EXPECT_EQ(
 	    drm_buddy_alloc_blocks(&mm, SZ_1M, SZ_4K, SZ_4K, SZ_4K, &l, DRM_BUDDY_RANGE_ALLOCATION),
 	    -EINVAL);
@@ -253,6 +253,115 @@ KTEST(drm_buddy_alloc_errors)
 	EXPECT_TRUE(list_empty(&l));
 	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size / 2);
 	drm_buddy_free_list(&mm, &big);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
+
+/*
+ * As the kernel: a size that is not a multiple of min_block_size is rounded
+ * up to one for the search, and the last block is trimmed back, so exactly
+ * the size asked for is handed out.
+ */
+KTEST(drm_buddy_alloc_size_rounded_up_to_min_block)
+{
+	struct drm_buddy mm;
+	struct list_head l = LIST_HEAD_INIT(l);
+	struct drm_buddy_block *b;
+
+	ASSERT_EQ(drm_buddy_init(&mm, SZ_1M, SZ_4K), 0);
+	/* 12 KiB in 8 KiB units: one 16 KiB block, trimmed to 8 + 4 KiB. */
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 3 * SZ_4K, 2 * SZ_4K, &l, 0), 0);
+	EXPECT_UEQ(list_bytes(&mm, &l), 3 * SZ_4K);
+	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size - 3 * SZ_4K);
+	/* 40 KiB in 16 KiB units: 32 + 16 KiB found, the 16 KiB block trimmed to 8 KiB. */
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 10 * SZ_4K, 4 * SZ_4K, &l, 0), 0);
+	EXPECT_UEQ(list_bytes(&mm, &l), 13 * SZ_4K);
+	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size - 13 * SZ_4K);
+	list_for_each_entry (b, &l, struct drm_buddy_block, link)
+		EXPECT_UEQ(drm_buddy_block_offset(b) % SZ_4K, 0);
+	/* Still chunk granular: a size below one chunk is refused. */
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 100, SZ_4K, &l, 0), -EINVAL);
+	drm_buddy_free_list(&mm, &l);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
+
+/* Allocate every page of @mm, one per call, into @lists[page % @n]. */
+static void take_pages_round_robin(struct drm_buddy *mm, struct list_head *lists, unsigned n)
+{
+	for (uint64_t i = 0; i < mm->size / SZ_4K; i++)
+		ASSERT_EQ(drm_buddy_alloc_blocks(mm, 0, mm->size, SZ_4K, SZ_4K, &lists[i % n], 0),
+			  0);
+}
+
+/*
+ * The kernel's drm_test_buddy_alloc_contiguous: with the space fragmented
+ * so that the free pages are never buddies, a contiguous request is still
+ * served from adjacent free blocks (the try-harder path).
+ */
+KTEST(drm_test_buddy_alloc_contiguous)
+{
+	const uint64_t ps = SZ_4K, mm_size = 16 * 3 * SZ_4K;
+	struct list_head lists[3], allocated = LIST_HEAD_INIT(allocated);
+	struct list_head *left = &lists[0], *middle = &lists[1], *right = &lists[2];
+	struct drm_buddy mm;
+	const unsigned long contig = DRM_BUDDY_CONTIGUOUS_ALLOCATION;
+
+	for (int i = 0; i < 3; i++)
+		INIT_LIST_HEAD(&lists[i]);
+	ASSERT_EQ(drm_buddy_init(&mm, mm_size, ps), 0);
+	take_pages_round_robin(&mm, lists, 3);
+	EXPECT_NE(drm_buddy_alloc_blocks(&mm, 0, mm_size, 3 * ps, ps, &allocated, contig), 0);
+	drm_buddy_free_list(&mm, middle);
+	EXPECT_NE(drm_buddy_alloc_blocks(&mm, 0, mm_size, 3 * ps, ps, &allocated, contig), 0);
+	EXPECT_NE(drm_buddy_alloc_blocks(&mm, 0, mm_size, 2 * ps, ps, &allocated, contig), 0);
+	drm_buddy_free_list(&mm, right);
+	EXPECT_NE(drm_buddy_alloc_blocks(&mm, 0, mm_size, 3 * ps, ps, &allocated, contig), 0);
+	/* Two free pages side by side that are not buddies. */
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm_size, 2 * ps, ps, &allocated, contig), 0);
+	drm_buddy_free_list(&mm, left);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm_size, 3 * ps, ps, &allocated, contig), 0);
+	EXPECT_UEQ(list_bytes(&mm, &allocated), 2 * ps + 3 * ps);
+	drm_buddy_free_list(&mm, &allocated);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
+
+/*
+ * Three pages with only pages [2, 6) free: no power-of-two block of 4 pages
+ * is free, but the run [3, 6) is; the kernel's try-harder path tries the
+ * highest free 2-page block first (at page 4), extends it to the left and
+ * returns offset 0x3000.
+ */
+KTEST(drm_buddy_alloc_contiguous_across_free_blocks)
+{
+	struct list_head pages[8], got = LIST_HEAD_INIT(got);
+	struct drm_buddy_block *b;
+	struct drm_buddy mm;
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (int i = 0; i < 8; i++)
+		INIT_LIST_HEAD(&pages[i]);
+	ASSERT_EQ(drm_buddy_init(&mm, 8 * SZ_4K, SZ_4K), 0);
+	take_pages_round_robin(&mm, pages, 8);
+	for (int i = 2; i < 6; i++)
+		drm_buddy_free_list(&mm, &pages[i]);
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 3 * SZ_4K, SZ_4K, &got,
+					 DRM_BUDDY_CONTIGUOUS_ALLOCATION),
+		  0);
+	list_for_each_entry (b, &got, struct drm_buddy_block, link) {
+		if (drm_buddy_block_offset(b) < lo)
+			lo = drm_buddy_block_offset(b);
+		if (drm_buddy_block_offset(b) + drm_buddy_block_size(&mm, b) > hi)
+			hi = drm_buddy_block_offset(b) + drm_buddy_block_size(&mm, b);
+	}
+	EXPECT_UEQ(lo, 0x3000);
+	EXPECT_UEQ(hi, 0x6000);
+	EXPECT_UEQ(list_bytes(&mm, &got), 3 * SZ_4K);
+	EXPECT_UEQ(drm_buddy_avail(&mm), SZ_4K);
+	drm_buddy_free_list(&mm, &got);
+	for (int i = 0; i < 8; i++)
+		drm_buddy_free_list(&mm, &pages[i]);
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }

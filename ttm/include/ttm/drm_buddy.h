@@ -29,8 +29,9 @@
 /*
  * One physically contiguous run of exactly @size (possibly several blocks):
  * a block of @size rounded up to a power of two is taken and its tail freed
- * again, so the run always starts on that power-of-two boundary (the kernel's
- * fallback to unaligned runs is not implemented).
+ * again; when no such block is free (and the request is not range
+ * restricted), the run is looked for across adjacent free blocks, starting
+ * on a @min_block_size boundary, as the kernel's try-harder path does.
  */
 #define DRM_BUDDY_CONTIGUOUS_ALLOCATION (1u << 2)
 
@@ -103,8 +104,10 @@ void drm_buddy_fini(struct drm_buddy *mm);
  * drm_buddy_alloc_blocks() - allocate @size bytes as blocks appended to @blocks.
  * @start, @end: with DRM_BUDDY_RANGE_ALLOCATION, every block lies in
  *	[@start, @end) (chunk-aligned); otherwise ignored.
- * @min_block_size: no block smaller than this (power of two >= chunk_size;
- *	@size must be a multiple of it).
+ * @min_block_size: blocks are searched in multiples of this (power of two
+ *	>= chunk_size); a @size that is no multiple of it is rounded up for the
+ *	search and the last block trimmed back, as in the kernel, so exactly
+ *	@size (a multiple of chunk_size) is handed out.
  * @flags: DRM_BUDDY_*_ALLOCATION.
  * Return: 0; -EINVAL for bad sizes, alignment or range; -ENOSPC when the
  * space is not there (nothing is taken); -ENOMEM.
