@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * A client written against the 2008 libdrm TTM API: it includes only the
- * compatibility xf86drm.h / xf86mm.h (no TTM header) and drives the device
+ * compatibility xf86drm.h (no TTM header; as with 2008 libdrm, xf86drm.h
+ * brings xf86mm.h's drmBO and drmFence along) and drives the device
  * the way a 2008 DRI driver did: drmOpen, drmMMInit, drmBOCreate, drmBOMap,
  * drmBOSetStatus, drmFenceBuffers, drmFenceWait, sharing a buffer with a
  * second client by its handle. The device itself comes from the test's mock
@@ -14,7 +15,6 @@
 #include <unistd.h>
 
 #include <xf86drm.h>
-#include <xf86mm.h>
 
 #include "ktest.h"
 

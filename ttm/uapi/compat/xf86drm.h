@@ -50,4 +50,7 @@ extern int drmCommandWriteRead(int fd, unsigned long drmCommandIndex, void *data
 }
 #endif
 
+/* As 2008 libdrm's xf86drm.h: its clients see drmBO and drmFence through it. */
+#include "xf86mm.h"
+
 #endif /* TTM_COMPAT_XF86DRM_H */
