@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "node_priv.h"
@@ -599,11 +600,24 @@ __attribute__((constructor)) static void node_device_init(void)
 
 __attribute__((destructor)) static void node_device_fini(void)
 {
+	struct timespec ms = { 0, 1000000 };
+	bool idle = false;
+
 	if (!atomic_load(&node_dev.created) || atomic_load(&node_dev.forked))
 		return;
+	/*
+	 * exit() runs this while the program's other threads may still be in
+	 * an ioctl: new calls fail with EIO from here on, and the device is
+	 * destroyed only once the calls in flight are out (2 s at most; else
+	 * it is left to the process's end, as a kernel would reclaim it).
+	 */
+	atomic_store(&node_dev.closing, true);
+	for (int i = 0; i < 2000 && !(idle = !atomic_load(&node_dev.inflight)); i++)
+		nanosleep(&ms, NULL);
 	node_in_driver++;
 	node_bar_shutdown();
-	i915_gem_device_destroy(node_dev.i915);
+	if (idle)
+		i915_gem_device_destroy(node_dev.i915);
 	node_rm_tree(node_dev.root);
 	node_in_driver--;
 }

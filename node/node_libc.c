@@ -462,7 +462,12 @@ NODE_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 		node_obj_put(obj);
 		return -1;
 	}
+	if (!node_call_begin()) {
+		node_obj_put(obj);
+		return -1;
+	}
 	ret = NODE_DRIVER_CALL(i915_gem_debugfs_write(node_dev.i915, obj->name, buf, len));
+	node_call_end();
 	node_obj_put(obj);
 	if (ret < 0) {
 		errno = (int)-ret;
@@ -518,7 +523,12 @@ NODE_EXPORT int ioctl(int fd, unsigned long request, ...)
 		node_obj_put(obj);
 		return -1;
 	}
+	if (!node_call_begin()) {
+		node_obj_put(obj);
+		return -1;
+	}
 	ret = NODE_DRIVER_CALL(i915_gem_ioctl(obj->file, request, arg));
+	node_call_end();
 	if (node_trace)
 		node_say("ttm-i915-node: ioctl fd %d nr 0x%02x dir %u size %u: %d (%s)\n", fd,
 			 (unsigned int)_IOC_NR(request), (unsigned int)_IOC_DIR(request),
@@ -573,7 +583,12 @@ NODE_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 		node_obj_put(obj);
 		return MAP_FAILED;
 	}
+	if (!node_call_begin()) {
+		node_obj_put(obj);
+		return MAP_FAILED;
+	}
 	ret = NODE_DRIVER_CALL(i915_gem_mmap(obj->file, addr, len, prot, flags, offset, &out));
+	node_call_end();
 	node_obj_put(obj);
 	if (ret) {
 		errno = -ret;
@@ -597,7 +612,10 @@ NODE_EXPORT int munmap(void *addr, size_t len)
 	if (node_bar_munmap(addr, len, &ret))
 		return ret;
 	if (node_range_remove(addr, len)) {
+		if (!node_call_begin())
+			return REAL(munmap)(addr, len);
 		ret = NODE_DRIVER_CALL(i915_gem_munmap(node_dev.i915, addr, len));
+		node_call_end();
 		if (ret == 0)
 			return 0;
 		if (ret != -ENOENT) {

@@ -341,6 +341,11 @@ void node_bar_shutdown(void)
 	 * once no mapping is listed it only takes the lock and leaves.
 	 */
 	pthread_mutex_lock(&node_bar_lock);
+#if defined(__x86_64__)
+	/* Mappings that outlive the device read their last values instead of trapping. */
+	for (unsigned int i = 0; i < node_bar_nmaps; i++)
+		mprotect(node_bar_maps[i].addr, node_bar_maps[i].len, PROT_READ | PROT_WRITE);
+#endif
 	node_bar_nmaps = 0;
 	pthread_mutex_unlock(&node_bar_lock);
 }

@@ -31,6 +31,7 @@
 #define NODE_PRIV_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -121,6 +122,8 @@ extern __thread int node_in_driver;
  *	the device (ENOENT everywhere) and says why once on stderr.
  * @unloaded: the program unloaded the module (libkmod, node_kmod.c): no device,
  *	no files, until it loads it again.
+ * @inflight: calls of the program's threads inside the driver (ioctl, mmap).
+ * @closing: the process is exiting: the device goes once @inflight drains.
  * @files: drm_files open (each holds the module, as the kernel's fops owner).
  * @forked: this process is a fork() child of the creator; the device lives
  *	in the parent and every use of it fails with EIO.
@@ -140,6 +143,8 @@ struct node_device {
 	bool failed;
 	bool unloaded;
 	atomic_int files;
+	atomic_int inflight;
+	atomic_bool closing;
 	atomic_bool forked;
 	atomic_bool fork_warned;
 	struct i915_device *i915;
@@ -172,6 +177,26 @@ void node_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * stderr with its result.
  */
 extern bool node_trace;
+
+/**
+ * node_call_begin() - a program thread enters the driver; false (errno EIO)
+ * once the process is exiting. Pair with node_call_end().
+ */
+static inline bool node_call_begin(void)
+{
+	atomic_fetch_add(&node_dev.inflight, 1);
+	if (atomic_load(&node_dev.closing)) {
+		atomic_fetch_sub(&node_dev.inflight, 1);
+		errno = EIO;
+		return false;
+	}
+	return true;
+}
+
+static inline void node_call_end(void)
+{
+	atomic_fetch_sub(&node_dev.inflight, 1);
+}
 
 /**
  * node_device_unload() - rmmod i915: destroy the device and its files.
