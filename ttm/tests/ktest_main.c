@@ -11,7 +11,9 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -528,6 +530,7 @@ static void ktest_describe_status(int status, char *buf, size_t len)
  */
 static int ktest_supervise(struct ktest_case **sel, unsigned int n, struct ktest_progress *pr)
 {
+	pid_t parent = getpid();
 	unsigned int start = 0;
 	int extra = 0;
 
@@ -542,6 +545,14 @@ static int ktest_supervise(struct ktest_case **sel, unsigned int n, struct ktest
 		if (pid < 0)
 			return start == 0 ? -1 : extra;
 		if (pid == 0) {
+			/*
+			 * A runner that kills the supervisor on a timeout kills
+			 * only it: take the cases down with it, not leave them
+			 * running as orphans.
+			 */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(1);
 			ktest_run_from(sel, n, start, pr);
 			exit(0);
 		}
