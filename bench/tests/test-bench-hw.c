@@ -39,6 +39,10 @@ KTEST(bench_hw_open_records_gpu)
 	/* The TT manager runs over the fake's ppGTT: TTM is usable at once. */
 	EXPECT_TRUE(fx.hw.dev->bdev.man_drv[TTM_PL_TT] != NULL);
 
+	/* A results file needs a usable metric to load (bench_results_load()). */
+	ASSERT_EQ(bench_metric_sample(bench_metric_add(&fx.run, "probe", "ns", BENCH_LOWER_IS_BETTER),
+				      1.0),
+		  0);
 	ASSERT_NOT_NULL(mkdtemp(dir));
 	ASSERT_EQ(bench_run_write(&fx.run, dir, &path), 0);
 	ASSERT_EQ(bench_results_load(path, &loaded, err, sizeof(err)), 0);
