@@ -38,6 +38,8 @@
 #define GEM_EXEC_FENCE_SUBMIT (1u << 20)
 #define GEM_EXEC_USE_EXTENSIONS (1u << 21)
 #define GEM_EXEC_KNOWN ((GEM_EXEC_USE_EXTENSIONS << 1) - 1)
+/* Flags the kernel refuses on every part it drives (i915_gem_check_execbuffer). */
+#define GEM_EXEC_ILLEGAL (I915_EXEC_CONSTANTS_MASK | I915_EXEC_RESOURCE_STREAMER)
 
 /* The kernel's user_ring_map[] over this part's engines. */
 static int gem_eb_legacy_engine(uint64_t flags, enum i915_engine_id *id)
@@ -565,7 +567,7 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 	memset(&e, 0, sizeof(e));
 	if (n < 1 || n > GEM_EB_MAX_BUFFERS)
 		return -EINVAL;
-	if (args->flags & ~(uint64_t)GEM_EXEC_KNOWN)
+	if (args->flags & (~(uint64_t)GEM_EXEC_KNOWN | GEM_EXEC_ILLEGAL))
 		return -EINVAL;
 	if (!(args->flags & (GEM_EXEC_FENCE_ARRAY | GEM_EXEC_USE_EXTENSIONS)) &&
 	    (args->num_cliprects || args->cliprects_ptr))
@@ -668,6 +670,10 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 		goto out;
 	ret = gem_eb_relocs(file, &e, args->flags);
 	if (ret)
+		goto out;
+	/* Streamout offsets are reset on gen7 render rings only; these parts are gen12. */
+	ret = -EINVAL;
+	if (args->flags & I915_EXEC_GEN7_SOL_RESET)
 		goto out;
 	e.eb.batch_start_offset = args->batch_start_offset;
 	e.eb.batch_len = args->batch_len;

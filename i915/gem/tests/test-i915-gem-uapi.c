@@ -1083,3 +1083,26 @@ KTEST(module_params_at_probe)
 	EXPECT_EQ(i915->gem_uapi->lmem_size, 256ull << 20);
 	i915_gem_device_destroy(i915);
 }
+
+KTEST(execbuffer2_retired_flags_einval)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_exec_object2 obj = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	uint32_t cs[] = {MI_BATCH_BUFFER_END, 0};
+	static const uint64_t bad[] = {
+	    I915_EXEC_CONSTANTS_ABSOLUTE, I915_EXEC_CONSTANTS_REL_SURFACE, 3u << 6,
+	    I915_EXEC_RESOURCE_STREAMER, I915_EXEC_GEN7_SOL_RESET};
+
+	fx_open(&fx, "tgl", true);
+	obj.handle = batch_at(&fx, cs, sizeof(cs));
+	eb.buffers_ptr = (uintptr_t)&obj;
+	eb.buffer_count = 1;
+	eb.flags = I915_EXEC_RENDER | I915_EXEC_CONSTANTS_REL_GENERAL;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		eb.flags = I915_EXEC_RENDER | bad[i];
+		EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	}
+	fx_close(&fx);
+}
