@@ -218,8 +218,18 @@ static int gem_ctx_set_param(struct i915_gem_file *file, struct gem_ctx *ctx, bo
 		ctx->recoverable = args->value != 0;
 		return 0;
 	case I915_CONTEXT_PARAM_PRIORITY:
-		/* The scheduler has no priority capability (HAS_SCHEDULER). */
-		return args->size ? -EINVAL : -ENODEV;
+		if (args->size)
+			return -EINVAL;
+		if (!(GEM_SCHEDULER_CAPS & I915_SCHEDULER_CAP_PRIORITY))
+			return -ENODEV;
+		if ((int64_t)args->value > I915_CONTEXT_MAX_USER_PRIORITY ||
+		    (int64_t)args->value < I915_CONTEXT_MIN_USER_PRIORITY)
+			return -EINVAL;
+		/* Above the default needs CAP_SYS_NICE (root here). */
+		if ((int64_t)args->value > I915_CONTEXT_DEFAULT_PRIORITY && !root)
+			return -EPERM;
+		ctx->priority = (int64_t)args->value;
+		return 0;
 	case I915_CONTEXT_PARAM_SSEU:
 		/* Reconfiguring slices is a render-engine feature of gen11 only. */
 		return -ENODEV;

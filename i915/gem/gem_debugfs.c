@@ -230,7 +230,7 @@ static void gem_capabilities(struct i915_gem_dev *dev, struct gem_text *t)
 		   info->subslice_total, info->eu_total);
 	gem_printf(t, "CS timestamp frequency: 19200000 Hz, 52 ns\n");
 	gem_printf(t, "Has logical contexts? yes\nscheduler: 0x%x\n",
-		   (unsigned int)I915_SCHEDULER_CAP_ENABLED);
+		   (unsigned int)GEM_SCHEDULER_CAPS);
 	gem_printf(t, "i915.reset=%d\ni915.enable_hangcheck=%s\n", dev->param_reset,
 		   dev->param_hangcheck ? "yes" : "no");
 }

@@ -314,8 +314,7 @@ static int gem_getparam_value(struct i915_gem_dev *dev, int param, int *value)
 		*value = 5;
 		return 0;
 	case I915_PARAM_HAS_SCHEDULER:
-		/* Submission in order per engine, no priorities or preemption. */
-		*value = I915_SCHEDULER_CAP_ENABLED;
+		*value = GEM_SCHEDULER_CAPS;
 		return 0;
 	case I915_PARAM_MMAP_VERSION:
 	case I915_PARAM_HAS_GEM:

@@ -71,6 +71,14 @@
 #define DRM_I915_QUERY_GUC_SUBMISSION_VERSION 7
 #endif
 
+/*
+ * What the scheduler offers (I915_PARAM_HAS_SCHEDULER): as the kernel's execlists
+ * scheduler it has contexts with priorities; the simulated engines cannot preempt a
+ * running batch, wait on semaphores or count busy time, so those caps (which the
+ * kernel grants only when every engine has the feature) are not offered.
+ */
+#define GEM_SCHEDULER_CAPS (I915_SCHEDULER_CAP_ENABLED | I915_SCHEDULER_CAP_PRIORITY)
+
 /**
  * struct gem_profile_info - a profile's capabilities beyond its PCI view.
  * @pub: what i915_gem_device_profile() returns.

@@ -1106,3 +1106,47 @@ KTEST(execbuffer2_retired_flags_einval)
 	}
 	fx_close(&fx);
 }
+
+KTEST(context_priority_within_user_range)
+{
+	struct uapi_fx fx;
+	struct drm_i915_getparam gp = {.param = I915_PARAM_HAS_SCHEDULER};
+	struct drm_i915_gem_context_param p = {.param = I915_CONTEXT_PARAM_PRIORITY};
+	struct drm_i915_gem_context_create_ext_setparam sp = {
+	    .base = {.name = I915_CONTEXT_CREATE_EXT_SETPARAM},
+	    .param = {.param = I915_CONTEXT_PARAM_PRIORITY, .value = (uint64_t)-7}};
+	struct drm_i915_gem_context_create_ext cc = {
+	    .flags = I915_CONTEXT_CREATE_FLAGS_USE_EXTENSIONS, .extensions = (uintptr_t)&sp};
+	int caps = 0;
+
+	fx_open(&fx, "tgl", true);
+	gp.value = &caps;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), 0);
+	EXPECT_TRUE(caps & I915_SCHEDULER_CAP_ENABLED);
+	EXPECT_TRUE(caps & I915_SCHEDULER_CAP_PRIORITY);
+
+	/* At create time, through the SETPARAM extension. */
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT, &cc), 0);
+	p.ctx_id = cc.ctx_id;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), 0);
+	EXPECT_EQ((int64_t)p.value, -7);
+
+	/* On a live context: the user range, size 0, above default only with CAP_SYS_NICE. */
+	p.value = (uint64_t)(int64_t)I915_CONTEXT_MIN_USER_PRIORITY;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), 0);
+	p.value = 0;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), 0);
+	EXPECT_EQ((int64_t)p.value, (int64_t)I915_CONTEXT_MIN_USER_PRIORITY);
+	p.value = (uint64_t)(int64_t)(I915_CONTEXT_MIN_USER_PRIORITY - 1);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), -EINVAL);
+	p.value = I915_CONTEXT_MAX_USER_PRIORITY + 1;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), -EINVAL);
+	p.value = 0;
+	p.size = 8;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), -EINVAL);
+	p.size = 0;
+	p.value = I915_CONTEXT_MAX_USER_PRIORITY;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p),
+		  geteuid() == 0 ? 0 : -EPERM);
+	fx_close(&fx);
+}
