@@ -425,7 +425,13 @@ static int node_device_create(void)
 		name = from_config = node_config_profile(config);
 	if (name && !*name)
 		name = NULL;
-	ret = i915_gem_device_create(name, &node_dev.i915);
+	if (!node_dev.params) {
+		const char *env = getenv("TTM_I915_PARAMS");
+
+		node_dev.params = env && *env ? strdup(env) : NULL;
+	}
+	ret = i915_gem_device_create_params(name, node_dev.params, &node_dev.i915);
+	node_dev.create_err = ret;
 	if (ret) {
 		node_say("ttm-i915-node: cannot create the i915 device (profile %s): %s\n",
 			 name ? name : "default", strerror(-ret));
@@ -509,84 +515,29 @@ int node_device_unload(void)
 	return ret;
 }
 
-/* One "name=value" of a modprobe option string, through debugfs i915_params/name. */
-static int node_apply_option(const char *opt, size_t len)
-{
-	const char *const *files = i915_gem_debugfs_files(node_dev.i915);
-	const char *eq = memchr(opt, '=', len);
-	char name[128], path[PATH_MAX];
-	const char *value = eq ? eq + 1 : "1";
-	size_t vlen = eq ? len - (size_t)(eq + 1 - opt) : 1;
-	ssize_t w;
-	int fd;
-
-	if (snprintf(name, sizeof(name), "i915_params/%.*s", (int)((eq ? eq : opt + len) - opt),
-		     opt) >= (int)sizeof(name))
-		return -EINVAL;
-	for (; files && *files; files++)
-		if (!strcmp(*files, name))
-			break;
-	if (!files || !*files) {
-		node_say("ttm-i915-node: i915: unknown parameter '%s' ignored\n", name + 12);
-		return 0;
-	}
-	w = NODE_DRIVER_CALL(i915_gem_debugfs_write(node_dev.i915, name, value, vlen));
-	if (w == -EACCES) {
-		/*
-		 * A parameter read only at probe (0400 in the kernel, such as
-		 * lmem_size): the GEM uAPI takes no probe-time parameters, so it
-		 * keeps its default. Said, not hidden.
-		 */
-		node_say("ttm-i915-node: i915: parameter '%s' is fixed at probe; the "
-			 "simulated driver keeps its default (%.*s ignored)\n",
-			 name + 12, (int)vlen, value);
-		return 0;
-	}
-	if (w < 0)
-		return (int)w;
-	/* The sysfs copy of the parameter shows the value too. */
-	if (snprintf(path, sizeof(path), "%s/sys/module/i915/parameters/%s", node_dev.root,
-		     name + 12) < (int)sizeof(path)) {
-		fd = REAL(openat)(AT_FDCWD, path, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
-		if (fd >= 0) {
-			w = REAL(write)(fd, value, vlen);
-			w = REAL(write)(fd, "\n", 1);
-			(void)w;
-			REAL(close)(fd);
-		}
-	}
-	return 0;
-}
-
 int node_device_load(const char *options)
 {
-	const char *p = options;
-	int ret;
+	char *params = options ? strdup(options) : NULL;
 
-	if (node_fork_refuse())
+	if (node_fork_refuse()) {
+		free(params);
 		return -EIO;
+	}
+	if (options && !params)
+		return -ENOMEM;
 	pthread_mutex_lock(&node_dev.lock);
 	if (!node_dev.unloaded && !node_dev.failed) {
 		pthread_mutex_unlock(&node_dev.lock);
+		free(params);
 		return -EEXIST;
 	}
+	free(node_dev.params);
+	node_dev.params = params;
 	node_dev.unloaded = false;
 	node_dev.failed = false;
 	pthread_mutex_unlock(&node_dev.lock);
 	if (!node_device_get())
-		return -ENODEV;
-	while (p && *p) {
-		size_t len;
-
-		p += strspn(p, " \t\n");
-		len = strcspn(p, " \t\n");
-		if (!len)
-			break;
-		ret = node_apply_option(p, len);
-		if (ret)
-			return ret;
-		p += len;
-	}
+		return node_dev.create_err ? node_dev.create_err : -ENODEV;
 	return 0;
 }
 

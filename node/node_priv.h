@@ -122,6 +122,9 @@ extern __thread int node_in_driver;
  *	the device (ENOENT everywhere) and says why once on stderr.
  * @unloaded: the program unloaded the module (libkmod, node_kmod.c): no device,
  *	no files, until it loads it again.
+ * @params: module options of the next creation (TTM_I915_PARAMS, then what
+ *	modprobe passed), as i915_gem_device_create_params() takes them.
+ * @create_err: the last creation's error.
  * @inflight: calls of the program's threads inside the driver (ioctl, mmap).
  * @closing: the process is exiting: the device goes once @inflight drains.
  * @files: drm_files open (each holds the module, as the kernel's fops owner).
@@ -144,6 +147,8 @@ struct node_device {
 	bool unloaded;
 	atomic_int files;
 	atomic_int inflight;
+	char *params;
+	int create_err;
 	atomic_bool closing;
 	atomic_bool forked;
 	atomic_bool fork_warned;
@@ -206,11 +211,10 @@ static inline void node_call_end(void)
 int node_device_unload(void);
 
 /**
- * node_device_load() - modprobe i915 @options: create the device again and
- * apply the options ("name=value ...") through debugfs i915_params/name;
- * unknown names are ignored with a message, as the kernel ignores them.
- * Return: 0; -EEXIST (already loaded); -ENODEV (creation failed); the
- * driver's error for a bad value.
+ * node_device_load() - modprobe i915 @options: create the device again with
+ * the module options ("lmem_size=4096 reset=0", i915_gem_device_create_params()).
+ * Return: 0; -EEXIST (already loaded); the creation's error (-EINVAL for a
+ * value that does not parse).
  */
 int node_device_load(const char *options);
 
