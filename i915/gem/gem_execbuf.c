@@ -639,6 +639,10 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 		if ((o->flags & GEM_EO_PINNED) &&
 		    o->offset != i915_vm_canonical(o->offset & ~(uint64_t)(TTM_PAGE_SIZE - 1)))
 			goto out;
+		/* A fixed address must meet the alignment asked for (i915_vma_insert). */
+		if ((o->flags & GEM_EO_PINNED) && o->alignment &&
+		    (i915_vm_noncanonical(o->offset) & (o->alignment - 1)))
+			goto out;
 		if ((o->flags & GEM_EO_PAD_TO_SIZE) ? (o->pad_to_size & (TTM_PAGE_SIZE - 1))
 						    : o->pad_to_size)
 			goto out;

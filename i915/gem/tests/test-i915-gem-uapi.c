@@ -1150,3 +1150,34 @@ KTEST(context_priority_within_user_range)
 		  geteuid() == 0 ? 0 : -EPERM);
 	fx_close(&fx);
 }
+
+KTEST(execbuffer2_softpin_alignment_and_bounds)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_exec_object2 obj = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	uint32_t cs[] = {MI_BATCH_BUFFER_END, 0};
+	struct drm_i915_gem_pwrite pw = {.size = sizeof(cs), .data_ptr = (uintptr_t)cs};
+
+	fx_open(&fx, "tgl", true);
+	obj.handle = pw.handle = gem_create(fx.file, 2 * 4096);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	obj.flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_SUPPORTS_48B_ADDRESS;
+	eb.buffers_ptr = (uintptr_t)&obj;
+	eb.buffer_count = 1;
+	/* Misaligned for the alignment asked for, then aligned. */
+	obj.offset = 4096;
+	obj.alignment = 64 * 1024;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	obj.offset = 128 * 1024;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	EXPECT_EQ(obj.offset, 128u * 1024);
+	/* Alignment counts in the low 48 bits of a canonical address. */
+	obj.offset = i915_vm_canonical(1ull << 47);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	obj.alignment = 0;
+	/* Two pages from the last one: past the end of the address space. */
+	obj.offset = -4096ull;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	fx_close(&fx);
+}
