@@ -551,6 +551,61 @@ static void gem_eb_write_back(struct gem_eb *e)
 	}
 }
 
+struct gem_eb_span {
+	uint64_t start, end;
+};
+
+static int gem_eb_span_cmp(const void *a, const void *b)
+{
+	const struct gem_eb_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Softpinned objects of one call whose ranges (the object, or its
+ * pad_to_size when larger) overlap: the kernel cannot evict a node pinned by
+ * the same execbuf to make room for the other (i915_gem_evict_for_node), so
+ * the call fails with -ENOSPC. Return: 0, -ENOSPC, or -ENOMEM.
+ */
+static int gem_eb_pinned_overlap(const struct gem_eb *e)
+{
+	struct gem_eb_span *s;
+	uint32_t n = 0;
+	int ret = 0;
+
+	for (uint32_t i = 0; i < e->eb.count; i++)
+		n += (e->uobjs[i].flags & GEM_EO_PINNED) != 0;
+	if (n < 2)
+		return 0;
+	s = malloc((size_t)n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	n = 0;
+	for (uint32_t i = 0; i < e->eb.count; i++) {
+		const struct drm_i915_gem_exec_object2 *o = &e->uobjs[i];
+		uint64_t size = e->objs[i]->size;
+
+		if (!(o->flags & GEM_EO_PINNED))
+			continue;
+		if ((o->flags & GEM_EO_PAD_TO_SIZE) && o->pad_to_size > size)
+			size = o->pad_to_size;
+		s[n].start = i915_vm_noncanonical(o->offset);
+		s[n].end = s[n].start + size;
+		/* Past the address space: the core refuses the address (-EINVAL) first. */
+		if (size > I915_VM_TOTAL || s[n].end > I915_VM_TOTAL)
+			goto out;
+		n++;
+	}
+	qsort(s, n, sizeof(*s), gem_eb_span_cmp);
+	for (uint32_t i = 1; i < n; i++)
+		if (s[i].start < s[i - 1].end)
+			ret = -ENOSPC;
+out:
+	free(s);
+	return ret;
+}
+
 int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 {
 	struct drm_i915_gem_execbuffer2 *args = data;
@@ -671,6 +726,9 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 	if (args->batch_start_offset > e.objs[batch]->size ||
 	    args->batch_len > e.objs[batch]->size - args->batch_start_offset ||
 	    args->batch_start_offset == e.objs[batch]->size)
+		goto out;
+	ret = gem_eb_pinned_overlap(&e);
+	if (ret)
 		goto out;
 	ret = gem_eb_relocs(file, &e, args->flags);
 	if (ret)

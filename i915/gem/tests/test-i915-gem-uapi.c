@@ -1181,3 +1181,39 @@ KTEST(execbuffer2_softpin_alignment_and_bounds)
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
 	fx_close(&fx);
 }
+
+KTEST(execbuffer2_softpin_overlap_enospc)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_exec_object2 obj[2] = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	uint32_t cs[] = {MI_BATCH_BUFFER_END, 0};
+	const uint64_t pad = 1ull << 20;
+
+	fx_open(&fx, "tgl", true);
+	obj[0].handle = batch_at(&fx, cs, sizeof(cs));
+	obj[1].handle = batch_at(&fx, cs, sizeof(cs));
+	obj[0].flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_PAD_TO_SIZE;
+	obj[0].pad_to_size = pad;
+	obj[0].offset = 0;
+	obj[1].flags = EXEC_OBJECT_PINNED;
+	eb.buffers_ptr = (uintptr_t)obj;
+	eb.buffer_count = 2;
+	/* Inside the first object's padding, then at its very end. */
+	obj[1].offset = 4096;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOSPC);
+	obj[1].offset = pad - 4096;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOSPC);
+	obj[1].offset = pad;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	EXPECT_EQ(obj[0].offset, 0u);
+	EXPECT_EQ(obj[1].offset, pad);
+	/* Without padding, the same two pages overlap only when equal. */
+	obj[0].flags = EXEC_OBJECT_PINNED;
+	obj[0].pad_to_size = 0;
+	obj[1].offset = 4096;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	obj[1].offset = 0;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOSPC);
+	fx_close(&fx);
+}
