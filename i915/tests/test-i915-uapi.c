@@ -736,11 +736,7 @@ static uint32_t local_offset(unsigned pg)
 
 static uint64_t fnv1a(const uint8_t *p, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
+	return testlib_checksum(p, len);
 }
 
 /*

@@ -21,6 +21,8 @@
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_global.h>
 
+#include <testlib/checksum.h>
+
 #include "ktest.h"
 #include "ttm_test_helpers.h"
 
@@ -74,11 +76,7 @@ static void teardown(void)
 /* FNV-1a over the mapping, the same sum ttm_test_bo_checksum() gives. */
 static uint64_t map_checksum(const uint8_t *p, uint64_t size)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (uint64_t i = 0; i < size; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
+	return testlib_checksum(p, size);
 }
 
 static uint64_t bo_checksum(struct ttm_buffer_object *bo)

@@ -16,6 +16,8 @@
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
 
+#include <testlib/checksum.h>
+
 #include "ktest.h"
 #include "test-ttm-uapi-mock.h"
 
@@ -59,11 +61,7 @@ static void close_both_and_stop(struct ttm_drm_device *dev, int fd, int fd2)
 
 static uint64_t checksum(const unsigned char *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return testlib_checksum(p, n);
 }
 
 KTEST(ttm_drm_ioctl_bad_descriptor_and_request)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <testlib/checksum.h>
 #include <testlib/prng.h>
 
 #include "ttm_test_helpers.h"
@@ -450,7 +451,7 @@ int ttm_test_bo_checksum(struct ttm_buffer_object *bo, uint64_t *sum)
 {
 	struct ttm_operation_ctx ctx = {0};
 	unsigned char buf[TTM_TEST_CHUNK];
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = TESTLIB_CHECKSUM_INIT;
 
 	for (uint64_t off = 0; off < bo->size; off += TTM_TEST_CHUNK) {
 		size_t len = bo->size - off < TTM_TEST_CHUNK ? bo->size - off : TTM_TEST_CHUNK;
@@ -458,8 +459,7 @@ int ttm_test_bo_checksum(struct ttm_buffer_object *bo, uint64_t *sum)
 
 		if (ret)
 			return ret;
-		for (size_t i = 0; i < len; i++)
-			h = (h ^ buf[i]) * 0x100000001b3ull;
+		h = testlib_checksum_update(h, buf, len);
 	}
 	*sum = h;
 	return 0;
