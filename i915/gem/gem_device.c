@@ -503,6 +503,55 @@ static void gem_cpu_placement(struct gem_obj *obj, struct ttm_place *places,
 	pl->placement = places;
 }
 
+/*
+ * A CPU fault on @priv (a struct gem_obj): where the object may be for the
+ * CPU now, or SIGBUS for an object that has no pages and may not get any
+ * (the kernel's fault handlers fail on a purgeable object: its get_pages
+ * refuses anything but WILLNEED). The device lock is only tried: a holder
+ * may wait for this BO's reservation.
+ */
+static int gem_fault_begin(void *priv, struct ttm_buffer_object *bo,
+			   struct ttm_placement *placement)
+{
+	struct gem_obj *obj = priv;
+	struct ttm_place places[6];
+	struct ttm_placement pl;
+	bool willneed;
+
+	(void)bo;
+	if (pthread_mutex_trylock(&obj->dev->lock))
+		return -EAGAIN;
+	willneed = obj->madv == I915_MADV_WILLNEED;
+	pthread_mutex_unlock(&obj->dev->lock);
+	if (!willneed && !gem_obj_has_pages(obj))
+		return -EFAULT;
+	gem_cpu_placement(obj, places, &pl);
+	memcpy((struct ttm_place *)placement->placement, places,
+	       pl.num_placement * sizeof(places[0]));
+	placement->num_placement = pl.num_placement;
+	return 0;
+}
+
+/* The device lock was busy: wait until its holder is out. */
+static void gem_fault_wait(void *priv)
+{
+	struct gem_obj *obj = priv;
+
+	pthread_mutex_lock(&obj->dev->lock);
+	pthread_mutex_unlock(&obj->dev->lock);
+}
+
+static void gem_fault_end(void *priv)
+{
+	(void)priv;
+}
+
+static const struct ttm_bo_vm_fault_ops gem_fault_ops = {
+    .begin = gem_fault_begin,
+    .wait = gem_fault_wait,
+    .end = gem_fault_end,
+};
+
 /* The mmap offset whose range holds @offset. Device lock held. */
 static struct gem_mmo *gem_mmo_find_locked(struct i915_gem_dev *dev, uint64_t offset)
 {
@@ -523,8 +572,6 @@ int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta
 		   void **addr)
 {
 	struct ttm_operation_ctx ctx = {.interruptible = true};
-	struct ttm_place places[6];
-	struct ttm_placement pl;
 	struct gem_map *map;
 	void *base;
 	int ret;
@@ -532,8 +579,8 @@ int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta
 	map = calloc(1, sizeof(*map));
 	if (!map)
 		return -ENOMEM;
-	gem_cpu_placement(obj, places, &pl);
-	ret = ttm_bo_mmap(&obj->bo->base, &pl, &ctx, &base);
+	/* The range lives no longer than the object: gem_obj_put() releases it first. */
+	ret = ttm_bo_mmap_hooked(&obj->bo->base, &gem_fault_ops, obj, &ctx, &base);
 	if (ret) {
 		free(map);
 		return ret == -EINTR ? -EINTR : ret;

@@ -142,8 +142,8 @@ bool gem_obj_busy(struct gem_obj *obj, enum dma_resv_usage usage)
 	return !dma_resv_test_signaled(obj->bo->base.resv, usage);
 }
 
-/* Backing pages exist (or are swapped out): the object is not "unattached". */
-static bool gem_obj_has_pages(struct gem_obj *obj)
+/* Backing pages exist (or are swapped out): the object is not "unattached". Reserved or idle. */
+bool gem_obj_has_pages(struct gem_obj *obj)
 {
 	struct ttm_buffer_object *bo = &obj->bo->base;
 	struct ttm_resource *res = bo->resource;

@@ -368,6 +368,7 @@ void gem_mmo_free_all(struct gem_obj *obj);
 int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta, size_t len,
 		   void **addr);
 bool gem_obj_try_purge(struct gem_obj *obj);
+bool gem_obj_has_pages(struct gem_obj *obj);
 /* Queued batches: remember one on an object / context, get it while unsignalled. */
 void gem_obj_set_pending(struct gem_obj *obj, struct dma_fence *fence, uint16_t engine_class,
 			 bool write);

@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1215,5 +1217,60 @@ KTEST(execbuffer2_softpin_overlap_enospc)
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
 	obj[1].offset = 0;
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOSPC);
+	fx_close(&fx);
+}
+
+static sigjmp_buf sigbus_env;
+static volatile sig_atomic_t sigbus_seen;
+
+static void sigbus_handler(int sig)
+{
+	(void)sig;
+	sigbus_seen = 1;
+	siglongjmp(sigbus_env, 1);
+}
+
+/* A CPU fault needing pages of a purgeable object is SIGBUS (gem_madvise@dontneed-*). */
+KTEST(cpu_fault_on_purgeable_object_sigbus)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_madvise ma = {.madv = I915_MADV_DONTNEED};
+	struct sigaction sa, old;
+	volatile uint32_t *p, *q;
+	uint32_t h, h2;
+
+	fx_open(&fx, "tgl", true);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigbus_handler;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGBUS, &sa, &old), 0);
+
+	/* DONTNEED before the first touch: no pages may be given. */
+	h = gem_create(fx.file, 4096);
+	ma.handle = h;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MADVISE, &ma), 0);
+	p = map_wb(&fx, h);
+	ASSERT_NE(p, NULL);
+	sigbus_seen = 0;
+	if (!sigsetjmp(sigbus_env, 1))
+		p[0] = 1;
+	EXPECT_EQ(sigbus_seen, 1);
+
+	/* An object that already has its pages keeps them until purged. */
+	h2 = gem_create(fx.file, 4096);
+	q = map_wb(&fx, h2);
+	ASSERT_NE(q, NULL);
+	q[0] = 7;
+	ma.handle = h2;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MADVISE, &ma), 0);
+	EXPECT_EQ(ma.retained, 1u);
+	sigbus_seen = 0;
+	if (!sigsetjmp(sigbus_env, 1))
+		EXPECT_EQ(q[0], 7u);
+	EXPECT_EQ(sigbus_seen, 0);
+
+	sigaction(SIGBUS, &old, NULL);
+	EXPECT_EQ(i915_gem_munmap(fx.i915, (void *)p, 4096), 0);
+	EXPECT_EQ(i915_gem_munmap(fx.i915, (void *)q, 4096), 0);
 	fx_close(&fx);
 }
