@@ -67,6 +67,7 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <testlib/prng.h>
 
 #include "bench.h"
 #include "ttm-compare-run.h"
@@ -480,15 +481,6 @@ static double hodges_lehmann(const double *d, size_t n, double *walsh)
 	return k % 2 ? walsh[k / 2] : (walsh[k / 2 - 1] + walsh[k / 2]) / 2;
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 struct paired {
 	size_t n;
 	double a_med, b_med;
@@ -530,7 +522,7 @@ static int paired_estimate(const struct run_metric *m, unsigned rounds, double c
 	out->est = hodges_lehmann(d, n, walsh);
 	for (unsigned k = 0; k < RUN_BOOTSTRAP; k++) {
 		for (size_t i = 0; i < n; i++)
-			rs[i] = d[splitmix(&s) % n];
+			rs[i] = d[prng_step(&s) % n];
 		boot[k] = hodges_lehmann(rs, n, walsh);
 	}
 	qsort(boot, RUN_BOOTSTRAP, sizeof(*boot), cmp_double);

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <testlib/checksum.h>
 #include <sqlite3.h>
 #include <ttm_config.h>
 #if TTM_HAVE_LIBPQ
@@ -336,7 +337,7 @@ static json_object *jobj(json_object *o, const char *key)
 static int file_hash(const char *path, char out[17])
 {
 	FILE *f = fopen(path, "rb");
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = TESTLIB_CHECKSUM_INIT;
 	unsigned char buf[65536];
 	size_t n, total = 0;
 
@@ -348,10 +349,7 @@ static int file_hash(const char *path, char out[17])
 			fclose(f);
 			return -EFBIG;
 		}
-		for (size_t i = 0; i < n; i++) {
-			h ^= buf[i];
-			h *= 0x100000001b3ull;
-		}
+		h = testlib_checksum_update(h, buf, n);
 	}
 	if (ferror(f)) {
 		fclose(f);
