@@ -21,6 +21,13 @@
 #define CS_MAX_DW (0xff + 2)
 #define CS_CHECK_EVERY 256
 #define CS_LATENCY_SLICE_NS 20000ull
+/*
+ * A batch that has run this long gives the CPU away for CS_ARB_YIELD_NS at
+ * each arbitration point (MI_ARB_CHECK), so a spinning batch (igt_spin)
+ * costs a fraction of a core while it waits for the CPU to end it.
+ */
+#define CS_ARB_YIELD_AFTER_NS 1000000ull
+#define CS_ARB_YIELD_NS 100000l
 
 /**
  * struct cs_ctx - state of one ring command's execution.
@@ -28,6 +35,10 @@
  * @f: where an error is described.
  * @depth: 0 ring, 1 batch, 2 second-level batch.
  * @batch_t0: clock at the ring's MI_BATCH_BUFFER_START (0 outside a batch).
+ * @progress_t0: clock at the batch's start or its last arbitration point:
+ *	the hang timer. A batch passing MI_ARB_CHECK is preemptible, and the
+ *	kernel's heartbeat preempts such a batch rather than resetting it, so
+ *	only a batch without arbitration points for hangcheck_ms is hung.
  * @debt_ns: latency model charges not yet slept.
  * @cmds: commands executed, added to the engine's counter at the end.
  * @since_check: commands since the last hang/reset check.
@@ -43,6 +54,7 @@ struct cs_ctx {
 	bool ppgtt[3];
 	struct sim_vm *vm;
 	uint64_t batch_t0;
+	uint64_t progress_t0;
 	uint64_t debt_ns;
 	uint64_t cmds;
 	unsigned int since_check;
@@ -52,6 +64,7 @@ enum cs_kind {
 	CS_SIMPLE,
 	CS_BB_START,
 	CS_BB_END,
+	CS_COND_END,
 };
 
 static int cs_error(struct cs_ctx *c, enum sim_error_reason reason, uint64_t acthd,
@@ -172,8 +185,8 @@ static int cs_check(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 	c->since_check = 0;
 	if (cs_cancelled(c))
 		return -ECANCELED;
-	if (c->gpu->cfg.hangcheck_ms != SIM_HANGCHECK_OFF && c->batch_t0 &&
-	    sim_now_ns() - c->batch_t0 > hangcheck_ns(c))
+	if (c->gpu->cfg.hangcheck_ms != SIM_HANGCHECK_OFF && c->progress_t0 &&
+	    sim_now_ns() - c->progress_t0 > hangcheck_ns(c))
 		return cs_error(c, SIM_ERR_HANG, acthd, dw, 1, "batch ran past hangcheck");
 	return 0;
 }
@@ -259,6 +272,11 @@ static int cs_decode(struct cs_ctx *c, uint32_t dw0, uint64_t acthd, unsigned in
 		case 0x22: /* MI_LOAD_REGISTER_IMM: pairs */
 			got = MI_LEN(dw0) + 2;
 			want = (got & 1) ? got : got + 1;
+			break;
+		case 0x36: /* MI_CONDITIONAL_BATCH_BUFFER_END */
+			want = I915_COND_BB_END_DWORDS;
+			got = MI_LEN(dw0) + 2;
+			*kind = CS_COND_END;
 			break;
 		case 0x31: /* MI_BATCH_BUFFER_START */
 			want = 3;
@@ -372,6 +390,66 @@ static int cs_reg_ptr(struct cs_ctx *c, uint32_t reg, atomic_uint **ccid,
 	return -EINVAL;
 }
 
+/* "@v OP @data" for the MI_SEMAPHORE_SAD_* compare codes 0..5. */
+static bool cs_compare(uint32_t op, uint32_t v, uint32_t data)
+{
+	switch (op) {
+	case 0:
+		return v > data;
+	case 1:
+		return v >= data;
+	case 2:
+		return v < data;
+	case 3:
+		return v <= data;
+	case 4:
+		return v == data;
+	default:
+		return v != data;
+	}
+}
+
+/*
+ * MI_ARB_CHECK inside a batch: an arbitration point. The batch is
+ * preemptible here, which restarts its hang timer; one that has run for a
+ * while sleeps a little, as a preempted context would be off the engine.
+ */
+static void cs_arb_point(struct cs_ctx *c)
+{
+	uint64_t now = sim_now_ns();
+
+	c->progress_t0 = now;
+	if (now - c->batch_t0 > CS_ARB_YIELD_AFTER_NS) {
+		struct timespec ts = { 0, CS_ARB_YIELD_NS };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * MI_CONDITIONAL_BATCH_BUFFER_END: 0 (go on), 2 (end the batch) or 1 (error).
+ * The condition is read fresh each time, so a CPU write ends a loop on it.
+ */
+static int cs_cond_end(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
+{
+	uint32_t op = (dw[0] & MI_SEMAPHORE_COMPARE_MASK) >> MI_SEMAPHORE_COMPARE_SHIFT;
+	bool pp = !(dw[0] & MI_COND_BB_END_GGTT);
+	uint64_t addr = qw(dw + 2) & ~7ull;
+	size_t run;
+	uint32_t *p;
+
+	if (!(dw[0] & MI_DO_COMPARE))
+		return 0;
+	if (op > 5)
+		return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, 4, "conditional end mode");
+	if (cs_check_space(c, pp, acthd, dw, 4))
+		return 1;
+	p = cs_resolve(c, pp, addr, 4, &run);
+	if (!p)
+		return cs_fault(c, acthd, dw, 4, pp, addr, "conditional end on unmapped page");
+	return cs_compare(op, __atomic_load_n(p, __ATOMIC_ACQUIRE), dw[1]) ? 0 : 2;
+}
+
 static int cs_semaphore(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 {
 	uint32_t op = (dw[0] & MI_SEMAPHORE_COMPARE_MASK) >> MI_SEMAPHORE_COMPARE_SHIFT;
@@ -387,33 +465,10 @@ static int cs_semaphore(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 	for (;;) {
 		size_t run;
 		uint32_t *p = cs_resolve(c, pp, addr, 4, &run);
-		uint32_t v;
-		bool ok;
 
 		if (!p)
 			return cs_fault(c, acthd, dw, 4, pp, addr, "semaphore on unmapped page");
-		v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-		switch (op) {
-		case 0:
-			ok = v > dw[1];
-			break;
-		case 1:
-			ok = v >= dw[1];
-			break;
-		case 2:
-			ok = v < dw[1];
-			break;
-		case 3:
-			ok = v <= dw[1];
-			break;
-		case 4:
-			ok = v == dw[1];
-			break;
-		default:
-			ok = v != dw[1];
-			break;
-		}
-		if (ok)
+		if (cs_compare(op, __atomic_load_n(p, __ATOMIC_ACQUIRE), dw[1]))
 			return 0;
 		if (cs_cancelled(c))
 			return -ECANCELED;
@@ -718,7 +773,10 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 
 	switch (MI_OPCODE(dw[0])) {
 	case 0x00:
+		return 0;
 	case 0x05:
+		if (c->depth)
+			cs_arb_point(c);
 		return 0;
 	case 0x02:
 		pthread_mutex_lock(&gpu->lock);
@@ -877,6 +935,18 @@ static int cs_run_batch(struct cs_ctx *c, uint64_t pc)
 		c->cmds++;
 		if (c->gpu->cfg.latency.cmd_ns)
 			cs_charge(c, c->gpu->cfg.latency.cmd_ns);
+		if (kind == CS_COND_END) {
+			ret = cs_cond_end(c, pc, dw);
+			if (ret == 1)
+				return ret;
+			if (!ret) {
+				pc += 4 * n;
+				continue;
+			}
+			if (!(dw[0] & MI_COND_BB_END_CURRENT_LEVEL))
+				return 0; /* ends every level */
+			kind = CS_BB_END;
+		}
 		if (kind == CS_BB_END) {
 			if (c->depth == 2) {
 				c->depth = 1;
@@ -965,14 +1035,15 @@ static int cs_exec_ring(struct cs_ctx *c, uint32_t head, uint32_t tail, uint32_t
 		atomic_fetch_add_explicit(&e->batch_count, 1, memory_order_relaxed);
 		c->depth = 1;
 		c->batch_t0 = sim_now_ns();
+		c->progress_t0 = c->batch_t0;
 		if (gpu->cfg.latency.batch_ns)
 			cs_charge(c, gpu->cfg.latency.batch_ns);
 		if (fault_should_fail(&sim_fault_gpu_hang, 0))
 			ret = cs_wait_hang(c, c->batch_t0, acthd, dw, n, "injected gpu_hang");
 		else
 			ret = cs_run_batch(c, qw(dw + 1) & ~3ull);
-	} else if (kind == CS_BB_END) {
-		ret = 0; /* Outside a batch there is nothing to return from. */
+	} else if (kind == CS_BB_END || kind == CS_COND_END) {
+		ret = 0; /* Outside a batch there is nothing to end. */
 	} else {
 		ret = cs_exec_simple(c, acthd, dw, n);
 	}

@@ -86,8 +86,11 @@
  * thread, so only another thread (or hangcheck) can end the wait.
  *
  * Hangcheck: a semaphore wait unsatisfied for hangcheck_ms, or one batch
- * (from the ring's MI_BATCH_BUFFER_START to its end) running longer than
- * hangcheck_ms, stops the engine with reason SIM_ERR_HANG. The fault point
+ * running longer than hangcheck_ms from the ring's MI_BATCH_BUFFER_START
+ * or its last MI_ARB_CHECK, stops the engine with reason SIM_ERR_HANG. A
+ * batch that keeps passing MI_ARB_CHECK (a preemptible spinner such as
+ * igt's) runs until it ends or is reset, as the kernel's heartbeat only
+ * preempts it; past 1 ms it sleeps 100 us at each MI_ARB_CHECK. The fault point
  * "gpu_hang" (sim_fault_gpu_hang) makes the batch it fires on hang. After an
  * error the engine stays stopped until sim_engine_reset().
  *

@@ -11,6 +11,7 @@
 #include <fault_inject.h>
 #include <i915/i915_gem.h>
 #include <i915/i915_vm.h>
+#include <ttm/ttm_tt.h>
 
 #include "i915_test_common.h"
 
@@ -22,15 +23,22 @@ struct vm_fixture {
 	unsigned int count;
 };
 
-static struct i915_device *vm_fixture_init(struct vm_fixture *fx)
+/* A device with the test config, hangcheck @hangcheck_ms. */
+static struct i915_device *vm_fixture_init_hc(struct vm_fixture *fx, uint32_t hangcheck_ms)
 {
 	struct sim_gpu_config cfg;
 
 	memset(fx, 0, sizeof(*fx));
 	i915_test_config(&cfg);
+	cfg.hangcheck_ms = hangcheck_ms;
 	ASSERT_EQ(i915_device_create_sim(&cfg, &fx->i915), 0);
 	ASSERT_EQ(i915_gem_init(fx->i915), 0);
 	return fx->i915;
+}
+
+static struct i915_device *vm_fixture_init(struct vm_fixture *fx)
+{
+	return vm_fixture_init_hc(fx, 100);
 }
 
 static struct i915_gem_object *vm_fixture_obj(struct vm_fixture *fx, uint64_t size,
@@ -699,6 +707,76 @@ KTEST(vm_swapout_unbinds_and_next_exec_rebinds)
 	EXPECT_TRUE(bound);
 	EXPECT_UEQ(read32(target, 4096), 0x77);
 	EXPECT_UEQ(read32(target, 4100), 0x88);
+	i915_context_put(ctx);
+	i915_vm_put(vm);
+	vm_fixture_fini(&fx);
+}
+
+/*
+ * igt's spinner (lib/igt_dummyload.c, gen8+): a poll write, then a loop of
+ * MI_ARB_CHECK, NOOPs, MI_CONDITIONAL_BATCH_BUFFER_END on a dword of the
+ * batch and a ppGTT MI_BATCH_BUFFER_START back to the loop. It stays busy
+ * well past hangcheck (it passes arbitration points), the context is not
+ * guilty, and the CPU writing MI_BATCH_BUFFER_END over the condition ends it.
+ */
+KTEST(vm_igt_spinner_runs_until_the_cpu_ends_it)
+{
+	enum { LOOP = 64, COND = 4096 - 8 };
+	struct vm_fixture fx;
+	struct i915_device *i915 = vm_fixture_init_hc(&fx, 500);
+	struct i915_address_space *vm;
+	struct i915_context *ctx = vm_context(i915, &vm);
+	struct i915_gem_object *poll = vm_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = vm_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_exec_object eo[2] = {
+	    {.obj = poll, .flags = PIN48 | EXEC_OBJECT_WRITE, .offset = HIGH},
+	    {.obj = batch, .flags = PIN48, .offset = HIGH + 65536},
+	};
+	struct i915_execbuffer eb = {.objects = eo, .count = 2, .ctx = ctx};
+	uint32_t cs[1024] = {0}, *p = cs, end = MI_BATCH_BUFFER_END, *cond;
+	uint64_t base = HIGH + 65536;
+
+	p = emit_sdi_ppgtt(p, HIGH, 1);
+	p = cs + LOOP / 4;
+	*p++ = MI_ARB_CHECK;
+	p += 960; /* MI_NOOP */
+	p = i915_emit_cond_bb_end_ppgtt(p, base + COND, MI_BATCH_BUFFER_END);
+	p = i915_emit_bb_start_ppgtt(p, base + LOOP);
+	ASSERT_LT((size_t)(p - cs), COND / 4);
+	cs[COND / 4] = 0xffffffffu;
+	cs[COND / 4 + 1] = 0xffffffffu;
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+
+	ASSERT_EQ(i915_gem_execbuffer(i915, &eb), 0);
+	/*
+	 * Spinning for two hangcheck periods (wall clock: a loaded machine may
+	 * deschedule the engine thread for a while, so not a tighter one).
+	 */
+	for (int i = 0; i < 100; i++) {
+		struct timespec ts = {0, 10 * 1000000l};
+
+		nanosleep(&ts, NULL);
+		EXPECT_FALSE(dma_fence_is_signaled(eb.out_fence));
+	}
+	/*
+	 * i915_gem_object_access() would wait for the batch: read and write
+	 * through the pages as a CPU mapping (igt's mmap) does, while it runs.
+	 */
+	EXPECT_UEQ(__atomic_load_n((uint32_t *)ttm_tt_page_ptr(poll->base.ttm, 0), __ATOMIC_ACQUIRE),
+		   1);
+	EXPECT_EQ(atomic_load(&ctx->guilty), 0);
+	cond = (uint32_t *)ttm_tt_page_ptr(batch->base.ttm, COND / 4096) + (COND % 4096) / 4;
+	__atomic_store_n(cond, end, __ATOMIC_RELEASE);
+	EXPECT_GT(dma_fence_wait_timeout(eb.out_fence, false, 5000ll * 1000000), 0);
+	EXPECT_EQ(dma_fence_get_status(eb.out_fence), 1);
+	EXPECT_EQ(atomic_load(&ctx->guilty), 0);
+	dma_fence_put(eb.out_fence);
+
+	/* Without its arbitration point the same loop is a hang: -EIO, guilty. */
+	cs[LOOP / 4] = MI_NOOP;
+	ASSERT_EQ(i915_gem_object_access(batch, 0, cs, sizeof(cs), true), 0);
+	EXPECT_EQ(exec_wait(i915, eo, 2, ctx), -EIO);
+	EXPECT_EQ(atomic_load(&ctx->guilty), 1);
 	i915_context_put(ctx);
 	i915_vm_put(vm);
 	vm_fixture_fini(&fx);

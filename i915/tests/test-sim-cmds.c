@@ -460,6 +460,100 @@ KTEST(cmd_endless_batch_hangs)
 	fx_fini(&fx);
 }
 
+/* A GGTT MI_CONDITIONAL_BATCH_BUFFER_END on DATA with @flags, then a store of 1. */
+static uint32_t *emit_cond_end_ggtt(uint32_t *cs, uint32_t flags, uint32_t data)
+{
+	*cs++ = MI_CONDITIONAL_BATCH_BUFFER_END | MI_COND_BB_END_GGTT | flags;
+	*cs++ = data;
+	*cs++ = (uint32_t)DATA;
+	*cs++ = 0;
+	return i915_emit_store_dword_imm(cs, DATA + 8, 1);
+}
+
+KTEST(cmd_conditional_batch_end)
+{
+	static const struct {
+		uint32_t mem, data, op;
+		bool ends;
+	} cases[] = {
+	    /* The gen8 compare: go on while memory > data. */
+	    {0xffffffffu, MI_BATCH_BUFFER_END, MI_SEMAPHORE_SAD_GT_SDD, false},
+	    {MI_BATCH_BUFFER_END, MI_BATCH_BUFFER_END, MI_SEMAPHORE_SAD_GT_SDD, true},
+	    {0, 1, MI_SEMAPHORE_SAD_GT_SDD, true},
+	    {5, 5, MI_SEMAPHORE_SAD_GTE_SDD, false},
+	    {4, 5, MI_SEMAPHORE_SAD_GTE_SDD, true},
+	    {4, 5, MI_SEMAPHORE_SAD_LT_SDD, false},
+	    {5, 5, MI_SEMAPHORE_SAD_LTE_SDD, false},
+	    {6, 5, MI_SEMAPHORE_SAD_LTE_SDD, true},
+	    {5, 5, MI_SEMAPHORE_SAD_EQ_SDD, false},
+	    {5, 5, MI_SEMAPHORE_SAD_NEQ_SDD, true},
+	    {6, 5, MI_SEMAPHORE_SAD_NEQ_SDD, false},
+	};
+	struct fx fx;
+	uint32_t b[32], *cs, sub[16], *s;
+
+	fx_init(&fx, 100);
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t zero = 0;
+
+		ASSERT_EQ(sim_aperture_write(fx.gpu, DATA, &cases[i].mem, 4), 0);
+		ASSERT_EQ(sim_aperture_write(fx.gpu, DATA + 8, &zero, 4), 0);
+		cs = emit_cond_end_ggtt(b, MI_DO_COMPARE | cases[i].op, cases[i].data);
+		cs = i915_emit_bb_end(cs);
+		EXPECT_EQ(run_batch(&fx, SIM_RCS, b, (unsigned int)(cs - b)), 0);
+		EXPECT_UEQ(rd32(&fx, DATA + 8), cases[i].ends ? 0 : 1);
+	}
+	/* Without MI_DO_COMPARE the command does nothing. */
+	cs = emit_cond_end_ggtt(b, 0, 0xffffffffu);
+	cs = i915_emit_bb_end(cs);
+	EXPECT_EQ(run_batch(&fx, SIM_RCS, b, (unsigned int)(cs - b)), 0);
+	EXPECT_UEQ(rd32(&fx, DATA + 8), 1);
+
+	/*
+	 * In a second-level batch (DATA holds 0, so the compare ends): the
+	 * whole batch ends, or with CURRENT_LEVEL only the called one.
+	 */
+	for (int level = 0; level < 2; level++) {
+		uint32_t zero = 0;
+
+		ASSERT_EQ(sim_aperture_write(fx.gpu, DATA, &zero, 4), 0);
+		ASSERT_EQ(sim_aperture_write(fx.gpu, DATA + 8, &zero, 4), 0);
+		ASSERT_EQ(sim_aperture_write(fx.gpu, DATA + 12, &zero, 4), 0);
+		s = emit_cond_end_ggtt(sub, MI_DO_COMPARE | (level ? MI_COND_BB_END_CURRENT_LEVEL : 0),
+				       0);
+		s = i915_emit_bb_end(s);
+		ASSERT_EQ(sim_aperture_write(fx.gpu, BATCH + 0x800, sub, 4 * (unsigned int)(s - sub)),
+			  0);
+		cs = i915_emit_bb_call(b, BATCH + 0x800);
+		cs = i915_emit_store_dword_imm(cs, DATA + 12, 7);
+		cs = i915_emit_bb_end(cs);
+		EXPECT_EQ(run_batch(&fx, SIM_RCS, b, (unsigned int)(cs - b)), 0);
+		EXPECT_UEQ(rd32(&fx, DATA + 8), 0);
+		EXPECT_UEQ(rd32(&fx, DATA + 12), level ? 7 : 0);
+	}
+
+	/* Malformed: a bad compare mode, a wrong length, an unmapped address, a ppGTT one. */
+	cs = emit_cond_end_ggtt(b, MI_DO_COMPARE | (6u << MI_SEMAPHORE_COMPARE_SHIFT), 0);
+	EXPECT_EQ(run_batch(&fx, SIM_RCS, b, (unsigned int)(cs - b)), -EIO);
+	EXPECT_EQ(last_reason(&fx, SIM_RCS), SIM_ERR_BAD_CMD);
+	EXPECT_EQ(sim_engine_reset(fx.gpu, SIM_RCS, SIM_RESET_TO_TAIL), 0);
+	cs = emit_cond_end_ggtt(b, MI_DO_COMPARE, 0);
+	b[0] += 1;
+	EXPECT_EQ(run_batch(&fx, SIM_RCS, b, (unsigned int)(cs - b)), -EIO);
+	EXPECT_EQ(last_reason(&fx, SIM_RCS), SIM_ERR_BAD_LENGTH);
+	EXPECT_EQ(sim_engine_reset(fx.gpu, SIM_RCS, SIM_RESET_TO_TAIL), 0);
+	cs = emit_cond_end_ggtt(b, MI_DO_COMPARE, 0);
+	b[2] = (uint32_t)UNMAPPED;
+	EXPECT_EQ(run_batch(&fx, SIM_RCS, b, (unsigned int)(cs - b)), -EIO);
+	EXPECT_EQ(last_reason(&fx, SIM_RCS), SIM_ERR_PAGE_FAULT);
+	EXPECT_EQ(sim_engine_reset(fx.gpu, SIM_RCS, SIM_RESET_TO_TAIL), 0);
+	cs = emit_cond_end_ggtt(b, MI_DO_COMPARE, 0);
+	b[0] &= ~MI_COND_BB_END_GGTT;
+	EXPECT_EQ(run_batch(&fx, SIM_RCS, b, (unsigned int)(cs - b)), -EIO);
+	EXPECT_EQ(last_reason(&fx, SIM_RCS), SIM_ERR_BAD_CMD);
+	fx_fini(&fx);
+}
+
 /* ---- blits --------------------------------------------------------------- */
 
 #define REGION (DATA_PAGES / 2 * PG)

@@ -99,6 +99,23 @@
 #define MI_BATCH_SECOND_LEVEL (1u << 22)
 #define I915_BB_START_DWORDS 3
 
+/*
+ * MI_CONDITIONAL_BATCH_BUFFER_END, gen8+ 4 dwords: cmd, data, addr lo, addr
+ * hi (a qword-aligned address: bits 2:0 are ignored). With MI_DO_COMPARE the
+ * dword at the address is compared with the data: the batch goes on while
+ * "memory OP data" holds (OP from bits 14:12, the MI_SEMAPHORE_SAD_* codes;
+ * 0 = "memory > data", the gen8 behaviour) and ends otherwise; without
+ * MI_DO_COMPARE the command does nothing. The end is of the whole batch
+ * (every level) unless MI_COND_BB_END_CURRENT_LEVEL, which ends only the
+ * running level as its MI_BATCH_BUFFER_END would. MI_COND_BB_END_GGTT: the
+ * address is in the GGTT (clear: the running ppGTT).
+ */
+#define MI_CONDITIONAL_BATCH_BUFFER_END MI_INSTR(0x36, 2)
+#define MI_COND_BB_END_GGTT (1u << 22)
+#define MI_DO_COMPARE (1u << 21)
+#define MI_COND_BB_END_CURRENT_LEVEL (1u << 18)
+#define I915_COND_BB_END_DWORDS 4
+
 /* PIPE_CONTROL (render only), gen8 6 dwords: cmd, flags, addr lo, hi, data lo, hi. */
 #define GFX_OP_PIPE_CONTROL(len) ((0x3u << 29) | (0x3u << 27) | (0x2u << 24) | ((len) - 2))
 #define PIPE_CONTROL_OPCODE_MASK 0xffff0000u
@@ -215,6 +232,19 @@ static inline uint32_t *i915_emit_bb_start_ppgtt(uint32_t *cs, uint64_t addr)
 static inline uint32_t *i915_emit_bb_call(uint32_t *cs, uint64_t addr)
 {
 	*cs++ = MI_BATCH_BUFFER_START_GEN8 | MI_BATCH_SECOND_LEVEL;
+	*cs++ = i915_lower_32(addr);
+	*cs++ = i915_upper_32(addr);
+	return cs;
+}
+
+/*
+ * i915_emit_cond_bb_end_ppgtt - end the batch unless the dword at ppGTT @addr
+ * is greater than @data (the gen8 compare, as igt's spinner uses it).
+ */
+static inline uint32_t *i915_emit_cond_bb_end_ppgtt(uint32_t *cs, uint64_t addr, uint32_t data)
+{
+	*cs++ = MI_CONDITIONAL_BATCH_BUFFER_END | MI_DO_COMPARE;
+	*cs++ = data;
 	*cs++ = i915_lower_32(addr);
 	*cs++ = i915_upper_32(addr);
 	return cs;
