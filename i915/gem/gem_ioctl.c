@@ -338,8 +338,16 @@ static int gem_getparam_value(struct i915_gem_dev *dev, int param, int *value)
 	case I915_PARAM_HAS_EXEC_FENCE_ARRAY:
 	case I915_PARAM_HAS_EXEC_SUBMIT_FENCE:
 	case I915_PARAM_HAS_EXEC_TIMELINE_FENCES:
-	case I915_PARAM_HAS_USERPTR_PROBE:
 		*value = 1;
+		return 0;
+	case I915_PARAM_HAS_USERPTR_PROBE:
+		/*
+		 * The kernel says 1 whatever its config, even when USERPTR itself is
+		 * -ENODEV (no MMU notifiers). Here USERPTR is never available, so its
+		 * PROBE flag is not offered either: a caller checking the flag alone
+		 * must not be told it may probe.
+		 */
+		*value = 0;
 		return 0;
 	case I915_PARAM_HAS_CONTEXT_FREQ_HINT:
 		*value = -EINVAL; /* execlists, not GuC submission */

@@ -1274,3 +1274,23 @@ KTEST(cpu_fault_on_purgeable_object_sigbus)
 	EXPECT_EQ(i915_gem_munmap(fx.i915, (void *)q, 4096), 0);
 	fx_close(&fx);
 }
+
+/* USERPTR is not available, and the PROBE capability does not claim otherwise. */
+KTEST(userptr_unavailable_and_not_advertised)
+{
+	struct uapi_fx fx;
+	int value = -1;
+	drm_i915_getparam_t gp = {.param = I915_PARAM_HAS_USERPTR_PROBE, .value = &value};
+	static char page[4096] __attribute__((aligned(4096)));
+	struct drm_i915_gem_userptr up = {
+	    .user_ptr = (uintptr_t)page, .user_size = sizeof(page), .flags = I915_USERPTR_PROBE};
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GETPARAM, &gp), 0);
+	EXPECT_EQ(value, 0);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_USERPTR, &up), -ENODEV);
+	up.flags = 0;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_USERPTR, &up), -ENODEV);
+	EXPECT_EQ(up.handle, 0u);
+	fx_close(&fx);
+}
