@@ -95,12 +95,13 @@ static void i915_gem_object_drop_vma(struct i915_gem_object *obj)
 }
 
 /*
- * Wait for @bo's fences of other timelines than @context: an engine runs its
- * own requests in order, so work queued on it needs no CPU wait for them.
- * Return: 0; -EBUSY (@no_wait, one is pending); -EINTR (@intr).
+ * Wait for @bo's fences of @usage (DMA_RESV_USAGE_WRITE: the writers only,
+ * as a reader must; BOOKKEEP: all) of other timelines than @context: an
+ * engine runs its own requests in order, so work queued on it needs no CPU
+ * wait for them. Return: 0; -EBUSY (@no_wait, one is pending); -EINTR (@intr).
  */
-static int i915_bo_await_foreign(struct ttm_buffer_object *bo, uint64_t context, bool intr,
-				 bool no_wait)
+static int i915_bo_await_foreign(struct ttm_buffer_object *bo, enum dma_resv_usage usage,
+				 uint64_t context, bool intr, bool no_wait)
 {
 	struct dma_fence *f;
 	unsigned int i;
@@ -108,7 +109,7 @@ static int i915_bo_await_foreign(struct ttm_buffer_object *bo, uint64_t context,
 	for (;;) {
 		struct dma_fence *wait = NULL;
 
-		dma_resv_for_each_fence (bo->resv, DMA_RESV_USAGE_BOOKKEEP, i, f) {
+		dma_resv_for_each_fence (bo->resv, usage, i, f) {
 			if (f->context != context && !dma_fence_is_signaled(f)) {
 				wait = dma_fence_get(f);
 				break;
@@ -350,7 +351,7 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 	 */
 	if (old && from != TTM_PL_SYSTEM && to != TTM_PL_SYSTEM &&
 	    !(i915_is_tt_type(from) && i915_is_tt_type(to)))
-		ret = i915_bo_await_foreign(bo,
+		ret = i915_bo_await_foreign(bo, DMA_RESV_USAGE_BOOKKEEP,
 					    i915_engine_get(i915, I915_ENGINE_BCS)->fence_context,
 					    ctx->interruptible, ctx->no_wait_gpu);
 	else
@@ -1242,7 +1243,15 @@ retry:
 	for (unsigned int i = 0; i < eb->count; i++) {
 		struct ttm_buffer_object *bo = eb_bo(&eb->objects[i]);
 
-		ret = i915_bo_await_foreign(bo, engine->fence_context, true, false);
+		/*
+		 * Implicit sync as the kernel's: a writer waits for every
+		 * other user, a reader for the writers only (several engines
+		 * may read one batch, igt's all-engine spinners do).
+		 */
+		ret = i915_bo_await_foreign(bo,
+					    written[i] ? DMA_RESV_USAGE_BOOKKEEP
+						       : DMA_RESV_USAGE_WRITE,
+					    engine->fence_context, true, false);
 		if (!ret)
 			ret = dma_resv_reserve_fences(bo->resv, 1);
 		if (ret)
