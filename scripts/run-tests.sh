@@ -13,9 +13,12 @@
 # cppcheck over the core (scripts/check-cppcheck.sh) and the formatting of the
 # files in scripts/format-files.txt (scripts/check-format.sh).
 #
-# The igt run (not in the default list unless TTM_IGT=1: see run_igt) builds igt-gpu-tools
-# (scripts/igt-build.sh, cached outside the checkout) and runs the acceptance
-# lists scripts/igt/acceptance-{tgl,dg2}.txt against the emulated render node.
+# The igt run builds igt-gpu-tools (scripts/igt-build.sh, cached outside the
+# checkout) and runs, against the emulated render node on both profiles,
+# either the acceptance lists scripts/igt/acceptance-{tgl,dg2}.txt
+# (TTM_IGT=1, or --only igt) or the CI gate scripts/igt/ci-gate-{tgl,dg2}.txt
+# (TTM_IGT=gate, what .ci/run sets): the subtests that pass today, so a
+# change that breaks one fails CI while the acceptance lists are not yet met.
 #
 # Ends with one line "N passed, N failed, N skipped" summed over every run and
 # exits non-zero when anything failed or did not build.
@@ -26,7 +29,7 @@ cd "$TTM_TOP" || exit 1
 runs="gates plain asan tsan fuzz"
 # TTM_IGT=1 adds the igt run to the default list (CI: set it in .ci/run's
 # environment once the acceptance lists pass under the render node).
-[ -z "${TTM_IGT:-}" ] || runs="$runs igt"
+[ -z "${TTM_IGT:-}" ] || [ "${TTM_IGT}" = 0 ] || runs="$runs igt"
 case "${1:-}" in
 --quick) runs=plain ;;
 --only) runs=${2:?--only needs plain, asan, tsan, fuzz, igt or gates} ;;
@@ -114,14 +117,22 @@ run_igt() {
 		return
 	fi
 	ttm_log "igt: built in $bld"
-	if ! ttm_configure build "-Dwerror=$werror"; then
+	if ! ttm_configure build "-Dwerror=$werror" ||
+		! ninja -C build node/libttm-i915-node.so >"$logdir/igt-node-build.log" 2>&1; then
+		ttm_log "igt: building the render node failed (log: $logdir/igt-node-build.log)"
+		tail -n 20 "$logdir/igt-node-build.log" >&2
 		total_fail=$((total_fail + 1))
 		return
 	fi
 	for p in tgl dg2; do
-		ttm_log "igt: acceptance list on $p"
+		local what=acceptance list=()
+		if [ "${TTM_IGT:-}" = gate ]; then
+			what="CI gate"
+			list=(-l "scripts/igt/ci-gate-$p.txt")
+		fi
+		ttm_log "igt: $what list on $p"
 		scripts/igt-shim-run.sh -p "$p" -b build -t "${IGT_TIMEOUT:-60}" -o "$TTM_TOP/build-logs/igt-$p" \
-			>"$logdir/igt-$p.log" 2>&1
+			"${list[@]}" >"$logdir/igt-$p.log" 2>&1
 		rc=$?
 		if [ $rc -eq 77 ]; then
 			ttm_log "igt: $p skipped: $(tail -n 1 "$logdir/igt-$p.log")"
