@@ -737,12 +737,23 @@ int gem_madvise_ioctl(struct i915_gem_file *file, void *data)
 	struct drm_i915_gem_madvise *args = data;
 	struct gem_obj *obj;
 	bool try_purge;
+	int ret;
 
 	if (args->madv != I915_MADV_DONTNEED && args->madv != I915_MADV_WILLNEED)
 		return -EINVAL;
 	obj = gem_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;
+	/*
+	 * The pages are looked at under the reservation (a CPU fault populates
+	 * them under it on the fault thread); the reservation nests outside
+	 * the device lock, as in execbuffer.
+	 */
+	ret = ttm_bo_reserve(&obj->bo->base, true, false, NULL);
+	if (ret) {
+		gem_obj_put(obj);
+		return ret;
+	}
 	pthread_mutex_lock(&file->dev->lock);
 	if (obj->madv != __I915_MADV_PURGED)
 		obj->madv = args->madv;
@@ -752,6 +763,7 @@ int gem_madvise_ioctl(struct i915_gem_file *file, void *data)
 		obj->madv = __I915_MADV_PURGED;
 	args->retained = obj->madv != __I915_MADV_PURGED;
 	pthread_mutex_unlock(&file->dev->lock);
+	ttm_bo_unreserve(&obj->bo->base);
 	gem_obj_put(obj);
 	return 0;
 }
