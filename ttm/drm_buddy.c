@@ -493,10 +493,17 @@ int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, u
 	if (size % min_block_size)
 		size += min_block_size - size % min_block_size;
 	min_order = ilog2_u64(min_block_size / mm->chunk_size);
+	/* Rounded up, it may no longer fit; nor may a min block larger than every root. */
+	if (size > mm->avail || min_order > mm->max_order)
+		return -ENOSPC;
 	for (remaining = size; remaining;) {
 		order = ilog2_u64(remaining / mm->chunk_size);
 		if (order > mm->max_order)
 			order = mm->max_order;
+		if (order < min_order) {
+			ret = -ENOSPC;
+			goto err;
+		}
 		for (;;) {
 			ret = alloc_one(mm, order, start, end, ranged, topdown, &b);
 			if (ret != -ENOSPC || order == min_order)

@@ -286,6 +286,28 @@ KTEST(drm_buddy_alloc_size_rounded_up_to_min_block)
 	drm_buddy_fini(&mm);
 }
 
+/*
+ * A size that fits, rounded up to a minimum block that does not: -ENOSPC at
+ * once (the search used to walk its order below zero and never return).
+ */
+KTEST(drm_buddy_alloc_rounded_size_beyond_mm)
+{
+	struct drm_buddy mm;
+	struct list_head l = LIST_HEAD_INIT(l);
+
+	ASSERT_EQ(drm_buddy_init(&mm, SZ_4K, SZ_4K), 0);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, 4 * SZ_4K, &l, 0), -ENOSPC);
+	EXPECT_TRUE(list_empty(&l));
+	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size);
+	drm_buddy_fini(&mm);
+	/* 12 KiB (roots of 8 and 4 KiB): no 16 KiB minimum block anywhere. */
+	ASSERT_EQ(drm_buddy_init(&mm, 3 * SZ_4K, SZ_4K), 0);
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, 4 * SZ_4K, &l, 0), -ENOSPC);
+	EXPECT_TRUE(list_empty(&l));
+	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size);
+	drm_buddy_fini(&mm);
+}
+
 /* Allocate every page of @mm, one per call, into @lists[page % @n]. */
 static void take_pages_round_robin(struct drm_buddy *mm, struct list_head *lists, unsigned n)
 {
