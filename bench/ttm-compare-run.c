@@ -767,7 +767,6 @@ static bool parse_num(const char *s, double lo, double hi, double *out)
 static int parse(int argc, char **argv, struct run_opts *o)
 {
 	unsigned nside = 0;
-	double v;
 
 	*o = (struct run_opts){ .rounds = 10, .threshold_pct = 1.0, .confidence = 99.0,
 				.args = "--quick", .seed = 1, .icount_threshold_pct = 0.5 };
@@ -805,12 +804,11 @@ static int parse(int argc, char **argv, struct run_opts *o)
 					return -1;
 				}
 		} else if (!strcmp(a, "--rounds")) {
-			if (!parse_num(val, 3, RUN_MAX_ROUNDS, &v) || v != floor(v)) {
+			if (bench_parse_uint(val, 3, RUN_MAX_ROUNDS, &o->rounds)) {
 				fprintf(stderr, "%s: --rounds takes a whole number from 3 to %u\n", prog,
 					RUN_MAX_ROUNDS);
 				return -1;
 			}
-			o->rounds = (unsigned)v;
 		} else if (!strcmp(a, "--metrics")) {
 			o->metrics = val;
 		} else if (!strcmp(a, "--threshold")) {
@@ -840,11 +838,10 @@ static int parse(int argc, char **argv, struct run_opts *o)
 				return -1;
 			}
 		} else if (!strcmp(a, "--seed")) {
-			if (!parse_num(val, 0, 9007199254740992.0, &v) || v != floor(v)) {
+			if (bench_parse_u64(val, 0, 9007199254740992ull, &o->seed)) {
 				fprintf(stderr, "%s: --seed takes a whole number\n", prog);
 				return -1;
 			}
-			o->seed = (uint64_t)v;
 		} else {
 			fprintf(stderr, "%s: unknown option %s\n", prog, a);
 			usage(stderr);

@@ -931,21 +931,6 @@ static void usage(FILE *to)
 		prog);
 }
 
-static bool parse_uint(const char *s, unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return false;
-	*out = (unsigned)v;
-	return true;
-}
-
 int main(int argc, char **argv)
 {
 	struct filters f = { .threshold_pct = 5.0, .window = 3 };
@@ -990,7 +975,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "-o"))
 			f.out = val;
 		else if (!strcmp(a, "--last") || !strcmp(a, "--window")) {
-			if (!parse_uint(val, 1000000, !strcmp(a, "--last") ? &f.last : &f.window) ||
+			if (bench_parse_uint(val, 0, 1000000,
+					     !strcmp(a, "--last") ? &f.last : &f.window) ||
 			    (!strcmp(a, "--window") && !f.window)) {
 				fprintf(stderr, "%s: %s takes a whole number from 1, not '%s'\n", prog, a,
 					val ? val : "");
