@@ -7,9 +7,10 @@
  * eviction: the known slowdown the comparison tools are tested against. A
  * test of sensitivity ("a 3% slowdown is flagged") is only as good as the 3%:
  * this program measures, per asked delay T (1, 2, 3, 5, 10, 30, 100, 300,
- * 1000 and 3000 ns), what one call adds to a loop:
+ * 1000 and 3000 ns), what one use (ttm_delay_at() with its own site, as
+ * ttm_delay_ns() expands at a call site) adds to a loop:
  *
- *   delay.added.<T>ns        ns per call of ttm_delay_ns(T) minus ns per
+ *   delay.added.<T>ns        ns per use of a T ns delay minus ns per
  *                            iteration of the same loop without the call
  *   delay.added.<T>ns.ratio  that over T (target: 0.9 to 1.1 from 1 ns up)
  *
@@ -29,13 +30,14 @@ static const unsigned delays[] = { 1, 2, 3, 5, 10, 30, 100, 300, 1000, 3000 };
 #define NDELAYS (sizeof(delays) / sizeof(delays[0]))
 
 /* The loop the knob sits in; @ns 0 is the loop without the call. */
-static __attribute__((noinline)) double rep_loop(uint64_t ns, unsigned long iters)
+static __attribute__((noinline)) double rep_loop(struct ttm_delay_site *site, uint64_t ns,
+						 unsigned long iters)
 {
 	uint64_t t0 = bench_now_ns();
 
 	for (unsigned long i = 0; i < iters; i++) {
 		if (ns)
-			ttm_delay_ns(ns);
+			ttm_delay_at(site, ns);
 		__asm__ volatile("" ::: "memory");
 	}
 	return (double)(bench_now_ns() - t0) / (double)iters;
@@ -44,6 +46,7 @@ static __attribute__((noinline)) double rep_loop(uint64_t ns, unsigned long iter
 int main(int argc, char **argv)
 {
 	struct bench_metric *added[NDELAYS], *ratio[NDELAYS], *fixed, *step;
+	struct ttm_delay_site sites[NDELAYS];
 	struct bench_run run;
 	double fixed_ns, step_ns;
 	int rc;
@@ -65,6 +68,7 @@ int main(int argc, char **argv)
 		added[d] = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
 		snprintf(name, sizeof(name), "delay.added.%uns.ratio", delays[d]);
 		ratio[d] = bench_metric_add(&run, name, "x asked", BENCH_LOWER_IS_BETTER);
+		atomic_init(&sites[d].steps, -1);
 		if (!added[d] || !ratio[d]) {
 			bench_run_fini(&run);
 			return 1;
@@ -81,10 +85,10 @@ int main(int argc, char **argv)
 			/* About 20 ms (2 with --quick) of calls per figure. */
 			unsigned long iters = (run.opts.quick ? 2000000ul : 20000000ul) /
 					      (delays[d] + 10);
-			double base = rep_loop(0, iters);
-			double with = rep_loop(delays[d], iters);
+			double base = rep_loop(&sites[d], 0, iters);
+			double with = rep_loop(&sites[d], delays[d], iters);
 
-			base = (base + rep_loop(0, iters)) / 2;
+			base = (base + rep_loop(&sites[d], 0, iters)) / 2;
 			if (r < 0)
 				continue;
 			rc |= bench_metric_sample(added[d], with - base);

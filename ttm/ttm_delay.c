@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * ttm_delay: the calibrated busy-wait of the regression knobs, see
+ * ttm_delay: the calibration of the regression knobs' busy-wait, see
  * ttm_delay.h.
+ *
+ * What n steps add to a loop is not a + b n at small n: the core runs the
+ * short chain of one use beside the next iterations' work (each use's chain
+ * is independent), and the loop's exit branch is predicted for short trip
+ * counts and mispredicted for long ones. So the calibration measures what
+ * a use adds at a grid of step counts, the way a use runs (inline, once per
+ * iteration of a loop, against the same loop without it), and a site's
+ * step count is interpolated in that table for the asked time.
  */
 #include <math.h>
 #include <pthread.h>
@@ -9,21 +17,18 @@
 
 #include <ttm/ttm_delay.h>
 
+static const int64_t ttm_delay_grid[] = {
+	0,   1,   2,   3,   4,    5,    6,    8,    10,   12,   16,    20,
+	24,  32,  40,  48,  64,   80,   96,   128,  160,  192,  256,   384,
+	512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384,
+};
+#define TTM_DELAY_GRID (sizeof(ttm_delay_grid) / sizeof(ttm_delay_grid[0]))
+
 static pthread_once_t ttm_delay_once = PTHREAD_ONCE_INIT;
 /* Written once under ttm_delay_once, read after it. */
-static double ttm_delay_fixed_ns, ttm_delay_step_ns, ttm_delay_inv_step;
-
-/* @n dependent steps; the asm keeps the compiler from folding the chain. */
-__attribute__((noinline)) static uint64_t ttm_delay_spin(uint64_t n)
-{
-	uint64_t x = n | 1;
-
-	while (n--) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
-}
+static double ttm_delay_added[TTM_DELAY_GRID];
+/* ns per step of long uses: the least-squares slope from 512 steps up. */
+static double ttm_delay_slope;
 
 static double ttm_delay_now_ns(void)
 {
@@ -33,78 +38,99 @@ static double ttm_delay_now_ns(void)
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-/* Cost of one call of @n steps over one batch of @calls calls. */
-static double ttm_delay_measure(uint64_t n, unsigned calls)
+/*
+ * ns per iteration of a loop that does what a use does, @steps read from
+ * a site each time (@steps < 0: the loop without the use). noinline keeps
+ * every measured loop in the same shape whatever the caller.
+ */
+__attribute__((noinline)) static double ttm_delay_loop(int64_t steps, unsigned iters)
 {
-	double t0 = ttm_delay_now_ns();
-	volatile uint64_t sink = 0;
-
-	for (unsigned i = 0; i < calls; i++)
-		sink += ttm_delay_spin(n);
-	(void)sink;
-	return (ttm_delay_now_ns() - t0) / calls;
-}
-
-/* The work of a call after calibration: the step count, then the steps. */
-__attribute__((noinline)) static void ttm_delay_run(uint64_t ns)
-{
-	double steps = ((double)ns - ttm_delay_fixed_ns) * ttm_delay_inv_step;
-
-	ttm_delay_spin(steps > 0 ? (uint64_t)(steps + 0.5) : 0);
-}
-
-static double ttm_delay_measure_run(uint64_t ns, unsigned calls)
-{
+	struct ttm_delay_site site = { .steps = steps < 0 ? 0 : steps };
 	double t0 = ttm_delay_now_ns();
 
-	for (unsigned i = 0; i < calls; i++)
-		ttm_delay_run(ns);
-	return (ttm_delay_now_ns() - t0) / calls;
+	for (unsigned i = 0; i < iters; i++) {
+		if (steps >= 0)
+			ttm_delay_spin(atomic_load_explicit(&site.steps, memory_order_relaxed));
+		__asm__ volatile("" ::: "memory");
+	}
+	return (ttm_delay_now_ns() - t0) / iters;
+}
+
+/* Iterations for a batch of about 100 us (steps of about 0.3 ns). */
+static unsigned ttm_delay_iters(int64_t steps)
+{
+	return (unsigned)(300000 / (steps + 30));
 }
 
 /*
- * Fit a + b n to calls of the bare spin at two step counts, then measure
- * what the step computation of a real call adds (with no fixed part
- * subtracted yet, a call for the time of n1 steps runs exactly n1 steps)
- * and count it in the fixed part.
+ * Per grid point, the fastest of nine batches (a batch that was preempted
+ * or met a slower clock loses) minus the fastest bare loop, the rounds
+ * interleaved so every point sees the same machine; then made
+ * non-decreasing, so the table inverts.
  */
 static void ttm_delay_calibrate(void)
 {
-	const uint64_t n1 = 16, n2 = 4096;
-	double c1 = INFINITY, c2 = INFINITY, run = INFINITY, step;
+	double bare[TTM_DELAY_GRID], with[TTM_DELAY_GRID];
 
-	/*
-	 * Batches of the two sizes interleaved, the fastest of each kept: a
-	 * batch that was preempted or met a slower clock loses, and both sizes
-	 * see the same machine.
-	 */
-	ttm_delay_measure(n2, 2000); /* warm up: frequency, caches */
-	for (unsigned rep = 0; rep < 15; rep++) {
-		c1 = fmin(c1, ttm_delay_measure(n1, 20000));
-		c2 = fmin(c2, ttm_delay_measure(n2, 200));
+	for (unsigned i = 0; i < TTM_DELAY_GRID; i++)
+		bare[i] = with[i] = INFINITY;
+	ttm_delay_loop(4096, 200); /* warm up: frequency, caches, predictors */
+	for (unsigned rep = 0; rep < 9; rep++) {
+		for (unsigned i = 0; i < TTM_DELAY_GRID; i++) {
+			unsigned iters = ttm_delay_iters(ttm_delay_grid[i]);
+
+			bare[i] = fmin(bare[i], ttm_delay_loop(-1, iters));
+			with[i] = fmin(with[i], ttm_delay_loop(ttm_delay_grid[i], iters));
+		}
 	}
-	step = (c2 - c1) / (double)(n2 - n1);
-	if (!(step > 0.01))
-		step = 0.3;
-	ttm_delay_fixed_ns = 0;
-	ttm_delay_inv_step = 1.0 / step;
-	for (unsigned rep = 0; rep < 15; rep++)
-		run = fmin(run, ttm_delay_measure_run((uint64_t)llround(step * (double)n1), 20000));
-	ttm_delay_step_ns = step;
-	ttm_delay_fixed_ns = fmax(0.0, run - step * (double)n1);
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
+
+	for (unsigned i = 0; i < TTM_DELAY_GRID; i++) {
+		double added = fmax(0.0, with[i] - bare[i]), x = (double)ttm_delay_grid[i];
+
+		ttm_delay_added[i] = i ? fmax(added, ttm_delay_added[i - 1]) : added;
+		if (ttm_delay_grid[i] >= 512) {
+			sx += x;
+			sy += with[i] - bare[i];
+			sxx += x * x;
+			sxy += x * (with[i] - bare[i]);
+			k++;
+		}
+	}
+	ttm_delay_slope = (k * sxy - sx * sy) / (k * sxx - sx * sx);
+	if (!(ttm_delay_slope > 0.01))
+		ttm_delay_slope = 0.3; /* a preempted calibration: one cycle at 3.3 GHz */
 }
 
-void ttm_delay_ns(uint64_t ns)
+int64_t ttm_delay_site_steps(struct ttm_delay_site *site, uint64_t ns)
 {
-	if (!ns)
-		return;
+	const unsigned last = TTM_DELAY_GRID - 1;
+	double t = (double)ns, n;
+	unsigned i;
+
 	pthread_once(&ttm_delay_once, ttm_delay_calibrate);
-	ttm_delay_run(ns);
+	if (t <= ttm_delay_added[0]) {
+		n = 0;
+	} else if (t > ttm_delay_added[last]) {
+		n = (double)ttm_delay_grid[last] + (t - ttm_delay_added[last]) / ttm_delay_slope;
+	} else {
+		for (i = 1; i <= last && ttm_delay_added[i] < t; i++)
+			;
+		/* Between grid points i-1 and i. */
+		double a0 = ttm_delay_added[i - 1], a1 = ttm_delay_added[i];
+		double n0 = (double)ttm_delay_grid[i - 1], n1 = (double)ttm_delay_grid[i];
+
+		n = a1 > a0 ? n0 + (t - a0) * (n1 - n0) / (a1 - a0) : n1;
+	}
+	int64_t steps = n > 0 ? (int64_t)llround(n) : 0;
+
+	atomic_store_explicit(&site->steps, steps, memory_order_relaxed);
+	return steps;
 }
 
 void ttm_delay_calibration(double *fixed_ns, double *step_ns)
 {
 	pthread_once(&ttm_delay_once, ttm_delay_calibrate);
-	*fixed_ns = ttm_delay_fixed_ns;
-	*step_ns = ttm_delay_step_ns;
+	*fixed_ns = ttm_delay_added[0];
+	*step_ns = ttm_delay_slope;
 }
