@@ -8,17 +8,24 @@
 
 static atomic_uint_fast64_t ww_stamp_counter = 1;
 
+/* The holder's ticket lives in the lock word above the two flag bits. */
+_Static_assert(_Alignof(struct ww_acquire_ctx) > WW_MUTEX_FLAGS, "ticket pointers need 2 free bits");
+
+static inline struct ww_acquire_ctx *word_ctx(uintptr_t word)
+{
+	return (struct ww_acquire_ctx *)(word & ~WW_MUTEX_FLAGS);
+}
+
 void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class)
 {
 	pthread_condattr_t ca;
 
+	atomic_init(&lock->owner, 0);
 	pthread_mutex_init(&lock->wait_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&lock->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	lock->locked = false;
-	lock->ctx = NULL;
 	lock->waiters = 0;
 	lock->ww_class = ww_class;
 }
@@ -53,23 +60,44 @@ static bool older(const struct ww_acquire_ctx *a, const struct ww_acquire_ctx *b
 	return a->stamp < b->stamp;
 }
 
-static void take(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
+/*
+ * A transaction that holds nothing is not wounded any more. Cleared before
+ * the lock word is claimed (with release): a wounder finds the ticket in
+ * the word (with acquire), so its wound is ordered after this clear.
+ */
+static inline void ctx_unwound(struct ww_acquire_ctx *ctx)
 {
-	lock->locked = true;
-	lock->ctx = ctx;
-	if (ctx) {
-		ctx->acquired++;
-		/* A transaction that holds nothing is not wounded any more. */
-		if (ctx->acquired == 1)
-			atomic_store(&ctx->wounded, false);
-	}
+	if (ctx && !ctx->acquired)
+		atomic_store_explicit(&ctx->wounded, false, memory_order_relaxed);
 }
 
-/* Must @ctx back off instead of waiting for @lock? Called with wait_lock held. */
-static bool must_back_off(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
+/*
+ * Take @lock if it is free, keeping WAITERS: a sleeper woken by the unlock
+ * may lose the race to a newcomer, as with the kernel's mutex; it then
+ * sleeps again and the newcomer's unlock wakes it. Call ctx_unwound() first.
+ */
+static inline bool try_take(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
 {
-	struct ww_acquire_ctx *holder = lock->ctx;
+	uintptr_t word = atomic_load_explicit(&lock->owner, memory_order_relaxed);
 
+	while (!(word & WW_MUTEX_LOCKED)) {
+		if (atomic_compare_exchange_weak_explicit(
+			&lock->owner, &word, (uintptr_t)ctx | WW_MUTEX_LOCKED | (word & WW_MUTEX_WAITERS),
+			memory_order_acq_rel, memory_order_relaxed)) {
+			if (ctx)
+				ctx->acquired++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Must @ctx back off instead of waiting for the lock @holder holds? Called
+ * with wait_lock held and WAITERS set, so @holder cannot go away.
+ */
+static bool must_back_off(struct ww_acquire_ctx *holder, struct ww_acquire_ctx *ctx)
+{
 	if (!ctx || !ctx->acquired)
 		return false;
 	if (ctx->ww_class->is_wait_die)
@@ -77,55 +105,84 @@ static bool must_back_off(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
 	return atomic_load(&ctx->wounded);
 }
 
-static void wound_holder(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
+static void wound_holder(struct ww_acquire_ctx *holder, struct ww_acquire_ctx *ctx)
 {
-	struct ww_acquire_ctx *holder = lock->ctx;
-
 	if (ctx && holder && !ctx->ww_class->is_wait_die && older(ctx, holder))
 		atomic_store(&holder->wounded, true);
 }
 
-static int lock_common(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool slow, bool intr)
+static void wait_once(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool intr)
+{
+	lock->waiters++;
+	if ((ctx && !ctx->ww_class->is_wait_die) || intr) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&lock->cond, &lock->wait_lock, &ts);
+	} else {
+		pthread_cond_wait(&lock->cond, &lock->wait_lock);
+	}
+	lock->waiters--;
+}
+
+static int lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool slow, bool intr)
 {
 	int ret = 0;
 
-	if (ctx && (ctx->ww_class != lock->ww_class || ctx->done))
-		return -EINVAL;
 	pthread_mutex_lock(&lock->wait_lock);
-	if (ctx && lock->locked && lock->ctx == ctx) {
-		ret = -EALREADY;
-		goto out;
-	}
-	while (lock->locked) {
-		if (!slow && must_back_off(lock, ctx)) {
+	for (;;) {
+		uintptr_t word = atomic_load_explicit(&lock->owner, memory_order_acquire);
+		struct ww_acquire_ctx *holder;
+
+		if (!(word & WW_MUTEX_LOCKED)) {
+			if (try_take(lock, ctx))
+				break;
+			continue;
+		}
+		/*
+		 * Announce ourselves first: from then on the holder unlocks
+		 * under wait_lock, which we hold, so its ticket stays valid
+		 * while we look at it.
+		 */
+		if (!(word & WW_MUTEX_WAITERS) &&
+		    !atomic_compare_exchange_strong_explicit(&lock->owner, &word,
+							     word | WW_MUTEX_WAITERS,
+							     memory_order_relaxed, memory_order_relaxed))
+			continue;
+		holder = word_ctx(word);
+		if (ctx && holder == ctx) {
+			ret = -EALREADY;
+			break;
+		}
+		if (!slow && must_back_off(holder, ctx)) {
 			ret = -EDEADLK;
-			goto out;
+			break;
 		}
 		if (intr && dma_fence_interrupt_pending()) {
 			ret = -EINTR;
-			goto out;
+			break;
 		}
-		wound_holder(lock, ctx);
-		lock->waiters++;
-		if ((ctx && !ctx->ww_class->is_wait_die) || intr) {
-			struct timespec ts;
-
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_nsec += 1000000;
-			if (ts.tv_nsec >= 1000000000) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000;
-			}
-			pthread_cond_timedwait(&lock->cond, &lock->wait_lock, &ts);
-		} else {
-			pthread_cond_wait(&lock->cond, &lock->wait_lock);
-		}
-		lock->waiters--;
+		wound_holder(holder, ctx);
+		wait_once(lock, ctx, intr);
 	}
-	take(lock, ctx);
-out:
 	pthread_mutex_unlock(&lock->wait_lock);
 	return ret;
+}
+
+static inline int lock_common(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool slow,
+			      bool intr)
+{
+	if (ctx && (ctx->ww_class != lock->ww_class || ctx->done))
+		return -EINVAL;
+	ctx_unwound(ctx);
+	if (try_take(lock, ctx))
+		return 0;
+	return lock_contended(lock, ctx, slow, intr);
 }
 
 int ww_mutex_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
@@ -150,47 +207,45 @@ int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock, struct ww_acquire_ct
 
 bool ww_mutex_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
 {
-	bool ok = false;
-
 	if (ctx && ctx->ww_class != lock->ww_class)
 		return false;
-	pthread_mutex_lock(&lock->wait_lock);
-	if (!lock->locked) {
-		take(lock, ctx);
-		ok = true;
-	}
-	pthread_mutex_unlock(&lock->wait_lock);
-	return ok;
+	ctx_unwound(ctx);
+	return try_take(lock, ctx);
 }
 
-void ww_mutex_unlock(struct ww_mutex *lock)
+/* Someone announced a wait: hand the lock back under wait_lock and wake them. */
+static void unlock_slow(struct ww_mutex *lock)
 {
 	pthread_mutex_lock(&lock->wait_lock);
-	if (lock->ctx)
-		lock->ctx->acquired--;
-	lock->locked = false;
-	lock->ctx = NULL;
+	atomic_store_explicit(&lock->owner, lock->waiters ? WW_MUTEX_WAITERS : 0,
+			      memory_order_release);
 	if (lock->waiters)
 		pthread_cond_broadcast(&lock->cond);
 	pthread_mutex_unlock(&lock->wait_lock);
 }
 
+void ww_mutex_unlock(struct ww_mutex *lock)
+{
+	uintptr_t word = atomic_load_explicit(&lock->owner, memory_order_relaxed);
+	struct ww_acquire_ctx *ctx = word_ctx(word);
+
+	if (ctx)
+		ctx->acquired--;
+	/* A waiter that announces itself meanwhile makes the swap fail. */
+	if ((word & WW_MUTEX_WAITERS) ||
+	    !atomic_compare_exchange_strong_explicit(&lock->owner, &word, 0, memory_order_release,
+						     memory_order_relaxed))
+		unlock_slow(lock);
+}
+
 bool ww_mutex_is_locked(struct ww_mutex *lock)
 {
-	bool l;
-
-	pthread_mutex_lock(&lock->wait_lock);
-	l = lock->locked;
-	pthread_mutex_unlock(&lock->wait_lock);
-	return l;
+	return atomic_load_explicit(&lock->owner, memory_order_acquire) & WW_MUTEX_LOCKED;
 }
 
 struct ww_acquire_ctx *ww_mutex_owner_ctx(struct ww_mutex *lock)
 {
-	struct ww_acquire_ctx *c;
+	uintptr_t word = atomic_load_explicit(&lock->owner, memory_order_acquire);
 
-	pthread_mutex_lock(&lock->wait_lock);
-	c = lock->ctx;
-	pthread_mutex_unlock(&lock->wait_lock);
-	return c;
+	return word & WW_MUTEX_LOCKED ? word_ctx(word) : NULL;
 }

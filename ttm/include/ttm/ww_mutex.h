@@ -13,8 +13,9 @@
  * After -EDEADLK the transaction unlocks everything it holds and takes the
  * contended lock with ww_mutex_lock_slow(), which never fails, then retries.
  *
- * Implementation: each lock has a small pthread mutex and condition variable.
- * A wounded sleeper cannot be woken through the lock it sleeps on by the
+ * Implementation: a lock word taken and released by compare-and-swap when
+ * uncontended; contended paths serialize on a small pthread mutex per lock
+ * and sleep on its condition variable. A wounded sleeper cannot be woken through the lock it sleeps on by the
  * wounder (who holds a different one), so wound-wait sleepers re-check their
  * wound every millisecond.
  */
@@ -57,21 +58,29 @@ struct ww_acquire_ctx {
 
 /**
  * struct ww_mutex - the lock.
- * @wait_lock: protects @locked, @ctx and @waiters.
- * @cond: signalled on unlock.
- * @locked: held (with or without a ticket).
- * @ctx: the holder's ticket, NULL when held without one.
+ * @owner: the lock word: 0 when free; WW_MUTEX_LOCKED while held, with the
+ *	holder's ticket (NULL when held without one) in the bits above the
+ *	flags; WW_MUTEX_WAITERS once a thread has gone to @wait_lock to wait.
+ *	An uncontended lock and unlock is one compare-and-swap each on this
+ *	word, as the kernel's mutex fast path. With WAITERS set the holder
+ *	unlocks under @wait_lock, so a waiter holding @wait_lock may look at
+ *	the holder's ticket (its age, its wound flag).
+ * @wait_lock: serializes the slow paths; protects @waiters.
+ * @cond: signalled on an unlock that found WAITERS.
  * @waiters: threads sleeping on @cond.
  * @ww_class: the family.
  */
 struct ww_mutex {
+	atomic_uintptr_t owner;
 	pthread_mutex_t wait_lock;
 	pthread_cond_t cond;
-	bool locked;
-	struct ww_acquire_ctx *ctx;
 	unsigned waiters;
 	struct ww_class *ww_class;
 };
+
+#define WW_MUTEX_LOCKED ((uintptr_t)1)
+#define WW_MUTEX_WAITERS ((uintptr_t)2)
+#define WW_MUTEX_FLAGS (WW_MUTEX_LOCKED | WW_MUTEX_WAITERS)
 
 void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class);
 void ww_mutex_destroy(struct ww_mutex *lock);
