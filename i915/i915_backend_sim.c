@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <i915/i915_faults.h>
 #include <ttm/list.h>
 
 #include "i915_backend.h"
@@ -204,7 +205,7 @@ int i915_backend_sim_create(const struct sim_gpu_config *cfg,
 
 	if (!cfg || !cb || !cb->irq || !cb->error || !out)
 		return -EINVAL;
-	s = calloc(1, sizeof(*s));
+	s = fault_should_fail(&i915_fault_device_alloc, sizeof(*s)) ? NULL : calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	ret = sim_gpu_create(cfg, &s->gpu);

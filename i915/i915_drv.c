@@ -8,6 +8,7 @@
 
 #include <i915/i915_cmds.h>
 #include <i915/i915_drv.h>
+#include <i915/i915_faults.h>
 
 #include "i915_backend.h"
 #include "i915_priv.h"
@@ -97,7 +98,8 @@ int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device 
 
 	if (!cfg || !out)
 		return -EINVAL;
-	i915 = calloc(1, sizeof(*i915));
+	i915 = fault_should_fail(&i915_fault_device_alloc, sizeof(*i915)) ? NULL
+									       : calloc(1, sizeof(*i915));
 	if (!i915)
 		return -ENOMEM;
 	atomic_init(&i915->next_ctx_id, 0);
@@ -278,8 +280,9 @@ int i915_io_mem_reserve(struct i915_device *i915, struct ttm_resource *res)
 static uint32_t *i915_blt_alloc(uint64_t rows, unsigned int chunk_dwords, unsigned int tail_dwords)
 {
 	unsigned int chunks = (unsigned int)((rows + I915_BLT_MAX_ROWS - 1) / I915_BLT_MAX_ROWS);
+	size_t bytes = (chunks * chunk_dwords + tail_dwords) * sizeof(uint32_t);
 
-	return malloc((chunks * chunk_dwords + tail_dwords) * sizeof(uint32_t));
+	return fault_should_fail(&i915_fault_blt_alloc, bytes) ? NULL : malloc(bytes);
 }
 
 /*

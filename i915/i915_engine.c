@@ -468,7 +468,9 @@ int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum 
 	/* Seqno 0 is what a fresh status page reads: start above it. */
 	engine->next_seqno = 1;
 	/* Ring pages then one status page, one allocation, one GGTT range. */
-	engine->ring = aligned_alloc(TTM_PAGE_SIZE, (size_t)size + TTM_PAGE_SIZE);
+	engine->ring = fault_should_fail(&i915_fault_device_alloc, (size_t)size + TTM_PAGE_SIZE)
+			   ? NULL
+			   : aligned_alloc(TTM_PAGE_SIZE, (size_t)size + TTM_PAGE_SIZE);
 	if (!engine->ring)
 		return -ENOMEM;
 	memset(engine->ring, 0, (size_t)size + TTM_PAGE_SIZE);

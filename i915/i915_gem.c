@@ -255,7 +255,7 @@ static int i915_ttm_blit_move(struct i915_device *i915, struct ttm_buffer_object
 	uint64_t src, dst;
 	int ret;
 
-	u = calloc(1, sizeof(*u));
+	u = fault_should_fail(&i915_fault_move_alloc, sizeof(*u)) ? NULL : calloc(1, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
 	u->i915 = i915;
@@ -911,7 +911,7 @@ static int eb_plain_local_address(struct i915_device *i915, const struct i915_ex
 	} else if (eo->flags & EXEC_OBJECT_NEEDS_MAPPABLE) {
 		place.flags = TTM_PL_FLAG_MAPPABLE;
 	}
-	u = calloc(1, sizeof(*u));
+	u = fault_should_fail(&i915_fault_exec_alloc, sizeof(*u)) ? NULL : calloc(1, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
 	u->i915 = i915;
@@ -1131,6 +1131,37 @@ static int eb_relocate(struct i915_device *i915, struct i915_execbuffer *eb, con
 	return 0;
 }
 
+/*
+ * The per-object scratch arrays of one execbuffer of @n objects, zeroed, in
+ * one block that starts at *@addr (free(*@addr) releases all): @n GPU
+ * addresses, local mappings, ordered objects, vmas, then 3 * @n flags
+ * (reserved, pinned, written) at *@flags.
+ * Return: 0; -ENOMEM (nothing allocated).
+ */
+static int eb_alloc_arrays(unsigned int n, uint64_t **addr, struct i915_blit_unmap ***local,
+			   const struct i915_exec_object ***order, struct i915_vma ***vmas,
+			   bool **flags)
+{
+	size_t words = sizeof(**addr) + sizeof(**local) + sizeof(**order) + sizeof(**vmas);
+	char *p;
+
+	if (fault_should_fail(&i915_fault_exec_alloc, n) || n > SIZE_MAX / (words + 3))
+		return -ENOMEM;
+	p = calloc(n, words + 3 * sizeof(**flags));
+	if (!p)
+		return -ENOMEM;
+	*addr = (uint64_t *)p;
+	p += n * sizeof(**addr);
+	*local = (struct i915_blit_unmap **)p;
+	p += n * sizeof(**local);
+	*order = (const struct i915_exec_object **)p;
+	p += n * sizeof(**order);
+	*vmas = (struct i915_vma **)p;
+	p += n * sizeof(**vmas);
+	*flags = (bool *)p;
+	return 0;
+}
+
 int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 {
 	struct ww_acquire_ctx ticket;
@@ -1160,18 +1191,13 @@ int i915_gem_execbuffer(struct i915_device *i915, struct i915_execbuffer *eb)
 		return ret;
 	}
 	engine = eb->engine ? eb->engine : eb_ring_engine(i915, eb->flags);
-	locked = calloc(eb->count, sizeof(*locked));
-	pinned = calloc(eb->count, sizeof(*pinned));
-	written = calloc(eb->count, sizeof(*written));
-	addr = calloc(eb->count, sizeof(*addr));
-	local = calloc(eb->count, sizeof(*local));
-	order = malloc(eb->count * sizeof(*order));
-	vmas = vm ? calloc(eb->count, sizeof(*vmas)) : NULL;
-	if (fault_should_fail(&i915_fault_exec_alloc, eb->count) || !locked || !pinned ||
-	    !written || !addr || !local || !order || (vm && !vmas)) {
-		ret = -ENOMEM;
+	ret = eb_alloc_arrays(eb->count, &addr, &local, &order, &vmas, &locked);
+	if (ret)
 		goto out_free;
-	}
+	pinned = locked + eb->count;
+	written = pinned + eb->count;
+	if (!vm)
+		vmas = NULL;
 	ret = eb_check_unique(eb, order);
 	if (ret)
 		goto out_free;
@@ -1288,13 +1314,8 @@ out_unreserve:
 out_ticket:
 	ww_acquire_fini(&ticket);
 out_free:
-	free(locked);
-	free(pinned);
-	free(written);
+	/* One block, starting at  (eb_alloc_arrays()). */
 	free(addr);
-	free(local);
-	free(order);
-	free(vmas);
 	i915_vm_put(vm);
 	return ret;
 }

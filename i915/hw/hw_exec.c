@@ -11,6 +11,7 @@
 
 #include <i915/i915_cmds.h>
 
+#include "hw_faults.h"
 #include "hw_priv.h"
 
 #define HW_PAGE_MASK 4095ull
@@ -58,7 +59,9 @@ int hw_exec_submit(struct hw_gpu *gpu, const struct hw_exec *eb, struct dma_fenc
 	if (atomic_load_explicit(&gpu->wedged, memory_order_relaxed))
 		return -EIO;
 	if (eb->count > HW_EXEC_STACK_OBJS) {
-		objs = calloc(eb->count, sizeof(*objs));
+		objs = fault_should_fail(&hw_fault_alloc, eb->count * sizeof(*objs))
+			       ? NULL
+			       : calloc(eb->count, sizeof(*objs));
 		if (!objs)
 			return -ENOMEM;
 	} else {

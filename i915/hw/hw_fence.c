@@ -11,6 +11,7 @@
 
 #include <linux/sync_file.h>
 
+#include "hw_faults.h"
 #include "hw_fence.h"
 #include "hw_sys.h"
 
@@ -231,7 +232,9 @@ int hw_fence_waiter_add(struct hw_fence_waiter *w, int fd, struct dma_fence **ou
 		ret = -ESHUTDOWN;
 	} else if (w->num_pending == w->max_pending) {
 		unsigned int want = w->max_pending ? 2 * w->max_pending : 16;
-		struct hw_fence **np = realloc(w->pending, want * sizeof(*np));
+		struct hw_fence **np = fault_should_fail(&hw_fault_alloc, want * sizeof(*np))
+					       ? NULL
+					       : realloc(w->pending, want * sizeof(*np));
 
 		if (np) {
 			w->pending = np;

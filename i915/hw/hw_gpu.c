@@ -10,6 +10,7 @@
 
 #include <i915_drm.h>
 
+#include "hw_faults.h"
 #include "hw_priv.h"
 
 /* Render nodes looked at during discovery (renderD128..renderD191 at most). */
@@ -79,7 +80,8 @@ static int hw_query_regions(struct hw_gpu *gpu)
 		return ret;
 	if ((size_t)item.length < sizeof(*mr))
 		return -EPROTO;
-	mr = calloc(1, (size_t)item.length);
+	mr = fault_should_fail(&hw_fault_alloc, (size_t)item.length) ? NULL
+									: calloc(1, (size_t)item.length);
 	if (!mr)
 		return -ENOMEM;
 	item.data_ptr = (uintptr_t)mr;
@@ -241,7 +243,7 @@ int hw_gpu_open(const struct hw_open_args *user_args, struct hw_gpu **out)
 
 	*out = NULL;
 	hw_why(args, "%s", "");
-	gpu = calloc(1, sizeof(*gpu));
+	gpu = fault_should_fail(&hw_fault_alloc, sizeof(*gpu)) ? NULL : calloc(1, sizeof(*gpu));
 	if (!gpu)
 		return -ENOMEM;
 	gpu->sys = args->sys ? args->sys : &hw_sys_libdrm;

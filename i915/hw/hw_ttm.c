@@ -11,6 +11,7 @@
 #include <ttm/ttm_trace.h>
 #include <ttm/ww_mutex.h>
 
+#include "hw_faults.h"
 #include "hw_ttm.h"
 
 #define HW_TTM_PAGE 4096ull
@@ -43,7 +44,8 @@ static struct hw_ttm_device *to_hw_ttm_device(struct ttm_device *bdev)
 static struct ttm_tt *hw_ttm_tt_create(struct ttm_buffer_object *tbo, uint32_t page_flags)
 {
 	struct hw_ttm_device *dev = to_hw_ttm_device(tbo->bdev);
-	struct hw_ttm_tt *htt = calloc(1, sizeof(*htt));
+	struct hw_ttm_tt *htt =
+	    fault_should_fail(&hw_fault_alloc, sizeof(*htt)) ? NULL : calloc(1, sizeof(*htt));
 
 	if (!htt)
 		return NULL;
@@ -230,7 +232,7 @@ int hw_ttm_bo_create(struct hw_ttm_device *dev, uint64_t size,
 	if (!dev || !placement || !out)
 		return -EINVAL;
 	*out = NULL;
-	bo = calloc(1, sizeof(*bo));
+	bo = fault_should_fail(&hw_fault_alloc, sizeof(*bo)) ? NULL : calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
 	bo->dev = dev;
@@ -400,7 +402,7 @@ int hw_ttm_device_create(struct hw_gpu *gpu, const struct hw_ttm_device_args *ar
 	if (!info->has_exec_fence)
 		return -EOPNOTSUPP;
 
-	dev = calloc(1, sizeof(*dev));
+	dev = fault_should_fail(&hw_fault_alloc, sizeof(*dev)) ? NULL : calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
 	dev->gpu = gpu;

@@ -24,5 +24,20 @@ extern struct fault_attr i915_fault_ctx_alloc;
  * i915_request_submit() says -ENOMEM with nothing queued and no seqno used.
  */
 extern struct fault_attr i915_fault_request_dw_alloc;
+/*
+ * "device_alloc": the device, its back end and its engines' rings at probe;
+ * i915_device_create_sim() says -ENOMEM with nothing left behind.
+ */
+extern struct fault_attr i915_fault_device_alloc;
+/*
+ * "blt_alloc": the command buffer of a blitter copy or clear; i915_blt_copy() and
+ * i915_blt_clear() say -ENOMEM with nothing queued.
+ */
+extern struct fault_attr i915_fault_blt_alloc;
+/*
+ * "move_alloc": the record of a blitter move's temporary GGTT mappings; the move (and
+ * the validate or eviction that needed it) says -ENOMEM, the BO stays where it was.
+ */
+extern struct fault_attr i915_fault_move_alloc;
 
 #endif /* I915_FAULTS_H */
