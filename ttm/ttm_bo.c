@@ -352,11 +352,21 @@ void ttm_bo_lru_update_locked(struct ttm_buffer_object *bo)
 		list_add_tail(&res->lru, &bo->bdev->pinned);
 		return;
 	}
+	if (res->priority == bo->priority && !res->bulk_move && !bo->bulk_move) {
+		struct list_head *head = &man->lru[res->priority < TTM_MAX_BO_PRIORITY
+						       ? res->priority
+						       : TTM_MAX_BO_PRIORITY - 1];
+
+		/* Also takes it off the pinned list; a repeat bump finds it at the tail. */
+		if (head->prev != &res->lru)
+			list_move_tail(&res->lru, head);
+		return;
+	}
 	/*
 	 * A resource that changes priority or bulk, or comes back from the
 	 * pinned list, is taken off first so that the bulk ranges stay exact.
 	 */
-	if (res->priority != bo->priority || res->bulk_move != bo->bulk_move || !res->bulk_move) {
+	if (res->priority != bo->priority || res->bulk_move != bo->bulk_move) {
 		ttm_resource_lru_del(man, res);
 		res->priority = bo->priority;
 		ttm_resource_lru_add(man, res);
