@@ -24,9 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <i915_drm.h>
+#include <testlib/clock.h>
 
 #include "hw_gpu.h"
 
@@ -38,14 +38,6 @@ struct opts {
 	unsigned int reps;
 	unsigned int batches;
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -133,18 +125,18 @@ static int measure(struct hw_gpu *gpu, const struct opts *o, struct hw_exec *eb,
 		   struct hw_bo *batch, double *thr, double *lat, double *ref)
 {
 	unsigned int i, nlat = o->batches / 10;
-	int64_t t0;
+	uint64_t t0;
 	int ret, v;
 
-	t0 = now_ns();
+	t0 = testlib_now_ns();
 	for (i = 0; i < o->batches; i++) {
 		ret = hw_gpu_getparam(gpu, I915_PARAM_CHIPSET_ID, &v);
 		if (ret)
 			return ret;
 	}
-	*ref = (double)(now_ns() - t0) / o->batches;
+	*ref = (double)(testlib_now_ns() - t0) / o->batches;
 
-	t0 = now_ns();
+	t0 = testlib_now_ns();
 	for (i = 0; i < o->batches; i++) {
 		ret = hw_exec_submit(gpu, eb, NULL);
 		if (ret)
@@ -153,9 +145,9 @@ static int measure(struct hw_gpu *gpu, const struct opts *o, struct hw_exec *eb,
 	ret = hw_bo_wait(gpu, batch, -1);
 	if (ret)
 		return ret;
-	*thr = (double)(now_ns() - t0) / o->batches;
+	*thr = (double)(testlib_now_ns() - t0) / o->batches;
 
-	t0 = now_ns();
+	t0 = testlib_now_ns();
 	for (i = 0; i < nlat; i++) {
 		struct dma_fence *f;
 
@@ -169,7 +161,7 @@ static int measure(struct hw_gpu *gpu, const struct opts *o, struct hw_exec *eb,
 		if (ret)
 			return ret;
 	}
-	*lat = (double)(now_ns() - t0) / nlat;
+	*lat = (double)(testlib_now_ns() - t0) / nlat;
 	return 0;
 }
 
