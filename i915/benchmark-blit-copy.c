@@ -3,20 +3,52 @@
  * benchmark-blit-copy: bandwidth of XY_FAST_COPY_BLT copies on the
  * simulated blitter (latency model off) between two GGTT-mapped host
  * buffers, submitted with i915_blt_copy() and waited for, against memcpy()
- * of the same buffers in the same run. Reported as median/min/max GB/s
- * over repetitions and as the ratio blit/memcpy (target >= 0.7).
+ * of the same buffers in the same run.
  *
- * Options: --quick (3 short repetitions), --reps N, --size-mib N.
- * Self-contained for the same reason as benchmark-exec-nop.
+ *   blit_copy.blit     GB/s of i915_blt_copy() + fence wait
+ *   blit_copy.memcpy   GB/s of memcpy() between the same buffers
+ *
+ * Both are related to the harness's memcpy_bw reference; the summary line
+ * gives blit/memcpy of the medians (target >= 0.7). The common options are
+ * the harness's (bench/lib: --reps, --warmup, --quick, --out, --cpus,
+ * --backend, --seed); --size-mib N (1..256, default 16; 4 with --quick) is
+ * the buffer size. The blitter copy is a sim-only path: --backend=hw skips
+ * (exit 77), --backend=core runs the sim.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <bench.h>
+#include <sim_gpu.h>
+
 #include <i915/i915_drv.h>
 
-#include "i915_bench.h"
+#define BLIT_MAX_SIZE_MIB 256
+
+struct blit_opts {
+	unsigned int size_mib;
+	bool size_set;
+};
+
+static int opt_size_mib(void *ctx, const char *arg, char *err, size_t errlen)
+{
+	struct blit_opts *o = ctx;
+
+	if (bench_parse_uint(arg ? arg : "", 1, BLIT_MAX_SIZE_MIB, &o->size_mib)) {
+		snprintf(err, errlen, "expected an integer in 1..%d, got '%s'", BLIT_MAX_SIZE_MIB,
+			 arg ? arg : "");
+		return -EINVAL;
+	}
+	o->size_set = true;
+	return 0;
+}
+
+static const struct bench_opt blit_extra[] = {
+	{"size-mib", "N", "buffer size in MiB, 1..256 (default 16; 4 with --quick)", opt_size_mib},
+	{0},
+};
 
 /* Host buffer of @size bytes bound at a fresh GGTT range. */
 static int map_buffer(struct i915_device *i915, size_t size, void **mem, struct ttm_resource **res)
@@ -31,131 +63,150 @@ static int map_buffer(struct i915_device *i915, size_t size, void **mem, struct 
 	if (!*mem || !ptrs) {
 		free(ptrs);
 		free(*mem);
+		*mem = NULL;
 		return -ENOMEM;
 	}
 	memset(*mem, 0x11, size);
 	for (size_t i = 0; i < pages; i++)
 		ptrs[i] = (char *)*mem + i * 4096;
 	ret = ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &place, size, 0, res);
-	if (!ret)
+	if (!ret) {
 		ret = i915_ggtt_bind_host(&i915->ggtt, (*res)->start, ptrs, pages);
+		if (ret)
+			ttm_resource_free(i915_ggtt_manager(&i915->ggtt), res);
+	}
 	free(ptrs);
 	return ret;
 }
 
-/* @s whole as a decimal in 1..@max: no sign, blank, trailing text or overflow. */
-static int parse_count(const char *s, unsigned int max, unsigned int *out)
+static void unmap_buffer(struct i915_device *i915, size_t size, void *mem, struct ttm_resource **res)
 {
-	unsigned long v;
-	char *end;
+	if (*res) {
+		i915_ggtt_unbind(&i915->ggtt, (*res)->start, size / 4096);
+		ttm_resource_free(i915_ggtt_manager(&i915->ggtt), res);
+	}
+	free(mem);
+}
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > max)
-		return -EINVAL;
-	*out = (unsigned int)v;
-	return 0;
+/* @copies blits of @size bytes from @rs to @rd, each waited for; GB/s in *@gbs. */
+static int blit_rep(struct i915_device *i915, struct ttm_resource *rd, struct ttm_resource *rs,
+		    size_t size, unsigned int copies, double *gbs)
+{
+	uint64_t t0 = bench_now_ns();
+	int ret = 0;
+
+	for (unsigned int c = 0; c < copies && !ret; c++) {
+		struct dma_fence *f;
+
+		ret = i915_blt_copy(i915, NULL, i915_ggtt_offset(rd), i915_ggtt_offset(rs), size, &f);
+		if (!ret) {
+			dma_fence_wait(f, false);
+			if (dma_fence_get_status(f) != 1)
+				ret = -EIO;
+			dma_fence_put(f);
+		}
+	}
+	*gbs = (double)size * copies / (double)(bench_now_ns() - t0);
+	return ret;
+}
+
+/* @copies memcpy()s of @size bytes from @src to @dst; GB/s in *@gbs. */
+static double memcpy_rep(void *dst, const void *src, size_t size, unsigned int copies)
+{
+	uint64_t t0 = bench_now_ns();
+
+	for (unsigned int c = 0; c < copies; c++) {
+		memcpy(dst, src, size);
+		__asm__ volatile("" : : "r"(dst) : "memory");
+	}
+	return (double)size * copies / (double)(bench_now_ns() - t0);
+}
+
+static int blit_measure(struct bench_run *run, struct i915_device *i915, size_t size,
+			unsigned int copies)
+{
+	struct ttm_resource *rs = NULL, *rd = NULL;
+	struct bench_metric *blit, *cpu;
+	void *src = NULL, *dst = NULL;
+	double x, y;
+	int ret;
+
+	blit = bench_metric_add(run, "blit_copy.blit", "GB/s", BENCH_HIGHER_IS_BETTER);
+	cpu = bench_metric_add(run, "blit_copy.memcpy", "GB/s", BENCH_HIGHER_IS_BETTER);
+	if (!blit || !cpu)
+		return -ENOMEM;
+	bench_metric_reference(blit, BENCH_REF_MEMCPY_BW, BENCH_RATIO_REF_OVER_VALUE);
+	bench_metric_reference(cpu, BENCH_REF_MEMCPY_BW, BENCH_RATIO_REF_OVER_VALUE);
+	bench_metric_platform(cpu);
+	ret = map_buffer(i915, size, &src, &rs);
+	if (!ret)
+		ret = map_buffer(i915, size, &dst, &rd);
+	for (unsigned int w = 0; !ret && w < run->opts.warmup; w++) {
+		ret = blit_rep(i915, rd, rs, size, copies, &x);
+		memcpy_rep(dst, src, size, copies);
+	}
+	/* Alternate the two so drift on a shared machine weighs on both. */
+	for (unsigned int r = 0; !ret && r < run->opts.reps; r++) {
+		bench_progress(run, "blit copies", (double)r / run->opts.reps);
+		ret = blit_rep(i915, rd, rs, size, copies, &x);
+		y = memcpy_rep(dst, src, size, copies);
+		ret = ret ? ret : bench_metric_sample(blit, x);
+		ret = ret ? ret : bench_metric_sample(cpu, y);
+	}
+	bench_progress_done(run);
+	unmap_buffer(i915, size, dst, &rd);
+	unmap_buffer(i915, size, src, &rs);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned int reps = 9, size_mib = 16, copies = 8;
-	struct i915_bench_series blit = {0}, cpu = {0};
-	struct ttm_resource *rs = NULL, *rd = NULL;
+	struct blit_opts o = {.size_mib = 16};
+	struct bench_stats sb, sc;
 	struct i915_device *i915 = NULL;
 	struct sim_gpu_config cfg;
-	void *src = NULL, *dst = NULL;
-	size_t size;
+	unsigned int copies;
+	struct bench_run run;
 	int ret;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
-			reps = 3;
-			size_mib = 4;
-			copies = 4;
-		} else if (!strcmp(argv[i], "--reps") || !strcmp(argv[i], "--size-mib")) {
-			bool is_reps = argv[i][2] == 'r';
-			const char *val = i + 1 < argc ? argv[++i] : "";
+	ret = bench_setup(&run, "blit-copy", argc, argv, blit_extra, &o);
+	if (ret)
+		return bench_exit_code(ret);
+	if (run.opts.backend == BENCH_BACKEND_HW) {
+		fprintf(stderr, "benchmark-blit-copy: SKIP: --backend=hw: the blitter copy runs "
+				"on the sim back end only\n");
+		bench_run_fini(&run);
+		return 77;
+	}
+	if (!o.size_set && run.opts.quick)
+		o.size_mib = 4;
+	copies = run.opts.quick ? 4 : 8;
+	bench_run_param(&run, "size_mib", "%u", o.size_mib);
+	bench_run_param(&run, "copies", "%u", copies);
+	bench_run_param(&run, "engine", "%s", "bcs");
+	bench_run_backend_param(&run, "latency_model", "%s", "off");
+	ret = bench_references_measure(&run);
+	if (ret)
+		fprintf(stderr, "benchmark-blit-copy: a reference failed (%d)\n", ret);
 
-			if (parse_count(val, is_reps ? I915_BENCH_MAX_REPS : 256,
-					is_reps ? &reps : &size_mib)) {
-				fprintf(stderr, "%s: %s: expected an integer in 1..%d, got '%s'\n",
-					argv[0], argv[i - 1], is_reps ? I915_BENCH_MAX_REPS : 256, val);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: %s [--quick] [--reps N] [--size-mib N]\n", argv[0]);
-			return 0;
-		} else {
-			fprintf(stderr, "usage: %s [--quick] [--reps N] [--size-mib N]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (!reps || reps > I915_BENCH_MAX_REPS || !size_mib || size_mib > 256) {
-		fprintf(stderr, "--reps must be 1..%d, --size-mib 1..256\n", I915_BENCH_MAX_REPS);
-		return 2;
-	}
-	size = (size_t)size_mib << 20;
 	sim_gpu_config_init(&cfg);
 	cfg.ggtt_size = 1ull << 30;
 	ret = i915_device_create_sim(&cfg, &i915);
-	if (!ret)
-		ret = map_buffer(i915, size, &src, &rs);
-	if (!ret)
-		ret = map_buffer(i915, size, &dst, &rd);
 	if (ret) {
-		fprintf(stderr, "setup: %s\n", strerror(-ret));
+		fprintf(stderr, "benchmark-blit-copy: sim device: %s\n", strerror(-ret));
+		bench_run_fini(&run);
 		return 1;
 	}
-	for (unsigned int r = 0; r <= reps && !ret; r++) {
-		uint64_t t0 = i915_bench_now_ns();
-
-		/* Repetition 0 warms both paths up and is not recorded. */
-		for (unsigned int c = 0; c < copies && !ret; c++) {
-			struct dma_fence *f;
-
-			ret = i915_blt_copy(i915, NULL, i915_ggtt_offset(rd), i915_ggtt_offset(rs),
-					    size, &f);
-			if (!ret) {
-				dma_fence_wait(f, false);
-				if (dma_fence_get_status(f) != 1)
-					ret = -EIO;
-				dma_fence_put(f);
-			}
-		}
-		if (r)
-			blit.v[blit.n++] =
-			    (double)size * copies / (double)(i915_bench_now_ns() - t0);
-		t0 = i915_bench_now_ns();
-		for (unsigned int c = 0; c < copies; c++) {
-			memcpy(dst, src, size);
-			__asm__ volatile("" : : "r"(dst) : "memory");
-		}
-		if (r)
-			cpu.v[cpu.n++] = (double)size * copies / (double)(i915_bench_now_ns() - t0);
-	}
-	if (ret) {
-		fprintf(stderr, "blit: %s\n", strerror(-ret));
-		return 1;
-	}
-	i915_bench_series_finish(&blit);
-	i915_bench_series_finish(&cpu);
-	printf("benchmark-blit-copy: sim BCS, latency model off, %u MiB x %u copies, %u reps\n",
-	       size_mib, copies, reps);
-	printf("reference memcpy          median %6.2f GB/s (min %.2f, max %.2f)\n", cpu.median,
-	       cpu.min, cpu.max);
-	printf("XY_FAST_COPY_BLT + wait   median %6.2f GB/s (min %.2f, max %.2f)\n", blit.median,
-	       blit.min, blit.max);
-	printf("ratio blit/memcpy (medians) = %.2f (target >= 0.7)\n", blit.median / cpu.median);
-
-	i915_ggtt_unbind(&i915->ggtt, rs->start, size / 4096);
-	i915_ggtt_unbind(&i915->ggtt, rd->start, size / 4096);
-	ttm_resource_free(i915_ggtt_manager(&i915->ggtt), &rs);
-	ttm_resource_free(i915_ggtt_manager(&i915->ggtt), &rd);
-	free(src);
-	free(dst);
+	ret = blit_measure(&run, i915, (size_t)o.size_mib << 20, copies);
 	i915_device_destroy(i915);
-	return 0;
+	if (ret) {
+		fprintf(stderr, "benchmark-blit-copy: failed (%s)\n", strerror(-ret));
+		bench_run_fini(&run);
+		return 1;
+	}
+	if (!bench_metric_stats(bench_metric_find(&run, "blit_copy.blit"), &sb) &&
+	    !bench_metric_stats(bench_metric_find(&run, "blit_copy.memcpy"), &sc) && sc.median > 0)
+		printf("ratio blit/memcpy (medians) = %.2f (target >= 0.7)\n",
+		       sb.median / sc.median);
+	return bench_run_finish(&run);
 }
