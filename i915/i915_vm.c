@@ -15,7 +15,7 @@
 
 #include "i915_backend.h"
 
-/* A VM's allocation fails (i915_vm_create()). */
+/* A VM (i915_vm_create()) or a binding record (i915_vm_bind()) cannot be allocated. */
 DEFINE_FAULT_POINT(i915_fault_vm_alloc, "vm_alloc")
 
 /* PTEs written per back-end call, so a bind needs no allocation. */
@@ -336,7 +336,9 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 		pthread_mutex_lock(&i915->vm_lock);
 		vma = vma_find_locked(vm, bo);
 		if (!vma) {
-			vma = calloc(1, sizeof(*vma));
+			vma = fault_should_fail(&i915_fault_vm_alloc, sizeof(*vma))
+				  ? NULL
+				  : calloc(1, sizeof(*vma));
 			if (!vma) {
 				pthread_mutex_unlock(&i915->vm_lock);
 				return -ENOMEM;

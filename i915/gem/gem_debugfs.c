@@ -70,8 +70,10 @@ static void gem_printf(struct gem_text *t, const char *fmt, ...)
 			return;
 		}
 		t->cap = (t->cap + (size_t)n + 1) * 2;
-		char *nb = realloc(t->buf, t->cap);
+		char *nb = NULL;
 
+		if (!fault_should_fail(&gem_fault_buf_alloc, t->cap))
+			nb = realloc(t->buf, t->cap);
 		if (!nb) {
 			t->oom = true;
 			return;
@@ -156,7 +158,9 @@ static struct gem_obj **gem_all_objects(struct i915_gem_dev *dev, size_t *count)
 			id++;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;
-				nv = realloc(v, cap * sizeof(*v));
+				nv = fault_should_fail(&gem_fault_buf_alloc, cap * sizeof(*v))
+					 ? NULL
+					 : realloc(v, cap * sizeof(*v));
 				if (!nv)
 					break;
 				v = nv;

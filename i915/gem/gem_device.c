@@ -168,7 +168,8 @@ int i915_gem_device_create_params(const char *profile, const char *params,
 	ret = gem_parse_params(params, &lmem_mib, &reset, &hangcheck);
 	if (ret)
 		return ret;
-	dev = calloc(1, sizeof(*dev));
+	dev =
+	    fault_should_fail(&gem_fault_buf_alloc, sizeof(*dev)) ? NULL : calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
 	sim_gpu_config_init(&cfg);
@@ -576,7 +577,8 @@ int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta
 	void *base;
 	int ret;
 
-	map = calloc(1, sizeof(*map));
+	map =
+	    fault_should_fail(&gem_fault_buf_alloc, sizeof(*map)) ? NULL : calloc(1, sizeof(*map));
 	if (!map)
 		return -ENOMEM;
 	/* The range lives no longer than the object: gem_obj_put() releases it first. */

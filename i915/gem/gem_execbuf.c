@@ -98,6 +98,21 @@ struct gem_eb_fence {
 	bool signal;
 };
 
+/* Allocations of one call, each a hit of the "gem_eb_alloc" fault point. */
+static void *gem_eb_calloc(size_t n, size_t size)
+{
+	if (fault_should_fail(&gem_fault_eb_alloc, n * size))
+		return NULL;
+	return calloc(n, size);
+}
+
+static void *gem_eb_realloc(void *p, size_t size)
+{
+	if (fault_should_fail(&gem_fault_eb_alloc, size))
+		return NULL;
+	return realloc(p, size);
+}
+
 struct gem_eb_fences {
 	struct i915_gem_file *file;
 	struct gem_eb_fence *v;
@@ -161,7 +176,7 @@ static int gem_eb_add_fence(struct gem_eb_fences *f, uint32_t handle, uint64_t p
 	}
 	if (f->n == f->cap) {
 		uint64_t cap = f->cap ? f->cap * 2 : 8;
-		struct gem_eb_fence *v = realloc(f->v, cap * sizeof(*v));
+		struct gem_eb_fence *v = gem_eb_realloc(f->v, cap * sizeof(*v));
 
 		if (!v) {
 			if (chain)
@@ -383,7 +398,7 @@ static int gem_eb_queue(struct i915_gem_file *file, uint32_t ctx_id, struct gem_
 			struct dma_fence **fence)
 {
 	struct i915_gem_dev *dev = file->dev;
-	struct gem_async *job = calloc(1, sizeof(*job));
+	struct gem_async *job = gem_eb_calloc(1, sizeof(*job));
 	struct gem_proxy *proxy = dma_fence_alloc(sizeof(*proxy));
 	pthread_attr_t attr;
 	pthread_t thread;
@@ -431,7 +446,7 @@ static int gem_eb_pending(struct i915_gem_file *file, uint32_t ctx_id, struct ge
 			  unsigned int *ndeps)
 {
 	uint64_t max = 2 + f->n + e->eb.count;
-	struct dma_fence **v = calloc(max, sizeof(*v));
+	struct dma_fence **v = gem_eb_calloc(max, sizeof(*v));
 	unsigned int n = 0;
 	struct dma_fence *p;
 
@@ -470,8 +485,8 @@ static int gem_eb_relocs(struct i915_gem_file *file, struct gem_eb *e, uint64_t 
 		return -EINVAL; /* no relocations after Tiger Lake */
 	if (e->nrelocs > GEM_EB_MAX_RELOCS)
 		return -EINVAL;
-	e->relocs = calloc(e->nrelocs, sizeof(*e->relocs));
-	e->reloc_src = calloc(e->nrelocs, sizeof(*e->reloc_src));
+	e->relocs = gem_eb_calloc(e->nrelocs, sizeof(*e->relocs));
+	e->reloc_src = gem_eb_calloc(e->nrelocs, sizeof(*e->reloc_src));
 	if (!e->relocs || !e->reloc_src)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
@@ -578,7 +593,7 @@ static int gem_eb_pinned_overlap(const struct gem_eb *e)
 		n += (e->uobjs[i].flags & GEM_EO_PINNED) != 0;
 	if (n < 2)
 		return 0;
-	s = malloc((size_t)n * sizeof(*s));
+	s = gem_eb_calloc(n, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	n = 0;
@@ -633,7 +648,7 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 		return -EINVAL;
 	if ((args->batch_start_offset | args->batch_len) & 7)
 		return -EINVAL;
-	e.uobjs = calloc(n, sizeof(*e.uobjs));
+	e.uobjs = gem_eb_calloc(n, sizeof(*e.uobjs));
 	if (!e.uobjs)
 		return -ENOMEM;
 	ret = gem_copy_from_user(e.uobjs, args->buffers_ptr, (size_t)n * sizeof(*e.uobjs));
@@ -669,8 +684,8 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
-	e.eb.objects = calloc(n, sizeof(*e.eb.objects));
-	e.objs = calloc(n, sizeof(*e.objs));
+	e.eb.objects = gem_eb_calloc(n, sizeof(*e.eb.objects));
+	e.objs = gem_eb_calloc(n, sizeof(*e.objs));
 	if (!e.eb.objects || !e.objs)
 		goto out;
 	e.eb.count = n;

@@ -547,7 +547,7 @@ int i915_gem_ioctl(struct i915_gem_file *file, unsigned long request, void *arg)
 	if (drv_size > ksize)
 		ksize = drv_size;
 	if (ksize > sizeof(stack)) {
-		kdata = malloc(ksize);
+		kdata = fault_should_fail(&gem_fault_buf_alloc, ksize) ? NULL : malloc(ksize);
 		if (!kdata)
 			return -ENOMEM;
 	}

@@ -501,7 +501,7 @@ static int gem_rw(struct i915_gem_file *file, uint32_t handle, uint64_t offset, 
 		ttm_bo_unreserve(&obj->bo->base);
 	}
 	ret = -ENOMEM;
-	bounce = malloc(size);
+	bounce = fault_should_fail(&gem_fault_buf_alloc, size) ? NULL : malloc(size);
 	if (!bounce)
 		goto out;
 	if (write) {

@@ -311,6 +311,13 @@ extern struct fault_attr gem_fault_ctx_alloc;
 extern struct fault_attr gem_fault_mmo_alloc;
 /* "gem_file_alloc": a file; i915_gem_file_open() says -ENOMEM. */
 extern struct fault_attr gem_fault_file_alloc;
+/* "gem_eb_alloc": EXECBUFFER2's lists, fences and queue; -ENOMEM, nothing runs. */
+extern struct fault_attr gem_fault_eb_alloc;
+/*
+ * "gem_buf_alloc": a bounce buffer, an ioctl's argument copy, a CPU mapping's record or
+ * the device itself; the call says -ENOMEM (a debugfs file reads short).
+ */
+extern struct fault_attr gem_fault_buf_alloc;
 
 /* --- user memory (gem_uaccess.c) --- */
 

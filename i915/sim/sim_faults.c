@@ -7,3 +7,4 @@
 
 DEFINE_FAULT_POINT(sim_fault_gpu_hang, "gpu_hang")
 DEFINE_FAULT_POINT(sim_fault_vm_table, "sim_vm_table")
+DEFINE_FAULT_POINT(sim_fault_gpu_alloc, "sim_gpu_alloc")

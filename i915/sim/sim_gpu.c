@@ -609,15 +609,19 @@ int sim_gpu_create(const struct sim_gpu_config *cfg, struct sim_gpu **out)
 	ret = config_check(cfg);
 	if (ret)
 		return ret;
+	if (fault_should_fail(&sim_fault_gpu_alloc, sizeof(*gpu)))
+		return -ENOMEM;
 	gpu = calloc(1, sizeof(*gpu));
 	if (!gpu)
 		return -ENOMEM;
 	gpu->cfg = *cfg;
 	gpu->nr_ptes = cfg->ggtt_size >> SIM_PAGE_SHIFT;
 	/* calloc of large sizes maps zero pages lazily: untouched GGTT costs nothing. */
-	gpu->ptes = calloc(gpu->nr_ptes, sizeof(*gpu->ptes));
-	gpu->stolen = cfg->stolen_size ? calloc(1, cfg->stolen_size) : NULL;
-	gpu->lmem = cfg->lmem_size ? calloc(1, cfg->lmem_size) : NULL;
+	if (!fault_should_fail(&sim_fault_gpu_alloc, gpu->nr_ptes * sizeof(*gpu->ptes))) {
+		gpu->ptes = calloc(gpu->nr_ptes, sizeof(*gpu->ptes));
+		gpu->stolen = cfg->stolen_size ? calloc(1, cfg->stolen_size) : NULL;
+		gpu->lmem = cfg->lmem_size ? calloc(1, cfg->lmem_size) : NULL;
+	}
 	if (!gpu->ptes || (cfg->stolen_size && !gpu->stolen) || (cfg->lmem_size && !gpu->lmem)) {
 		gpu_free(gpu);
 		return -ENOMEM;

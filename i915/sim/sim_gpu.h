@@ -371,6 +371,9 @@ typedef void (*sim_error_handler_t)(void *data, enum sim_engine_id engine,
 /* "gpu_hang": when it fires on a batch start, that batch never completes. */
 extern struct fault_attr sim_fault_gpu_hang;
 
+/* "sim_gpu_alloc": the GPU's own state in sim_gpu_create(), which says -ENOMEM. */
+extern struct fault_attr sim_fault_gpu_alloc;
+
 /* Fill @cfg with defaults: gen 12, 4 GiB GGTT, 256 MiB aperture, 8 MiB
  * stolen, no lmem, SIM_ENGINES_DEFAULT, 32 KiB rings, 1000 ms hangcheck,
  * no latency, threaded. */

@@ -113,7 +113,9 @@ int sim_vm_create(struct sim_gpu *gpu, uint64_t *handle)
 		struct sim_vm **v = NULL;
 
 		if (n <= VM_MAX_SLOTS)
-			v = realloc(gpu->vms, n * sizeof(*v));
+			v = fault_should_fail(&sim_fault_vm_table, n * sizeof(*v))
+				? NULL
+				: realloc(gpu->vms, n * sizeof(*v));
 		if (!v) {
 			pthread_mutex_unlock(&gpu->lock);
 			sim_vm_put(vm);

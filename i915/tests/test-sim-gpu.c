@@ -46,6 +46,24 @@ KTEST(sim_gpu_create_defaults)
 	sim_gpu_destroy(gpu);
 }
 
+KTEST(sim_gpu_create_alloc_fails)
+{
+	struct sim_gpu_config cfg;
+	struct sim_gpu *gpu = NULL;
+
+	sim_gpu_config_init(&cfg);
+	cfg.synchronous = true;
+	/* The first hit is the state itself, the second its GGTT entries and memories. */
+	for (unsigned long nth = 1; FAULT_INJECT_ENABLED && nth <= 2; nth++) {
+		fault_thread_fail_nth(&sim_fault_gpu_alloc, nth);
+		EXPECT_EQ(sim_gpu_create(&cfg, &gpu), -ENOMEM);
+		EXPECT_EQ(fault_thread_nth_pending(), 0ul);
+		fault_thread_fail_nth(NULL, 0);
+	}
+	ASSERT_EQ(sim_gpu_create(&cfg, &gpu), 0);
+	sim_gpu_destroy(gpu);
+}
+
 KTEST(sim_gpu_create_rejects_bad_config)
 {
 	struct sim_gpu_config cfg;

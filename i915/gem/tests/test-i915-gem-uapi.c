@@ -17,6 +17,7 @@
 
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem_uapi.h>
+#include <i915/i915_vm.h>
 
 #include "../gem_priv.h"
 #include "ktest.h"
@@ -1068,6 +1069,38 @@ KTEST(allocation_failures_leave_nothing_behind)
 	fx_close(&fx);
 }
 
+
+KTEST(execbuffer_and_bounce_allocation_failures_are_enomem)
+{
+	struct uapi_fx fx;
+	struct drm_i915_gem_exec_object2 obj = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	uint32_t bbe[2] = {MI_BATCH_BUFFER_END, 0}, v = 0;
+	struct drm_i915_gem_pwrite pw = {.size = sizeof(bbe), .data_ptr = (uintptr_t)bbe};
+	struct drm_i915_gem_pread pr = {.size = sizeof(v), .data_ptr = (uintptr_t)&v};
+
+	fx_open(&fx, "tgl", true);
+	obj.handle = gem_create(fx.file, 4096);
+	pw.handle = obj.handle;
+	pr.handle = obj.handle;
+	fail_next(&gem_fault_buf_alloc);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), -ENOMEM);
+	EXPECT_TRUE(fault_fired());
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PREAD, &pr), 0);
+	EXPECT_EQ(v, 0u); /* the failed write wrote nothing */
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	eb.buffers_ptr = (uintptr_t)&obj;
+	eb.buffer_count = 1;
+	fail_next(&gem_fault_eb_alloc);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOMEM);
+	EXPECT_TRUE(fault_fired());
+	/* The object's first binding in the context's VM cannot be recorded. */
+	fail_next(&i915_fault_vm_alloc);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -ENOMEM);
+	EXPECT_TRUE(fault_fired());
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	fx_close(&fx);
+}
 KTEST(module_params_at_probe)
 {
 	struct i915_device *i915;

@@ -226,7 +226,7 @@ int i915_vm_lookup(struct i915_address_space *vm, struct ttm_buffer_object *bo, 
  */
 uint64_t i915_vm_read_pte(struct i915_address_space *vm, uint64_t index);
 
-/* "vm_alloc": i915_vm_create() fails with -ENOMEM. */
+/* "vm_alloc": i915_vm_create(), or i915_vm_bind() recording a new binding, fails with -ENOMEM. */
 extern struct fault_attr i915_fault_vm_alloc;
 
 /*
