@@ -556,26 +556,29 @@ static bool ttm_placement_valid(struct ttm_buffer_object *bo, const struct ttm_p
 /*
  * ttm_resource_compatible() with SYSTEM handled here: SYSTEM has no ranges
  * (its manager's size is 0, which the generic range check would reject),
- * so any SYSTEM place allowed in this pass fits.
+ * so any SYSTEM place allowed in this pass fits. The manager is looked up
+ * only once a place of the resource's type is allowed.
  */
-static bool ttm_bo_res_compatible(struct ttm_device *bdev, struct ttm_resource *res,
-				  const struct ttm_placement *placement, bool evicting)
+static inline bool ttm_bo_res_compatible(struct ttm_device *bdev, struct ttm_resource *res,
+					 const struct ttm_placement *placement, bool evicting)
 {
-	struct ttm_resource_manager *man;
+	uint32_t skip = evicting ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK;
 
-	if (res->mem_type == TTM_PL_SYSTEM) {
-		uint32_t skip = evicting ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK;
+	for (unsigned i = 0; i < placement->num_placement; i++) {
+		const struct ttm_place *place = &placement->placement[i];
+		struct ttm_resource_manager *man;
 
-		for (unsigned i = 0; i < placement->num_placement; i++) {
-			const struct ttm_place *place = &placement->placement[i];
-
-			if (place->mem_type == TTM_PL_SYSTEM && !(place->flags & skip))
-				return true;
-		}
-		return false;
+		if (place->mem_type != res->mem_type || (place->flags & skip))
+			continue;
+		if (res->mem_type == TTM_PL_SYSTEM)
+			return true;
+		man = ttm_manager_type(bdev, res->mem_type);
+		if (!man)
+			return false;
+		if (ttm_resource_place_compatible(man, res, place))
+			return true;
 	}
-	man = ttm_manager_type(bdev, res->mem_type);
-	return man && ttm_resource_compatible(man, res, placement, evicting);
+	return false;
 }
 
 /* The resource already fits: only a swapped-out tt has to come back. */
@@ -586,9 +589,14 @@ static int ttm_bo_validate_in_place(struct ttm_buffer_object *bo, struct ttm_ope
 	return 0;
 }
 
-
-static int ttm_bo_validate_impl(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
-				struct ttm_operation_ctx *ctx)
+/*
+ * @fits0 tells whether the resource fits the first pass, which the caller
+ * found out already; kept out of line so that the common case of
+ * ttm_bo_validate_nospc() (it fits) needs no frame of this size.
+ */
+static __attribute__((noinline)) int ttm_bo_validate_impl(struct ttm_buffer_object *bo,
+							  const struct ttm_placement *placement,
+							  struct ttm_operation_ctx *ctx, bool fits0)
 {
 	struct ttm_device *bdev = bo->bdev;
 	bool busy = false;
@@ -610,7 +618,8 @@ static int ttm_bo_validate_impl(struct ttm_buffer_object *bo, const struct ttm_p
 		struct ttm_resource *res = NULL;
 		int ret;
 
-		if (bo->resource && ttm_bo_res_compatible(bdev, bo->resource, placement, pass == 1))
+		if (pass == 0 ? fits0
+			      : bo->resource && ttm_bo_res_compatible(bdev, bo->resource, placement, true))
 			return ttm_bo_validate_in_place(bo, ctx);
 		if (pass == 0) {
 			if (!ttm_placement_valid(bo, placement))
@@ -645,6 +654,7 @@ int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placeme
 			  struct ttm_operation_ctx *ctx)
 {
 	uint64_t moved = ctx->bytes_moved;
+	bool fits0;
 	int ret;
 
 	TTM_PROBE2(validate_begin, bo, bo->size);
@@ -652,7 +662,14 @@ int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placeme
 	/* The regression the benchmarks must notice (-Dvalidate_delay_ns). */
 	ttm_delay_ns(TTM_VALIDATE_DELAY_NS);
 #endif
-	ret = ttm_bo_validate_impl(bo, placement, ctx);
+	/* What most calls find: the BO sits in a first-pass place, pages in. */
+	fits0 = placement && placement->num_placement && placement->placement && bo->resource &&
+		ttm_bo_res_compatible(bo->bdev, bo->resource, placement, false);
+	if (fits0 && !(bo->ttm && ttm_tt_is_swapped(bo->ttm))) {
+		TTM_PROBE3(validate_end, bo, 0, 0);
+		return 0;
+	}
+	ret = ttm_bo_validate_impl(bo, placement, ctx, fits0);
 	TTM_PROBE3(validate_end, bo, ret, ctx->bytes_moved - moved);
 	return ret;
 }

@@ -197,36 +197,17 @@ void ttm_resource_free(struct ttm_resource_manager *man, struct ttm_resource **r
 	*res = NULL;
 }
 
-static bool ttm_resource_generic_compatible(struct ttm_resource_manager *man,
-					    struct ttm_resource *res, const struct ttm_place *place)
-{
-	uint64_t pages = res->size >> TTM_PAGE_SHIFT;
-	/* A manager without a size (SYSTEM) has no end to check against. */
-	uint64_t lpfn = place->lpfn ? place->lpfn : man->size ? man->size : UINT64_MAX;
-
-	if (res->start < place->fpfn || res->start + pages > lpfn)
-		return false;
-	if ((place->flags & TTM_PL_FLAG_CONTIGUOUS) && !(res->placement & TTM_PL_FLAG_CONTIGUOUS))
-		return false;
-	return true;
-}
-
 bool ttm_resource_compatible(struct ttm_resource_manager *man, struct ttm_resource *res,
 			     const struct ttm_placement *placement, bool evicting)
 {
+	uint32_t skip = evicting ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK;
+
 	for (unsigned i = 0; i < placement->num_placement; i++) {
 		const struct ttm_place *place = &placement->placement[i];
 
-		if (place->mem_type != res->mem_type)
-			continue;
-		if (place->flags & (evicting ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK))
-			continue;
-		if (man->func->compatible) {
-			if (man->func->compatible(man, res, place, res->size))
-				return true;
-		} else if (ttm_resource_generic_compatible(man, res, place)) {
+		if (place->mem_type == res->mem_type && !(place->flags & skip) &&
+		    ttm_resource_place_compatible(man, res, place))
 			return true;
-		}
 	}
 	return false;
 }

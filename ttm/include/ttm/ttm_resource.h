@@ -261,6 +261,26 @@ int ttm_resource_alloc(struct ttm_resource_manager *man, struct ttm_buffer_objec
 void ttm_resource_free(struct ttm_resource_manager *man, struct ttm_resource **res);
 
 /**
+ * ttm_resource_place_compatible() - true when @res (of @man) lies where
+ * @place, a place of @res's memory type, allows: the manager's own test,
+ * else the page range (a manager without a size, SYSTEM, has no end) and
+ * contiguity. Inline: validate asks it on every call.
+ */
+static inline bool ttm_resource_place_compatible(struct ttm_resource_manager *man,
+						 struct ttm_resource *res,
+						 const struct ttm_place *place)
+{
+	uint64_t lpfn;
+
+	if (man->func->compatible)
+		return man->func->compatible(man, res, place, res->size);
+	lpfn = place->lpfn ? place->lpfn : man->size ? man->size : UINT64_MAX;
+	if (res->start < place->fpfn || res->start + (res->size >> TTM_PAGE_SHIFT) > lpfn)
+		return false;
+	return !(place->flags & TTM_PL_FLAG_CONTIGUOUS) || (res->placement & TTM_PL_FLAG_CONTIGUOUS);
+}
+
+/**
  * ttm_resource_compatible() - true when @res (of @man) already satisfies
  * one place of @placement, so validate has nothing to move. When
  * @evicting, DESIRED places are skipped, else FALLBACK places are.
