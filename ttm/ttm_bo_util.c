@@ -88,6 +88,9 @@ int ttm_bo_tt_create(struct ttm_buffer_object *bo, bool zero_alloc)
 		if (!tt)
 			return -ENOMEM;
 	} else {
+		/* The kernel's driver allocates the tt struct, and that can fail. */
+		if (fault_should_fail(&ttm_fault_tt_alloc, sizeof(*tt)))
+			return -ENOMEM;
 		tt = calloc(1, sizeof(*tt));
 		if (!tt)
 			return -ENOMEM;
@@ -408,6 +411,9 @@ static int ttm_bo_move_to_ghost(struct ttm_buffer_object *bo, struct dma_fence *
 	unsigned num = 0;
 	int ret;
 
+	/* The kernel's ttm_buffer_object_transfer() allocates the ghost too. */
+	if (fault_should_fail(&ttm_fault_bo_alloc, sizeof(*ghost)))
+		return -ENOMEM;
 	ghost = calloc(1, sizeof(*ghost));
 	if (!ghost)
 		return -ENOMEM;
