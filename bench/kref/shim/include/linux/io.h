@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* Shim for <linux/io.h>: everything is in kshim.h (see bench/kref/README.md). */
+#ifndef KSHIM_LINUX_IO_H
+#define KSHIM_LINUX_IO_H
+#include <kshim.h>
+#endif

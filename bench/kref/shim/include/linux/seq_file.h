@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* Shim for <linux/seq_file.h>: everything is in kshim.h (see bench/kref/README.md). */
+#ifndef KSHIM_LINUX_SEQ_FILE_H
+#define KSHIM_LINUX_SEQ_FILE_H
+#include <kshim.h>
+#endif
