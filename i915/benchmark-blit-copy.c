@@ -46,8 +46,8 @@ static int opt_size_mib(void *ctx, const char *arg, char *err, size_t errlen)
 }
 
 static const struct bench_opt blit_extra[] = {
-	{"size-mib", "N", "buffer size in MiB, 1..256 (default 16; 4 with --quick)", opt_size_mib},
-	{0},
+    {"size-mib", "N", "buffer size in MiB, 1..256 (default 16; 4 with --quick)", opt_size_mib},
+    {0},
 };
 
 /* Host buffer of @size bytes bound at a fresh GGTT range. */
@@ -79,7 +79,8 @@ static int map_buffer(struct i915_device *i915, size_t size, void **mem, struct 
 	return ret;
 }
 
-static void unmap_buffer(struct i915_device *i915, size_t size, void *mem, struct ttm_resource **res)
+static void unmap_buffer(struct i915_device *i915, size_t size, void *mem,
+			 struct ttm_resource **res)
 {
 	if (*res) {
 		i915_ggtt_unbind(&i915->ggtt, (*res)->start, size / 4096);
@@ -98,7 +99,8 @@ static int blit_rep(struct i915_device *i915, struct ttm_resource *rd, struct tt
 	for (unsigned int c = 0; c < copies && !ret; c++) {
 		struct dma_fence *f;
 
-		ret = i915_blt_copy(i915, NULL, i915_ggtt_offset(rd), i915_ggtt_offset(rs), size, &f);
+		ret =
+		    i915_blt_copy(i915, NULL, i915_ggtt_offset(rd), i915_ggtt_offset(rs), size, &f);
 		if (!ret) {
 			dma_fence_wait(f, false);
 			if (dma_fence_get_status(f) != 1)

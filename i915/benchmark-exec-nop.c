@@ -4,28 +4,30 @@
  * GPU (latency model off) or, with --backend=hw, on a real Intel GPU through
  * the hw back end. A submit+wait crosses several threads (client, command
  * streamer or kernel, interrupt handler or sync_file waiter), so each figure
- * is reported beside a futex round trip between two threads measured in the
- * same run, and as a ratio to it.
+ * is related to a futex round trip between two threads measured in the same
+ * repetitions (exec_nop.futex_rtt, interleaved with the loops so drift on a
+ * shared machine weighs on all of them) and to the harness's futex_rtt
+ * reference.
  *
- *   idle:      submit one batch, wait for its fence, repeat (ns per submit+wait)
- *   queued64:  submit 64 batches, wait for the last (submissions per second)
- *   execbuf:   sim only: the idle loop through i915_gem_execbuffer() with one
- *              object
+ *   exec_nop.idle:      submit one batch, wait for its fence, repeat (ns per
+ *                       submit+wait)
+ *   exec_nop.queued64:  submit 64 batches, wait for the last (submissions per
+ *                       second)
+ *   exec_nop.execbuf:   sim only: the idle loop through i915_gem_execbuffer()
+ *                       with one object
  *
  * On hw the batch is a 4 KiB hw_ttm BO placed in TT, i.e. softpinned at the
  * address the TT range manager gave it, submitted with hw_ttm_exec(): the
  * reservation and validation this project does per submission are part of
  * the figure, as they are in the sim execbuffer figure.
  *
- * Options: --backend=sim|hw (default sim), --device PATH (hw; default
- * $TTM_HW_DEVICE, else the first i915 render node), --quick (3 short
- * repetitions), --reps N, --duration-ms N. Bad options: one line, exit 2.
- * Without a usable Intel render node --backend=hw prints
- * "benchmark-exec-nop: SKIP: <reason>" on stderr and exits 77.
- * The GPU is opened, described and skipped by bench_hw (bench/lib), as in
- * every benchmark with --backend=hw; the rest does not use the shared
- * harness: its own options, and median/min/max over repetitions from
- * i915_bench.h. Built in bench/meson.build's hw block, which links bench_hw.
+ * Options: the harness's (bench/lib: --reps, --warmup, --quick, --out,
+ * --cpus, --backend=sim|hw, --seed), --device PATH (hw; default
+ * $TTM_HW_DEVICE, else the first i915 render node) and --duration-ms N, the
+ * time budget of each loop in a repetition (default 200; 50 with --quick;
+ * --duration S sets it in seconds). Without a usable Intel render node
+ * --backend=hw prints "benchmark-exec-nop: SKIP: <reason>" and exits 77.
+ * Built in bench/meson.build's hw block, which links the harness and bench_hw.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -39,6 +41,8 @@
 
 #include <ttm_config.h>
 
+#include <sim_gpu.h>
+
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem.h>
 
@@ -47,11 +51,14 @@
 #include "hw/hw_ttm.h"
 #endif
 
-#include "bench_hw.h"
-#include "i915_bench.h"
+#include <bench.h>
+#include <bench_hw.h>
 
 /* A fence not signalled after this long means a hung GPU: stop, do not hang. */
 #define NOP_WAIT_TIMEOUT_NS (10ll * 1000000000ll)
+
+/* The unmeasured warm-up of every loop, per --warmup repetition. */
+#define NOP_WARMUP_NS 20000000ull
 
 /* --- reference: futex ping-pong between two threads --- */
 
@@ -88,7 +95,7 @@ static void *pong_thread(void *arg)
 
 static double futex_round_trip_ns(uint64_t budget_ns)
 {
-	uint64_t t0 = i915_bench_now_ns(), n = 0;
+	uint64_t t0 = bench_now_ns(), n = 0;
 
 	do {
 		for (int i = 0; i < 256; i++) {
@@ -100,8 +107,8 @@ static double futex_round_trip_ns(uint64_t budget_ns)
 				futex_wait(&ping, v);
 		}
 		n += 256;
-	} while (i915_bench_now_ns() - t0 < budget_ns);
-	return (double)(i915_bench_now_ns() - t0) / (double)n;
+	} while (bench_now_ns() - t0 < budget_ns);
+	return (double)(bench_now_ns() - t0) / (double)n;
 }
 
 static void pong_start(pthread_t *pong)
@@ -160,7 +167,7 @@ static int target_submit_wait(void *arg)
  */
 static int per_call_loop(int (*submit_wait)(void *arg), void *arg, uint64_t budget_ns, double *ns)
 {
-	uint64_t t0 = i915_bench_now_ns(), n = 0;
+	uint64_t t0 = bench_now_ns(), n = 0;
 
 	do {
 		for (int i = 0; i < 64; i++) {
@@ -170,8 +177,8 @@ static int per_call_loop(int (*submit_wait)(void *arg), void *arg, uint64_t budg
 				return ret;
 		}
 		n += 64;
-	} while (i915_bench_now_ns() - t0 < budget_ns);
-	*ns = (double)(i915_bench_now_ns() - t0) / (double)n;
+	} while (bench_now_ns() - t0 < budget_ns);
+	*ns = (double)(bench_now_ns() - t0) / (double)n;
 	return 0;
 }
 
@@ -182,7 +189,7 @@ static int idle_loop(const struct nop_target *t, uint64_t budget_ns, double *ns)
 
 static int queued_loop(const struct nop_target *t, uint64_t budget_ns, double *per_s)
 {
-	uint64_t t0 = i915_bench_now_ns(), n = 0;
+	uint64_t t0 = bench_now_ns(), n = 0;
 
 	do {
 		struct dma_fence *f = NULL;
@@ -206,8 +213,8 @@ static int queued_loop(const struct nop_target *t, uint64_t budget_ns, double *p
 		if (ret)
 			return ret;
 		n += 64;
-	} while (i915_bench_now_ns() - t0 < budget_ns);
-	*per_s = (double)n * 1e9 / (double)(i915_bench_now_ns() - t0);
+	} while (bench_now_ns() - t0 < budget_ns);
+	*per_s = (double)n * 1e9 / (double)(bench_now_ns() - t0);
 	return 0;
 }
 
@@ -246,140 +253,159 @@ static int execbuf_loop(struct i915_device *i915, struct i915_gem_object *batch,
 	return per_call_loop(execbuf_submit_wait, &a, budget_ns, ns);
 }
 
-static void print_series(const char *what, const char *unit, const struct i915_bench_series *s)
-{
-	printf("%-34s median %10.1f %-6s (min %.1f, max %.1f, %u reps)\n", what, s->median, unit,
-	       s->min, s->max, s->n);
-}
-
-
 /**
- * struct nop_opts - the command line.
- * @hw: --backend=hw.
+ * struct nop_opts - the options of this program beside the harness's.
  * @gpu: the GPU handle of --backend=hw; its @device is the --device value,
  *	or NULL.
- * @reps: repetitions, 1..I915_BENCH_MAX_REPS.
- * @duration_ms: time budget of each loop in one repetition.
+ * @duration_ms: --duration-ms, 0 when not given.
  */
 struct nop_opts {
-	bool hw;
 	struct bench_hw gpu;
-	unsigned int reps;
 	unsigned int duration_ms;
 };
 
-/* Return 0, 1 for --help, or -EINVAL with a one-line reason in @err. */
-static int parse_opts(int argc, char **argv, struct nop_opts *o, char *err, size_t errlen)
+static int opt_device(void *ctx, const char *arg, char *err, size_t errlen)
 {
-	*o = (struct nop_opts){.reps = 7, .duration_ms = 200};
-	bench_hw_init(&o->gpu);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
+	return bench_hw_opt_device(&((struct nop_opts *)ctx)->gpu, arg, err, errlen);
+}
 
-		if (!strncmp(a, "--backend", 9) && (a[9] == '=' || !a[9])) {
-			val = a[9] ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
-			if (val && !strcmp(val, "sim")) {
-				o->hw = false;
-			} else if (val && !strcmp(val, "hw")) {
-				o->hw = true;
-			} else {
-				snprintf(err, errlen, "--backend takes sim or hw, not '%s'",
-					 val ? val : "");
-				return -EINVAL;
-			}
-		} else if (!strncmp(a, "--device", 8) && (a[8] == '=' || !a[8])) {
-			char why[128];
+static int opt_duration_ms(void *ctx, const char *arg, char *err, size_t errlen)
+{
+	struct nop_opts *o = ctx;
 
-			val = a[8] ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
-			if (bench_hw_opt_device(&o->gpu, val, why, sizeof(why))) {
-				snprintf(err, errlen, "--device: %s", why);
-				return -EINVAL;
-			}
-		} else if (!strcmp(a, "--quick")) {
-			o->reps = 3;
-			o->duration_ms = 50;
-		} else if (!strcmp(a, "--reps") || !strcmp(a, "--duration-ms")) {
-			bool reps = a[2] == 'r';
-
-			val = i + 1 < argc ? argv[++i] : "";
-			if (bench_parse_uint(val, 1, reps ? I915_BENCH_MAX_REPS : 60000,
-					     reps ? &o->reps : &o->duration_ms)) {
-				snprintf(err, errlen, "%s: expected an integer in 1..%d, got '%s'", a,
-					 reps ? I915_BENCH_MAX_REPS : 60000, val);
-				return -EINVAL;
-			}
-		} else if (!strcmp(a, "--help")) {
-			return 1;
-		} else {
-			snprintf(err, errlen,
-				 "unknown option '%s'; usage: [--backend=sim|hw] [--device PATH] "
-				 "[--quick] [--reps N] [--duration-ms N]",
-				 a);
-			return -EINVAL;
-		}
-	}
-	if (!o->reps || o->reps > I915_BENCH_MAX_REPS || !o->duration_ms) {
-		snprintf(err, errlen, "--reps must be 1..%d, --duration-ms > 0",
-			 I915_BENCH_MAX_REPS);
+	if (bench_parse_uint(arg ? arg : "", 1, 60000, &o->duration_ms)) {
+		snprintf(err, errlen, "expected an integer in 1..60000, got '%s'", arg ? arg : "");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* The two loops every back end has, interleaved with the reference. */
-static int run_common(const struct nop_target *t, const struct nop_opts *o,
-		      struct i915_bench_series *futex, struct i915_bench_series *idle,
-		      struct i915_bench_series *queued)
-{
-	uint64_t budget = (uint64_t)o->duration_ms * 1000000ull;
-	int ret;
+static const struct bench_opt nop_extra[] = {
+    {"device", "PATH",
+     "render node for --backend=hw (default: $TTM_HW_DEVICE, else the first i915 one)", opt_device},
+    {"duration-ms", "N", "time budget of each loop per repetition, ms (default 200; 50 quick)",
+     opt_duration_ms},
+    {0},
+};
 
-	futex->v[futex->n++] = futex_round_trip_ns(budget);
-	ret = idle_loop(t, budget, &idle->v[idle->n++]);
-	if (!ret)
-		ret = queued_loop(t, budget, &queued->v[queued->n++]);
+/**
+ * struct nop_metrics - the figures of one run.
+ * @futex: exec_nop.futex_rtt, the same-run futex round trip.
+ * @idle: exec_nop.idle.
+ * @queued: exec_nop.queued64.
+ * @execbuf: exec_nop.execbuf, NULL on hw.
+ * @budget_ns: time budget of each loop in one repetition.
+ */
+struct nop_metrics {
+	struct bench_metric *futex, *idle, *queued, *execbuf;
+	uint64_t budget_ns;
+};
+
+static int nop_metrics_add(struct bench_run *run, bool execbuf, struct nop_metrics *m)
+{
+	m->futex = bench_metric_add(run, "exec_nop.futex_rtt", "ns", BENCH_LOWER_IS_BETTER);
+	m->idle = bench_metric_add(run, "exec_nop.idle", "ns", BENCH_LOWER_IS_BETTER);
+	m->queued = bench_metric_add(run, "exec_nop.queued64", "subm/s", BENCH_HIGHER_IS_BETTER);
+	m->execbuf =
+	    execbuf ? bench_metric_add(run, "exec_nop.execbuf", "ns", BENCH_LOWER_IS_BETTER) : NULL;
+	if (!m->futex || !m->idle || !m->queued || (execbuf && !m->execbuf))
+		return -ENOMEM;
+	bench_metric_platform(m->futex);
+	bench_metric_reference(m->futex, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
+	bench_metric_reference(m->idle, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
+	/* At most four futex round trips per submit+wait. */
+	if (run->refs[BENCH_REF_FUTEX_RTT].measured)
+		bench_metric_target(m->idle, 4 * run->refs[BENCH_REF_FUTEX_RTT].stats.median,
+				    BENCH_TARGET_AT_MOST);
+	bench_metric_target(m->queued, 500000.0, BENCH_TARGET_AT_LEAST);
+	if (m->execbuf)
+		bench_metric_reference(m->execbuf, BENCH_REF_FUTEX_RTT, BENCH_RATIO_VALUE_OVER_REF);
+	return 0;
+}
+
+/*
+ * The loops of every back end (and the sim's execbuffer loop when
+ * @execbuf_arg is set): --warmup unmeasured rounds of NOP_WARMUP_NS each,
+ * then --reps measured ones, interleaved so drifts hit every figure alike.
+ */
+static int nop_loops(struct bench_run *run, const struct nop_target *t, struct nop_metrics *m,
+		     struct i915_device *i915, struct i915_gem_object *bobj)
+{
+	pthread_t pong;
+	double x;
+	int ret = 0;
+
+	pong_start(&pong);
+	for (unsigned int w = 0; w < run->opts.warmup && !ret; w++) {
+		futex_round_trip_ns(NOP_WARMUP_NS);
+		ret = idle_loop(t, NOP_WARMUP_NS, &x);
+		if (!ret)
+			ret = queued_loop(t, NOP_WARMUP_NS, &x);
+		if (!ret && bobj)
+			ret = execbuf_loop(i915, bobj, NOP_WARMUP_NS, &x);
+	}
+	for (unsigned int r = 0; r < run->opts.reps && !ret; r++) {
+		bench_progress(run, "empty batches", (double)r / run->opts.reps);
+		ret = bench_metric_sample(m->futex, futex_round_trip_ns(m->budget_ns));
+		if (!ret)
+			ret = idle_loop(t, m->budget_ns, &x);
+		if (!ret)
+			ret = bench_metric_sample(m->idle, x);
+		if (!ret)
+			ret = queued_loop(t, m->budget_ns, &x);
+		if (!ret)
+			ret = bench_metric_sample(m->queued, x);
+		if (!ret && bobj)
+			ret = execbuf_loop(i915, bobj, m->budget_ns, &x);
+		if (!ret && bobj)
+			ret = bench_metric_sample(m->execbuf, x);
+	}
+	bench_progress_done(run);
+	pong_stop_join(pong);
 	return ret;
 }
 
-static int run_sim(const struct nop_opts *o)
+/* The ring-level batch: one host page mapped in the GGTT, ending at once. */
+static int sim_batch_page(struct i915_device *i915, void **page, struct ttm_resource **res)
 {
-	struct i915_bench_series futex = {0}, idle = {0}, queued = {0}, execbuf = {0};
+	const struct ttm_place place = {.mem_type = TTM_PL_TT};
+	int ret;
+
+	*page = aligned_alloc(4096, 4096);
+	if (!*page)
+		return -ENOMEM;
+	memset(*page, 0, 4096);
+	i915_emit_bb_end(*page);
+	ret = ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &place, 4096, 0, res);
+	if (!ret) {
+		ret = i915_ggtt_bind_host(&i915->ggtt, (*res)->start, page, 1);
+		if (ret)
+			ttm_resource_free(i915_ggtt_manager(&i915->ggtt), res);
+	}
+	return ret;
+}
+
+static int sim_measure(struct bench_run *run, struct nop_metrics *m)
+{
 	struct i915_gem_object *bobj = NULL;
 	struct i915_device *i915 = NULL;
 	struct ttm_resource *bres = NULL;
 	struct sim_gpu_config cfg;
 	void *page = NULL;
-	pthread_t pong;
 	int ret;
 
 	sim_gpu_config_init(&cfg);
 	cfg.ggtt_size = 256ull << 20;
 	cfg.aperture_size = 64ull << 20;
 	ret = i915_device_create_sim(&cfg, &i915);
-	if (ret) {
-		fprintf(stderr, "device: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return ret;
 	ret = i915_gem_init(i915);
 	if (ret) {
-		fprintf(stderr, "gem init: %s\n", strerror(-ret));
 		i915_device_destroy(i915);
-		return 1;
+		return ret;
 	}
-	/* The ring-level batch: one host page mapped in the GGTT. */
-	page = aligned_alloc(4096, 4096);
-	{
-		const struct ttm_place place = {.mem_type = TTM_PL_TT};
-
-		ret = page ? ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &place, 4096,
-						0, &bres)
-			   : -ENOMEM;
-		if (!ret) {
-			memset(page, 0, 4096);
-			i915_emit_bb_end(page);
-			ret = i915_ggtt_bind_host(&i915->ggtt, bres->start, &page, 1);
-		}
-	}
+	ret = sim_batch_page(i915, &page, &bres);
 	if (!ret)
 		ret = i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &bobj);
 	if (!ret) {
@@ -387,57 +413,13 @@ static int run_sim(const struct nop_opts *o)
 
 		ret = i915_gem_object_access(bobj, 0, &end, 4, true);
 	}
-	if (ret) {
-		fprintf(stderr, "setup: %s\n", strerror(-ret));
-		goto out;
-	}
-
-	pong_start(&pong);
-	/* Warm-up of every loop, unmeasured. */
-	futex_round_trip_ns(20000000);
-	{
+	if (!ret) {
 		struct sim_arg sa = {.e = i915_engine_get(i915, I915_ENGINE_RCS),
 				     .batch = i915_ggtt_offset(bres)};
 		const struct nop_target t = {.submit = sim_submit, .arg = &sa};
-		uint64_t budget = (uint64_t)o->duration_ms * 1000000ull;
-		double x;
 
-		ret = idle_loop(&t, 20000000, &x);
-		if (!ret)
-			ret = queued_loop(&t, 20000000, &x);
-		if (!ret)
-			ret = execbuf_loop(i915, bobj, 20000000, &x);
-		/* Interleave the loops so drifts hit every figure alike. */
-		for (unsigned int r = 0; r < o->reps && !ret; r++) {
-			ret = run_common(&t, o, &futex, &idle, &queued);
-			if (!ret)
-				ret = execbuf_loop(i915, bobj, budget, &execbuf.v[execbuf.n++]);
-		}
+		ret = nop_loops(run, &t, m, i915, bobj);
 	}
-	pong_stop_join(pong);
-	if (ret) {
-		fprintf(stderr, "run: %s\n", strerror(-ret));
-		goto out;
-	}
-
-	i915_bench_series_finish(&futex);
-	i915_bench_series_finish(&idle);
-	i915_bench_series_finish(&queued);
-	i915_bench_series_finish(&execbuf);
-	printf("benchmark-exec-nop: sim back end, latency model off, RCS, %u reps of %u ms\n",
-	       o->reps, o->duration_ms);
-	print_series("reference futex round trip", "ns", &futex);
-	print_series("idle submit+wait", "ns", &idle);
-	print_series("execbuffer(1 obj) submit+wait", "ns", &execbuf);
-	print_series("queued 64 then wait", "subm/s", &queued);
-	printf("ratios (medians): idle = %.2f futex round trips (target <= 4), "
-	       "execbuffer = %.2f futex round trips\n",
-	       idle.median / futex.median, execbuf.median / futex.median);
-	printf("                  queued64 = %.0f ns/submission = %.2f futex round trips; "
-	       "%.0f k subm/s (target >= 500 k/s)\n",
-	       1e9 / queued.median, 1e9 / queued.median / futex.median, queued.median / 1000);
-
-out:
 	if (bobj)
 		i915_gem_object_put(bobj);
 	if (bres) {
@@ -447,7 +429,7 @@ out:
 	free(page);
 	i915_gem_fini(i915);
 	i915_device_destroy(i915);
-	return ret ? 1 : 0;
+	return ret;
 }
 
 #if TTM_HAVE_LIBDRM
@@ -464,118 +446,82 @@ static int hw_submit(void *arg, struct dma_fence **fence)
 	return hw_ttm_exec(a->dev, NULL, 0, a->batch, fence);
 }
 
-static void describe_line(void *data, const char *key, const char *value)
-{
-	(void)data;
-	printf("gpu.%s: %s\n", key, value);
-}
-
 /* The loops on the GPU bench_hw_open() gave @hw. Return 0 or a negative errno. */
-static int hw_measure(struct bench_hw *hw, const struct nop_opts *o)
+static int hw_measure(struct bench_run *run, struct bench_hw *hw, struct nop_metrics *m)
 {
-	struct i915_bench_series futex = {0}, idle = {0}, queued = {0};
 	struct hw_ttm_bo *batch = NULL;
-	pthread_t pong;
 	int ret;
 
 	ret = bench_hw_nop_batch(hw, &batch);
-	if (ret) {
-		printf("FAIL: nop batch: %s\n", strerror(-ret));
+	if (ret)
 		return ret;
-	}
-
-	printf("benchmark-exec-nop: hw back end, RCS, batch softpinned in TT via hw_ttm_exec, "
-	       "%u reps of %u ms\n",
-	       o->reps, o->duration_ms);
-	hw_gpu_describe(hw_gpu_info(hw->gpu), describe_line, NULL);
-	fflush(stdout);
-
-	pong_start(&pong);
-	futex_round_trip_ns(20000000);
 	{
 		struct hw_arg ha = {.dev = hw->dev, .batch = batch};
 		const struct nop_target t = {.submit = hw_submit, .arg = &ha};
-		double x;
 
-		/* Warm-up: the first submissions pay for binding and context setup. */
-		ret = idle_loop(&t, 20000000, &x);
-		if (!ret)
-			ret = queued_loop(&t, 20000000, &x);
-		for (unsigned int r = 0; r < o->reps && !ret; r++)
-			ret = run_common(&t, o, &futex, &idle, &queued);
+		/* The warm-up also pays for binding and context setup. */
+		ret = nop_loops(run, &t, m, NULL, NULL);
 	}
-	pong_stop_join(pong);
 	ttm_bo_put(&batch->tbo);
-	if (ret) {
-		printf("FAIL: submission: %s%s\n", strerror(-ret),
-		       hw_gpu_is_wedged(hw->gpu) ? " (GPU wedged)" : "");
-		return ret;
-	}
-
-	i915_bench_series_finish(&futex);
-	i915_bench_series_finish(&idle);
-	i915_bench_series_finish(&queued);
-	print_series("reference futex round trip", "ns", &futex);
-	print_series("idle submit+wait", "ns", &idle);
-	print_series("queued 64 then wait", "subm/s", &queued);
-	printf("ratios (medians): idle = %.2f futex round trips; queued64 = %.0f ns/submission "
-	       "= %.2f futex round trips (%.0f k subm/s)\n",
-	       idle.median / futex.median, 1e9 / queued.median,
-	       1e9 / queued.median / futex.median, queued.median / 1000);
-	return 0;
+	if (ret && hw_gpu_is_wedged(hw->gpu))
+		fprintf(stderr, "benchmark-exec-nop: the GPU is wedged\n");
+	return ret;
 }
 
 #endif /* TTM_HAVE_LIBDRM */
 
-/*
- * --backend=hw: bench_hw opens the GPU (or says why not: exit 77 for a
- * machine without a usable Intel render node, as every benchmark does).
- * The run only carries the GPU's description; nothing is written from it.
- */
-static int run_hw(struct nop_opts *o)
-{
-	const struct bench_options bo = {.threads = 1, .backend = BENCH_BACKEND_HW, .seed = 1};
-	struct bench_run run;
-	int ret;
-
-	ret = bench_run_init(&run, "exec-nop", &bo);
-	if (ret) {
-		fprintf(stderr, "benchmark-exec-nop: %s\n", strerror(-ret));
-		return 1;
-	}
-	ret = bench_hw_open(&run, &o->gpu, NULL);
-	if (ret)
-		return bench_hw_exit(&run, &o->gpu, "benchmark-exec-nop", ret);
-#if TTM_HAVE_LIBDRM
-	ret = hw_measure(&o->gpu, o);
-#endif
-	/* -EBUSY would mean a BO outlived us; bench_hw then leaves the GPU open. */
-	if (bench_hw_close(&o->gpu) && !ret)
-		ret = -EBUSY;
-	bench_run_fini(&run);
-	return ret ? 1 : 0;
-}
-
 int main(int argc, char **argv)
 {
-	struct nop_opts o;
-	char err[256];
+	struct nop_opts o = {0};
+	struct nop_metrics m;
+	struct bench_run run;
+	bool hw;
+	int ret;
 
-	int rc = parse_opts(argc, argv, &o, err, sizeof(err));
-
-	if (rc > 0) {
-		printf("usage: %s [--backend=sim|hw] [--device PATH] [--quick] [--reps N] "
-		       "[--duration-ms N]\n",
-		       argv[0]);
-		return 0;
-	}
-	if (rc) {
-		fprintf(stderr, "%s: %s\n", argv[0], err);
-		return 2;
-	}
-	if (o.gpu.device && !o.hw) {
+	bench_hw_init(&o.gpu);
+	ret = bench_setup(&run, "exec-nop", argc, argv, nop_extra, &o);
+	if (ret)
+		return bench_exit_code(ret);
+	hw = run.opts.backend == BENCH_BACKEND_HW;
+	if (o.gpu.device && !hw) {
 		fprintf(stderr, "%s: --device needs --backend=hw\n", argv[0]);
+		bench_run_fini(&run);
 		return 2;
 	}
-	return o.hw ? run_hw(&o) : run_sim(&o);
+	if (o.duration_ms)
+		m.budget_ns = (uint64_t)o.duration_ms * 1000000ull;
+	else if (run.opts.duration_set)
+		m.budget_ns = (uint64_t)(run.opts.duration_s * 1e9);
+	else
+		m.budget_ns = (run.opts.quick ? 50ull : 200ull) * 1000000ull;
+	if (hw) {
+		ret = bench_hw_open(&run, &o.gpu, NULL);
+		if (ret)
+			return bench_hw_exit(&run, &o.gpu, "benchmark-exec-nop", ret);
+	}
+	bench_run_param(&run, "backend", "%s", hw ? "hw" : "sim");
+	bench_run_param(&run, "engine", "%s", "rcs");
+	bench_run_param(&run, "duration_ms", "%llu",
+			(unsigned long long)(m.budget_ns / 1000000ull));
+	if (!hw)
+		bench_run_backend_param(&run, "latency_model", "%s", "off");
+	ret = bench_references_measure(&run);
+	if (ret)
+		fprintf(stderr, "benchmark-exec-nop: a reference failed (%d)\n", ret);
+	ret = nop_metrics_add(&run, !hw, &m);
+	if (!ret && !hw)
+		ret = sim_measure(&run, &m);
+#if TTM_HAVE_LIBDRM
+	if (!ret && hw)
+		ret = hw_measure(&run, &o.gpu, &m);
+#endif
+	/* -EBUSY would mean a BO outlived us; bench_hw then leaves the GPU open. */
+	if (hw && bench_hw_close(&o.gpu) && !ret)
+		ret = -EBUSY;
+	if (ret) {
+		fprintf(stderr, "benchmark-exec-nop: failed (%s)\n", strerror(-ret));
+		bench_run_fini(&run);
+		return 1;
+	}
+	return bench_run_finish(&run);
 }

@@ -98,8 +98,9 @@ int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device 
 
 	if (!cfg || !out)
 		return -EINVAL;
-	i915 = fault_should_fail(&i915_fault_device_alloc, sizeof(*i915)) ? NULL
-									       : calloc(1, sizeof(*i915));
+	i915 = fault_should_fail(&i915_fault_device_alloc, sizeof(*i915))
+		   ? NULL
+		   : calloc(1, sizeof(*i915));
 	if (!i915)
 		return -ENOMEM;
 	atomic_init(&i915->next_ctx_id, 0);

@@ -60,8 +60,8 @@ int hw_exec_submit(struct hw_gpu *gpu, const struct hw_exec *eb, struct dma_fenc
 		return -EIO;
 	if (eb->count > HW_EXEC_STACK_OBJS) {
 		objs = fault_should_fail(&hw_fault_alloc, eb->count * sizeof(*objs))
-			       ? NULL
-			       : calloc(eb->count, sizeof(*objs));
+			   ? NULL
+			   : calloc(eb->count, sizeof(*objs));
 		if (!objs)
 			return -ENOMEM;
 	} else {

@@ -233,8 +233,8 @@ int hw_fence_waiter_add(struct hw_fence_waiter *w, int fd, struct dma_fence **ou
 	} else if (w->num_pending == w->max_pending) {
 		unsigned int want = w->max_pending ? 2 * w->max_pending : 16;
 		struct hw_fence **np = fault_should_fail(&hw_fault_alloc, want * sizeof(*np))
-					       ? NULL
-					       : realloc(w->pending, want * sizeof(*np));
+					   ? NULL
+					   : realloc(w->pending, want * sizeof(*np));
 
 		if (np) {
 			w->pending = np;

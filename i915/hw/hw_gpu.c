@@ -80,8 +80,9 @@ static int hw_query_regions(struct hw_gpu *gpu)
 		return ret;
 	if ((size_t)item.length < sizeof(*mr))
 		return -EPROTO;
-	mr = fault_should_fail(&hw_fault_alloc, (size_t)item.length) ? NULL
-									: calloc(1, (size_t)item.length);
+	mr = fault_should_fail(&hw_fault_alloc, (size_t)item.length)
+		 ? NULL
+		 : calloc(1, (size_t)item.length);
 	if (!mr)
 		return -ENOMEM;
 	item.data_ptr = (uintptr_t)mr;
