@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * User copies through the kernel (see drmcore/drm_user.h): the kernel
- * checks each page for us, so a bad pointer is an error code, never a
- * signal.
+ * User copies (see drmcore/drm_user.h): a bad pointer is an error code,
+ * never a signal. The CPU copies under a fault guard (a SIGSEGV/SIGBUS
+ * handler that returns into the copy's frame, as the kernel's exception
+ * tables do); the kernel checks the pages for us (process_vm_*v, a pipe)
+ * where the guard cannot be installed, for another process's memory, and
+ * for a page that must be resolved.
  */
+/* siglongjmp() out of a handler on an alternate stack: not the checked one. */
+#undef _FORTIFY_SOURCE
 #include <drmcore/drm_user.h>
 
 #include "drm_sys.h"
@@ -12,10 +17,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define DRM_USER_PAGE 4096ul
@@ -56,6 +64,22 @@ static pid_t self(void)
 		return p;
 	pthread_once(&pid_once, pid_setup_once);
 	return atomic_load(&self_pid);
+}
+
+/* The process this thread's copies reach (0: ours), drm_user_set_target(). */
+static __thread pid_t target_pid;
+
+pid_t drm_user_set_target(pid_t pid)
+{
+	pid_t old = target_pid;
+
+	target_pid = pid;
+	return old;
+}
+
+pid_t drm_user_target(void)
+{
+	return target_pid ? target_pid : self();
 }
 
 /* The per-thread pipe of DRM_USER_COPY_PIPE mode. */
@@ -113,12 +137,196 @@ static void pipe_drain(void)
 		;
 }
 
+/* ---- the guarded copy (DRM_USER_COPY_GUARD) ---- */
+
+/*
+ * A copy in flight on this thread: where to return to when it faults. The
+ * handler pops it (@prev), so a copy made by a signal handler that
+ * interrupted another copy nests correctly.
+ */
+struct drm_user_guard {
+	sigjmp_buf env;
+	struct drm_user_guard *prev;
+	volatile uintptr_t fault;
+};
+
+static __thread struct drm_user_guard *tl_guard;
+
+/* The dispositions ours replaced: faults outside a copy go to them. */
+static struct sigaction guard_old_segv, guard_old_bus;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static _Atomic bool guard_ready;
+
+static void guard_handler(int sig, siginfo_t *si, void *uctx);
+
+/*
+ * Hand a fault that is not a copy's to the disposition installed before
+ * ours, as if ours were not there. The default (or an ignored fault, which
+ * the kernel forces to the default) is restored so that the access, retried
+ * on return, takes the default action; a signal sent by a process is raised
+ * again for the same reason.
+ */
+static void guard_chain(int sig, siginfo_t *si, void *uctx)
+{
+	const struct sigaction *old = sig == SIGSEGV ? &guard_old_segv : &guard_old_bus;
+
+	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction != guard_handler) {
+		old->sa_sigaction(sig, si, uctx);
+	} else if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL &&
+		   old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+	} else {
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		sigaction(sig, &dfl, NULL);
+		if (si->si_code <= 0)
+			raise(sig);
+	}
+}
+
+static void guard_handler(int sig, siginfo_t *si, void *uctx)
+{
+	struct drm_user_guard *g = tl_guard;
+
+	if (g) {
+		/* A fault the kernel reports (si_code > 0) names its address. */
+		g->fault = si->si_code > 0 ? (uintptr_t)si->si_addr : 0;
+		tl_guard = g->prev;
+		/*
+		 * Leave with the mask of the interrupted copy: the kernel blocked
+		 * the signal for this handler (or for the handler that chained to
+		 * us), and sigsetjmp() saved no mask, to keep copies free of
+		 * system calls.
+		 */
+		pthread_sigmask(SIG_SETMASK, &((ucontext_t *)uctx)->uc_sigmask, NULL);
+		siglongjmp(g->env, 1);
+	}
+	guard_chain(sig, si, uctx);
+}
+
+/*
+ * SA_ONSTACK: a program's own alternate stack (for its stack-overflow
+ * handler) is kept.
+ */
+static void guard_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = guard_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &guard_old_segv))
+		return;
+	if (sigaction(SIGBUS, &sa, &guard_old_bus)) {
+		sigaction(SIGSEGV, &guard_old_segv, NULL);
+		return;
+	}
+	atomic_store(&guard_ready, true);
+}
+
+static bool guard_works(void)
+{
+	pthread_once(&guard_once, guard_install);
+	return atomic_load(&guard_ready);
+}
+
+/*
+ * The copy itself: one instruction on x86-64, so a fault names the exact
+ * byte; never a libc memcpy, which a sanitizer would check (and report a
+ * wild pointer) before touching memory.
+ */
+#if defined(__x86_64__)
+static void guard_memcpy(void *dst, const void *src, size_t n)
+{
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
+#else
+__attribute__((noinline, no_sanitize("address", "thread"))) static void
+guard_memcpy(void *dst, const void *src, size_t n)
+{
+	volatile unsigned char *d = dst;
+	const volatile unsigned char *s = src;
+
+	while (n--)
+		*d++ = *s++;
+}
+#endif
+
+/*
+ * One guarded copy of all @n bytes. Return: true when it completed; false
+ * with *@fault the faulting address (0 when the signal named none).
+ */
+static bool guard_pass(char *local, uintptr_t remote, size_t n, bool to_user, uintptr_t *fault)
+{
+	struct drm_user_guard g;
+
+	g.prev = tl_guard;
+	g.fault = 0;
+	if (sigsetjmp(g.env, 0)) {
+		*fault = g.fault;
+		return false;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	tl_guard = &g;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (to_user)
+		guard_memcpy((void *)remote, local, n);
+	else
+		guard_memcpy(local, (const void *)remote, n);
+	atomic_signal_fence(memory_order_seq_cst);
+	tl_guard = g.prev;
+	atomic_signal_fence(memory_order_seq_cst);
+	return true;
+}
+
+static size_t slow_copy(char *local, uintptr_t remote, size_t n, bool to_user);
+
+/*
+ * Copy with the CPU, as the kernel's copy_*_user() do: the access rights
+ * are the CPU's (a PROT_WRITE-only page is readable on x86, as it is to the
+ * kernel). A fault shrinks the copy to the pages before the faulting one, so
+ * the count stays exact however the copy was ordered; a fault on the first
+ * page left goes to the checked copy, which also asks the fault resolver.
+ */
+static size_t guard_copy(char *local, uintptr_t remote, size_t n, bool to_user)
+{
+	size_t done = 0, end = n;
+
+	while (done < n) {
+		uintptr_t fault, lo = remote + done, page;
+
+		if (guard_pass(local + done, lo, end - done, to_user, &fault)) {
+			done = end;
+			end = n;
+			continue;
+		}
+		page = fault & ~(DRM_USER_PAGE - 1);
+		if (fault >= lo && fault < remote + end && page > lo) {
+			end = page - remote;
+			continue;
+		}
+		return done + slow_copy(local + done, lo, n - done, to_user);
+	}
+	return done;
+}
+
 static bool vm_calls_work(void)
 {
-	char src = 1, dst = 0;
-	struct iovec l = { &dst, 1 }, r = { &src, 1 };
+	static _Atomic int works = -1;
+	int w = atomic_load_explicit(&works, memory_order_relaxed);
 
-	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == 1 && dst == 1;
+	if (w < 0) {
+		char src = 1, dst = 0;
+		struct iovec l = { &dst, 1 }, r = { &src, 1 };
+
+		w = process_vm_readv(getpid(), &l, 1, &r, 1, 0) == 1 && dst == 1;
+		atomic_store_explicit(&works, w, memory_order_relaxed);
+	}
+	return w;
 }
 
 static enum drm_user_copy_mode mode_get(void)
@@ -130,6 +338,10 @@ static enum drm_user_copy_mode mode_get(void)
 
 		if (env && !strcmp(env, "pipe"))
 			m = DRM_USER_COPY_PIPE;
+		else if (env && !strcmp(env, "vm") && vm_calls_work())
+			m = DRM_USER_COPY_VM;
+		else if (guard_works())
+			m = DRM_USER_COPY_GUARD;
 		else
 			m = vm_calls_work() ? DRM_USER_COPY_VM : DRM_USER_COPY_PIPE;
 		atomic_store_explicit(&copy_mode, m, memory_order_relaxed);
@@ -144,13 +356,24 @@ enum drm_user_copy_mode drm_user_copy_mode(void)
 
 int drm_user_set_copy_mode(enum drm_user_copy_mode mode)
 {
-	if (mode == DRM_USER_COPY_VM && !vm_calls_work())
-		return -ENOSYS;
-	if (mode != DRM_USER_COPY_VM && mode != DRM_USER_COPY_PIPE)
+	switch (mode) {
+	case DRM_USER_COPY_GUARD:
+		if (!guard_works())
+			return -ENOSYS;
+		break;
+	case DRM_USER_COPY_VM:
+		if (!vm_calls_work())
+			return -ENOSYS;
+		break;
+	case DRM_USER_COPY_PIPE:
+		break;
+	default:
 		return -EINVAL;
+	}
 	atomic_store(&copy_mode, (int)mode);
 	return 0;
 }
+
 
 void drm_user_set_fault_resolver(drm_user_fault_resolver_t fn)
 {
@@ -183,9 +406,9 @@ static size_t vm_pass(char *local, uintptr_t remote, size_t n, bool to_user)
 	}
 	liov.iov_len = len;
 	if (to_user)
-		r = process_vm_writev(self(), &liov, 1, riov, cnt, 0);
+		r = process_vm_writev(drm_user_target(), &liov, 1, riov, cnt, 0);
 	else
-		r = process_vm_readv(self(), &liov, 1, riov, cnt, 0);
+		r = process_vm_readv(drm_user_target(), &liov, 1, riov, cnt, 0);
 	return r < 0 ? 0 : (size_t)r;
 }
 
@@ -216,18 +439,19 @@ static size_t pipe_pass(char *local, uintptr_t remote, size_t n, bool to_user)
 	return r < 0 ? 0 : (size_t)r;
 }
 
-/* Copy until done or a page stays unreachable; returns bytes copied. */
-static size_t user_copy(char *local, uintptr_t remote, size_t n, bool to_user)
+/* The checked copy: until done or a page stays unreachable; returns bytes copied. */
+static size_t slow_copy(char *local, uintptr_t remote, size_t n, bool to_user)
 {
 	uintptr_t last_resolved = UINTPTR_MAX;
+	bool vm = mode_get() != DRM_USER_COPY_PIPE && vm_calls_work();
 	size_t done = 0;
 
-	if (remote + n < remote)
-		n = UINTPTR_MAX - remote;
 	while (done < n) {
 		size_t got;
 
-		if (mode_get() == DRM_USER_COPY_VM)
+		if (target_pid && !vm)
+			break; /* a pipe cannot reach another process */
+		if (vm)
 			got = vm_pass(local + done, remote + done, n - done, to_user);
 		else
 			got = pipe_pass(local + done, remote + done, n - done, to_user);
@@ -238,12 +462,23 @@ static size_t user_copy(char *local, uintptr_t remote, size_t n, bool to_user)
 
 			/* One resolution per page: a resolver that claims success
 			 * without making the page reachable cannot loop us. */
-			if (!fn || page == last_resolved || !fn(remote + done, to_user))
+			if (!fn || target_pid || page == last_resolved || !fn(remote + done, to_user))
 				break;
 			last_resolved = page;
 		}
 	}
 	return done;
+}
+
+/* Copy by the mechanism in use; returns bytes copied. */
+static size_t user_copy(char *local, uintptr_t remote, size_t n, bool to_user)
+{
+	if (remote + n < remote)
+		n = UINTPTR_MAX - remote;
+	/* Another process's memory is reachable only through the kernel. */
+	if (!target_pid && mode_get() == DRM_USER_COPY_GUARD)
+		return guard_copy(local, remote, n, to_user);
+	return slow_copy(local, remote, n, to_user);
 }
 
 size_t drm_copy_from_user(void *to, const void __user *from, size_t n)

@@ -4,6 +4,9 @@
 #include <ktest.h>
 
 #include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -25,11 +28,64 @@ static char *two_pages(void)
 
 static void each_mode(void (*fn)(void))
 {
+	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_GUARD), 0);
+	fn();
 	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_VM), 0);
 	fn();
 	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_PIPE), 0);
 	fn();
-	drm_user_set_copy_mode(DRM_USER_COPY_VM);
+	drm_user_set_copy_mode(DRM_USER_COPY_GUARD);
+}
+
+
+/*
+ * Must stay the first case: it installs a handler before the first copy
+ * installs the guard over it, and checks that a fault outside any copy
+ * still reaches it (the guard chains to the disposition it replaced).
+ */
+static sigjmp_buf chained_env;
+static volatile sig_atomic_t chained_hits;
+
+static void chained_handler(int sig, siginfo_t *si, void *uctx)
+{
+	(void)sig;
+	(void)si;
+	(void)uctx;
+	chained_hits++;
+	siglongjmp(chained_env, 1);
+}
+
+KTEST(drm_copy_user_guard_chains_faults_outside_a_copy)
+{
+	struct sigaction sa, old;
+	char *p = two_pages();
+	char buf[8];
+
+	ASSERT_NOT_NULL(p);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = chained_handler;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGSEGV, &sa, &old), 0);
+	/* The first copy installs the guard (over chained_handler). */
+	if (drm_user_set_copy_mode(DRM_USER_COPY_GUARD))
+		KTEST_SKIP("the fault guard cannot be installed here");
+	EXPECT_UEQ(drm_copy_from_user(buf, p + PAGE, sizeof(buf)), sizeof(buf));
+	EXPECT_EQ(chained_hits, 0);
+	if (!sigsetjmp(chained_env, 1))
+		(void)*(volatile char *)(p + PAGE);
+	EXPECT_EQ(chained_hits, 1);
+	/* And copies still fault cleanly afterwards. */
+	EXPECT_UEQ(drm_copy_to_user(p + PAGE, buf, 1), 1);
+	EXPECT_EQ(chained_hits, 1);
+	munmap(p, 2 * PAGE);
+}
+
+KTEST(drm_copy_user_default_is_the_guarded_cpu_copy)
+{
+	if (getenv("DRMCORE_USER_COPY"))
+		KTEST_SKIP("DRMCORE_USER_COPY chooses the mechanism");
+	EXPECT_EQ(drm_user_copy_mode(), DRM_USER_COPY_GUARD);
 }
 
 static void copy_basic(void)
@@ -193,6 +249,131 @@ KTEST(drm_copy_user_large_copy_crosses_many_pages)
 	EXPECT_MEMEQ(dst, src, n);
 	free(src);
 	free(dst);
+}
+
+/*
+ * A uAPI struct in PROT_WRITE-only memory: the kernel's copy_from_user reads
+ * it (x86 pages that are writable are readable), so ours does too; a
+ * read-only struct can be read but not written back.
+ */
+KTEST(drm_copy_user_write_only_memory_is_read_and_written)
+{
+	char *p = mmap(NULL, 2 * PAGE, PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char buf[64], back[64];
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_GUARD), 0);
+	for (int i = 0; i < 64; i++)
+		p[PAGE - 32 + i] = (char)(i + 1);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_UEQ(drm_copy_from_user(buf, p + PAGE - 32, sizeof(buf)), 0);
+	EXPECT_EQ(buf[0], 1);
+	EXPECT_EQ(buf[63], 64);
+	for (int i = 0; i < 64; i++)
+		buf[i] = (char)(100 + i);
+	EXPECT_UEQ(drm_copy_to_user(p + PAGE - 32, buf, sizeof(buf)), 0);
+	EXPECT_UEQ(drm_copy_from_user(back, p + PAGE - 32, sizeof(back)), 0);
+	EXPECT_MEMEQ(back, buf, sizeof(buf));
+	EXPECT_TRUE(drm_user_readable(p, 2 * PAGE));
+	munmap(p, 2 * PAGE);
+}
+
+/* The count is exact wherever the bad page is, also far into a long copy. */
+KTEST(drm_copy_user_guard_count_is_exact_for_a_hole)
+{
+	char *p = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *buf = malloc(8 * PAGE);
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	ASSERT_NOT_NULL(buf);
+	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_GUARD), 0);
+	memset(p, 'h', 8 * PAGE);
+	mprotect(p + 5 * PAGE, PAGE, PROT_NONE);
+	memset(buf, 'x', 8 * PAGE);
+	EXPECT_UEQ(drm_copy_from_user(buf, p + 100, 8 * PAGE - 100), 3 * PAGE);
+	EXPECT_EQ(buf[5 * PAGE - 101], 'h');
+	EXPECT_EQ(buf[5 * PAGE - 100], 0);
+	memset(buf, 'y', 8 * PAGE);
+	EXPECT_UEQ(drm_copy_to_user(p + 100, buf, 8 * PAGE - 100), 3 * PAGE);
+	EXPECT_EQ(p[5 * PAGE - 1], 'y');
+	EXPECT_EQ(p[6 * PAGE], 'h');
+	munmap(p, 8 * PAGE);
+	free(buf);
+}
+
+/*
+ * A handler installed after the guard that hands foreign faults to the one
+ * it replaced (as ttm_vm_fault's does), without SA_NODEFER: copies through
+ * it still fault cleanly, again and again (the signal is not left blocked).
+ */
+static struct sigaction later_old;
+static volatile sig_atomic_t later_hits;
+
+static void later_handler(int sig, siginfo_t *si, void *uctx)
+{
+	later_hits++;
+	later_old.sa_sigaction(sig, si, uctx);
+}
+
+KTEST(drm_copy_user_guard_behind_a_chaining_handler)
+{
+	struct sigaction sa;
+	char buf[8];
+
+	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_GUARD), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = later_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGSEGV, &sa, &later_old), 0);
+	ASSERT_TRUE(later_old.sa_flags & SA_SIGINFO);
+	for (int i = 0; i < 3; i++)
+		EXPECT_UEQ(drm_copy_from_user(buf, (void *)8, sizeof(buf)), sizeof(buf));
+	EXPECT_EQ(later_hits, 3);
+	sigaction(SIGSEGV, &later_old, NULL);
+}
+
+struct copier {
+	char *bad;
+	int failures;
+};
+
+static void *copier_thread(void *arg)
+{
+	struct copier *c = arg;
+	char good[128], buf[128];
+
+	for (int i = 0; i < 128; i++)
+		good[i] = (char)i;
+	for (int i = 0; i < 5000; i++) {
+		if (drm_copy_from_user(buf, good, sizeof(good)) || memcmp(buf, good, sizeof(good)))
+			c->failures++;
+		if (drm_copy_from_user(buf, c->bad + (i % 64), 16) != 16)
+			c->failures++;
+		if (drm_copy_to_user(c->bad, good, 1) != 1)
+			c->failures++;
+	}
+	return NULL;
+}
+
+/* Threads faulting and copying at once each get their own result. */
+KTEST(drm_copy_user_guard_is_per_thread)
+{
+	char *p = two_pages();
+	struct copier c[4];
+	pthread_t t[4];
+
+	ASSERT_NOT_NULL(p);
+	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_GUARD), 0);
+	for (int i = 0; i < 4; i++) {
+		c[i] = (struct copier){ .bad = p + PAGE };
+		ASSERT_EQ(pthread_create(&t[i], NULL, copier_thread, &c[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(c[i].failures, 0);
+	}
+	munmap(p, 2 * PAGE);
 }
 
 struct old_arg {

@@ -1,86 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * gem_uaccess: every user pointer the uAPI follows goes through here. The
- * caller's memory is read and written with process_vm_readv/writev on our
- * own pid, so an unmapped or read-only address is -EFAULT from the kernel
- * instead of a crash in the driver, as copy_from_user() makes it in the
- * kernel.
+ * gem_uaccess: every user pointer the uAPI follows goes through here, and
+ * from here through the drm layer's user copy (drmcore/drm_user.h): an
+ * unmapped or read-only address is -EFAULT instead of a crash in the
+ * driver, as copy_from_user() makes it in the kernel. What is GEM's own is
+ * the i915 extension chain and its must-be-zero fields.
  */
+#include <drmcore/drm_user.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
-#include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "gem_priv.h"
 
-/*
- * Our pid, asked once per process: a system call per copy costs as much as
- * the copy. A forked child forgets the parent's (pthread_atfork), so it
- * never reads its parent's memory.
- */
-static _Atomic pid_t gem_self;
-static pthread_once_t gem_self_once = PTHREAD_ONCE_INIT;
-
-static void gem_self_forget(void)
-{
-	atomic_store(&gem_self, 0);
-}
-
-static void gem_self_init(void)
-{
-	pthread_atfork(NULL, NULL, gem_self_forget);
-}
-
-static pid_t gem_self_pid(void)
-{
-	pid_t pid;
-
-	pthread_once(&gem_self_once, gem_self_init);
-	pid = atomic_load(&gem_self);
-	if (!pid) {
-		pid = getpid();
-		atomic_store(&gem_self, pid);
-	}
-	return pid;
-}
-
-/* process_vm_*() may transfer less than asked (a partial page run): loop. */
-static int gem_user_xfer(void *local, uint64_t remote, size_t len, bool write)
-{
-	pid_t self = gem_self_pid();
-
-	if (!len)
-		return 0;
-	if (!remote || remote + len < remote || remote > UINTPTR_MAX)
-		return -EFAULT;
-	while (len) {
-		struct iovec l = {.iov_base = local, .iov_len = len};
-		struct iovec r = {.iov_base = (void *)(uintptr_t)remote, .iov_len = len};
-		ssize_t n = write ? process_vm_writev(self, &l, 1, &r, 1, 0)
-				  : process_vm_readv(self, &l, 1, &r, 1, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EFAULT;
-		local = (char *)local + n;
-		remote += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int gem_copy_from_user(void *dst, uint64_t src, size_t len)
 {
-	return gem_user_xfer(dst, src, len, false);
+	if (src > UINTPTR_MAX)
+		return -EFAULT;
+	return drm_copy_from_user(dst, drm_u64_to_user_ptr(src), len) ? -EFAULT : 0;
 }
 
 int gem_copy_to_user(uint64_t dst, const void *src, size_t len)
 {
-	return gem_user_xfer((void *)src, dst, len, true);
+	if (dst > UINTPTR_MAX)
+		return -EFAULT;
+	return drm_copy_to_user(drm_u64_to_user_ptr(dst), src, len) ? -EFAULT : 0;
 }
 
 int gem_check_user_mbz64(uint64_t uptr)

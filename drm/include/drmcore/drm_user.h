@@ -6,14 +6,24 @@
  *
  * Both sides live in this one process, so "user" only means "not trusted":
  * the address may be unmapped, PROT_NONE, read-only (for a copy to user) or
- * a small integer. The copies go through the kernel, which checks every page
- * for us: process_vm_readv()/process_vm_writev() on our own pid, one remote
- * iovec per page so that a copy stops exactly at the first bad page (as the
- * kernel's copy_*_user stop at the faulting byte's page). Where those calls
- * are refused (a seccomp profile without them, or
- * DRMCORE_USER_COPY=pipe in the environment) a per-thread pipe carries the
- * bytes instead: write(2) from a bad source and read(2) into a bad
- * destination fail with EFAULT the same way.
+ * a small integer. The default mechanism (DRM_USER_COPY_GUARD) is the
+ * kernel's own: the CPU copies, and a fault inside a copy is caught (a
+ * SIGSEGV/SIGBUS handler, installed at the first copy, that returns into
+ * the copy when the faulting thread is copying and otherwise hands the
+ * signal to the disposition it replaced) and becomes a short count. The
+ * CPU's access rights are the kernel's: on x86 a PROT_WRITE-only page is
+ * readable, a PROT_READ page is not writable. Counts are exact: a copy
+ * that faults is retried up to the faulting page. Where the handler cannot
+ * be installed, or DRMCORE_USER_COPY=vm|pipe says so, the kernel checks
+ * every page for us instead: process_vm_readv()/process_vm_writev() on our
+ * own pid, one remote iovec per page so that a copy stops exactly at the
+ * first bad page, or a per-thread pipe (write(2) from a bad source and
+ * read(2) into a bad destination fail with EFAULT). These need a page to
+ * be readable (writable) by the access rights of the mapping.
+ *
+ * A signal handler the program installs for SIGSEGV or SIGBUS after the
+ * first copy sees the faults of later copies unless it chains to the one
+ * it replaced (as igt's and ttm_vm_fault's do).
  *
  * Pages that are absent on purpose: memory managed by a fault engine
  * (ttm_vm_fault in SIGSEGV mode keeps absent pages PROT_NONE) is refused
@@ -96,10 +106,13 @@ void drm_user_set_fault_resolver(drm_user_fault_resolver_t fn);
  * enum drm_user_copy_mode - how copies reach user memory.
  * @DRM_USER_COPY_VM: process_vm_readv/process_vm_writev.
  * @DRM_USER_COPY_PIPE: a per-thread pipe (write/read report EFAULT).
+ * @DRM_USER_COPY_GUARD: the CPU copies under the fault handler (the
+ *	default where the handler can be installed).
  */
 enum drm_user_copy_mode {
 	DRM_USER_COPY_VM,
 	DRM_USER_COPY_PIPE,
+	DRM_USER_COPY_GUARD,
 };
 
 /** drm_user_copy_mode() - the mechanism in use (chosen at first copy). */
@@ -111,6 +124,20 @@ enum drm_user_copy_mode drm_user_copy_mode(void);
  * work here.
  */
 int drm_user_set_copy_mode(enum drm_user_copy_mode mode);
+
+/**
+ * drm_user_set_target() - make this thread's user copies reach process
+ * @pid instead of our own (0: our own again), as a device server serving a
+ * client's ioctl copies in that client's address space (the kernel's
+ * copy_*_user act on the calling task's mm). Copies to another process
+ * need DRM_USER_COPY_VM (and ptrace access to it); in pipe mode they fail.
+ * The fault resolver is asked only for our own address space.
+ * Return: the previous target (0: our own).
+ */
+pid_t drm_user_set_target(pid_t pid);
+
+/** drm_user_target() - the pid this thread's user copies reach. */
+pid_t drm_user_target(void);
 
 /* u64 <-> pointer, as the kernel's u64_to_user_ptr(). */
 static inline void __user *drm_u64_to_user_ptr(uint64_t v)
