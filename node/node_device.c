@@ -293,21 +293,26 @@ static int node_build_sysfs(void)
 	node_pci_config(cfg);
 	snprintf(rel, sizeof(rel), "%s/config", pci);
 	ret |= node_put_file(rel, cfg, sizeof(cfg), 0644);
-	/* resource: "start end flags" for 6 BARs, the ROM and 6 more windows. */
-	n += (size_t)snprintf(res + n, sizeof(res) - n, "0x%016llx 0x%016llx 0x%016llx\n",
-			      (unsigned long long)node_bar_phys(),
-			      (unsigned long long)(node_bar_phys() + node_bar_size() - 1),
-			      0x140204ULL /* IORESOURCE_MEM | MEM_64 | SIZEALIGN */);
-	for (unsigned int i = 1; i < 13; i++)
-		n += (size_t)snprintf(res + n, sizeof(res) - n,
-				      "0x%016llx 0x%016llx 0x%016llx\n", 0ULL, 0ULL, 0ULL);
+	n = node_pci_resource_text(res, sizeof(res));
 	snprintf(rel, sizeof(rel), "%s/resource", pci);
 	ret |= node_put_file(rel, res, n, 0444);
-	snprintf(rel, sizeof(rel), "%s/resource0", pci);
-	ret |= node_put_file(rel, NULL, 0, 0600);
-	if (snprintf(res, sizeof(res), "%s/%s", node_dev.root, rel) >= (int)sizeof(res) ||
-	    truncate(res, (off_t)node_bar_size()))
-		ret |= -EIO;
+	/*
+	 * resourceN (and resourceN_wc for the prefetchable BAR 2) as sysfs
+	 * sizes them: the BAR's size. resource0 is served live (node_pci.c);
+	 * the others are sparse files.
+	 */
+	for (unsigned int bar = 0; bar < 6; bar++) {
+		uint64_t size = node_pci_resource_size(bar);
+
+		for (int wc = 0; size && wc < (bar == 2 ? 2 : 1); wc++) {
+			snprintf(rel, sizeof(rel), "%s/resource%u%s", pci, bar, wc ? "_wc" : "");
+			ret |= node_put_file(rel, NULL, 0, 0600);
+			if (snprintf(res, sizeof(res), "%s/%s", node_dev.root, rel) >=
+				    (int)sizeof(res) ||
+			    truncate(res, (off_t)size))
+				ret |= -EIO;
+		}
+	}
 	snprintf(rel, sizeof(rel), "%s/driver", pci);
 	ret |= node_put_link(rel, "../../../bus/pci/drivers/i915");
 	snprintf(rel, sizeof(rel), "%s/subsystem", pci);
@@ -441,6 +446,7 @@ static int node_device_create(void)
 	free(from_config);
 	node_dev.profile = i915_gem_device_profile(node_dev.i915);
 	node_dev.creator = getpid();
+	node_pci_probe();
 	ret = node_build_tree();
 	if (ret) {
 		node_say("ttm-i915-node: cannot build the device's files under %s: %s\n",

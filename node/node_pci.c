@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The PCI function as libpciaccess and libdrm read it: configuration
- * space, the class, and BAR 0 (GTTMMADR) mapped through resource0.
+ * space, the class, the BARs of the sysfs resource file, and BAR 0
+ * (GTTMMADR) mapped through resource0.
  *
  * BAR 0 mappings are anonymous shared memory filled at mmap time with
  * i915_gem_mmio_read32() of every dword, then kept live by a refresher
@@ -11,6 +12,8 @@
  * the timestamp sees it advance at the CS timestamp frequency with that
  * granularity. Writes land in the mapping and reach no register.
  */
+#include <drm.h>
+#include <i915_drm.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +62,126 @@ uint32_t node_pci_class(void)
 	return 0x030000; /* display controller, VGA compatible */
 }
 
+/*
+ * BAR 2: the graphics memory aperture (GMADR) of an integrated part, or the
+ * local-memory BAR (LMEMBAR) of a discrete one. Its size is what igt's
+ * gem_mappable_aperture_size() reads through libpciaccess.
+ */
+#define NODE_GMADR_SIZE (256ull << 20)
+/* BAR 4 of an integrated part: 64 bytes of legacy I/O ports. */
+#define NODE_IOBAR_SIZE 64ull
+#define NODE_IOBAR_PORT 0x4000ull
+
+static uint64_t node_pow2_up(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* The CPU-visible size of the first local-memory region, asked as igt asks it. */
+static uint64_t node_lmem_visible(void)
+{
+	struct drm_i915_query_item item = { .query_id = DRM_I915_QUERY_MEMORY_REGIONS };
+	struct drm_i915_query q = { .num_items = 1, .items_ptr = (uintptr_t)&item };
+	struct drm_i915_query_memory_regions *info = NULL;
+	struct i915_gem_file *file;
+	uint64_t size = 0;
+
+	if (i915_gem_file_open(node_dev.i915, true, &file))
+		return 0;
+	if (i915_gem_ioctl(file, DRM_IOCTL_I915_QUERY, &q) || item.length <= 0)
+		goto out;
+	info = calloc(1, (size_t)item.length);
+	if (!info)
+		goto out;
+	item.data_ptr = (uintptr_t)info;
+	if (i915_gem_ioctl(file, DRM_IOCTL_I915_QUERY, &q) || item.length <= 0)
+		goto out;
+	for (uint32_t i = 0; i < info->num_regions; i++) {
+		const struct drm_i915_memory_region_info *r = &info->regions[i];
+
+		if (r->region.memory_class == I915_MEMORY_CLASS_DEVICE) {
+			size = r->probed_cpu_visible_size;
+			break;
+		}
+	}
+out:
+	free(info);
+	i915_gem_file_close(file);
+	return size;
+}
+
+void node_pci_probe(void)
+{
+	uint64_t size = NODE_GMADR_SIZE;
+
+	if (node_dev.profile->discrete) {
+		size = node_lmem_visible();
+		if (!size)
+			size = NODE_GMADR_SIZE;
+	}
+	/* A BAR decodes a power of two. */
+	node_dev.bar2_size = node_pow2_up(size);
+}
+
+uint64_t node_bar2_size(void)
+{
+	return node_dev.bar2_size;
+}
+
+/* Above BAR 0, aligned to its own size as a PCI BAR is. */
+static uint64_t node_bar2_phys(void)
+{
+	uint64_t size = node_bar2_size();
+	uint64_t base = node_bar_phys() + NODE_BAR_SIZE;
+
+	return (base + size - 1) & ~(size - 1);
+}
+
+size_t node_pci_resource_text(char *buf, size_t len)
+{
+	/* start, end, flags of the 6 BARs, the ROM and the 6 bridge windows. */
+	uint64_t res[13][3] = { { 0 } };
+	size_t n = 0;
+
+	/* IORESOURCE_MEM | MEM_64 | SIZEALIGN, with the BAR's type bits. */
+	res[0][0] = node_bar_phys();
+	res[0][1] = node_bar_phys() + NODE_BAR_SIZE - 1;
+	res[0][2] = 0x140204;
+	/* ... | PREFETCH: BAR 2 is a 64-bit prefetchable memory BAR. */
+	res[2][0] = node_bar2_phys();
+	res[2][1] = node_bar2_phys() + node_bar2_size() - 1;
+	res[2][2] = 0x14220c;
+	if (!node_dev.profile->discrete) {
+		/* IORESOURCE_IO | SIZEALIGN, I/O space indicator bit. */
+		res[4][0] = NODE_IOBAR_PORT;
+		res[4][1] = NODE_IOBAR_PORT + NODE_IOBAR_SIZE - 1;
+		res[4][2] = 0x40101;
+	}
+	for (unsigned int i = 0; i < 13 && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "0x%016llx 0x%016llx 0x%016llx\n",
+				      (unsigned long long)res[i][0], (unsigned long long)res[i][1],
+				      (unsigned long long)res[i][2]);
+	return n < len ? n : len;
+}
+
+uint64_t node_pci_resource_size(unsigned int bar)
+{
+	switch (bar) {
+	case 0:
+		return NODE_BAR_SIZE;
+	case 2:
+		return node_bar2_size();
+	case 4:
+		return node_dev.profile->discrete ? 0 : NODE_IOBAR_SIZE;
+	default:
+		return 0;
+	}
+}
+
 static void node_put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)v;
@@ -88,6 +211,10 @@ void node_pci_config(uint8_t cfg[256])
 	cfg[0x0e] = 0x00; /* type 0 header, single function */
 	node_put32(cfg + 0x10, (uint32_t)bar0 | 0x4); /* 64-bit memory BAR */
 	node_put32(cfg + 0x14, (uint32_t)(bar0 >> 32));
+	node_put32(cfg + 0x18, (uint32_t)node_bar2_phys() | 0xc); /* 64-bit prefetchable */
+	node_put32(cfg + 0x1c, (uint32_t)(node_bar2_phys() >> 32));
+	if (!node_dev.profile->discrete)
+		node_put32(cfg + 0x20, (uint32_t)NODE_IOBAR_PORT | 0x1); /* I/O space */
 	node_put16(cfg + 0x2c, p->pci_subsystem_vendor);
 	node_put16(cfg + 0x2e, p->pci_subsystem_device);
 	cfg[0x3c] = 0xff;

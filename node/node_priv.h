@@ -139,6 +139,7 @@ extern __thread int node_in_driver;
  * @debugfs_ino: st_ino of the tree's /sys/kernel/debug, whose st_dev is
  *	reported as @debugfs_dev so that it looks like a mount point.
  * @node_ino: st_ino of the tree files behind card0 and renderD128.
+ * @bar2_size: the size of BAR 2 (node_pci_probe()).
  */
 struct node_device {
 	pthread_mutex_t lock;
@@ -162,6 +163,7 @@ struct node_device {
 	dev_t debugfs_dev;
 	ino_t debugfs_ino;
 	ino_t node_ino[2];
+	uint64_t bar2_size;
 };
 
 extern struct node_device node_dev;
@@ -390,6 +392,30 @@ void node_pci_config(uint8_t cfg[256]);
 
 /** node_pci_class() - the function's 24-bit class code. */
 uint32_t node_pci_class(void);
+
+/**
+ * node_pci_probe() - size the BARs of the new device: BAR 2 is the
+ * profile's mappable aperture (integrated) or its CPU-visible local memory
+ * (discrete, asked with a memory-region QUERY). Called once per creation.
+ */
+void node_pci_probe(void);
+
+/** node_bar2_size() - the size of BAR 2 (GMADR or LMEMBAR), a power of two. */
+uint64_t node_bar2_size(void);
+
+/**
+ * node_pci_resource_text() - the sysfs "resource" file of the function
+ * into @buf (@len bytes): start, end and flags of each BAR, the ROM and
+ * the bridge windows, as the kernel prints them.
+ * Return: the bytes written (without a terminating NUL).
+ */
+size_t node_pci_resource_text(char *buf, size_t len);
+
+/**
+ * node_pci_resource_size() - the size of BAR @bar (0 when the function has
+ * no such BAR), the size of its sysfs resourceN file.
+ */
+uint64_t node_pci_resource_size(unsigned int bar);
 
 /* ---- node_libc.c: mapping ranges ---------------------------------------- */
 

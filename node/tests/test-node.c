@@ -169,6 +169,81 @@ KTEST(sysfs_pci_view_matches_the_device)
 	EXPECT_EQ(cfg[0xb], 0x03); /* display class */
 }
 
+/* The CPU-visible size of the first device-memory region (0: none). */
+static uint64_t lmem_visible(int fd)
+{
+	struct drm_i915_query_item item = { .query_id = DRM_I915_QUERY_MEMORY_REGIONS };
+	struct drm_i915_query q = { .num_items = 1, .items_ptr = (uintptr_t)&item };
+	struct drm_i915_query_memory_regions *info;
+	uint64_t size = 0;
+
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_QUERY, &q), 0);
+	ASSERT_GT(item.length, 0);
+	info = calloc(1, (size_t)item.length);
+	ASSERT_NOT_NULL(info);
+	item.data_ptr = (uintptr_t)info;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_QUERY, &q), 0);
+	for (uint32_t i = 0; i < info->num_regions; i++)
+		if (info->regions[i].region.memory_class == I915_MEMORY_CLASS_DEVICE) {
+			size = info->regions[i].probed_cpu_visible_size;
+			break;
+		}
+	free(info);
+	return size;
+}
+
+/*
+ * The sysfs resource file lists every BAR as the kernel prints it: BAR 0
+ * (MMIO) and BAR 2, the mappable aperture of an integrated part or the
+ * local-memory BAR of a discrete one (what igt's
+ * gem_mappable_aperture_size() reads), each with its resourceN file.
+ */
+KTEST(pci_resource_lists_bar0_and_bar2)
+{
+	int fd = open_node("/dev/dri/card0");
+	unsigned long long start[13] = { 0 }, end[13] = { 0 }, flags[13] = { 0 };
+	uint64_t visible = lmem_visible(fd), bar2;
+	unsigned char cfg[256];
+	struct stat st;
+	int lines = 0, cfd;
+	FILE *f;
+
+	f = fopen("/sys/class/drm/card0/device/resource", "r");
+	ASSERT_NOT_NULL(f);
+	while (lines < 13 && fscanf(f, "%llx %llx %llx", &start[lines], &end[lines],
+				    &flags[lines]) == 3)
+		lines++;
+	fclose(f);
+	EXPECT_EQ(lines, 13);
+	EXPECT_UEQ(end[0] - start[0] + 1, 16u << 20);
+	EXPECT_UEQ(flags[0] & 0x200, 0x200u);	/* IORESOURCE_MEM */
+	ASSERT_NE(start[2], 0u);
+	bar2 = end[2] - start[2] + 1;
+	EXPECT_UEQ(bar2 & (bar2 - 1), 0u);	/* a power of two */
+	EXPECT_UEQ(start[2] & (bar2 - 1), 0u); /* aligned to its size */
+	EXPECT_UEQ(flags[2] & 0x2000, 0x2000u); /* IORESOURCE_PREFETCH */
+	if (visible)
+		EXPECT_UEQ(bar2, visible);	/* LMEMBAR: the CPU-visible lmem */
+	else
+		EXPECT_UEQ(bar2, 256u << 20);	/* GMADR of a Tiger Lake */
+	ASSERT_EQ(stat("/sys/class/drm/card0/device/resource2", &st), 0);
+	EXPECT_UEQ((uint64_t)st.st_size, bar2);
+	ASSERT_EQ(stat("/sys/class/drm/card0/device/resource2_wc", &st), 0);
+	ASSERT_EQ(stat("/sys/class/drm/card0/device/resource0", &st), 0);
+	EXPECT_UEQ((uint64_t)st.st_size, 16u << 20);
+	cfd = open("/sys/class/drm/card0/device/config", O_RDONLY);
+	ASSERT_GE(cfd, 0);
+	EXPECT_EQ(read(cfd, cfg, sizeof(cfg)), 256);
+	close(cfd);
+	EXPECT_EQ(cfg[0x18] & 0xf, 0xc); /* 64-bit prefetchable memory BAR */
+	EXPECT_UEQ((cfg[0x18] & 0xf0) | (uint64_t)cfg[0x19] << 8 | (uint64_t)cfg[0x1a] << 16 |
+			   (uint64_t)cfg[0x1b] << 24 | (uint64_t)cfg[0x1c] << 32 |
+			   (uint64_t)cfg[0x1d] << 40 | (uint64_t)cfg[0x1e] << 48 |
+			   (uint64_t)cfg[0x1f] << 56,
+		   start[2]);
+	close(fd);
+}
+
 KTEST(dup_keeps_the_file_until_the_last_close)
 {
 	char name[32];
@@ -417,6 +492,51 @@ KTEST(gem_create_mmap_offset_write_pread)
 	/* Closed: the handle is gone. */
 	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), -1);
 	EXPECT_EQ(errno, EINVAL);
+}
+
+/*
+ * uAPI structs in memory the program cannot read back or cannot write:
+ * the kernel reads what the ioctl reads and writes what it writes, with
+ * the CPU's rights (a PROT_WRITE-only page is readable on x86).
+ */
+KTEST(ioctl_args_in_write_only_and_read_only_memory)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	char *wo = mmap(NULL, 4096, PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct drm_i915_gem_create *c = (void *)wo;
+	struct drm_i915_gem_busy *b;
+	struct drm_gem_close *gc;
+	uint32_t handle;
+
+	ASSERT_TRUE(wo != MAP_FAILED && ro != MAP_FAILED);
+	/* _IOWR from write-only memory: read the size, write the handle. */
+	c->size = 4096;
+	c->handle = 0;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, c), 0);
+	handle = c->handle;
+	EXPECT_NE(handle, 0u);
+
+	/* _IOW from read-only memory: only read. */
+	gc = (void *)ro;
+	b = (void *)(ro + 64);
+	b->handle = handle;
+	b->busy = 77;
+	gc->handle = 0xdead;
+	ASSERT_EQ(mprotect(ro, 4096, PROT_READ), 0);
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, gc), -1);
+	EXPECT_EQ(errno, EINVAL); /* read fine: no such handle */
+	/* _IOWR into read-only memory: the copy back is -EFAULT. */
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_BUSY, b), -1);
+	EXPECT_EQ(errno, EFAULT);
+	EXPECT_EQ(b->busy, 77u);
+	ASSERT_EQ(mprotect(ro, 4096, PROT_READ | PROT_WRITE), 0);
+	gc->handle = handle;
+	ASSERT_EQ(mprotect(ro, 4096, PROT_READ), 0);
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, gc), 0);
+	munmap(wo, 4096);
+	munmap(ro, 4096);
+	close(fd);
 }
 
 KTEST(prime_dma_buf_polls_maps_and_closes)
