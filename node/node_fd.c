@@ -51,8 +51,6 @@ void node_obj_put(struct node_obj *obj)
 		NODE_DRIVER_CALL((i915_gem_file_close(obj->file), 0));
 		atomic_fetch_sub(&node_dev.files, 1);
 	}
-	if (obj->release)
-		NODE_DRIVER_CALL((obj->release(obj->priv), 0));
 	free(obj->name);
 	free(obj);
 }

@@ -13,6 +13,7 @@
 #include <drm.h>
 #include <drmcore/dma_buf.h>
 #include <drmcore/drm_fd.h>
+#include <drmcore/sw_sync.h>
 #include <drmcore/sync_file.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -251,21 +252,12 @@ static int node_openat(int dirfd, const char *path, int flags, mode_t mode)
 	case NODE_PATH_DEBUGFS:
 		return node_open_debugfs(np.debugfs_name, flags);
 	case NODE_PATH_SW_SYNC:
+		/* A timeline of the drm layer (drm/sw_sync.c), a descriptor of its own. */
 		if (node_fork_refuse())
 			return -1;
-		fd = REAL(openat)(AT_FDCWD, np.tree, flags & ~(O_CREAT | O_EXCL | O_TRUNC), 0);
-		if (fd < 0)
-			return fd;
-		obj = node_obj_new(NODE_FD_SW_SYNC);
-		if (obj) {
-			obj->priv = NODE_DRIVER_CALL(node_sw_sync_new());
-			obj->release = node_sw_sync_release;
-		}
-		if (!obj || !obj->priv || node_fd_install(fd, obj)) {
-			if (obj && !obj->priv)
-				node_obj_put(obj);
-			REAL(close)(fd);
-			errno = ENOMEM;
+		ret = NODE_DRIVER_CALL(drm_sw_sync_open(flags & O_CLOEXEC, &fd));
+		if (ret) {
+			errno = -ret;
 			return -1;
 		}
 		return fd;
@@ -492,23 +484,13 @@ NODE_EXPORT int ioctl(int fd, unsigned long request, ...)
 	if (!obj) {
 		enum drm_fd_kind kind = node_drm_kind(fd);
 
-		if (kind != DRM_FD_SYNC_FILE && kind != DRM_FD_DMA_BUF)
+		if (kind != DRM_FD_SYNC_FILE && kind != DRM_FD_DMA_BUF && kind != DRM_FD_SW_SYNC)
 			return REAL(ioctl)(fd, request, arg);
 		if (node_fork_refuse())
 			return -1;
-		ret = NODE_DRIVER_CALL(kind == DRM_FD_SYNC_FILE
-					       ? drm_sync_file_ioctl(fd, request, arg)
-					       : drm_dma_buf_ioctl(fd, request, arg));
-		if (ret < 0) {
-			errno = -ret;
-			return -1;
-		}
-		return ret;
-	}
-	if (obj->kind == NODE_FD_SW_SYNC) {
-		ret = node_fork_refuse() ? -EIO
-					 : NODE_DRIVER_CALL(node_sw_sync_ioctl(obj->priv, request, arg));
-		node_obj_put(obj);
+		ret = NODE_DRIVER_CALL(kind == DRM_FD_SYNC_FILE ? drm_sync_file_ioctl(fd, request, arg)
+				       : kind == DRM_FD_DMA_BUF ? drm_dma_buf_ioctl(fd, request, arg)
+								: drm_sw_sync_ioctl(fd, request, arg));
 		if (ret < 0) {
 			errno = -ret;
 			return -1;

@@ -292,7 +292,6 @@ enum node_fd_kind {
 	NODE_FD_DEVICE,	 /* a drm_file of the device */
 	NODE_FD_DEBUGFS, /* a live debugfs file: writes go to the driver */
 	NODE_FD_BAR,	 /* resource0: mmap gives live registers */
-	NODE_FD_SW_SYNC, /* a sw_sync timeline (node_sw_sync.c) */
 };
 
 /**
@@ -304,7 +303,6 @@ enum node_fd_kind {
  * @minor: for DEVICE, the node it was opened through.
  * @name: for DEBUGFS, the driver's file name.
  * @writable: for DEBUGFS, opened for writing.
- * @priv: for SW_SYNC, the timeline; @release frees it with the last reference.
  */
 struct node_obj {
 	atomic_int refs;
@@ -313,8 +311,6 @@ struct node_obj {
 	int minor;
 	char *name;
 	bool writable;
-	void *priv;
-	void (*release)(void *priv);
 };
 
 /** node_obj_new() - a new object with one reference; NULL on ENOMEM. */
@@ -344,20 +340,6 @@ void node_fd_forget(int fd);
 
 /** node_fd_dup() - @newfd is now a duplicate of @oldfd. */
 void node_fd_dup(int oldfd, int newfd);
-
-/* ---- node_sw_sync.c ---------------------------------------------------- */
-
-/** node_sw_sync_new() - a new timeline at 0; NULL on ENOMEM. */
-void *node_sw_sync_new(void);
-
-/** node_sw_sync_release() - the last descriptor closed: signal the rest with -ENOENT. */
-void node_sw_sync_release(void *priv);
-
-/**
- * node_sw_sync_ioctl() - SW_SYNC_IOC_CREATE_FENCE and SW_SYNC_IOC_INC.
- * Return: 0 or a negative errno (-ENOTTY for anything else, -EFAULT).
- */
-int node_sw_sync_ioctl(void *priv, unsigned long request, void *uarg);
 
 /* ---- node_pci.c ------------------------------------------------------- */
 
