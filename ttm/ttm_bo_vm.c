@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <ttm/ttm_bo_vm.h>
+#include <ttm/ttm_faults.h>
 
 #define BO_VM_PAGE_SIZE 4096ul
 
@@ -26,6 +27,7 @@
  *
  * Protected by the BO's reservation:
  * @map_count: ttm_bo_mmap() calls not yet matched by ttm_bo_munmap().
+ * @vmas: process mappings (ttm_bo_vm_vma_get()) not yet unmapped.
  * @released: the owner called ttm_bo_vm_release().
  * @dead: detached from the BO; faults SIGBUS until the range is gone.
  * @wb_io: during an invalidation of an io resource, its CPU address.
@@ -42,6 +44,7 @@ struct ttm_bo_vm {
 	_Atomic uint64_t bytes_migrated;
 
 	unsigned map_count;
+	unsigned vmas;
 	bool released;
 	bool dead;
 	uint8_t *wb_io;
@@ -294,8 +297,8 @@ static int ttm_bo_vm_migrate(struct ttm_bo_vm *vm, struct ttm_operation_ctx *ctx
  * adjacent in the arena in general). A larger window is installed in
  * several calls; 64-page batches (eight times the remaps) cost a migrating
  * fault of a 64 MiB BO about 2 ms more CPU time (of 16-20). The array
- * (12 KiB) lives on the faulting thread's stack, which in SIGSEGV mode is
- * the signal handler's.
+ * (12 KiB) lives on the stack of the thread serving the fault (the fault
+ * engine's, never the accessing thread's signal handler).
  */
 #define BO_VM_BATCH (1ul << TTM_POOL_MAX_ORDER)
 
@@ -520,7 +523,7 @@ static struct ttm_bo_vm *ttm_bo_vm_create(struct ttm_buffer_object *bo,
 	struct ttm_bo_vm *vm;
 	int ret;
 
-	vm = calloc(1, sizeof(*vm));
+	vm = fault_should_fail(&ttm_fault_map_alloc, sizeof(*vm)) ? NULL : calloc(1, sizeof(*vm));
 	if (!vm) {
 		*err = -ENOMEM;
 		return NULL;
@@ -530,14 +533,18 @@ static struct ttm_bo_vm *ttm_bo_vm_create(struct ttm_buffer_object *bo,
 	vm->fops = fops;
 	vm->fpriv = fpriv;
 	if (fops) {
-		vm->places = calloc(TTM_NUM_MEM_TYPES, sizeof(*vm->places));
+		vm->places = fault_should_fail(&ttm_fault_map_alloc, sizeof(*vm->places))
+				 ? NULL
+				 : calloc(TTM_NUM_MEM_TYPES, sizeof(*vm->places));
 		if (!vm->places) {
 			ret = -ENOMEM;
 			goto err_free;
 		}
 		vm->placement.placement = vm->places;
 	} else if (cpu_placement) {
-		vm->places = calloc(cpu_placement->num_placement, sizeof(*vm->places));
+		vm->places = fault_should_fail(&ttm_fault_map_alloc, sizeof(*vm->places))
+				 ? NULL
+				 : calloc(cpu_placement->num_placement, sizeof(*vm->places));
 		if (!vm->places) {
 			ret = -ENOMEM;
 			goto err_free;
@@ -663,7 +670,7 @@ int ttm_bo_munmap(struct ttm_buffer_object *bo)
 		ttm_bo_unreserve(bo);
 		return -EINVAL;
 	}
-	if (--vm->map_count == 0 && vm->released)
+	if (--vm->map_count == 0 && vm->released && !vm->vmas)
 		gone = ttm_bo_vm_detach(bo);
 	ttm_bo_unreserve(bo);
 	if (gone)
@@ -679,12 +686,67 @@ void ttm_bo_vm_release(struct ttm_buffer_object *bo)
 		return;
 	if (bo->vm) {
 		bo->vm->released = true;
-		if (!bo->vm->map_count)
+		if (!bo->vm->map_count && !bo->vm->vmas)
 			gone = ttm_bo_vm_detach(bo);
 	}
 	ttm_bo_unreserve(bo);
 	if (gone)
 		ttm_bo_vm_destroy(gone);
+}
+
+int ttm_bo_vm_vma_get(struct ttm_buffer_object *bo, void **addr)
+{
+	int ret;
+
+	if (!bo || !addr)
+		return -EINVAL;
+	ret = ttm_bo_reserve(bo, false, false, NULL);
+	if (ret)
+		return ret;
+	if (bo->vm) {
+		bo->vm->vmas++;
+		*addr = bo->vm->range.addr;
+	} else {
+		ret = -EINVAL;
+	}
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+
+int ttm_bo_vm_vma_put(void *addr)
+{
+	struct ttm_vm_range *range = ttm_vm_range_get(addr);
+	struct ttm_bo_vm *vm, *gone = NULL;
+	struct ttm_buffer_object *bo;
+	int ret = -EINVAL;
+
+	if (!range)
+		return -EINVAL;
+	if (range->ops != &ttm_bo_vm_range_ops || range->addr != (uint8_t *)addr) {
+		ttm_vm_range_put(range);
+		return -EINVAL;
+	}
+	/*
+	 * The pinned range cannot be torn down, so its BO reference is still
+	 * there to copy; the pin goes before anything that may tear it down.
+	 */
+	vm = range->priv;
+	bo = vm->bo;
+	ttm_bo_get(bo);
+	ttm_vm_range_put(range);
+
+	if (!ttm_bo_reserve(bo, false, false, NULL)) {
+		if (bo->vm == vm && vm->vmas) {
+			ret = 0;
+			if (--vm->vmas == 0 && !vm->map_count && vm->released)
+				gone = ttm_bo_vm_detach(bo);
+		}
+		ttm_bo_unreserve(bo);
+	}
+	if (gone)
+		ttm_bo_vm_destroy(gone);
+	ttm_bo_put(bo);
+	return ret;
 }
 
 int ttm_bo_vm_get_stats(struct ttm_buffer_object *bo, struct ttm_bo_vm_stats *st)
@@ -708,6 +770,7 @@ int ttm_bo_vm_get_stats(struct ttm_buffer_object *bo, struct ttm_bo_vm_stats *st
 	st->pages_written_back = atomic_load(&vm->range.stats.pages_written_back);
 	st->sigbus = atomic_load(&vm->range.stats.sigbus);
 	st->map_count = vm->map_count;
+	st->vmas = vm->vmas;
 	ttm_bo_unreserve(bo);
 	return 0;
 }

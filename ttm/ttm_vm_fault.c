@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -68,10 +70,10 @@ static void *vm_mmap_fixed(void *addr, size_t len, int prot, int flags, int fd, 
 }
 
 /*
- * The process-wide table of live ranges. A SIGSEGV handler has nothing but
- * the faulting address, so this is the one piece of global state; the
- * handler takes the mutex only on a synchronous fault, which never happens
- * inside this file (nothing here touches a range while holding it).
+ * The process-wide table of live ranges. A fault has nothing but the
+ * faulting address, so this is the one piece of global state (with the
+ * SIGSEGV service's request slots below); only the threads serving faults
+ * look ranges up in it, never a signal handler.
  */
 static pthread_mutex_t vm_table_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t vm_table_idle = PTHREAD_COND_INITIALIZER;
@@ -150,6 +152,61 @@ static int vm_handle_fault(struct ttm_vm_range *r, const void *addr)
 
 /* ---- SIGSEGV mechanism ---- */
 
+/*
+ * The handler runs in signal context on the faulting thread, so it does
+ * only async-signal-safe work: it claims one of a fixed set of request
+ * slots (an atomic compare-and-swap), posts the faulting address to the
+ * service workers (a futex wake) and sleeps on its slot (a futex wait)
+ * until a worker has served the fault. The worker finds the range and runs
+ * the owner's @populate, which takes locks, allocates and waits on fences:
+ * work that a signal handler must never do (it could interrupt the thread
+ * inside malloc or while it holds a lock @populate needs).
+ *
+ * A worker that takes a request first makes sure another worker is idle
+ * (starting one when none is), so a @populate blocked on a reservation or
+ * a fence never holds up faults on other ranges, as kernel faults on
+ * different objects never wait for each other; idle workers beyond a few
+ * exit. The service belongs to the process that started it: a child of
+ * fork() starts its own at its first range (a range inherited through fork
+ * is not served, as under userfaultfd).
+ */
+#define VM_SLOTS 128
+#define VM_IDLE_MAX 2
+
+enum { VM_SLOT_FREE, VM_SLOT_CLAIMED, VM_SLOT_PENDING, VM_SLOT_BUSY, VM_SLOT_DONE };
+enum { VM_REPLY_OK, VM_REPLY_SIGBUS, VM_REPLY_NOT_OURS };
+
+/**
+ * struct vm_slot - one fault in flight from a handler to a worker.
+ * @state: VM_SLOT_*; the futex the handler sleeps on.
+ * @addr: the faulting address (written before PENDING).
+ * @reply: VM_REPLY_* (written before DONE).
+ */
+struct vm_slot {
+	_Atomic uint32_t state;
+	_Atomic uintptr_t addr;
+	_Atomic uint32_t reply;
+};
+
+static struct vm_slot vm_slots[VM_SLOTS];
+/* Bumped at every freed slot: handlers waiting for a free slot sleep on it. */
+static _Atomic uint32_t vm_slot_seq;
+/* Bumped at every posted request: idle workers sleep on it. */
+static _Atomic uint32_t vm_req_seq;
+static _Atomic int vm_workers_idle;
+/* The process whose workers serve the slots; 0 before the first start. */
+static _Atomic pid_t vm_service_pid;
+
+static void vm_futex_wait(_Atomic uint32_t *word, uint32_t val)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void vm_futex_wake(_Atomic uint32_t *word, int n)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
 static void vm_segv_chain(int sig, siginfo_t *si, void *uctx)
 {
 	if (vm_old_segv.sa_flags & SA_SIGINFO) {
@@ -162,31 +219,167 @@ static void vm_segv_chain(int sig, siginfo_t *si, void *uctx)
 	}
 }
 
+/* Claims a free slot; sleeps while all are taken. Async-signal-safe. */
+static struct vm_slot *vm_slot_claim(void)
+{
+	for (;;) {
+		uint32_t seq = atomic_load(&vm_slot_seq);
+
+		for (unsigned int i = 0; i < VM_SLOTS; i++) {
+			uint32_t free_state = VM_SLOT_FREE;
+
+			if (atomic_compare_exchange_strong(&vm_slots[i].state, &free_state,
+							   VM_SLOT_CLAIMED))
+				return &vm_slots[i];
+		}
+		vm_futex_wait(&vm_slot_seq, seq);
+	}
+}
+
+/* Posts @addr to the workers and waits for their reply. Async-signal-safe. */
+static uint32_t vm_segv_request(const void *addr)
+{
+	struct vm_slot *s = vm_slot_claim();
+	uint32_t state, reply;
+
+	atomic_store(&s->addr, (uintptr_t)addr);
+	atomic_store(&s->state, VM_SLOT_PENDING);
+	atomic_fetch_add(&vm_req_seq, 1);
+	vm_futex_wake(&vm_req_seq, 1);
+	while ((state = atomic_load(&s->state)) != VM_SLOT_DONE)
+		vm_futex_wait(&s->state, state);
+	reply = atomic_load(&s->reply);
+	atomic_store(&s->state, VM_SLOT_FREE);
+	atomic_fetch_add(&vm_slot_seq, 1);
+	vm_futex_wake(&vm_slot_seq, 1);
+	return reply;
+}
+
 static void vm_segv_handler(int sig, siginfo_t *si, void *uctx)
 {
 	int saved_errno = errno;
-	struct ttm_vm_range *r = vm_table_get(si->si_addr);
+	uint32_t reply = VM_REPLY_NOT_OURS;
+
+	/* No service in this process (a child of fork): nothing here is ours. */
+	if (atomic_load(&vm_service_pid) == getpid())
+		reply = vm_segv_request(si->si_addr);
+	if (reply == VM_REPLY_NOT_OURS)
+		vm_segv_chain(sig, si, uctx);
+	else if (reply == VM_REPLY_SIGBUS)
+		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGBUS);
+	errno = saved_errno;
+}
+
+/* Takes a pending request, or NULL when there is none. */
+static struct vm_slot *vm_slot_take(void)
+{
+	for (unsigned int i = 0; i < VM_SLOTS; i++) {
+		uint32_t pending = VM_SLOT_PENDING;
+
+		if (atomic_compare_exchange_strong(&vm_slots[i].state, &pending, VM_SLOT_BUSY))
+			return &vm_slots[i];
+	}
+	return NULL;
+}
+
+/* Runs the fault of @s and hands the reply back to its handler. */
+static void vm_slot_serve(struct vm_slot *s)
+{
+	const void *addr = (const void *)atomic_load(&s->addr);
+	struct ttm_vm_range *r = vm_table_get(addr);
+	uint32_t reply = VM_REPLY_NOT_OURS;
+
+	if (r) {
+		reply = vm_handle_fault(r, addr) ? VM_REPLY_SIGBUS : VM_REPLY_OK;
+		vm_table_put(r);
+	}
+	atomic_store(&s->reply, reply);
+	atomic_store(&s->state, VM_SLOT_DONE);
+	vm_futex_wake(&s->state, 1);
+}
+
+static int vm_worker_spawn(void);
+
+static void *vm_worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		uint32_t seq = atomic_load(&vm_req_seq);
+		struct vm_slot *s = vm_slot_take();
+
+		if (!s) {
+			vm_futex_wait(&vm_req_seq, seq);
+			continue;
+		}
+		/* The last idle worker got busy: keep one for the next fault. */
+		if (atomic_fetch_sub(&vm_workers_idle, 1) == 1)
+			vm_worker_spawn();
+		vm_slot_serve(s);
+		if (atomic_fetch_add(&vm_workers_idle, 1) >= VM_IDLE_MAX) {
+			/* Enough idle ones: this one goes, unless it raced another. */
+			if (atomic_fetch_sub(&vm_workers_idle, 1) > VM_IDLE_MAX)
+				return NULL;
+			atomic_fetch_add(&vm_workers_idle, 1);
+		}
+	}
+}
+
+/*
+ * Starts one idle worker. It blocks every signal: asynchronous ones belong
+ * to the application's threads, and a fault of its own (a @populate
+ * touching another range) still reaches the handler, which is synchronous.
+ * Return: 0; -errno of pthread_create().
+ */
+static int vm_worker_spawn(void)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
 	int ret;
 
-	if (!r) {
-		vm_segv_chain(sig, si, uctx);
-		errno = saved_errno;
-		return;
-	}
-	ret = vm_handle_fault(r, si->si_addr);
-	vm_table_put(r);
+	if (pthread_attr_init(&attr))
+		return -ENOMEM;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	atomic_fetch_add(&vm_workers_idle, 1);
+	ret = -pthread_create(&t, &attr, vm_worker, NULL);
 	if (ret)
-		pthread_kill(pthread_self(), SIGBUS);
-	errno = saved_errno;
+		atomic_fetch_sub(&vm_workers_idle, 1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return ret;
+}
+
+/*
+ * Starts the service for this process if it has none (the first range, or
+ * the first one of a child of fork()). Range table lock held.
+ */
+static int vm_service_start(void)
+{
+	pid_t pid = getpid();
+	int ret;
+
+	if (atomic_load(&vm_service_pid) == pid)
+		return 0;
+	/* A forked child inherits the parent's slots and counts, not its workers. */
+	for (unsigned int i = 0; i < VM_SLOTS; i++)
+		atomic_store(&vm_slots[i].state, VM_SLOT_FREE);
+	atomic_store(&vm_workers_idle, 0);
+	ret = vm_worker_spawn();
+	if (!ret)
+		atomic_store(&vm_service_pid, pid);
+	return ret;
 }
 
 static int vm_segv_install(void)
 {
 	struct sigaction sa;
-	int ret = 0;
+	int ret;
 
 	pthread_mutex_lock(&vm_table_lock);
-	if (!vm_segv_installed) {
+	ret = vm_service_start();
+	if (!ret && !vm_segv_installed) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = vm_segv_handler;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -468,6 +661,12 @@ int ttm_vm_range_init(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *rang
 		return -EINVAL;
 	memset(range, 0, sizeof(*range));
 	len = num_pages * VM_PAGE_SIZE;
+	/* Every engine needs the SIGSEGV service (stores racing an invalidation). */
+	ret = vm_segv_install();
+	if (ret)
+		return ret;
+	if (fault_should_fail(&ttm_fault_map_alloc, num_pages))
+		return -ENOMEM;
 	range->state = calloc(num_pages, 1);
 	if (!range->state)
 		return -ENOMEM;
@@ -518,6 +717,16 @@ void ttm_vm_range_fini(struct ttm_vm_range *range)
 	free(range->state);
 	range->state = NULL;
 	atomic_fetch_sub(&range->engine->nr_ranges, 1);
+}
+
+struct ttm_vm_range *ttm_vm_range_get(const void *addr)
+{
+	return vm_table_get(addr);
+}
+
+void ttm_vm_range_put(struct ttm_vm_range *range)
+{
+	vm_table_put(range);
 }
 
 bool ttm_vm_range_page_present(struct ttm_vm_range *range, unsigned long page)

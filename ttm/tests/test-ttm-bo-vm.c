@@ -36,19 +36,6 @@
 #endif
 #endif
 
-#ifdef VM_TEST_TSAN
-/*
- * In SIGSEGV mode a fault migrates and populates the BO (allocating) inside
- * the handler of a synchronous SIGSEGV raised by a plain load or store, which
- * holds no libc lock; TSan reports every such call as signal-unsafe.
- */
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-	return "report_signal_unsafe=0";
-}
-#endif
-
 static struct ttm_test_device tdev;
 
 static void setup(enum ttm_vm_fault_mode mode, uint64_t tt_pages, uint64_t vram_pages)
@@ -1032,3 +1019,132 @@ KTEST(ttm_bo_mmap_invalid)
 	ttm_bo_put(bo);
 	teardown();
 }
+
+/*
+ * A process mapping (the vma) outlives every map count and the owner's
+ * handle: reads and writes keep working, evictions and a swap-out while
+ * only the mapping holds the BO keep its content, and the BO goes with
+ * the munmap.
+ */
+static void ttm_bo_vma_outlives_owner(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *bo;
+	uint64_t size = 64 * PG, sum;
+	uint8_t *p, *v;
+
+	setup(mode, 256, 256);
+	bo = bo_create_filled(size, TTM_PL_VRAM, 31);
+	EXPECT_EQ(ttm_bo_vm_vma_get(bo, (void **)&v), -EINVAL); /* no range yet */
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&p), 0);
+	ASSERT_EQ(ttm_bo_vm_vma_get(bo, (void **)&v), 0);
+	EXPECT_TRUE(v == p);
+	EXPECT_EQ(vm_stats(bo).vmas, 1);
+	/* The client unmaps and closes its handle: only the vma holds the BO. */
+	EXPECT_EQ(ttm_bo_munmap(bo), 0);
+	ttm_bo_vm_release(bo);
+	ttm_bo_put(bo);
+	EXPECT_EQ(atomic_load(&tdev.bdev.stats.bo_count), 1);
+
+	v[5] = 0xa5;
+	v[size - 1] = 0x5a;
+	sum = map_checksum(v, size);
+	ASSERT_EQ(evict(TTM_PL_VRAM), 0);
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_TT);
+	EXPECT_UEQ(map_checksum(v, size), sum);
+	ASSERT_EQ(evict(TTM_PL_TT), 0);
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_SYSTEM);
+	EXPECT_UEQ(map_checksum(v, size), sum);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	EXPECT_GT(ttm_bo_swapout(bo, &ctx), 0);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(v[5], 0xa5);
+	EXPECT_UEQ(map_checksum(v, size), sum);
+	EXPECT_UEQ(bo_checksum(bo), sum);
+
+	/* Only the start of a live range is a mapping to drop, and only once. */
+	EXPECT_EQ(ttm_bo_vm_vma_put(v + PG), -EINVAL);
+	EXPECT_EQ(ttm_bo_vm_vma_put(&ctx), -EINVAL);
+	EXPECT_EQ(ttm_bo_vm_vma_put(v), 0);
+	ttm_device_flush_delayed(&tdev.bdev, true);
+	EXPECT_EQ(atomic_load(&tdev.bdev.stats.bo_count), 0);
+	EXPECT_EQ(ttm_bo_vm_vma_put(v), -EINVAL);
+	teardown();
+}
+BOTH_MODES(ttm_bo_vma_outlives_owner)
+
+/* A vma dropped before the owner lets go: the BO goes with the owner's release. */
+static void ttm_bo_vma_before_release(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *bo;
+	uint8_t *p, *v;
+
+	setup(mode, 0, 0);
+	bo = bo_create_filled(4 * PG, TTM_PL_SYSTEM, 32);
+	ASSERT_EQ(ttm_bo_mmap(bo, NULL, &ctx, (void **)&p), 0);
+	ASSERT_EQ(ttm_bo_vm_vma_get(bo, (void **)&v), 0);
+	ASSERT_EQ(ttm_bo_vm_vma_get(bo, (void **)&v), 0);
+	EXPECT_EQ(vm_stats(bo).vmas, 2);
+	EXPECT_EQ(ttm_bo_vm_vma_put(v), 0);
+	EXPECT_EQ(ttm_bo_vm_vma_put(v), 0);
+	EXPECT_EQ(ttm_bo_vm_vma_put(v), -EINVAL);
+	EXPECT_EQ(vm_stats(bo).map_count, 1);
+	p[0] = 1;
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_vma_before_release)
+
+struct small_stack_arg {
+	const uint8_t *p;
+	uint64_t size;
+	uint64_t sum;
+};
+
+static void *small_stack_reader(void *arg)
+{
+	struct small_stack_arg *a = arg;
+
+	a->sum = map_checksum(a->p, a->size);
+	return NULL;
+}
+
+/*
+ * A thread with the smallest stack the system allows faults a BO in that
+ * must migrate first: the fault's work (validate, move, a 12 KiB page
+ * batch) never runs on the accessing thread's stack, so it completes.
+ */
+static void ttm_bo_mmap_small_stack(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_test_placement tp;
+	struct small_stack_arg a;
+	struct ttm_buffer_object *bo;
+	pthread_attr_t attr;
+	long min = sysconf(_SC_THREAD_STACK_MIN);
+	size_t stack = min > 16384 ? (size_t)min : 16384;
+	pthread_t t;
+	uint8_t *p;
+
+#if defined(VM_TEST_TSAN) || defined(__SANITIZE_ADDRESS__)
+	stack *= 4; /* the sanitizers' own frames */
+#endif
+	setup(mode, 0, 256);
+	bo = bo_create_filled(64 * PG, TTM_PL_VRAM, 33);
+	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_SYSTEM, 0), &ctx, (void **)&p),
+		  0);
+	a.p = p;
+	a.size = 64 * PG;
+	a.sum = 0;
+	ASSERT_EQ(pthread_attr_init(&attr), 0);
+	ASSERT_EQ(pthread_attr_setstacksize(&attr, stack), 0);
+	ASSERT_EQ(pthread_create(&t, &attr, small_stack_reader, &a), 0);
+	pthread_join(t, NULL);
+	pthread_attr_destroy(&attr);
+	EXPECT_EQ(bo->resource->mem_type, TTM_PL_SYSTEM);
+	EXPECT_UEQ(a.sum, bo_checksum(bo));
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_mmap_small_stack)

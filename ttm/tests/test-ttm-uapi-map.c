@@ -37,19 +37,6 @@
 #endif
 #endif
 
-#ifdef MAP_TEST_TSAN
-/*
- * The SIGSEGV mechanism resolves a fault (populating, allocating) in the
- * handler of the synchronous signal a plain load or store raised; no libc
- * lock is held at that point, but TSan flags every allocation there.
- */
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-	return "report_signal_unsafe=0";
-}
-#endif
-
 #define RW (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE)
 #define PG 4096u
 

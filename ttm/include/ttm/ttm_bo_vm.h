@@ -82,6 +82,14 @@
  * the range goes at once; with maps still live it stays until the last
  * ttm_bo_munmap(), and its reference is then the BO's last one.
  *
+ * Process mappings (the kernel's vma): ttm_bo_vm_vma_get() is the mmap(2)
+ * of a mapped BO, ttm_bo_vm_vma_put() of its address its munmap(2). Like a
+ * vma holding its object, a process mapping keeps the range, and through
+ * it the BO, alive and faulting whatever happens to map counts and to the
+ * owner's handles and descriptors: reads and writes work, evictions and
+ * moves invalidate and write back as usual, and the BO goes with the last
+ * of release, map count and process mappings.
+ *
  * Process-wide state: one fault engine serves every mapping of the process
  * (a SIGSEGV handler is per process anyway); it is created by the first
  * map and lives until ttm_bo_vm_set_mode() replaces it. The mode comes from
@@ -120,6 +128,7 @@
  * @pages_written_back: CPU copies written back to the BO.
  * @sigbus: faults answered with SIGBUS.
  * @map_count: current map count.
+ * @vmas: process mappings (ttm_bo_vm_vma_get()) not yet unmapped.
  */
 struct ttm_bo_vm_stats {
 	uint64_t faults;
@@ -132,6 +141,7 @@ struct ttm_bo_vm_stats {
 	uint64_t pages_written_back;
 	uint64_t sigbus;
 	unsigned map_count;
+	unsigned vmas;
 };
 
 /**
@@ -206,6 +216,27 @@ int ttm_bo_munmap(struct ttm_buffer_object *bo);
  * back first. No-op for a BO that was never mapped. Not reserved.
  */
 void ttm_bo_vm_release(struct ttm_buffer_object *bo);
+
+/**
+ * ttm_bo_vm_vma_get() - a process mapping of @bo's range, as mmap(2) of the
+ * object creates a vma: it holds the range and the BO until
+ * ttm_bo_vm_vma_put() of its address, past ttm_bo_munmap() of every map
+ * and ttm_bo_vm_release() (the handle or descriptor closed). @bo must have
+ * a range (ttm_bo_mmap() first). Not reserved by the caller.
+ * @addr: out: the first byte of the range.
+ * Return: 0; -EINVAL (NULL argument, @bo not mapped); -EINTR.
+ */
+int ttm_bo_vm_vma_get(struct ttm_buffer_object *bo, void **addr);
+
+/**
+ * ttm_bo_vm_vma_put() - munmap(2) of a process mapping: drop the one at
+ * @addr (the first byte of a BO's range); the range and its BO reference
+ * go when it was the last thing holding them. Not reserved; must not be
+ * called with any BO reservation held (it may reserve @addr's BO).
+ * Return: 0; -EINVAL (no BO range starts at @addr, or it has no process
+ * mapping left).
+ */
+int ttm_bo_vm_vma_put(void *addr);
 
 /**
  * ttm_bo_vm_unmap_virtual() - the ttm_device.unmap_virtual hook: write

@@ -19,5 +19,6 @@ extern struct fault_attr ttm_fault_fence_alloc;   /* "fence_alloc": dma_fence al
 extern struct fault_attr ttm_fault_resv_reserve;  /* "resv_reserve": reserving fence slots */
 extern struct fault_attr ttm_fault_handle_alloc;  /* "handle_alloc": uAPI handle table growth */
 extern struct fault_attr ttm_fault_mmap_remap;    /* "mmap_remap": installing a CPU mapping */
+extern struct fault_attr ttm_fault_map_alloc;     /* "map_alloc": a CPU mapping's own state */
 
 #endif /* TTM_FAULTS_H */

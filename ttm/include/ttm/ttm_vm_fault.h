@@ -6,8 +6,8 @@
  * A range is a stable span of virtual memory (reserved once with mmap, never
  * moved) whose pages start absent. The first access to an absent page
  * faults; the engine finds the range and calls its owner's @populate
- * callback on the accessing thread (SIGSEGV mode) or on the engine's handler
- * thread (userfaultfd mode). The owner takes its own lock (for a BO, the
+ * callback on a service thread (SIGSEGV mode, the accessing thread waits) or
+ * on the engine's handler thread (userfaultfd mode). The owner takes its own lock (for a BO, the
  * reservation), makes sure the content is reachable and installs one or
  * more pages with ttm_vm_range_install(). The owner's @invalidate, called
  * under the same owner lock, hands every CPU-written page back through
@@ -23,13 +23,16 @@
  *    the kernel to allow it (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE,
  *    UFFD_USER_MODE_ONLY, or /dev/userfaultfd).
  *  - SIGSEGV (TTM_VM_FAULT_SIGSEGV): absent pages are PROT_NONE; a process
- *    SIGSEGV handler populates on the faulting thread. Pages are prepared in
- *    a scratch mapping and moved in with mremap(MREMAP_FIXED) (or a memfd is
- *    mapped with MAP_FIXED), so other threads never see half a page.
- *    @populate then runs in signal context: fine for the synchronous fault
- *    of a load or store in code holding no libc lock (the case for plain
- *    accesses), not for a mapping touched from inside libc while it holds
- *    a lock (stdio on a mapped buffer); userfaultfd has no such limit.
+ *    SIGSEGV handler catches the access. The handler itself does only
+ *    async-signal-safe work: it posts the address in a preallocated slot,
+ *    wakes the service workers (futex) and sleeps until one of them has run
+ *    @populate; a worker keeps another one idle, so a @populate that blocks
+ *    never holds up faults on other ranges. Pages are prepared in a scratch
+ *    mapping and moved in with mremap(MREMAP_FIXED) (or a memfd is mapped
+ *    with MAP_FIXED), so other threads never see half a page. @populate
+ *    never runs in signal context, so a mapping may be touched from inside
+ *    libc while it holds a lock (stdio on a mapped buffer) and from a
+ *    thread with a small stack.
  * The environment variable TTM_VM_FAULT=uffd|sigsegv forces one (AUTO).
  *
  * Backing: a page is installed either by copy from a host pointer (the
@@ -147,7 +150,7 @@ struct ttm_vm_range_ops {
 	 * @populate: required. Page @page of @range was accessed while absent.
 	 * Take the owner lock, make the content reachable and install at
 	 * least @page with ttm_vm_range_install() (a window around it is
-	 * welcome), drop the lock. Runs on the faulting thread (SIGSEGV) or
+	 * welcome), drop the lock. Runs on a service worker (SIGSEGV) or
 	 * the engine's thread (userfaultfd), with no engine lock held; may
 	 * sleep. Return: 0; a negative errno makes the access SIGBUS.
 	 * Returning 0 with @page still absent is treated as -EFAULT.
@@ -274,6 +277,17 @@ long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsig
  * storage, which has not moved yet).
  */
 void ttm_vm_range_invalidate(struct ttm_vm_range *range);
+
+/**
+ * ttm_vm_range_get() - the live range holding @addr, pinned: it is not torn
+ * down (ttm_vm_range_fini() waits) until ttm_vm_range_put(). Must not be
+ * held across a call that may tear the range down. Any context but a
+ * signal handler. Return: the range, or NULL when no range holds @addr.
+ */
+struct ttm_vm_range *ttm_vm_range_get(const void *addr);
+
+/** ttm_vm_range_put() - drop a pin of ttm_vm_range_get(). */
+void ttm_vm_range_put(struct ttm_vm_range *range);
 
 /** ttm_vm_range_page_present() - whether page @page is installed now. */
 bool ttm_vm_range_page_present(struct ttm_vm_range *range, unsigned long page);
