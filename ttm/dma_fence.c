@@ -19,6 +19,12 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct dma_fence) == 64,
 
 static atomic_uint_fast64_t fence_context_counter = 1;
 static _Thread_local struct dma_fence_interrupt *thread_intr;
+/*
+ * How many callback lists the calling thread is running (nested when a
+ * callback signals another fence). Above 0 nothing waits for callbacks: see
+ * fence_await_callbacks().
+ */
+static _Thread_local unsigned fence_cb_depth;
 
 /*
  * Per-thread fence bookkeeping: the live count and a cache of freed blocks.
@@ -222,9 +228,14 @@ void dma_fence_release(struct dma_fence *fence)
 		free(fence);
 }
 
-/* Run the callback list of a fence this thread signalled. */
-static void __attribute__((noinline)) fence_signal_callbacks(struct dma_fence *fence)
+/*
+ * Run the callback list of a fence this thread signalled, then publish
+ * CALLBACKS_DONE. Returns the flags word that RMW replaced.
+ */
+static unsigned __attribute__((noinline)) fence_signal_callbacks(struct dma_fence *fence)
 {
+	unsigned old;
+
 	/*
 	 * Callbacks run under the fence lock, as in the kernel, so that
 	 * dma_fence_remove_callback() on another thread either removes a
@@ -232,13 +243,41 @@ static void __attribute__((noinline)) fence_signal_callbacks(struct dma_fence *f
 	 * got the lock before us has its callback on the list we run.
 	 */
 	fence_lock(fence);
+	fence_cb_depth++;
 	while (!list_empty(&fence->cb_list)) {
 		struct dma_fence_cb *cb = list_first_entry(&fence->cb_list, struct dma_fence_cb, node);
 
 		list_del_init(&cb->node);
 		cb->func(fence, cb);
 	}
+	fence_cb_depth--;
+	/* Release: whoever sees the bit sees what the callbacks wrote. */
+	old = atomic_fetch_or_explicit(&fence->flags, DMA_FENCE_FLAG_CALLBACKS_DONE,
+				       memory_order_acq_rel);
 	fence_unlock(fence);
+	return old;
+}
+
+/*
+ * Sleep until @fence's signaller has run its callbacks; @v is a recent load
+ * of the flags, with SIGNALED. Not on a thread that is running callbacks
+ * itself: the fence may be the one whose list it runs (whose signaller it
+ * is), or the other signaller's callbacks may wait for this thread's (a
+ * chain re-arming on each other's fences); such a caller gets the kernel's
+ * lock-free answer. The signaller is between its CAS and its RMW of
+ * CALLBACKS_DONE, running a list that must not sleep: a short wait.
+ */
+static void fence_await_callbacks(struct dma_fence *fence, unsigned v)
+{
+	while (!(v & DMA_FENCE_FLAG_CALLBACKS_DONE) && !fence_cb_depth) {
+		if (!(v & DMA_FENCE_FLAG_WAITERS)) {
+			v = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_WAITERS) |
+			    DMA_FENCE_FLAG_WAITERS;
+			continue;
+		}
+		futex(&fence->flags, FUTEX_WAIT_PRIVATE, v, NULL);
+		v = atomic_load_explicit(&fence->flags, memory_order_acquire);
+	}
 }
 
 /*
@@ -248,6 +287,7 @@ static void __attribute__((noinline)) fence_signal_callbacks(struct dma_fence *f
 static inline int fence_signal(struct dma_fence *fence, int64_t timestamp_ns)
 {
 	unsigned old = atomic_load_explicit(&fence->flags, memory_order_relaxed);
+	unsigned set;
 
 	do {
 		if (old & DMA_FENCE_FLAG_SIGNALED)
@@ -256,17 +296,21 @@ static inline int fence_signal(struct dma_fence *fence, int64_t timestamp_ns)
 		 * SIGNALED is published by the claiming CAS, before the
 		 * callbacks run, as the kernel's bit is set before its list
 		 * runs: callbacks that wake a waiter which then tests the
-		 * fence (drm_syncobj, sync_file) rely on it.
+		 * fence (drm_syncobj, sync_file) rely on it. With no
+		 * callback armed, there is nothing to wait for.
 		 */
-	} while (!atomic_compare_exchange_weak_explicit(&fence->flags, &old,
-							old | DMA_FENCE_FLAG_SIGNALED,
+		set = DMA_FENCE_FLAG_SIGNALED;
+		if (!(old & DMA_FENCE_FLAG_HAS_CB))
+			set |= DMA_FENCE_FLAG_CALLBACKS_DONE;
+	} while (!atomic_compare_exchange_weak_explicit(&fence->flags, &old, old | set,
 							memory_order_acq_rel, memory_order_relaxed));
 	fence->timestamp = timestamp_ns;
 	atomic_store_explicit(&fence->timestamp_set, true, memory_order_release);
 	TTM_PROBE2(fence_signal, fence->context, fence->seqno);
 
+	/* Waiters may sleep until CALLBACKS_DONE: its RMW has the last word. */
 	if (old & DMA_FENCE_FLAG_HAS_CB)
-		fence_signal_callbacks(fence);
+		old = fence_signal_callbacks(fence);
 	if (old & DMA_FENCE_FLAG_WAITERS)
 		futex(&fence->flags, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 	return 0;
@@ -344,22 +388,26 @@ int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb,
 
 	if (!fence || !cb || !func)
 		return -EINVAL;
-	if (dma_fence_test_signaled_flag(fence)) {
-		INIT_LIST_HEAD(&cb->node);
-		return -ENOENT;
-	}
+	old = atomic_load_explicit(&fence->flags, memory_order_acquire);
+	if (old & DMA_FENCE_FLAG_SIGNALED)
+		goto signaled;
 	dma_fence_enable_sw_signaling(fence);
 	fence_lock(fence);
 	old = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_HAS_CB);
 	if (old & DMA_FENCE_FLAG_SIGNALED) {
 		fence_unlock(fence);
-		INIT_LIST_HEAD(&cb->node);
-		return -ENOENT;
+		goto signaled;
 	}
 	cb->func = func;
 	list_add_tail(&cb->node, &fence->cb_list);
 	fence_unlock(fence);
 	return 0;
+
+signaled:
+	/* The kernel's adder would find the list run under the lock. */
+	fence_await_callbacks(fence, old);
+	INIT_LIST_HEAD(&cb->node);
+	return -ENOENT;
 }
 
 bool dma_fence_remove_callback(struct dma_fence *fence, struct dma_fence_cb *cb)
@@ -453,6 +501,7 @@ static int64_t fence_default_wait(struct dma_fence *fence, bool intr, int64_t ti
 			v = atomic_fetch_or(&fence->flags, DMA_FENCE_FLAG_WAITERS) |
 			    DMA_FENCE_FLAG_WAITERS;
 		if (v & DMA_FENCE_FLAG_SIGNALED) {
+			fence_await_callbacks(fence, v);
 			ret = deadline ? deadline - dma_fence_now_ns() : MAX_SCHEDULE_TIMEOUT;
 			if (ret < 1)
 				ret = 1;
@@ -476,11 +525,20 @@ static int64_t fence_default_wait(struct dma_fence *fence, bool intr, int64_t ti
 	return ret;
 }
 
+/* Signalled (polling ops->signaled), with its callbacks run: see the protocol. */
+static bool fence_signaled_and_done(struct dma_fence *fence)
+{
+	if (!dma_fence_is_signaled(fence))
+		return false;
+	fence_await_callbacks(fence, atomic_load_explicit(&fence->flags, memory_order_acquire));
+	return true;
+}
+
 int64_t dma_fence_default_wait(struct dma_fence *fence, bool intr, int64_t timeout_ns)
 {
 	if (!fence || timeout_ns < 0)
 		return -EINVAL;
-	if (dma_fence_is_signaled(fence))
+	if (fence_signaled_and_done(fence))
 		return timeout_ns ? timeout_ns : 1;
 	return fence_default_wait(fence, intr, timeout_ns);
 }
@@ -488,14 +546,24 @@ int64_t dma_fence_default_wait(struct dma_fence *fence, bool intr, int64_t timeo
 /* Everything but the signalled fast path of dma_fence_wait_timeout(). */
 int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t timeout_ns)
 {
+	int64_t ret;
+
 	if (!fence || timeout_ns < 0)
 		return -EINVAL;
-	if (dma_fence_is_signaled(fence))
+	if (fence_signaled_and_done(fence))
 		return timeout_ns ? timeout_ns : 1;
 	if (fence->ops && fence->ops->wait) {
 		TTM_PROBE2(fence_wait, fence->context, fence->seqno);
 		dma_fence_enable_sw_signaling(fence);
-		return fence->ops->wait(fence, intr, timeout_ns);
+		ret = fence->ops->wait(fence, intr, timeout_ns);
+		/* A custom wait may return on SIGNALED, with the list still running. */
+		if (ret > 0) {
+			unsigned v = atomic_load_explicit(&fence->flags, memory_order_acquire);
+
+			if (v & DMA_FENCE_FLAG_SIGNALED)
+				fence_await_callbacks(fence, v);
+		}
+		return ret;
 	}
 	return fence_default_wait(fence, intr, timeout_ns);
 }
@@ -533,7 +601,7 @@ int64_t dma_fence_wait_any_timeout(struct dma_fence **fences, unsigned count, bo
 	if (!fences || !count || timeout_ns < 0)
 		return -EINVAL;
 	for (i = 0; i < count; i++) {
-		if (dma_fence_is_signaled(fences[i])) {
+		if (fence_signaled_and_done(fences[i])) {
 			if (idx)
 				*idx = i;
 			return timeout_ns ? timeout_ns : 1;
@@ -561,6 +629,7 @@ int64_t dma_fence_wait_any_timeout(struct dma_fence **fences, unsigned count, bo
 
 		for (i = 0; i < count; i++) {
 			if (dma_fence_test_signaled_flag(fences[i])) {
+				fence_await_callbacks(fences[i], atomic_load(&fences[i]->flags));
 				if (idx)
 					*idx = i;
 				ret = deadline ? deadline - dma_fence_now_ns() : MAX_SCHEDULE_TIMEOUT;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -703,4 +704,251 @@ KTEST(dma_fence_wait_timeout_uses_ops_wait)
 	dma_fence_signal(f);
 	EXPECT_GT(dma_fence_default_wait(f, false, 1000), 0);
 	dma_fence_put(f);
+}
+
+/*
+ * race_signal_callback, as the kernel's dma-fence selftest: one thread
+ * signals a fence that carries a sibling callback, another learns that the
+ * fence signalled through a wait or through dma_fence_add_callback()
+ * returning -ENOENT, and must then find the sibling's side effect done
+ * (the kernel runs the list under the fence lock those calls take). The
+ * side effect is a plain int: under ThreadSanitizer a missing
+ * happens-before is a report even when the value happens to be right.
+ */
+enum observe_mode {
+	OBSERVE_WAIT,
+	OBSERVE_POLL,
+	OBSERVE_ADD_CALLBACK,
+	OBSERVE_WAIT_ANY,
+	OBSERVE_MODES,
+};
+
+/*
+ * @running: set when the list runs; @arrived: set by an observer that
+ * waits for @running, just before it looks at the fence. The callback holds
+ * the list open until then (at most 2 ms), and @spin iterations more, so
+ * that the observer's call overlaps the list.
+ */
+struct sibling_cb {
+	struct dma_fence_cb base;
+	unsigned spin;
+	atomic_int running;
+	atomic_int arrived;
+	int effect;
+};
+
+static void sibling_func(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct sibling_cb *s = container_of(cb, struct sibling_cb, base);
+	int64_t until = dma_fence_now_ns() + 2000000;
+
+	(void)f;
+	atomic_store(&s->running, 1);
+	while (!atomic_load(&s->arrived) && dma_fence_now_ns() < until)
+		;
+	for (volatile unsigned i = 0; i < s->spin; i++)
+		;
+	s->effect = 1;
+}
+
+struct signaller {
+	struct dma_fence *f;
+	atomic_int started;
+};
+
+static void *signaller_thread(void *arg)
+{
+	struct signaller *s = arg;
+
+	atomic_store(&s->started, 1);
+	dma_fence_signal(s->f);
+	return NULL;
+}
+
+/*
+ * One round: returns the sibling's effect as the observer found it. With
+ * @during the observer arrives while the list runs, else at any time.
+ */
+static int observe_round(enum observe_mode mode, bool during, unsigned spin)
+{
+	struct sibling_cb sib = { .spin = spin, .running = 0, .arrived = 0, .effect = 0 };
+	struct signaller s = { .f = new_fence(dma_fence_context_alloc(1), 1), .started = 0 };
+	struct counting_cb late = { .calls = 0 };
+	struct dma_fence *one[1];
+	pthread_t t;
+	bool failed = false;
+	int seen;
+
+	if (!s.f)
+		return -1;
+	if (dma_fence_add_callback(s.f, &sib.base, sibling_func) ||
+	    pthread_create(&t, NULL, signaller_thread, &s)) {
+		dma_fence_signal(s.f);
+		dma_fence_put(s.f);
+		return -1;
+	}
+	while (!atomic_load(&s.started))
+		sched_yield();
+	if (during)
+		while (!atomic_load(&sib.running))
+			;
+	atomic_store(&sib.arrived, 1);
+	switch (mode) {
+	case OBSERVE_WAIT:
+		failed = dma_fence_wait(s.f, false) != 0;
+		break;
+	case OBSERVE_POLL:
+		while (dma_fence_wait_timeout(s.f, false, 0) == 0)
+			sched_yield();
+		break;
+	case OBSERVE_ADD_CALLBACK:
+		while (!dma_fence_add_callback(s.f, &late.base, count_cb)) {
+			dma_fence_remove_callback(s.f, &late.base);
+			sched_yield();
+		}
+		break;
+	default:
+		one[0] = s.f;
+		failed = dma_fence_wait_any_timeout(one, 1, false, MAX_SCHEDULE_TIMEOUT, NULL) <= 0;
+		break;
+	}
+	seen = failed ? -1 : sib.effect;
+	pthread_join(t, NULL);
+	dma_fence_put(s.f);
+	return seen;
+}
+
+static const char *const observe_names[OBSERVE_MODES] = {
+	[OBSERVE_WAIT] = "wait",
+	[OBSERVE_POLL] = "poll",
+	[OBSERVE_ADD_CALLBACK] = "add_callback_enoent",
+	[OBSERVE_WAIT_ANY] = "wait_any",
+};
+
+static const enum observe_mode observe_modes[] = {
+	OBSERVE_WAIT,
+	OBSERVE_POLL,
+	OBSERVE_ADD_CALLBACK,
+	OBSERVE_WAIT_ANY,
+};
+
+static void observe_desc(const enum observe_mode *m, char *desc)
+{
+	snprintf(desc, KTEST_PARAM_DESC_SIZE, "%s", observe_names[*m]);
+}
+
+KTEST_ARRAY_PARAM(observe, observe_modes, observe_desc);
+
+KTEST_PARAM(dma_fence_race_signal_callback_observer_sees_callbacks_done, observe_gen_params)
+{
+	const enum observe_mode *mode = ktest_param();
+	unsigned rounds = 100 * ktest_scale(), missed = 0;
+
+	for (unsigned i = 0; i < rounds; i++) {
+		unsigned spin = (unsigned)(ktest_rand() % 4000);
+		int seen = observe_round(*mode, ktest_rand() & 1, spin);
+
+		ASSERT_GE(seen, 0);
+		missed += seen == 0;
+	}
+	EXPECT_EQ(missed, 0u);
+}
+
+/*
+ * Inside a fence's callback the fence is signalled for its own signaller:
+ * waiting on it or adding to it answers at once, no self-deadlock.
+ */
+struct self_wait_cb {
+	struct dma_fence_cb base;
+	struct dma_fence_cb inner;
+	int64_t wait_ret;
+	int add_ret;
+};
+
+static void self_wait_func(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct self_wait_cb *s = container_of(cb, struct self_wait_cb, base);
+
+	s->wait_ret = dma_fence_wait_timeout(f, false, MAX_SCHEDULE_TIMEOUT);
+	s->add_ret = dma_fence_add_callback(f, &s->inner, count_cb);
+}
+
+KTEST(dma_fence_callback_waits_on_own_fence_without_deadlock)
+{
+	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
+	struct self_wait_cb s = { .wait_ret = 0 };
+
+	ASSERT_NOT_NULL(f);
+	ASSERT_EQ(dma_fence_add_callback(f, &s.base, self_wait_func), 0);
+	EXPECT_EQ(dma_fence_signal(f), 0);
+	EXPECT_GT(s.wait_ret, 0);
+	EXPECT_EQ(s.add_ret, -ENOENT);
+	EXPECT_TRUE(dma_fence_test_callbacks_done(f));
+	dma_fence_put(f);
+}
+
+/*
+ * Two signallers whose callbacks each arm a callback on the other's fence
+ * (as chains re-arming across timelines do): neither may wait for the
+ * other's list while running its own.
+ */
+struct cross_cb {
+	struct dma_fence_cb base;
+	struct dma_fence_cb inner;
+	struct dma_fence *other;
+	int add_ret;
+};
+
+static void cross_func(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct cross_cb *c = container_of(cb, struct cross_cb, base);
+
+	(void)f;
+	c->add_ret = dma_fence_add_callback(c->other, &c->inner, count_cb);
+}
+
+struct cross_signal {
+	struct dma_fence *f;
+	atomic_int *go;
+};
+
+static void *cross_signal_thread(void *arg)
+{
+	struct cross_signal *cs = arg;
+
+	while (!atomic_load(cs->go))
+		;
+	dma_fence_signal(cs->f);
+	return NULL;
+}
+
+KTEST(dma_fence_callbacks_cross_signalling_threads_no_deadlock)
+{
+	unsigned rounds = 200 * ktest_scale();
+
+	for (unsigned i = 0; i < rounds; i++) {
+		struct dma_fence *a = new_fence(dma_fence_context_alloc(1), 1);
+		struct dma_fence *b = new_fence(dma_fence_context_alloc(1), 1);
+		struct cross_cb ca = { .other = b }, cb = { .other = a };
+		atomic_int go = 0;
+		struct cross_signal sa = { .f = a, .go = &go }, sb = { .f = b, .go = &go };
+		pthread_t ta, tb;
+
+		ASSERT_NOT_NULL(a);
+		ASSERT_NOT_NULL(b);
+		ASSERT_EQ(dma_fence_add_callback(a, &ca.base, cross_func), 0);
+		ASSERT_EQ(dma_fence_add_callback(b, &cb.base, cross_func), 0);
+		ASSERT_EQ(pthread_create(&ta, NULL, cross_signal_thread, &sa), 0);
+		ASSERT_EQ(pthread_create(&tb, NULL, cross_signal_thread, &sb), 0);
+		atomic_store(&go, 1);
+		pthread_join(ta, NULL);
+		pthread_join(tb, NULL);
+		/* Each inner add either queued (and then ran) or found the other signalled. */
+		EXPECT_TRUE(ca.add_ret == 0 || ca.add_ret == -ENOENT);
+		EXPECT_TRUE(cb.add_ret == 0 || cb.add_ret == -ENOENT);
+		EXPECT_TRUE(dma_fence_test_callbacks_done(a));
+		EXPECT_TRUE(dma_fence_test_callbacks_done(b));
+		dma_fence_put(a);
+		dma_fence_put(b);
+	}
 }

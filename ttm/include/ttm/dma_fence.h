@@ -11,12 +11,28 @@
  *  - a callback adder takes the fence lock and sets DMA_FENCE_FLAG_HAS_CB with
  *    an atomic RMW before it checks SIGNALED;
  *  - the signaller sets SIGNALED with one compare-and-swap and looks at the
- *    bits it replaced: it calls FUTEX_WAKE only when WAITERS was set and takes
- *    the lock to run callbacks only when HAS_CB was set.
+ *    bits it replaced. Without HAS_CB the same CAS sets CALLBACKS_DONE, and
+ *    it calls FUTEX_WAKE only when WAITERS was set. With HAS_CB it takes the
+ *    lock, runs the callback list, sets CALLBACKS_DONE (an RMW, before it
+ *    drops the lock) and wakes when that RMW found WAITERS.
  * All RMWs on one word are totally ordered, so either the signaller sees the
  * other side's bit, or the other side sees SIGNALED. A fence nobody waits on
  * and nobody has armed a callback on therefore signals with that one atomic
  * RMW and no lock and no system call.
+ *
+ * SIGNALED is visible before the callbacks run, as the kernel's bit is set
+ * before its list runs: dma_fence_is_signaled() and
+ * dma_fence_test_signaled_flag() may answer true while a callback is still
+ * running (a callback that wakes a thread which then tests the fence relies
+ * on that). Every call that takes the fence lock in the kernel sees the list
+ * run, since the kernel runs it under that lock; here the calls that would
+ * take it, the waits (dma_fence_wait*, also a poll with timeout 0 and
+ * dma_fence_wait_any_timeout()) and dma_fence_add_callback() returning
+ * -ENOENT, return only once CALLBACKS_DONE is set: whoever learns from them
+ * that the fence signalled finds every callback's effects done. The one
+ * exception is a thread that is itself running callbacks (of any fence):
+ * those calls do not wait there, since the fence may be its own or the
+ * other fence's callbacks may be waiting for it.
  *
  * The timestamp is not in the flags word (a second RMW on it would cost as
  * much as the first): the one signaller that won the CAS writes
@@ -43,7 +59,8 @@
 
 enum dma_fence_flag_bits {
 	DMA_FENCE_FLAG_SIGNALED = 1u << 0,
-	/* 1u << 1 is unused: see @timestamp_set in struct dma_fence. */
+	/* Set with SIGNALED or, with callbacks armed, once they have all run. */
+	DMA_FENCE_FLAG_CALLBACKS_DONE = 1u << 1,
 	DMA_FENCE_FLAG_ENABLE_SIGNAL = 1u << 2,
 	DMA_FENCE_FLAG_WAITERS = 1u << 3,
 	DMA_FENCE_FLAG_HAS_CB = 1u << 4,
@@ -204,6 +221,16 @@ static inline bool dma_fence_test_signaled_flag(const struct dma_fence *fence)
 	       DMA_FENCE_FLAG_SIGNALED;
 }
 
+/*
+ * Signalled, and every callback armed before the signal has run (the state a
+ * thread taking the kernel's fence lock finds). Lock-free; does not wait.
+ */
+static inline bool dma_fence_test_callbacks_done(const struct dma_fence *fence)
+{
+	return atomic_load_explicit(&((struct dma_fence *)fence)->flags, memory_order_acquire) &
+	       DMA_FENCE_FLAG_CALLBACKS_DONE;
+}
+
 /* Out of line: everything but the signalled fast path below. */
 bool dma_fence_is_signaled_slow(struct dma_fence *fence);
 
@@ -232,7 +259,8 @@ int dma_fence_get_status(struct dma_fence *fence);
 /**
  * dma_fence_add_callback - run @func once @fence signals.
  * Returns 0 when queued, -ENOENT when the fence has already signalled (then
- * @func is never called), -EINVAL on a NULL argument.
+ * @func is never called, and every callback armed before the signal has
+ * run, see the protocol above), -EINVAL on a NULL argument.
  */
 int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb,
 			   dma_fence_func_t func);
@@ -278,14 +306,16 @@ int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t 
  *
  * Returns the time left in ns (at least 1) when signalled, 0 on timeout,
  * -EINTR when interrupted; a class with ops->wait does the waiting itself.
- * The already-signalled case is inline: pipelines
- * wait mostly on fences that have signalled, and a call cost as much as the
- * test itself.
+ * A fence found signalled is returned as such once its callbacks have run
+ * (waiting for them if need be, whatever @timeout_ns and @intr say, as the
+ * kernel's wait spins on the fence lock the signaller holds meanwhile).
+ * The signalled case is inline: pipelines wait mostly on fences that have
+ * signalled, and a call cost as much as the test itself.
  */
 static inline int64_t dma_fence_wait_timeout(struct dma_fence *fence, bool intr,
 					     int64_t timeout_ns)
 {
-	if (fence && timeout_ns >= 0 && dma_fence_test_signaled_flag(fence))
+	if (fence && timeout_ns >= 0 && dma_fence_test_callbacks_done(fence))
 		return timeout_ns ? timeout_ns : 1;
 	return dma_fence_wait_timeout_slow(fence, intr, timeout_ns);
 }
