@@ -8,6 +8,8 @@
 #include "drm_fd_priv.h"
 #include "drm_sys.h"
 
+#include <drmcore/drm_faults.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -247,20 +249,25 @@ struct ref_set {
 	size_t n, cap;
 };
 
-static void ref_add(struct ref_set *s, dev_t dev, ino_t ino)
+/* Returns false when out of memory: the set is then incomplete. */
+static bool ref_add(struct ref_set *s, dev_t dev, ino_t ino)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
-		void *v = realloc(s->v, cap * sizeof(*s->v));
+		void *v;
 
+		if (fault_should_fail(&drm_fault_fd_scan_alloc, cap * sizeof(*s->v)))
+			return false;
+		v = realloc(s->v, cap * sizeof(*s->v));
 		if (!v)
-			return;
+			return false;
 		s->v = v;
 		s->cap = cap;
 	}
 	s->v[s->n].dev = dev;
 	s->v[s->n].ino = ino;
 	s->n++;
+	return true;
 }
 
 static unsigned ref_count(const struct ref_set *s, dev_t dev, ino_t ino)
@@ -272,13 +279,18 @@ static unsigned ref_count(const struct ref_set *s, dev_t dev, ino_t ino)
 	return c;
 }
 
-/* Returns false when the scan could not be made (keep everything then). */
+/*
+ * Returns false when the scan could not be made or is incomplete (out of
+ * memory): the caller then keeps every object, as a reference it did not
+ * see may be live.
+ */
 static bool ref_scan(struct ref_set *s)
 {
 	char dents[4096], path[64];
 	struct stat st;
 	char *maps = NULL;
 	size_t len = 0, cap = 0;
+	bool complete = true;
 	ssize_t n;
 	int dir, fd;
 
@@ -305,11 +317,11 @@ static bool ref_scan(struct ref_set *s)
 			 */
 			snprintf(path, sizeof(path), "/proc/self/fd/%ld", num);
 			if (!drm_sys_stat(path, &st))
-				ref_add(s, st.st_dev, st.st_ino);
+				complete &= ref_add(s, st.st_dev, st.st_ino);
 		}
 	}
 	drm_sys_close(dir);
-	if (n < 0)
+	if (n < 0 || !complete)
 		return false;
 
 	fd = drm_sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
@@ -317,10 +329,14 @@ static bool ref_scan(struct ref_set *s)
 		return false;
 	for (;;) {
 		if (cap - len < 4096) {
-			char *m = realloc(maps, cap + 65536);
+			char *m = NULL;
 
-			if (!m)
+			if (!fault_should_fail(&drm_fault_fd_scan_alloc, cap + 65536))
+				m = realloc(maps, cap + 65536);
+			if (!m) {
+				complete = false;
 				break;
+			}
 			maps = m;
 			cap += 65536;
 		}
@@ -330,7 +346,7 @@ static bool ref_scan(struct ref_set *s)
 		len += (size_t)n;
 	}
 	drm_sys_close(fd);
-	if (n < 0 || !maps) {
+	if (n < 0 || !maps || !complete) {
 		free(maps);
 		return false;
 	}
@@ -343,11 +359,11 @@ static bool ref_scan(struct ref_set *s)
 		if (next)
 			*next++ = '\0';
 		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 && ino)
-			ref_add(s, makedev(maj, min), (ino_t)ino);
+			complete &= ref_add(s, makedev(maj, min), (ino_t)ino);
 		line = next;
 	}
 	free(maps);
-	return true;
+	return complete;
 }
 
 /* Under the table lock: drop the descriptors' reference of a dead object. */
@@ -431,7 +447,11 @@ unsigned drm_fd_gc(void)
 				continue;
 			if (n == cap) {
 				unsigned ncap = cap ? cap * 2 : 16;
-				void *v = realloc(dead, ncap * sizeof(*dead));
+				void *v = NULL;
+
+				if (!fault_should_fail(&drm_fault_fd_scan_alloc,
+						       ncap * sizeof(*dead)))
+					v = realloc(dead, ncap * sizeof(*dead));
 
 				if (!v) {
 					/* Keep it for the next sweep. */

@@ -103,9 +103,12 @@ static void waiter_sleep(struct syncobj_waiter *w, unsigned seen, int64_t deadli
 		FUTEX_BITSET_MATCH_ANY);
 }
 
+/* The ioctls' handle, point and fence arrays (kmalloc_array() in the kernel). */
 static void *kmalloc_array(size_t n, size_t size)
 {
 	if (size && n > DRM_SYNCOBJ_KMALLOC_MAX / size)
+		return NULL;
+	if (fault_should_fail(&drm_fault_syncobj_alloc, n * size))
 		return NULL;
 	return malloc(n && size ? n * size : 1);
 }
@@ -729,9 +732,10 @@ static int array_wait(struct drm_syncobj **objs, uint64_t upoints, uint32_t coun
 		free(points);
 		return -EFAULT;
 	}
-	entries = count <= DRM_SYNCOBJ_KMALLOC_MAX / sizeof(*entries) ?
-			  calloc(count, sizeof(*entries)) :
-			  NULL;
+	entries = NULL;
+	if (count <= DRM_SYNCOBJ_KMALLOC_MAX / sizeof(*entries) &&
+	    !fault_should_fail(&drm_fault_syncobj_alloc, count * sizeof(*entries)))
+		entries = calloc(count, sizeof(*entries));
 	if (!entries) {
 		free(points);
 		return -ENOMEM;

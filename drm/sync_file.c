@@ -194,7 +194,9 @@ static int ioctl_file_info(struct sync_file *sf, void __user *arg)
 		ret = -EINVAL;
 		goto out;
 	}
-	fi = calloc(num, sizeof(*fi));
+	fi = NULL;
+	if (!fault_should_fail(&drm_fault_sync_file_alloc, (size_t)num * sizeof(*fi)))
+		fi = calloc(num, sizeof(*fi));
 	if (!fi) {
 		ret = -ENOMEM;
 		goto out;

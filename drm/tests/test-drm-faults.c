@@ -30,6 +30,8 @@ static int workload(struct drm_file *file, struct ttm_buffer_object *bo)
 	struct sync_merge_data merge = { .name = "m" };
 	struct dma_fence *f = ttm_test_fence_create();
 	struct drm_dma_buf *buf = NULL;
+	struct sync_file_info info = { 0 };
+	struct sync_fence_info fi;
 	uint64_t point = 3;
 	int ret, sfd = -1, dfd = -1;
 
@@ -72,6 +74,11 @@ static int workload(struct drm_file *file, struct ttm_buffer_object *bo)
 	drm_prime_lock(&file->prime);
 	ret = drm_prime_add_buf_handle_locked(&file->prime, buf, 1);
 	drm_prime_unlock(&file->prime);
+	if (ret)
+		goto out;
+	info.num_fences = 1;
+	info.sync_fence_info = (uintptr_t)&fi;
+	ret = drm_sync_file_ioctl(sfd, SYNC_IOC_FILE_INFO, &info);
 out:
 	if (dfd >= 0)
 		drm_fd_close(dfd, NULL);
@@ -117,6 +124,53 @@ KTEST(drm_fault_sweep_leaves_nothing_behind)
 	/* Every allocation step was failed once before a clean run. */
 	EXPECT_GE(failures, 8);
 	EXPECT_LT(n, 200);
+	ttm_bo_put(bo);
+	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	free(tdev);
+}
+
+/*
+ * A scan for dead descriptors that runs out of memory has not seen every
+ * reference: it keeps every object, and a dma-buf another descriptor still
+ * holds survives the close and the sweep.
+ */
+KTEST(drm_fd_scan_out_of_memory_keeps_live_objects)
+{
+	struct ttm_test_device_cfg cfg = { 0 };
+	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct ttm_buffer_object *bo;
+	struct drm_dma_buf *buf = NULL;
+	unsigned objs;
+	int dfd = -1, dup_fd;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	ASSERT_NOT_NULL(tdev);
+	ASSERT_EQ(ttm_test_device_init(tdev, &cfg), 0);
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, 4096, TTM_PL_SYSTEM, &bo), 0);
+	objs = drm_fd_live_count();
+	ASSERT_EQ(drm_dma_buf_export(bo, NULL, NULL, O_CLOEXEC, &dfd, &buf), 0);
+	dup_fd = dup(dfd);
+	ASSERT_GE(dup_fd, 0);
+	/* The first growth of each table fails, then every one. */
+	for (unsigned long nth = 1; nth <= 3; nth++) {
+		fault_thread_fail_nth(&drm_fault_fd_scan_alloc, nth);
+		drm_fd_gc();
+		fault_thread_fail_nth(NULL, 0);
+		EXPECT_EQ(drm_fd_live_count(), objs + 1);
+	}
+	ASSERT_EQ(fault_configure("fd_scan_alloc:probability=100,times=-1", NULL, 0), 0);
+	drm_fd_gc();
+	EXPECT_EQ(drm_fd_live_count(), objs + 1);
+	drm_fd_close(dfd, NULL);
+	fault_reset(&drm_fault_fd_scan_alloc);
+	EXPECT_EQ(drm_fd_live_count(), objs + 1);
+	EXPECT_EQ(drm_fd_kind(dup_fd), DRM_FD_DMA_BUF);
+	/* Memory back: the last descriptor's close releases it. */
+	drm_fd_close(dup_fd, NULL);
+	drm_fd_gc();
+	EXPECT_EQ(drm_fd_live_count(), objs);
+	EXPECT_EQ(bo->refcount, 1);
 	ttm_bo_put(bo);
 	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
 	free(tdev);

@@ -14,5 +14,7 @@ extern struct fault_attr drm_fault_dma_buf_alloc;   /* "dma_buf_alloc": a dma-bu
 extern struct fault_attr drm_fault_idr_alloc;       /* "idr_alloc": handle table growth */
 extern struct fault_attr drm_fault_fence_array_alloc; /* "fence_array_alloc": merged fences */
 extern struct fault_attr drm_fault_ioctl_alloc;     /* "ioctl_alloc": ioctl arguments > 128 bytes */
+/* "fd_scan_alloc": the descriptor and mapping scan that finds dead fd objects; objects are kept */
+extern struct fault_attr drm_fault_fd_scan_alloc;
 
 #endif /* DRMCORE_DRM_FAULTS_H */
