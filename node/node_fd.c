@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "node_priv.h"
+#include "server/server_node.h"
 
 #define NODE_FD_CHUNK 1024
 #define NODE_FD_CHUNKS 1024 /* 1M descriptors, the usual hard limit */
@@ -47,7 +48,9 @@ void node_obj_put(struct node_obj *obj)
 	 * releases a closed file. A forked child never touches the parent's
 	 * device (its copy of the driver's memory is not the device).
 	 */
-	if (obj->file && !atomic_load(&node_dev.forked)) {
+	if (obj->kind == NODE_FD_DEVICE && node_server_obj_release(obj)) {
+		/* The device server closes the file once no process holds it. */
+	} else if (obj->file && !atomic_load(&node_dev.forked)) {
 		NODE_DRIVER_CALL((i915_gem_file_close(obj->file), 0));
 		atomic_fetch_sub(&node_dev.files, 1);
 	}

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "node_priv.h"
+#include "server/server_node.h"
 
 /*
  * The drm layer's descriptors (sync_file, syncobj file, dma-buf: drm/'s
@@ -124,9 +125,10 @@ static int node_open_device(int minor, int flags)
 {
 	char path[PATH_MAX];
 	struct node_obj *obj;
+	bool remote = node_remote_active();
 	int fd, ret;
 
-	if (node_fork_refuse())
+	if (!remote && node_fork_refuse())
 		return -1;
 	if (flags & O_DIRECTORY) {
 		errno = ENOTDIR;
@@ -147,6 +149,23 @@ static int node_open_device(int minor, int flags)
 		return -1;
 	}
 	obj->minor = minor;
+	if (remote) {
+		/* A forked child: a new file of the device server (server_node.c). */
+		ret = node_remote_open(obj, minor, flags & O_CLOEXEC);
+		if (ret) {
+			node_obj_put(obj);
+			REAL(close)(fd);
+			errno = -ret;
+			return -1;
+		}
+		ret = node_fd_install(fd, obj);
+		if (ret) {
+			REAL(close)(fd);
+			errno = -ret;
+			return -1;
+		}
+		return fd;
+	}
 	ret = NODE_DRIVER_CALL(i915_gem_file_open(node_dev.i915, minor == NODE_MINOR_RENDER,
 						  &obj->file));
 	if (ret) {
@@ -157,6 +176,8 @@ static int node_open_device(int minor, int flags)
 		return -1;
 	}
 	atomic_fetch_add(&node_dev.files, 1);
+	/* Forked children reach the file through the device server. */
+	node_server_file_opened(obj, flags & O_CLOEXEC);
 	ret = node_fd_install(fd, obj);
 	if (ret) {
 		REAL(close)(fd);
@@ -369,8 +390,12 @@ NODE_EXPORT int close(int fd)
 	if (node_in_driver)
 		return REAL(close)(fd);
 	node_fd_forget(fd);
-	/* The last descriptor of a drm-layer object releases it, as fput() would. */
-	if (fd >= 0 && NODE_DRIVER_CALL(drm_fd_live_count()))
+	/*
+	 * The last descriptor of a drm-layer object releases it, as fput() would.
+	 * Not in a forked child: its copy of the table is the parent's past.
+	 */
+	if (fd >= 0 && !atomic_load_explicit(&node_dev.forked, memory_order_relaxed) &&
+	    NODE_DRIVER_CALL(drm_fd_live_count()))
 		return NODE_DRIVER_CALL(drm_fd_close(fd, (int (*)(int))node_real(NODE_REAL_close)));
 	return REAL(close)(fd);
 }
@@ -481,6 +506,20 @@ NODE_EXPORT int ioctl(int fd, unsigned long request, ...)
 	if (node_in_driver)
 		return REAL(ioctl)(fd, request, arg);
 	obj = node_fd_get(fd);
+	if (!obj && node_remote_active() &&
+	    (_IOC_TYPE(request) == '>' || _IOC_TYPE(request) == 'b')) {
+		/* A forked child: sync_file ('>') and dma-buf ('b') ioctls go to the server. */
+		bool not_mine;
+
+		ret = node_remote_fd_ioctl(fd, request, arg, &not_mine);
+		if (not_mine)
+			return REAL(ioctl)(fd, request, arg);
+		if (ret < 0) {
+			errno = -ret;
+			return -1;
+		}
+		return ret;
+	}
 	if (!obj) {
 		enum drm_fd_kind kind = node_drm_kind(fd);
 
@@ -500,6 +539,20 @@ NODE_EXPORT int ioctl(int fd, unsigned long request, ...)
 	if (obj->kind != NODE_FD_DEVICE) {
 		node_obj_put(obj);
 		return REAL(ioctl)(fd, request, arg);
+	}
+	if (node_remote_active()) {
+		/* A forked child: the device server of the creator runs it. */
+		ret = node_remote_ioctl(obj, request, arg);
+		if (node_trace)
+			node_say("ttm-i915-node: pid %d remote ioctl fd %d nr 0x%02x: %d (%s)\n",
+				 (int)getpid(), fd, (unsigned int)_IOC_NR(request), ret,
+				 ret < 0 ? strerror(-ret) : "ok");
+		node_obj_put(obj);
+		if (ret < 0) {
+			errno = -ret;
+			return -1;
+		}
+		return ret;
 	}
 	if (node_fork_refuse()) {
 		node_obj_put(obj);

@@ -1,0 +1,857 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The device server core (server.h, protocol in server_wire.h).
+ *
+ * Threads: one accepts connections, one per connection serves its requests
+ * in order (a client thread has a connection of its own, so a blocking
+ * wait in one client thread never holds up another), one watches the
+ * server ends of the files' anchors for POLLHUP.
+ *
+ * Files: struct srv_file, in a hash table by id (the inode of the anchor's
+ * client end). @refs counts holders of the memory (the table, the anchor
+ * watcher, each attached connection); @active the calls running on it.
+ * The drm_file is closed once the anchor is dead everywhere (@hup) and no
+ * call runs, exactly once (@closed), on the thread that saw the later of
+ * the two. Everything under srv->lock; driver calls outside it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <drmcore/dma_buf.h>
+#include <drmcore/drm_fd.h>
+#include <drmcore/drm_user.h>
+#include <drmcore/sync_file.h>
+
+#include "server.h"
+
+#define SRV_BUCKETS 256
+
+struct srv_file {
+	uint64_t id;
+	struct i915_gem_file *file;
+	int a;
+	int refs;
+	int active;
+	bool hup;
+	bool closed;
+	struct srv_file *next;
+};
+
+struct srv_conn {
+	struct srv *s;
+	int fd;
+	pid_t pid;
+	struct srv_file **att;
+	size_t natt, catt;
+	int *held;
+	size_t nheld, cheld;
+	struct srv_conn *next, **pprev;
+};
+
+struct srv {
+	struct i915_device *i915;
+	struct srv_hooks hooks;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int lfd, epfd, stopfd;
+	pthread_t accept_thread, anchor_thread;
+	bool threads;
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	struct srv_file *buckets[SRV_BUCKETS];
+	struct srv_conn *conns;
+	uint64_t nfiles, nconns, calls, nheld;
+	bool stopping;
+};
+
+/* Direct system call: the render node interposes close(). */
+static void srv_close(int fd)
+{
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+}
+
+static bool srv_begin(struct srv *s)
+{
+	return !s->hooks.call_begin || s->hooks.call_begin(s->hooks.ctx);
+}
+
+static void srv_end(struct srv *s)
+{
+	if (s->hooks.call_end)
+		s->hooks.call_end(s->hooks.ctx);
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+static struct srv_file **srv_bucket(struct srv *s, uint64_t id)
+{
+	return &s->buckets[(id * 0x9e3779b97f4a7c15ull) >> 56];
+}
+
+static struct srv_file *srv_lookup_locked(struct srv *s, uint64_t id)
+{
+	for (struct srv_file *f = *srv_bucket(s, id); f; f = f->next)
+		if (f->id == id)
+			return f;
+	return NULL;
+}
+
+static void srv_unlink_locked(struct srv *s, struct srv_file *f)
+{
+	for (struct srv_file **p = srv_bucket(s, f->id); *p; p = &(*p)->next) {
+		if (*p == f) {
+			*p = f->next;
+			f->next = NULL;
+			return;
+		}
+	}
+}
+
+static void srv_unref_locked(struct srv_file *f)
+{
+	if (--f->refs)
+		return;
+	srv_close(f->a);
+	free(f);
+}
+
+/* The anchor is dead and no call runs: claim the close. */
+static bool srv_claim_close_locked(struct srv *s, struct srv_file *f)
+{
+	if (!f->hup || f->active || f->closed)
+		return false;
+	f->closed = true;
+	srv_unlink_locked(s, f);
+	f->refs++; /* the closer's, until the close is done */
+	srv_unref_locked(f); /* the table's */
+	return true;
+}
+
+static void srv_do_close(struct srv *s, struct srv_file *f)
+{
+	if (srv_begin(s)) {
+		i915_gem_file_close(f->file);
+		srv_end(s);
+	}
+	if (s->hooks.file_closed)
+		s->hooks.file_closed(s->hooks.ctx);
+	pthread_mutex_lock(&s->lock);
+	s->nfiles--;
+	srv_unref_locked(f);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Is the anchor dead (no client end open anywhere)? */
+static bool srv_anchor_dead(int a)
+{
+	struct pollfd p = { .fd = a, .events = POLLIN | POLLRDHUP };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
+static void srv_mark_hup(struct srv *s, struct srv_file *f)
+{
+	bool close_now = false;
+
+	pthread_mutex_lock(&s->lock);
+	if (!f->hup) {
+		f->hup = true;
+		close_now = srv_claim_close_locked(s, f);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (close_now)
+		srv_do_close(s, f);
+}
+
+static int srv_file_new(struct srv *s, struct i915_gem_file *file, bool cloexec, int *anchor,
+			struct srv_file **out)
+{
+	struct epoll_event ev = { .events = EPOLLRDHUP };
+	struct srv_file *f = calloc(1, sizeof(*f));
+	struct stat st;
+	int sv[2];
+
+	if (!f)
+		return -ENOMEM;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		free(f);
+		return -errno;
+	}
+	if ((!cloexec && fcntl(sv[1], F_SETFD, 0)) || fstat(sv[1], &st)) {
+		int err = -errno;
+
+		srv_close(sv[0]);
+		srv_close(sv[1]);
+		free(f);
+		return err;
+	}
+	f->id = (uint64_t)st.st_ino;
+	f->file = file;
+	f->a = sv[0];
+	f->refs = 2; /* the table's and the watcher's */
+	ev.data.ptr = f;
+	pthread_mutex_lock(&s->lock);
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, f->a, &ev)) {
+		int err = -errno;
+
+		pthread_mutex_unlock(&s->lock);
+		srv_close(sv[0]);
+		srv_close(sv[1]);
+		free(f);
+		return err;
+	}
+	f->next = *srv_bucket(s, f->id);
+	*srv_bucket(s, f->id) = f;
+	s->nfiles++;
+	if (out) {
+		f->refs++;
+		*out = f;
+	}
+	pthread_mutex_unlock(&s->lock);
+	*anchor = sv[1];
+	return 0;
+}
+
+int srv_file_add(struct srv *s, struct i915_gem_file *file, bool cloexec, int *anchor,
+		 uint64_t *id)
+{
+	struct srv_file *f;
+	int ret = srv_file_new(s, file, cloexec, anchor, &f);
+
+	if (ret)
+		return ret;
+	*id = f->id;
+	pthread_mutex_lock(&s->lock);
+	srv_unref_locked(f);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+void srv_file_put(struct srv *s, uint64_t id)
+{
+	struct srv_file *f;
+	bool dead;
+
+	pthread_mutex_lock(&s->lock);
+	f = srv_lookup_locked(s, id);
+	if (f)
+		f->refs++;
+	pthread_mutex_unlock(&s->lock);
+	if (!f)
+		return;
+	dead = srv_anchor_dead(f->a);
+	if (dead)
+		srv_mark_hup(s, f);
+	pthread_mutex_lock(&s->lock);
+	srv_unref_locked(f);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *srv_anchor_thread(void *arg)
+{
+	struct srv *s = arg;
+	struct epoll_event ev[32];
+
+	if (s->hooks.thread_init)
+		s->hooks.thread_init(s->hooks.ctx);
+	for (;;) {
+		int n = epoll_wait(s->epfd, ev, 32, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return NULL;
+		for (int i = 0; i < n; i++) {
+			struct srv_file *f = ev[i].data.ptr;
+
+			if (!f)
+				return NULL; /* the stop eventfd */
+			srv_mark_hup(s, f);
+			pthread_mutex_lock(&s->lock);
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, f->a, NULL);
+			srv_unref_locked(f);
+			pthread_mutex_unlock(&s->lock);
+		}
+	}
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+static int srv_send(int fd, const struct srv_rep *rep, int pass_fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { (void *)rep, sizeof(*rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (pass_fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(&c, 0, sizeof(c));
+		mh.msg_control = c.buf;
+		mh.msg_controllen = sizeof(c.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+	}
+	do
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*rep) ? 0 : -EIO;
+}
+
+static int srv_conn_attach(struct srv_conn *c, struct srv_file *f)
+{
+	if (c->natt == c->catt) {
+		size_t cap = c->catt ? 2 * c->catt : 8;
+		struct srv_file **a = realloc(c->att, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		c->att = a;
+		c->catt = cap;
+	}
+	c->att[c->natt++] = f;
+	return 0;
+}
+
+static struct srv_file *srv_conn_file(struct srv_conn *c, uint64_t id)
+{
+	for (size_t i = 0; i < c->natt; i++)
+		if (c->att[i]->id == id)
+			return c->att[i];
+	return NULL;
+}
+
+static int srv_op_attach(struct srv_conn *c, const struct srv_req *req, int anchor)
+{
+	struct srv *s = c->s;
+	struct srv_file *f;
+	struct stat st;
+	int ret;
+
+	if (anchor < 0 || fstat(anchor, &st) || !S_ISSOCK(st.st_mode) ||
+	    (uint64_t)st.st_ino != req->file)
+		return -EBADF;
+	if (srv_conn_file(c, req->file))
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	f = srv_lookup_locked(s, req->file);
+	/*
+	 * The inode proves the client holds the anchor, as long as the anchor
+	 * is alive (a dead one's inode number could be reused).
+	 */
+	if (!f || f->hup || srv_anchor_dead(f->a)) {
+		pthread_mutex_unlock(&s->lock);
+		return -EBADF;
+	}
+	f->refs++;
+	ret = srv_conn_attach(c, f);
+	if (ret)
+		srv_unref_locked(f);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+static int srv_op_open(struct srv_conn *c, const struct srv_req *req, struct srv_rep *rep,
+		       int *fd_out)
+{
+	struct srv *s = c->s;
+	struct i915_gem_file *file;
+	struct srv_file *f;
+	int ret, anchor;
+
+	if (req->request != 0 && req->request != 128)
+		return -ENODEV;
+	if (!srv_begin(s))
+		return -EIO;
+	ret = i915_gem_file_open(s->i915, req->request == 128, &file);
+	if (ret) {
+		srv_end(s);
+		return ret;
+	}
+	ret = srv_file_new(s, file, true, &anchor, &f);
+	if (ret) {
+		i915_gem_file_close(file);
+		srv_end(s);
+		return ret;
+	}
+	srv_end(s);
+	if (s->hooks.file_opened)
+		s->hooks.file_opened(s->hooks.ctx);
+	pthread_mutex_lock(&s->lock);
+	if (srv_conn_attach(c, f))
+		srv_unref_locked(f); /* usable after an ATTACH */
+	pthread_mutex_unlock(&s->lock);
+	rep->file = f->id;
+	rep->flags |= SRV_REP_ANCHOR;
+	*fd_out = anchor;
+	return 0;
+}
+
+static size_t srv_peer_rw(pid_t pid, void *local, uint64_t remote, size_t n, bool write)
+{
+	struct iovec l = { local, n }, r = { (void *)(uintptr_t)remote, n };
+	ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+			    : process_vm_readv(pid, &l, 1, &r, 1, 0);
+
+	return got < 0 ? 0 : (size_t)got;
+}
+
+/*
+ * An ioctl on a file (@f) or on a sync_file/dma-buf descriptor (@target),
+ * with the descriptor fields of its argument translated.
+ */
+static int srv_op_ioctl(struct srv_conn *c, const struct srv_req *req, struct srv_file *f,
+			int target, int infd, struct srv_rep *rep, int *fd_out)
+{
+	unsigned char head[SRV_FD_HEAD];
+	size_t size = _IOC_SIZE(req->request), n = 0;
+	int in_off, out_off, ret;
+	int32_t orig = 0, sub = infd;
+	bool swapped = false;
+
+	if (size > sizeof(head))
+		size = sizeof(head);
+	if (req->arg && size)
+		n = srv_peer_rw(c->pid, head, req->arg, size, false);
+	srv_fd_fields((unsigned long)req->request, head, n, &in_off, &out_off);
+	if (in_off >= 0 && (size_t)in_off + 4 <= n) {
+		memcpy(&orig, head + in_off, sizeof(orig));
+		/* The call reads our number for the client's descriptor. */
+		swapped = srv_peer_rw(c->pid, &sub, req->arg + (uint64_t)in_off, 4, true) == 4;
+	}
+	if (!srv_begin(c->s))
+		return -EIO;
+	if (f) {
+		ret = i915_gem_ioctl(f->file, (unsigned long)req->request,
+				     (void *)(uintptr_t)req->arg);
+	} else {
+		enum drm_fd_kind kind = drm_fd_kind(target);
+
+		if (kind == DRM_FD_SYNC_FILE)
+			ret = drm_sync_file_ioctl(target, (unsigned long)req->request,
+						  (void *)(uintptr_t)req->arg);
+		else if (kind == DRM_FD_DMA_BUF)
+			ret = drm_dma_buf_ioctl(target, (unsigned long)req->request,
+						(void *)(uintptr_t)req->arg);
+		else
+			rep->flags |= SRV_REP_NOT_MINE, ret = -ENOTTY;
+	}
+	srv_end(c->s);
+	if (swapped)
+		srv_peer_rw(c->pid, &orig, req->arg + (uint64_t)in_off, 4, true);
+	if (ret >= 0 && out_off >= 0 && (size_t)out_off + 4 <= size) {
+		int32_t ours = -1;
+
+		if (srv_peer_rw(c->pid, &ours, req->arg + (uint64_t)out_off, 4, false) == 4 &&
+		    ours >= 0 && (swapped ? ours != sub : true)) {
+			*fd_out = ours;
+			rep->flags |= SRV_REP_FD;
+			rep->fd_off = (uint32_t)out_off;
+		}
+	}
+	return ret;
+}
+
+/* Keep a descriptor sent to the client (a dma-buf: see srv_serve_fd()). */
+static void srv_conn_hold(struct srv_conn *c, int fd)
+{
+	if (c->nheld == c->cheld) {
+		size_t cap = c->cheld ? 2 * c->cheld : 8;
+		int *h = realloc(c->held, cap * sizeof(*h));
+
+		if (!h) {
+			srv_close(fd);
+			return;
+		}
+		c->held = h;
+		c->cheld = cap;
+	}
+	c->held[c->nheld++] = fd;
+	pthread_mutex_lock(&c->s->lock);
+	c->s->nheld++;
+	pthread_mutex_unlock(&c->s->lock);
+}
+
+static void srv_conn_loop(struct srv_conn *c)
+{
+	struct srv *s = c->s;
+
+	drm_user_set_target(c->pid);
+	for (;;) {
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * SRV_MAX_FDS)];
+			struct cmsghdr align;
+		} cb;
+		struct srv_req req;
+		struct iovec iov = { &req, sizeof(req) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cb.buf, .msg_controllen = sizeof(cb.buf) };
+		struct srv_rep rep = { .magic = SRV_MAGIC };
+		int fds[SRV_MAX_FDS] = { -1, -1 }, nfds = 0, fd_out = -1;
+		struct srv_file *f;
+		ssize_t n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+				if (nfds < SRV_MAX_FDS)
+					fds[nfds++] = fd;
+				else
+					srv_close(fd);
+			}
+		}
+		pthread_mutex_lock(&s->lock);
+		s->calls++;
+		pthread_mutex_unlock(&s->lock);
+		if (n != (ssize_t)sizeof(req) || req.magic != SRV_MAGIC) {
+			rep.ret = -EPROTO;
+		} else {
+			switch (req.op) {
+			case SRV_OP_OPEN:
+				rep.ret = nfds ? -EINVAL : srv_op_open(c, &req, &rep, &fd_out);
+				break;
+			case SRV_OP_ATTACH:
+				rep.ret = nfds == 1 ? srv_op_attach(c, &req, fds[0]) : -EBADF;
+				break;
+			case SRV_OP_IOCTL:
+				f = srv_conn_file(c, req.file);
+				if (!f) {
+					rep.ret = -EBADF;
+					break;
+				}
+				pthread_mutex_lock(&s->lock);
+				if (f->hup) {
+					pthread_mutex_unlock(&s->lock);
+					rep.ret = -EBADF;
+					break;
+				}
+				f->active++;
+				pthread_mutex_unlock(&s->lock);
+				rep.ret = srv_op_ioctl(c, &req, f, -1,
+						       (req.flags & SRV_REQ_FD) && nfds ? fds[0] : -1,
+						       &rep, &fd_out);
+				pthread_mutex_lock(&s->lock);
+				f->active--;
+				f->refs++;
+				bool close_now = srv_claim_close_locked(s, f);
+				srv_unref_locked(f);
+				pthread_mutex_unlock(&s->lock);
+				if (close_now)
+					srv_do_close(s, f);
+				break;
+			case SRV_OP_FD_IOCTL:
+				if (!nfds) {
+					rep.ret = -EBADF;
+					break;
+				}
+				rep.ret = srv_op_ioctl(c, &req, NULL, fds[0],
+						       (req.flags & SRV_REQ_FD) && nfds > 1 ? fds[1] : -1,
+						       &rep, &fd_out);
+				break;
+			case SRV_OP_STATS:
+				srv_get_stats(s, &rep.stats);
+				rep.ret = 0;
+				break;
+			default:
+				rep.ret = -EINVAL;
+				break;
+			}
+		}
+		for (int i = 0; i < nfds; i++)
+			srv_close(fds[i]);
+		if (srv_send(c->fd, &rep, fd_out)) {
+			srv_close(fd_out);
+			return;
+		}
+		/*
+		 * The client has its copy now. A dma-buf's liveness is judged by
+		 * the descriptors of the process holding the driver (drm_fd.h), so
+		 * ours stays open while the connection lives; a sync_file or
+		 * syncobj pipe is counted by the kernel in every process.
+		 */
+		if (fd_out >= 0) {
+			if (!(rep.flags & SRV_REP_ANCHOR) && drm_fd_kind(fd_out) == DRM_FD_DMA_BUF)
+				srv_conn_hold(c, fd_out);
+			else
+				srv_close(fd_out);
+		}
+	}
+}
+
+void srv_serve_fd(struct srv *s, int fd, pid_t pid)
+{
+	struct srv_conn *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		srv_close(fd);
+		return;
+	}
+	c->s = s;
+	c->fd = fd;
+	c->pid = pid;
+	pthread_mutex_lock(&s->lock);
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->pprev = &c->next;
+	c->pprev = &s->conns;
+	s->conns = c;
+	s->nconns++;
+	pthread_mutex_unlock(&s->lock);
+
+	srv_conn_loop(c);
+
+	/* The client is gone: what it held here goes, as at a process's exit. */
+	for (size_t i = 0; i < c->nheld; i++)
+		srv_close(c->held[i]);
+	pthread_mutex_lock(&s->lock);
+	s->nheld -= c->nheld;
+	for (size_t i = 0; i < c->natt; i++)
+		srv_unref_locked(c->att[i]);
+	*c->pprev = c->next;
+	if (c->next)
+		c->next->pprev = c->pprev;
+	s->nconns--;
+	pthread_cond_broadcast(&s->idle);
+	pthread_mutex_unlock(&s->lock);
+	srv_close(fd);
+	free(c->att);
+	free(c->held);
+	free(c);
+}
+
+struct srv_conn_start {
+	struct srv *s;
+	int fd;
+	pid_t pid;
+};
+
+static void *srv_conn_thread(void *arg)
+{
+	struct srv_conn_start st = *(struct srv_conn_start *)arg;
+
+	free(arg);
+	if (st.s->hooks.thread_init)
+		st.s->hooks.thread_init(st.s->hooks.ctx);
+	srv_serve_fd(st.s, st.fd, st.pid);
+	return NULL;
+}
+
+static void *srv_accept_thread(void *arg)
+{
+	struct srv *s = arg;
+
+	if (s->hooks.thread_init)
+		s->hooks.thread_init(s->hooks.ctx);
+	for (;;) {
+		struct srv_conn_start *st;
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		pthread_attr_t attr;
+		pthread_t t;
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
+			    errno == ENFILE || errno == ENOMEM) {
+				if (errno != EINTR && errno != ECONNABORTED)
+					usleep(1000);
+				continue;
+			}
+			return NULL; /* shut down */
+		}
+		/* Owner-only: the directory is 0700, and the peer must be us. */
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+		    (cred.uid != geteuid() && geteuid() != 0)) {
+			srv_close(fd);
+			continue;
+		}
+		st = malloc(sizeof(*st));
+		if (!st) {
+			srv_close(fd);
+			continue;
+		}
+		*st = (struct srv_conn_start){ s, fd, cred.pid };
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&attr, 256 << 10);
+		if (pthread_create(&t, &attr, srv_conn_thread, st)) {
+			free(st);
+			srv_close(fd);
+		}
+		pthread_attr_destroy(&attr);
+	}
+}
+
+/* ---- the server --------------------------------------------------------- */
+
+int srv_socket_dir(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	int n;
+
+	if (xdg && *xdg)
+		n = snprintf(buf, len, "%s/ttm-i915", xdg);
+	else
+		n = snprintf(buf, len, "/tmp/ttm-i915-%u", (unsigned int)geteuid());
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -errno;
+	if (lstat(buf, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+		return -EPERM;
+	return 0;
+}
+
+int srv_create(struct i915_device *i915, const char *path, const struct srv_hooks *hooks,
+	       struct srv **out)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	sigset_t all, old;
+	struct srv *s;
+	int ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->i915 = i915;
+	if (hooks)
+		s->hooks = *hooks;
+	strcpy(s->path, path);
+	strcpy(sa.sun_path, path);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->idle, NULL);
+	s->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->stopfd = eventfd(0, EFD_CLOEXEC);
+	if (s->lfd < 0 || s->epfd < 0 || s->stopfd < 0)
+		goto err_errno;
+	unlink(path);
+	if (bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(s->lfd, 128) ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->stopfd, &ev))
+		goto err_errno;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&s->accept_thread, NULL, srv_accept_thread, s);
+	if (!ret) {
+		ret = -pthread_create(&s->anchor_thread, NULL, srv_anchor_thread, s);
+		if (ret) {
+			shutdown(s->lfd, SHUT_RDWR);
+			pthread_join(s->accept_thread, NULL);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		unlink(path);
+		goto err;
+	}
+	s->threads = true;
+	*out = s;
+	return 0;
+
+err_errno:
+	ret = -errno;
+err:
+	srv_close(s->lfd);
+	srv_close(s->epfd);
+	srv_close(s->stopfd);
+	free(s);
+	return ret;
+}
+
+void srv_destroy(struct srv *s)
+{
+	uint64_t one = 1;
+	ssize_t w;
+
+	if (!s)
+		return;
+	/* No new connections; the live ones end at their next receive. */
+	shutdown(s->lfd, SHUT_RDWR);
+	if (s->threads)
+		pthread_join(s->accept_thread, NULL);
+	unlink(s->path);
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	for (struct srv_conn *c = s->conns; c; c = c->next)
+		shutdown(c->fd, SHUT_RDWR);
+	while (s->nconns)
+		pthread_cond_wait(&s->idle, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	w = write(s->stopfd, &one, sizeof(one));
+	(void)w;
+	if (s->threads)
+		pthread_join(s->anchor_thread, NULL);
+	/* Files still held by anchors somewhere: closed now, as the device goes. */
+	for (unsigned int b = 0; b < SRV_BUCKETS; b++) {
+		while (s->buckets[b]) {
+			struct srv_file *f = s->buckets[b];
+
+			s->buckets[b] = f->next;
+			if (!f->closed && srv_begin(s)) {
+				i915_gem_file_close(f->file);
+				srv_end(s);
+				if (s->hooks.file_closed)
+					s->hooks.file_closed(s->hooks.ctx);
+			}
+			srv_close(f->a);
+			free(f);
+		}
+	}
+	srv_close(s->lfd);
+	srv_close(s->epfd);
+	srv_close(s->stopfd);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->idle);
+	free(s);
+}
+
+const char *srv_path(const struct srv *s)
+{
+	return s->path;
+}
+
+void srv_get_stats(struct srv *s, struct srv_stats *st)
+{
+	pthread_mutex_lock(&s->lock);
+	st->files = s->nfiles;
+	st->conns = s->nconns;
+	st->calls = s->calls;
+	st->held_fds = s->nheld;
+	pthread_mutex_unlock(&s->lock);
+	st->objects = -1;
+}

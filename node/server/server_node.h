@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * server_node: the render node's side of the device server (node/README.md,
+ * "Device server"): the process that created the device serves it to its
+ * forked children; a forked child forwards its device calls there.
+ * Called from node_libc.c and node_fd.c.
+ */
+#ifndef NODE_SERVER_NODE_H
+#define NODE_SERVER_NODE_H
+
+#include <stdbool.h>
+
+struct node_obj;
+
+/**
+ * node_server_file_opened() - the creator opened @obj's drm_file: hand it
+ * to the server (started on first use) so that forked children can use it.
+ * @cloexec: the descriptor is close-on-exec (so is the file's anchor).
+ * Without a server (TTM_I915_SERVER=0, or it failed) the file stays the
+ * creator's alone and children get EIO.
+ */
+void node_server_file_opened(struct node_obj *obj, bool cloexec);
+
+/**
+ * node_server_obj_release() - the last descriptor of device object @obj
+ * is gone in this process. Return: true when the server owns the file (its
+ * anchor is closed here; the file closes when no process holds it any
+ * more); false: the caller closes the file itself (creator, no server).
+ */
+bool node_server_obj_release(struct node_obj *obj);
+
+/**
+ * node_remote_open() - a forked child opens the device: a new file of the
+ * server, its anchor recorded for @obj. Return: 0 or a negative errno.
+ */
+int node_remote_open(struct node_obj *obj, int minor, bool cloexec);
+
+/**
+ * node_remote_ioctl() - a forked child's ioctl on device object @obj.
+ * Return: the result or a negative errno (-EIO: no server).
+ */
+int node_remote_ioctl(struct node_obj *obj, unsigned long request, void *arg);
+
+/**
+ * node_remote_fd_ioctl() - a forked child's ioctl on descriptor @fd that may
+ * be a sync_file or dma-buf of the device.
+ * @not_mine: set when the server says it is neither (the caller passes the
+ *	ioctl to the kernel).
+ * Return: the result or a negative errno.
+ */
+int node_remote_fd_ioctl(int fd, unsigned long request, void *arg, bool *not_mine);
+
+/** node_remote_active() - this process is a forked child with a server to talk to. */
+bool node_remote_active(void);
+
+#endif /* NODE_SERVER_NODE_H */
