@@ -155,9 +155,9 @@ static void ttm_bo_cleanup_memtype_use(struct ttm_buffer_object *bo)
 	/* Also uncounts a swapped tt. */
 	ttm_bo_tt_destroy(bo);
 	if (bo->resource) {
-		pthread_mutex_lock(&bdev->lru_lock);
+		ttm_lock(&bdev->lru_lock);
 		ttm_resource_free(ttm_manager_type(bdev, bo->resource->mem_type), &bo->resource);
-		pthread_mutex_unlock(&bdev->lru_lock);
+		ttm_unlock(&bdev->lru_lock);
 	}
 }
 
@@ -250,7 +250,7 @@ static void ttm_bo_release(struct ttm_buffer_object *bo)
 	 * on its LRU (a pinned one goes back to it) so that eviction can find
 	 * the dead BO and release it early.
 	 */
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	bo->deleted = true;
 	if (bo->pin_count) {
 		bo->pin_count = 0;
@@ -260,8 +260,8 @@ static void ttm_bo_release(struct ttm_buffer_object *bo)
 	atomic_store_explicit(&bo->refcount, 1, memory_order_release);
 	list_add_tail(&bo->ddestroy, &bdev->ddestroy_list);
 	atomic_fetch_add(&bdev->stats.ddestroy, 1);
-	pthread_cond_signal(&bdev->worker_cond);
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_event_signal(&bdev->worker_wake);
+	ttm_unlock(&bdev->lru_lock);
 }
 
 void ttm_bo_put(struct ttm_buffer_object *bo)
@@ -292,11 +292,11 @@ int ttm_bo_cleanup_refs(struct ttm_buffer_object *bo, bool interruptible, bool n
 		}
 	}
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	on_list = !list_empty(&bo->ddestroy);
 	if (on_list)
 		list_del_init(&bo->ddestroy);
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 
 	/* Only the cleaner that took it off the list owns its release. */
 	if (on_list)
@@ -384,9 +384,9 @@ void ttm_bo_move_to_lru_tail(struct ttm_buffer_object *bo)
 
 void ttm_bo_unreserve(struct ttm_buffer_object *bo)
 {
-	pthread_mutex_lock(&bo->bdev->lru_lock);
+	ttm_lock(&bo->bdev->lru_lock);
 	ttm_bo_lru_update_locked(bo);
-	pthread_mutex_unlock(&bo->bdev->lru_lock);
+	ttm_unlock(&bo->bdev->lru_lock);
 	dma_resv_unlock(bo->resv);
 }
 
@@ -394,10 +394,10 @@ void ttm_bo_set_bulk_move(struct ttm_buffer_object *bo, struct ttm_lru_bulk_move
 {
 	if (bo->bulk_move == bulk)
 		return;
-	pthread_mutex_lock(&bo->bdev->lru_lock);
+	ttm_lock(&bo->bdev->lru_lock);
 	bo->bulk_move = bulk;
 	ttm_bo_lru_update_locked(bo);
-	pthread_mutex_unlock(&bo->bdev->lru_lock);
+	ttm_unlock(&bo->bdev->lru_lock);
 }
 
 /*
@@ -408,24 +408,24 @@ void ttm_bo_pin(struct ttm_buffer_object *bo)
 {
 	struct ttm_device *bdev = bo->bdev;
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	if (bo->pin_count++ == 0) {
 		atomic_fetch_add(&bdev->stats.pinned, 1);
 		ttm_bo_lru_update_locked(bo);
 	}
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 }
 
 void ttm_bo_unpin(struct ttm_buffer_object *bo)
 {
 	struct ttm_device *bdev = bo->bdev;
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	if (bo->pin_count && --bo->pin_count == 0) {
 		atomic_fetch_sub(&bdev->stats.pinned, 1);
 		ttm_bo_lru_update_locked(bo);
 	}
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 }
 
 int ttm_bo_wait_ctx(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)

@@ -46,9 +46,9 @@ static void ttm_bo_free_resource(struct ttm_buffer_object *bo)
 
 	if (!bo->resource)
 		return;
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	ttm_resource_free(ttm_bo_res_man(bo, bo->resource), &bo->resource);
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 }
 
 /* Free a resource that was never linked anywhere (still the caller's). */
@@ -56,9 +56,9 @@ static void ttm_bo_free_unlinked(struct ttm_buffer_object *bo, struct ttm_resour
 {
 	struct ttm_device *bdev = bo->bdev;
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	ttm_resource_free(ttm_bo_res_man(bo, res), &res);
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 }
 
 int ttm_bo_tt_create(struct ttm_buffer_object *bo, bool zero_alloc)
@@ -130,9 +130,9 @@ void ttm_bo_assign_mem(struct ttm_buffer_object *bo, struct ttm_resource *new_me
 	new_mem->bo = bo;
 	new_mem->priority = bo->priority;
 	bo->resource = new_mem;
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	ttm_bo_lru_update_locked(bo);
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 }
 
 void ttm_bo_move_null(struct ttm_buffer_object *bo, struct ttm_resource *new_mem)
@@ -444,7 +444,7 @@ static int ttm_bo_move_to_ghost(struct ttm_buffer_object *bo, struct dma_fence *
 	if (fence)
 		dma_resv_add_fence(ghost->resv, fence, DMA_RESV_USAGE_KERNEL);
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	ghost->is_ghost = true;
 	ghost->resource = bo->resource;
 	bo->resource = NULL;
@@ -452,7 +452,7 @@ static int ttm_bo_move_to_ghost(struct ttm_buffer_object *bo, struct dma_fence *
 		ghost->resource->bo = ghost;
 		ttm_bo_lru_update_locked(ghost);
 	}
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 	if (take_tt) {
 		ghost->ttm = bo->ttm;
 		bo->ttm = NULL;

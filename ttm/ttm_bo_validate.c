@@ -45,9 +45,9 @@ static void ttm_bo_free_new(struct ttm_buffer_object *bo, struct ttm_resource *r
 {
 	struct ttm_device *bdev = bo->bdev;
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	ttm_resource_free(ttm_manager_type(bdev, res->mem_type), &res);
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 }
 
 /*
@@ -318,7 +318,7 @@ static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 	bool locked = false, deleted = false, held = false;
 	int ret;
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	for (unsigned prio = 0; prio < TTM_MAX_BO_PRIORITY && !victim; prio++) {
 		struct ttm_resource *res;
 
@@ -356,7 +356,7 @@ static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 				dma_resv_unlock(b->resv);
 		}
 	}
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 
 	if (victim && contended) {
 		ttm_bo_put(contended);
@@ -375,7 +375,7 @@ static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 				return *busy ? -EBUSY : -ENOSPC;
 			return ret;
 		}
-		pthread_mutex_lock(&bdev->lru_lock);
+		ttm_lock(&bdev->lru_lock);
 		if (contended->resource && contended->resource->mem_type == mem_type &&
 		    ttm_bo_evict_candidate(bdev, man, contended, contended->resource, place, size,
 					   ctx, busy)) {
@@ -383,7 +383,7 @@ static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 			locked = true;
 			deleted = contended->deleted;
 		}
-		pthread_mutex_unlock(&bdev->lru_lock);
+		ttm_unlock(&bdev->lru_lock);
 		if (!victim) {
 			dma_resv_unlock(contended->resv);
 			ttm_bo_put(contended);
@@ -720,13 +720,13 @@ int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type, struct ttm
 			return ret;
 	}
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	list_for_each_entry (res, &bdev->pinned, struct ttm_resource, lru) {
 		if (res->mem_type == mem_type) {
 			pinned = true;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 	return pinned ? -EBUSY : 0;
 }

@@ -3,7 +3,7 @@
  * ttm_device.c: device set-up and teardown, the driver's manager table, the
  * delayed-destroy worker, the swap shrinker and the info dump.
  *
- * The worker sleeps on @worker_cond. An enqueue, fini, or the signal of a
+ * The worker sleeps on @worker_wake. An enqueue, fini, or the signal of a
  * fence that a queued BO waits for wakes it; nothing else does, so a device
  * whose deleted BOs stay busy costs no CPU. The fence callbacks are armed
  * and owned by the worker itself (see struct ttm_device_wake), which keeps
@@ -77,16 +77,16 @@ static void ttm_device_wake_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
 	bool woken = false;
 
 	for (unsigned i = 0; i < TTM_DEVICE_WAKE_TRIES && !woken; i++) {
-		if (pthread_mutex_trylock(&bdev->lru_lock) == 0) {
-			pthread_cond_signal(&bdev->worker_cond);
-			pthread_mutex_unlock(&bdev->lru_lock);
+		if (ttm_trylock(&bdev->lru_lock)) {
+			ttm_event_signal(&bdev->worker_wake);
+			ttm_unlock(&bdev->lru_lock);
 			woken = true;
 		} else {
 			sched_yield();
 		}
 	}
 	if (!woken)
-		pthread_cond_signal(&bdev->worker_cond);
+		ttm_event_signal(&bdev->worker_wake);
 	/*
 	 * Last: a disarming worker that wins @state waits for us in
 	 * dma_fence_remove_callback() (we run under the fence lock), and one
@@ -181,7 +181,7 @@ static int ttm_device_wakes_arm(struct ttm_device *bdev, struct ttm_device_wakes
 	struct ttm_buffer_object *bo;
 	int ret = 0;
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	list_for_each_entry (bo, &bdev->ddestroy_list, struct ttm_buffer_object, ddestroy) {
 		struct dma_fence **f;
 		unsigned k;
@@ -210,7 +210,7 @@ static int ttm_device_wakes_arm(struct ttm_device *bdev, struct ttm_device_wakes
 		/* The references moved to @all; only the array goes. */
 		free(f);
 	}
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 
 	for (unsigned i = 0; i < n && !ret; i++)
 		ret = ttm_device_wakes_arm_one(bdev, ws, all[i]);
@@ -242,7 +242,7 @@ static void ttm_device_timedwait(struct ttm_device *bdev, long ns)
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
 	}
-	pthread_cond_timedwait(&bdev->worker_cond, &bdev->lru_lock, &ts);
+	ttm_event_wait(&bdev->worker_wake, &bdev->lru_lock, &ts);
 }
 
 static void *ttm_device_worker(void *arg)
@@ -250,20 +250,20 @@ static void *ttm_device_worker(void *arg)
 	struct ttm_device *bdev = arg;
 	struct ttm_device_wakes ws = {0};
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	while (!bdev->worker_stop) {
 		bool poll;
 
 		if (list_empty(&bdev->ddestroy_list)) {
-			pthread_cond_wait(&bdev->worker_cond, &bdev->lru_lock);
+			ttm_event_wait(&bdev->worker_wake, &bdev->lru_lock, NULL);
 			continue;
 		}
-		pthread_mutex_unlock(&bdev->lru_lock);
+		ttm_unlock(&bdev->lru_lock);
 		ttm_device_flush_pass(bdev, false);
 		ttm_device_wakes_gc(&ws, false);
 		/* A fence we could not watch has to be polled. */
 		poll = ttm_device_wakes_arm(bdev, &ws) != 0;
-		pthread_mutex_lock(&bdev->lru_lock);
+		ttm_lock(&bdev->lru_lock);
 		if (bdev->worker_stop || list_empty(&bdev->ddestroy_list))
 			continue;
 		/*
@@ -276,7 +276,7 @@ static void *ttm_device_worker(void *arg)
 			poll = true;
 		ttm_device_timedwait(bdev, poll ? TTM_DEVICE_POLL_NS : TTM_DEVICE_SAFETY_NS);
 	}
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 	ttm_device_wakes_gc(&ws, true);
 	return NULL;
 }
@@ -296,7 +296,6 @@ static unsigned long ttm_device_swap_scan(struct ttm_global_shrinker *shrinker,
 
 int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *funcs, bool use_dma32)
 {
-	pthread_condattr_t cattr;
 	int ret;
 
 	if (!bdev || !funcs || !funcs->evict_flags)
@@ -313,17 +312,8 @@ int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *func
 	ret = ttm_pool_init(&bdev->pool, use_dma32);
 	if (ret)
 		goto err_sys;
-	ret = -pthread_mutex_init(&bdev->lru_lock, NULL);
-	if (ret)
-		goto err_pool;
-	ret = -pthread_condattr_init(&cattr);
-	if (ret)
-		goto err_lock;
-	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
-	ret = -pthread_cond_init(&bdev->worker_cond, &cattr);
-	pthread_condattr_destroy(&cattr);
-	if (ret)
-		goto err_lock;
+	ttm_lock_init(&bdev->lru_lock);
+	ttm_event_init(&bdev->worker_wake);
 
 	INIT_LIST_HEAD(&bdev->pinned);
 	INIT_LIST_HEAD(&bdev->ddestroy_list);
@@ -341,17 +331,13 @@ int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *func
 
 	ret = -pthread_create(&bdev->worker, NULL, ttm_device_worker, bdev);
 	if (ret)
-		goto err_cond;
+		goto err_pool;
 
 	bdev->swap_shrinker.scan = ttm_device_swap_scan;
 	bdev->swap_shrinker.swaps = true;
 	ttm_global_register_shrinker(&bdev->swap_shrinker);
 	return 0;
 
-err_cond:
-	pthread_cond_destroy(&bdev->worker_cond);
-err_lock:
-	pthread_mutex_destroy(&bdev->lru_lock);
 err_pool:
 	ttm_pool_fini(&bdev->pool);
 err_sys:
@@ -365,18 +351,16 @@ int ttm_device_fini(struct ttm_device *bdev)
 	if (atomic_load(&bdev->stats.bo_count))
 		return -EBUSY;
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	bdev->worker_stop = true;
-	pthread_cond_signal(&bdev->worker_cond);
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_event_signal(&bdev->worker_wake);
+	ttm_unlock(&bdev->lru_lock);
 	pthread_join(bdev->worker, NULL);
 
 	ttm_global_unregister_shrinker(&bdev->swap_shrinker);
 	ttm_pool_fini(&bdev->pool);
 	ttm_sys_manager_fini(&bdev->sysman);
 	bdev->man_drv[TTM_PL_SYSTEM] = NULL;
-	pthread_cond_destroy(&bdev->worker_cond);
-	pthread_mutex_destroy(&bdev->lru_lock);
 	return 0;
 }
 
@@ -386,12 +370,12 @@ int ttm_set_driver_manager(struct ttm_device *bdev, unsigned type, struct ttm_re
 
 	if (type == TTM_PL_SYSTEM || type >= TTM_NUM_MEM_TYPES)
 		return -EINVAL;
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	if (man && bdev->man_drv[type])
 		ret = -EINVAL;
 	else
 		bdev->man_drv[type] = man;
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 	return ret;
 }
 
@@ -434,9 +418,9 @@ unsigned long ttm_device_swapout(struct ttm_device *bdev, struct ttm_operation_c
 		for (unsigned p = 0; p < TTM_MAX_BO_PRIORITY && freed < nr_pages; p++) {
 			unsigned long budget;
 
-			pthread_mutex_lock(&bdev->lru_lock);
+			ttm_lock(&bdev->lru_lock);
 			budget = ttm_resource_manager_lru_count(man, p);
-			pthread_mutex_unlock(&bdev->lru_lock);
+			ttm_unlock(&bdev->lru_lock);
 
 			/*
 			 * Every BO looked at goes to the LRU tail on unreserve,
@@ -446,9 +430,9 @@ unsigned long ttm_device_swapout(struct ttm_device *bdev, struct ttm_operation_c
 				struct ttm_buffer_object *bo;
 				long ret;
 
-				pthread_mutex_lock(&bdev->lru_lock);
+				ttm_lock(&bdev->lru_lock);
 				bo = ttm_device_lru_grab(man, p);
-				pthread_mutex_unlock(&bdev->lru_lock);
+				ttm_unlock(&bdev->lru_lock);
 				if (!bo)
 					break;
 				ret = ttm_bo_swapout(bo, ctx);
@@ -474,7 +458,7 @@ static unsigned long ttm_device_flush_pass(struct ttm_device *bdev, bool wait)
 	 * the entries queued meanwhile, keeping the list in deletion order.
 	 */
 	INIT_LIST_HEAD(&local);
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	while (!list_empty(&bdev->ddestroy_list)) {
 		struct ttm_buffer_object *bo =
 		    list_first_entry(&bdev->ddestroy_list, struct ttm_buffer_object, ddestroy);
@@ -482,7 +466,7 @@ static unsigned long ttm_device_flush_pass(struct ttm_device *bdev, bool wait)
 		list_move_tail(&bo->ddestroy, &local);
 		/* The list's reference keeps it alive; this one survives cleanup. */
 		ttm_bo_get(bo);
-		pthread_mutex_unlock(&bdev->lru_lock);
+		ttm_unlock(&bdev->lru_lock);
 
 		if (wait) {
 			dma_resv_lock(bo->resv, NULL);
@@ -492,12 +476,12 @@ static unsigned long ttm_device_flush_pass(struct ttm_device *bdev, bool wait)
 			ttm_bo_cleanup_refs(bo, false, true, true);
 		}
 		ttm_bo_put(bo);
-		pthread_mutex_lock(&bdev->lru_lock);
+		ttm_lock(&bdev->lru_lock);
 	}
 	list_splice_tail_init(&local, &bdev->ddestroy_list);
 	for (pos = bdev->ddestroy_list.next; pos != &bdev->ddestroy_list; pos = pos->next)
 		left++;
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 	return left;
 }
 
@@ -550,7 +534,7 @@ void ttm_device_print(struct ttm_device *bdev, FILE *f)
 	struct ttm_device_stats *s = &bdev->stats;
 	unsigned long pending = 0;
 
-	pthread_mutex_lock(&bdev->lru_lock);
+	ttm_lock(&bdev->lru_lock);
 	fprintf(f, "ttm_device:\n");
 	for (unsigned t = 0; t < TTM_NUM_MEM_TYPES; t++) {
 		struct ttm_resource_manager *man = bdev->man_drv[t];
@@ -563,7 +547,7 @@ void ttm_device_print(struct ttm_device *bdev, FILE *f)
 			pending += ttm_device_count_pending(&man->lru[p]);
 	}
 	pending += ttm_device_count_pending(&bdev->pinned);
-	pthread_mutex_unlock(&bdev->lru_lock);
+	ttm_unlock(&bdev->lru_lock);
 
 	fprintf(f, "bos: %llu\n", (unsigned long long)atomic_load(&s->bo_count));
 	fprintf(f, "ghosts: %llu\n", (unsigned long long)atomic_load(&s->ghost_count));

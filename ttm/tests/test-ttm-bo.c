@@ -421,9 +421,9 @@ KTEST(ttm_bo_unreserve_bulk)
 	EXPECT_TRUE(bulk.pos[TTM_PL_TT][0].first == bo[2]->resource);
 	EXPECT_TRUE(bulk.pos[TTM_PL_TT][0].last == bo[0]->resource);
 	EXPECT_TRUE(bo[2]->resource->lru.next == &bo[0]->resource->lru);
-	pthread_mutex_lock(&tdev->bdev.lru_lock);
+	ttm_lock(&tdev->bdev.lru_lock);
 	ttm_lru_bulk_move_tail(&bulk, tdev->bdev.man_drv);
-	pthread_mutex_unlock(&tdev->bdev.lru_lock);
+	ttm_unlock(&tdev->bdev.lru_lock);
 	EXPECT_TRUE(lru_first(man, 0) == bo[1]->resource);
 	for (int i = 0; i < 3; i += 2) {
 		ASSERT_EQ(ttm_bo_reserve(bo[i], false, false, NULL), 0);

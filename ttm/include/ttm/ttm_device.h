@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include <ttm/list.h>
+#include <ttm/ttm_lock.h>
 #include <ttm/ttm_global.h>
 #include <ttm/ttm_placement.h>
 #include <ttm/ttm_pool.h>
@@ -160,7 +161,7 @@ struct ttm_device_stats {
  *	off every manager LRU, yet ttm_resource_free() unlinks them the same way).
  * @ddestroy_list: deleted BOs still busy; the worker frees them once idle.
  * @worker: the delayed-destroy thread.
- * @worker_cond: wakes the worker (new entry, fence signalled, fini).
+ * @worker_wake: wakes the worker (new entry, fence signalled, fini).
  * @worker_stop: set by fini under @lru_lock.
  * @swap_shrinker: stage-2 ttm_global shrinker swapping LRU BOs to shmem.
  * @unmap_virtual: set by the CPU-mapping code (ttm_bo_vm) when it maps a BO
@@ -174,14 +175,14 @@ struct ttm_device {
 	struct ttm_resource_manager *man_drv[TTM_NUM_MEM_TYPES];
 	struct ttm_pool pool;
 
-	pthread_mutex_t lru_lock;
+	struct ttm_lock lru_lock;
 	/* Protected by @lru_lock. */
 	struct list_head pinned;
 	struct list_head ddestroy_list;
 	bool worker_stop;
 
 	pthread_t worker;
-	pthread_cond_t worker_cond;
+	struct ttm_event worker_wake;
 	struct ttm_global_shrinker swap_shrinker;
 	void (*unmap_virtual)(struct ttm_buffer_object *bo);
 	struct ttm_device_stats stats;

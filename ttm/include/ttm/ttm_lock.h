@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ttm_lock: the sleeping lock of the core's short critical sections (the
+ * device's LRU lock, a range manager's allocator, a manager's move fence),
+ * where the kernel uses a spinlock. Uncontended, taking it is one
+ * compare-and-swap and dropping it one exchange, both inline; a contended
+ * taker spins briefly, then sleeps on a futex. The word is 0 (free),
+ * 1 (held) or 2 (held, maybe with sleepers), as in Drepper's "Futexes are
+ * tricky" mutex. Not recursive; no owner tracking.
+ *
+ * ttm_event: a wake-up for a thread that sleeps with a ttm_lock dropped,
+ * in place of a condition variable: ttm_event_wait() reads the event's
+ * count under the lock, drops the lock and sleeps while the count is
+ * unchanged, so a ttm_event_signal() after the waiter looked (with or
+ * without the lock) is never lost; one from before is, as with a
+ * condition variable signalled without its mutex.
+ */
+#ifndef TTM_LOCK_H
+#define TTM_LOCK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <time.h>
+
+/** struct ttm_lock - the lock word (0 free, 1 held, 2 held and contended). */
+struct ttm_lock {
+	atomic_uint word;
+};
+
+static inline void ttm_lock_init(struct ttm_lock *lock)
+{
+	atomic_init(&lock->word, 0);
+}
+
+/* The contended halves; call the inline functions below. */
+void ttm_lock_contended(struct ttm_lock *lock);
+void ttm_lock_wake(struct ttm_lock *lock);
+
+/** ttm_lock() - take @lock, sleeping while another thread holds it. */
+static inline void ttm_lock(struct ttm_lock *lock)
+{
+	unsigned free = 0;
+
+	if (!atomic_compare_exchange_strong_explicit(&lock->word, &free, 1, memory_order_acquire,
+						     memory_order_relaxed))
+		ttm_lock_contended(lock);
+}
+
+/** ttm_trylock() - take @lock if free. Return: true when taken. */
+static inline bool ttm_trylock(struct ttm_lock *lock)
+{
+	unsigned free = 0;
+
+	return atomic_compare_exchange_strong_explicit(&lock->word, &free, 1, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+/** ttm_unlock() - drop @lock; wakes one sleeper when there may be one. */
+static inline void ttm_unlock(struct ttm_lock *lock)
+{
+	if (atomic_exchange_explicit(&lock->word, 0, memory_order_release) == 2)
+		ttm_lock_wake(lock);
+}
+
+/**
+ * struct ttm_event - see the top of this file.
+ * @seq: bumped by every signal; the futex word.
+ * @waiters: threads between their look at @seq and their wake-up.
+ */
+struct ttm_event {
+	atomic_uint seq;
+	atomic_uint waiters;
+};
+
+static inline void ttm_event_init(struct ttm_event *ev)
+{
+	atomic_init(&ev->seq, 0);
+	atomic_init(&ev->waiters, 0);
+}
+
+/** ttm_event_signal() - wake every thread waiting on @ev (none: no system call). */
+void ttm_event_signal(struct ttm_event *ev);
+
+/**
+ * ttm_event_wait() - with @lock held: drop it, sleep until @ev is
+ * signalled or CLOCK_MONOTONIC reaches @deadline (NULL: no deadline), and
+ * take @lock again. May return early (spurious wake-up), as a condition
+ * variable may: the caller re-checks its condition.
+ */
+void ttm_event_wait(struct ttm_event *ev, struct ttm_lock *lock, const struct timespec *deadline);
+
+#endif /* TTM_LOCK_H */
