@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <ttm/ttm_bo_vm.h>
+#include <ttm/ttm_global.h>
 
 #include "gem_priv.h"
 
@@ -140,6 +142,30 @@ static int gem_parse_params(const char *params, uint64_t *lmem_mib, int *reset, 
 	return 0;
 }
 
+/*
+ * The pages an integrated part's system-memory objects may hold. The
+ * kernel keeps them in shmem, bounded by RAM (its shrinker acts under
+ * memory pressure only), not by TTM's half-of-RAM page cap, so four 3 GiB
+ * objects on a 16 GiB machine stay resident there instead of swapping one
+ * out for each batch. The cap is lifted to all of RAM only while it is
+ * TTM's default: a cap someone configured stays.
+ */
+static void gem_lift_page_cap(void)
+{
+	long phys = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	struct ttm_global_stats st;
+	uint64_t pages;
+
+	if (phys <= 0 || psz <= 0)
+		return;
+	pages = (uint64_t)phys * (uint64_t)psz / TTM_PAGE_SIZE;
+	ttm_global_get_stats(&st);
+	if (st.limit_pages != (pages / 2 ? pages / 2 : 1))
+		return;
+	ttm_global_config(&(struct ttm_global_config){.limit_pages = pages,
+						      .dma32_limit_pages = st.dma32_limit_pages});
+}
+
 int i915_gem_device_create(const char *profile, struct i915_device **out)
 {
 	return i915_gem_device_create_params(profile, NULL, out);
@@ -192,6 +218,8 @@ int i915_gem_device_create_params(const char *profile, const char *params,
 	 * domain call. Stop modelling a non-snooping CPU cache for this device.
 	 */
 	ttm_bo_vm_set_cpu_cache(&i915->drm.bdev, false);
+	if (!info->lmem_size)
+		gem_lift_page_cap();
 	dev->i915 = i915;
 	dev->info = info;
 	pthread_mutex_init(&dev->lock, NULL);

@@ -18,6 +18,7 @@
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem_uapi.h>
 #include <i915/i915_vm.h>
+#include <ttm/ttm_global.h>
 
 #include "../gem_priv.h"
 #include "ktest.h"
@@ -1100,6 +1101,37 @@ KTEST(execbuffer_and_bounce_allocation_failures_are_enomem)
 	EXPECT_TRUE(fault_fired());
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
 	fx_close(&fx);
+}
+
+KTEST(integrated_part_lifts_default_page_cap_to_ram)
+{
+	long phys = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	uint64_t ram = (uint64_t)phys * (uint64_t)psz / 4096u;
+	struct ttm_global_config def = {0}, mine = {.limit_pages = 12345};
+	struct ttm_global_stats st;
+	struct i915_device *i915;
+
+	ASSERT_GT(phys, 0);
+	ASSERT_EQ(ttm_global_config(&def), 0);
+	ttm_global_get_stats(&st);
+	ASSERT_UEQ(st.limit_pages, ram / 2);
+	/* Discrete: objects are TTM's in the kernel too, the cap stays. */
+	ASSERT_EQ(i915_gem_device_create("dg2", &i915), 0);
+	ttm_global_get_stats(&st);
+	EXPECT_UEQ(st.limit_pages, ram / 2);
+	i915_gem_device_destroy(i915);
+	/* Integrated: shmem objects, bounded by RAM. */
+	ASSERT_EQ(i915_gem_device_create("tgl", &i915), 0);
+	ttm_global_get_stats(&st);
+	EXPECT_UEQ(st.limit_pages, ram);
+	i915_gem_device_destroy(i915);
+	/* A cap somebody configured is theirs. */
+	ASSERT_EQ(ttm_global_config(&mine), 0);
+	ASSERT_EQ(i915_gem_device_create("tgl", &i915), 0);
+	ttm_global_get_stats(&st);
+	EXPECT_UEQ(st.limit_pages, 12345u);
+	i915_gem_device_destroy(i915);
+	ttm_global_config(&def);
 }
 KTEST(module_params_at_probe)
 {
