@@ -602,6 +602,7 @@ static int time_side(struct kstate *s, bool kernel, unsigned long n, double *ns)
 struct kref_opts {
 	bool callgrind;
 	const char *only;
+	int side; /* 0: both, 1: ours only, 2: the kernel's only (for profiling) */
 };
 
 static int opt_callgrind(void *ctx, const char *arg, char *err, size_t errlen)
@@ -624,10 +625,27 @@ static int opt_only(void *ctx, const char *arg, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+static int opt_side(void *ctx, const char *arg, char *err, size_t errlen)
+{
+	struct kref_opts *o = ctx;
+
+	if (!strcmp(arg, "ours"))
+		o->side = 1;
+	else if (!strcmp(arg, "kernel"))
+		o->side = 2;
+	else {
+		snprintf(err, errlen, "'%s': ours or kernel", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct bench_opt kref_extra[] = {
 	{ "callgrind", NULL, "count instructions under valgrind --tool=callgrind --instr-atstart=no",
 	  opt_callgrind },
 	{ "only", "TEXT", "run only the cases whose name contains TEXT", opt_only },
+	{ "side", "ours|kernel",
+	  "run one side only (to profile it with perf; no vs_kernel ratios then)", opt_side },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -674,6 +692,8 @@ int main(int argc, char **argv)
 	bench_run_param(&run, "kernel", "linux-6.12 ttm (bench/kref)");
 	if (ko.only)
 		bench_run_param(&run, "only", "%s", ko.only);
+	if (ko.side)
+		bench_run_param(&run, "side", "%s", ko.side == 1 ? "ours" : "kernel");
 	if (!ko.callgrind)
 		bench_references_measure(&run);
 	bench_pin_thread(&run, 0);
@@ -715,15 +735,20 @@ int main(int argc, char **argv)
 			for (int k = 0; k < 2 && !ret; k++) {
 				bool kernel = kernel_first ? k == 0 : k == 1;
 
+				if (ko.side == (kernel ? 1 : 2))
+					continue;
 				ret = time_side(&s, kernel, n, &t[kernel]);
 			}
 			bench_progress(&run, c->name, (double)(rep + (int)run.opts.warmup + 1) /
 							      (double)(run.opts.reps + run.opts.warmup));
 			if (ret || rep < 0)
 				continue;
-			bench_metric_sample(mo, t[0]);
-			bench_metric_sample(mk, t[1]);
-			bench_metric_sample(mr, t[1] > 0 ? t[0] / t[1] : 0);
+			if (ko.side != 2)
+				bench_metric_sample(mo, t[0]);
+			if (ko.side != 1)
+				bench_metric_sample(mk, t[1]);
+			if (!ko.side && t[1] > 0)
+				bench_metric_sample(mr, t[0] / t[1]);
 		}
 		state_fini(&s);
 		if (ret)
