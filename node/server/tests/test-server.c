@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The device server over its wire protocol, without the render node: a
+ * device and its server in the test process, clients in the test process or
+ * in forked children (the server copies in each client's own memory).
+ * Covers files and their anchors, isolation between connections, descriptor
+ * passing (PRIME, out fences), malformed requests, clients killed in the
+ * middle of submissions and waits, and a server that dies under its clients.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktest.h"
+#include "server.h"
+
+struct fix {
+	struct i915_device *i915;
+	struct srv *s;
+	char dir[64];
+	char path[96];
+};
+
+static int fix_init(struct ktest *t)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	strcpy(f->dir, "/tmp/ttm-srv-test.XXXXXX");
+	if (!mkdtemp(f->dir) || i915_gem_device_create(NULL, &f->i915)) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/s.sock", f->dir);
+	if (srv_create(f->i915, f->path, NULL, &f->s)) {
+		i915_gem_device_destroy(f->i915);
+		free(f);
+		return -1;
+	}
+	t->priv = f;
+	return 0;
+}
+
+static void fix_exit(struct ktest *t)
+{
+	struct fix *f = ktest_current()->priv;
+
+	srv_destroy(f->s);
+	i915_gem_device_destroy(f->i915);
+	rmdir(f->dir);
+	free(f);
+}
+
+KTEST_SUITE(server, .init = fix_init, .exit = fix_exit);
+
+/* Wait (2 s at most) for the server's open files to come down to @want. */
+static uint64_t wait_files(struct srv *s, uint64_t want)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct srv_stats st;
+
+	for (int i = 0; i < 2000; i++) {
+		srv_get_stats(s, &st);
+		if (st.files == want)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	return st.files;
+}
+
+static int bo_create(int conn, uint64_t file, uint64_t size, uint32_t *handle)
+{
+	struct drm_i915_gem_create c = { .size = size };
+	int ret = srv_client_ioctl(conn, file, -1, DRM_IOCTL_I915_GEM_CREATE, &c, NULL);
+
+	*handle = c.handle;
+	return ret;
+}
+
+static int bo_rw(int conn, uint64_t file, uint32_t handle, void *buf, uint64_t size, bool write)
+{
+	struct drm_i915_gem_pwrite p = {
+		.handle = handle, .size = size, .data_ptr = (uint64_t)(uintptr_t)buf,
+	};
+
+	return srv_client_ioctl(conn, file, -1,
+				write ? DRM_IOCTL_I915_GEM_PWRITE : DRM_IOCTL_I915_GEM_PREAD, &p,
+				NULL);
+}
+
+/* A batch of MI_BATCH_BUFFER_END in a new object. */
+static int batch_create(int conn, uint64_t file, uint32_t *handle)
+{
+	uint32_t bbe[2] = { 0x0a << 23, 0 };
+	int ret = bo_create(conn, file, 4096, handle);
+
+	return ret ? ret : bo_rw(conn, file, *handle, bbe, sizeof(bbe), true);
+}
+
+static int submit(int conn, uint64_t file, uint32_t batch, uint64_t flags, uint64_t *rsvd2)
+{
+	struct drm_i915_gem_exec_object2 obj = { .handle = batch };
+	struct drm_i915_gem_execbuffer2 eb = {
+		.buffers_ptr = (uint64_t)(uintptr_t)&obj, .buffer_count = 1, .flags = flags,
+		.rsvd2 = rsvd2 ? *rsvd2 : 0,
+	};
+	int ret = srv_client_ioctl(conn, file, -1,
+				   rsvd2 ? DRM_IOCTL_I915_GEM_EXECBUFFER2_WR
+					 : DRM_IOCTL_I915_GEM_EXECBUFFER2,
+				   &eb, NULL);
+
+	if (rsvd2)
+		*rsvd2 = eb.rsvd2;
+	return ret;
+}
+
+KTEST_F(server, open_create_rw_close)
+{
+	struct fix *f = ktest_current()->priv;
+	char out[64] = "the server copies in the client's memory", in[64] = { 0 };
+	uint32_t handle;
+	uint64_t file;
+	int conn, anchor;
+
+	conn = srv_connect(f->path);
+	ASSERT_GE(conn, 0);
+	ASSERT_EQ(srv_client_open(conn, 128, 1, &anchor, &file), 0);
+	EXPECT_UEQ(wait_files(f->s, 1), 1);
+	ASSERT_EQ(bo_create(conn, file, 4096, &handle), 0);
+	ASSERT_EQ(bo_rw(conn, file, handle, out, sizeof(out), true), 0);
+	ASSERT_EQ(bo_rw(conn, file, handle, in, sizeof(in), false), 0);
+	EXPECT_MEMEQ(in, out, sizeof(out));
+	/* A bad pointer is the kernel's -EFAULT, not a crash of the server. */
+	EXPECT_EQ(bo_rw(conn, file, handle, (void *)8, 64, false), -EFAULT);
+	/* A dup()ed anchor keeps the file; closing the last copy closes it. */
+	int dupd = dup(anchor);
+
+	close(anchor);
+	EXPECT_UEQ(wait_files(f->s, 1), 1);
+	EXPECT_EQ(bo_rw(conn, file, handle, in, sizeof(in), false), 0);
+	close(dupd);
+	EXPECT_UEQ(wait_files(f->s, 0), 0);
+	EXPECT_EQ(bo_rw(conn, file, handle, in, sizeof(in), false), -EBADF);
+	close(conn);
+}
+
+KTEST_F(server, child_process_client)
+{
+	struct fix *f = ktest_current()->priv;
+	pid_t pid = fork();
+	int status;
+
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char out[4096], in[4096];
+		uint32_t handle;
+		uint64_t file;
+		int conn = srv_connect(f->path), anchor, bad = 0;
+
+		for (unsigned int i = 0; i < sizeof(out); i++)
+			out[i] = (char)(i * 7 + getpid());
+		if (conn < 0 || srv_client_open(conn, 128, 1, &anchor, &file) ||
+		    bo_create(conn, file, 8192, &handle) ||
+		    bo_rw(conn, file, handle, out, sizeof(out), true) ||
+		    bo_rw(conn, file, handle, in, sizeof(in), false))
+			_exit(2);
+		bad = memcmp(in, out, sizeof(in)) != 0;
+		/* Exits with the file open: the server closes it. */
+		_exit(bad);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_UEQ(wait_files(f->s, 0), 0);
+}
+
+KTEST_F(server, isolation)
+{
+	struct fix *f = ktest_current()->priv;
+	int c1 = srv_connect(f->path), c2 = srv_connect(f->path), anchor, sv[2];
+	uint32_t handle;
+	uint64_t file;
+
+	ASSERT_GE(c1, 0);
+	ASSERT_GE(c2, 0);
+	ASSERT_EQ(srv_client_open(c1, 0, 1, &anchor, &file), 0);
+	ASSERT_EQ(bo_create(c1, file, 4096, &handle), 0);
+	/* Naming a file without proving the anchor is -EBADF. */
+	EXPECT_EQ(bo_create(c2, file, 4096, &handle), -EBADF);
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	EXPECT_EQ(srv_client_attach(c2, file, sv[1]), -EBADF);
+	EXPECT_EQ(srv_client_attach(c2, file + 1, anchor), -EBADF);
+	close(sv[0]);
+	close(sv[1]);
+	/* With the anchor it works, as a descriptor passed between processes. */
+	EXPECT_EQ(srv_client_attach(c2, file, anchor), 0);
+	EXPECT_EQ(bo_create(c2, file, 4096, &handle), 0);
+	close(anchor);
+	EXPECT_UEQ(wait_files(f->s, 0), 0);
+	close(c1);
+	close(c2);
+}
+
+static int send_raw(int conn, const void *buf, size_t len, int pass_fd, struct srv_rep *rep)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (pass_fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(&c, 0, sizeof(c));
+		mh.msg_control = c.b;
+		mh.msg_controllen = sizeof(c.b);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+	}
+	if (sendmsg(conn, &mh, MSG_NOSIGNAL) != (ssize_t)len)
+		return -1;
+	return recv(conn, rep, sizeof(*rep), 0) == (ssize_t)sizeof(*rep) ? 0 : -1;
+}
+
+KTEST_F(server, malformed_requests)
+{
+	struct fix *f = ktest_current()->priv;
+	struct srv_req req = { .magic = SRV_MAGIC };
+	struct srv_rep rep;
+	int conn = srv_connect(f->path), p[2], anchor, nm;
+	uint64_t file;
+	char junk[200];
+
+	ASSERT_GE(conn, 0);
+	ASSERT_EQ(pipe(p), 0);
+	memset(junk, 0x5a, sizeof(junk));
+	EXPECT_EQ(send_raw(conn, junk, 3, -1, &rep), 0);
+	EXPECT_EQ(rep.ret, -EPROTO);
+	EXPECT_EQ(send_raw(conn, junk, sizeof(junk), p[0], &rep), 0);
+	EXPECT_EQ(rep.ret, -EPROTO);
+	req.op = 0;
+	EXPECT_EQ(send_raw(conn, &req, sizeof(req), -1, &rep), 0);
+	EXPECT_EQ(rep.ret, -EINVAL);
+	req.op = SRV_OP_MAX + 7;
+	EXPECT_EQ(send_raw(conn, &req, sizeof(req), -1, &rep), 0);
+	EXPECT_EQ(rep.ret, -EINVAL);
+	req.op = SRV_OP_OPEN;
+	req.request = 5;
+	EXPECT_EQ(send_raw(conn, &req, sizeof(req), -1, &rep), 0);
+	EXPECT_EQ(rep.ret, -ENODEV);
+	req.op = SRV_OP_ATTACH;
+	req.file = 1;
+	EXPECT_EQ(send_raw(conn, &req, sizeof(req), -1, &rep), 0);
+	EXPECT_EQ(rep.ret, -EBADF);
+	EXPECT_EQ(send_raw(conn, &req, sizeof(req), p[1], &rep), 0);
+	EXPECT_EQ(rep.ret, -EBADF);
+	req.op = SRV_OP_IOCTL;
+	req.request = DRM_IOCTL_I915_GEM_CREATE;
+	EXPECT_EQ(send_raw(conn, &req, sizeof(req), -1, &rep), 0);
+	EXPECT_EQ(rep.ret, -EBADF);
+	/* A descriptor that is not the device's: the client's own business. */
+	EXPECT_EQ(srv_client_ioctl(conn, 0, p[0], 0x3e00, NULL, &nm), -ENOTTY);
+	EXPECT_EQ(nm, 1);
+	/* The connection and the server still serve. */
+	EXPECT_EQ(srv_client_open(conn, 128, 1, &anchor, &file), 0);
+	close(anchor);
+	close(p[0]);
+	close(p[1]);
+	close(conn);
+	EXPECT_UEQ(wait_files(f->s, 0), 0);
+}
+
+KTEST_F(server, prime_and_fence_descriptors)
+{
+	struct fix *f = ktest_current()->priv;
+	char out[128] = "shared through a dma-buf", in[128] = { 0 };
+	int conn = srv_connect(f->path), a1, a2;
+	uint64_t f1, f2, rsvd2 = 0;
+	uint32_t h1, batch;
+	struct drm_prime_handle ph = { 0 };
+	struct sync_file_info info = { 0 };
+	struct pollfd pfd;
+	int nm, fence;
+
+	ASSERT_GE(conn, 0);
+	ASSERT_EQ(srv_client_open(conn, 128, 1, &a1, &f1), 0);
+	ASSERT_EQ(srv_client_open(conn, 128, 1, &a2, &f2), 0);
+	ASSERT_EQ(bo_create(conn, f1, 4096, &h1), 0);
+	ASSERT_EQ(bo_rw(conn, f1, h1, out, sizeof(out), true), 0);
+	ph.handle = h1;
+	ph.flags = DRM_CLOEXEC | DRM_RDWR;
+	ASSERT_EQ(srv_client_ioctl(conn, f1, -1, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph, NULL), 0);
+	ASSERT_GE(ph.fd, 0);
+	EXPECT_GE(fcntl(ph.fd, F_GETFD), 0);
+	ph.handle = 0;
+	ASSERT_EQ(srv_client_ioctl(conn, f2, -1, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph, NULL), 0);
+	ASSERT_NE(ph.handle, 0u);
+	ASSERT_EQ(bo_rw(conn, f2, ph.handle, in, sizeof(in), false), 0);
+	EXPECT_MEMEQ(in, out, sizeof(out));
+	close(ph.fd);
+
+	/* An out fence comes back as a sync_file of the client. */
+	ASSERT_EQ(batch_create(conn, f1, &batch), 0);
+	ASSERT_EQ(submit(conn, f1, batch, I915_EXEC_FENCE_OUT, &rsvd2), 0);
+	fence = (int)(rsvd2 >> 32);
+	ASSERT_GE(fence, 0);
+	pfd = (struct pollfd){ .fd = fence, .events = POLLIN };
+	EXPECT_EQ(poll(&pfd, 1, 5000), 1);
+	EXPECT_EQ(srv_client_ioctl(conn, 0, fence, SYNC_IOC_FILE_INFO, &info, &nm), 0);
+	EXPECT_EQ(nm, 0);
+	EXPECT_EQ(info.status, 1);
+	/* ... and goes back in as an input fence. */
+	rsvd2 = (uint64_t)fence;
+	EXPECT_EQ(submit(conn, f1, batch, I915_EXEC_FENCE_IN | I915_EXEC_FENCE_OUT, &rsvd2), 0);
+	EXPECT_EQ((int)(uint32_t)rsvd2, fence);
+	if ((int)(rsvd2 >> 32) >= 0)
+		close((int)(rsvd2 >> 32));
+	close(fence);
+	close(a1);
+	close(a2);
+	close(conn);
+	EXPECT_UEQ(wait_files(f->s, 0), 0);
+}
+
+/* A child that submits (or waits) in a loop until it is killed. */
+static pid_t busy_child(const char *path, bool wait)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int conn = srv_connect(path), anchor;
+		uint32_t batch;
+		uint64_t file;
+
+		if (conn < 0 || srv_client_open(conn, 128, 1, &anchor, &file) ||
+		    batch_create(conn, file, &batch))
+			_exit(2);
+		for (;;) {
+			struct drm_i915_gem_wait w = { .bo_handle = batch, .timeout_ns = 1000000000 };
+
+			if (submit(conn, file, batch, 0, NULL))
+				_exit(3);
+			if (wait)
+				srv_client_ioctl(conn, file, -1, DRM_IOCTL_I915_GEM_WAIT, &w, NULL);
+		}
+	}
+	return pid;
+}
+
+static void killed_client(bool wait)
+{
+	struct fix *f = ktest_current()->priv;
+	char out[256], in[256];
+	int conn = srv_connect(f->path), anchor;
+	uint32_t handle;
+	uint64_t file;
+
+	ASSERT_GE(conn, 0);
+	ASSERT_EQ(srv_client_open(conn, 128, 1, &anchor, &file), 0);
+	ASSERT_EQ(bo_create(conn, file, 4096, &handle), 0);
+	for (unsigned int i = 0; i < sizeof(out); i++)
+		out[i] = (char)(i ^ 0xa5);
+	ASSERT_EQ(bo_rw(conn, file, handle, out, sizeof(out), true), 0);
+	for (int round = 0; round < 8; round++) {
+		struct timespec d = { 0, (long)(1 + round * 3) * 1000000 };
+		pid_t pids[4];
+
+		for (int i = 0; i < 4; i++)
+			pids[i] = busy_child(f->path, wait);
+		nanosleep(&d, NULL);
+		for (int i = 0; i < 4; i++) {
+			int status;
+
+			kill(pids[i], SIGKILL);
+			ASSERT_EQ(waitpid(pids[i], &status, 0), pids[i]);
+			EXPECT_TRUE(WIFSIGNALED(status));
+		}
+		/* Only our own file is left, with our content. */
+		EXPECT_UEQ(wait_files(f->s, 1), 1);
+		memset(in, 0, sizeof(in));
+		ASSERT_EQ(bo_rw(conn, file, handle, in, sizeof(in), false), 0);
+		EXPECT_MEMEQ(in, out, sizeof(out));
+	}
+	close(anchor);
+	close(conn);
+	EXPECT_UEQ(wait_files(f->s, 0), 0);
+}
+
+KTEST_F(server, client_killed_mid_execbuf)
+{
+	killed_client(false);
+}
+
+KTEST_F(server, client_killed_mid_wait)
+{
+	killed_client(true);
+}
+
+/* A server of its own in a child process, which the case kills. */
+KTEST(server_death_is_eio)
+{
+	char dir[] = "/tmp/ttm-srv-death.XXXXXX", path[96];
+	struct pollfd pfd;
+	int ready[2], conn, anchor;
+	uint32_t handle;
+	uint64_t file;
+	pid_t pid;
+	char c;
+
+	ASSERT_NOT_NULL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	ASSERT_EQ(pipe(ready), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct i915_device *i915;
+		struct srv *s;
+
+		close(ready[0]);
+		if (i915_gem_device_create(NULL, &i915) || srv_create(i915, path, NULL, &s))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	pfd = (struct pollfd){ .fd = ready[0], .events = POLLIN };
+	ASSERT_EQ(poll(&pfd, 1, 20000), 1);
+	ASSERT_EQ(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	conn = srv_connect(path);
+	ASSERT_GE(conn, 0);
+	ASSERT_EQ(srv_client_open(conn, 128, 1, &anchor, &file), 0);
+	ASSERT_EQ(bo_create(conn, file, 4096, &handle), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* Every call fails with -EIO at once, never hangs. */
+	EXPECT_EQ(bo_create(conn, file, 4096, &handle), -EIO);
+	EXPECT_EQ(bo_create(conn, file, 4096, &handle), -EIO);
+	EXPECT_LT(srv_connect(path), 0);
+	close(anchor);
+	close(conn);
+	unlink(path);
+	rmdir(dir);
+}
