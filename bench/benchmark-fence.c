@@ -960,16 +960,18 @@ out:
 
 /*
  * Samples of one figure, in ns per operation: @reps repetitions of @fn after
- * one warm-up.
+ * one warm-up, each a region of the instruction axis too.
  */
 static int sample(struct bench_metric *m, double (*fn)(unsigned long), unsigned long iters,
 		  unsigned reps)
 {
 	fn(iters / 4 + 1);
 	for (unsigned r = 0; r < reps; r++) {
-		double v = fn(iters);
+		double v;
 
-		if (v < 0 || bench_metric_sample(m, v))
+		bench_icount_start();
+		v = fn(iters);
+		if (v < 0 || bench_metric_sample(m, v) || bench_icount_stop(m, iters))
 			return -ENOMEM;
 	}
 	return 0;

@@ -34,6 +34,7 @@
 #define VRAM_PAGES 1024
 
 struct hit_loop {
+	struct bench_metric *m;
 	struct ttm_buffer_object *bo;
 	const struct ttm_placement *placement;
 	unsigned long iters;
@@ -47,10 +48,13 @@ static int hit_rep(void *arg, int rep, double *value)
 	int ret = 0;
 
 	(void)rep;
+	bench_icount_start();
 	t0 = bench_now_ns();
 	for (unsigned long i = 0; i < l->iters; i++)
 		ret |= ttm_bo_validate(l->bo, l->placement, &ctx);
 	*value = (double)(bench_now_ns() - t0) / (double)l->iters;
+	if (bench_icount_stop(l->m, l->iters))
+		return -EIO;
 	/* A hit moves nothing; anything else would measure a different path. */
 	if (ret || ctx.moves || ctx.bytes_moved)
 		return -EPROTO;
@@ -105,10 +109,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	loop.m = hit;
 	loop.bo = in_vram;
 	loop.placement = &vram;
 	rc = bench_repeat(&run, hit, hit_rep, &loop);
 	if (!rc) {
+		loop.m = hit_fb;
 		loop.bo = in_sys;
 		loop.placement = &sys;
 		rc = bench_repeat(&run, hit_fb, hit_rep, &loop);

@@ -163,9 +163,13 @@ static bool budget_more(const struct budget *b, unsigned i, uint64_t t0)
 	return i < b->max_iters && bench_now_ns() - t0 < b->ns;
 }
 
-/* Reserve, validate into @pl, unreserve; *@ns gets the validate call alone. */
-static int timed_validate(struct ttm_buffer_object *bo, const struct ttm_placement *pl,
-			  uint64_t *ns, struct ttm_operation_ctx *ctx)
+/*
+ * Reserve, validate into @pl, unreserve; *@ns gets the validate call alone,
+ * and so does the instruction count of a region in progress (paused between
+ * calls, see bench_icount_pause()).
+ */
+static int timed_validate_counted(struct ttm_buffer_object *bo, const struct ttm_placement *pl,
+				  uint64_t *ns, struct ttm_operation_ctx *ctx, bool counted)
 {
 	uint64_t t0;
 	int ret;
@@ -175,10 +179,20 @@ static int timed_validate(struct ttm_buffer_object *bo, const struct ttm_placeme
 	if (ret)
 		return ret;
 	t0 = bench_now_ns();
+	if (counted)
+		bench_icount_resume();
 	ret = ttm_bo_validate(bo, pl, ctx);
+	if (counted)
+		bench_icount_pause();
 	*ns = bench_now_ns() - t0;
 	ttm_bo_unreserve(bo);
 	return ret;
+}
+
+static int timed_validate(struct ttm_buffer_object *bo, const struct ttm_placement *pl,
+			  uint64_t *ns, struct ttm_operation_ctx *ctx)
+{
+	return timed_validate_counted(bo, pl, ns, ctx, true);
 }
 
 /* The cases run once per round: a metric is made by the first round. */
@@ -240,26 +254,38 @@ static int measure_in_place_and_bind(struct ttm_buffer_object *bo, const struct 
 {
 	struct ttm_operation_ctx ctx;
 	uint64_t t0, ns;
+	unsigned i;
 	int ret = 0;
 
+	bench_icount_start();
+	bench_icount_pause();
 	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+	for (i = 0; !ret && budget_more(b, i, t0); i++) {
 		ret = timed_validate(bo, tt, &ns, &ctx);
 		if (!ret && ctx.moves)
 			ret = -EPROTO;
 		if (!ret && i >= b->warmup)
 			ret = bench_metric_record(inpl, ns);
 	}
+	if (!ret)
+		ret = bench_icount_stop(inpl, i);
 	t0 = bench_now_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
+	for (i = 0; !ret && budget_more(b, i, t0); i++) {
 		uint64_t back;
 
-		ret = timed_validate(bo, sys, &back, &ctx);
+		/* Only the timed way back into TT is the bind's region. */
+		ret = timed_validate_counted(bo, sys, &back, &ctx, false);
+		if (!i) {
+			bench_icount_start();
+			bench_icount_pause();
+		}
 		if (!ret)
 			ret = timed_validate(bo, tt, &ns, &ctx);
 		if (!ret && i >= b->warmup)
 			ret = bench_metric_record(bind, ns);
 	}
+	if (!ret)
+		ret = bench_icount_stop(bind, i);
 	return ret;
 }
 

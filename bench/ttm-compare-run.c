@@ -40,7 +40,9 @@
  * stays the figure users read. This machine kind has no hardware counters
  * (`perf stat -e instructions` is not supported in these guests), and the
  * per-function split needs callgrind anyway; the results say which tool
- * counted.
+ * counted. The same runs also give every metric whose timed region the
+ * benchmark marks (bench_icount_start/stop) its instructions per
+ * operation, compared with the same threshold.
  *
  * Both sides' results files are recorded in the results history when
  * ttm-history is built beside this program and a history is at hand
@@ -674,7 +676,14 @@ static int icount_side(const struct run_opts *o, const char *dir, const char *ou
 		argv[k++] = "--out";
 		argv[k++] = (char *)outdir;
 		argv[k] = NULL;
+		/* The harness reads its timed regions' dumps back (bench_icount_stop()). */
+		if (setenv("TTM_BENCH_CALLGRIND_OUT", cg, 1)) {
+			free(copy);
+			rc = -1;
+			break;
+		}
 		st = run_cmd(argv, log, NULL, 4 * RUN_TIMEOUT_S);
+		unsetenv("TTM_BENCH_CALLGRIND_OUT");
 		if (st && st != 77) {
 			fprintf(stderr, "%s: benchmark-%s under callgrind failed (exit %d, see %s)\n",
 				prog, b, st, log);
@@ -687,6 +696,109 @@ static int icount_side(const struct run_opts *o, const char *dir, const char *ou
 	}
 	free(list);
 	return rc;
+}
+
+#define ICOUNT_MAX_METRICS 512
+
+/* One metric's instructions per operation (the harness's timed regions). */
+struct micount {
+	char name[160];
+	double per_op;
+};
+
+/*
+ * The "instructions" of every metric in the results files of @dir (one
+ * side's callgrind runs); returns how many, or -1.
+ */
+static int icount_metrics(const char *dir, struct micount *out, unsigned max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		json_object *root, *metrics;
+		size_t len = strlen(e->d_name);
+
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		root = json_object_from_file(path);
+		if (!root)
+			continue;
+		if (json_object_object_get_ex(root, "metrics", &metrics) &&
+		    json_object_is_type(metrics, json_type_array)) {
+			for (size_t i = 0; i < json_object_array_length(metrics) && n < max; i++) {
+				json_object *m = json_object_array_get_idx(metrics, i), *nm, *ic, *po;
+				double v;
+
+				if (!json_object_object_get_ex(m, "name", &nm) ||
+				    !json_object_object_get_ex(m, "instructions", &ic) ||
+				    !json_object_object_get_ex(ic, "per_op", &po))
+					continue;
+				v = json_object_get_double(po);
+				if (!isfinite(v) || v <= 0)
+					continue;
+				snprintf(out[n].name, sizeof(out[n].name), "%s",
+					 json_object_get_string(nm));
+				out[n++].per_op = v;
+			}
+		}
+		json_object_put(root);
+	}
+	closedir(d);
+	return (int)n;
+}
+
+/*
+ * Per-metric instruction table (the benchmarks' marked timed regions):
+ * returns how many metrics regressed, or -1.
+ */
+static int icount_metric_compare(const struct run_opts *o, const char *outdir)
+{
+	static struct micount m[2][ICOUNT_MAX_METRICS];
+	char sdir[PATH_MAX + 32];
+	int n[2], regressed = 0, compared = 0;
+
+	for (int s = 0; s < 2; s++) {
+		snprintf(sdir, sizeof(sdir), "%s/icount-%c", outdir, 'A' + s);
+		n[s] = icount_metrics(sdir, m[s], ICOUNT_MAX_METRICS);
+		if (n[s] < 0)
+			return -1;
+	}
+	printf("\ninstructions per operation of each metric's timed region (callgrind; threshold "
+	       "%.3g%%)\n",
+	       o->icount_threshold_pct);
+	printf("%-44s %14s %14s %9s  %s\n", "metric", "Ir/op A", "Ir/op B", "change", "verdict");
+	for (int i = 0; i < n[0]; i++) {
+		const struct micount *a = &m[0][i], *b = NULL;
+		const char *verdict = "same";
+		double chg;
+
+		if (o->metrics && fnmatch(o->metrics, a->name, 0))
+			continue;
+		for (int j = 0; j < n[1] && !b; j++)
+			if (!strcmp(m[1][j].name, a->name))
+				b = &m[1][j];
+		if (!b)
+			continue;
+		chg = 100.0 * (b->per_op - a->per_op) / a->per_op;
+		if (chg > o->icount_threshold_pct) {
+			verdict = "REGRESSED";
+			regressed++;
+		} else if (chg < -o->icount_threshold_pct) {
+			verdict = "improved";
+		}
+		compared++;
+		printf("%-44s %14.1f %14.1f %+8.2f%%  %s\n", a->name, a->per_op, b->per_op, chg,
+		       verdict);
+	}
+	printf("%d metrics compared by instructions per operation: %d regressed\n", compared,
+	       regressed);
+	return regressed;
 }
 
 /* The instruction-count table; returns how many functions regressed, or -1. */
@@ -730,6 +842,13 @@ static int icount_compare(const struct run_opts *o, char dir[2][PATH_MAX], const
 	}
 	printf("%d functions compared by instructions per call: %d regressed\n", compared,
 	       regressed);
+	{
+		int mr = icount_metric_compare(o, outdir);
+
+		if (mr < 0)
+			return -1;
+		regressed += mr;
+	}
 	return regressed;
 }
 

@@ -645,6 +645,50 @@ int bench_metric_label(struct bench_metric *m, const char *key, const char *valu
 int bench_metric_stats(const struct bench_metric *m, struct bench_stats *out);
 
 /**
+ * bench_icount_active() - is this process counting instructions per metric?
+ *
+ * True when it runs under valgrind's callgrind and the environment names
+ * the callgrind output file (TTM_BENCH_CALLGRIND_OUT, the path given to
+ * valgrind's --callgrind-out-file), as `ttm-compare --run --instructions`
+ * and `scripts/icount.sh` run it. Outside callgrind it costs a few
+ * instructions and the markers below do nothing.
+ */
+bool bench_icount_active(void);
+
+/**
+ * bench_icount_start() - begin a timed region: zero callgrind's counters.
+ *
+ * Call it right where the region's clock starts; nothing when not active.
+ */
+void bench_icount_start(void);
+
+/**
+ * bench_icount_pause() - leave out what follows (untimed set-up inside a
+ * region) until bench_icount_resume(); nothing when not active.
+ */
+void bench_icount_pause(void);
+
+/** bench_icount_resume() - count again after bench_icount_pause(). */
+void bench_icount_resume(void);
+
+/**
+ * bench_icount_stop() - end a timed region of @ops operations of metric @m:
+ * callgrind dumps the region's counts, and its instructions per operation
+ * become a sample of @m's instruction axis (written as "instructions" in
+ * the results: median per operation, the samples, the tool).
+ * @m: the metric whose figure the region measures.
+ * @ops: operations the region performed (the divisor of its ns/op figure).
+ *
+ * A region whose operations are timed one by one with untimed work between
+ * them is counted the same way: start, pause, and around each timed call
+ * resume and pause; stop then counts what was resumed.
+ *
+ * Return: 0 (also when not active), -EINVAL (@ops 0), -ENOMEM, -EIO (the
+ * dump could not be read).
+ */
+int bench_icount_stop(struct bench_metric *m, uint64_t ops);
+
+/**
  * typedef bench_rep_fn - one repetition of a benchmark body.
  * @ctx: caller's context.
  * @rep: repetition index (warm-up repetitions are negative: -warmup .. -1).

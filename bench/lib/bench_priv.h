@@ -54,6 +54,10 @@ struct bench_kvs {
  * @target: target value.
  * @cmp: how the value is compared with @target.
  * @labels: informational labels.
+ * @icount: instructions per operation of each timed region counted under
+ *          callgrind (bench_icount_stop()); none outside callgrind.
+ * @nicount: used entries of @icount.
+ * @icount_cap: allocated entries of @icount.
  */
 struct bench_metric {
 	struct bench_run *run;
@@ -74,6 +78,9 @@ struct bench_metric {
 	bool platform;
 	const struct bench_metric *bound;
 	struct bench_kvs labels;
+	double *icount;
+	size_t nicount;
+	size_t icount_cap;
 };
 
 /**

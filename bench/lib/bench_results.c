@@ -195,9 +195,16 @@ static json_object *joptions(const struct bench_options *op, bool *ok)
 	return o;
 }
 
+static int cmp_icount(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static json_object *jmetric(const struct bench_metric *m, bool *ok)
 {
-	json_object *o = json_object_new_object(), *x;
+	json_object *o = json_object_new_object(), *x, *arr;
 	struct bench_stats s;
 	bool have = !bench_metric_stats(m, &s);
 	double ratio;
@@ -296,6 +303,26 @@ static json_object *jmetric(const struct bench_metric *m, bool *ok)
 	if (m->bound)
 		jadd(o, "bound", json_object_new_string(m->bound->name), ok);
 	jadd(o, "labels", jkvs(&m->labels, ok), ok);
+	if (m->nicount) {
+		double *sorted = malloc(m->nicount * sizeof(*sorted));
+
+		x = json_object_new_object();
+		if (x && sorted) {
+			memcpy(sorted, m->icount, m->nicount * sizeof(*sorted));
+			qsort(sorted, m->nicount, sizeof(*sorted), cmp_icount);
+			jadd(x, "per_op", jdouble(bench_percentile_sorted(sorted, m->nicount, 0.5)),
+			     ok);
+			jadd(x, "tool", json_object_new_string("callgrind"), ok);
+			arr = json_object_new_array();
+			for (i = 0; arr && i < m->nicount; i++)
+				jpush(arr, jdouble(m->icount[i]), ok);
+			jadd(x, "samples", arr, ok);
+		} else {
+			*ok = false;
+		}
+		free(sorted);
+		jadd(o, "instructions", x, ok);
+	}
 	return o;
 }
 
@@ -349,6 +376,9 @@ static json_object *run_to_json(struct bench_run *r)
 	jadd(root, "options", joptions(&r->opts, &ok), &ok);
 	jadd(root, "parameters", jkvs(&p->params, &ok), &ok);
 	jadd(root, "machine", jmachine(r, &ok), &ok);
+	/* Wall times measured under callgrind are not the code's: say so. */
+	if (bench_icount_active())
+		jadd(root, "instruction_tool", json_object_new_string("callgrind"), &ok);
 	x = json_object_new_object();
 	for (k = 0; x && k < BENCH_REF_COUNT; k++) {
 		const struct bench_reference *rf = &r->refs[k];

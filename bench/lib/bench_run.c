@@ -183,6 +183,7 @@ static void metric_free(struct bench_metric *m)
 	free(m->hist);
 	free(m->round);
 	free(m->samples);
+	free(m->icount);
 	kvs_fini(&m->labels);
 	free(m);
 }
