@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/*
+ * benchmark-server: the cost of an ioctl through the device server against
+ * a futex round trip measured in the same run (issue goal: <= 3x), with the
+ * direct in-process call for scale.
+ *
+ *   benchmark-server [--quick] [--iters N]
+ *
+ * The server runs in this process (its threads); the client is a thread of
+ * this process too, so both round trips cross the same two threads' wakeups:
+ *   futex:  thread A wakes B through a futex word, B wakes A back;
+ *   server: a client thread sends DRM_IOCTL_I915_GETPARAM on a connection,
+ *           the server's connection thread runs it (copying in the client's
+ *           memory) and replies.
+ * Prints one "name value unit" line per metric and the ratio.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static _Atomic uint32_t futex_word;
+static long futex_iters;
+
+static void futex_wait_for(uint32_t want)
+{
+	uint32_t v;
+
+	while ((v = atomic_load(&futex_word)) != want)
+		syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
+static void futex_set(uint32_t v)
+{
+	atomic_store(&futex_word, v);
+	syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *futex_peer(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < futex_iters; i++) {
+		futex_wait_for((uint32_t)(2 * i + 1));
+		futex_set((uint32_t)(2 * i + 2));
+	}
+	return NULL;
+}
+
+/* ns per round trip: A sets odd values, B answers with the next even one. */
+static double futex_roundtrip(long iters)
+{
+	pthread_t t;
+	uint64_t t0;
+
+	futex_iters = iters;
+	atomic_store(&futex_word, 0);
+	pthread_create(&t, NULL, futex_peer, NULL);
+	t0 = now_ns();
+	for (long i = 0; i < iters; i++) {
+		futex_set((uint32_t)(2 * i + 1));
+		futex_wait_for((uint32_t)(2 * i + 2));
+	}
+	t0 = now_ns() - t0;
+	pthread_join(t, NULL);
+	return (double)t0 / (double)iters;
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/ttm-srv-bench.XXXXXX", path[96];
+	long iters = 200000;
+	struct i915_device *i915;
+	struct i915_gem_file *file;
+	struct srv *s;
+	int value, conn, anchor, ret;
+	struct drm_i915_getparam gp = { .param = I915_PARAM_CHIPSET_ID, .value = &value };
+	uint64_t fid, t0;
+	double fx, direct, server;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			iters = 20000;
+		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+			iters = strtol(argv[++i], NULL, 10);
+		else {
+			fprintf(stderr, "usage: %s [--quick] [--iters N]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (iters <= 0) {
+		fprintf(stderr, "benchmark-server: --iters must be positive\n");
+		return 2;
+	}
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	ret = i915_gem_device_create(NULL, &i915);
+	if (!ret)
+		ret = srv_create(i915, path, NULL, &s);
+	if (ret) {
+		fprintf(stderr, "benchmark-server: setup: %s\n", strerror(-ret));
+		return 1;
+	}
+	conn = srv_connect(path);
+	if (conn < 0 || srv_client_open(conn, 128, 1, &anchor, &fid) ||
+	    i915_gem_file_open(i915, true, &file)) {
+		fprintf(stderr, "benchmark-server: cannot open a file\n");
+		return 1;
+	}
+	/* Warm up each path, then time it. */
+	futex_roundtrip(iters / 10 + 1);
+	fx = futex_roundtrip(iters);
+
+	for (long i = 0; i < iters / 10 + 1; i++)
+		i915_gem_ioctl(file, DRM_IOCTL_I915_GETPARAM, &gp);
+	t0 = now_ns();
+	for (long i = 0; i < iters; i++)
+		if (i915_gem_ioctl(file, DRM_IOCTL_I915_GETPARAM, &gp))
+			return 1;
+	direct = (double)(now_ns() - t0) / (double)iters;
+
+	for (long i = 0; i < iters / 10 + 1; i++)
+		srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GETPARAM, &gp, NULL);
+	t0 = now_ns();
+	for (long i = 0; i < iters; i++)
+		if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GETPARAM, &gp, NULL))
+			return 1;
+	server = (double)(now_ns() - t0) / (double)iters;
+
+	printf("futex-roundtrip %.0f ns\n", fx);
+	printf("direct-ioctl %.0f ns\n", direct);
+	printf("server-ioctl %.0f ns\n", server);
+	printf("server/futex %.2f x (goal <= 3)\n", server / fx);
+	close(anchor);
+	close(conn);
+	i915_gem_file_close(file);
+	srv_destroy(s);
+	i915_gem_device_destroy(i915);
+	unlink(path);
+	rmdir(dir);
+	return 0;
+}
