@@ -2,9 +2,11 @@
 /*
  * i915_backend - the private boundary between the driver (the i915/ sources) and the
  * device it drives, in the manner of libdrm's intel_bufmgr_priv.h: the
- * driver core only ever calls through struct i915_backend_ops, and each back
- * end (the simulated GPU today, real hardware through i915/hw/ later) fills
- * one static const table. Nothing outside i915/ includes this header.
+ * driver core only ever calls through struct i915_backend_ops and reads the
+ * facts of struct i915_backend, and each back end fills one static const
+ * table (the simulated GPU: i915_backend_sim.c over i915/sim/). Neither this
+ * header nor the driver core includes a back end's own headers; nothing
+ * outside i915/ includes this header.
  *
  * The back end owns the device: GGTT and ppGTT page-table entries, ring and
  * status page registers, the interrupt source and the error state. It calls the
@@ -19,11 +21,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <sim_gpu.h>
-
 #include <i915/i915_engine.h>
 
 struct i915_backend;
+struct i915_device;
+
+/* Interrupt bits of struct i915_backend_callbacks' @irq. */
+#define I915_IRQ_USER (1u << 0)	    /* MI_USER_INTERRUPT executed */
+#define I915_IRQ_CS_ERROR (1u << 1) /* the engine stopped on an error or a hang */
+
+/* @engine_reset's head meaning "drop everything queued": head = tail. */
+#define I915_BACKEND_RESET_TO_TAIL UINT32_MAX
 
 /**
  * enum i915_pte_kind - what a GGTT entry points at.
@@ -39,11 +47,12 @@ enum i915_pte_kind {
 
 /**
  * struct i915_backend_callbacks - how the device reaches the driver.
- * @irq: an engine raised interrupts (SIM_IRQ_* bits in @iir). Runs without
+ * @irq: an engine raised interrupts (I915_IRQ_* bits in @iir). Runs without
  *	any back-end lock; may call every op except @destroy, @engine_reset.
  * @error: an engine stopped (hang, fault, bad command); @reason is a
- *	SIM_ERR_* value, @ctx_id the context tag the engine was running. Same
- *	context rules as @irq; the driver schedules the reset elsewhere.
+ *	back-end reason code (for error reports only), @ctx_id the context
+ *	tag the engine was running. Same context rules as @irq; the driver
+ *	schedules the reset elsewhere.
  */
 struct i915_backend_callbacks {
 	void (*irq)(void *data, enum i915_engine_id engine, uint32_t iir);
@@ -101,7 +110,7 @@ struct i915_backend_ops {
 	bool (*engine_is_stopped)(struct i915_backend *be, enum i915_engine_id engine);
 	/**
 	 * @engine_reset: abandon what @engine executes, restart it at ring
-	 * offset @head (SIM_RESET_TO_TAIL: drop everything queued). Must not
+	 * offset @head (I915_BACKEND_RESET_TO_TAIL: drop everything queued). Must not
 	 * be called from a callback. Return: 0; -EINVAL.
 	 */
 	int (*engine_reset)(struct i915_backend *be, enum i915_engine_id engine, uint32_t head);
@@ -117,8 +126,8 @@ struct i915_backend_ops {
 	void (*error_state_dump)(struct i915_backend *be, FILE *out);
 	/**
 	 * @vm_create: a new empty ppGTT (48-bit, 4 KiB pages); *@handle gets
-	 * its non-zero id, the value a request loads into RING_PDP0 (see
-	 * sim_gpu.h) so that the engine runs in it. Return: 0; -ENOMEM;
+	 * its non-zero id, the value a request loads into RING_PDP0 so that
+	 * the engine runs in it. Return: 0; -ENOMEM;
 	 * -EOPNOTSUPP (a back end without ppGTT: then every other vm_* op is
 	 * unused).
 	 */
@@ -161,6 +170,11 @@ struct i915_backend_ops {
  * @hangcheck_ms: how long the device lets a batch run before it declares a
  *	hang (UINT32_MAX: never), so waits for ring space can give up.
  * @cs_timestamp_hz: the frequency RING_TIMESTAMP counts at.
+ * @ring_max_size: the largest ring the device takes, bytes, at most
+ *	I915_RING_MAX_SIZE.
+ * @gpu_snoops: the GPU's accesses to system memory snoop the CPU cache (an
+ *	LLC-sharing part); false: a cached CPU mapping must be flushed before
+ *	the GPU reads what the CPU wrote through it.
  */
 struct i915_backend {
 	const struct i915_backend_ops *ops;
@@ -173,17 +187,36 @@ struct i915_backend {
 	uint32_t engine_mask;
 	uint32_t hangcheck_ms;
 	uint32_t cs_timestamp_hz;
+	uint32_t ring_max_size;
+	bool gpu_snoops;
 };
 
 /**
- * i915_backend_sim_create() - a simulated GPU described by @cfg, calling
- * @cb with @data. Return: 0; -EINVAL; -ENOMEM; the sim's errors.
+ * typedef i915_backend_create_fn - a back end's constructor, as
+ * i915_device_probe() calls it.
+ * @cfg: the back end's own configuration (for the sim, a struct
+ *	sim_gpu_config).
+ * @cb: the driver's callbacks (@irq and @error set).
+ * @data: their cookie.
+ * @out: the new back end, its facts filled.
+ *
+ * Return: 0; -EINVAL (bad @cfg or @cb); -ENOMEM; the device's own errors.
  */
-int i915_backend_sim_create(const struct sim_gpu_config *cfg,
-			    const struct i915_backend_callbacks *cb, void *data,
-			    struct i915_backend **out);
+typedef int (*i915_backend_create_fn)(const void *cfg, const struct i915_backend_callbacks *cb,
+				      void *data, struct i915_backend **out);
 
-/** i915_backend_sim_gpu() - the sim device behind @be, NULL for another back end. */
-struct sim_gpu *i915_backend_sim_gpu(struct i915_backend *be);
+/**
+ * i915_device_probe() - the driver over a back end made by @create from @cfg:
+ * GGTT, stolen and lmem managers, engines with their rings and status pages,
+ * interrupt and reset handling. Defined in i915_drv.c; each back end's public
+ * constructor (i915_device_create_sim()) calls it.
+ * @create: the back end's constructor.
+ * @cfg: its configuration, passed through.
+ * @out: the new device.
+ *
+ * Return: 0; -EINVAL; -ENOMEM; the back end's errors. Nothing is left
+ * behind on failure.
+ */
+int i915_device_probe(i915_backend_create_fn create, const void *cfg, struct i915_device **out);
 
 #endif /* I915_BACKEND_H */

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * The simulated-GPU back end: a thin translation of i915_backend_ops onto
- * sim_gpu.h. It adds no state of its own beyond the callback cookie, so the
- * driver sees exactly the device's behaviour.
+ * sim_gpu.h, the one file of the driver that includes a sim header. It adds
+ * no state of its own beyond the callback cookie, so the driver sees exactly
+ * the device's behaviour. Also the sim's public constructor,
+ * i915_device_create_sim() (i915_drv.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include <i915/i915_drv.h>
 #include <i915/i915_faults.h>
+#include <sim_gpu.h>
 #include <ttm/list.h>
 
 #include "i915_backend.h"
@@ -26,6 +30,10 @@ static struct i915_backend_sim *to_sim(struct i915_backend *be)
 
 _Static_assert((int)I915_NUM_ENGINES == (int)SIM_NUM_ENGINES && (int)I915_ENGINE_CCS3 == (int)SIM_CCS3,
 	       "the driver's engine ids are the sim's");
+_Static_assert(I915_IRQ_USER == SIM_IRQ_USER && I915_IRQ_CS_ERROR == SIM_IRQ_CS_ERROR,
+	       "the driver's interrupt bits are the sim's");
+_Static_assert(I915_BACKEND_RESET_TO_TAIL == SIM_RESET_TO_TAIL, "the reset-to-tail head");
+_Static_assert(I915_RING_MAX_SIZE >= SIM_RING_MAX_SIZE, "a sim ring fits the driver's bound");
 
 /* The ids are the same physical engines in the same order. */
 static enum sim_engine_id sim_engine(enum i915_engine_id id)
@@ -196,10 +204,11 @@ static const struct i915_backend_ops i915_backend_sim_ops = {
     .vm_read_pte = sim_be_vm_read_pte,
 };
 
-int i915_backend_sim_create(const struct sim_gpu_config *cfg,
-			    const struct i915_backend_callbacks *cb, void *data,
-			    struct i915_backend **out)
+/* i915_backend_create_fn of the sim: @cfg_arg is a struct sim_gpu_config. */
+static int i915_backend_sim_create(const void *cfg_arg, const struct i915_backend_callbacks *cb,
+				   void *data, struct i915_backend **out)
 {
+	const struct sim_gpu_config *cfg = cfg_arg;
 	struct i915_backend_sim *s;
 	int ret;
 
@@ -224,6 +233,9 @@ int i915_backend_sim_create(const struct sim_gpu_config *cfg,
 	s->base.engine_mask = cfg->engine_mask;
 	s->base.hangcheck_ms = cfg->hangcheck_ms;
 	s->base.cs_timestamp_hz = SIM_CS_TIMESTAMP_HZ;
+	s->base.ring_max_size = SIM_RING_MAX_SIZE;
+	/* The simulated GPU reads and writes memory, never the CPU's caches. */
+	s->base.gpu_snoops = false;
 	s->cb = *cb;
 	s->cb_data = data;
 	/* Engines are idle right after creation, as the handler setters require. */
@@ -233,7 +245,14 @@ int i915_backend_sim_create(const struct sim_gpu_config *cfg,
 	return 0;
 }
 
-struct sim_gpu *i915_backend_sim_gpu(struct i915_backend *be)
+int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device **out)
 {
+	return i915_device_probe(i915_backend_sim_create, cfg, out);
+}
+
+struct sim_gpu *i915_device_sim(struct i915_device *i915)
+{
+	struct i915_backend *be = i915 ? i915->be : NULL;
+
 	return be && be->ops == &i915_backend_sim_ops ? to_sim(be)->gpu : NULL;
 }

@@ -88,7 +88,7 @@ static void i915_device_free_managers(struct i915_device *i915)
 	i915_ggtt_fini(&i915->ggtt);
 }
 
-int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device **out)
+int i915_device_probe(i915_backend_create_fn create, const void *cfg, struct i915_device **out)
 {
 	struct i915_device *i915;
 	struct i915_backend *be;
@@ -96,7 +96,7 @@ int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device 
 	unsigned int id;
 	int ret;
 
-	if (!cfg || !out)
+	if (!create || !cfg || !out)
 		return -EINVAL;
 	i915 = fault_should_fail(&i915_fault_device_alloc, sizeof(*i915))
 		   ? NULL
@@ -109,7 +109,7 @@ int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device 
 	ret = i915_context_create(i915, &i915->kernel_ctx);
 	if (ret)
 		goto err_free;
-	ret = i915_backend_sim_create(cfg, &i915_backend_cb, i915, &be);
+	ret = create(cfg, &i915_backend_cb, i915, &be);
 	if (ret)
 		goto err_ctx;
 	i915->be = be;
@@ -204,11 +204,6 @@ int i915_device_destroy(struct i915_device *i915)
 	pthread_mutex_destroy(&i915->reset_lock);
 	free(i915);
 	return 0;
-}
-
-struct sim_gpu *i915_device_sim(struct i915_device *i915)
-{
-	return i915 ? i915_backend_sim_gpu(i915->be) : NULL;
 }
 
 void i915_device_error_state_dump(struct i915_device *i915, FILE *out)

@@ -37,7 +37,7 @@ static const struct {
 };
 
 #define I915_RING_CCID(base) ((base) + 0x180)
-/* RING_PDP0 pair: the VM a request runs in (see sim_gpu.h). */
+/* RING_PDP0 pair: the VM a request runs in (the @vm_create handle, i915_backend.h). */
 #define I915_RING_PDP0_LDW(base) ((base) + 0x270)
 #define I915_RING_PDP0_UDW(base) ((base) + 0x274)
 /* Dwords a request adds around the caller's: CCID load, PDP0 load, bb start, seqno, irq, pad. */
@@ -217,7 +217,7 @@ void i915_engine_recover(struct i915_engine *engine)
 {
 	struct i915_backend *be = engine->i915->be;
 	struct i915_request *guilty = NULL;
-	uint32_t head = SIM_RESET_TO_TAIL;
+	uint32_t head = I915_BACKEND_RESET_TO_TAIL;
 
 	/* Whatever completed before the hang completed successfully. */
 	i915_engine_retire(engine);
@@ -437,7 +437,7 @@ int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum 
 	};
 	uint32_t size = be->ring_size[id];
 	uint32_t pages = size / TTM_PAGE_SIZE;
-	void *host_pages[(SIM_RING_MAX_SIZE / TTM_PAGE_SIZE) + 1];
+	void *host_pages[(I915_RING_MAX_SIZE / TTM_PAGE_SIZE) + 1];
 	uint64_t first;
 	int ret;
 
@@ -461,7 +461,7 @@ int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum 
 	for (unsigned int i = 0; i < (unsigned int)id; i++)
 		if ((be->engine_mask & (1u << i)) && i915_engine_info[i].class == engine->class)
 			engine->uabi_instance++;
-	if (!size || size % TTM_PAGE_SIZE || size > SIM_RING_MAX_SIZE)
+	if (!size || size % TTM_PAGE_SIZE || size > be->ring_max_size || size > I915_RING_MAX_SIZE)
 		return -EINVAL;
 	engine->fence_context = dma_fence_context_alloc(1);
 	engine->ring_size = size;

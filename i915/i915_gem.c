@@ -566,10 +566,11 @@ int i915_gem_init(struct i915_device *i915)
 	i915_gem_init_evict_places(i915);
 	ret = i915_gem_set_managers(i915, true);
 	/*
-	 * The simulated GPU does not snoop the CPU cache: cached CPU mappings
-	 * of its objects need execbuffer's flush before the GPU sees them.
+	 * A GPU that does not snoop the CPU cache (a back-end fact) sees what
+	 * the CPU wrote through a cached mapping only after execbuffer's flush:
+	 * the core models that cache for this device.
 	 */
-	if (!ret)
+	if (!ret && !i915->be->gpu_snoops)
 		ret = ttm_bo_vm_set_cpu_cache(&i915->drm.bdev, true);
 	if (ret) {
 		i915_gem_set_managers(i915, false);

@@ -19,6 +19,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * Only for the programs that still reach the sim's configuration
+ * (sim_gpu_config_init()) through this header; the driver does not use it.
+ */
 #include <sim_gpu.h>
 #include <ttm/ttm_buddy_manager.h>
 #include <ttm/ttm_device.h>
@@ -35,6 +39,8 @@
 
 struct i915_backend;
 struct i915_gem_dev;
+struct sim_gpu;
+struct sim_gpu_config;
 
 /**
  * struct i915_device - one Intel GPU.
@@ -104,9 +110,12 @@ struct i915_device {
 };
 
 /**
- * i915_device_create_sim() - probe a simulated GPU described by @cfg (see
- * sim_gpu_config_init()): GGTT, stolen and lmem managers, engines with
- * their rings and status pages, interrupt and reset handling.
+ * i915_device_create_sim() - probe the driver over the sim back end, a
+ * simulated GPU described by @cfg: GGTT, stolen and lmem managers, engines
+ * with their rings and status pages, interrupt and reset handling.
+ * @cfg: the device (sim_gpu.h: sim_gpu_config_init(), then changes).
+ * @out: the new device.
+ *
  * Return: 0; -EINVAL (bad @cfg); -ENOMEM; the back end's errors. Nothing
  * is left behind on failure.
  */

@@ -33,10 +33,13 @@
 struct i915_device;
 struct ttm_resource;
 
+/* The largest ring an engine gets, bytes; a back end may allow less. */
+#define I915_RING_MAX_SIZE (2u << 20)
+
 /**
  * enum i915_engine_id - the engines the driver drives, by physical id (the
- * kernel's RCS0, BCS0, VCS0..3, VECS0..1, CCS0..3; the values of enum
- * sim_engine_id). A device has the subset its back end reports
+ * kernel's RCS0, BCS0, VCS0..3, VECS0..1, CCS0..3; every back end numbers
+ * its engines so). A device has the subset its back end reports
  * (i915_backend.engine_mask): render and blitter always, the gen12 video,
  * video-enhance and compute engines per part (Tiger Lake: vcs0, vcs2,
  * vecs0; DG2 adds vecs1, ccs0..3).
