@@ -290,6 +290,7 @@ static struct dma_fence *ours_fence(uint64_t context, uint64_t seqno)
 struct ours_resv {
 	struct dma_resv resv;
 	struct dma_fence *pending;
+	struct dma_fence *fences[16];
 };
 
 static void ours_resv_destroy(struct ours_resv *r)
@@ -306,12 +307,16 @@ static void ours_resv_destroy(struct ours_resv *r)
 
 static struct ours_resv *ours_resv_create(unsigned nfences, int pending_index)
 {
-	struct ours_resv *r = calloc(1, sizeof(*r));
-	uint64_t ctx = dma_fence_context_alloc(nfences);
+	struct ours_resv *r;
+	uint64_t ctx;
 	int ret;
 
+	if (nfences > sizeof(r->fences) / sizeof(r->fences[0]))
+		return NULL;
+	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
+	ctx = dma_fence_context_alloc(nfences);
 	dma_resv_init(&r->resv);
 	dma_resv_lock(&r->resv, NULL);
 	ret = dma_resv_reserve_fences(&r->resv, nfences);
@@ -322,14 +327,22 @@ static struct ours_resv *ours_resv_create(unsigned nfences, int pending_index)
 			ret = -ENOMEM;
 			break;
 		}
-		if ((int)i == pending_index)
-			r->pending = dma_fence_get(f);
-		else
-			dma_fence_signal(f);
+		r->fences[i] = f;
 		ret = dma_resv_add_fence(&r->resv, f, DMA_RESV_USAGE_READ);
-		dma_fence_put(f);
 	}
 	dma_resv_unlock(&r->resv);
+	/* As on the kernel side: signalled after all were added (see kdrv.c). */
+	for (unsigned i = 0; i < nfences; i++) {
+		if (!r->fences[i])
+			continue;
+		if ((int)i == pending_index) {
+			r->pending = r->fences[i];
+		} else {
+			dma_fence_signal(r->fences[i]);
+			dma_fence_put(r->fences[i]);
+		}
+		r->fences[i] = NULL;
+	}
 	if (ret) {
 		ours_resv_destroy(r);
 		return NULL;

@@ -323,15 +323,41 @@ static struct dma_fence *kdrv_fence(u64 context, u64 seqno)
 struct kref_resv {
 	struct dma_resv resv;
 	struct dma_fence *pending;
+	struct dma_fence *fences[16];
 };
+
+/*
+ * Signal every fence but the pending one, after all were added: a fence
+ * signalled before dma_resv_add_fence() would be replaced in its slot by the
+ * next one, and the object would not hold 16 fences. Our references to the
+ * signalled ones are dropped; the pending one is kept in @r->pending.
+ */
+static void kdrv_resv_signal(struct kref_resv *r, unsigned nfences, int pending_index)
+{
+	for (unsigned i = 0; i < nfences; i++) {
+		if (!r->fences[i])
+			continue;
+		if ((int)i == pending_index) {
+			r->pending = r->fences[i];
+		} else {
+			dma_fence_signal(r->fences[i]);
+			dma_fence_put(r->fences[i]);
+		}
+		r->fences[i] = NULL;
+	}
+}
 
 KREF_API struct kref_resv *kref_resv_create(unsigned nfences, int pending_index)
 {
-	struct kref_resv *r = kzalloc(sizeof(*r), GFP_KERNEL);
-	u64 ctx = dma_fence_context_alloc(nfences);
+	struct kref_resv *r;
+	u64 ctx;
 	unsigned i;
 	int ret;
 
+	if (nfences > ARRAY_SIZE(r->fences))
+		return NULL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	ctx = dma_fence_context_alloc(nfences);
 	if (!r)
 		return NULL;
 	dma_resv_init(&r->resv);
@@ -344,14 +370,11 @@ KREF_API struct kref_resv *kref_resv_create(unsigned nfences, int pending_index)
 			ret = -ENOMEM;
 			break;
 		}
-		if ((int)i == pending_index)
-			r->pending = dma_fence_get(f);
-		else
-			dma_fence_signal(f);
 		dma_resv_add_fence(&r->resv, f, DMA_RESV_USAGE_READ);
-		dma_fence_put(f);
+		r->fences[i] = f;
 	}
 	dma_resv_unlock(&r->resv);
+	kdrv_resv_signal(r, nfences, pending_index);
 	if (ret) {
 		kref_resv_destroy(r);
 		return NULL;
