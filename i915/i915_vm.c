@@ -381,12 +381,14 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 				uint64_t hint = i915_vm_noncanonical(*offset);
 
 				/*
-				 * The caller's presumed address first, without evicting
-				 * (the kernel's PIN_NOEVICT hint), so its relocations
-				 * stay valid; then anywhere but page 0.
+				 * The caller's presumed address first, page 0
+				 * included, without evicting (the kernel's PIN_NOEVICT
+				 * hint in eb_pin_vma()), so its relocations stay valid
+				 * and a VM shared by two contexts gives an object the
+				 * address it had in the other; then anywhere but page 0.
 				 */
 				ret = -ENOSPC;
-				if (hint >= TTM_PAGE_SIZE && !(hint & (TTM_PAGE_SIZE - 1)) &&
+				if (!(hint & (TTM_PAGE_SIZE - 1)) &&
 				    *offset == i915_vm_canonical(hint) && size <= end &&
 				    hint <= end - size) {
 					memset(&vma->node, 0, sizeof(vma->node));

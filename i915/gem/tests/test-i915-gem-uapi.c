@@ -306,7 +306,8 @@ KTEST(execbuffer2_store_dword_lands)
 	eb.buffer_count = 2;
 	eb.flags = I915_EXEC_RENDER;
 	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
-	EXPECT_NE(obj[0].offset, 0u);
+	/* Presuming 0 in a fresh VM, the target is placed there (eb_pin_vma()). */
+	EXPECT_EQ(obj[0].offset, 0u);
 	EXPECT_EQ(reloc.presumed_offset, obj[0].offset);
 	w.bo_handle = obj[0].handle;
 	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_WAIT, &w), 0);
@@ -1132,6 +1133,46 @@ KTEST(integrated_part_lifts_default_page_cap_to_ram)
 	EXPECT_UEQ(st.limit_pages, 12345u);
 	i915_gem_device_destroy(i915);
 	ttm_global_config(&def);
+}
+
+/* One MI_BATCH_BUFFER_END batch, executed once in @ctx; returns the offset it got. */
+static uint64_t exec_nop_at(struct i915_gem_file *file, uint32_t handle, uint32_t ctx,
+			    uint64_t presumed)
+{
+	struct drm_i915_gem_exec_object2 obj = {.handle = handle, .offset = presumed};
+	struct drm_i915_gem_execbuffer2 eb = {
+	    .buffers_ptr = (uintptr_t)&obj, .buffer_count = 1, .rsvd1 = ctx};
+
+	EXPECT_EQ(i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	return obj.offset;
+}
+
+KTEST(execbuffer2_presumed_offset_is_an_implicit_softpin)
+{
+	struct uapi_fx fx;
+	uint32_t bbe[2] = {MI_BATCH_BUFFER_END, 0};
+	struct drm_i915_gem_pwrite pw = {.size = sizeof(bbe), .data_ptr = (uintptr_t)bbe};
+	struct drm_i915_gem_context_create parent = {0}, child = {0}, other = {0};
+	struct drm_i915_gem_context_param p = {.param = I915_CONTEXT_PARAM_VM};
+
+	fx_open(&fx, "tgl", true);
+	pw.handle = gem_create(fx.file, 4096);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &parent), 0);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &child), 0);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &other), 0);
+	/* New to a VM, an object goes where it presumes to be, page 0 included. */
+	EXPECT_EQ(exec_nop_at(fx.file, pw.handle, parent.ctx_id, 48 << 20), 48u << 20);
+	EXPECT_EQ(exec_nop_at(fx.file, pw.handle, other.ctx_id, 0), 0u);
+	/* Bound already, it stays where it is whatever it presumes. */
+	EXPECT_EQ(exec_nop_at(fx.file, pw.handle, parent.ctx_id, 0), 48u << 20);
+	/* A context sharing the parent's VM finds it at the parent's address. */
+	p.ctx_id = parent.ctx_id;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), 0);
+	p.ctx_id = child.ctx_id;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), 0);
+	EXPECT_EQ(exec_nop_at(fx.file, pw.handle, child.ctx_id, 0), 48u << 20);
+	fx_close(&fx);
 }
 KTEST(module_params_at_probe)
 {

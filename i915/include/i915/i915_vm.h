@@ -185,7 +185,7 @@ struct i915_address_space *i915_context_get_vm(struct i915_context *ctx);
  *
  * Without @fixed an existing vma keeps its range unless it violates
  * @zone_4g; a new one goes to *@offset when that range is free (the
- * caller's presumed offset, tried without eviction as the kernel does),
+ * caller's presumed offset, 0 included, tried without eviction as the kernel does),
  * else to the lowest free range above page 0.
  * Return: 0 with the vma pinned in *@out (i915_vma_unpin() it);
  * -EINVAL (misaligned, non-canonical or outside the VM, softpin above 4 GiB
