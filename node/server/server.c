@@ -440,6 +440,12 @@ static int srv_op_ioctl(struct srv_conn *c, const struct srv_req *req, struct sr
 		/* The call reads our number for the client's descriptor. */
 		swapped = srv_peer_rw(c->pid, &sub, req->arg + (uint64_t)in_off, 4, true) == 4;
 	}
+	/*
+	 * The legacy CPU mmap ioctl maps into the caller's address space, which
+	 * is not ours: a client maps through its own process (not offered yet).
+	 */
+	if (req->request == DRM_IOCTL_I915_GEM_MMAP && c->pid != getpid())
+		return -EOPNOTSUPP;
 	if (!srv_begin(c->s))
 		return -EIO;
 	if (f) {

@@ -289,6 +289,14 @@ int node_remote_ioctl(struct node_obj *obj, unsigned long request, void *arg)
 	int conn = node_conn(), ret;
 	uint64_t id;
 
+	/*
+	 * CPU mappings are not shared with forked children yet (node/README.md):
+	 * the legacy mmap ioctl would map in the server's address space.
+	 */
+	if (request == DRM_IOCTL_I915_GEM_MMAP) {
+		node_fork_refuse();
+		return -EIO;
+	}
 	if (conn < 0)
 		return node_remote_gone(conn);
 	ret = node_remote_attach(conn, obj, &id);
