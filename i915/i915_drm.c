@@ -10,9 +10,11 @@
  * failed call leaves the argument as it was.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <drmcore/drm_user.h>
 #include <i915/i915_gem.h>
 #include <i915/i915_uapi.h>
 #include <i915_drm.h>
@@ -176,34 +178,88 @@ static void i915_drm_eb_update_flags(struct i915_drm_eb *d)
 	(DRM_BO_HINT_DONT_BLOCK | DRM_BO_HINT_DONT_FENCE | DRM_BO_HINT_WAIT_LAZY |                 \
 	 DRM_BO_HINT_PRESUMED_OFFSET)
 
+/* Relocations copied in per step (a stack buffer), and cliprects likewise. */
+#define I915_DRM_COPY_CHUNK 64u
+
+static const void *i915_drm_user_ptr(uint64_t addr)
+{
+	return (const void *)(uintptr_t)addr;
+}
+
+/* A validate-list entry by buffer handle, for the 2008 relocation targets. */
+struct i915_drm_handle_index {
+	uint32_t handle;
+	uint32_t index;
+};
+
+static int i915_drm_handle_cmp(const void *a, const void *b)
+{
+	const struct i915_drm_handle_index *x = a, *y = b;
+
+	if (x->handle != y->handle)
+		return x->handle < y->handle ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The first list index of @handle in @map (@n entries, sorted), or -1. */
+static int64_t i915_drm_handle_find(const struct i915_drm_handle_index *map, uint32_t n,
+				    uint32_t handle)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (map[mid].handle < handle)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && map[lo].handle == handle ? (int64_t)map[lo].index : -1;
+}
+
 /*
- * Walk one buffer's chain of relocation blocks: count them, or convert
- * them into @out (room for @max).
+ * Walk one buffer's chain of relocation blocks through the checked user
+ * copy: count them (@out NULL: headers only), or convert them into @out
+ * (room for @max), resolving each target handle in @map (@num_buffers
+ * entries). Return: 0; -EINVAL (bad block, unknown handle); -EFAULT.
  */
-static int i915_drm_reloc_chain(uint64_t ptr, uint32_t num_buffers, uint32_t *count,
-				struct i915_exec_reloc *out, uint64_t max)
+static int i915_drm_reloc_chain(struct ttm_drm_device *ddev, uint64_t ptr,
+				const struct i915_drm_handle_index *map, uint32_t num_buffers,
+				uint32_t *count, struct i915_exec_reloc *out, uint64_t max)
 {
 	uint32_t n = 0, blocks = 0;
+	int ret;
 
 	while (ptr) {
-		const uint32_t *hdr = (const uint32_t *)(uintptr_t)ptr;
+		uint32_t hdr[I915_RELOC_HEADER];
 		uint64_t next;
 
 		if ((ptr & 3) || ++blocks > I915_DRM_MAX_BUFFERS)
 			return -EINVAL;
+		ret = ttm_drm_copy_from_user(ddev, hdr, i915_drm_user_ptr(ptr), sizeof(hdr));
+		if (ret)
+			return ret;
 		if (hdr[1] != I915_RELOC_TYPE_0 || hdr[0] > max - n)
 			return -EINVAL;
-		for (uint32_t r = 0; r < hdr[0]; r++) {
-			const uint32_t *e = hdr + I915_RELOC_HEADER + r * I915_RELOC0_STRIDE;
+		for (uint32_t r = 0; out && r < hdr[0]; r += I915_DRM_COPY_CHUNK) {
+			uint32_t e[I915_DRM_COPY_CHUNK][I915_RELOC0_STRIDE];
+			uint32_t k = hdr[0] - r < I915_DRM_COPY_CHUNK ? hdr[0] - r : I915_DRM_COPY_CHUNK;
+			uint64_t at = ptr + sizeof(hdr) + (uint64_t)r * sizeof(e[0]);
 
-			if (e[2] >= num_buffers || e[3])
-				return -EINVAL;
-			if (out) {
+			ret = ttm_drm_copy_from_user(ddev, e, i915_drm_user_ptr(at), k * sizeof(e[0]));
+			if (ret)
+				return ret;
+			for (uint32_t j = 0; j < k; j++) {
+				int64_t target = i915_drm_handle_find(map, num_buffers, e[j][2]);
+
+				if (target < 0 || e[j][3])
+					return -EINVAL;
 				/* No presumed offset in 2007: always written. */
-				out[n + r] = (struct i915_exec_reloc){
-				    .target = e[2],
-				    .delta = e[1],
-				    .offset = e[0],
+				out[n + r + j] = (struct i915_exec_reloc){
+				    .target = (uint32_t)target,
+				    .delta = e[j][1],
+				    .offset = e[j][0],
 				    .presumed_offset = UINT64_MAX,
 				};
 			}
@@ -216,54 +272,105 @@ static int i915_drm_reloc_chain(uint64_t ptr, uint32_t num_buffers, uint32_t *co
 	return 0;
 }
 
+/*
+ * The cliprects of a 2008 batch: the driver has no display and ignores
+ * them, as a headless i915 would, but, as the 2008 kernel verified the
+ * area, they must be readable. Return: 0; -EINVAL (negative count); -EFAULT.
+ */
+static int i915_drm_check_cliprects(struct ttm_drm_device *ddev,
+				    const struct drm_i915_batchbuffer *batch)
+{
+	const char *p = (const char *)batch->cliprects;
+
+	if (batch->num_cliprects < 0)
+		return -EINVAL;
+	for (uint32_t r = 0; r < (uint32_t)batch->num_cliprects; r += I915_DRM_COPY_CHUNK) {
+		struct drm_clip_rect rects[I915_DRM_COPY_CHUNK];
+		uint32_t k = (uint32_t)batch->num_cliprects - r;
+		int ret;
+
+		if (k > I915_DRM_COPY_CHUNK)
+			k = I915_DRM_COPY_CHUNK;
+		if (!p)
+			return -EFAULT;
+		ret = ttm_drm_copy_from_user(ddev, rects, p + (size_t)r * sizeof(rects[0]),
+					     k * sizeof(rects[0]));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The 2007 superioctl. Every user memory it reads (the op list, the
+ * relocation blocks, the cliprects) is read through the driver's checked
+ * copy, all of it before the batch is submitted: a bad pointer is -EFAULT
+ * with nothing changed. The replies are written back after the batch ran.
+ */
 static int i915_drm_execbuffer(struct ttm_drm_file *file, struct drm_i915_execbuffer *arg)
 {
-	struct i915_device *i915 = ddev_to_i915(file->ddev);
-	struct drm_i915_op_arg **ops = NULL;
+	struct ttm_drm_device *ddev = file->ddev;
+	struct i915_device *i915 = ddev_to_i915(ddev);
+	struct drm_i915_op_arg *ops = NULL;
+	struct i915_drm_handle_index *map = NULL;
+	uint64_t *uops = NULL;
 	uint32_t n = arg->num_buffers;
 	uint64_t nrelocs = 0, next = arg->ops_list;
 	struct i915_drm_eb d;
 	int ret;
 
+	memset(&d, 0, sizeof(d));
 	if (!n || n > I915_DRM_MAX_BUFFERS || !arg->ops_list || arg->context ||
-	    arg->batch.used <= 0 || arg->batch.num_cliprects || arg->batch.cliprects ||
-	    (arg->fence_arg.flags & ~I915_DRM_FENCE_FLAGS) ||
+	    arg->batch.used <= 0 || (arg->fence_arg.flags & ~I915_DRM_FENCE_FLAGS) ||
 	    arg->fence_arg.fence_class != DRM_I915_FENCE_CLASS_ACCEL)
 		return -EINVAL;
+	ret = i915_drm_check_cliprects(ddev, &arg->batch);
+	if (ret)
+		return ret;
 	ops = calloc(n, sizeof(*ops));
-	if (!ops)
-		return -ENOMEM;
+	uops = calloc(n, sizeof(*uops));
+	map = calloc(n, sizeof(*map));
+	if (!ops || !uops || !map) {
+		ret = -ENOMEM;
+		goto out_ops;
+	}
 	/* First pass: the shape of the list, before anything is taken. */
 	for (uint32_t i = 0; i < n; i++) {
-		struct drm_i915_op_arg *op = (struct drm_i915_op_arg *)(uintptr_t)next;
-		const struct drm_bo_info_req *req;
+		struct drm_i915_op_arg *op = &ops[i];
+		const struct drm_bo_info_req *req = &op->d.req.bo_req;
 		uint32_t cnt;
 
 		ret = -EINVAL;
-		if (!op || (next & 7))
+		if (!next || (next & 7))
 			goto out_ops;
-		req = &op->d.req.bo_req;
+		ret = ttm_drm_copy_from_user(ddev, op, i915_drm_user_ptr(next), sizeof(*op));
+		if (ret)
+			goto out_ops;
+		ret = -EINVAL;
 		if (op->d.req.op != drm_bo_validate || op->pad64 || req->pad64 ||
 		    (req->hint & ~I915_DRM_OP_HINTS) ||
 		    req->fence_class != DRM_I915_FENCE_CLASS_ACCEL)
 			goto out_ops;
-		ret = i915_drm_reloc_chain(op->reloc_ptr, n, &cnt, NULL, I915_DRM_MAX_RELOCS);
+		ret = i915_drm_reloc_chain(ddev, op->reloc_ptr, NULL, 0, &cnt, NULL,
+					   I915_DRM_MAX_RELOCS - nrelocs);
 		if (ret)
 			goto out_ops;
 		nrelocs += cnt;
-		ops[i] = op;
+		uops[i] = next;
+		map[i] = (struct i915_drm_handle_index){ .handle = req->handle, .index = i };
 		next = op->next;
 	}
 	if (next) {
 		ret = -EINVAL; /* more entries than num_buffers says */
 		goto out_ops;
 	}
+	qsort(map, n, sizeof(*map), i915_drm_handle_cmp);
 	ret = i915_drm_eb_alloc(&d, n, nrelocs);
 	if (ret)
 		goto out_eb;
 	nrelocs = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct drm_bo_info_req *req = &ops[i]->d.req.bo_req;
+		const struct drm_bo_info_req *req = &ops[i].d.req.bo_req;
 		struct i915_exec_object *eo = &d.eb.objects[i];
 		uint32_t cnt;
 
@@ -275,7 +382,7 @@ static int i915_drm_execbuffer(struct ttm_drm_file *file, struct drm_i915_execbu
 		if (req->flags & req->mask & DRM_BO_FLAG_MAPPABLE)
 			eo->flags |= EXEC_OBJECT_NEEDS_MAPPABLE;
 		/* Bounded by what the first pass counted, should the list change. */
-		ret = i915_drm_reloc_chain(ops[i]->reloc_ptr, n, &cnt, d.relocs + nrelocs,
+		ret = i915_drm_reloc_chain(ddev, ops[i].reloc_ptr, map, n, &cnt, d.relocs + nrelocs,
 					   d.nrelocs - nrelocs);
 		if (ret)
 			goto out_eb;
@@ -300,9 +407,10 @@ static int i915_drm_execbuffer(struct ttm_drm_file *file, struct drm_i915_execbu
 	i915_drm_eb_update_flags(&d);
 	for (uint32_t i = 0; !ret && i < n; i++) {
 		struct ttm_drm_bo *dbo = to_ttm_drm_bo(d.objs[i]);
-		struct drm_bo_info_rep *rep = &ops[i]->d.rep.bo_info;
+		struct drm_bo_info_rep *rep = &ops[i].d.rep.bo_info;
+		const size_t from = offsetof(struct drm_i915_op_arg, handled);
 
-		memset(&ops[i]->d.rep, 0, sizeof(ops[i]->d.rep));
+		memset(&ops[i].d.rep, 0, sizeof(ops[i].d.rep));
 		rep->handle = dbo->base.handle;
 		rep->flags = dbo->flags;
 		rep->proposed_flags = dbo->proposed_flags;
@@ -311,7 +419,10 @@ static int i915_drm_execbuffer(struct ttm_drm_file *file, struct drm_i915_execbu
 		rep->arg_handle = dbo->map_handle;
 		rep->fence_flags = dbo->fence_flags;
 		rep->page_alignment = dbo->tbo.page_alignment;
-		ops[i]->handled = 1;
+		ops[i].handled = 1;
+		/* The batch has run: an unwritable reply is still -EFAULT. */
+		ret = ttm_drm_copy_to_user(ddev, (char *)(uintptr_t)uops[i] + from,
+					   (const char *)&ops[i] + from, sizeof(ops[i]) - from);
 	}
 	if (!ret)
 		arg->batch.start = (int)(uint32_t)d.eb.objects[n - 1].offset;
@@ -319,6 +430,8 @@ static int i915_drm_execbuffer(struct ttm_drm_file *file, struct drm_i915_execbu
 out_eb:
 	i915_drm_eb_free(&d);
 out_ops:
+	free(map);
+	free(uops);
 	free(ops);
 	return ret;
 }
@@ -327,29 +440,45 @@ out_ops:
 
 #define I915_DRM_EB2_FLAGS (I915_EXEC_FLAGS_MASK | I915_EXEC_FENCE_OUT)
 
+/*
+ * Execbuffer2. The object array and every relocation array are read
+ * through the driver's checked copy before anything is submitted (a bad
+ * pointer is -EFAULT with nothing changed); offsets and presumed offsets
+ * are written back only after success.
+ */
 static int i915_drm_execbuffer2(struct ttm_drm_file *file, struct drm_i915_gem_execbuffer2 *arg)
 {
-	struct i915_device *i915 = ddev_to_i915(file->ddev);
-	struct drm_i915_gem_exec_object2 *objs =
+	struct ttm_drm_device *ddev = file->ddev;
+	struct i915_device *i915 = ddev_to_i915(ddev);
+	struct drm_i915_gem_exec_object2 *uobjs =
 	    (struct drm_i915_gem_exec_object2 *)(uintptr_t)arg->buffers_ptr;
+	struct drm_i915_gem_exec_object2 *objs = NULL;
 	uint32_t n = arg->buffer_count;
 	struct drm_fence_arg fence_arg = {0};
 	uint64_t nrelocs = 0, at = 0;
 	struct i915_drm_eb d;
 	int ret;
 
-	if (!n || n > I915_DRM_MAX_BUFFERS || !objs || (arg->buffers_ptr & 7) ||
+	memset(&d, 0, sizeof(d));
+	if (!n || n > I915_DRM_MAX_BUFFERS || !uobjs || (arg->buffers_ptr & 7) ||
 	    (arg->flags & ~(uint64_t)I915_DRM_EB2_FLAGS) || arg->DR1 || arg->DR4 ||
 	    arg->num_cliprects || arg->cliprects_ptr || arg->rsvd1 || arg->rsvd2)
 		return -EINVAL;
+	objs = calloc(n, sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	ret = ttm_drm_copy_from_user(ddev, objs, uobjs, n * sizeof(*objs));
+	if (ret)
+		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct drm_i915_gem_exec_object2 *o = &objs[i];
 
+		ret = -EINVAL;
 		if (o->rsvd1 || o->rsvd2 ||
 		    (o->flags & ~(uint64_t)(EXEC_OBJECT_WRITE | EXEC_OBJECT_PINNED)) ||
 		    (o->alignment & (o->alignment - 1)) || o->alignment > TTM_PAGE_SIZE ||
 		    (o->relocation_count && !o->relocs_ptr))
-			return -EINVAL;
+			goto out;
 		nrelocs += o->relocation_count;
 	}
 	ret = i915_drm_eb_alloc(&d, n, nrelocs);
@@ -362,33 +491,42 @@ static int i915_drm_execbuffer2(struct ttm_drm_file *file, struct drm_i915_gem_e
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		const struct drm_i915_gem_exec_object2 *o = &objs[i];
-		const struct drm_i915_gem_relocation_entry *re =
-		    (const struct drm_i915_gem_relocation_entry *)(uintptr_t)o->relocs_ptr;
 		struct i915_exec_object *eo = &d.eb.objects[i];
 
 		eo->flags = (uint32_t)o->flags;
 		eo->offset = o->offset;
 		eo->relocs = o->relocation_count ? d.relocs + at : NULL;
 		eo->nreloc = o->relocation_count;
-		for (uint32_t r = 0; r < o->relocation_count; r++) {
-			struct i915_exec_reloc *rel = &d.relocs[at + r];
-			uint32_t target = re[r].target_handle;
+		for (uint32_t r = 0; r < o->relocation_count; r += I915_DRM_COPY_CHUNK) {
+			struct drm_i915_gem_relocation_entry re[I915_DRM_COPY_CHUNK];
+			uint32_t k = o->relocation_count - r;
 
-			if (!(arg->flags & I915_EXEC_HANDLE_LUT)) {
-				uint32_t j;
+			if (k > I915_DRM_COPY_CHUNK)
+				k = I915_DRM_COPY_CHUNK;
+			ret = ttm_drm_copy_from_user(
+			    ddev, re, i915_drm_user_ptr(o->relocs_ptr + (uint64_t)r * sizeof(re[0])),
+			    k * sizeof(re[0]));
+			if (ret)
+				goto out;
+			for (uint32_t j = 0; j < k; j++) {
+				uint32_t target = re[j].target_handle;
 
-				for (j = 0; j < n && objs[j].handle != target; j++)
-					;
-				target = j; /* n when absent: the core says -EINVAL */
+				if (!(arg->flags & I915_EXEC_HANDLE_LUT)) {
+					uint32_t t;
+
+					for (t = 0; t < n && objs[t].handle != target; t++)
+						;
+					target = t; /* n when absent: the core says -EINVAL */
+				}
+				d.relocs[at + r + j] = (struct i915_exec_reloc){
+				    .target = target,
+				    .delta = re[j].delta,
+				    .offset = re[j].offset,
+				    .presumed_offset = re[j].presumed_offset,
+				    .read_domains = re[j].read_domains,
+				    .write_domain = re[j].write_domain,
+				};
 			}
-			*rel = (struct i915_exec_reloc){
-			    .target = target,
-			    .delta = re[r].delta,
-			    .offset = re[r].offset,
-			    .presumed_offset = re[r].presumed_offset,
-			    .read_domains = re[r].read_domains,
-			    .write_domain = re[r].write_domain,
-			};
 		}
 		at += o->relocation_count;
 	}
@@ -408,19 +546,23 @@ static int i915_drm_execbuffer2(struct ttm_drm_file *file, struct drm_i915_gem_e
 		goto out;
 	/* Results only now: a failed call leaves the caller's arrays alone. */
 	at = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct drm_i915_gem_relocation_entry *re =
+	for (uint32_t i = 0; !ret && i < n; i++) {
+		struct drm_i915_gem_relocation_entry *ure =
 		    (struct drm_i915_gem_relocation_entry *)(uintptr_t)objs[i].relocs_ptr;
 
-		objs[i].offset = d.eb.objects[i].offset;
-		for (uint32_t r = 0; r < objs[i].relocation_count; r++)
-			re[r].presumed_offset = d.relocs[at + r].presumed_offset;
+		ret = ttm_drm_copy_to_user(ddev, &uobjs[i].offset, &d.eb.objects[i].offset,
+					   sizeof(uobjs[i].offset));
+		for (uint32_t r = 0; !ret && r < objs[i].relocation_count; r++)
+			ret = ttm_drm_copy_to_user(ddev, &ure[r].presumed_offset,
+						   &d.relocs[at + r].presumed_offset,
+						   sizeof(ure[r].presumed_offset));
 		at += objs[i].relocation_count;
 	}
 	if (arg->flags & I915_EXEC_FENCE_OUT)
 		arg->rsvd2 = (uint64_t)fence_arg.handle << 32;
 out:
 	i915_drm_eb_free(&d);
+	free(objs);
 	return ret;
 }
 
@@ -478,6 +620,9 @@ const struct ttm_drm_driver i915_drm_driver = {
     .cpu_visible_pages = i915_drm_cpu_visible_pages,
     /* Registered by i915_gem_init() on parts that have them (DRM_BO_MEM_PRIV0 is stolen). */
     .mem_types = (1u << DRM_BO_MEM_VRAM) | (1u << I915_PL_STOLEN),
+    /* Callers are untrusted: their pointers go through drm/'s checked copy. */
+    .copy_from_user = drm_copy_from_user,
+    .copy_to_user = drm_copy_to_user,
 };
 
 int i915_drm_open(struct i915_device *i915)

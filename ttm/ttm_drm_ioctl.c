@@ -39,6 +39,7 @@
  * (-EBUSY when it was the only one allowed) instead of blocking validates.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1487,21 +1488,81 @@ static const struct ttm_drm_ioctl_desc ttm_drm_ioctls[] = {
     TTM_DRM_IOCTL(DRM_IOCTL_MM_INFO, ttm_drm_mm_info_ioctl),
 };
 
-static int ttm_drm_command(struct ttm_drm_file *file, unsigned long request, void *arg)
+int ttm_drm_copy_from_user(const struct ttm_drm_device *ddev, void *to, const void *from, size_t n)
 {
-	const struct ttm_drm_driver *drv = file->ddev->driver;
+	if (!n)
+		return 0;
+	if (!from)
+		return -EFAULT;
+	if (!ddev->driver->copy_from_user) {
+		memcpy(to, from, n);
+		return 0;
+	}
+	return ddev->driver->copy_from_user(to, from, n) ? -EFAULT : 0;
+}
+
+int ttm_drm_copy_to_user(const struct ttm_drm_device *ddev, void *to, const void *from, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!to)
+		return -EFAULT;
+	if (!ddev->driver->copy_to_user) {
+		memcpy(to, from, n);
+		return 0;
+	}
+	return ddev->driver->copy_to_user(to, from, n) ? -EFAULT : 0;
+}
+
+/* Argument structs up to this size are copied on the stack (all of ours are). */
+#define TTM_DRM_ARG_STACK 256
+
+/*
+ * Run @fn on a kernel copy of the @request's argument at @arg, as
+ * drm_ioctl(): copied in when the request writes (else zeroed), copied
+ * back when it reads, whatever @fn returned; a copy that fails is -EFAULT.
+ */
+static int ttm_drm_call(struct ttm_drm_file *file, unsigned long request, void *arg,
+			int (*fn)(struct ttm_drm_file *file, unsigned long request, void *data))
+{
 	unsigned dir = TTM_DRM_IOC_DIR(request);
 	size_t size = TTM_DRM_IOC_SIZE(request);
+	_Alignas(max_align_t) unsigned char stack[TTM_DRM_ARG_STACK];
+	void *data = stack;
+	int ret;
 
-	/* A command without data is DRM_IO; with data it must say which way. */
-	if ((size && dir == TTM_DRM_IOC_NONE) || (!size && dir != TTM_DRM_IOC_NONE))
-		return -ENOTTY;
-	if (size && !arg)
+	if (!size)
+		return fn(file, request, NULL);
+	if (!arg)
 		return -EFAULT;
-	if (!drv->command)
-		return -EINVAL;
-	return drv->command(file, TTM_DRM_IOC_NR(request) - DRM_COMMAND_BASE, size ? arg : NULL,
-			    size);
+	if (size > sizeof(stack)) {
+		data = malloc(size);
+		if (!data)
+			return -ENOMEM;
+	}
+	if (dir & TTM_DRM_IOC_WRITE)
+		ret = ttm_drm_copy_from_user(file->ddev, data, arg, size);
+	else
+		ret = (memset(data, 0, size), 0);
+	if (!ret) {
+		ret = fn(file, request, data);
+		if ((dir & TTM_DRM_IOC_READ) && ttm_drm_copy_to_user(file->ddev, arg, data, size))
+			ret = -EFAULT;
+	}
+	if (data != stack)
+		free(data);
+	return ret;
+}
+
+static int ttm_drm_command(struct ttm_drm_file *file, unsigned long request, void *data)
+{
+	return file->ddev->driver->command(file, TTM_DRM_IOC_NR(request) - DRM_COMMAND_BASE, data,
+					   TTM_DRM_IOC_SIZE(request));
+}
+
+static int ttm_drm_core_ioctl(struct ttm_drm_file *file, unsigned long request, void *data)
+{
+	return ttm_drm_ioctls[TTM_DRM_IOC_NR(request) - 0xc0].func(file, data);
 }
 
 int ttm_drm_ioctl(int fd, unsigned long request, void *arg)
@@ -1509,6 +1570,8 @@ int ttm_drm_ioctl(int fd, unsigned long request, void *arg)
 	const struct ttm_drm_ioctl_desc *desc = NULL;
 	struct ttm_drm_file *file;
 	unsigned nr = TTM_DRM_IOC_NR(request);
+	unsigned dir = TTM_DRM_IOC_DIR(request);
+	size_t size = TTM_DRM_IOC_SIZE(request);
 	int ret;
 
 	file = ttm_drm_file_get_fd(fd);
@@ -1517,7 +1580,15 @@ int ttm_drm_ioctl(int fd, unsigned long request, void *arg)
 	if (TTM_DRM_IOC_TYPE(request) != DRM_IOCTL_BASE || request > UINT32_MAX) {
 		ret = -ENOTTY;
 	} else if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END) {
-		ret = ttm_drm_command(file, request, arg);
+		/* A command without data is DRM_IO; with data it must say which way. */
+		if ((size && dir == TTM_DRM_IOC_NONE) || (!size && dir != TTM_DRM_IOC_NONE))
+			ret = -ENOTTY;
+		else if (size && !arg)
+			ret = -EFAULT;
+		else if (!file->ddev->driver->command)
+			ret = -EINVAL;
+		else
+			ret = ttm_drm_call(file, request, arg, ttm_drm_command);
 	} else {
 		if (nr >= 0xc0 && nr - 0xc0 < sizeof(ttm_drm_ioctls) / sizeof(ttm_drm_ioctls[0]))
 			desc = &ttm_drm_ioctls[nr - 0xc0];
@@ -1526,7 +1597,7 @@ int ttm_drm_ioctl(int fd, unsigned long request, void *arg)
 		else if (!arg)
 			ret = -EFAULT;
 		else
-			ret = desc->func(file, arg);
+			ret = ttm_drm_call(file, request, arg, ttm_drm_core_ioctl);
 	}
 	ttm_drm_file_put(file);
 	return ret;

@@ -13,6 +13,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include <fault_inject.h>
 
@@ -45,18 +47,23 @@ static int uapi_device_destroy(struct i915_device *i915)
 	return ret ? ret : i915_device_destroy(i915);
 }
 
+/*
+ * The 2008 client (compat headers only): handle-named 32-bit relocations
+ * and cliprects; each store lands in the buffer its relocation names.
+ */
 KTEST(uapi_client_2008_store_dword)
 {
 	struct i915_device *i915 = uapi_device();
-	uint32_t got = 0;
+	uint32_t got[2];
 
 	ASSERT_NOT_NULL(i915);
 	for (unsigned i = 0; i < 4; i++) {
 		uint32_t value = (uint32_t)ktest_rand() | 1u, delta = 64u * (i + 1);
 
-		got = 0;
-		ASSERT_EQ(client_store_dword(i915_drm_name(i915), value, delta, &got), 0);
-		EXPECT_UEQ(got, value);
+		got[0] = got[1] = 0;
+		ASSERT_EQ(client_store_dword(i915_drm_name(i915), value, delta, got), 0);
+		EXPECT_UEQ(got[0], value);
+		EXPECT_UEQ(got[1], value + 1);
 	}
 	EXPECT_EQ(uapi_device_destroy(i915), 0);
 }
@@ -188,7 +195,7 @@ static void eb1_init(struct eb1 *e, struct uapi_client *c)
 	e->reloc[1] = I915_RELOC_TYPE_0;
 	e->reloc[I915_RELOC_HEADER + 0] = 4;
 	e->reloc[I915_RELOC_HEADER + 1] = 128;
-	e->reloc[I915_RELOC_HEADER + 2] = 0;
+	e->reloc[I915_RELOC_HEADER + 2] = c->target; /* a handle of the list */
 	e->op[0].next = (uint64_t)(uintptr_t)&e->op[1];
 	e->op[0].d.req.bo_req.handle = c->target;
 	e->op[0].d.req.bo_req.flags = DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_WRITE;
@@ -227,7 +234,7 @@ enum eb1_case {
 	EB1_BATCH_EMPTY,
 	EB1_BAD_OP,
 	EB1_BAD_HINT,
-	EB1_CLIPRECTS,
+	EB1_NEGATIVE_CLIPRECTS,
 	EB1_NCASES,
 };
 
@@ -268,7 +275,8 @@ static void eb1_break(struct eb1 *e, enum eb1_case which, struct uapi_client *c)
 		e->reloc[1] = 1;
 		break;
 	case EB1_RELOC_TARGET:
-		e->reloc[I915_RELOC_HEADER + 2] = 2;
+		/* A list index, as 2008's relocations never were: no such handle. */
+		e->reloc[I915_RELOC_HEADER + 2] = 0x7777;
 		break;
 	case EB1_BATCH_BEYOND:
 		e->eb.batch.used = 8192;
@@ -282,8 +290,8 @@ static void eb1_break(struct eb1 *e, enum eb1_case which, struct uapi_client *c)
 	case EB1_BAD_HINT:
 		e->op[1].d.req.bo_req.hint = 0x80000000u;
 		break;
-	case EB1_CLIPRECTS:
-		e->eb.batch.num_cliprects = 1;
+	case EB1_NEGATIVE_CLIPRECTS:
+		e->eb.batch.num_cliprects = -1;
 		break;
 	case EB1_NCASES:
 		break;
@@ -390,6 +398,131 @@ KTEST(uapi_execbuffer_hostile_arguments)
 	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
 	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+/*
+ * Cliprects, as 2008 X clients passed them: with a count of 0 and a
+ * pointer, or with a count and a readable array, the batch runs (the
+ * driver has no display and ignores them); an unreadable array is -EFAULT
+ * and a negative count -EINVAL, as the 2008 kernel's area check said.
+ */
+KTEST(uapi_execbuffer_cliprects_accepted_and_ignored)
+{
+	struct drm_clip_rect clip[3] = {{0, 0, 16, 16}, {16, 0, 32, 16}, {0, 16, 32, 32}};
+	struct uapi_client c;
+	struct eb1 e;
+
+	uapi_client_init(&c);
+	for (int count = 0; count <= 3; count += 3) {
+		eb1_init(&e, &c);
+		e.eb.batch.cliprects = clip;
+		e.eb.batch.num_cliprects = count;
+		ASSERT_EQ(eb1_call(&c, &e), 0);
+		EXPECT_EQ(e.op[0].handled, 1);
+		EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
+		EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
+		EXPECT_EQ(uapi_rw(&c, c.target, 128, &(uint32_t){0}, 4, true), 0);
+	}
+	eb1_init(&e, &c);
+	e.eb.batch.num_cliprects = 1; /* and no array */
+	EXPECT_EQ(eb1_call(&c, &e), -EFAULT);
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0);
+	EXPECT_TRUE(uapi_unreserved(&c, c.target));
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+/* A page no access reaches: a user pointer that must give -EFAULT. */
+static void *uapi_bad_page(void)
+{
+	void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+enum eb1_fault {
+	EB1_FAULT_ARG,
+	EB1_FAULT_OPS_LIST,
+	EB1_FAULT_NEXT,
+	EB1_FAULT_RELOC,
+	EB1_FAULT_RELOC_ENTRIES,
+	EB1_FAULT_RELOC_NEXT,
+	EB1_FAULT_CLIPRECTS,
+	EB1_NFAULTS,
+};
+
+/*
+ * Every user pointer of the superioctl, made bad in turn: -EFAULT, the
+ * batch never ran, nothing reserved, the caller's arguments unchanged, the
+ * buffers' contents intact; the leak checks of the fixture (device destroy,
+ * ASan) see nothing left.
+ */
+KTEST(uapi_execbuffer_bad_pointer_efault)
+{
+	uint8_t *bad = uapi_bad_page();
+	uint32_t *tail;
+	struct uapi_client c;
+	struct eb1 e, before;
+	uint8_t *page;
+
+	ASSERT_NOT_NULL(bad);
+	/* Relocation entries that run off a readable page into @bad. */
+	page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(page != MAP_FAILED);
+	ASSERT_EQ(mprotect(page + 4096, 4096, PROT_NONE), 0);
+	tail = (uint32_t *)(page + 4096 - 4 * I915_RELOC_HEADER);
+	uapi_client_init(&c);
+	for (int k = 0; k < EB1_NFAULTS; k++) {
+		void *arg;
+
+		eb1_init(&e, &c);
+		arg = &e.eb;
+		switch ((enum eb1_fault)k) {
+		case EB1_FAULT_ARG:
+			arg = bad;
+			break;
+		case EB1_FAULT_OPS_LIST:
+			e.eb.ops_list = (uint64_t)(uintptr_t)bad;
+			break;
+		case EB1_FAULT_NEXT:
+			e.op[0].next = (uint64_t)(uintptr_t)bad;
+			break;
+		case EB1_FAULT_RELOC:
+			e.op[1].reloc_ptr = (uint64_t)(uintptr_t)bad;
+			break;
+		case EB1_FAULT_RELOC_ENTRIES:
+			/* A header saying 1 relocation, the entry itself unreadable. */
+			memcpy(tail, e.reloc, 4 * I915_RELOC_HEADER);
+			e.op[1].reloc_ptr = (uint64_t)(uintptr_t)tail;
+			break;
+		case EB1_FAULT_RELOC_NEXT:
+			memcpy(&e.reloc[2], &(uint64_t){(uint64_t)(uintptr_t)bad}, 8);
+			break;
+		case EB1_FAULT_CLIPRECTS:
+			e.eb.batch.num_cliprects = 2;
+			e.eb.batch.cliprects = (struct drm_clip_rect *)bad;
+			break;
+		case EB1_NFAULTS:
+			break;
+		}
+		before = e;
+		EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_I915_EXECBUFFER, arg), -EFAULT);
+		if (memcmp(&e.eb, &before.eb, sizeof(e.eb)) || memcmp(e.op, before.op, sizeof(e.op)))
+			KTEST_CHECK_(false, false, "case %d changed the caller's arguments", k);
+		EXPECT_UEQ(uapi_target_dword(&c, 128), 0);
+		EXPECT_TRUE(uapi_unreserved(&c, c.target));
+		EXPECT_TRUE(uapi_unreserved(&c, c.batch));
+	}
+	/* The core ioctls copy their argument through the same check. */
+	EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_INFO, bad), -EFAULT);
+	EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_VERSION, bad), -EFAULT);
+	/* And the valid call still works. */
+	eb1_init(&e, &c);
+	ASSERT_EQ(eb1_call(&c, &e), 0);
+	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+	munmap(page, 8192);
+	munmap(bad, 4096);
 }
 
 /* --- form (2) --- */
@@ -567,6 +700,45 @@ KTEST(uapi_execbuffer2_hostile_arguments)
 	EXPECT_EQ(uapi_client_fini(&c), 0);
 }
 
+/*
+ * Execbuffer2's object array and relocation array, made bad in turn:
+ * -EFAULT with nothing run or changed.
+ */
+KTEST(uapi_execbuffer2_bad_pointer_efault)
+{
+	void *bad = uapi_bad_page();
+	struct uapi_client c;
+	struct eb2 e, before;
+
+	ASSERT_NOT_NULL(bad);
+	uapi_client_init(&c);
+	for (int k = 0; k < 3; k++) {
+		void *arg;
+
+		eb2_init(&e, &c);
+		arg = &e.eb;
+		if (k == 0)
+			arg = bad;
+		else if (k == 1)
+			e.eb.buffers_ptr = (uint64_t)(uintptr_t)bad;
+		else
+			e.obj[1].relocs_ptr = (uint64_t)(uintptr_t)bad;
+		before = e;
+		EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_I915_GEM_EXECBUFFER2, arg), -EFAULT);
+		if (memcmp(&e, &before, sizeof(e)))
+			KTEST_CHECK_(false, false, "case %d changed the caller's arguments", k);
+		EXPECT_UEQ(uapi_target_dword(&c, 256), 0);
+		EXPECT_TRUE(uapi_unreserved(&c, c.target));
+		EXPECT_TRUE(uapi_unreserved(&c, c.batch));
+	}
+	eb2_init(&e, &c);
+	ASSERT_EQ(eb2_call(&c, &e), 0);
+	EXPECT_UEQ(uapi_fence_wait(&c, (uint32_t)(e.eb.rsvd2 >> 32)), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 256), 0xc0ffee);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+	munmap(bad, 4096);
+}
+
 /* --- two clients submitting at once --- */
 
 struct uapi_thread {
@@ -580,11 +752,11 @@ static void *uapi_thread_main(void *p)
 	struct uapi_thread *t = p;
 
 	for (unsigned i = 0; i < t->iters; i++) {
-		uint32_t value = (uint32_t)(i * 2654435761u) | 1u, got = 0;
+		uint32_t value = (uint32_t)(i * 2654435761u) | 1u, got[2] = {0, 0};
 
 		/* Each round opens its own client, as separate 2008 processes would. */
-		if (client_store_dword(i915_drm_name(t->i915), value, 8u * (i % 64 + 1), &got) ||
-		    got != value)
+		if (client_store_dword(i915_drm_name(t->i915), value, 8u * (i % 64 + 1), got) ||
+		    got[0] != value || got[1] != value + 1)
 			t->failures++;
 	}
 	return NULL;
@@ -626,7 +798,7 @@ KTEST(uapi_hang_reports_eio_other_client_continues)
 	};
 	struct drm_fence_arg wait = {.type = DRM_FENCE_TYPE_EXE};
 	struct uapi_client c;
-	uint32_t hang, got = 0;
+	uint32_t hang, got[2] = {0, 0};
 	struct eb2 e;
 
 	uapi_client_init(&c);
@@ -642,8 +814,9 @@ KTEST(uapi_hang_reports_eio_other_client_continues)
 	EXPECT_UEQ(wait.error, EIO);
 	EXPECT_UEQ(uapi_fence_wait(&c, wait.handle), 0);
 
-	ASSERT_EQ(client_store_dword(i915_drm_name(c.i915), 0x5eed, 64, &got), 0);
-	EXPECT_UEQ(got, 0x5eed);
+	ASSERT_EQ(client_store_dword(i915_drm_name(c.i915), 0x5eed, 64, got), 0);
+	EXPECT_UEQ(got[0], 0x5eed);
+	EXPECT_UEQ(got[1], 0x5eee);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
 }
 
@@ -827,7 +1000,7 @@ static void run_local_gpu_write(uint64_t mem, bool room)
 		cs[pg * 4 + 3] = local_value(seed, pg);
 		r[0] = pg * 16u + 4u;
 		r[1] = local_offset(pg);
-		r[2] = 0;
+		r[2] = bo.handle;
 	}
 	cs[LOCAL_PAGES * 4] = MI_BATCH_BUFFER_END;
 	cs[LOCAL_PAGES * 4 + 1] = 0;

@@ -24,7 +24,7 @@
 
 typedef unsigned int drm_context_t;
 
-/** struct drm_clip_rect - a cliprect of 2008 batches (unsupported: pass none). */
+/** struct drm_clip_rect - a cliprect of 2008 batches (accepted and ignored: no display). */
 struct drm_clip_rect {
 	unsigned short x1;
 	unsigned short y1;
@@ -48,9 +48,9 @@ struct drm_clip_rect {
  * I915_RELOC_HEADER words ([0] number of relocations, [1] type, [2..3] the
  * user address of the next block or 0), then per relocation
  * I915_RELOC0_STRIDE words for type 0: [0] byte offset in the buffer being
- * patched, [1] delta added to the target's GPU address, [2] index of the
- * target in the validate list, [3] reserved (0). The patch is the 64-bit
- * address gen8+ commands take, so 8 bytes must fit at the offset.
+ * patched, [1] delta added to the target's GPU address, [2] the buffer
+ * handle of the target, which must be on the validate list (the 2008
+ * kernel matched it against the list's handles), [3] reserved (0).
  */
 #define I915_RELOC_HEADER 4
 #define I915_RELOC_TYPE_0 0
@@ -82,7 +82,9 @@ struct drm_i915_op_arg {
  *	batch is the last buffer of the list, run from its first byte).
  * @used: bytes of batch (non-zero, within the buffer).
  * @DR1, @DR4: drawing-rectangle state of 2008 parts; ignored.
- * @num_cliprects, @cliprects: must be 0 / NULL.
+ * @num_cliprects, @cliprects: any count >= 0 with a readable array of
+ *	that many (-EFAULT otherwise); the driver has no display and ignores
+ *	them, as a headless i915 would.
  */
 struct drm_i915_batchbuffer {
 	int start;

@@ -158,7 +158,37 @@ struct ttm_drm_driver {
 	 * lifetime). LOCAL and types set up by MM_INIT need no bit.
 	 */
 	uint32_t mem_types;
+	/**
+	 * @copy_from_user: optional. Copy @n bytes from the caller's address
+	 * @from to @to, as the kernel's copy_from_user(): never faulting on a
+	 * bad address. Return: the bytes not copied (0 on success). Every
+	 * argument struct and every array the layer and the driver read
+	 * through a caller's pointer goes through it (ttm_drm_copy_from_user());
+	 * a short copy is -EFAULT. NULL: the caller's pointers are trusted
+	 * and read with memcpy (in-process tests of a mock driver).
+	 */
+	size_t (*copy_from_user)(void *to, const void *from, size_t n);
+	/**
+	 * @copy_to_user: optional. The same towards the caller: copy @n bytes
+	 * from @from to the caller's address @to; the bytes not copied.
+	 */
+	size_t (*copy_to_user)(void *to, const void *from, size_t n);
 };
+
+/**
+ * ttm_drm_copy_from_user() - read @n bytes at the caller's address @from
+ * through @ddev's driver copy (see struct ttm_drm_driver).
+ * Return: 0; -EFAULT when any byte was not readable (@to is then partly
+ * written).
+ */
+int ttm_drm_copy_from_user(const struct ttm_drm_device *ddev, void *to, const void *from, size_t n);
+
+/**
+ * ttm_drm_copy_to_user() - write @n bytes to the caller's address @to.
+ * Return: 0; -EFAULT when any byte was not writable (the bytes before it
+ * may have been written).
+ */
+int ttm_drm_copy_to_user(const struct ttm_drm_device *ddev, void *to, const void *from, size_t n);
 
 /**
  * struct ttm_drm_mem_type - a memory type created by MM_INIT.
@@ -384,8 +414,11 @@ int ttm_drm_close(int fd);
 /**
  * ttm_drm_ioctl() - the one entry point: @request is a DRM_IOCTL_* number
  * (or a driver command, DRM_COMMAND_BASE..END), @arg its argument struct,
- * read and written in place. Every field is checked before anything
- * changes. Return: 0; -EBADF (not an open descriptor); -EFAULT (NULL @arg);
+ * copied in (the size and direction the request encodes) before the
+ * request runs and copied back after it, as the kernel's drm_ioctl() does.
+ * Every field is checked before anything changes. Return: 0; -EBADF (not
+ * an open descriptor); -EFAULT (@arg, or a pointer inside it, is not
+ * readable or writable);
  * -ENOTTY (unknown request or size); -EINVAL (bad field, bad or invisible
  * handle); -ENOMEM/-ENOSPC; -EBUSY (DONT_BLOCK, pinned or locked
  * placements); -EPERM; as documented per request in ttm_drm_ioctl.c.
