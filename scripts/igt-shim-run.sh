@@ -149,10 +149,18 @@ else
 	if [ "$msgmnb" -lt 294912 ] && ! { echo 294912 >/proc/sys/kernel/msgmnb; } 2>/dev/null; then
 		ttm_log "igt: kernel.msgmnb is $msgmnb (< 294912) and not writable: tests using igt's allocator will fail"
 	fi
+	# That queue is one per IPC namespace, keyed by /tmp/igt.allocator.key: two
+	# runs at once (both profiles, or two people) would remove each other's
+	# queue mid-test ("Identifier removed"). Each run gets its own namespace
+	# where it can (root), with the queue limit raised inside it.
+	ipc=()
+	if unshare --ipc true 2>/dev/null; then
+		ipc=(unshare --ipc sh -c 'echo 294912 >/proc/sys/kernel/msgmnb; exec "$@"' sh)
+	fi
 	ttm_log "igt: $(wc -l <"$tmp/jobs") subtests on $profile under $shim"
 	# The kernel's log says nothing about a device that lives in user space, so
 	# only drm/i915 lines in it (piglit's filter) may change a result.
-	"$bld/runner/igt_runner" --allow-non-root --overwrite --piglit-style-dmesg \
+	${ipc[@]+"${ipc[@]}"} "$bld/runner/igt_runner" --allow-non-root --overwrite --piglit-style-dmesg \
 		--per-test-timeout "$tmo" --inactivity-timeout "$tmo" \
 		-e "LD_PRELOAD=$shim" -e "TTM_I915_PROFILE=$profile" \
 		-n "ttm-node-$profile" --test-list "$tmp/jobs" "$bld/tests" "$out" \
