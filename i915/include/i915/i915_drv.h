@@ -123,33 +123,55 @@ int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device 
 
 /**
  * i915_device_destroy() - wait for the engines to go idle, stop the reset
- * worker, free rings, managers and the back end. Every context but the
- * kernel's and every GGTT range but the rings' must be gone.
+ * worker, free rings, managers and the back end.
+ * @i915: the device; every context but the kernel's and every GGTT range
+ *	but the rings' must be gone.
+ *
+ * Context: not from a back-end callback (it stops the interrupt thread).
  * Return: 0; -EBUSY (ranges still allocated: nothing torn down).
  */
 int i915_device_destroy(struct i915_device *i915);
 
-/** i915_device_sim() - the simulated GPU under @i915 (NULL on hardware). */
+/**
+ * i915_device_sim() - the simulated GPU under a device.
+ * @i915: the device, or NULL.
+ *
+ * Return: the sim device of a device probed with i915_device_create_sim(),
+ * NULL for NULL or a device over another back end.
+ */
 struct sim_gpu *i915_device_sim(struct i915_device *i915);
 
 /**
- * i915_device_error_state_dump() - per engine: seqnos, pending requests,
- * resets; then the device's own error states.
+ * i915_device_error_state_dump() - print the error state: per engine its
+ * seqnos, pending requests and resets, then the back end's own error states.
+ * @i915: the device.
+ * @out: where the text goes.
+ *
+ * Context: takes each engine's lock in turn.
  */
 void i915_device_error_state_dump(struct i915_device *i915, FILE *out);
 
 /**
  * i915_io_mem_reserve() - CPU address of a non-tt resource: a contiguous
  * lmem resource inside the CPU-visible window gets @res->bus filled.
+ * @i915: the device owning @res.
+ * @res: the resource.
+ *
  * Return: 0; -EINVAL (stolen, lmem outside the window or scattered, other
  * types): such memory moves by blitter, never by CPU copy.
  */
 int i915_io_mem_reserve(struct i915_device *i915, struct ttm_resource *res);
 
 /**
- * i915_blt_copy() - queue a blitter copy of @size bytes (page multiple)
- * from GGTT address @src to GGTT address @dst on BCS, for @ctx (NULL: the
- * kernel context). Both ranges must stay bound until the fence signals.
+ * i915_blt_copy() - queue a blitter copy on BCS.
+ * @i915: the device.
+ * @ctx: the context to run in; NULL: the kernel context.
+ * @dst: GGTT address of the destination.
+ * @src: GGTT address of the source.
+ * @size: bytes, a page multiple.
+ * @out: the copy's fence.
+ *
+ * Both ranges must stay bound until the fence signals.
  * Return: 0 with *@out a reference to the copy's fence; -EINVAL; the
  * errors of i915_request_submit().
  */
@@ -157,8 +179,15 @@ int i915_blt_copy(struct i915_device *i915, struct i915_context *ctx, uint64_t d
 		  uint64_t size, struct dma_fence **out);
 
 /**
- * i915_blt_clear() - queue a blitter fill with zeroes of @size bytes (page
- * multiple) at GGTT address @dst. As i915_blt_copy().
+ * i915_blt_clear() - queue a blitter fill with zeroes on BCS.
+ * @i915: the device.
+ * @ctx: the context to run in; NULL: the kernel context.
+ * @dst: GGTT address of the range to clear; bound until the fence signals.
+ * @size: bytes, a page multiple.
+ * @out: the fill's fence.
+ *
+ * Return: 0 with *@out a reference to the fill's fence; -EINVAL; the
+ * errors of i915_request_submit().
  */
 int i915_blt_clear(struct i915_device *i915, struct i915_context *ctx, uint64_t dst, uint64_t size,
 		   struct dma_fence **out);

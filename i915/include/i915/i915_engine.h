@@ -102,11 +102,25 @@ struct i915_context {
 
 /**
  * i915_context_create() - a new context with a unique id and one reference.
- * Return: 0; -ENOMEM; -EINVAL.
+ * @i915: the device.
+ * @out: the context.
+ *
+ * Return: 0; -ENOMEM; -EINVAL (NULL argument).
  */
 int i915_context_create(struct i915_device *i915, struct i915_context **out);
+
+/**
+ * i915_context_get() - take a reference.
+ * @ctx: the context.
+ *
+ * Return: @ctx.
+ */
 struct i915_context *i915_context_get(struct i915_context *ctx);
-/** i915_context_put() - drop a reference; NULL is a no-op. */
+
+/**
+ * i915_context_put() - drop a reference; the last one frees the context.
+ * @ctx: the context; NULL is a no-op.
+ */
 void i915_context_put(struct i915_context *ctx);
 
 /**
@@ -203,22 +217,34 @@ struct i915_engine {
 	struct i915_engine_stats stats;
 };
 
-/** i915_engine_get() - engine @id of @i915, NULL for a bad id or one the part lacks. */
+/**
+ * i915_engine_get() - an engine of a device by physical id.
+ * @i915: the device.
+ * @id: the engine.
+ *
+ * Return: the engine; NULL for a bad id or one the part lacks.
+ */
 struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_id id);
 
 /**
- * i915_engine_lookup() - the present engine of uAPI @class and
- * @uabi_instance (I915_CONTEXT_PARAM_ENGINES, QUERY_ENGINE_INFO), NULL when
- * the part has none.
+ * i915_engine_lookup() - an engine of a device by its uAPI name
+ * (I915_CONTEXT_PARAM_ENGINES, QUERY_ENGINE_INFO).
+ * @i915: the device.
+ * @class: uAPI engine class (enum drm_i915_gem_engine_class).
+ * @uabi_instance: instance within @class, counting present engines only.
+ *
+ * Return: the present engine; NULL when the part has none.
  */
 struct i915_engine *i915_engine_lookup(struct i915_device *i915, unsigned int class,
 				       unsigned int uabi_instance);
 
 /**
- * i915_request_submit() - queue one request on @engine.
+ * i915_request_submit() - queue one request on an engine.
+ * @engine: the engine.
  * @ctx: the context it runs for (NULL: the device's kernel context).
  * @cmds: @ndw dwords copied inline into the ring before the batch (for
  *	driver work such as blits), or NULL.
+ * @ndw: dwords at @cmds (0 with NULL).
  * @batch: address of a first-level batch to start, or 0 for none: in
  *	@ctx's VM (started with the ppGTT bit) when it has one, else GGTT.
  * @out: a reference to the request's fence, or NULL when not wanted.
@@ -233,18 +259,32 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, co
 			unsigned int ndw, uint64_t batch, struct dma_fence **out);
 
 /**
- * i915_request_submit_batch() - i915_request_submit() of a batch only, at
- * @batch even when that is 0 (a valid address in a VM).
+ * i915_request_submit_batch() - i915_request_submit() of a batch only.
+ * @engine: the engine.
+ * @ctx: the context (NULL: the kernel context).
+ * @batch: address of the batch, started even when it is 0 (a valid
+ *	address in a VM).
+ * @out: a reference to the request's fence, or NULL when not wanted.
+ *
+ * Return: as i915_request_submit().
  */
 int i915_request_submit_batch(struct i915_engine *engine, struct i915_context *ctx,
 			      uint64_t batch, struct dma_fence **out);
 
-/** to_i915_request() - the request of an i915 fence, NULL for another fence. */
+/**
+ * to_i915_request() - the request behind a fence.
+ * @fence: any fence.
+ *
+ * Return: the request of an i915 request fence, NULL for another fence.
+ */
 struct i915_request *to_i915_request(struct dma_fence *fence);
 
 /**
- * i915_engine_set_wedged() - declare @engine unusable (@wedged) or usable
- * again: while wedged, i915_request_submit() fails with -EIO at once, so
+ * i915_engine_set_wedged() - declare an engine unusable or usable again.
+ * @engine: the engine.
+ * @wedged: true: unusable.
+ *
+ * While wedged, i915_request_submit() fails with -EIO at once, so
  * the driver takes its CPU fallbacks (memcpy moves) instead of queueing
  * behind an engine that will not run. Requests already queued are not
  * touched.
@@ -271,26 +311,44 @@ struct i915_cs_cycles {
 };
 
 /**
- * i915_engine_cs_cycles() - sample @engine's command streamer clock and the
- * CPU clock together. Return: 0; -EINVAL (NULL argument).
+ * i915_engine_cs_cycles() - sample an engine's command streamer clock and
+ * the CPU clock together.
+ * @engine: the engine.
+ * @out: the sample; its frequency is the back end's cs_timestamp_hz.
+ *
+ * Return: 0; -EINVAL (NULL argument).
  */
 int i915_engine_cs_cycles(struct i915_engine *engine, struct i915_cs_cycles *out);
 
 /**
- * i915_cs_cycles_to_ns() - CPU time (CLOCK_MONOTONIC ns) of engine clock
- * value @cycles, extrapolated from @ref. Only the low 32 bits of the
+ * i915_cs_cycles_to_ns() - CPU time of an engine clock value.
+ * @ref: a sample of i915_engine_cs_cycles().
+ * @cycles: the engine clock value.
+ *
+ * Extrapolated from @ref. Only the low 32 bits of the
  * difference count, so a value sampled from RING_TIMESTAMP alone (its low
  * dword) converts as well as a full one, within 2^31 ticks (~110 s at
  * 19.2 MHz) of @ref.
+ *
+ * Return: CLOCK_MONOTONIC nanoseconds.
  */
 int64_t i915_cs_cycles_to_ns(const struct i915_cs_cycles *ref, uint64_t cycles);
 
-/** i915_engine_hws_seqno() - the last seqno the engine stored. */
+/**
+ * i915_engine_hws_seqno() - the last seqno an engine stored in its status page.
+ * @engine: the engine.
+ *
+ * Return: the seqno (0 before the first request completed).
+ */
 uint32_t i915_engine_hws_seqno(struct i915_engine *engine);
 
 /**
- * i915_engine_wait_idle() - wait until every request submitted to @engine
- * so far has signalled. Return: 0; -ETIMEDOUT after @timeout_ms.
+ * i915_engine_wait_idle() - wait until every request submitted to an engine
+ * so far has signalled.
+ * @engine: the engine.
+ * @timeout_ms: how long to wait at most.
+ *
+ * Return: 0; -ETIMEDOUT after @timeout_ms.
  */
 int i915_engine_wait_idle(struct i915_engine *engine, unsigned int timeout_ms);
 

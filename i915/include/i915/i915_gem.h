@@ -73,45 +73,74 @@ int i915_gem_init(struct i915_device *i915);
 
 /**
  * i915_gem_fini() - free delayed-destroy objects and tear the ttm_device
- * down. Return: 0; -EBUSY while objects are alive (nothing torn down).
+ * down.
+ * @i915: the device.
+ *
+ * Return: 0; -EBUSY while objects are alive (nothing torn down).
  */
 int i915_gem_fini(struct i915_device *i915);
 
 /**
- * i915_gem_object_create() - a new object of @size bytes (page multiple)
- * placed in @region (SMEM objects start in SYSTEM: their pages appear on
- * first use, zeroed). Return: 0 with one reference in *@out; -EINVAL (bad
+ * i915_gem_object_create() - a new object.
+ * @i915: the device.
+ * @size: bytes, a page multiple.
+ * @region: where it is placed (SMEM objects start in SYSTEM: their pages
+ *	appear on first use, zeroed).
+ * @out: the object.
+ *
+ * Return: 0 with one reference in *@out; -EINVAL (bad
  * size, region the part lacks); -ENOMEM; -ENOSPC-like validate errors.
  */
 int i915_gem_object_create(struct i915_device *i915, uint64_t size, enum i915_gem_region region,
 			   struct i915_gem_object **out);
 
-/** i915_gem_object_put() - drop a reference; NULL is a no-op. */
+/**
+ * i915_gem_object_put() - drop a reference; the last one frees the object.
+ * @obj: the object; NULL is a no-op.
+ */
 void i915_gem_object_put(struct i915_gem_object *obj);
 
 /**
- * i915_gem_object_access() - CPU copy of @len bytes at @offset between
- * @buf and the object (write when @write), wherever it lives; waits for the
- * GPU as ttm_bo_access() does. Takes the reservation. Return: 0;
+ * i915_gem_object_access() - CPU copy between a buffer and the object,
+ * wherever it lives; waits for the GPU as ttm_bo_access() does.
+ * @obj: the object.
+ * @offset: byte offset in the object.
+ * @buf: the caller's bytes.
+ * @len: how many.
+ * @write: true: @buf to the object; false: the object to @buf.
+ *
+ * Context: takes the reservation.
+ * Return: 0;
  * -EINVAL; -EIO (stolen memory, lmem outside the CPU window); -EINTR.
  */
 int i915_gem_object_access(struct i915_gem_object *obj, uint64_t offset, void *buf, size_t len,
 			   bool write);
 
 /**
- * i915_gem_object_migrate() - move the object to @region (SMEM means
- * SYSTEM: unbound) now. Takes the reservation. Return: 0; validate's
- * errors.
+ * i915_gem_object_migrate() - move the object now.
+ * @obj: the object.
+ * @region: where to (SMEM means SYSTEM: unbound).
+ *
+ * Context: takes the reservation.
+ * Return: 0; validate's errors.
  */
 int i915_gem_object_migrate(struct i915_gem_object *obj, enum i915_gem_region region);
 
 /**
- * i915_gem_object_mem_type() - the TTM memory type the object is in now
- * (TTM_NUM_MEM_TYPES when it has no resource). Unlocked snapshot.
+ * i915_gem_object_mem_type() - the TTM memory type the object is in now,
+ * an unlocked snapshot.
+ * @obj: the object.
+ *
+ * Return: the memory type; TTM_NUM_MEM_TYPES when it has no resource.
  */
 unsigned int i915_gem_object_mem_type(struct i915_gem_object *obj);
 
-/** i915_gem_object_wait() - wait for every fence: 0; the first error (-EIO). */
+/**
+ * i915_gem_object_wait() - wait for every fence of the object.
+ * @obj: the object.
+ *
+ * Return: 0; the first fence error (-EIO).
+ */
 int i915_gem_object_wait(struct i915_gem_object *obj);
 
 /* Relocation and object flags of execbuffer (execbuffer2 spelling). */
@@ -226,6 +255,8 @@ struct i915_execbuffer {
  * address), apply relocations whose presumed offset is stale, wait for
  * foreign fences, submit, and attach the one fence to every object (write
  * usage for objects written: EXEC_OBJECT_WRITE or a write domain).
+ * @i915: the device.
+ * @eb: the arguments; @eb->out_fence is set on success.
  *
  * When @eb->ctx has a VM (i915_context_set_vm()), addresses are that VM's:
  * each object is validated where the GPU reaches it without the GGTT

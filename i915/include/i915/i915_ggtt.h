@@ -46,12 +46,20 @@ struct i915_ggtt {
 };
 
 /**
- * i915_ggtt_init() - manage the GGTT of @be. Return: 0; -EINVAL (empty
- * GGTT, aperture larger than the GGTT); -ENOMEM.
+ * i915_ggtt_init() - manage the GGTT of a back end (a range manager over it).
+ * @ggtt: caller-embedded, initialised here.
+ * @be: the back end whose GGTT it is; sizes come from its facts.
+ *
+ * Return: 0; -EINVAL (empty GGTT, aperture larger than the GGTT); -ENOMEM.
  */
 int i915_ggtt_init(struct i915_ggtt *ggtt, struct i915_backend *be);
 
-/** i915_ggtt_fini() - Return: 0; -EBUSY while ranges are allocated. */
+/**
+ * i915_ggtt_fini() - tear down what i915_ggtt_init() set up.
+ * @ggtt: the GGTT.
+ *
+ * Return: 0; -EBUSY while ranges are allocated (nothing torn down).
+ */
 int i915_ggtt_fini(struct i915_ggtt *ggtt);
 
 static inline struct ttm_resource_manager *i915_ggtt_manager(struct i915_ggtt *ggtt)
@@ -66,32 +74,61 @@ static inline uint64_t i915_ggtt_offset(const struct ttm_resource *res)
 }
 
 /**
- * i915_ggtt_bind_host() - point @count entries from page @first at the host
- * pages @pages (each 4 KiB aligned, kept alive by the caller while bound).
+ * i915_ggtt_bind_host() - point GGTT entries at host pages.
+ * @ggtt: the GGTT.
+ * @first: first GGTT page.
+ * @pages: @count host pages, each 4 KiB aligned and kept alive by the
+ *	caller while bound.
+ * @count: entries to write.
+ *
  * Return: 0; -EINVAL (range outside the GGTT, NULL page).
  */
 int i915_ggtt_bind_host(struct i915_ggtt *ggtt, uint64_t first, void *const *pages, uint64_t count);
 
 /**
- * i915_ggtt_bind_linear() - point @count entries from page @first at a
- * contiguous run starting at byte @offset of stolen memory (@lmem false) or
- * device-local memory (@lmem true). Return: 0; -EINVAL.
+ * i915_ggtt_bind_linear() - point GGTT entries at a contiguous run of
+ * stolen or device-local memory.
+ * @ggtt: the GGTT.
+ * @first: first GGTT page.
+ * @lmem: true: device-local memory; false: stolen memory.
+ * @offset: byte offset of the run in that memory.
+ * @count: entries (pages) to write.
+ *
+ * Return: 0; -EINVAL (range outside the GGTT or the memory).
  */
 int i915_ggtt_bind_linear(struct i915_ggtt *ggtt, uint64_t first, bool lmem, uint64_t offset,
 			  uint64_t count);
 
 /**
- * i915_ggtt_bind_lmem() - point entries from page @first at the pages of the
- * device-local resource @lmem_res of buddy manager @lmem, block by block,
- * in order. Return: 0; -EINVAL.
+ * i915_ggtt_bind_lmem() - point GGTT entries at the pages of a device-local
+ * resource, block by block, in order.
+ * @ggtt: the GGTT.
+ * @first: first GGTT page.
+ * @lmem: the buddy manager of device-local memory.
+ * @lmem_res: a resource of @lmem.
+ *
+ * Return: 0; -EINVAL.
  */
 int i915_ggtt_bind_lmem(struct i915_ggtt *ggtt, uint64_t first,
 			const struct ttm_buddy_manager *lmem, const struct ttm_resource *lmem_res);
 
-/** i915_ggtt_unbind() - clear @count entries from @first; 0 or -EINVAL. */
+/**
+ * i915_ggtt_unbind() - mark GGTT entries not present.
+ * @ggtt: the GGTT.
+ * @first: first GGTT page.
+ * @count: entries to clear.
+ *
+ * Return: 0; -EINVAL (range outside the GGTT).
+ */
 int i915_ggtt_unbind(struct i915_ggtt *ggtt, uint64_t first, uint64_t count);
 
-/** i915_ggtt_read_pte() - the entry at page @index, for tests and dumps. */
+/**
+ * i915_ggtt_read_pte() - read one GGTT entry, for tests and dumps.
+ * @ggtt: the GGTT.
+ * @index: GGTT page.
+ *
+ * Return: the entry (the back end's encoding), 0 beyond the GGTT.
+ */
 uint64_t i915_ggtt_read_pte(struct i915_ggtt *ggtt, uint64_t index);
 
 /** i915_ggtt_mappable_pages() - pages of the CPU-mappable aperture. */
