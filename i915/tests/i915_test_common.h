@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include <fault_inject.h>
+/* The tests configure the sim back end and look at its state. */
+#include <sim_gpu.h>
 #include <i915/i915_cmds.h>
 #include <i915/i915_drv.h>
 #include <ttm/ttm_resource.h>
