@@ -859,5 +859,15 @@ void srv_get_stats(struct srv *s, struct srv_stats *st)
 	st->calls = s->calls;
 	st->held_fds = s->nheld;
 	pthread_mutex_unlock(&s->lock);
+	/* GEM objects alive: the first number of debugfs i915_gem_objects. */
 	st->objects = -1;
+	if (srv_begin(s)) {
+		char *text = NULL;
+		size_t len;
+
+		if (!i915_gem_debugfs_read(s->i915, "i915_gem_objects", &text, &len))
+			st->objects = strtoll(text, NULL, 10);
+		free(text);
+		srv_end(s);
+	}
 }

@@ -29,6 +29,7 @@
 #ifndef NODE_SERVER_WIRE_H
 #define NODE_SERVER_WIRE_H
 
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
