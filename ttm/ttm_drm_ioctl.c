@@ -853,6 +853,30 @@ static const struct ttm_bo_vm_fault_ops ttm_drm_fault_ops = {
  * maps it through ttm_bo_vm. Return: 0; -EBUSY (DONT_BLOCK and busy or
  * reserved); -EINVAL; errors of ttm_bo_mmap() (-ENOMEM, -EPERM).
  */
+/*
+ * Wait until every fence of @dbo signalled, as the kernel's
+ * ttm_bo_wait_ctx(): 0 once idle, whatever status the fences ended with.
+ * An error is the failed request's, reported by its fence (FENCE_WAIT);
+ * the buffer itself stays usable (a 2008 client reuses buffers from its
+ * cache after a GPU reset). Return: 0; -EBUSY (@ctx->no_wait_gpu and busy);
+ * -EINTR/-ERESTARTSYS.
+ */
+static int ttm_drm_bo_wait_idle(struct ttm_drm_bo *dbo, struct ttm_operation_ctx *ctx)
+{
+	struct dma_resv *resv = dbo->tbo.resv;
+	int64_t lret;
+
+	if (dma_resv_test_signaled(resv, DMA_RESV_USAGE_BOOKKEEP))
+		return 0;
+	if (ctx->no_wait_gpu)
+		return -EBUSY;
+	lret = dma_resv_wait_timeout(resv, DMA_RESV_USAGE_BOOKKEEP, ctx->interruptible,
+				     MAX_SCHEDULE_TIMEOUT);
+	if (lret < 0)
+		return (int)lret;
+	return lret ? 0 : -EBUSY;
+}
+
 static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 {
 	struct ttm_drm_device *ddev = file->ddev;
@@ -876,7 +900,7 @@ static int ttm_drm_bo_map_ioctl(struct ttm_drm_file *file, void *data)
 	ret = ttm_drm_bo_reserve_hint(dbo, req.hint);
 	if (ret)
 		goto out;
-	ret = ttm_bo_wait_ctx(&dbo->tbo, &ctx);
+	ret = ttm_drm_bo_wait_idle(dbo, &ctx);
 	if (!ret)
 		dbo->mapped++;
 	ttm_bo_unreserve(&dbo->tbo);
@@ -1092,7 +1116,7 @@ static int ttm_drm_bo_wait_idle_ioctl(struct ttm_drm_file *file, void *data)
 	if (!dbo)
 		return -EINVAL;
 	ctx.no_wait_gpu = req.hint & DRM_BO_HINT_DONT_BLOCK;
-	ret = ttm_bo_wait_ctx(&dbo->tbo, &ctx);
+	ret = ttm_drm_bo_wait_idle(dbo, &ctx);
 	if (!ret)
 		ret = ttm_drm_bo_reply(file->ddev, dbo, &arg->d.rep);
 	ttm_drm_object_put(&dbo->base);

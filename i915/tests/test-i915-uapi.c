@@ -820,6 +820,58 @@ KTEST(uapi_hang_reports_eio_other_client_continues)
 	EXPECT_EQ(uapi_client_fini(&c), 0);
 }
 
+/*
+ * After one client's batch hung and was reset, buffers reused from a
+ * buffer cache (Mesa's bufmgr reuses freed buffers: here the hung batch's
+ * target, written by nothing) and buffers of other clients map and
+ * validate normally: the error is the hung request's (FENCE_WAIT reports
+ * it), not a property the buffers keep, as the kernel's waits for idle
+ * report no fence error.
+ */
+KTEST(uapi_gpu_reset_other_buffers_map_and_validate)
+{
+	uint32_t cs[6] = {
+	    MI_SEMAPHORE_WAIT | MI_SEMAPHORE_GLOBAL_GTT | MI_SEMAPHORE_POLL |
+		MI_SEMAPHORE_SAD_EQ_SDD,
+	    1,
+	    0,
+	    0,
+	    MI_BATCH_BUFFER_END,
+	    0,
+	};
+	struct drm_fence_arg wait = {.type = DRM_FENCE_TYPE_EXE};
+	struct drm_bo_map_wait_idle_arg idle;
+	struct uapi_client c;
+	uint32_t hang;
+	struct eb2 e;
+	struct eb1 e1;
+
+	uapi_client_init(&c);
+	ASSERT_EQ(uapi_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_EXE, &hang), 0);
+	ASSERT_EQ(uapi_rw(&c, hang, 0, cs, sizeof(cs), true), 0);
+	eb2_init(&e, &c);
+	e.obj[1].handle = hang;
+	e.reloc[0].offset = 8;
+	e.reloc[0].write_domain = 0;
+	ASSERT_EQ(eb2_call(&c, &e), 0);
+	wait.handle = (uint32_t)(e.eb.rsvd2 >> 32);
+	ASSERT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_FENCE_WAIT, &wait), 0);
+	EXPECT_UEQ(wait.error, EIO);
+	EXPECT_UEQ(uapi_fence_wait(&c, wait.handle), 0);
+
+	/* The target was on the hung batch's list: reused, it maps... */
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0);
+	memset(&idle, 0, sizeof(idle));
+	idle.d.req.handle = c.target;
+	EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_BO_WAIT_IDLE, &idle), 0);
+	/* ...and validates into a batch that runs. */
+	eb1_init(&e1, &c);
+	ASSERT_EQ(eb1_call(&c, &e1), 0);
+	EXPECT_UEQ(uapi_fence_wait(&c, e1.eb.fence_arg.handle), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
 /* The driver's fence class: FENCE_CREATE with EMIT queues a render request. */
 KTEST(uapi_fence_emit_is_a_render_request)
 {
