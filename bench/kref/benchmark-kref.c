@@ -602,13 +602,25 @@ static int run_side(struct kstate *s, bool kernel, unsigned long n)
 	return -EINVAL;
 }
 
-/* ns per iteration of one side's loop. */
-static int time_side(struct kstate *s, bool kernel, unsigned long n, double *ns)
+/*
+ * ns per iteration of one side's loop into *@ns; under callgrind (the
+ * harness's instruction axis, TTM_BENCH_CALLGRIND_OUT) the loop's
+ * instructions per iteration also become a sample of @m's "instructions"
+ * (@m NULL: a warm-up repetition, not counted).
+ */
+static int time_side(struct kstate *s, bool kernel, unsigned long n, double *ns,
+		     struct bench_metric *m)
 {
-	uint64_t t0 = bench_now_ns();
-	int ret = run_side(s, kernel, n);
+	uint64_t t0;
+	int ret;
 
+	if (m)
+		bench_icount_start();
+	t0 = bench_now_ns();
+	ret = run_side(s, kernel, n);
 	*ns = (double)(bench_now_ns() - t0) / (double)n;
+	if (!ret && m)
+		ret = bench_icount_stop(m, n);
 	return ret;
 }
 
@@ -750,7 +762,7 @@ int main(int argc, char **argv)
 
 				if (ko.side == (kernel ? 1 : 2))
 					continue;
-				ret = time_side(&s, kernel, n, &t[kernel]);
+				ret = time_side(&s, kernel, n, &t[kernel], rep < 0 ? NULL : kernel ? mk : mo);
 			}
 			bench_progress(&run, c->name, (double)(rep + (int)run.opts.warmup + 1) /
 							      (double)(run.opts.reps + run.opts.warmup));
