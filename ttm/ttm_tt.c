@@ -13,26 +13,27 @@
 #define TTM_TT_INIT_FLAGS                                                                          \
 	(TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_EXTERNAL | TTM_TT_FLAG_EXTERNAL_MAPPABLE)
 
+/*
+ * The page directory and the pool's order bytes in one zeroed block (pages
+ * first, @orders right after them): one allocation per tt, as the kernel's
+ * one kvcalloc() of the directory.
+ */
 static int tt_alloc_arrays(struct ttm_tt *tt)
 {
-	if (fault_should_fail(&ttm_fault_tt_alloc, tt->num_pages * sizeof(void *)))
+	size_t n = tt->num_pages;
+
+	if (fault_should_fail(&ttm_fault_tt_alloc, n * sizeof(void *)))
 		return -ENOMEM;
-	tt->pages = calloc(tt->num_pages, sizeof(*tt->pages));
-	tt->orders = calloc(tt->num_pages, sizeof(*tt->orders));
-	if (!tt->pages || !tt->orders) {
-		free(tt->pages);
-		free(tt->orders);
-		tt->pages = NULL;
-		tt->orders = NULL;
+	tt->pages = calloc(n, sizeof(*tt->pages) + sizeof(*tt->orders));
+	if (!tt->pages)
 		return -ENOMEM;
-	}
+	tt->orders = (uint8_t *)(tt->pages + n);
 	return 0;
 }
 
 static void tt_free_arrays(struct ttm_tt *tt)
 {
 	free(tt->pages);
-	free(tt->orders);
 	tt->pages = NULL;
 	tt->orders = NULL;
 }
