@@ -119,6 +119,22 @@ static bool node_range_remove(void *addr, size_t len)
 	return hit;
 }
 
+
+/* Whether [@addr, @addr + @len) overlaps a recorded driver mapping. */
+static bool node_range_overlaps(const void *addr, size_t len)
+{
+	uintptr_t s = (uintptr_t)addr, e = s + len;
+	bool hit = false;
+
+	if (!atomic_load_explicit(&node_nranges_hint, memory_order_relaxed))
+		return false;
+	pthread_mutex_lock(&node_range_lock);
+	for (size_t i = 0; i < node_nranges && !hit; i++)
+		hit = node_ranges[i].start < e && s < node_ranges[i].end;
+	pthread_mutex_unlock(&node_range_lock);
+	return hit;
+}
+
 /* ---- opening ------------------------------------------------------------ */
 
 static int node_open_device(int minor, int flags)
@@ -659,6 +675,32 @@ NODE_EXPORT int munmap(void *addr, size_t len)
 		}
 	}
 	return REAL(munmap)(addr, len);
+}
+
+/*
+ * A device mapping is VM_DONTEXPAND | VM_PFNMAP in the kernel (drm_gem_mmap_obj()):
+ * mremap() cannot grow it, -EFAULT (vma_to_resize()). Calls the kernel would
+ * refuse earlier (bad flags, an unaligned address) and every other mremap
+ * go to libc.
+ */
+NODE_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *new_addr = NULL;
+	va_list ap;
+
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	if (!node_in_driver && new_len > old_len && !((uintptr_t)old & 4095) &&
+	    !(flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
+	    (!(flags & MREMAP_FIXED) || (flags & MREMAP_MAYMOVE)) &&
+	    node_range_overlaps(old, old_len ? old_len : 1)) {
+		errno = EFAULT;
+		return MAP_FAILED;
+	}
+	return REAL(mremap)(old, old_len, new_len, flags, new_addr);
 }
 
 /* ---- stat ----------------------------------------------------------------- */

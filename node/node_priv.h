@@ -78,6 +78,7 @@ enum node_real_id {
 	NODE_REAL_ioctl,
 	NODE_REAL_mmap,
 	NODE_REAL_munmap,
+	NODE_REAL_mremap,
 	NODE_REAL_dup,
 	NODE_REAL_dup2,
 	NODE_REAL_dup3,

@@ -36,6 +36,7 @@ static const char *const node_real_names[NODE_REAL_COUNT] = {
 	[NODE_REAL_ioctl] = "ioctl",
 	[NODE_REAL_mmap] = "mmap",
 	[NODE_REAL_munmap] = "munmap",
+	[NODE_REAL_mremap] = "mremap",
 	[NODE_REAL_dup] = "dup",
 	[NODE_REAL_dup2] = "dup2",
 	[NODE_REAL_dup3] = "dup3",

@@ -557,6 +557,48 @@ KTEST(ioctl_args_in_write_only_and_read_only_memory)
 	close(fd);
 }
 
+/*
+ * A GEM mapping cannot grow (the kernel's vma is VM_DONTEXPAND: mremap() is
+ * -EFAULT) and stays usable after the refusal.
+ */
+KTEST(mremap_cannot_grow_a_device_mapping)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	struct drm_i915_gem_create create = { .size = 8192 };
+	struct drm_i915_gem_mmap_offset mmo = { 0 };
+	struct drm_gem_close gclose = { 0 };
+	uint32_t *map;
+	void *moved;
+
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, &create), 0);
+	mmo.handle = create.handle;
+	mmo.flags = I915_MMAP_OFFSET_WC;
+	if (ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo) && errno == ENODEV) {
+		mmo.flags = I915_MMAP_OFFSET_FIXED;
+		ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo), 0);
+	}
+	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)mmo.offset);
+	ASSERT_TRUE(map != MAP_FAILED);
+	map[0] = 0x600d;
+	errno = 0;
+	moved = mremap(map, 8192, 16384, MREMAP_MAYMOVE);
+	EXPECT_TRUE(moved == MAP_FAILED);
+	EXPECT_EQ(errno, EFAULT);
+	errno = 0;
+	EXPECT_TRUE(mremap(map, 8192, 16384, 0) == MAP_FAILED);
+	EXPECT_EQ(errno, EFAULT);
+	/* Bad flags are the kernel's -EINVAL before any vma lookup. */
+	errno = 0;
+	EXPECT_TRUE(mremap(map, 8192, 16384, MREMAP_FIXED) == MAP_FAILED);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_UEQ(map[0], 0x600du);
+	map[2047] = 1;
+	EXPECT_EQ(munmap(map, 8192), 0);
+	gclose.handle = create.handle;
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), 0);
+	close(fd);
+}
+
 KTEST(prime_dma_buf_polls_maps_and_closes)
 {
 	int fd = open_node("/dev/dri/renderD128");
