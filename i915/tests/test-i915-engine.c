@@ -510,3 +510,76 @@ KTEST(request_dw_alloc_failure_leaves_ring_untouched)
 	i915_test_buf_fini(&target);
 	EXPECT_EQ(i915_device_destroy(i915), 0);
 }
+
+/*
+ * Probing fails cleanly at each of its device_alloc hits (the device, the
+ * back end, each engine's ring): -ENOMEM, no device, nothing left behind (the
+ * sanitizer build checks the memory); once the countdown passes every hit,
+ * the probe succeeds.
+ */
+KTEST(device_create_alloc_failure_each_hit_enomem)
+{
+	struct sim_gpu_config cfg;
+	unsigned int failed = 0;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	i915_test_config(&cfg);
+	for (unsigned long nth = 1; nth < 64; nth++) {
+		struct i915_device *i915 = NULL;
+		int ret;
+
+		fault_thread_fail_nth(&i915_fault_device_alloc, nth);
+		ret = i915_device_create_sim(&cfg, &i915);
+		if (!i915_test_fault_fired()) {
+			ASSERT_EQ(ret, 0);
+			EXPECT_EQ(i915_device_destroy(i915), 0);
+			break;
+		}
+		EXPECT_EQ(ret, -ENOMEM);
+		EXPECT_NULL(i915);
+		failed++;
+	}
+	/* The device, the back end and at least render and blitter rings. */
+	EXPECT_TRUE(failed >= 4);
+}
+
+/*
+ * A blitter copy whose command buffer cannot be allocated (blt_alloc) is
+ * -ENOMEM with no fence and nothing submitted; the same copy then runs.
+ */
+KTEST(blt_copy_alloc_failure_submits_nothing)
+{
+	struct i915_test_buf src, dst;
+	struct dma_fence *f = NULL;
+	struct i915_device *i915;
+	struct i915_engine *bcs;
+	unsigned long submitted;
+	int ret;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	i915 = i915_test_device(false);
+	ASSERT_NOT_NULL(i915);
+	bcs = i915_engine_get(i915, I915_ENGINE_BCS);
+	ASSERT_EQ(i915_test_buf_init(&src, i915, 4096, 0), 0);
+	ASSERT_EQ(i915_test_buf_init(&dst, i915, 4096, 0), 0);
+	memset(src.mem, 0x5a, 4096);
+	submitted = atomic_load(&bcs->stats.submitted);
+
+	i915_test_fail_next(&i915_fault_blt_alloc);
+	ret = i915_blt_copy(i915, NULL, dst.addr, src.addr, 4096, &f);
+	EXPECT_TRUE(i915_test_fault_fired());
+	EXPECT_EQ(ret, -ENOMEM);
+	EXPECT_NULL(f);
+	EXPECT_UEQ(atomic_load(&bcs->stats.submitted), submitted);
+
+	ASSERT_EQ(i915_blt_copy(i915, NULL, dst.addr, src.addr, 4096, &f), 0);
+	EXPECT_EQ(dma_fence_wait(f, false), 0);
+	EXPECT_EQ(dma_fence_get_status(f), 1);
+	dma_fence_put(f);
+	EXPECT_UEQ(i915_test_read32(&dst, 0), 0x5a5a5a5a);
+	i915_test_buf_fini(&dst);
+	i915_test_buf_fini(&src);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}
