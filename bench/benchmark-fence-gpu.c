@@ -16,6 +16,7 @@
  */
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem.h>
+#include <sim_gpu.h>
 #include <bench.h>
 
 #include <errno.h>
