@@ -505,6 +505,10 @@ void gem_mmo_free_all(struct gem_obj *obj)
 /*
  * Where a CPU fault may put @obj: lmem only inside the CPU-visible window,
  * system memory when the object may live there.
+ * The CPU reaches lmem through one window of the BAR per object
+ * (i915_io_mem_reserve() maps a resource only when its blocks are one run),
+ * so a fragmented lmem object is made contiguous by the fault, as a
+ * kernel fault would otherwise map it page by page.
  */
 static void gem_cpu_placement(struct gem_obj *obj, struct ttm_place *places,
 			      struct ttm_placement *pl)
@@ -517,6 +521,7 @@ static void gem_cpu_placement(struct gem_obj *obj, struct ttm_place *places,
 			places[n] = (struct ttm_place){
 			    .mem_type = TTM_PL_VRAM,
 			    .lpfn = (uint32_t)(obj->dev->lmem_visible_size >> TTM_PAGE_SHIFT),
+			    .flags = TTM_PL_FLAG_CONTIGUOUS,
 			};
 			n++;
 		} else {

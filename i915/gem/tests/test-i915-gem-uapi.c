@@ -1336,6 +1336,79 @@ static void sigbus_handler(int sig)
 	siglongjmp(sigbus_env, 1);
 }
 
+
+/* A lmem object created, placed by a CPU write through a FIXED mapping; returns the map. */
+static volatile uint32_t *lmem_touch(struct uapi_fx *fx, uint64_t size, uint32_t value,
+				     uint32_t *handle)
+{
+	struct drm_i915_gem_memory_class_instance r = {.memory_class = I915_MEMORY_CLASS_DEVICE};
+	struct drm_i915_gem_create_ext_memory_regions ext = {
+	    .base.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS, .num_regions = 1,
+	    .regions = (uintptr_t)&r};
+	struct drm_i915_gem_create_ext c = {.size = size, .extensions = (uintptr_t)&ext};
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_FIXED};
+	void *ptr = NULL;
+	volatile uint32_t *p;
+
+	EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_CREATE_EXT, &c), 0);
+	mo.handle = c.handle;
+	EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	EXPECT_EQ(i915_gem_mmap(fx->file, NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				(off_t)mo.offset, &ptr),
+		  0);
+	p = ptr;
+	*handle = c.handle;
+	if (p)
+		for (uint64_t off = 0; off < size; off += 4096)
+			p[off / 4] = value;
+	return p;
+}
+
+/*
+ * An lmem object whose blocks are scattered by fragmentation is still
+ * reachable by the CPU: the fault gives it one run (igt gem_mmap_offset@clear).
+ */
+KTEST(cpu_fault_on_fragmented_lmem_object)
+{
+	enum { N = 16, SZ = 64 << 10 }; /* 64 KiB lmem pages (DG2) of a 1 MiB lmem */
+	struct i915_device *i915;
+	struct uapi_fx fx;
+	struct sigaction sa, old;
+	volatile uint32_t *small[N], *big;
+	uint32_t h[N], hb;
+
+	memset(&fx, 0, sizeof(fx));
+	ASSERT_EQ(i915_gem_device_create_params("dg2", "lmem_size=1", &i915), 0);
+	fx.i915 = i915;
+	ASSERT_EQ(i915_gem_file_open(i915, true, &fx.file), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigbus_handler;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGBUS, &sa, &old), 0);
+	/* Fill lmem with one-page objects, then free every other page. */
+	for (int i = 0; i < N; i++)
+		small[i] = lmem_touch(&fx, SZ, (uint32_t)i, &h[i]);
+	for (int i = 1; i < N; i += 2) {
+		EXPECT_EQ(i915_gem_munmap(i915, (void *)small[i], SZ), 0);
+		EXPECT_EQ(gem_close(fx.file, h[i]), 0);
+	}
+	sigbus_seen = 0;
+	if (!sigsetjmp(sigbus_env, 1)) {
+		big = lmem_touch(&fx, 2 * SZ, 0xb16, &hb);
+		ASSERT_NE(big, NULL);
+		EXPECT_EQ(big[0], 0xb16u);
+		EXPECT_EQ(big[SZ / 4], 0xb16u);
+		EXPECT_EQ(i915_gem_munmap(i915, (void *)big, 2 * SZ), 0);
+	}
+	EXPECT_EQ(sigbus_seen, 0);
+	/* Whatever had to move for it kept its content. */
+	for (int i = 0; i < N; i += 2) {
+		EXPECT_EQ(small[i][0], (uint32_t)i);
+		EXPECT_EQ(i915_gem_munmap(i915, (void *)small[i], SZ), 0);
+	}
+	sigaction(SIGBUS, &old, NULL);
+	fx_close(&fx);
+}
 /* A CPU fault needing pages of a purgeable object is SIGBUS (gem_madvise@dontneed-*). */
 KTEST(cpu_fault_on_purgeable_object_sigbus)
 {
