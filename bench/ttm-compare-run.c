@@ -74,6 +74,24 @@
 #include "bench.h"
 #include "ttm-compare-run.h"
 
+/*
+ * The build-tree path of benchmark @b: bench/benchmark-<b>, or
+ * bench/<b>/benchmark-<b> for a benchmark with a directory of its own (the
+ * kernel reference, bench/kref).
+ */
+static void bench_path(const char *b, char *out, size_t len)
+{
+	static const char *const own_dir[] = { "kref" };
+
+	for (size_t i = 0; i < sizeof(own_dir) / sizeof(own_dir[0]); i++) {
+		if (!strcmp(b, own_dir[i])) {
+			snprintf(out, len, "bench/%s/benchmark-%s", b, b);
+			return;
+		}
+	}
+	snprintf(out, len, "bench/benchmark-%s", b);
+}
+
 #define EXIT_REGRESSION 1
 #define EXIT_BAD_INPUT 2
 #define RUN_MAX_ROUNDS 1000
@@ -301,11 +319,12 @@ static int resolve_side(const char *spec, const char *bench, char *dir, size_t l
 	targets[nt++] = "-C";
 	targets[nt++] = dir;
 	for (char *b = strtok_r(list, ",", &save); b && nt < 60; b = strtok_r(NULL, ",", &save)) {
-		char *t = malloc(strlen(b) + 32);
+		size_t tl = 2 * strlen(b) + 32;
+		char *t = malloc(tl);
 
 		if (!t)
 			break;
-		sprintf(t, "bench/benchmark-%s", b);
+		bench_path(b, t, tl);
 		targets[nt++] = t;
 	}
 	targets[nt] = NULL;
@@ -649,7 +668,8 @@ static int icount_side(const struct run_opts *o, const char *dir, const char *ou
 	if (!list)
 		return -1;
 	for (char *b = strtok_r(list, ",", &save); b && !rc; b = strtok_r(NULL, ",", &save)) {
-		char exe[PATH_MAX], log[PATH_MAX], cg[PATH_MAX], cgopt[PATH_MAX + 32];
+		char exe[2 * PATH_MAX], rel[PATH_MAX], log[PATH_MAX], cg[PATH_MAX];
+		char cgopt[PATH_MAX + 32];
 		char *argv[72], *asave = NULL, *copy = strdup(o->args);
 		unsigned k = 0;
 		int st;
@@ -658,7 +678,8 @@ static int icount_side(const struct run_opts *o, const char *dir, const char *ou
 			rc = -1;
 			break;
 		}
-		snprintf(exe, sizeof(exe), "%s/bench/benchmark-%s", dir, b);
+		bench_path(b, rel, sizeof(rel));
+		snprintf(exe, sizeof(exe), "%s/%s", dir, rel);
 		snprintf(log, sizeof(log), "%s/callgrind.%s.log", outdir, b);
 		snprintf(cg, sizeof(cg), "%s/callgrind.%s.out", outdir, b);
 		snprintf(cgopt, sizeof(cgopt), "--callgrind-out-file=%s", cg);
@@ -994,7 +1015,8 @@ static int run_side(const struct run_opts *o, const char *dir, const char *outdi
 		return -1;
 	}
 	for (char *b = strtok_r(list, ",", &save); b && !rc; b = strtok_r(NULL, ",", &save)) {
-		char exe[PATH_MAX], log[PATH_MAX], *argv[64], *asave = NULL, *copy = strdup(args);
+		char exe[2 * PATH_MAX], rel[PATH_MAX], log[PATH_MAX], *argv[64], *asave = NULL;
+		char *copy = strdup(args);
 		unsigned n = 0;
 		int st;
 
@@ -1002,7 +1024,8 @@ static int run_side(const struct run_opts *o, const char *dir, const char *outdi
 			rc = -1;
 			break;
 		}
-		snprintf(exe, sizeof(exe), "%s/bench/benchmark-%s", dir, b);
+		bench_path(b, rel, sizeof(rel));
+		snprintf(exe, sizeof(exe), "%s/%s", dir, rel);
 		snprintf(log, sizeof(log), "%s/benchmark-%s.log", outdir, b);
 		argv[n++] = exe;
 		for (char *t = strtok_r(copy, " ", &asave); t && n < 56; t = strtok_r(NULL, " ", &asave))
