@@ -786,7 +786,8 @@ static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer 
 			const struct i915_exec_reloc *rel = &eo->relocs[r];
 
 			if (rel->target >= eb->count || (rel->offset & 3) || rel->offset > size ||
-			    size - rel->offset < 8)
+			    size - rel->offset < (rel->flags & I915_EXEC_RELOC_32 ? 4u : 8u) ||
+			    (rel->flags & ~I915_EXEC_RELOC_32))
 				return -EINVAL;
 			if ((rel->write_domain & (rel->write_domain - 1)) ||
 			    ((rel->read_domains | rel->write_domain) & ~I915_GEM_DOMAIN_MASK))
@@ -1121,8 +1122,15 @@ static int eb_relocate(struct i915_device *i915, struct i915_execbuffer *eb, con
 				atomic_fetch_add(&i915->gem_stats.relocs_skipped, 1);
 				continue;
 			}
-			ret =
-			    ttm_bo_access(eb_bo(eo), rel->offset, &value, sizeof(value), true, ctx);
+			if (rel->flags & I915_EXEC_RELOC_32) {
+				uint32_t low = (uint32_t)value;
+
+				ret = ttm_bo_access(eb_bo(eo), rel->offset, &low, sizeof(low), true,
+						    ctx);
+			} else {
+				ret = ttm_bo_access(eb_bo(eo), rel->offset, &value, sizeof(value),
+						    true, ctx);
+			}
 			if (ret)
 				return ret;
 			rel->presumed_offset = target;

@@ -285,6 +285,45 @@ KTEST(gem_execbuffer_relocation_resolved_then_skipped)
 	gem_fixture_fini(&fx);
 }
 
+/*
+ * I915_EXEC_RELOC_32 patches the low 32 bits of target address + delta and
+ * needs only 4 bytes of room: at an object's last dword it writes that dword
+ * and nothing before it, where a 64-bit relocation is -EINVAL; an unknown
+ * flag bit is -EINVAL.
+ */
+KTEST(gem_execbuffer_relocation_32bit_writes_one_dword)
+{
+	struct gem_fixture fx;
+	struct i915_device *i915 = gem_fixture_init(&fx, 0);
+	struct i915_gem_object *data = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *target = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
+	uint32_t fill[4] = {0xaaaaaaaa, 0xaaaaaaaa, 0xaaaaaaaa, 0xaaaaaaaa}, end = MI_BATCH_BUFFER_END;
+	struct i915_exec_reloc rel = {.target = 1, .delta = 0x40, .offset = 4092};
+	struct i915_exec_object objs[3] = {
+	    {.obj = data, .relocs = &rel, .nreloc = 1},
+	    {.obj = target},
+	    {.obj = batch},
+	};
+	uint32_t v[4];
+
+	ASSERT_EQ(i915_gem_object_access(data, 4080, fill, sizeof(fill), true), 0);
+	ASSERT_EQ(i915_gem_object_access(batch, 0, &end, sizeof(end), true), 0);
+	EXPECT_EQ(gem_exec_wait(i915, objs, 3, NULL), -EINVAL);
+	rel.flags = 1u << 1;
+	EXPECT_EQ(gem_exec_wait(i915, objs, 3, NULL), -EINVAL);
+	rel.flags = I915_EXEC_RELOC_32;
+	ASSERT_EQ(gem_exec_wait(i915, objs, 3, NULL), 0);
+	EXPECT_NE(objs[1].offset, 0);
+	EXPECT_UEQ(rel.presumed_offset, objs[1].offset);
+	ASSERT_EQ(i915_gem_object_access(data, 4080, v, sizeof(v), false), 0);
+	EXPECT_UEQ(v[0], 0xaaaaaaaa);
+	EXPECT_UEQ(v[1], 0xaaaaaaaa);
+	EXPECT_UEQ(v[2], 0xaaaaaaaa);
+	EXPECT_UEQ(v[3], (uint32_t)(objs[1].offset + 0x40));
+	gem_fixture_fini(&fx);
+}
+
 KTEST(gem_execbuffer_softpin_honoured_and_rejected)
 {
 	struct gem_fixture fx;

@@ -154,12 +154,14 @@ int i915_gem_object_wait(struct i915_gem_object *obj);
  * @target: index of the target object in the execbuffer's list (or, with
  *	I915_EXEC_HANDLE_LUT off, the same: lists are always indexed here).
  * @delta: added to the target's address.
- * @offset: byte offset in the object being patched; 8-byte room, 4-aligned.
+ * @offset: byte offset in the object being patched, 4-aligned, with room for
+ *	the write (8 bytes; 4 with I915_EXEC_RELOC_32).
  * @presumed_offset: the address the caller assumed; when it still holds,
  *	the write is skipped. Updated to the real address on return.
  * @read_domains: I915_GEM_DOMAIN_* the batch reads the target through.
  * @write_domain: at most one domain the batch writes the target through;
  *	non-zero makes the target's fence a write fence.
+ * @flags: I915_EXEC_RELOC_*; other bits are -EINVAL.
  */
 struct i915_exec_reloc {
 	uint32_t target;
@@ -168,7 +170,14 @@ struct i915_exec_reloc {
 	uint64_t presumed_offset;
 	uint32_t read_domains;
 	uint32_t write_domain;
+	uint32_t flags;
 };
+
+/*
+ * Patch 32 bits, the low half of target address + delta (the 2007
+ * superioctl's relocations), instead of 64.
+ */
+#define I915_EXEC_RELOC_32 (1u << 0)
 
 #define EXEC_OBJECT_WRITE (1u << 2)
 #define EXEC_OBJECT_SUPPORTS_48B_ADDRESS (1u << 3)
