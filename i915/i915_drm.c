@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <drmcore/drm_user.h>
+#include <i915/i915_faults.h>
 #include <i915/i915_gem.h>
 #include <i915/i915_uapi.h>
 #include <i915_drm.h>
@@ -115,6 +116,8 @@ static int i915_drm_eb_alloc(struct i915_drm_eb *d, uint32_t count, uint64_t nre
 	memset(d, 0, sizeof(*d));
 	if (nrelocs > I915_DRM_MAX_RELOCS)
 		return -EINVAL;
+	if (fault_should_fail(&i915_fault_exec_alloc, count))
+		return -ENOMEM;
 	d->eb.objects = calloc(count, sizeof(*d->eb.objects));
 	d->objs = calloc(count, sizeof(*d->objs));
 	d->relocs = nrelocs ? calloc(nrelocs, sizeof(*d->relocs)) : NULL;
@@ -327,6 +330,8 @@ static int i915_drm_execbuffer(struct ttm_drm_file *file, struct drm_i915_execbu
 	ret = i915_drm_check_cliprects(ddev, &arg->batch);
 	if (ret)
 		return ret;
+	if (fault_should_fail(&i915_fault_exec_alloc, n))
+		return -ENOMEM;
 	ops = calloc(n, sizeof(*ops));
 	uops = calloc(n, sizeof(*uops));
 	map = calloc(n, sizeof(*map));
@@ -464,6 +469,8 @@ static int i915_drm_execbuffer2(struct ttm_drm_file *file, struct drm_i915_gem_e
 	    (arg->flags & ~(uint64_t)I915_DRM_EB2_FLAGS) || arg->DR1 || arg->DR4 ||
 	    arg->num_cliprects || arg->cliprects_ptr || arg->rsvd1 || arg->rsvd2)
 		return -EINVAL;
+	if (fault_should_fail(&i915_fault_exec_alloc, n))
+		return -ENOMEM;
 	objs = calloc(n, sizeof(*objs));
 	if (!objs)
 		return -ENOMEM;

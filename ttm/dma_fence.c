@@ -616,6 +616,8 @@ int64_t dma_fence_wait_any_timeout(struct dma_fence **fences, unsigned count, bo
 	}
 	if (!timeout_ns)
 		return 0;
+	if (fault_should_fail(&ttm_fault_fence_alloc, count * sizeof(*cbs)))
+		return -ENOMEM;
 	cbs = calloc(count, sizeof(*cbs));
 	if (!cbs)
 		return -ENOMEM;

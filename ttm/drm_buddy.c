@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <ttm/drm_buddy.h>
+#include <ttm/ttm_faults.h>
 
 static unsigned int ilog2_u64(uint64_t x)
 {
@@ -29,8 +30,11 @@ static uint64_t block_size(const struct drm_buddy *mm, const struct drm_buddy_bl
 static struct drm_buddy_block *block_new(struct drm_buddy_block *parent, uint64_t offset,
 					 unsigned int order)
 {
-	struct drm_buddy_block *b = calloc(1, sizeof(*b));
+	struct drm_buddy_block *b;
 
+	if (fault_should_fail(&ttm_fault_resource_alloc, sizeof(*b)))
+		return NULL;
+	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
 	b->offset = offset;
@@ -87,6 +91,8 @@ int drm_buddy_init(struct drm_buddy *mm, uint64_t size, uint64_t chunk_size)
 	chunks = mm->size / chunk_size;
 	mm->max_order = ilog2_u64(chunks);
 	mm->n_roots = (unsigned int)__builtin_popcountll(chunks);
+	if (fault_should_fail(&ttm_fault_resource_alloc, sizeof(*mm->roots) * mm->n_roots))
+		goto err;
 	mm->free_list = calloc(mm->max_order + 1, sizeof(*mm->free_list));
 	mm->roots = calloc(mm->n_roots, sizeof(*mm->roots));
 	if (!mm->free_list || !mm->roots)
@@ -406,6 +412,8 @@ static int alloc_contig_try_harder(struct drm_buddy *mm, uint64_t size, uint64_t
 	if (!n)
 		return -ENOSPC;
 	/* Offsets, not blocks: a failed try may merge the blocks it released. */
+	if (fault_should_fail(&ttm_fault_resource_alloc, n * sizeof(*offs)))
+		return -ENOMEM;
 	offs = malloc(n * sizeof(*offs));
 	if (!offs)
 		return -ENOMEM;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <ttm/ttm_buddy_manager.h>
+#include <ttm/ttm_faults.h>
 
 /* The place's window in pages, with MAPPABLE clamped to the visible part. */
 static void ttm_buddy_window(struct ttm_buddy_manager *bman, const struct ttm_place *place,
@@ -47,6 +48,8 @@ static int ttm_buddy_man_alloc(struct ttm_resource_manager *man, struct ttm_buff
 	}
 	size = (size + min_block - 1) & ~(min_block - 1);
 
+	if (fault_should_fail(&ttm_fault_resource_alloc, sizeof(*vres)))
+		return -ENOMEM;
 	vres = calloc(1, sizeof(*vres));
 	if (!vres)
 		return -ENOMEM;

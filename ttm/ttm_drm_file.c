@@ -243,6 +243,8 @@ int ttm_drm_open(struct ttm_drm_device *ddev)
 
 	if (!ddev)
 		return -EINVAL;
+	if (fault_should_fail(&ttm_fault_uapi_alloc, sizeof(*file)))
+		return -ENOMEM;
 	file = calloc(1, sizeof(*file));
 	if (!file)
 		return -ENOMEM;
@@ -271,7 +273,9 @@ int ttm_drm_open(struct ttm_drm_device *ddev)
 
 		while (n <= fd)
 			n *= 2;
-		fds = realloc(ttm_drm_fds, (size_t)n * sizeof(*fds));
+		fds = fault_should_fail(&ttm_fault_uapi_alloc, (size_t)n * sizeof(*fds))
+			      ? NULL
+			      : realloc(ttm_drm_fds, (size_t)n * sizeof(*fds));
 		if (!fds) {
 			pthread_mutex_unlock(&ttm_drm_global_lock);
 			ret = -ENOMEM;
@@ -353,7 +357,7 @@ static void ttm_drm_file_release(struct ttm_drm_file *file)
 	 * Without memory for the list the references are still dropped; only
 	 * the container puts would be lost, so fall back to one at a time.
 	 */
-	if (cap)
+	if (cap && !fault_should_fail(&ttm_fault_uapi_alloc, cap * sizeof(*items)))
 		items = calloc(cap, sizeof(*items));
 	while ((ref = ttm_drm_idr_next(&file->refs, &id))) {
 		struct ttm_drm_object *obj = ref->obj;

@@ -47,6 +47,7 @@
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_drm_device.h>
+#include <ttm/ttm_faults.h>
 #include <ttm/ttm_global.h>
 #include <ttm_drm.h>
 
@@ -170,8 +171,11 @@ static int ttm_drm_fence_emit(struct ttm_drm_device *ddev, struct ttm_drm_fence 
 
 struct ttm_drm_fence *ttm_drm_fence_alloc(uint32_t fence_class, uint32_t type, uint32_t flags)
 {
-	struct ttm_drm_fence *f = calloc(1, sizeof(*f));
+	struct ttm_drm_fence *f;
 
+	if (fault_should_fail(&ttm_fault_uapi_alloc, sizeof(*f)))
+		return NULL;
+	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
 	f->base.ops = &ttm_drm_fence_obj_ops;
@@ -671,7 +675,8 @@ static int ttm_drm_bo_create_ioctl(struct ttm_drm_file *file, void *data)
 		ret = -ENOMEM; /* can never fit, do not even try */
 		goto out_unlock;
 	}
-	dbo = calloc(1, sizeof(*dbo));
+	dbo = fault_should_fail(&ttm_fault_uapi_alloc, sizeof(*dbo)) ? NULL
+								   : calloc(1, sizeof(*dbo));
 	if (!dbo) {
 		ret = -ENOMEM;
 		goto out_unlock;
@@ -1261,7 +1266,9 @@ static int ttm_drm_mm_init_ioctl(struct ttm_drm_file *file, void *data)
 	if (!arg->p_size || arg->p_size > UINT32_MAX || arg->p_offset > UINT32_MAX ||
 	    arg->p_offset + arg->p_size > (1ull << 32))
 		return -EINVAL;
-	rman = calloc(1, sizeof(*rman));
+	rman = fault_should_fail(&ttm_fault_resource_alloc, sizeof(*rman))
+		   ? NULL
+		   : calloc(1, sizeof(*rman));
 	if (!rman)
 		return -ENOMEM;
 	pthread_rwlock_wrlock(&ddev->mm_lock);
@@ -1310,7 +1317,7 @@ static int ttm_drm_mm_evict(struct ttm_drm_device *ddev, unsigned mem_type, bool
 
 	pthread_mutex_lock(&ddev->lock);
 	cap = ddev->objects.count;
-	if (cap)
+	if (cap && !fault_should_fail(&ttm_fault_uapi_alloc, cap * sizeof(*bos)))
 		bos = calloc(cap, sizeof(*bos));
 	if (cap && !bos) {
 		pthread_mutex_unlock(&ddev->lock);
@@ -1560,6 +1567,8 @@ static int ttm_drm_call(struct ttm_drm_file *file, unsigned long request, void *
 	if (!arg)
 		return -EFAULT;
 	if (size > sizeof(stack)) {
+		if (fault_should_fail(&ttm_fault_uapi_alloc, size))
+			return -ENOMEM;
 		data = malloc(size);
 		if (!data)
 			return -ENOMEM;

@@ -102,6 +102,9 @@ static void *block_map(struct ttm_pool *pool, unsigned int order)
 		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		return p == MAP_FAILED ? NULL : p;
 	}
+	/* The bookkeeping is part of the block the caller's check charged: size 0. */
+	if (fault_should_fail(&ttm_fault_pool_alloc, 0))
+		return NULL;
 	blk = malloc(sizeof(*blk));
 	if (!blk)
 		return NULL;

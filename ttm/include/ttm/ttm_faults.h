@@ -20,5 +20,6 @@ extern struct fault_attr ttm_fault_resv_reserve;  /* "resv_reserve": reserving f
 extern struct fault_attr ttm_fault_handle_alloc;  /* "handle_alloc": uAPI handle table growth */
 extern struct fault_attr ttm_fault_mmap_remap;    /* "mmap_remap": installing a CPU mapping */
 extern struct fault_attr ttm_fault_map_alloc;     /* "map_alloc": a CPU mapping's own state */
+extern struct fault_attr ttm_fault_uapi_alloc;    /* "uapi_alloc": 2008 uAPI files, objects, copies */
 
 #endif /* TTM_FAULTS_H */
