@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -152,12 +153,36 @@ struct drm_user_guard {
 
 static __thread struct drm_user_guard *tl_guard;
 
-/* The dispositions ours replaced: faults outside a copy go to them. */
-static struct sigaction guard_old_segv, guard_old_bus;
+/*
+ * The dispositions faults outside a copy go to: the ones ours replaced,
+ * then whatever the program installs through drm_user_guard_sigaction().
+ * Two slots per signal, the current one published by pointer, so that a
+ * handler reads a whole disposition while the program changes it.
+ */
+static struct sigaction guard_old_slots[2][2];
+static struct sigaction *_Atomic guard_old[2];
+static pthread_mutex_t guard_old_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static _Atomic bool guard_ready;
 
 static void guard_handler(int sig, siginfo_t *si, void *uctx);
+
+/*
+ * The default disposition for @sig, by system call: a sigaction() call here
+ * could be a preloaded interposer that routes it back to us
+ * (drm_user_guard_sigaction()).
+ */
+static void guard_sys_default(int sig)
+{
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} k = { .handler = SIG_DFL };
+
+	syscall(SYS_rt_sigaction, sig, &k, NULL, sizeof(k.mask));
+}
 
 /*
  * Hand a fault that is not a copy's to the disposition installed before
@@ -168,7 +193,7 @@ static void guard_handler(int sig, siginfo_t *si, void *uctx);
  */
 static void guard_chain(int sig, siginfo_t *si, void *uctx)
 {
-	const struct sigaction *old = sig == SIGSEGV ? &guard_old_segv : &guard_old_bus;
+	const struct sigaction *old = atomic_load(&guard_old[sig == SIGSEGV ? 0 : 1]);
 
 	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction != guard_handler) {
 		old->sa_sigaction(sig, si, uctx);
@@ -176,12 +201,7 @@ static void guard_chain(int sig, siginfo_t *si, void *uctx)
 		   old->sa_handler != SIG_IGN) {
 		old->sa_handler(sig);
 	} else {
-		struct sigaction dfl;
-
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		sigemptyset(&dfl.sa_mask);
-		sigaction(sig, &dfl, NULL);
+		guard_sys_default(sig);
 		if (si->si_code <= 0)
 			raise(sig);
 	}
@@ -219,12 +239,14 @@ static void guard_install(void)
 	sa.sa_sigaction = guard_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSEGV, &sa, &guard_old_segv))
+	if (sigaction(SIGSEGV, &sa, &guard_old_slots[0][0]))
 		return;
-	if (sigaction(SIGBUS, &sa, &guard_old_bus)) {
-		sigaction(SIGSEGV, &guard_old_segv, NULL);
+	if (sigaction(SIGBUS, &sa, &guard_old_slots[1][0])) {
+		sigaction(SIGSEGV, &guard_old_slots[0][0], NULL);
 		return;
 	}
+	atomic_store(&guard_old[0], &guard_old_slots[0][0]);
+	atomic_store(&guard_old[1], &guard_old_slots[1][0]);
 	atomic_store(&guard_ready, true);
 }
 
@@ -232,6 +254,26 @@ static bool guard_works(void)
 {
 	pthread_once(&guard_once, guard_install);
 	return atomic_load(&guard_ready);
+}
+
+bool drm_user_guard_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+{
+	int i = sig == SIGSEGV ? 0 : 1;
+	struct sigaction *cur, *next;
+
+	if ((sig != SIGSEGV && sig != SIGBUS) || !atomic_load(&guard_ready))
+		return false;
+	pthread_mutex_lock(&guard_old_lock);
+	cur = atomic_load(&guard_old[i]);
+	if (oldact)
+		*oldact = *cur;
+	if (act) {
+		next = cur == &guard_old_slots[i][0] ? &guard_old_slots[i][1] : &guard_old_slots[i][0];
+		*next = *act;
+		atomic_store(&guard_old[i], next);
+	}
+	pthread_mutex_unlock(&guard_old_lock);
+	return true;
 }
 
 /*

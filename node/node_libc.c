@@ -13,12 +13,14 @@
 #include <drm.h>
 #include <drmcore/dma_buf.h>
 #include <drmcore/drm_fd.h>
+#include <drmcore/drm_user.h>
 #include <drmcore/sw_sync.h>
 #include <drmcore/sync_file.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <i915_drm.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1269,4 +1271,39 @@ NODE_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeo
 size_t node_range_count(void)
 {
 	return atomic_load(&node_nranges_hint);
+}
+
+/* ---- fault signals ---------------------------------------------------- */
+
+/*
+ * The drm layer's user copies catch their faults with a SIGSEGV/SIGBUS
+ * handler installed at the first copy (drm/drm_user.c). A program that
+ * installs its own for those signals afterwards (igt's crash handler comes
+ * after the first ioctl) would take the copies' faults: its disposition
+ * goes behind the guard instead, which hands it every fault outside a copy,
+ * and the program reads back its own dispositions, as without the node.
+ */
+NODE_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+{
+	if (!node_in_driver && drm_user_guard_sigaction(sig, act, oldact))
+		return 0;
+	return REAL(sigaction)(sig, act, oldact);
+}
+
+NODE_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction act, old;
+
+	if (node_in_driver || handler == SIG_ERR)
+		return REAL(signal)(sig, handler);
+	/* glibc's signal(): BSD semantics. */
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	sigemptyset(&act.sa_mask);
+	sigaddset(&act.sa_mask, sig);
+	act.sa_flags = SA_RESTART;
+	if (!drm_user_guard_sigaction(sig, &act, &old))
+		return REAL(signal)(sig, handler);
+	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void *)old.sa_sigaction
+					  : old.sa_handler;
 }

@@ -79,6 +79,8 @@ enum node_real_id {
 	NODE_REAL_mmap,
 	NODE_REAL_munmap,
 	NODE_REAL_mremap,
+	NODE_REAL_sigaction,
+	NODE_REAL_signal,
 	NODE_REAL_dup,
 	NODE_REAL_dup2,
 	NODE_REAL_dup3,

@@ -333,6 +333,38 @@ KTEST(drm_copy_user_guard_behind_a_chaining_handler)
 	sigaction(SIGSEGV, &later_old, NULL);
 }
 
+/*
+ * drm_user_guard_sigaction(): a disposition set through it goes behind the
+ * guard (faults outside a copy reach it, copies still fault cleanly) and
+ * reads back as set; other signals are not its business.
+ */
+KTEST(drm_user_guard_sigaction_keeps_the_guard_in_front)
+{
+	struct sigaction sa, old, back;
+	char *p = two_pages();
+	char buf[4];
+	int hits;
+
+	ASSERT_NOT_NULL(p);
+	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_GUARD), 0);
+	EXPECT_FALSE(drm_user_guard_sigaction(SIGINT, NULL, &old));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = chained_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_TRUE(drm_user_guard_sigaction(SIGSEGV, &sa, &old));
+	ASSERT_TRUE(drm_user_guard_sigaction(SIGSEGV, NULL, &back));
+	EXPECT_TRUE(back.sa_sigaction == chained_handler);
+	hits = chained_hits;
+	EXPECT_UEQ(drm_copy_from_user(buf, p + PAGE, sizeof(buf)), sizeof(buf));
+	EXPECT_EQ(chained_hits, hits);
+	if (!sigsetjmp(chained_env, 1))
+		(void)*(volatile char *)(p + PAGE);
+	EXPECT_EQ(chained_hits, hits + 1);
+	ASSERT_TRUE(drm_user_guard_sigaction(SIGSEGV, &old, NULL));
+	munmap(p, 2 * PAGE);
+}
+
 struct copier {
 	char *bad;
 	int failures;

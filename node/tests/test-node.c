@@ -12,6 +12,8 @@
 #include <libudev.h>
 #include <linux/sync_file.h>
 #include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -596,6 +598,59 @@ KTEST(mremap_cannot_grow_a_device_mapping)
 	EXPECT_EQ(munmap(map, 8192), 0);
 	gclose.handle = create.handle;
 	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), 0);
+	close(fd);
+}
+
+static sigjmp_buf segv_env;
+static volatile sig_atomic_t segv_hits;
+
+static void segv_trap(int sig)
+{
+	(void)sig;
+	segv_hits++;
+	siglongjmp(segv_env, 1);
+}
+
+/*
+ * A SIGSEGV handler the program installs after its first ioctl (igt's
+ * crash handler) sees the program's own faults, while an ioctl with a bad
+ * pointer still fails with EFAULT; the program reads back the disposition
+ * it installed; with the default disposition a fault still kills.
+ */
+KTEST(fault_handlers_installed_after_an_ioctl_keep_efault)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	struct drm_i915_gem_busy busy = { 0 };
+	sighandler_t prev;
+	int status;
+	pid_t pid;
+
+	/* The first copies (and a bad one) come before the handler. */
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_BUSY, (void *)8), -1);
+	EXPECT_EQ(errno, EFAULT);
+	prev = signal(SIGSEGV, segv_trap);
+	ASSERT_TRUE(prev != SIG_ERR);
+	EXPECT_TRUE(signal(SIGSEGV, segv_trap) == segv_trap);
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_BUSY, (void *)8), -1);
+	EXPECT_EQ(errno, EFAULT);
+	busy.handle = 0;
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_BUSY, &busy), -1);
+	EXPECT_EQ(errno, ENOENT);
+	EXPECT_EQ(segv_hits, 0);
+	if (!sigsetjmp(segv_env, 1))
+		(void)*(volatile int *)8;
+	EXPECT_EQ(segv_hits, 1);
+	signal(SIGSEGV, prev);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		(void)*(volatile int *)8;
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
 	close(fd);
 }
 

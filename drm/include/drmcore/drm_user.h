@@ -23,7 +23,9 @@
  *
  * A signal handler the program installs for SIGSEGV or SIGBUS after the
  * first copy sees the faults of later copies unless it chains to the one
- * it replaced (as igt's and ttm_vm_fault's do).
+ * it replaced (as ttm_vm_fault's does) or the call reaches
+ * drm_user_guard_sigaction() (the render node interposes sigaction() and
+ * signal() for that: igt installs its crash handler after the first ioctl).
  *
  * Pages that are absent on purpose: memory managed by a fault engine
  * (ttm_vm_fault in SIGSEGV mode keeps absent pages PROT_NONE) is refused
@@ -37,6 +39,7 @@
 #ifndef DRMCORE_DRM_USER_H
 #define DRMCORE_DRM_USER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -124,6 +127,21 @@ enum drm_user_copy_mode drm_user_copy_mode(void);
  * work here.
  */
 int drm_user_set_copy_mode(enum drm_user_copy_mode mode);
+
+/**
+ * drm_user_guard_sigaction() - sigaction() of @sig for a program while the
+ * fault guard is installed, so that the guard stays in front: for SIGSEGV
+ * and SIGBUS the program's disposition @act (NULL: unchanged) becomes the
+ * one the guard hands faults outside a copy to, and *@oldact (unless NULL)
+ * receives the one it replaces, as if the guard were not there. A preloaded
+ * library that interposes sigaction()/signal() calls it first.
+ * @sig: the signal.
+ * @act: the new disposition, or NULL.
+ * @oldact: where the previous one goes, or NULL.
+ * Return: true when handled (nothing else to do); false for other signals
+ * or before the guard is installed (make the real call then).
+ */
+bool drm_user_guard_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact);
 
 /**
  * drm_user_set_target() - make this thread's user copies reach process
