@@ -225,7 +225,8 @@ static int64_t i915_drm_handle_find(const struct i915_drm_handle_index *map, uin
  * Walk one buffer's chain of relocation blocks through the checked user
  * copy: count them (@out NULL: headers only), or convert them into @out
  * (room for @max), resolving each target handle in @map (@num_buffers
- * entries). Return: 0; -EINVAL (bad block, unknown handle); -EFAULT.
+ * entries). A type-0 relocation patches 32 bits, the address width of
+ * 2008 parts. Return: 0; -EINVAL (bad block, unknown handle); -EFAULT.
  */
 static int i915_drm_reloc_chain(struct ttm_drm_device *ddev, uint64_t ptr,
 				const struct i915_drm_handle_index *map, uint32_t num_buffers,
@@ -264,6 +265,7 @@ static int i915_drm_reloc_chain(struct ttm_drm_device *ddev, uint64_t ptr,
 				    .delta = e[j][1],
 				    .offset = e[j][0],
 				    .presumed_offset = UINT64_MAX,
+				    .flags = I915_EXEC_RELOC_32,
 				};
 			}
 		}

@@ -226,7 +226,6 @@ enum eb1_case {
 	EB1_LIST_LONG,
 	EB1_DUP_HANDLE,
 	EB1_RELOC_OUTSIDE,
-	EB1_RELOC_TAIL,
 	EB1_RELOC_UNALIGNED,
 	EB1_RELOC_TYPE,
 	EB1_RELOC_TARGET,
@@ -264,9 +263,6 @@ static void eb1_break(struct eb1 *e, enum eb1_case which, struct uapi_client *c)
 		break;
 	case EB1_RELOC_OUTSIDE:
 		e->reloc[I915_RELOC_HEADER + 0] = 4096;
-		break;
-	case EB1_RELOC_TAIL:
-		e->reloc[I915_RELOC_HEADER + 0] = 4092; /* 8 bytes do not fit */
 		break;
 	case EB1_RELOC_UNALIGNED:
 		e->reloc[I915_RELOC_HEADER + 0] = 6;
@@ -428,6 +424,48 @@ KTEST(uapi_execbuffer_cliprects_accepted_and_ignored)
 	EXPECT_EQ(eb1_call(&c, &e), -EFAULT);
 	EXPECT_UEQ(uapi_target_dword(&c, 128), 0);
 	EXPECT_TRUE(uapi_unreserved(&c, c.target));
+	EXPECT_EQ(uapi_client_fini(&c), 0);
+}
+
+/*
+ * 2008 relocations patch 32 bits: the dword after the patched one keeps
+ * what it held (a 64-bit patch would zero it).
+ */
+KTEST(uapi_execbuffer_reloc_patches_32_bits_by_handle)
+{
+	uint32_t words[2] = {0, 0x5a5a5a5a}, got[2] = {0, 0};
+	uint32_t dreloc[I915_RELOC_HEADER + I915_RELOC0_STRIDE] = {0};
+	struct uapi_client c;
+	uint32_t data;
+	struct eb1 e;
+
+	uapi_client_init(&c);
+	ASSERT_EQ(uapi_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE, &data),
+		  0);
+	ASSERT_EQ(uapi_rw(&c, data, 64, words, sizeof(words), true), 0);
+	/* List: target, data, batch. The batch stores to the target as usual. */
+	eb1_init(&e, &c);
+	e.op[2] = e.op[1];
+	e.op[1] = e.op[0];
+	e.op[0].next = (uint64_t)(uintptr_t)&e.op[1];
+	e.op[1].next = (uint64_t)(uintptr_t)&e.op[2];
+	e.op[1].d.req.bo_req.handle = data;
+	e.eb.num_buffers = 3;
+	/* @data's own chain: its dword at 64 gets the batch's address + 0x10. */
+	dreloc[0] = 1;
+	dreloc[1] = I915_RELOC_TYPE_0;
+	dreloc[I915_RELOC_HEADER + 0] = 64; /* 4096 - 4 would fit too: 4 bytes of room */
+	dreloc[I915_RELOC_HEADER + 1] = 0x10;
+	dreloc[I915_RELOC_HEADER + 2] = c.batch;
+	e.op[1].reloc_ptr = (uint64_t)(uintptr_t)dreloc;
+	ASSERT_EQ(eb1_call(&c, &e), 0);
+	EXPECT_UEQ(uapi_fence_wait(&c, e.eb.fence_arg.handle), 0);
+	EXPECT_UEQ(uapi_target_dword(&c, 128), 0xc0ffee);
+	ASSERT_EQ(uapi_rw(&c, data, 64, got, sizeof(got), false), 0);
+	/* The batch (entry 2 of the list, named by its handle) + delta... */
+	EXPECT_UEQ(got[0], (uint32_t)e.op[2].d.rep.bo_info.offset + 0x10);
+	/* ...in 32 bits: the next dword kept what it held. */
+	EXPECT_UEQ(got[1], 0x5a5a5a5a);
 	EXPECT_EQ(uapi_client_fini(&c), 0);
 }
 

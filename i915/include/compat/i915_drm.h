@@ -50,7 +50,9 @@ struct drm_clip_rect {
  * I915_RELOC0_STRIDE words for type 0: [0] byte offset in the buffer being
  * patched, [1] delta added to the target's GPU address, [2] the buffer
  * handle of the target, which must be on the validate list (the 2008
- * kernel matched it against the list's handles), [3] reserved (0).
+ * kernel matched it against the list's handles), [3] reserved (0). The
+ * patch is 32 bits (the low half of the target's address + delta), so 4
+ * bytes must fit at the offset.
  */
 #define I915_RELOC_HEADER 4
 #define I915_RELOC_TYPE_0 0

@@ -16,13 +16,18 @@
 #include <i915/i915_drv.h>
 
 /**
- * i915_drm_open() - open a client of @i915 (after i915_gem_init()).
+ * i915_drm_open() - open a client of the 2008 uAPI.
+ * @i915: the device, after i915_gem_init().
  * Return: the descriptor for ttm_drm_ioctl()/drmCommand*(); -EINVAL
  * (GEM not initialised); the errors of ttm_drm_open().
  */
 int i915_drm_open(struct i915_device *i915);
 
-/** i915_drm_name() - the name drmOpen() finds @i915 by. */
+/**
+ * i915_drm_name() - the name drmOpen() finds a device by.
+ * @i915: the device.
+ * Return: its name (static for the device's life).
+ */
 const char *i915_drm_name(struct i915_device *i915);
 
 #endif /* I915_UAPI_H */
