@@ -641,6 +641,74 @@ static int gem_query_geometry(struct i915_gem_dev *dev, const struct drm_i915_qu
 	return gem_query_topology(dev, item, false);
 }
 
+/*
+ * Keys of the GuC's hardware configuration table (KLV: key, length in
+ * dwords, value), as the GuC firmware interface numbers them.
+ */
+enum gem_hwconfig_key {
+	GEM_HWCONFIG_MAX_SLICES_SUPPORTED = 1,
+	GEM_HWCONFIG_MAX_DUAL_SUBSLICES_SUPPORTED = 2,
+	GEM_HWCONFIG_MAX_NUM_EU_PER_DSS = 3,
+	GEM_HWCONFIG_MEMORY_TYPE = 11,
+	GEM_HWCONFIG_CACHE_TYPES = 12,
+	GEM_HWCONFIG_MAX_RCS = 23,
+	GEM_HWCONFIG_MAX_CCS = 24,
+	GEM_HWCONFIG_MAX_VCS = 25,
+	GEM_HWCONFIG_MAX_VECS = 26,
+	GEM_HWCONFIG_MAX_COPY_CS = 27,
+};
+
+#define GEM_HWCONFIG_MEMORY_GDDR6 4u
+#define GEM_HWCONFIG_CACHE_L3 (1u << 0)
+
+static uint32_t gem_engines_of_class(uint16_t class)
+{
+	uint32_t n = 0;
+
+	for (unsigned int e = 0; e < GEM_NUM_UABI_ENGINES; e++)
+		n += gem_uabi_engines[e].class == class;
+	return n;
+}
+
+/*
+ * DRM_I915_QUERY_HWCONFIG_BLOB: the table the GuC hands the kernel on parts
+ * from Xe_HPG (12.55) on, describing this part as QUERY's topology and
+ * engine items do; -ENODEV before (the kernel has no table there).
+ */
+static int gem_query_hwconfig(struct i915_gem_dev *dev, const struct drm_i915_query_item *item)
+{
+	const struct gem_profile_info *info = dev->info;
+	const uint32_t klv[][2] = {
+	    {GEM_HWCONFIG_MAX_SLICES_SUPPORTED, 1},
+	    {GEM_HWCONFIG_MAX_DUAL_SUBSLICES_SUPPORTED, info->subslice_total},
+	    {GEM_HWCONFIG_MAX_NUM_EU_PER_DSS, info->eu_total / info->subslice_total},
+	    {GEM_HWCONFIG_MEMORY_TYPE, GEM_HWCONFIG_MEMORY_GDDR6},
+	    {GEM_HWCONFIG_CACHE_TYPES, GEM_HWCONFIG_CACHE_L3},
+	    {GEM_HWCONFIG_MAX_RCS, gem_engines_of_class(I915_ENGINE_CLASS_RENDER)},
+	    {GEM_HWCONFIG_MAX_CCS, gem_engines_of_class(I915_ENGINE_CLASS_COMPUTE)},
+	    {GEM_HWCONFIG_MAX_VCS, gem_engines_of_class(I915_ENGINE_CLASS_VIDEO)},
+	    {GEM_HWCONFIG_MAX_VECS, gem_engines_of_class(I915_ENGINE_CLASS_VIDEO_ENHANCE)},
+	    {GEM_HWCONFIG_MAX_COPY_CS, gem_engines_of_class(I915_ENGINE_CLASS_COPY)},
+	};
+	enum { N = sizeof(klv) / sizeof(klv[0]) };
+	uint32_t blob[N * 3];
+
+	if (info->graphics_ver_full < 1255 || !dev->lmem_size)
+		return -ENODEV;
+	for (unsigned int i = 0; i < N; i++) {
+		blob[3 * i] = klv[i][0];
+		blob[3 * i + 1] = 1;
+		blob[3 * i + 2] = klv[i][1];
+	}
+	if (!item->length)
+		return (int)sizeof(blob);
+	if ((uint32_t)item->length < sizeof(blob))
+		return -EINVAL;
+	if (gem_copy_to_user(item->data_ptr, blob, sizeof(blob)))
+		return -EFAULT;
+	return (int)sizeof(blob);
+}
+
 int gem_query_ioctl(struct i915_gem_file *file, void *data)
 {
 	struct drm_i915_query *args = data;
@@ -669,10 +737,12 @@ int gem_query_ioctl(struct i915_gem_file *file, void *data)
 		case DRM_I915_QUERY_GEOMETRY_SUBSLICES:
 			ret = gem_query_geometry(file->dev, &item);
 			break;
-		case DRM_I915_QUERY_PERF_CONFIG:
 		case DRM_I915_QUERY_HWCONFIG_BLOB:
+			ret = gem_query_hwconfig(file->dev, &item);
+			break;
+		case DRM_I915_QUERY_PERF_CONFIG:
 		case DRM_I915_QUERY_GUC_SUBMISSION_VERSION:
-			ret = -ENODEV; /* no OA, no GuC */
+			ret = -ENODEV; /* no OA, no GuC submission */
 			break;
 		default:
 			ret = -EINVAL;

@@ -1174,6 +1174,42 @@ KTEST(execbuffer2_presumed_offset_is_an_implicit_softpin)
 	EXPECT_EQ(exec_nop_at(fx.file, pw.handle, child.ctx_id, 0), 48u << 20);
 	fx_close(&fx);
 }
+
+/* HWCONFIG: a KLV table on DG2 (the GuC's, from 12.55 on), -ENODEV on Tiger Lake. */
+KTEST(query_hwconfig_blob_per_profile)
+{
+	struct uapi_fx fx;
+	struct drm_i915_query_item item = {.query_id = DRM_I915_QUERY_HWCONFIG_BLOB};
+	struct drm_i915_query q = {.num_items = 1, .items_ptr = (uintptr_t)&item};
+	uint32_t blob[64] = {0};
+	int copy_cs = -1;
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	EXPECT_EQ(item.length, -ENODEV);
+	fx_close(&fx);
+
+	fx_open(&fx, "dg2", true);
+	item.length = 0;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	ASSERT_GT(item.length, 0);
+	ASSERT_LE(item.length, (int)sizeof(blob));
+	EXPECT_EQ(item.length % 4, 0);
+	item.length -= 4; /* too short */
+	item.data_ptr = (uintptr_t)blob;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	EXPECT_EQ(item.length, -EINVAL);
+	item.length = sizeof(blob);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
+	for (int i = 0; i < item.length / 4; i += 2 + (int)blob[i + 1]) {
+		EXPECT_GT(blob[i], 0u);
+		EXPECT_GT(blob[i + 1], 0u);
+		if (blob[i] == 27) /* MAX_COPY_CS */
+			copy_cs = (int)blob[i + 2];
+	}
+	EXPECT_EQ(copy_cs, 1); /* as QUERY's engine list: bcs0 */
+	fx_close(&fx);
+}
 KTEST(module_params_at_probe)
 {
 	struct i915_device *i915;
