@@ -198,6 +198,7 @@ GEM_SYNCOBJ_IOCTL(timeline_wait, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT)
 GEM_SYNCOBJ_IOCTL(query, DRM_IOCTL_SYNCOBJ_QUERY)
 GEM_SYNCOBJ_IOCTL(transfer, DRM_IOCTL_SYNCOBJ_TRANSFER)
 GEM_SYNCOBJ_IOCTL(timeline_signal, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL)
+GEM_SYNCOBJ_IOCTL(eventfd, DRM_IOCTL_SYNCOBJ_EVENTFD)
 
 /* drm_master_check_perm(): root, or the file that was master before. */
 static int gem_master_check_perm(struct i915_gem_file *file)
@@ -434,6 +435,7 @@ static const struct gem_ioctl_desc gem_core_ioctls[] = {
     CORE(DRM_IOCTL_SYNCOBJ_QUERY, GEM_RENDER_ALLOW, gem_syncobj_query),
     CORE(DRM_IOCTL_SYNCOBJ_TRANSFER, GEM_RENDER_ALLOW, gem_syncobj_transfer),
     CORE(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, GEM_RENDER_ALLOW, gem_syncobj_timeline_signal),
+    CORE(DRM_IOCTL_SYNCOBJ_EVENTFD, GEM_RENDER_ALLOW, gem_syncobj_eventfd),
 };
 
 static const struct gem_ioctl_desc gem_driver_ioctls[] = {

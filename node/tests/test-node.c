@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -29,6 +30,18 @@
 #include <i915_drm.h>
 
 #include "ktest.h"
+
+/* DRM_IOCTL_SYNCOBJ_EVENTFD (kernel 6.6) where libdrm's <drm.h> predates it. */
+#ifndef DRM_IOCTL_SYNCOBJ_EVENTFD
+struct drm_syncobj_eventfd {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+	__s32 fd;
+	__u32 pad;
+};
+#define DRM_IOCTL_SYNCOBJ_EVENTFD DRM_IOWR(0xCF, struct drm_syncobj_eventfd)
+#endif
 
 /* Open @path, skipping the case when no node is there (no preload). */
 static int open_node(const char *path)
@@ -651,6 +664,74 @@ KTEST(fault_handlers_installed_after_an_ioctl_keep_efault)
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+	close(fd);
+}
+
+/* The value an eventfd holds now (0 when unsignalled), without blocking. */
+static uint64_t eventfd_count(int efd)
+{
+	struct pollfd p = { .fd = efd, .events = POLLIN };
+	uint64_t v = 0;
+
+	if (poll(&p, 1, 1000) != 1 || read(efd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	return v;
+}
+
+/*
+ * DRM_IOCTL_SYNCOBJ_EVENTFD through the render node: the kernel's errnos
+ * for bad input, the eventfd signalled when the syncobj's fence signals
+ * (binary) or when the point is submitted (WAIT_AVAILABLE).
+ */
+KTEST(syncobj_eventfd_through_the_node)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	struct drm_syncobj_create bin = { 0 }, tl = { 0 };
+	struct drm_syncobj_eventfd ev = { 0 };
+	struct drm_syncobj_array sig = { 0 };
+	struct drm_syncobj_timeline_array tsig = { 0 };
+	uint64_t point = 2;
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), p[2];
+
+	ASSERT_GE(efd, 0);
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &bin), 0);
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &tl), 0);
+	ev.handle = bin.handle;
+	ev.fd = efd;
+	ev.flags = ~0u;
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_SYNCOBJ_EVENTFD, &ev), -1);
+	EXPECT_EQ(errno, EINVAL);
+	ev.flags = 0;
+	ev.handle = 0xdead;
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_SYNCOBJ_EVENTFD, &ev), -1);
+	EXPECT_EQ(errno, ENOENT);
+	ev.handle = bin.handle;
+	ASSERT_EQ(pipe(p), 0);
+	ev.fd = p[0];
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_SYNCOBJ_EVENTFD, &ev), -1);
+	EXPECT_EQ(errno, EINVAL);
+	close(p[0]);
+	close(p[1]);
+
+	/* Binary: fires when SIGNAL installs a signalled fence. */
+	ev.fd = efd;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_SYNCOBJ_EVENTFD, &ev), 0);
+	sig.handles = (uintptr_t)&bin.handle;
+	sig.count_handles = 1;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_SYNCOBJ_SIGNAL, &sig), 0);
+	EXPECT_UEQ(eventfd_count(efd), 1u);
+
+	/* Timeline, WAIT_AVAILABLE: fires once point 2 is submitted. */
+	ev.handle = tl.handle;
+	ev.point = 2;
+	ev.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_SYNCOBJ_EVENTFD, &ev), 0);
+	tsig.handles = (uintptr_t)&tl.handle;
+	tsig.points = (uintptr_t)&point;
+	tsig.count_handles = 1;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &tsig), 0);
+	EXPECT_UEQ(eventfd_count(efd), 1u);
+	close(efd);
 	close(fd);
 }
 
