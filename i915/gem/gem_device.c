@@ -12,6 +12,8 @@
 #include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_global.h>
 
+#include <sim_gpu.h>
+
 #include "gem_priv.h"
 
 #define MiB (1024ull * 1024)
