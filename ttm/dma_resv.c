@@ -11,7 +11,7 @@ DEFINE_WD_CLASS(reservation_ww_class);
 void dma_resv_init(struct dma_resv *obj)
 {
 	ww_mutex_init(&obj->lock, &reservation_ww_class);
-	pthread_mutex_init(&obj->fences_lock, NULL);
+	ttm_lock_init(&obj->fences_lock);
 	obj->fences = NULL;
 	obj->usages = NULL;
 	obj->num_fences = 0;
@@ -23,11 +23,9 @@ void dma_resv_fini(struct dma_resv *obj)
 	for (unsigned i = 0; i < obj->num_fences; i++)
 		dma_fence_put(obj->fences[i]);
 	free(obj->fences);
-	free(obj->usages);
 	obj->fences = NULL;
 	obj->usages = NULL;
 	obj->num_fences = obj->max_fences = 0;
-	pthread_mutex_destroy(&obj->fences_lock);
 	ww_mutex_destroy(&obj->lock);
 }
 
@@ -46,24 +44,21 @@ int dma_resv_reserve_fences(struct dma_resv *obj, unsigned num)
 		want = obj->max_fences * 2;
 	if (fault_should_fail(&ttm_fault_resv_reserve, want * sizeof(*nf)))
 		return -ENOMEM;
-	nf = malloc(want * sizeof(*nf));
-	nu = malloc(want);
-	if (!nf || !nu) {
-		free(nf);
-		free(nu);
+	/* One block, pointers then usages, as the kernel's one dma_resv_list. */
+	nf = malloc(want * (sizeof(*nf) + sizeof(*nu)));
+	if (!nf)
 		return -ENOMEM;
-	}
-	pthread_mutex_lock(&obj->fences_lock);
+	nu = (uint8_t *)(nf + want);
+	ttm_lock(&obj->fences_lock);
 	for (unsigned i = 0; i < obj->num_fences; i++) {
 		nf[i] = obj->fences[i];
 		nu[i] = obj->usages[i];
 	}
 	free(obj->fences);
-	free(obj->usages);
 	obj->fences = nf;
 	obj->usages = nu;
 	obj->max_fences = want;
-	pthread_mutex_unlock(&obj->fences_lock);
+	ttm_unlock(&obj->fences_lock);
 	return 0;
 }
 
@@ -84,20 +79,20 @@ int dma_resv_add_fence(struct dma_resv *obj, struct dma_fence *fence, enum dma_r
 	if (i == obj->num_fences && obj->num_fences == obj->max_fences)
 		return -ENOSPC;
 	dma_fence_get(fence);
-	pthread_mutex_lock(&obj->fences_lock);
+	ttm_lock(&obj->fences_lock);
 	if (i < obj->num_fences) {
 		struct dma_fence *old = obj->fences[i];
 
 		obj->fences[i] = fence;
 		obj->usages[i] = (uint8_t)usage;
-		pthread_mutex_unlock(&obj->fences_lock);
+		ttm_unlock(&obj->fences_lock);
 		dma_fence_put(old);
 		return 0;
 	}
 	obj->fences[obj->num_fences] = fence;
 	obj->usages[obj->num_fences] = (uint8_t)usage;
 	obj->num_fences++;
-	pthread_mutex_unlock(&obj->fences_lock);
+	ttm_unlock(&obj->fences_lock);
 	return 0;
 }
 
@@ -110,7 +105,7 @@ void dma_resv_prune(struct dma_resv *obj)
 		unsigned j = 0;
 
 		ndead = 0;
-		pthread_mutex_lock(&obj->fences_lock);
+		ttm_lock(&obj->fences_lock);
 		for (unsigned i = 0; i < obj->num_fences; i++) {
 			if (ndead < 16 && dma_fence_test_signaled_flag(obj->fences[i])) {
 				dead[ndead++] = obj->fences[i];
@@ -121,7 +116,7 @@ void dma_resv_prune(struct dma_resv *obj)
 			j++;
 		}
 		obj->num_fences = j;
-		pthread_mutex_unlock(&obj->fences_lock);
+		ttm_unlock(&obj->fences_lock);
 		for (unsigned i = 0; i < ndead; i++)
 			dma_fence_put(dead[i]);
 	} while (ndead == 16);
@@ -133,19 +128,19 @@ int dma_resv_get_fences(struct dma_resv *obj, enum dma_resv_usage usage, unsigne
 	struct dma_fence **out = NULL;
 	unsigned n = 0, cap;
 
-	pthread_mutex_lock(&obj->fences_lock);
+	ttm_lock(&obj->fences_lock);
 	cap = obj->num_fences;
 	if (cap) {
 		out = malloc(cap * sizeof(*out));
 		if (!out) {
-			pthread_mutex_unlock(&obj->fences_lock);
+			ttm_unlock(&obj->fences_lock);
 			return -ENOMEM;
 		}
 	}
 	for (unsigned i = 0; i < obj->num_fences; i++)
 		if (obj->usages[i] <= usage)
 			out[n++] = dma_fence_get(obj->fences[i]);
-	pthread_mutex_unlock(&obj->fences_lock);
+	ttm_unlock(&obj->fences_lock);
 	if (!n) {
 		free(out);
 		out = NULL;
@@ -175,7 +170,7 @@ bool dma_resv_test_signaled(struct dma_resv *obj, enum dma_resv_usage usage)
 	 * (the fences already passed are skipped on their bit alone), as the
 	 * kernel's iterator restarts when the fences changed under it.
 	 */
-	pthread_mutex_lock(&obj->fences_lock);
+	ttm_lock(&obj->fences_lock);
 restart:
 	for (i = 0; i < obj->num_fences; i++) {
 		struct dma_fence *f = obj->fences[i];
@@ -184,15 +179,15 @@ restart:
 		if (obj->usages[i] > usage || dma_fence_test_signaled_flag(f))
 			continue;
 		dma_fence_get(f);
-		pthread_mutex_unlock(&obj->fences_lock);
+		ttm_unlock(&obj->fences_lock);
 		done = dma_fence_is_signaled(f);
 		dma_fence_put(f);
 		if (!done)
 			return false;
-		pthread_mutex_lock(&obj->fences_lock);
+		ttm_lock(&obj->fences_lock);
 		goto restart;
 	}
-	pthread_mutex_unlock(&obj->fences_lock);
+	ttm_unlock(&obj->fences_lock);
 	return true;
 }
 
@@ -222,9 +217,9 @@ unsigned dma_resv_count_pending(struct dma_resv *obj)
 {
 	unsigned n = 0;
 
-	pthread_mutex_lock(&obj->fences_lock);
+	ttm_lock(&obj->fences_lock);
 	for (unsigned i = 0; i < obj->num_fences; i++)
 		n += !dma_fence_test_signaled_flag(obj->fences[i]);
-	pthread_mutex_unlock(&obj->fences_lock);
+	ttm_unlock(&obj->fences_lock);
 	return n;
 }

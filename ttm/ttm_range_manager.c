@@ -30,11 +30,11 @@ static int ttm_range_man_alloc(struct ttm_resource_manager *man, struct ttm_buff
 	node = calloc(1, sizeof(*node));
 	if (!node)
 		return -ENOMEM;
-	pthread_mutex_lock(&rman->lock);
+	ttm_lock(&rman->lock);
 	ret = drm_mm_insert_node_in_range(&rman->mm, &node->mm_node, pages,
 					  page_alignment > 1 ? page_alignment : 0, 0, place->fpfn,
 					  lpfn, mode);
-	pthread_mutex_unlock(&rman->lock);
+	ttm_unlock(&rman->lock);
 	if (ret) {
 		free(node);
 		return ret;
@@ -52,9 +52,9 @@ static void ttm_range_man_free(struct ttm_resource_manager *man, struct ttm_reso
 	struct ttm_range_manager *rman = to_ttm_range_manager(man);
 	struct ttm_range_mgr_node *node = to_range_node(res);
 
-	pthread_mutex_lock(&rman->lock);
+	ttm_lock(&rman->lock);
 	drm_mm_remove_node(&rman->mm, &node->mm_node);
-	pthread_mutex_unlock(&rman->lock);
+	ttm_unlock(&rman->lock);
 	ttm_resource_fini(man, res);
 	free(node);
 }
@@ -82,9 +82,9 @@ static void ttm_range_man_debug(struct ttm_resource_manager *man, FILE *f)
 {
 	struct ttm_range_manager *rman = to_ttm_range_manager(man);
 
-	pthread_mutex_lock(&rman->lock);
+	ttm_lock(&rman->lock);
 	drm_mm_print(&rman->mm, f);
-	pthread_mutex_unlock(&rman->lock);
+	ttm_unlock(&rman->lock);
 }
 
 static const struct ttm_resource_manager_func ttm_range_manager_func = {
@@ -109,7 +109,7 @@ int ttm_range_manager_init(struct ttm_range_manager *rman, bool use_tt, uint64_t
 		drm_mm_takedown(&rman->mm);
 		return ret;
 	}
-	pthread_mutex_init(&rman->lock, NULL);
+	ttm_lock_init(&rman->lock);
 	rman->manager.use_tt = use_tt;
 	rman->manager.use_type = true;
 	return 0;
@@ -122,6 +122,5 @@ int ttm_range_manager_fini(struct ttm_range_manager *rman)
 	if (ret)
 		return ret;
 	drm_mm_takedown(&rman->mm);
-	pthread_mutex_destroy(&rman->lock);
 	return 0;
 }

@@ -18,7 +18,7 @@ int ttm_resource_manager_init(struct ttm_resource_manager *man,
 	atomic_init(&man->usage, 0);
 	for (unsigned i = 0; i < TTM_MAX_BO_PRIORITY; i++)
 		INIT_LIST_HEAD(&man->lru[i]);
-	pthread_mutex_init(&man->move_lock, NULL);
+	ttm_lock_init(&man->move_lock);
 	man->move = NULL;
 	return 0;
 }
@@ -32,13 +32,12 @@ int ttm_resource_manager_fini(struct ttm_resource_manager *man)
 	/* A move still in flight would land in memory about to vanish. */
 	ret = ttm_resource_manager_cleanup_move(man, false);
 	if (ret) {
-		pthread_mutex_lock(&man->move_lock);
+		ttm_lock(&man->move_lock);
 		dma_fence_put(man->move);
 		man->move = NULL;
-		pthread_mutex_unlock(&man->move_lock);
+		ttm_unlock(&man->move_lock);
 	}
 	man->use_type = false;
-	pthread_mutex_destroy(&man->move_lock);
 	return 0;
 }
 
@@ -79,7 +78,7 @@ int ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_f
 
 	if (!fence)
 		return 0;
-	pthread_mutex_lock(&man->move_lock);
+	ttm_lock(&man->move_lock);
 	if (!man->move) {
 		man->move = dma_fence_get(fence);
 	} else if (man->move->context == fence->context) {
@@ -95,7 +94,7 @@ int ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_f
 	} else {
 		ret = -EBUSY;
 	}
-	pthread_mutex_unlock(&man->move_lock);
+	ttm_unlock(&man->move_lock);
 	dma_fence_put(old);
 	return ret;
 }
@@ -104,9 +103,9 @@ struct dma_fence *ttm_resource_manager_get_move(struct ttm_resource_manager *man
 {
 	struct dma_fence *f;
 
-	pthread_mutex_lock(&man->move_lock);
+	ttm_lock(&man->move_lock);
 	f = man->move ? dma_fence_get(man->move) : NULL;
-	pthread_mutex_unlock(&man->move_lock);
+	ttm_unlock(&man->move_lock);
 	return f;
 }
 
@@ -114,12 +113,12 @@ void ttm_resource_manager_drop_move(struct ttm_resource_manager *man, struct dma
 {
 	struct dma_fence *old = NULL;
 
-	pthread_mutex_lock(&man->move_lock);
+	ttm_lock(&man->move_lock);
 	if (man->move == fence) {
 		old = man->move;
 		man->move = NULL;
 	}
-	pthread_mutex_unlock(&man->move_lock);
+	ttm_unlock(&man->move_lock);
 	dma_fence_put(old);
 }
 
@@ -135,12 +134,12 @@ int ttm_resource_manager_cleanup_move(struct ttm_resource_manager *man, bool int
 	if (!ret)
 		ret = dma_fence_get_status(f) < 0 ? dma_fence_get_status(f) : 0;
 	if (dma_fence_is_signaled(f)) {
-		pthread_mutex_lock(&man->move_lock);
+		ttm_lock(&man->move_lock);
 		if (man->move == f) {
 			dma_fence_put(man->move);
 			man->move = NULL;
 		}
-		pthread_mutex_unlock(&man->move_lock);
+		ttm_unlock(&man->move_lock);
 	}
 	dma_fence_put(f);
 	return ret;

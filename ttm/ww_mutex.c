@@ -18,22 +18,16 @@ static inline struct ww_acquire_ctx *word_ctx(uintptr_t word)
 
 void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class)
 {
-	pthread_condattr_t ca;
-
 	atomic_init(&lock->owner, 0);
-	pthread_mutex_init(&lock->wait_lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&lock->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	ttm_lock_init(&lock->wait_lock);
+	ttm_event_init(&lock->wake);
 	lock->waiters = 0;
 	lock->ww_class = ww_class;
 }
 
 void ww_mutex_destroy(struct ww_mutex *lock)
 {
-	pthread_cond_destroy(&lock->cond);
-	pthread_mutex_destroy(&lock->wait_lock);
+	(void)lock;
 }
 
 void ww_acquire_init(struct ww_acquire_ctx *ctx, struct ww_class *ww_class)
@@ -123,9 +117,9 @@ static void wait_once(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool in
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
-		pthread_cond_timedwait(&lock->cond, &lock->wait_lock, &ts);
+		ttm_event_wait(&lock->wake, &lock->wait_lock, &ts);
 	} else {
-		pthread_cond_wait(&lock->cond, &lock->wait_lock);
+		ttm_event_wait(&lock->wake, &lock->wait_lock, NULL);
 	}
 	lock->waiters--;
 }
@@ -134,7 +128,7 @@ static int lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, boo
 {
 	int ret = 0;
 
-	pthread_mutex_lock(&lock->wait_lock);
+	ttm_lock(&lock->wait_lock);
 	for (;;) {
 		uintptr_t word = atomic_load_explicit(&lock->owner, memory_order_acquire);
 		struct ww_acquire_ctx *holder;
@@ -170,7 +164,7 @@ static int lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, boo
 		wound_holder(holder, ctx);
 		wait_once(lock, ctx, intr);
 	}
-	pthread_mutex_unlock(&lock->wait_lock);
+	ttm_unlock(&lock->wait_lock);
 	return ret;
 }
 
@@ -216,12 +210,12 @@ bool ww_mutex_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
 /* Someone announced a wait: hand the lock back under wait_lock and wake them. */
 static void unlock_slow(struct ww_mutex *lock)
 {
-	pthread_mutex_lock(&lock->wait_lock);
+	ttm_lock(&lock->wait_lock);
 	atomic_store_explicit(&lock->owner, lock->waiters ? WW_MUTEX_WAITERS : 0,
 			      memory_order_release);
 	if (lock->waiters)
-		pthread_cond_broadcast(&lock->cond);
-	pthread_mutex_unlock(&lock->wait_lock);
+		ttm_event_signal(&lock->wake);
+	ttm_unlock(&lock->wait_lock);
 }
 
 void ww_mutex_unlock(struct ww_mutex *lock)

@@ -34,13 +34,13 @@ extern struct ww_class reservation_ww_class;
  * @lock: the ww_mutex; held while fences are added.
  * @fences_lock: protects the array against unlocked readers.
  * @fences: the fences, one reference each.
- * @usages: usage of each fence.
+ * @usages: usage of each fence (in the same allocation as @fences).
  * @num_fences: entries in use.
  * @max_fences: entries allocated (reserved slots = max - num).
  */
 struct dma_resv {
 	struct ww_mutex lock;
-	pthread_mutex_t fences_lock;
+	struct ttm_lock fences_lock;
 	struct dma_fence **fences;
 	uint8_t *usages;
 	unsigned num_fences;

@@ -23,7 +23,7 @@
  */
 struct ttm_range_manager {
 	struct ttm_resource_manager manager;
-	pthread_mutex_t lock;
+	struct ttm_lock lock;
 	struct drm_mm mm;
 };
 

@@ -25,6 +25,7 @@
 
 #include <ttm/dma_fence.h>
 #include <ttm/list.h>
+#include <ttm/ttm_lock.h>
 #include <ttm/ttm_placement.h>
 
 #define TTM_PAGE_SHIFT 12
@@ -149,7 +150,7 @@ struct ttm_resource_manager {
 	uint64_t size;
 	_Atomic uint64_t usage;
 	struct list_head lru[TTM_MAX_BO_PRIORITY];
-	pthread_mutex_t move_lock;
+	struct ttm_lock move_lock;
 	struct dma_fence *move;
 };
 

@@ -14,18 +14,21 @@
  * contended lock with ww_mutex_lock_slow(), which never fails, then retries.
  *
  * Implementation: a lock word taken and released by compare-and-swap when
- * uncontended; contended paths serialize on a small pthread mutex per lock
- * and sleep on its condition variable. A wounded sleeper cannot be woken through the lock it sleeps on by the
+ * uncontended; contended paths serialize on a small lock per lock and
+ * sleep on its wake-up event (ttm_lock.h), so that set-up and tear-down
+ * cost nothing. A wounded sleeper cannot be woken through the lock it sleeps on by the
  * wounder (who holds a different one), so wound-wait sleepers re-check their
  * wound every millisecond.
  */
 #ifndef TTM_WW_MUTEX_H
 #define TTM_WW_MUTEX_H
 
-#include <pthread.h>
+#include <pthread.h> /* for includers that take it from here */
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <ttm/ttm_lock.h>
 
 /**
  * struct ww_class - a family of locks that may be taken together.
@@ -66,14 +69,14 @@ struct ww_acquire_ctx {
  *	unlocks under @wait_lock, so a waiter holding @wait_lock may look at
  *	the holder's ticket (its age, its wound flag).
  * @wait_lock: serializes the slow paths; protects @waiters.
- * @cond: signalled on an unlock that found WAITERS.
+ * @wake: signalled on an unlock that found WAITERS.
  * @waiters: threads sleeping on @cond.
  * @ww_class: the family.
  */
 struct ww_mutex {
 	atomic_uintptr_t owner;
-	pthread_mutex_t wait_lock;
-	pthread_cond_t cond;
+	struct ttm_lock wait_lock;
+	struct ttm_event wake;
 	unsigned waiters;
 	struct ww_class *ww_class;
 };
