@@ -665,11 +665,11 @@ int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placeme
 	/* What most calls find: the BO sits in a first-pass place, pages in. */
 	fits0 = placement && placement->num_placement && placement->placement && bo->resource &&
 		ttm_bo_res_compatible(bo->bdev, bo->resource, placement, false);
-	if (fits0 && !(bo->ttm && ttm_tt_is_swapped(bo->ttm))) {
-		TTM_PROBE3(validate_end, bo, 0, 0);
-		return 0;
-	}
-	ret = ttm_bo_validate_impl(bo, placement, ctx, fits0);
+	if (fits0 && !(bo->ttm && ttm_tt_is_swapped(bo->ttm)))
+		ret = 0;
+	else
+		ret = ttm_bo_validate_impl(bo, placement, ctx, fits0);
+	/* One site: probe tools want the same argument sizes everywhere. */
 	TTM_PROBE3(validate_end, bo, ret, ctx->bytes_moved - moved);
 	return ret;
 }
