@@ -338,28 +338,38 @@ int ttm_bo_reserve_slowpath(struct ttm_buffer_object *bo, bool interruptible,
 	return 0;
 }
 
+/*
+ * The common LRU bump: an unpinned BO outside any bulk whose resource keeps
+ * its priority goes to the tail of its list with one list_move_tail() (as
+ * the kernel's ttm_resource_move_to_lru_tail()), or stays when it is there
+ * already; this also takes it off the pinned list. False: not that case.
+ */
+static inline bool ttm_bo_lru_bump_simple(struct ttm_buffer_object *bo, struct ttm_resource *res)
+{
+	struct list_head *head;
+
+	if (bo->pin_count || res->priority != bo->priority || res->bulk_move || bo->bulk_move)
+		return false;
+	head = &bo->bdev->man_drv[res->mem_type]->lru[res->priority < TTM_MAX_BO_PRIORITY
+							    ? res->priority
+							    : TTM_MAX_BO_PRIORITY - 1];
+	if (head->prev != &res->lru)
+		list_move_tail(&res->lru, head);
+	return true;
+}
+
 void ttm_bo_lru_update_locked(struct ttm_buffer_object *bo)
 {
 	struct ttm_resource *res = bo->resource;
 	struct ttm_resource_manager *man;
 
-	if (!res)
+	if (!res || ttm_bo_lru_bump_simple(bo, res))
 		return;
 	man = ttm_manager_type(bo->bdev, res->mem_type);
 	if (bo->pin_count) {
 		/* lru_del also leaves the bulk: a pinned BO is nobody's LRU entry. */
 		ttm_resource_lru_del(man, res);
 		list_add_tail(&res->lru, &bo->bdev->pinned);
-		return;
-	}
-	if (res->priority == bo->priority && !res->bulk_move && !bo->bulk_move) {
-		struct list_head *head = &man->lru[res->priority < TTM_MAX_BO_PRIORITY
-						       ? res->priority
-						       : TTM_MAX_BO_PRIORITY - 1];
-
-		/* Also takes it off the pinned list; a repeat bump finds it at the tail. */
-		if (head->prev != &res->lru)
-			list_move_tail(&res->lru, head);
 		return;
 	}
 	/*
@@ -384,8 +394,11 @@ void ttm_bo_move_to_lru_tail(struct ttm_buffer_object *bo)
 
 void ttm_bo_unreserve(struct ttm_buffer_object *bo)
 {
+	struct ttm_resource *res = bo->resource;
+
 	ttm_lock(&bo->bdev->lru_lock);
-	ttm_bo_lru_update_locked(bo);
+	if (res && !ttm_bo_lru_bump_simple(bo, res))
+		ttm_bo_lru_update_locked(bo);
 	ttm_unlock(&bo->bdev->lru_lock);
 	dma_resv_unlock(bo->resv);
 }

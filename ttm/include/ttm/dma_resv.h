@@ -53,6 +53,8 @@ void dma_resv_fini(struct dma_resv *obj);
 
 static inline int dma_resv_lock(struct dma_resv *obj, struct ww_acquire_ctx *ctx)
 {
+	if (!ctx && ww_mutex_lock_fast(&obj->lock))
+		return 0;
 	return ww_mutex_lock(&obj->lock, ctx);
 }
 
@@ -68,12 +70,13 @@ static inline void dma_resv_lock_slow(struct dma_resv *obj, struct ww_acquire_ct
 
 static inline bool dma_resv_trylock(struct dma_resv *obj)
 {
-	return ww_mutex_trylock(&obj->lock, NULL);
+	return ww_mutex_lock_fast(&obj->lock) || ww_mutex_trylock(&obj->lock, NULL);
 }
 
 static inline void dma_resv_unlock(struct dma_resv *obj)
 {
-	ww_mutex_unlock(&obj->lock);
+	if (!ww_mutex_unlock_fast(&obj->lock))
+		ww_mutex_unlock(&obj->lock);
 }
 
 static inline bool dma_resv_is_locked(struct dma_resv *obj)

@@ -113,6 +113,28 @@ int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock, struct ww_acquire_ct
 bool ww_mutex_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
 void ww_mutex_unlock(struct ww_mutex *lock);
 bool ww_mutex_is_locked(struct ww_mutex *lock);
+
+/*
+ * The uncontended, ticketless halves of lock and unlock, inline for
+ * dma_resv_lock()/dma_resv_unlock() (the kernel's mutex fast path is one
+ * cmpxchg as well). False: nothing done, take the full call.
+ */
+static inline bool ww_mutex_lock_fast(struct ww_mutex *lock)
+{
+	uintptr_t free = 0;
+
+	return atomic_compare_exchange_strong_explicit(&lock->owner, &free, WW_MUTEX_LOCKED,
+						       memory_order_acq_rel, memory_order_relaxed);
+}
+
+static inline bool ww_mutex_unlock_fast(struct ww_mutex *lock)
+{
+	uintptr_t held = WW_MUTEX_LOCKED;
+
+	/* Fails when held under a ticket or a waiter announced itself. */
+	return atomic_compare_exchange_strong_explicit(&lock->owner, &held, 0, memory_order_release,
+						       memory_order_relaxed);
+}
 /* The ticket holding @lock, NULL when free or held without one. */
 struct ww_acquire_ctx *ww_mutex_owner_ctx(struct ww_mutex *lock);
 
