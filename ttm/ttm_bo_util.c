@@ -88,9 +88,6 @@ int ttm_bo_tt_create(struct ttm_buffer_object *bo, bool zero_alloc)
 		if (!tt)
 			return -ENOMEM;
 	} else {
-		/* The kernel's driver allocates the tt struct, and that can fail. */
-		if (fault_should_fail(&ttm_fault_tt_alloc, sizeof(*tt)))
-			return -ENOMEM;
 		tt = calloc(1, sizeof(*tt));
 		if (!tt)
 			return -ENOMEM;
