@@ -13,6 +13,7 @@
  * granularity. Writes land in the mapping and reach no register.
  */
 #include <drm.h>
+#include <drmcore/drm_user.h>
 #include <i915_drm.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -350,16 +351,23 @@ static void node_bar_trap(int sig, siginfo_t *info, void *uctx)
 	errno = saved;
 }
 
+/*
+ * The SIGSEGV handler goes in front of the drm layer's user-copy guard
+ * (installed first, here if no copy did yet), by the real sigaction(): a
+ * handler the program installs later then goes behind the guard (node_libc.c's
+ * sigaction()) and never displaces this one.
+ */
 static void node_bar_install_traps(void)
 {
 	struct sigaction sa = { 0 };
 
+	(void)NODE_DRIVER_CALL(drm_user_copy_mode());
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_sigaction = node_bar_segv;
-	sigaction(SIGSEGV, &sa, &node_bar_old_segv);
+	REAL(sigaction)(SIGSEGV, &sa, &node_bar_old_segv);
 	sa.sa_sigaction = node_bar_trap;
-	sigaction(SIGTRAP, &sa, &node_bar_old_trap);
+	REAL(sigaction)(SIGTRAP, &sa, &node_bar_old_trap);
 }
 
 /* Close the live pages of a new mapping; the first mapping installs the handlers. */

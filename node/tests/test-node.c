@@ -735,6 +735,40 @@ KTEST(syncobj_eventfd_through_the_node)
 	close(fd);
 }
 
+/*
+ * A SIGSEGV handler the program installs after mapping BAR 0 (igt installs
+ * its crash handler late) does not displace the node's: the live registers
+ * still read, the program's handler sees none of those faults.
+ */
+KTEST(pci_bar_stays_live_under_a_later_segv_handler)
+{
+	int fd = open_node("/dev/dri/card0");
+	volatile uint32_t *bar;
+	sighandler_t prev;
+	uint32_t t0, t1;
+	int rfd;
+	struct timespec ts = { 0, 200000 };
+
+	rfd = open("/sys/class/drm/card0/device/resource0", O_RDWR | O_CLOEXEC);
+	ASSERT_GE(rfd, 0);
+	bar = mmap(NULL, 1 << 20, PROT_READ, MAP_SHARED, rfd, 0);
+	close(rfd);
+	ASSERT_TRUE(bar != MAP_FAILED);
+	segv_hits = 0;
+	prev = signal(SIGSEGV, segv_trap);
+	t0 = bar[0x2358 / 4];
+	t1 = t0;
+	for (int i = 0; i < 5000 && t1 == t0; i++) {
+		nanosleep(&ts, NULL);
+		t1 = bar[0x2358 / 4];
+	}
+	EXPECT_NE(t0, t1);
+	EXPECT_EQ(segv_hits, 0);
+	signal(SIGSEGV, prev);
+	EXPECT_EQ(munmap((void *)bar, 1 << 20), 0);
+	close(fd);
+}
+
 KTEST(prime_dma_buf_polls_maps_and_closes)
 {
 	int fd = open_node("/dev/dri/renderD128");
