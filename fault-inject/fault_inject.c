@@ -15,8 +15,8 @@
  * unlists the thread. A reset does not touch other threads' counters: it
  * records the point's current total as @hits_base.
  *
- * fault_should_fail() runs inside SIGSEGV handlers (the CPU-mapping fault
- * engine), so no path of it allocates: the array is a fixed part of the
+ * No path of fault_should_fail() allocates, so it may run anywhere, a
+ * signal handler included: the array is a fixed part of the
  * thread's storage, and a point registered beyond its FAULT_THREAD_SLOTS
  * slots counts on the point's shared counter instead.
  */

@@ -8,7 +8,8 @@
 # scripts/fault-points-baseline.txt, so a new allocation without a fault
 # point fails CI; adding fault points lowers the counts (--update rewrites
 # the baseline, to commit with them). Prints the uncovered sites of a file
-# that went over. Exit 0 ok, 1 over the baseline, 2 bad usage.
+# that went over. Also fails when two fault points share a name. Exit 0 ok,
+# 1 over the baseline or a duplicate name, 2 bad usage.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 base=scripts/fault-points-baseline.txt
@@ -32,6 +33,14 @@ sites() {
 			}' "$f"
 		done
 }
+
+# Two points with one name: a spec (TTM_FAULTS="name:...") would arm only one.
+dups=$(grep -rhoE --include='*.c' 'DEFINE_FAULT_POINT\([a-z0-9_]+, *"[^"]+"' ttm drm i915 fault-inject 2>/dev/null |
+	sed -E 's/.*"([^"]+)"/\1/' | LC_ALL=C sort | uniq -d)
+if [ -n "$dups" ]; then
+	echo "fault point names defined twice: $(echo $dups)" >&2
+	exit 1
+fi
 
 list=$(sites)
 counts=$(printf '%s\n' "$list" | grep . | cut -d: -f1 | LC_ALL=C sort | uniq -c | awk '{ print $2, $1 }')

@@ -23,8 +23,10 @@
  * bumps this thread's own hit counter for the point; it writes no line
  * another thread uses and takes no lock. The first call of each thread takes
  * a slow path that reads the environment (once per process) and lists the
- * thread under the registry lock. No path allocates: the CPU-mapping fault
- * engine calls fault_should_fail() from its SIGSEGV handler.
+ * thread under the registry lock. No path allocates. The CPU-mapping fault
+ * engine's points fire on the thread that serves the fault (a service worker
+ * in SIGSEGV mode, the userfaultfd thread), not on the accessing thread: a
+ * per-thread fail-nth armed there does not count the fault's work.
  *
  * Configuration comes from the environment variable TTM_FAULTS (read once, on
  * the first fault_should_fail() or fault_init_from_env() call), or from
