@@ -75,8 +75,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct sim_gpu_config cfg;
 
-	(void)argc;
-	(void)argv;
+	fuzz_check_flags(*argc, *argv);
 	sim_gpu_config_init(&cfg);
 	cfg.ggtt_size = 64ull << 20;
 	cfg.aperture_size = 256ull << 10; /* a few pool objects fill it: eviction paths */

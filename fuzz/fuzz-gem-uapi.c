@@ -132,6 +132,14 @@ static void fz_mmap(struct i915_device *i915, struct i915_gem_file *file, uint64
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_check_flags(*argc, *argv);
+	return 0;
+}
+
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -89,6 +89,14 @@ static bool fz_errno_ok(int ret)
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_check_flags(*argc, *argv);
+	return 0;
+}
+
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {

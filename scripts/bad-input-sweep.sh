@@ -12,6 +12,11 @@
 # one line on stderr, in time and without a signal or a sanitizer report; an
 # accepted one (--help, a good file) must exit 0 with output. Prints every
 # violation and the counts; exit 1 on any violation, 2 on bad usage.
+#
+# Cases run concurrently, SWEEP_JOBS at a time (default: 4 per CPU; each one
+# mostly waits for a program to start and refuse), each in its own output
+# files; violations are printed in case order at the end. SWEEP_TIMEOUT is
+# the per-case limit in seconds (default 20).
 set -u
 [ $# -eq 1 ] && [ -d "$1" ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
@@ -23,26 +28,56 @@ cd "$tmp/cwd" || exit 1
 
 cases=0
 violations=0
+running=0
 T=${SWEEP_TIMEOUT:-20}
+J=${SWEEP_JOBS:-$(($(nproc 2>/dev/null || echo 2) * 4))}
+case $T:$J in
+*[!0-9:]* | :* | *: | 0:* | *:0) echo "$0: SWEEP_TIMEOUT and SWEEP_JOBS take whole numbers >= 1" >&2; exit 2 ;;
+esac
+mkdir "$tmp/cases" || exit 1
 
 # run WANT NAME CMD... : WANT is "ok" (exit 0, some stdout), a number (that exit
 # status, one line on stderr) or "fail" (any non-zero status but 77, one line).
+# Starts the case in the background (at most $J at once); its verdict goes to
+# $tmp/cases/N.
 run() {
-	local want=$1 name=$2 rc why= lines
-	shift 2
 	cases=$((cases + 1))
-	timeout -k 2 "$T" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	if [ "$running" -ge "$J" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	run_case "$tmp/cases/$cases" "$@" &
+	running=$((running + 1))
+}
+
+# Waits for every case started so far (before a check that needs their effects).
+run_wait() {
+	wait
+	running=0
+}
+
+# Only builtins besides the program and timeout: on a loaded machine every
+# extra process per case costs more than the program itself.
+run_case() {
+	local res=$1 want=$2 name=$3 rc why= lines l san=false
+	local -a errl
+	shift 3
+	timeout -k 2 "$T" "$@" >"$res.out" 2>"$res.err" </dev/null
 	rc=$?
-	lines=$(wc -l <"$tmp/err")
+	mapfile -t errl <"$res.err"
+	lines=${#errl[@]}
+	for l in "${errl[@]}"; do
+		[[ $l =~ Sanitizer|runtime\ error: ]] && san=true
+	done
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		why="hang (killed after ${T}s)"
 	elif [ "$rc" -gt 128 ]; then
 		why="signal $((rc - 128))"
-	elif grep -qE 'Sanitizer|runtime error:|LeakSanitizer' "$tmp/err"; then
+	elif $san; then
 		why="sanitizer report"
 	elif [ "$want" = ok ]; then
 		if [ "$rc" -ne 0 ]; then why="exit $rc, want 0"
-		elif [ ! -s "$tmp/out" ]; then why="no output"; fi
+		elif [ ! -s "$res.out" ]; then why="no output"; fi
 	elif [ "$rc" -eq 0 ]; then
 		why="silent success (exit 0)"
 	elif [ "$want" != fail ] && [ "$rc" -ne "$want" ]; then
@@ -53,12 +88,13 @@ run() {
 		why="$lines lines on stderr, want one"
 	fi
 	if [ -n "$why" ]; then
-		violations=$((violations + 1))
-		echo "VIOLATION [$name]: $why"
-		printf '    $'
-		printf ' %q' "$@"
-		echo
-		head -n 3 "$tmp/err" | sed 's/^/    ! /'
+		{
+			echo "VIOLATION [$name]: $why"
+			printf '    $'
+			printf ' %q' "$@"
+			echo
+			for l in "${errl[@]:0:3}"; do echo "    ! $l"; done
+		} >"$res.violation"
 	fi
 }
 
@@ -188,6 +224,7 @@ for p in "${harness[@]}"; do
 		done
 	done
 done
+run_wait
 [ -f "$tmp/plainfile" ] && [ "$(cat "$tmp/plainfile")" = garbage ] ||
 	{ echo "VIOLATION [--out]: an existing file was replaced"; violations=$((violations + 1)); }
 [ -z "$(ls -A "$tmp/outdir")" ] ||
@@ -296,6 +333,59 @@ if [ -x "$p" ]; then
 	done
 fi
 
+# -------------------------------------------------------- i915-hw tools
+
+# The real-hardware tools: without a device they may skip (77), but an
+# option they do not know, a number out of range or a --device that is not
+# a DRM node is bad input, refused in one line whatever the machine has.
+hwdevs=("$tmp/missing-node" "$tmp/emptydir" "$tmp/plainfile" "$tmp/fifo" "${devs[@]:0:1}")
+for p in "$B"/i915/hw/i915-hw-*; do
+	[ -x "$p" ] && [ -f "$p" ] || continue
+	n=$(basename "$p")
+	run ok "$n --help" "$p" --help
+	for o in "${bad_opts[@]}"; do [ "$o" = "--" ] || run fail "$n $o" "$p" "$o"; done
+	run fail "$n --device (no value)" "$p" --device
+	for d in "${hwdevs[@]}"; do
+		run fail "$n --device ${d#"$tmp"/}" "$p" --device "$d"
+		run fail "$n TTM_HW_DEVICE=${d#"$tmp"/}" env "TTM_HW_DEVICE=$d" "$p"
+	done
+	# Its own numeric options (from the usage line), with values none accepts.
+	for o in $("$p" --help 2>&1 | grep -oE -- '--[a-z-]+ [0-9N]' | awk '{ print $1 }' | sort -u); do
+		for v in "" "-1" "abc" "3abc" "0x10" "99999999999999999999"; do
+			run fail "$n $o '$v'" "$p" "$o" "$v"
+		done
+	done
+done
+
+# ------------------------------------------------------------- fuzzers
+
+# libFuzzer targets (clang trees with a libFuzzer runtime): flags they do
+# not know and numbers that are not numbers are refused (libFuzzer itself
+# would ignore them); a missing input is an error. run-fuzzer.sh checks
+# its arguments before starting one.
+rf=$SRC/fuzz/run-fuzzer.sh
+for p in "$B"/fuzz/fuzz-*; do
+	[ -x "$p" ] && [ -f "$p" ] || continue
+	n=$(basename "$p")
+	corpus=$SRC/fuzz/corpus/${n#fuzz-}
+	run fail "$n -no_such_flag=1" "$p" -no_such_flag=1 -runs=1
+	for v in "" "abc" "3abc" "1e3" "0x10" "99999999999999999999"; do
+		run fail "$n -runs='$v'" "$p" "-runs=$v"
+		run fail "$n -max_len='$v'" "$p" "-max_len=$v" -runs=1
+	done
+	run fail "$n -max_total_time=-5" "$p" -max_total_time=-5 -runs=1
+	run fail "$n (missing input)" "$p" "$tmp/missing-input"
+	[ -d "$corpus" ] || continue
+	run fail "run-fuzzer.sh $n (no arguments)" "$rf"
+	run fail "run-fuzzer.sh $n (missing seeds)" "$rf" "$p" "$tmp/missing-dir" "$tmp/fz" 1 1
+	run fail "run-fuzzer.sh $n (not a fuzzer)" "$rf" "$tmp/plainfile" "$corpus" "$tmp/fz" 1 1
+	run fail "run-fuzzer.sh $n (work is a file)" "$rf" "$p" "$corpus" "$tmp/plainfile" 1 1
+	for v in "" "abc" "-1" "3abc" "0" "99999999999999999999"; do
+		run fail "run-fuzzer.sh $n RUNS='$v'" "$rf" "$p" "$corpus" "$tmp/fz" "$v" 1
+		run fail "run-fuzzer.sh $n SECONDS='$v'" "$rf" "$p" "$corpus" "$tmp/fz" 1 "$v"
+	done
+done
+
 # ---------------------------------------------------------------- scripts
 
 rep=$SRC/scripts/stress-report.sh
@@ -315,5 +405,12 @@ run 2 "igt-run.sh (no program)" "$SRC/scripts/igt-run.sh" -o "$tmp/igt-out"
 run 2 "plot.sh (no directory)" "$SRC/scripts/plot.sh"
 run 2 "callgrind-range-alloc.sh a b" "$SRC/scripts/callgrind-range-alloc.sh" a b
 
+run_wait
+for ((i = 1; i <= cases; i++)); do
+	if [ -f "$tmp/cases/$i.violation" ]; then
+		cat "$tmp/cases/$i.violation"
+		violations=$((violations + 1))
+	fi
+done
 echo "bad-input sweep: $cases cases, $violations violation(s)"
 [ "$violations" -eq 0 ]
