@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Wound/wait mutexes; see ttm/ww_mutex.h for the rules. */
 #include <ttm/dma_fence.h>
+#include <ttm/ww_lockdep.h>
 #include <ttm/ww_mutex.h>
 
 #include <errno.h>
@@ -171,12 +172,15 @@ static int lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, boo
 static inline int lock_common(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool slow,
 			      bool intr)
 {
+	int ret;
+
 	if (ctx && (ctx->ww_class != lock->ww_class || ctx->done))
 		return -EINVAL;
 	ctx_unwound(ctx);
-	if (try_take(lock, ctx))
-		return 0;
-	return lock_contended(lock, ctx, slow, intr);
+	ret = try_take(lock, ctx) ? 0 : lock_contended(lock, ctx, slow, intr);
+	if (!ret)
+		ww_lockdep_acquired(lock, ctx, false);
+	return ret;
 }
 
 int ww_mutex_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
@@ -204,7 +208,10 @@ bool ww_mutex_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
 	if (ctx && ctx->ww_class != lock->ww_class)
 		return false;
 	ctx_unwound(ctx);
-	return try_take(lock, ctx);
+	if (!try_take(lock, ctx))
+		return false;
+	ww_lockdep_acquired(lock, ctx, true);
+	return true;
 }
 
 /* Someone announced a wait: hand the lock back under wait_lock and wake them. */
@@ -223,6 +230,7 @@ void ww_mutex_unlock(struct ww_mutex *lock)
 	uintptr_t word = atomic_load_explicit(&lock->owner, memory_order_relaxed);
 	struct ww_acquire_ctx *ctx = word_ctx(word);
 
+	ww_lockdep_release(lock);
 	if (ctx)
 		ctx->acquired--;
 	/* A waiter that announces itself meanwhile makes the swap fail. */
