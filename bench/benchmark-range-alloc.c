@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <ttm/drm_buddy.h>
 #include <ttm/drm_mm.h>
 
 #include <testlib/clock.h>
@@ -181,6 +182,53 @@ fail:
 	return -1;
 }
 
+/*
+ * drm_buddy: a 1 GiB space of 4 KiB chunks filled to @fill_pct with random
+ * 4..64 KiB allocations, then alloc+free pairs of one more such allocation:
+ * plain, top-down, or range-restricted to the 256 MiB window [512, 768) MiB.
+ * ns per pair, or -1 on a failed setup. The top-down and range pairs should
+ * cost at most 2x the plain ones at the same fill.
+ */
+enum buddy_mode { BUDDY_PLAIN, BUDDY_TOPDOWN, BUDDY_RANGE, BUDDY_MODES };
+static const char *const buddy_mode_name[BUDDY_MODES] = {"plain", "topdown", "range"};
+
+static double measure_buddy(enum buddy_mode mode, unsigned fill_pct, size_t pairs)
+{
+	const uint64_t size = 1ull << 30, win_start = 512ull << 20, win_end = 768ull << 20;
+	unsigned flags = mode == BUDDY_TOPDOWN ? DRM_BUDDY_TOPDOWN_ALLOCATION
+			 : mode == BUDDY_RANGE	 ? DRM_BUDDY_RANGE_ALLOCATION
+						 : 0;
+	struct list_head held = LIST_HEAD_INIT(held);
+	struct drm_buddy mm;
+	uint64_t t0, used = 0;
+	size_t done = 0;
+
+	if (drm_buddy_init(&mm, size, 4096))
+		return -1;
+	while (used < size / 100 * fill_pct) {
+		uint64_t sz = 4096ull << (rnd() % 5);
+
+		if (drm_buddy_alloc_blocks(&mm, 0, size, sz, 4096, &held, 0))
+			break;
+		used += sz;
+	}
+	t0 = now_ns();
+	for (size_t i = 0; i < pairs; i++) {
+		struct list_head one = LIST_HEAD_INIT(one);
+		uint64_t sz = 4096ull << (rnd() % 5);
+
+		if (drm_buddy_alloc_blocks(&mm, mode == BUDDY_RANGE ? win_start : 0,
+					   mode == BUDDY_RANGE ? win_end : size, sz, 4096, &one, flags))
+			continue;
+		drm_buddy_free_list(&mm, &one);
+		done++;
+	}
+	t0 = now_ns() - t0;
+	drm_buddy_free_list(&mm, &held);
+	drm_buddy_fini(&mm);
+	return done ? (double)t0 / (double)pairs : -1;
+}
+
 static void summarize(double *v, int reps, double *med, double *min, double *max)
 {
 	qsort(v, (size_t)reps, sizeof(*v), cmp_double);
@@ -311,6 +359,49 @@ int main(int argc, char **argv)
 		       "%.2f %s\n",
 		       sizes[s], mmed, mmin, mmax, 1e3 / mmed, tmed, tmin, tmax, 1e3 / tmed,
 		       mmed / tmed, mmed <= tmed ? "pass" : "MISS");
+	}
+	printf("# drm_buddy alloc+free pair (random 4..64 KiB) in 1 GiB at a fill; range: a 256 MiB "
+	       "window\n%-6s %-8s %12s %12s (target: top-down and range <= 2x plain)\n",
+	       "fill", "mode", "ns/pair", "x plain");
+	for (unsigned f = 0; f < 3; f++) {
+		static const unsigned fills[] = {25, 50, 90};
+		double plain = 0;
+
+		for (int m = 0; m < BUDDY_MODES; m++) {
+			struct bench_metric *mb, *mr = NULL;
+			double v[MAX_REPS], med, mn, mx;
+
+			snprintf(name, sizeof(name), "range_alloc.buddy.%s.%u", buddy_mode_name[m],
+				 fills[f]);
+			mb = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
+			if (m != BUDDY_PLAIN) {
+				snprintf(name, sizeof(name), "range_alloc.buddy.%s_vs_plain.%u",
+					 buddy_mode_name[m], fills[f]);
+				mr = bench_metric_add(&run, name, "x", BENCH_LOWER_IS_BETTER);
+				if (mr)
+					bench_metric_target(mr, 2.0, BENCH_TARGET_AT_MOST);
+			}
+			if (!mb || (m != BUDDY_PLAIN && !mr)) {
+				bench_run_fini(&run);
+				return 1;
+			}
+			for (unsigned r = 0; r < reps; r++) {
+				v[r] = measure_buddy((enum buddy_mode)m, fills[f], pairs / 4);
+				if (v[r] < 0) {
+					fprintf(stderr, "buddy setup failed\n");
+					bench_run_fini(&run);
+					return 1;
+				}
+				bench_metric_sample(mb, v[r]);
+			}
+			summarize(v, (int)reps, &med, &mn, &mx);
+			if (m == BUDDY_PLAIN)
+				plain = med;
+			else
+				bench_metric_sample(mr, med / plain);
+			printf("%-6u %-8s %12.1f %12.2f %s\n", fills[f], buddy_mode_name[m], med,
+			       med / plain, m == BUDDY_PLAIN ? "" : med <= 2 * plain ? "pass" : "MISS");
+		}
 	}
 	return bench_run_finish(&run);
 }

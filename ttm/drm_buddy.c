@@ -225,6 +225,7 @@ static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t sta
 {
 	/* Each level pushes at most two blocks: roots + 2 per order bounds the depth. */
 	struct drm_buddy_block *stack[64 + 2 * 64 + 2];
+	struct list_head splits = LIST_HEAD_INIT(splits);
 	unsigned int sp = 0, i;
 	int ret = -ENOSPC;
 
@@ -249,6 +250,8 @@ static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t sta
 			ret = split_block(mm, b);
 			if (ret)
 				break;
+			/* A split block is on no list: its link chains this walk's splits. */
+			list_add(&b->link, &splits);
 			ret = -ENOSPC;
 		}
 		if (topdown) {
@@ -261,11 +264,24 @@ static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t sta
 	}
 	/*
 	 * Merge back what the walk split without using (also on success, so
-	 * no split block is left with two free halves). Linear in the split
-	 * blocks: the price of range allocations.
+	 * no split block is left with two free halves). Only this walk's
+	 * splits can have two free halves; a block was split before its
+	 * children, so they come first on @splits and merges cascade upwards.
+	 * Linear in this walk's splits, not in the tree.
 	 */
-	for (i = 0; i < mm->n_roots; i++)
-		coalesce(mm, mm->roots[i]);
+	while (!list_empty(&splits)) {
+		struct drm_buddy_block *b = list_first_entry(&splits, struct drm_buddy_block, link);
+
+		list_del_init(&b->link);
+		if (b->left->state == DRM_BUDDY_FREE && b->right->state == DRM_BUDDY_FREE) {
+			list_del_init(&b->left->link);
+			list_del_init(&b->right->link);
+			free(b->left);
+			free(b->right);
+			b->left = b->right = NULL;
+			mark_free(mm, b);
+		}
+	}
 	return ret;
 }
 

@@ -387,3 +387,56 @@ KTEST(drm_buddy_alloc_contiguous_across_free_blocks)
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }
+
+/*
+ * drm_test_buddy_alloc_range_bias, as the kernel's KUnit case: random
+ * range-restricted allocations inside random windows, some failing; every
+ * block lies in its window, and once all is freed the space is whole again
+ * (every split a failed or successful walk left unused was merged back).
+ */
+KTEST(drm_test_buddy_alloc_range_bias)
+{
+	const uint64_t size = 64ull << 20, ps = 4096;
+	struct list_head held = LIST_HEAD_INIT(held);
+	struct drm_buddy mm;
+	unsigned ok = 0, refused = 0;
+
+	ASSERT_EQ(drm_buddy_init(&mm, size, ps), 0);
+	for (unsigned i = 0; i < 2000 * ktest_scale(); i++) {
+		uint64_t start = (ktest_rand() % (size / ps)) * ps;
+		uint64_t end = start + ((ktest_rand() % 64) + 1) * ps;
+		uint64_t sz = ((ktest_rand() % 16) + 1) * ps;
+		struct list_head one = LIST_HEAD_INIT(one);
+		struct drm_buddy_block *b;
+		int ret;
+
+		if (end > size)
+			end = size;
+		ret = drm_buddy_alloc_blocks(&mm, start, end, sz, ps, &one,
+					     DRM_BUDDY_RANGE_ALLOCATION |
+						 (i % 2 ? DRM_BUDDY_TOPDOWN_ALLOCATION : 0));
+		if (ret) {
+			EXPECT_TRUE(ret == -ENOSPC || ret == -EINVAL);
+			EXPECT_TRUE(list_empty(&one));
+			refused++;
+			continue;
+		}
+		list_for_each_entry (b, &one, struct drm_buddy_block, link) {
+			EXPECT_UGE(drm_buddy_block_offset(b), start);
+			EXPECT_ULE(drm_buddy_block_offset(b) + (ps << b->order), end);
+		}
+		ok++;
+		/* Keep about half, so later windows meet a fragmented tree. */
+		if (ktest_rand() & 1)
+			list_splice_tail_init(&one, &held);
+		else
+			drm_buddy_free_list(&mm, &one);
+	}
+	EXPECT_GT(ok, 0u);
+	EXPECT_GT(refused, 0u);
+	drm_buddy_free_list(&mm, &held);
+	EXPECT_UEQ(mm.avail, size);
+	EXPECT_UEQ(drm_buddy_largest_free(&mm), size);
+	EXPECT_UEQ(drm_buddy_free_count(&mm, mm.max_order), 1);
+	drm_buddy_fini(&mm);
+}
