@@ -36,6 +36,23 @@ static int pwrite_bo(int fd, uint32_t handle, const void *buf, size_t n)
 	return ioctl(fd, DRM_IOCTL_I915_GEM_PWRITE, &p);
 }
 
+/* An object in system memory, named explicitly (the placement a client asks for). */
+static int create_smem(int fd, uint32_t *handle)
+{
+	struct drm_i915_gem_memory_class_instance smem = { .memory_class = I915_MEMORY_CLASS_SYSTEM };
+	struct drm_i915_gem_create_ext_memory_regions ext = {
+		.base.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS,
+		.num_regions = 1,
+		.regions = (uint64_t)(uintptr_t)&smem,
+	};
+	struct drm_i915_gem_create_ext c = { .size = 4096,
+					     .extensions = (uint64_t)(uintptr_t)&ext };
+	int ret = ioctl(fd, DRM_IOCTL_I915_GEM_CREATE_EXT, &c);
+
+	*handle = c.handle;
+	return ret;
+}
+
 static int run_child(int (*fn)(int, uint32_t), int fd, uint32_t handle)
 {
 	int status;
@@ -62,11 +79,11 @@ static int child_shares_file(int fd, uint32_t handle)
 KTEST(child_uses_parents_file)
 {
 	int fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
-	struct drm_i915_gem_create c = { .size = 4096 };
+	struct { uint32_t handle; } c;
 	char buf[32] = "from the parent";
 
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, &c), 0);
+	ASSERT_EQ(create_smem(fd, &c.handle), 0);
 	ASSERT_EQ(pwrite_bo(fd, c.handle, buf, sizeof(buf)), 0);
 	EXPECT_EQ(run_child(child_shares_file, fd, c.handle), 0);
 	ASSERT_EQ(pread_bo(fd, c.handle, buf, sizeof(buf)), 0);
@@ -87,13 +104,13 @@ static int child_outlives_parent_close(int fd, uint32_t handle)
 KTEST(file_lives_while_a_child_holds_it)
 {
 	int fd = open("/dev/dri/renderD128", O_RDWR);
-	struct drm_i915_gem_create c = { .size = 4096 };
+	struct { uint32_t handle; } c;
 	char buf[32] = "kept";
 	int status;
 	pid_t pid;
 
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, &c), 0);
+	ASSERT_EQ(create_smem(fd, &c.handle), 0);
 	ASSERT_EQ(pwrite_bo(fd, c.handle, buf, sizeof(buf)), 0);
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -117,7 +134,7 @@ KTEST(child_exports_through_prime)
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		int cfd = open("/dev/dri/renderD128", O_RDWR);
-		struct drm_i915_gem_create c = { .size = 4096 };
+		struct { uint32_t handle; } c;
 		struct drm_prime_handle p = { .flags = DRM_CLOEXEC };
 		char msg[32] = "exported by the child";
 		union {
@@ -131,7 +148,7 @@ KTEST(child_exports_through_prime)
 
 		memset(&cb, 0, sizeof(cb));
 		cm = CMSG_FIRSTHDR(&mh);
-		if (cfd < 0 || ioctl(cfd, DRM_IOCTL_I915_GEM_CREATE, &c) ||
+		if (cfd < 0 || create_smem(cfd, &c.handle) ||
 		    pwrite_bo(cfd, c.handle, msg, sizeof(msg)))
 			_exit(1);
 		p.handle = c.handle;
