@@ -28,6 +28,8 @@ static __thread struct wwl_held wwl_stack[WWL_MAX_HELD];
 static __thread unsigned int wwl_depth;
 /* Locks taken past WWL_MAX_HELD: not tracked, their release is ignored. */
 static __thread unsigned int wwl_untracked;
+/* ww_lockdep_nest_ok()'s lock: its next acquisition skips the context check. */
+static __thread struct ww_mutex *wwl_nest_ok;
 
 /*
  * Process-wide, under wwl_lock: the classes seen and the order graph,
@@ -110,10 +112,17 @@ static void wwl_report_locked(void)
 	}
 }
 
+void ww_lockdep_nest_ok(struct ww_mutex *lock)
+{
+	wwl_nest_ok = lock;
+}
+
 void ww_lockdep_acquired(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool trylock)
 {
 	struct ww_class *cls = lock->ww_class;
+	bool nest_ok = wwl_nest_ok == lock;
 
+	wwl_nest_ok = NULL;
 	if (!trylock && wwl_depth) {
 		pthread_mutex_lock(&wwl_lock);
 		int me = wwl_class_index(cls);
@@ -127,7 +136,7 @@ void ww_lockdep_acquired(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool
 				 * A classmate held by trylock (eviction's) is not
 				 * checked: the code may hold it across its ticket.
 				 */
-				if (h->trylock)
+				if (h->trylock || nest_ok)
 					continue;
 				if ((!ctx || h->ctx != ctx) && !wwl_reported_ctx[me]) {
 					wwl_reported_ctx[me] = true;

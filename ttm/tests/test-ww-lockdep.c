@@ -170,6 +170,26 @@ KTEST(ww_lockdep_outside_acquire_context)
 	teardown();
 }
 
+/* Annotated as safe to nest (ww_lockdep_nest_ok()): not reported, once. */
+KTEST(ww_lockdep_nest_ok_annotation)
+{
+	struct ww_acquire_ctx ctx;
+
+	setup();
+	ww_acquire_init(&ctx, &class_a);
+	EXPECT_EQ(ww_mutex_lock(&fx.a1, &ctx), 0);
+	ww_lockdep_nest_ok(&fx.a2);
+	EXPECT_EQ(ww_mutex_lock(&fx.a2, NULL), 0);
+	ww_mutex_unlock(&fx.a2);
+	EXPECT_EQ(ww_lockdep_reports(), 0);
+	EXPECT_EQ(ww_mutex_lock(&fx.a2, NULL), 0); /* the annotation was for one acquisition */
+	EXPECT_EQ(ww_lockdep_reports(), 1);
+	ww_mutex_unlock(&fx.a2);
+	ww_mutex_unlock(&fx.a1);
+	ww_acquire_fini(&ctx);
+	teardown();
+}
+
 /* Both without a context: the same hazard. */
 KTEST(ww_lockdep_nested_without_context)
 {

@@ -50,6 +50,14 @@ struct ww_acquire_ctx;
 void ww_lockdep_acquired(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool trylock);
 /** ww_lockdep_release() - this thread is about to release @lock. */
 void ww_lockdep_release(struct ww_mutex *lock);
+/**
+ * ww_lockdep_nest_ok() - the next acquisition of @lock by this thread may
+ * take it without the context of the classmates it holds: the caller knows
+ * no holder of @lock ever waits for another lock of the class (for example
+ * a deleted BO's own reservation, held only by releasers waiting for
+ * fences). Class-order edges are still recorded. One-shot.
+ */
+void ww_lockdep_nest_ok(struct ww_mutex *lock);
 /** ww_lockdep_reports() - reports made since the start or the last reset. */
 unsigned long ww_lockdep_reports(void);
 /** ww_lockdep_reset() - forget the reports and the order graph. */
@@ -63,6 +71,9 @@ static inline void ww_lockdep_acquired(struct ww_mutex *lock, struct ww_acquire_
 {
 }
 static inline void ww_lockdep_release(struct ww_mutex *lock)
+{
+}
+static inline void ww_lockdep_nest_ok(struct ww_mutex *lock)
 {
 }
 static inline unsigned long ww_lockdep_reports(void)
