@@ -17,7 +17,9 @@
  * The anchors are kept in a table by node object (the node's descriptor
  * table is inherited as memory, so the child finds its parent's entries).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -117,6 +119,27 @@ static const struct srv_hooks node_srv_hooks = {
 	.file_closed = node_srv_file_closed,
 };
 
+/* Sockets of creators that died without exiting (killed, _exit()). */
+static void node_srv_rm_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[160];
+		int pid;
+
+		if (sscanf(de->d_name, "node-%d.sock", &pid) != 1 || pid <= 0 ||
+		    !(kill(pid, 0) && errno == ESRCH))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) < (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+}
+
 /* Called with node_srv_lock held. */
 static struct srv *node_srv_get_locked(void)
 {
@@ -129,6 +152,8 @@ static struct srv *node_srv_get_locked(void)
 	if (!node_server_enabled())
 		return NULL;
 	ret = srv_socket_dir(dir, sizeof(dir));
+	if (!ret)
+		NODE_DRIVER_CALL((node_srv_rm_stale(dir), 0));
 	if (!ret && snprintf(node_srv_path, sizeof(node_srv_path), "%s/node-%d.sock", dir,
 			     (int)getpid()) >= (int)sizeof(node_srv_path))
 		ret = -ENAMETOOLONG;
