@@ -432,7 +432,7 @@ static int srv_op_ioctl(struct srv_conn *c, const struct srv_req *req, struct sr
 
 	if (size > sizeof(head))
 		size = sizeof(head);
-	if (req->arg && size)
+	if (req->arg && size && srv_fd_request((unsigned long)req->request))
 		n = srv_peer_rw(c->pid, head, req->arg, size, false);
 	srv_fd_fields((unsigned long)req->request, head, n, &in_off, &out_off);
 	if (in_off >= 0 && (size_t)in_off + 4 <= n) {

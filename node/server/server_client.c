@@ -149,7 +149,7 @@ int srv_client_ioctl(int conn, uint64_t file, int target, unsigned long request,
 		fds[nfds++] = target;
 	if (size > sizeof(head))
 		size = sizeof(head);
-	if (arg && size)
+	if (arg && size && srv_fd_request(request))
 		n = srv_read_self(head, arg, size);
 	srv_fd_fields(request, head, n, &in_off, &out_off);
 	if (in_off >= 0 && (size_t)in_off + 4 <= n) {

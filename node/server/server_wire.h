@@ -103,6 +103,28 @@ struct srv_rep {
 	struct srv_stats stats;
 };
 
+/**
+ * srv_fd_request() - whether @request's argument may hold descriptor numbers
+ * (srv_fd_fields() needs its first bytes); other requests skip reading them.
+ */
+static inline int srv_fd_request(unsigned long request)
+{
+	switch (request) {
+	case DRM_IOCTL_PRIME_FD_TO_HANDLE:
+	case DRM_IOCTL_PRIME_HANDLE_TO_FD:
+	case DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE:
+	case DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD:
+	case DRM_IOCTL_I915_GEM_EXECBUFFER2:
+	case DRM_IOCTL_I915_GEM_EXECBUFFER2_WR:
+	case SYNC_IOC_MERGE:
+	case DMA_BUF_IOCTL_EXPORT_SYNC_FILE:
+	case DMA_BUF_IOCTL_IMPORT_SYNC_FILE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Bytes of an ioctl argument srv_fd_fields() looks at. */
 #define SRV_FD_HEAD 64
 
