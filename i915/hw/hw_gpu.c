@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <i915_drm.h>
 
@@ -361,6 +363,45 @@ int hw_device_select(int argc, char *const *argv, const char **path)
 	if (found && strlen(found) >= HW_PATH_MAX)
 		return -EINVAL;
 	*path = found;
+	return 0;
+}
+
+int hw_device_check(const char *path, char *why, size_t why_len)
+{
+	struct stat st;
+	const char *what = NULL;
+
+	if (!path)
+		return 0;
+	if (stat(path, &st))
+		what = strerror(errno);
+	else if (!S_ISCHR(st.st_mode))
+		what = S_ISDIR(st.st_mode) ? "a directory" : "not a character device";
+	else if (major(st.st_rdev) != 226)
+		what = "a character device that is not DRM's (major 226)";
+	if (!what)
+		return 0;
+	if (why && why_len)
+		snprintf(why, why_len, "%s is not a DRM device node: %s", path, what);
+	return -EINVAL;
+}
+
+int hw_parse_uint(const char *s, unsigned int min, unsigned int max, unsigned int *out)
+{
+	unsigned long long v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned int)(*s - '0');
+		if (v > max)
+			return -EINVAL;
+	}
+	if (v < min)
+		return -EINVAL;
+	*out = (unsigned int)v;
 	return 0;
 }
 

@@ -201,6 +201,32 @@ const struct hw_region *hw_gpu_find_region(const struct hw_gpu *gpu, uint16_t mc
  */
 int hw_device_select(int argc, char *const *argv, const char **path);
 
+/**
+ * hw_device_check - is an explicitly named device usable at all?
+ * @path: the path hw_device_select() found, or NULL (auto-detect: always 0).
+ * @why: receives a one-line reason on failure (may be NULL).
+ * @why_len: size of @why.
+ *
+ * A path the user named must be a DRM character device node (major 226):
+ * a missing path, a directory, a plain file, a FIFO or another device is
+ * bad input, not a machine without a GPU (which skips).
+ *
+ * Return: 0, or -EINVAL with @why filled.
+ */
+int hw_device_check(const char *path, char *why, size_t why_len);
+
+/**
+ * hw_parse_uint - a decimal whole number in [@min, @max], nothing else
+ * (no sign, no hex, no trailing characters, no overflow).
+ * @s: the text.
+ * @min: smallest accepted value.
+ * @max: largest accepted value.
+ * @out: receives the value.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int hw_parse_uint(const char *s, unsigned int min, unsigned int max, unsigned int *out);
+
 /* True for the errors that mean "skip": -ENODEV, -EOPNOTSUPP, -EACCES. */
 bool hw_err_is_skip(int err);
 /* Exit status for @err: 0 for 0, 77 (igt/meson skip) for skips, 1 otherwise. */

@@ -105,9 +105,11 @@ static int parse(int argc, char **argv, struct opts *o)
 			else
 				return -EINVAL;
 		} else if (!strcmp(a, "--reps") && i + 1 < argc) {
-			o->reps = (unsigned int)strtoul(argv[++i], NULL, 0);
+			if (hw_parse_uint(argv[++i], 1, MAX_REPS, &o->reps))
+				return -EINVAL;
 		} else if (!strcmp(a, "--batches") && i + 1 < argc) {
-			o->batches = (unsigned int)strtoul(argv[++i], NULL, 0);
+			if (hw_parse_uint(argv[++i], 10, 100000000, &o->batches))
+				return -EINVAL;
 		} else if (!strcmp(a, "--quick")) {
 			o->reps = 3;
 			o->batches = 2000;
@@ -181,11 +183,21 @@ int main(int argc, char **argv)
 	unsigned int r;
 	int ret;
 
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: %s [--device PATH] [--engine rcs|bcs] [--reps 1..%d] "
+		       "[--batches 10..100000000] [--quick]   (or %s=PATH)\n",
+		       argv[0], MAX_REPS, HW_DEVICE_ENV);
+		return 0;
+	}
 	if (parse(argc, argv, &o)) {
 		fprintf(stderr,
 			"usage: %s [--device PATH] [--engine rcs|bcs] [--reps 1..%d] "
-			"[--batches N>=10] [--quick]\n",
+			"[--batches 10..100000000] [--quick]\n",
 			argv[0], MAX_REPS);
+		return 79;
+	}
+	if (hw_device_check(o.device, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s\n", argv[0], why);
 		return 79;
 	}
 	eng = o.engine == HW_ENGINE_BLT ? "bcs" : "rcs";

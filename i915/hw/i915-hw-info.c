@@ -31,10 +31,23 @@ int main(int argc, char **argv)
 		printf("usage: %s [--device PATH]   (or %s=PATH)\n", argv[0], HW_DEVICE_ENV);
 		return 0;
 	}
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--device") && a + 1 < argc) {
+			a++;
+		} else if (strncmp(argv[a], "--device=", 9)) {
+			fprintf(stderr, "%s: unknown argument '%s' (usage: %s [--device PATH])\n",
+				argv[0], argv[a], argv[0]);
+			return 79;
+		}
+	}
 	ret = hw_device_select(argc, argv, &args.device);
 	if (ret) {
 		fprintf(stderr, "%s: --device needs a path shorter than %d bytes\n", argv[0],
 			HW_PATH_MAX);
+		return 79;
+	}
+	if (hw_device_check(args.device, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s\n", argv[0], why);
 		return 79;
 	}
 	args.why = why;
