@@ -248,10 +248,12 @@ static int i915_drm_reloc_chain(struct ttm_drm_device *ddev, uint64_t ptr,
 			return -EINVAL;
 		for (uint32_t r = 0; out && r < hdr[0]; r += I915_DRM_COPY_CHUNK) {
 			uint32_t e[I915_DRM_COPY_CHUNK][I915_RELOC0_STRIDE];
-			uint32_t k = hdr[0] - r < I915_DRM_COPY_CHUNK ? hdr[0] - r : I915_DRM_COPY_CHUNK;
+			uint32_t k =
+			    hdr[0] - r < I915_DRM_COPY_CHUNK ? hdr[0] - r : I915_DRM_COPY_CHUNK;
 			uint64_t at = ptr + sizeof(hdr) + (uint64_t)r * sizeof(e[0]);
 
-			ret = ttm_drm_copy_from_user(ddev, e, i915_drm_user_ptr(at), k * sizeof(e[0]));
+			ret = ttm_drm_copy_from_user(ddev, e, i915_drm_user_ptr(at),
+						     k * sizeof(e[0]));
 			if (ret)
 				return ret;
 			for (uint32_t j = 0; j < k; j++) {
@@ -364,7 +366,7 @@ static int i915_drm_execbuffer(struct ttm_drm_file *file, struct drm_i915_execbu
 			goto out_ops;
 		nrelocs += cnt;
 		uops[i] = next;
-		map[i] = (struct i915_drm_handle_index){ .handle = req->handle, .index = i };
+		map[i] = (struct i915_drm_handle_index){.handle = req->handle, .index = i};
 		next = op->next;
 	}
 	if (next) {
@@ -513,7 +515,8 @@ static int i915_drm_execbuffer2(struct ttm_drm_file *file, struct drm_i915_gem_e
 			if (k > I915_DRM_COPY_CHUNK)
 				k = I915_DRM_COPY_CHUNK;
 			ret = ttm_drm_copy_from_user(
-			    ddev, re, i915_drm_user_ptr(o->relocs_ptr + (uint64_t)r * sizeof(re[0])),
+			    ddev, re,
+			    i915_drm_user_ptr(o->relocs_ptr + (uint64_t)r * sizeof(re[0])),
 			    k * sizeof(re[0]));
 			if (ret)
 				goto out;

@@ -350,9 +350,9 @@ static inline bool ttm_bo_lru_bump_simple(struct ttm_buffer_object *bo, struct t
 
 	if (bo->pin_count || res->priority != bo->priority || res->bulk_move || bo->bulk_move)
 		return false;
-	head = &bo->bdev->man_drv[res->mem_type]->lru[res->priority < TTM_MAX_BO_PRIORITY
-							    ? res->priority
-							    : TTM_MAX_BO_PRIORITY - 1];
+	head = &bo->bdev->man_drv[res->mem_type]
+		    ->lru[res->priority < TTM_MAX_BO_PRIORITY ? res->priority
+							      : TTM_MAX_BO_PRIORITY - 1];
 	if (head->prev != &res->lru)
 		list_move_tail(&res->lru, head);
 	return true;

@@ -18,9 +18,9 @@
 #include <ttm/ttm_delay.h>
 
 static const int64_t ttm_delay_grid[] = {
-	0,   1,   2,   3,   4,    5,    6,    8,    10,   12,   16,    20,
-	24,  32,  40,  48,  64,   80,   96,   128,  160,  192,  256,   384,
-	512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384,
+    0,	 1,   2,    3,	  4,	5,    6,    8,	  10,	12,    16,    20,
+    24,	 32,  40,   48,	  64,	80,   96,   128,  160,	192,   256,   384,
+    512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384,
 };
 #define TTM_DELAY_GRID (sizeof(ttm_delay_grid) / sizeof(ttm_delay_grid[0]))
 
@@ -45,7 +45,7 @@ static double ttm_delay_now_ns(void)
  */
 __attribute__((noinline)) static double ttm_delay_loop(int64_t steps, unsigned iters)
 {
-	struct ttm_delay_site site = { .steps = steps < 0 ? 0 : steps };
+	struct ttm_delay_site site = {.steps = steps < 0 ? 0 : steps};
 	double t0 = ttm_delay_now_ns();
 
 	for (unsigned i = 0; i < iters; i++) {
@@ -114,7 +114,8 @@ int64_t ttm_delay_site_steps(struct ttm_delay_site *site, uint64_t ns)
 	} else if (t > ttm_delay_added[last]) {
 		n = (double)ttm_delay_grid[last] + (t - ttm_delay_added[last]) / ttm_delay_slope;
 	} else {
-		for (i = 1; i <= last && ttm_delay_added[i] < t; i++)
+		/* The first point at or above t; added[last] is, in this branch. */
+		for (i = 1; i < last && ttm_delay_added[i] < t; i++)
 			;
 		/* Between grid points i-1 and i. */
 		double a0 = ttm_delay_added[i - 1], a1 = ttm_delay_added[i];

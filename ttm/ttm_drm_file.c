@@ -274,8 +274,8 @@ int ttm_drm_open(struct ttm_drm_device *ddev)
 		while (n <= fd)
 			n *= 2;
 		fds = fault_should_fail(&ttm_fault_uapi_alloc, (size_t)n * sizeof(*fds))
-			      ? NULL
-			      : realloc(ttm_drm_fds, (size_t)n * sizeof(*fds));
+			  ? NULL
+			  : realloc(ttm_drm_fds, (size_t)n * sizeof(*fds));
 		if (!fds) {
 			pthread_mutex_unlock(&ttm_drm_global_lock);
 			ret = -ENOMEM;

@@ -675,8 +675,8 @@ static int ttm_drm_bo_create_ioctl(struct ttm_drm_file *file, void *data)
 		ret = -ENOMEM; /* can never fit, do not even try */
 		goto out_unlock;
 	}
-	dbo = fault_should_fail(&ttm_fault_uapi_alloc, sizeof(*dbo)) ? NULL
-								   : calloc(1, sizeof(*dbo));
+	dbo =
+	    fault_should_fail(&ttm_fault_uapi_alloc, sizeof(*dbo)) ? NULL : calloc(1, sizeof(*dbo));
 	if (!dbo) {
 		ret = -ENOMEM;
 		goto out_unlock;

@@ -10,7 +10,8 @@
 static atomic_uint_fast64_t ww_stamp_counter = 1;
 
 /* The holder's ticket lives in the lock word above the two flag bits. */
-_Static_assert(_Alignof(struct ww_acquire_ctx) > WW_MUTEX_FLAGS, "ticket pointers need 2 free bits");
+_Static_assert(_Alignof(struct ww_acquire_ctx) > WW_MUTEX_FLAGS,
+	       "ticket pointers need 2 free bits");
 
 static inline struct ww_acquire_ctx *word_ctx(uintptr_t word)
 {
@@ -77,7 +78,8 @@ static inline bool try_take(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
 
 	while (!(word & WW_MUTEX_LOCKED)) {
 		if (atomic_compare_exchange_weak_explicit(
-			&lock->owner, &word, (uintptr_t)ctx | WW_MUTEX_LOCKED | (word & WW_MUTEX_WAITERS),
+			&lock->owner, &word,
+			(uintptr_t)ctx | WW_MUTEX_LOCKED | (word & WW_MUTEX_WAITERS),
 			memory_order_acq_rel, memory_order_relaxed)) {
 			if (ctx)
 				ctx->acquired++;
@@ -144,10 +146,9 @@ static int lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, boo
 		 * under wait_lock, which we hold, so its ticket stays valid
 		 * while we look at it.
 		 */
-		if (!(word & WW_MUTEX_WAITERS) &&
-		    !atomic_compare_exchange_strong_explicit(&lock->owner, &word,
-							     word | WW_MUTEX_WAITERS,
-							     memory_order_relaxed, memory_order_relaxed))
+		if (!(word & WW_MUTEX_WAITERS) && !atomic_compare_exchange_strong_explicit(
+						      &lock->owner, &word, word | WW_MUTEX_WAITERS,
+						      memory_order_relaxed, memory_order_relaxed))
 			continue;
 		holder = word_ctx(word);
 		if (ctx && holder == ctx) {

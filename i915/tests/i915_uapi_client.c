@@ -48,7 +48,8 @@ static int client_submit(int fd, drmBO *target[2], drmBO *batch, uint32_t delta,
 		op[i].next = (uint64_t)(uintptr_t)&op[i + 1];
 		op[i].d.req.op = drm_bo_validate;
 		op[i].d.req.bo_req.handle = target[i]->handle;
-		op[i].d.req.bo_req.flags = DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
+		op[i].d.req.bo_req.flags =
+		    DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE;
 		op[i].d.req.bo_req.mask = op[i].d.req.bo_req.flags;
 		op[i].d.req.bo_req.fence_class = DRM_I915_FENCE_CLASS_ACCEL;
 	}

@@ -1132,8 +1132,7 @@ static void ttm_bo_mmap_small_stack(enum ttm_vm_fault_mode mode)
 #endif
 	setup(mode, 0, 256);
 	bo = bo_create_filled(64 * PG, TTM_PL_VRAM, 33);
-	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_SYSTEM, 0), &ctx, (void **)&p),
-		  0);
+	ASSERT_EQ(ttm_bo_mmap(bo, ttm_test_placement(&tp, TTM_PL_SYSTEM, 0), &ctx, (void **)&p), 0);
 	a.p = p;
 	a.size = 64 * PG;
 	a.sum = 0;

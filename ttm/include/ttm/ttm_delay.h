@@ -31,7 +31,10 @@ struct ttm_delay_site {
 	_Atomic int64_t steps;
 };
 
-#define TTM_DELAY_SITE_INIT { .steps = -1 }
+#define TTM_DELAY_SITE_INIT                                                                        \
+	{                                                                                          \
+		.steps = -1                                                                        \
+	}
 
 /**
  * ttm_delay_site_steps() - calibrate (first call in the process) and store
@@ -81,10 +84,10 @@ static inline __attribute__((always_inline)) void ttm_delay_at(struct ttm_delay_
  *
  * A statement macro: each expansion keeps its own &struct ttm_delay_site.
  */
-#define ttm_delay_ns(ns)                                                         \
-	do {                                                                     \
-		static struct ttm_delay_site ttm_delay_site_ = TTM_DELAY_SITE_INIT; \
-		ttm_delay_at(&ttm_delay_site_, (ns));                            \
+#define ttm_delay_ns(ns)                                                                           \
+	do {                                                                                       \
+		static struct ttm_delay_site ttm_delay_site_ = TTM_DELAY_SITE_INIT;                \
+		ttm_delay_at(&ttm_delay_site_, (ns));                                              \
 	} while (0)
 
 /**

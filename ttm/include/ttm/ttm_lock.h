@@ -32,8 +32,18 @@ static inline void ttm_lock_init(struct ttm_lock *lock)
 	atomic_init(&lock->word, 0);
 }
 
-/* The contended halves; call the inline functions below. */
+/**
+ * ttm_lock_contended() - the slow half of ttm_lock(): mark @lock contended
+ * and sleep on its word until it is taken. Call ttm_lock(), not this.
+ * @lock: the lock whose fast path failed.
+ */
 void ttm_lock_contended(struct ttm_lock *lock);
+
+/**
+ * ttm_lock_wake() - the slow half of ttm_unlock(): wake one sleeper of
+ * @lock. Call ttm_unlock(), not this.
+ * @lock: the lock just released with sleepers possibly waiting.
+ */
 void ttm_lock_wake(struct ttm_lock *lock);
 
 /** ttm_lock() - take @lock, sleeping while another thread holds it. */
@@ -78,7 +88,11 @@ static inline void ttm_event_init(struct ttm_event *ev)
 	atomic_init(&ev->waiters, 0);
 }
 
-/** ttm_event_signal() - wake every thread waiting on @ev (none: no system call). */
+/**
+ * ttm_event_signal() - wake every thread waiting on @ev (none: no system
+ * call).
+ * @ev: the event.
+ */
 void ttm_event_signal(struct ttm_event *ev);
 
 /**
@@ -86,6 +100,9 @@ void ttm_event_signal(struct ttm_event *ev);
  * signalled or CLOCK_MONOTONIC reaches @deadline (NULL: no deadline), and
  * take @lock again. May return early (spurious wake-up), as a condition
  * variable may: the caller re-checks its condition.
+ * @ev: the event to sleep on.
+ * @lock: held by the caller; dropped while asleep, held again on return.
+ * @deadline: absolute CLOCK_MONOTONIC time, or NULL.
  */
 void ttm_event_wait(struct ttm_event *ev, struct ttm_lock *lock, const struct timespec *deadline);
 

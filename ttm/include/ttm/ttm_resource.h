@@ -278,7 +278,8 @@ static inline bool ttm_resource_place_compatible(struct ttm_resource_manager *ma
 	lpfn = place->lpfn ? place->lpfn : man->size ? man->size : UINT64_MAX;
 	if (res->start < place->fpfn || res->start + (res->size >> TTM_PAGE_SHIFT) > lpfn)
 		return false;
-	return !(place->flags & TTM_PL_FLAG_CONTIGUOUS) || (res->placement & TTM_PL_FLAG_CONTIGUOUS);
+	return !(place->flags & TTM_PL_FLAG_CONTIGUOUS) ||
+	       (res->placement & TTM_PL_FLAG_CONTIGUOUS);
 }
 
 /**

@@ -44,11 +44,15 @@ struct ww_acquire_ctx;
 #if TTM_WW_LOCKDEP
 /**
  * ww_lockdep_acquired() - @lock was just taken by this thread.
+ * @lock: the ww_mutex taken.
  * @ctx: the acquire context it was taken with, or NULL.
  * @trylock: taken by a trylock (recorded, not checked).
  */
 void ww_lockdep_acquired(struct ww_mutex *lock, struct ww_acquire_ctx *ctx, bool trylock);
-/** ww_lockdep_release() - this thread is about to release @lock. */
+/**
+ * ww_lockdep_release() - this thread is about to release @lock.
+ * @lock: the ww_mutex being released.
+ */
 void ww_lockdep_release(struct ww_mutex *lock);
 /**
  * ww_lockdep_nest_ok() - the next acquisition of @lock by this thread may
@@ -56,13 +60,22 @@ void ww_lockdep_release(struct ww_mutex *lock);
  * no holder of @lock ever waits for another lock of the class (for example
  * a deleted BO's own reservation, held only by releasers waiting for
  * fences). Class-order edges are still recorded. One-shot.
+ * @lock: the ww_mutex about to be taken.
  */
 void ww_lockdep_nest_ok(struct ww_mutex *lock);
-/** ww_lockdep_reports() - reports made since the start or the last reset. */
+/**
+ * ww_lockdep_reports() - how many reports were made.
+ *
+ * Return: reports made since the start or the last ww_lockdep_reset().
+ */
 unsigned long ww_lockdep_reports(void);
 /** ww_lockdep_reset() - forget the reports and the order graph. */
 void ww_lockdep_reset(void);
-/** ww_lockdep_held() - ww_mutexes this thread holds now. */
+/**
+ * ww_lockdep_held() - how many ww_mutexes this thread holds.
+ *
+ * Return: the count of ww_mutexes this thread holds now.
+ */
 unsigned int ww_lockdep_held(void);
 #define WW_LOCKDEP_ENABLED 1
 #else
