@@ -34,6 +34,7 @@
 #include <i915/i915_drv.h>
 #include <i915/i915_engine.h>
 #include <i915/i915_gem.h>
+#include <sim_gpu.h>
 #include <ttm/dma_fence.h>
 
 #include "igt.h"

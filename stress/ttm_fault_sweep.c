@@ -55,6 +55,7 @@
 #include <i915/i915_engine.h>
 #include <i915/i915_faults.h>
 #include <i915/i915_gem.h>
+#include <sim_gpu.h>
 #include <ttm/dma_fence.h>
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_drm_device.h>

@@ -19,11 +19,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/*
- * Only for the programs that still reach the sim's configuration
- * (sim_gpu_config_init()) through this header; the driver does not use it.
- */
-#include <sim_gpu.h>
 #include <ttm/ttm_buddy_manager.h>
 #include <ttm/ttm_device.h>
 #include <ttm/ttm_drm_device.h>
