@@ -117,17 +117,7 @@ int bench_icount_stop(struct bench_metric *m, uint64_t ops)
 	}
 	/* The dump has served: keep the directory from growing per region. */
 	remove(path);
-	if (m->nicount == m->icount_cap) {
-		size_t cap = m->icount_cap ? 2 * m->icount_cap : 16;
-		double *v = realloc(m->icount, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		m->icount = v;
-		m->icount_cap = cap;
-	}
-	m->icount[m->nicount++] = ir / (double)ops;
-	return 0;
+	return bench_push_double(&m->icount, &m->nicount, &m->icount_cap, ir / (double)ops);
 #else
 	(void)m;
 	(void)ops;

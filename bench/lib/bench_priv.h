@@ -172,4 +172,16 @@ bool bench_metric_ratio(const struct bench_metric *m, double value, double *rati
 /** bench_metric_passes() - @value meets @m's target (only when has_target). */
 bool bench_metric_passes(const struct bench_metric *m, double value);
 
+/**
+ * bench_push_double() - append @x to the growable array *@v of *@n used and
+ * *@cap allocated entries (doubling from 16).
+ * @v: the array (may be NULL while *@cap is 0).
+ * @n: used entries.
+ * @cap: allocated entries.
+ * @x: the value.
+ *
+ * Return: 0, or -ENOMEM with the array unchanged.
+ */
+int bench_push_double(double **v, size_t *n, size_t *cap, double x);
+
 #endif /* BENCH_PRIV_H */

@@ -303,19 +303,24 @@ int bench_metric_use_hist(struct bench_metric *m)
 	return 0;
 }
 
-static int metric_push(struct bench_metric *m, double v)
+int bench_push_double(double **v, size_t *n, size_t *cap, double x)
 {
-	if (m->nsamples == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		double *nv = realloc(m->samples, cap * sizeof(*nv));
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 16;
+		double *nv = realloc(*v, ncap * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
-		m->samples = nv;
-		m->cap = cap;
+		*v = nv;
+		*cap = ncap;
 	}
-	m->samples[m->nsamples++] = v;
+	(*v)[(*n)++] = x;
 	return 0;
+}
+
+static int metric_push(struct bench_metric *m, double v)
+{
+	return bench_push_double(&m->samples, &m->nsamples, &m->cap, v);
 }
 
 int bench_metric_sample(struct bench_metric *m, double v)
