@@ -104,20 +104,22 @@ static bool ttm_buddy_blocks_in(struct ttm_buddy_manager *bman, struct ttm_buddy
 	return all;
 }
 
+/*
+ * One run in list order, as the kernel's amdgpu_is_vram_mgr_blocks_contiguous():
+ * a resource's bytes are its blocks in list order, so blocks that cover one
+ * run of addresses in another order still scatter it.
+ */
 static bool ttm_buddy_contiguous(struct ttm_buddy_manager *bman, struct ttm_buddy_resource *vres)
 {
 	struct drm_buddy_block *block;
-	uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
+	uint64_t expect = UINT64_MAX;
 
 	list_for_each_entry (block, &vres->blocks, struct drm_buddy_block, link) {
-		uint64_t s = drm_buddy_block_offset(block);
-		uint64_t sz = drm_buddy_block_size(&bman->mm, block);
-
-		lo = s < lo ? s : lo;
-		hi = s + sz > hi ? s + sz : hi;
-		sum += sz;
+		if (expect != UINT64_MAX && drm_buddy_block_offset(block) != expect)
+			return false;
+		expect = drm_buddy_block_offset(block) + drm_buddy_block_size(&bman->mm, block);
 	}
-	return hi - lo == sum;
+	return true;
 }
 
 static bool ttm_buddy_man_intersects(struct ttm_resource_manager *man, struct ttm_resource *res,

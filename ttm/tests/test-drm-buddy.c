@@ -440,3 +440,82 @@ KTEST(drm_test_buddy_alloc_range_bias)
 	EXPECT_UEQ(drm_buddy_free_count(&mm, mm.max_order), 1);
 	drm_buddy_fini(&mm);
 }
+
+/* True when the blocks of @blocks follow each other in list order. */
+static bool blocks_one_ascending_run(const struct drm_buddy *mm, struct list_head *blocks)
+{
+	struct drm_buddy_block *b;
+	uint64_t expect = UINT64_MAX;
+
+	list_for_each_entry (b, blocks, struct drm_buddy_block, link) {
+		if (expect != UINT64_MAX && drm_buddy_block_offset(b) != expect)
+			return false;
+		expect = drm_buddy_block_offset(b) + drm_buddy_block_size(mm, b);
+	}
+	return expect != UINT64_MAX;
+}
+
+/*
+ * A contiguous allocation hands its blocks back in ascending address order,
+ * as the kernel's trim and try-harder paths do (a CPU window over the run
+ * shows the blocks in list order): random sizes, plain, top-down and
+ * range-restricted, on a space fragmented by random plain allocations.
+ */
+KTEST(drm_buddy_alloc_contiguous_blocks_ascending)
+{
+	const uint64_t size = 4 * SZ_1M, ps = SZ_4K;
+	struct list_head held = LIST_HEAD_INIT(held);
+	struct drm_buddy mm;
+	unsigned ok = 0;
+
+	ASSERT_EQ(drm_buddy_init(&mm, size, ps), 0);
+	for (unsigned i = 0; i < 4000 * ktest_scale(); i++) {
+		struct list_head one = LIST_HEAD_INIT(one);
+		uint64_t sz = ((ktest_rand() % 24) + 1) * ps, min = ps << (ktest_rand() % 3);
+		uint64_t start = (ktest_rand() % (size / ps / 2)) * ps;
+		unsigned long flags = 0;
+		int ret;
+
+		switch (ktest_rand() % 4) {
+		case 0:
+			ret = drm_buddy_alloc_blocks(&mm, 0, size, sz, ps, &one, 0);
+			break;
+		case 1:
+			flags = DRM_BUDDY_TOPDOWN_ALLOCATION;
+			/* fallthrough */
+		case 2:
+			if (ktest_rand() & 1)
+				flags |= DRM_BUDDY_RANGE_ALLOCATION;
+			/* fallthrough */
+		default:
+			ret = drm_buddy_alloc_blocks(&mm, start, size, sz, min, &one,
+						     flags | DRM_BUDDY_CONTIGUOUS_ALLOCATION);
+			if (ret)
+				break;
+			ok++;
+			EXPECT_TRUE(blocks_one_ascending_run(&mm, &one));
+			EXPECT_UEQ(list_bytes(&mm, &one), sz);
+			EXPECT_UEQ(drm_buddy_block_offset(
+				       list_first_entry(&one, struct drm_buddy_block, link)) %
+				       min,
+				   0);
+		}
+		if (ret) {
+			EXPECT_TRUE(list_empty(&one));
+			/* Full enough: give a random half back. */
+			while (!list_empty(&held) && (ktest_rand() % 8)) {
+				struct drm_buddy_block *b =
+				    list_first_entry(&held, struct drm_buddy_block, link);
+
+				list_del_init(&b->link);
+				drm_buddy_free_block(&mm, b);
+			}
+			continue;
+		}
+		list_splice_tail_init(&one, &held);
+	}
+	EXPECT_GT(ok, 100u);
+	drm_buddy_free_list(&mm, &held);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
