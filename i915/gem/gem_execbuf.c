@@ -79,7 +79,6 @@ static int gem_eb_engine(const struct gem_ctx *ctx, uint64_t flags, enum i915_en
 	return -EINVAL;
 }
 
-
 /* --- fences (syncobj arrays, timeline extension, sync_file in/out) --- */
 
 /**
@@ -436,38 +435,115 @@ static int gem_eb_queue(struct i915_gem_file *file, uint32_t ctx_id, struct gem_
 	return 0;
 }
 
+/* A growable array of fence references. */
+struct gem_eb_deps {
+	struct dma_fence **v;
+	unsigned int n, cap;
+};
+
+/* Append a reference to @f (taken by the caller) to @d. Return: 0; -ENOMEM (@f put). */
+static int gem_eb_deps_add(struct gem_eb_deps *d, struct dma_fence *f)
+{
+	if (d->n == d->cap) {
+		unsigned int cap = d->cap ? 2 * d->cap : 8;
+		struct dma_fence **v = gem_eb_realloc(d->v, (size_t)cap * sizeof(*v));
+
+		if (!v) {
+			dma_fence_put(f);
+			return -ENOMEM;
+		}
+		d->v = v;
+		d->cap = cap;
+	}
+	d->v[d->n++] = f;
+	return 0;
+}
+
+static void gem_eb_deps_fini(struct gem_eb_deps *d)
+{
+	for (unsigned int i = 0; i < d->n; i++)
+		dma_fence_put(d->v[i]);
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Implicit sync, as the kernel's eb_move_to_gpu()/i915_request_await_object():
+ * a batch that writes @obj follows every user of it, one that reads it
+ * follows its writers. Fences of @context (the engine the batch runs on)
+ * need nothing: the engine runs its own requests in order.
+ */
+static int gem_eb_implicit_deps(struct gem_eb_deps *d, struct gem_obj *obj, bool write,
+				uint64_t context)
+{
+	enum dma_resv_usage usage = write ? DMA_RESV_USAGE_BOOKKEEP : DMA_RESV_USAGE_WRITE;
+	struct dma_fence **fences = NULL;
+	unsigned int n = 0;
+	int ret;
+
+	ret = dma_resv_get_fences(obj->bo->base.resv, usage, &n, &fences);
+	for (unsigned int i = 0; !ret && i < n; i++) {
+		if (fences[i]->context == context || dma_fence_is_signaled(fences[i]))
+			continue;
+		ret = gem_eb_deps_add(d, dma_fence_get(fences[i]));
+	}
+	dma_resv_put_fences(fences, n);
+	return ret;
+}
+
 /*
  * What the batch must wait for that has not signalled yet: the in-fence,
- * the syncobj fences, batches still queued on its objects or its context.
+ * the syncobj fences, the reservation fences of its objects that another
+ * timeline than @context added (implicit sync), batches still queued on its
+ * objects or its context. The kernel makes each a dependency of the request
+ * (its submit fence) instead of waiting in the ioctl; so does the caller.
  * Return: 0 with *@deps (NULL when nothing is pending); -ENOMEM.
  */
 static int gem_eb_pending(struct i915_gem_file *file, uint32_t ctx_id, struct gem_eb *e,
-			  struct gem_eb_fences *f, struct dma_fence *in, struct dma_fence ***deps,
-			  unsigned int *ndeps)
+			  struct gem_eb_fences *f, struct dma_fence *in, uint64_t context,
+			  struct dma_fence ***deps, unsigned int *ndeps)
 {
-	uint64_t max = 2 + f->n + e->eb.count;
-	struct dma_fence **v = gem_eb_calloc(max, sizeof(*v));
-	unsigned int n = 0;
+	struct gem_eb_deps d = {0};
 	struct dma_fence *p;
+	bool *written = NULL;
+	int ret = 0;
 
-	if (!v)
-		return -ENOMEM;
-	if (in && !dma_fence_is_signaled(in))
-		v[n++] = dma_fence_get(in);
-	for (uint64_t i = 0; i < f->n; i++)
-		if (f->v[i].fence && !dma_fence_is_signaled(f->v[i].fence))
-			v[n++] = dma_fence_get(f->v[i].fence);
-	for (uint32_t i = 0; i < e->eb.count; i++)
-		if ((p = gem_obj_pending_get(e->objs[i])))
-			v[n++] = p;
-	if ((p = gem_context_pending_get(file, ctx_id)))
-		v[n++] = p;
-	if (!n) {
-		free(v);
-		v = NULL;
+	if (e->nrelocs) {
+		/* A relocation's write domain makes its target written too. */
+		written = gem_eb_calloc(e->eb.count, sizeof(*written));
+		if (!written)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < e->eb.count; i++)
+			for (uint32_t k = 0; k < e->eb.objects[i].nreloc; k++)
+				if (e->eb.objects[i].relocs[k].write_domain)
+					written[e->eb.objects[i].relocs[k].target] = true;
 	}
-	*deps = v;
-	*ndeps = n;
+	if (in && !dma_fence_is_signaled(in))
+		ret = gem_eb_deps_add(&d, dma_fence_get(in));
+	for (uint64_t i = 0; !ret && i < f->n; i++)
+		if (f->v[i].fence && !dma_fence_is_signaled(f->v[i].fence))
+			ret = gem_eb_deps_add(&d, dma_fence_get(f->v[i].fence));
+	for (uint32_t i = 0; !ret && i < e->eb.count; i++) {
+		bool write =
+		    (e->eb.objects[i].flags & EXEC_OBJECT_WRITE) || (written && written[i]);
+
+		ret = gem_eb_implicit_deps(&d, e->objs[i], write, context);
+		if (!ret && (p = gem_obj_pending_get(e->objs[i])))
+			ret = gem_eb_deps_add(&d, p);
+	}
+	if (!ret && (p = gem_context_pending_get(file, ctx_id)))
+		ret = gem_eb_deps_add(&d, p);
+	free(written);
+	if (ret) {
+		gem_eb_deps_fini(&d);
+		return ret;
+	}
+	if (!d.n) {
+		free(d.v);
+		d.v = NULL;
+	}
+	*deps = d.v;
+	*ndeps = d.n;
 	return 0;
 }
 
@@ -557,10 +633,10 @@ static void gem_eb_write_back(struct gem_eb *e)
 		for (uint32_t k = 0; k < e->eb.objects[i].nreloc; k++) {
 			uint64_t p = e->relocs[at + k].presumed_offset;
 
-			gem_copy_to_user(o->relocs_ptr + (uint64_t)e->reloc_src[at + k] * stride +
-					     offsetof(struct drm_i915_gem_relocation_entry,
-						      presumed_offset),
-					 &p, sizeof(p));
+			gem_copy_to_user(
+			    o->relocs_ptr + (uint64_t)e->reloc_src[at + k] * stride +
+				offsetof(struct drm_i915_gem_relocation_entry, presumed_offset),
+			    &p, sizeof(p));
 		}
 		at += o->relocation_count;
 	}
@@ -755,10 +831,12 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 	e.eb.batch_start_offset = args->batch_start_offset;
 	e.eb.batch_len = args->batch_len;
 	e.eb.flags = (uint32_t)(args->flags & (I915_EXEC_NO_RELOC | I915_EXEC_HANDLE_LUT |
-					      I915_EXEC_BATCH_FIRST));
+					       I915_EXEC_BATCH_FIRST));
 	e.eb.flags |= engine == I915_ENGINE_BCS ? I915_EXEC_BLT : I915_EXEC_RENDER;
 	e.eb.ctx = e.hw;
-	ret = gem_eb_pending(file, (uint32_t)args->rsvd1, &e, &fences, in, &deps, &ndeps);
+	ret =
+	    gem_eb_pending(file, (uint32_t)args->rsvd1, &e, &fences, in,
+			   i915_engine_get(file->dev->i915, engine)->fence_context, &deps, &ndeps);
 	if (ret)
 		goto out;
 	if (deps) {

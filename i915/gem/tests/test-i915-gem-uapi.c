@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -64,8 +66,8 @@ KTEST(version_name_and_truncation)
 {
 	struct uapi_fx fx;
 	char name[2] = {0}, date[8] = {0}, desc[64] = {0};
-	struct drm_version v = {.name = name, .name_len = 2, .date = date, .date_len = 8,
-				.desc = desc, .desc_len = 64};
+	struct drm_version v = {
+	    .name = name, .name_len = 2, .date = date, .date_len = 8, .desc = desc, .desc_len = 64};
 
 	fx_open(&fx, NULL, true);
 	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_VERSION, &v), 0);
@@ -504,8 +506,8 @@ KTEST(tiling_caching_domain_tgl)
 KTEST(dg2_lmem_create_ext_and_regions)
 {
 	struct uapi_fx fx;
-	struct drm_i915_gem_memory_class_instance regions[2] = {
-	    {I915_MEMORY_CLASS_DEVICE, 0}, {I915_MEMORY_CLASS_SYSTEM, 0}};
+	struct drm_i915_gem_memory_class_instance regions[2] = {{I915_MEMORY_CLASS_DEVICE, 0},
+								{I915_MEMORY_CLASS_SYSTEM, 0}};
 	struct drm_i915_gem_create_ext_memory_regions ext = {
 	    .base = {.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS},
 	    .num_regions = 2,
@@ -565,7 +567,8 @@ KTEST(context_engines_map_selects_blitter)
 	} map = {0, {{I915_ENGINE_CLASS_COPY, 0}, {I915_ENGINE_CLASS_RENDER, 0}}};
 	struct drm_i915_gem_context_create_ext_setparam sp = {
 	    .base = {.name = I915_CONTEXT_CREATE_EXT_SETPARAM},
-	    .param = {.param = I915_CONTEXT_PARAM_ENGINES, .size = sizeof(map),
+	    .param = {.param = I915_CONTEXT_PARAM_ENGINES,
+		      .size = sizeof(map),
 		      .value = (uintptr_t)&map}};
 	struct drm_i915_gem_context_create_ext cc = {
 	    .flags = I915_CONTEXT_CREATE_FLAGS_USE_EXTENSIONS, .extensions = (uintptr_t)&sp};
@@ -776,8 +779,9 @@ KTEST(execbuffer2_softpin_in_ppgtt)
 	struct drm_i915_gem_pwrite pw = {0};
 	struct drm_i915_gem_context_param p = {.param = I915_CONTEXT_PARAM_GTT_SIZE};
 	const uint64_t target = 1ull << 40, batch = (1ull << 40) + (1ull << 20);
-	uint32_t cs[6] = {MI_STORE_DWORD_IMM_GEN8, (uint32_t)target, (uint32_t)(target >> 32), 0xabcd,
-			  MI_BATCH_BUFFER_END, 0};
+	uint32_t cs[6] = {MI_STORE_DWORD_IMM_GEN8,  (uint32_t)target,
+			  (uint32_t)(target >> 32), 0xabcd,
+			  MI_BATCH_BUFFER_END,	    0};
 	uint32_t v = 0;
 
 	fx_open(&fx, "dg2", true);
@@ -880,10 +884,14 @@ KTEST(execbuffer2_in_fence_queues_instead_of_blocking)
 {
 	struct uapi_fx fx;
 	const uint64_t flag_at = 0x100000, b1_at = 0x200000, tgt_at = 0x300000, b2_at = 0x400000;
-	uint32_t wait_cs[] = {MI_SEMAPHORE_WAIT | MI_SEMAPHORE_POLL | MI_SEMAPHORE_SAD_NEQ_SDD, 0,
-			      (uint32_t)flag_at, 0, MI_BATCH_BUFFER_END, 0};
-	uint32_t store_cs[] = {MI_STORE_DWORD_IMM_GEN8, (uint32_t)tgt_at, 0, 0x77,
-			       MI_BATCH_BUFFER_END, 0};
+	uint32_t wait_cs[] = {MI_SEMAPHORE_WAIT | MI_SEMAPHORE_POLL | MI_SEMAPHORE_SAD_NEQ_SDD,
+			      0,
+			      (uint32_t)flag_at,
+			      0,
+			      MI_BATCH_BUFFER_END,
+			      0};
+	uint32_t store_cs[] = {
+	    MI_STORE_DWORD_IMM_GEN8, (uint32_t)tgt_at, 0, 0x77, MI_BATCH_BUFFER_END, 0};
 	struct drm_i915_gem_exec_object2 o1[2] = {0}, o2[2] = {0};
 	struct drm_i915_gem_execbuffer2 eb1 = {0}, eb2 = {0};
 	struct drm_i915_gem_context_create cc = {0};
@@ -932,6 +940,91 @@ KTEST(execbuffer2_in_fence_queues_instead_of_blocking)
 	close((int)(eb1.rsvd2 >> 32));
 	i915_gem_munmap(fx.i915, (void *)tgt, 4096);
 	i915_gem_munmap(fx.i915, (void *)flag, 4096);
+	fx_close(&fx);
+}
+
+/* Ends the spinner after a while unless the test did first. */
+struct end_later {
+	volatile uint32_t *batch;
+	atomic_bool done, ended;
+};
+
+static void *end_later_fn(void *arg)
+{
+	struct end_later *r = arg;
+
+	for (int i = 0; i < 300 && !atomic_load(&r->done); i++)
+		usleep(10000);
+	if (!atomic_load(&r->done)) {
+		atomic_store(&r->ended, true);
+		r->batch[0] = MI_BATCH_BUFFER_END;
+	}
+	return NULL;
+}
+
+KTEST(execbuffer2_foreign_writer_queues_instead_of_blocking)
+{
+	struct uapi_fx fx;
+	const uint64_t b1_at = 0x200000, tgt_at = 0x300000, b2_at = 0x400000;
+	/* igt's spinner: an arbitration point (no hang) and a jump back to it. */
+	uint32_t spin_cs[] = {MI_ARB_CHECK, MI_BATCH_BUFFER_START_GEN8 | MI_BATCH_PPGTT,
+			      (uint32_t)b1_at, 0};
+	uint32_t store_cs[] = {
+	    MI_STORE_DWORD_IMM_GEN8, (uint32_t)tgt_at, 0, 0x77, MI_BATCH_BUFFER_END, 0};
+	struct drm_i915_gem_exec_object2 o1[2] = {0}, o2[2] = {0};
+	struct drm_i915_gem_execbuffer2 eb1 = {0}, eb2 = {0};
+	struct drm_i915_gem_busy busy = {0};
+	struct drm_i915_gem_wait w = {0};
+	struct end_later end = {0};
+	volatile uint32_t *tgt;
+	pthread_t thread;
+	uint32_t target;
+
+	fx_open(&fx, "tgl", true);
+	target = gem_create(fx.file, 4096);
+	/* The render engine spins, holding @target as a writer. */
+	o1[0].handle = target;
+	o1[0].offset = tgt_at;
+	o1[0].flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_WRITE;
+	o1[1].handle = batch_at(&fx, spin_cs, sizeof(spin_cs));
+	o1[1].offset = b1_at;
+	o1[1].flags = EXEC_OBJECT_PINNED;
+	eb1.buffers_ptr = (uintptr_t)o1;
+	eb1.buffer_count = 2;
+	eb1.flags = I915_EXEC_RENDER;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb1), 0);
+	end.batch = map_wb(&fx, o1[1].handle);
+	ASSERT_EQ(pthread_create(&thread, NULL, end_later_fn, &end), 0);
+
+	/* The blitter writes it too: the batch follows the writer, the caller does not wait. */
+	o2[0].handle = target;
+	o2[0].offset = tgt_at;
+	o2[0].flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_WRITE;
+	o2[1].handle = batch_at(&fx, store_cs, sizeof(store_cs));
+	o2[1].offset = b2_at;
+	o2[1].flags = EXEC_OBJECT_PINNED;
+	eb2.buffers_ptr = (uintptr_t)o2;
+	eb2.buffer_count = 2;
+	eb2.flags = I915_EXEC_BLT;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb2), 0);
+	EXPECT_FALSE(atomic_load(&end.ended));
+	busy.handle = target;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_BUSY, &busy), 0);
+	/* Both engines use it: the spinner and the queued blit. */
+	EXPECT_TRUE(busy.busy & (0x10000u << I915_ENGINE_CLASS_RENDER));
+	EXPECT_TRUE(busy.busy & (0x10000u << I915_ENGINE_CLASS_COPY));
+	w.bo_handle = target;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_WAIT, &w), -ETIME);
+
+	atomic_store(&end.done, true);
+	pthread_join(thread, NULL);
+	end.batch[0] = MI_BATCH_BUFFER_END; /* the spinner ends: the blit follows */
+	w.timeout_ns = -1;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_WAIT, &w), 0);
+	tgt = map_wb(&fx, target);
+	EXPECT_EQ(tgt[0], 0x77u);
+	i915_gem_munmap(fx.i915, (void *)tgt, 4096);
+	i915_gem_munmap(fx.i915, (void *)end.batch, 4096);
 	fx_close(&fx);
 }
 
@@ -985,8 +1078,8 @@ KTEST(mmap_inside_an_object)
 	pw.data_ptr = (uintptr_t)&v;
 	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
 	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
-	ASSERT_EQ(i915_gem_mmap(fx.file, NULL, 4096, PROT_READ, MAP_SHARED,
-				(off_t)mo.offset + 8192, (void **)&p),
+	ASSERT_EQ(i915_gem_mmap(fx.file, NULL, 4096, PROT_READ, MAP_SHARED, (off_t)mo.offset + 8192,
+				(void **)&p),
 		  0);
 	EXPECT_EQ(p[0], 0x5a5au);
 	EXPECT_EQ(i915_gem_mmap(fx.file, NULL, 12288, PROT_READ, MAP_SHARED,
@@ -1070,7 +1163,6 @@ KTEST(allocation_failures_leave_nothing_behind)
 	EXPECT_EQ(atomic_load(&fx.i915->drm.bdev.stats.bo_count), 0u);
 	fx_close(&fx);
 }
-
 
 KTEST(execbuffer_and_bounce_allocation_failures_are_enomem)
 {
@@ -1234,9 +1326,9 @@ KTEST(execbuffer2_retired_flags_einval)
 	struct drm_i915_gem_exec_object2 obj = {0};
 	struct drm_i915_gem_execbuffer2 eb = {0};
 	uint32_t cs[] = {MI_BATCH_BUFFER_END, 0};
-	static const uint64_t bad[] = {
-	    I915_EXEC_CONSTANTS_ABSOLUTE, I915_EXEC_CONSTANTS_REL_SURFACE, 3u << 6,
-	    I915_EXEC_RESOURCE_STREAMER, I915_EXEC_GEN7_SOL_RESET};
+	static const uint64_t bad[] = {I915_EXEC_CONSTANTS_ABSOLUTE,
+				       I915_EXEC_CONSTANTS_REL_SURFACE, 3u << 6,
+				       I915_EXEC_RESOURCE_STREAMER, I915_EXEC_GEN7_SOL_RESET};
 
 	fx_open(&fx, "tgl", true);
 	obj.handle = batch_at(&fx, cs, sizeof(cs));
@@ -1372,15 +1464,15 @@ static void sigbus_handler(int sig)
 	siglongjmp(sigbus_env, 1);
 }
 
-
 /* A lmem object created, placed by a CPU write through a FIXED mapping; returns the map. */
 static volatile uint32_t *lmem_touch(struct uapi_fx *fx, uint64_t size, uint32_t value,
 				     uint32_t *handle)
 {
 	struct drm_i915_gem_memory_class_instance r = {.memory_class = I915_MEMORY_CLASS_DEVICE};
-	struct drm_i915_gem_create_ext_memory_regions ext = {
-	    .base.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS, .num_regions = 1,
-	    .regions = (uintptr_t)&r};
+	struct drm_i915_gem_create_ext_memory_regions ext = {.base.name =
+								 I915_GEM_CREATE_EXT_MEMORY_REGIONS,
+							     .num_regions = 1,
+							     .regions = (uintptr_t)&r};
 	struct drm_i915_gem_create_ext c = {.size = size, .extensions = (uintptr_t)&ext};
 	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_FIXED};
 	void *ptr = NULL;
