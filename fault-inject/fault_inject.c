@@ -30,6 +30,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <testlib/checksum.h>
+#include <testlib/prng.h>
+
 /* Points a thread counts on its own (the whole tree defines fewer than 20). */
 #define FAULT_THREAD_SLOTS 64
 
@@ -605,21 +608,9 @@ static __attribute__((noinline, cold)) void count_hit_slow(struct fault_attr *a,
 	}
 }
 
-static uint64_t splitmix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static uint64_t name_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return testlib_checksum(s, strlen(s));
 }
 
 static void report(struct fault_attr *a)
@@ -669,7 +660,7 @@ static __attribute__((noinline)) bool should_fail_armed(struct fault_attr *a, si
 	prob = atomic_load_explicit(&a->probability, memory_order_relaxed);
 	if (prob < 100) {
 		uint64_t n = atomic_fetch_add(&fault_rng_counter, 1);
-		uint64_t r = splitmix64(fault_get_seed() ^ name_hash(a->name) ^ (n << 20));
+		uint64_t r = prng_mix64(fault_get_seed() ^ name_hash(a->name) ^ (n << 20));
 
 		if (!atomic_exchange(&seed_printed, true))
 			fprintf(stderr, "fault-inject: seed=%llu\n",

@@ -15,6 +15,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <testlib/clock.h>
+
 #include <ttm/ttm_delay.h>
 
 static const int64_t ttm_delay_grid[] = {
@@ -30,14 +32,6 @@ static double ttm_delay_added[TTM_DELAY_GRID];
 /* ns per step of long uses: the least-squares slope from 512 steps up. */
 static double ttm_delay_slope;
 
-static double ttm_delay_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 /*
  * ns per iteration of a loop that does what a use does, @steps read from
  * a site each time (@steps < 0: the loop without the use). noinline keeps
@@ -46,14 +40,14 @@ static double ttm_delay_now_ns(void)
 __attribute__((noinline)) static double ttm_delay_loop(int64_t steps, unsigned iters)
 {
 	struct ttm_delay_site site = {.steps = steps < 0 ? 0 : steps};
-	double t0 = ttm_delay_now_ns();
+	double t0 = (double)testlib_now_ns();
 
 	for (unsigned i = 0; i < iters; i++) {
 		if (steps >= 0)
 			ttm_delay_spin(atomic_load_explicit(&site.steps, memory_order_relaxed));
 		__asm__ volatile("" ::: "memory");
 	}
-	return (ttm_delay_now_ns() - t0) / iters;
+	return ((double)testlib_now_ns() - t0) / iters;
 }
 
 /* Iterations for a batch of about 100 us (steps of about 0.3 ns). */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <testlib/prng.h>
+
 #include <ttm/drm_cache.h>
 
 #include "ktest.h"
@@ -15,12 +17,10 @@
 #define GUARD 64u
 #define GUARD_BYTE 0xc3
 
-static void fill(uint8_t *p, size_t len, uint32_t seed)
+static void fill(uint8_t *p, size_t len, uint64_t seed)
 {
-	for (size_t i = 0; i < len; i++) {
-		seed = seed * 1103515245u + 12345u;
-		p[i] = (uint8_t)(seed >> 16);
-	}
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)prng_step(&seed);
 }
 
 /* Copy @len bytes from @soff to @doff of fresh buffers; check them and the guards. */

@@ -124,7 +124,7 @@ static void owner_init(struct owner *o, unsigned long num_pages, bool memfd)
 	}
 	ASSERT_TRUE(o->backing != MAP_FAILED);
 	for (i = 0; i < num_pages * PG / 8; i++)
-		((uint64_t *)o->backing)[i] = i * 0x9e3779b97f4a7c15ull;
+		((uint64_t *)o->backing)[i] = i * PRNG_GOLDEN;
 	ASSERT_EQ(ttm_vm_range_init(&eng, &o->range, num_pages, &owner_ops, o), 0);
 }
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <testlib/prng.h>
+
 static DEFINE_WD_CLASS(wd_class);
 static DEFINE_WW_CLASS(ww_class);
 
@@ -186,15 +188,16 @@ retry:
 static void *txn_thread(void *p)
 {
 	struct txn_arg *a = p;
-	unsigned s = a->seed;
+	uint64_t s = a->seed;
 
 	for (unsigned it = 0; it < a->iters; it++) {
-		unsigned idx[8], n = 2 + (s % 4);
+		unsigned idx[8], n = 2 + (unsigned)prng_step(&s) % 4;
 
 		for (unsigned i = 0; i < n; i++) {
-			s = s * 1103515245u + 12345u;
+			uint64_t r = prng_step(&s);
+
 			if (a->order_mode == 0)
-				idx[i] = (s >> 8) % a->nlocks;
+				idx[i] = (unsigned)(r % a->nlocks);
 			else if (a->order_mode == 1)
 				idx[i] = (a->start + i) % a->nlocks;
 			else

@@ -43,6 +43,22 @@ static inline uint64_t testlib_now_raw_ns(void)
 }
 
 /**
+ * testlib_thread_cpu_ns() - CPU time the calling thread has used.
+ *
+ * For measurements on a loaded machine, where the wall clock mostly counts
+ * the time other processes ran.
+ *
+ * Return: nanoseconds of CPU time of this thread.
+ */
+static inline uint64_t testlib_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * TESTLIB_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/**
  * testlib_now_s() - CLOCK_MONOTONIC now, in seconds.
  *
  * Return: seconds since an arbitrary fixed point (boot).

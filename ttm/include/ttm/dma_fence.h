@@ -52,6 +52,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <testlib/clock.h>
+
 #include <ttm/list.h>
 
 /* Wait forever. */
@@ -366,13 +368,13 @@ static inline bool dma_fence_is_later_or_same(const struct dma_fence *f1,
 	       dma_fence_is_later(f1, f2);
 }
 
-/* CLOCK_MONOTONIC in ns (the timestamp clock); inline, it is on the signal path. */
+/*
+ * The fence timestamp clock (the kernel's ktime_get()): testlib's
+ * CLOCK_MONOTONIC, signed as ktime_t. Inline, it is on the signal path.
+ */
 static inline int64_t dma_fence_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+	return (int64_t)testlib_now_ns();
 }
 
 /*
