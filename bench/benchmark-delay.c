@@ -33,14 +33,14 @@ static const unsigned delays[] = { 1, 2, 3, 5, 10, 30, 100, 300, 1000, 3000 };
 static __attribute__((noinline)) double rep_loop(struct ttm_delay_site *site, uint64_t ns,
 						 unsigned long iters)
 {
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = testlib_now_raw_ns();
 
 	for (unsigned long i = 0; i < iters; i++) {
 		if (ns)
 			ttm_delay_at(site, ns);
 		__asm__ volatile("" ::: "memory");
 	}
-	return (double)(bench_now_ns() - t0) / (double)iters;
+	return (double)(testlib_now_raw_ns() - t0) / (double)iters;
 }
 
 int main(int argc, char **argv)

@@ -250,9 +250,9 @@ static unsigned next_index(struct ev_worker *w, unsigned long i)
 					  ((s->cyclic_pos[w->index] + i) % share));
 	}
 	case P_RANDOM:
-		return (unsigned)(bench_rng_next(&w->rng) % s->n);
+		return (unsigned)(prng_step(&w->rng) % s->n);
 	default: {
-		double u = (double)(bench_rng_next(&w->rng) >> 11) * 0x1.0p-53;
+		double u = (double)(prng_step(&w->rng) >> 11) * 0x1.0p-53;
 		unsigned lo = 0, hi = s->n - 1;
 
 		while (lo < hi) {
@@ -683,7 +683,7 @@ static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, uns
 	if (!w)
 		return -ENOMEM;
 	atomic_init(&stop, false);
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (started = 0; started < nclients; started++) {
 		w[started] = (struct ev_worker){.set = s,
 						.run = run,
@@ -691,13 +691,13 @@ static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, uns
 						.index = started,
 						.nclients = nclients,
 						.stop = &stop,
-						.rng = seed * 0x9e3779b97f4a7c15ull + started + 1};
+						.rng = seed * PRNG_GOLDEN + started + 1};
 		if (pthread_create(&w[started].thread, NULL, ev_thread, &w[started])) {
 			rc = -EAGAIN;
 			break;
 		}
 	}
-	while (!rc && bench_now_ns() - t0 < (uint64_t)(secs * 1e9)) {
+	while (!rc && testlib_now_raw_ns() - t0 < (uint64_t)(secs * 1e9)) {
 		struct timespec ts = {0, 2000000};
 
 		nanosleep(&ts, NULL);
@@ -716,7 +716,7 @@ static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, uns
 		wakes += w[i].wakes;
 		sink ^= w[i].sink;
 	}
-	t1 = bench_now_ns();
+	t1 = testlib_now_raw_ns();
 	if (!rc) {
 		struct ev_spans copies, uses = {0};
 
@@ -856,7 +856,7 @@ static int set_make(struct ev_set *s, struct ev_dev *d, unsigned n, uint64_t see
 	s->zipf_cdf[n - 1] = 1.0;
 	/* Fisher-Yates: the hot ranks land anywhere in the set. */
 	for (unsigned k = n - 1; k > 0; k--) {
-		unsigned j = (unsigned)(bench_rng_next(&rng) % (k + 1)), t = s->zipf_perm[k];
+		unsigned j = (unsigned)(prng_step(&rng) % (k + 1)), t = s->zipf_perm[k];
 
 		s->zipf_perm[k] = s->zipf_perm[j];
 		s->zipf_perm[j] = t;

@@ -122,7 +122,7 @@ static const struct dma_fence_ops bops = { .get_driver_name = bname, .get_timeli
 static double fence_cycle(unsigned long iters, bool full)
 {
 	uint64_t ctx = dma_fence_context_alloc(1);
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = testlib_now_raw_ns();
 
 	for (unsigned long i = 0; i < iters; i++) {
 		struct dma_fence *f = dma_fence_alloc(sizeof(*f));
@@ -141,7 +141,7 @@ static double fence_cycle(unsigned long iters, bool full)
 		}
 		dma_fence_put(f);
 	}
-	return (double)(bench_now_ns() - t0) / (double)iters;
+	return (double)(testlib_now_raw_ns() - t0) / (double)iters;
 }
 
 static double rep_create_signal_put(unsigned long iters)
@@ -157,10 +157,10 @@ static double rep_wait_signaled(unsigned long iters)
 
 	if (!f)
 		return -1;
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (unsigned long i = 0; i < iters; i++)
 		sum += dma_fence_wait_timeout(f, false, 1000);
-	t0 = bench_now_ns() - t0;
+	t0 = testlib_now_raw_ns() - t0;
 	dma_fence_put(f);
 	return sum > 0 ? (double)t0 / (double)iters : -1;
 }
@@ -203,7 +203,7 @@ static double rep_futex_rtt(unsigned long iters)
 	uint64_t t0;
 
 	pthread_create(&t, NULL, pong_thread, &pp);
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (unsigned long i = 0; i < iters; i++) {
 		unsigned v = 2 * (unsigned)i;
 
@@ -212,7 +212,7 @@ static double rep_futex_rtt(unsigned long iters)
 		while (atomic_load(&pp.word) != v + 2)
 			futex_wait(&pp.word, v + 1);
 	}
-	t0 = bench_now_ns() - t0;
+	t0 = testlib_now_raw_ns() - t0;
 	pthread_join(t, NULL);
 	return (double)t0 / (double)iters;
 }
@@ -250,12 +250,12 @@ static double rep_fence_rtt(unsigned long iters)
 		dma_fence_init(pp.pong[i], &bops, ctx + 1, i + 1);
 	}
 	pthread_create(&t, NULL, fence_pong, &pp);
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (unsigned long i = 0; i < iters; i++) {
 		dma_fence_signal(pp.ping[i]);
 		dma_fence_wait_timeout(pp.pong[i], false, MAX_SCHEDULE_TIMEOUT);
 	}
-	t0 = bench_now_ns() - t0;
+	t0 = testlib_now_raw_ns() - t0;
 	pthread_join(t, NULL);
 	for (unsigned long i = 0; i < iters; i++) {
 		dma_fence_put(pp.ping[i]);
@@ -355,8 +355,8 @@ static int sweep_rep(struct bench_run *run, sweep_body_fn body, void *arg, unsig
 	sw.open = true;
 	pthread_cond_broadcast(&sw.cond);
 	pthread_mutex_unlock(&sw.lock);
-	t0 = bench_now_ns();
-	while (!rc && bench_now_ns() - t0 < (uint64_t)(secs * 1e9)) {
+	t0 = testlib_now_raw_ns();
+	while (!rc && testlib_now_raw_ns() - t0 < (uint64_t)(secs * 1e9)) {
 		struct timespec ts = { 0, 2000000 };
 
 		nanosleep(&ts, NULL);
@@ -368,7 +368,7 @@ static int sweep_rep(struct bench_run *run, sweep_body_fn body, void *arg, unsig
 		if (w[i].err && !rc)
 			rc = w[i].err;
 	}
-	t1 = bench_now_ns();
+	t1 = testlib_now_raw_ns();
 	pthread_cond_destroy(&sw.cond);
 	pthread_mutex_destroy(&sw.lock);
 	free(w);
@@ -522,9 +522,9 @@ static double rep_callbacks(unsigned n, unsigned rounds)
 		dma_fence_init(&f, &bops, ctx, r + 1);
 		for (unsigned k = 0; k < n; k++)
 			dma_fence_add_callback(&f, &cbs[k], count_cb);
-		t0 = bench_now_ns();
+		t0 = testlib_now_raw_ns();
 		dma_fence_signal(&f);
-		total += bench_now_ns() - t0;
+		total += testlib_now_raw_ns() - t0;
 	}
 	free(cbs);
 	return (double)total / ((double)rounds * n);
@@ -551,7 +551,7 @@ static void *storm_waiter(void *p)
 
 		atomic_fetch_add(&st->arrived, 1);
 		dma_fence_wait_timeout(st->fences[r], false, MAX_SCHEDULE_TIMEOUT);
-		now = bench_now_ns();
+		now = testlib_now_raw_ns();
 		prev = atomic_load(&st->last_wake);
 		while (now > prev && !atomic_compare_exchange_weak(&st->last_wake, &prev, now))
 			;
@@ -607,7 +607,7 @@ static double rep_waiters(unsigned n, unsigned rounds)
 		nanosleep(&ts, NULL);
 		/* Before the signal: no waiter counts this round until then. */
 		atomic_store(&st.want, (r + 1) * n);
-		t0 = bench_now_ns();
+		t0 = testlib_now_raw_ns();
 		dma_fence_signal(st.fences[r]);
 		for (unsigned v; (v = atomic_load(&st.done)) < (r + 1) * n;)
 			futex_wait(&st.done, v);
@@ -686,22 +686,22 @@ static int hw_figures(struct bench_run *run, struct bench_hw *hw, struct hw_ttm_
 			return rc;
 	}
 	for (unsigned r = 0; r < reps; r++) {
-		uint64_t t0 = bench_now_ns(), t1;
+		uint64_t t0 = testlib_now_raw_ns(), t1;
 
 		for (unsigned i = 0; i < per_rep; i++) {
 			rc = hw_gpu_getparam(hw->gpu, I915_PARAM_CHIPSET_ID, &v);
 			if (rc)
 				return rc;
 		}
-		t1 = bench_now_ns();
+		t1 = testlib_now_raw_ns();
 		if (bench_metric_sample(ioctl_rtt, (double)(t1 - t0) / per_rep))
 			return -ENOMEM;
 		for (unsigned i = 0; i < per_rep; i++) {
-			t0 = bench_now_ns();
+			t0 = testlib_now_raw_ns();
 			rc = hw_nop_once(hw, batches[0]);
 			if (rc)
 				return rc;
-			if (bench_metric_record(lat, bench_now_ns() - t0))
+			if (bench_metric_record(lat, testlib_now_raw_ns() - t0))
 				return -ENOMEM;
 		}
 		bench_progress(run, "hw latency", (double)(r + 1) / reps);
@@ -883,7 +883,7 @@ static void ub_stop(struct ub_dev *u)
 /* ns per uAPI emit+signal+wait+unreference, or -1 on any failed ioctl. */
 static double rep_uapi(int fd, unsigned long iters)
 {
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = testlib_now_raw_ns();
 
 	for (unsigned long i = 0; i < iters; i++) {
 		struct drm_fence_arg a = { .type = DRM_FENCE_TYPE_EXE, .flags = DRM_FENCE_FLAG_EMIT };
@@ -904,7 +904,7 @@ static double rep_uapi(int fd, unsigned long iters)
 		if (ttm_drm_ioctl(fd, ub_ioc_unref, &q))
 			return -1;
 	}
-	return (double)(bench_now_ns() - t0) / (double)iters;
+	return (double)(testlib_now_raw_ns() - t0) / (double)iters;
 }
 
 /* The core path the uAPI wraps, as in the threads sweep, ns per fence. */

@@ -204,9 +204,9 @@ static int anon_ns_per_page(const struct mf_case *c, double *ns)
 
 	if (p == MAP_FAILED)
 		return -errno;
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	touch(p, c->order, c->num_pages);
-	*ns = (double)(bench_now_ns() - t0) / (double)c->num_pages;
+	*ns = (double)(testlib_now_raw_ns() - t0) / (double)c->num_pages;
 	munmap(p, size);
 	return 0;
 }
@@ -221,9 +221,9 @@ static int memcpy_gbps(const struct mf_case *c, double *gbps)
 
 	if (dst == MAP_FAILED)
 		return -errno;
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	memcpy(dst, src, size);
-	*gbps = (double)size / (double)(bench_now_ns() - t0);
+	*gbps = (double)size / (double)(testlib_now_raw_ns() - t0);
 	munmap(dst, size);
 	return 0;
 }
@@ -318,12 +318,12 @@ static int bo_touch_ns(const struct mf_case *c, struct mf_times *t)
 	}
 	p = addr;
 	fresh = ttm_pool_os_pages(&c->md->bdev.pool);
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	p[c->order[0] * PG] = 0;
-	t1 = bench_now_ns();
+	t1 = testlib_now_raw_ns();
 	kf = thread_kfaults();
 	touch(p, c->order + 1, c->num_pages - 1);
-	t->total_ns = bench_now_ns() - t0;
+	t->total_ns = testlib_now_raw_ns() - t0;
 	t->touch_kfaults = thread_kfaults() - kf;
 	t->fault_ns = t1 - t0;
 	fresh = ttm_pool_os_pages(&c->md->bdev.pool) - fresh;
@@ -348,14 +348,14 @@ static int bo_touch_ns(const struct mf_case *c, struct mf_times *t)
 static int floor_remap_ns(const struct mf_case *c, int fd, bool populate, uint64_t *ns)
 {
 	size_t size = c->num_pages * PG;
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = testlib_now_raw_ns();
 	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			  MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;
 	touch(p, c->order, c->num_pages);
-	*ns = bench_now_ns() - t0;
+	*ns = testlib_now_raw_ns() - t0;
 	munmap(p, size);
 	return 0;
 }
@@ -394,9 +394,9 @@ static int floor_measure(struct mf_case *c, struct mf_times *t)
 			c->floor_view = view;
 		}
 	}
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	memcpy(view, c->md->vram_mem, size);
-	t->copy_ns = bench_now_ns() - t0;
+	t->copy_ns = testlib_now_raw_ns() - t0;
 	ret = floor_remap_ns(c, fd, true, &t->remap_ns);
 	if (!ret)
 		ret = floor_remap_ns(c, fd, false, &t->nopop_ns);
@@ -670,7 +670,7 @@ int main(int argc, char **argv)
 	for (unsigned long i = 0; i < num_pages; i++)
 		orders[0][i] = orders[1][i] = i;
 	for (unsigned long i = num_pages - 1; i > 0; i--) {
-		unsigned long j = bench_rng_next(&rng) % (i + 1), t = orders[1][i];
+		unsigned long j = prng_step(&rng) % (i + 1), t = orders[1][i];
 
 		orders[1][i] = orders[1][j];
 		orders[1][j] = t;

@@ -119,9 +119,9 @@ static unsigned long pl_scan(struct ttm_global_shrinker *s, unsigned long nr_pag
 		pthread_mutex_unlock(&d->lru_lock);
 		if (!victim)
 			break;
-		t0 = bench_now_ns();
+		t0 = testlib_now_raw_ns();
 		n = ttm_tt_swapout(&d->pool, &victim->tt);
-		t0 = bench_now_ns() - t0;
+		t0 = testlib_now_raw_ns() - t0;
 		if (n > 0) {
 			freed += (unsigned long)n;
 			tls_swapout_ns += t0;
@@ -181,7 +181,7 @@ static void *sampler_thread(void *p)
 		if (s->n < s->cap) {
 			double *r = s->rows[s->n++];
 
-			r[0] = (double)(bench_now_ns() - s->t0) * 1e-9;
+			r[0] = (double)(testlib_now_raw_ns() - s->t0) * 1e-9;
 			r[1] = (double)st.pages;
 			r[2] = rss > s->rss_base ? (double)(rss - s->rss_base) : 0.0;
 			r[3] = (double)s->cap_pages;
@@ -215,13 +215,13 @@ static int pl_touch(struct pl_dev *d, struct pl_bo *bo, struct pl_worker *w, boo
 	was_swapped = ttm_tt_is_swapped(&bo->tt);
 	ttm_global_get_stats(&before);
 	own0 = tls_swapout_ns;
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	rc = ttm_tt_populate(&d->pool, &bo->tt, NULL);
 	if (!rc) {
 		for (uint32_t i = 0; i < bo->tt.num_pages; i++)
 			*(volatile uint64_t *)bo->tt.pages[i] = ((uint64_t)i << 20) ^ (uintptr_t)bo;
 	}
-	t0 = bench_now_ns() - t0;
+	t0 = testlib_now_raw_ns() - t0;
 	ttm_global_get_stats(&after);
 	if (!rc) {
 		if (fill && !was_swapped && after.shrink_calls == before.shrink_calls) {
@@ -307,7 +307,7 @@ static int pl_rep(struct bench_run *run, struct pl_dev *d, unsigned nthreads, ui
 	on0 = atomic_load(&d->swapout_ns);
 	atomic_init(&s.stop, false);
 	s.swapouts0 = atomic_load(&d->swapouts);
-	s.t0 = bench_now_ns();
+	s.t0 = testlib_now_raw_ns();
 	if (pthread_create(&s.thread, NULL, sampler_thread, &s)) {
 		free(w);
 		free(s.rows);
@@ -360,7 +360,7 @@ static int pl_nosw(struct pl_dev *d, uint64_t cap_pages, double *ms, double *fil
 
 	ttm_pool_shrink(&d->pool, ~0ul);
 	ttm_global_config(&cfg);
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (unsigned k = 0; k < d->nbos; k++) {
 		rc = ttm_tt_populate(&d->pool, &d->bos[k].tt, NULL);
 		if (rc)
@@ -368,7 +368,7 @@ static int pl_nosw(struct pl_dev *d, uint64_t cap_pages, double *ms, double *fil
 		for (uint32_t i = 0; i < d->bos[k].tt.num_pages; i++)
 			*(volatile uint64_t *)d->bos[k].tt.pages[i] = i;
 	}
-	*ms = (double)(bench_now_ns() - t0) * 1e-6;
+	*ms = (double)(testlib_now_raw_ns() - t0) * 1e-6;
 	ttm_global_get_stats(&st);
 	*fill = (double)st.pages / (double)cap_pages;
 	pl_release_all(d);

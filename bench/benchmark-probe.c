@@ -120,7 +120,7 @@ static __attribute__((noinline)) int body(struct body_fence *f, int64_t ts, enum
 static double rep_body(enum variant v, unsigned long iters)
 {
 	struct body_fence f = { .context = 7 };
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = testlib_now_raw_ns();
 	long bad = 0;
 
 	for (unsigned long i = 0; i < iters; i++) {
@@ -129,7 +129,7 @@ static double rep_body(enum variant v, unsigned long iters)
 		f.seqno = i;
 		bad += body(&f, (int64_t)i, v);
 	}
-	t0 = bench_now_ns() - t0;
+	t0 = testlib_now_raw_ns() - t0;
 	return bad ? -1 : (double)t0 / (double)iters;
 }
 
@@ -145,14 +145,14 @@ static double rep_fence(unsigned long iters)
 {
 	uint64_t ctx = dma_fence_context_alloc(1);
 	struct dma_fence f;
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = testlib_now_raw_ns();
 	long bad = 0;
 
 	for (unsigned long i = 0; i < iters; i++) {
 		dma_fence_init(&f, &pops, ctx, i + 1);
 		bad += dma_fence_signal_timestamp(&f, (int64_t)i);
 	}
-	t0 = bench_now_ns() - t0;
+	t0 = testlib_now_raw_ns() - t0;
 	return bad ? -1 : (double)t0 / (double)iters;
 }
 
@@ -189,9 +189,9 @@ static void *site_worker(void *p)
 	w->fired = fault_site_loop(1);
 	while (!atomic_load_explicit(w->go, memory_order_acquire))
 		;
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	w->fired += fault_site_loop(w->iters);
-	w->ns = (double)(bench_now_ns() - t0) / (double)w->iters;
+	w->ns = (double)(testlib_now_raw_ns() - t0) / (double)w->iters;
 	return NULL;
 }
 

@@ -1,15 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * benchmark-range-alloc: cost of one drm_mm remove+insert pair (random size,
- * DRM_MM_INSERT_BEST) with 1 Ki, 64 Ki and 1 Mi nodes resident, against a
- * glibc tdelete+tsearch pair on a tree holding the same number of random
- * keys, measured in the same run. Both sides are balanced-tree updates, so
- * the ratio says what the drm_mm bookkeeping (two hole trees, placement
- * search) costs over a bare ordered-set update.
+ * benchmark-range-alloc: the range allocators' costs, three tables.
+ *
+ * 1. One drm_mm remove+insert pair (random size, DRM_MM_INSERT_BEST) with
+ *    1 Ki, 64 Ki and 1 Mi nodes resident, against a glibc tdelete+tsearch
+ *    pair on a tree holding the same number of random keys, measured in the
+ *    same run: what the drm_mm bookkeeping costs over a bare ordered-set
+ *    update.
+ * 2. drm_mm placement: remove+insert pairs of random 4..64 KiB nodes at 4 KiB
+ *    and 64 KiB alignment in BEST, LOW and HIGH mode, over the whole space
+ *    and restricted to its middle half (the kernel's insert_node_in_range).
+ * 3. drm_buddy alloc+free pairs of random 4..64 KiB in 1 GiB at 25/50/90%
+ *    fill: plain, top-down, range-restricted to a 256 MiB window, and
+ *    contiguous (non power-of-two sizes); target: top-down and range within
+ *    2x of plain at the same fill.
  *
  * On the shared harness (bench.h): the common options, a results file with
- * each side's ns per pair and their ratio per size, and the table of
- * median/min/max over --reps repetitions (default 5, at most MAX_REPS).
+ * each figure in ns per pair (and, under callgrind with
+ * TTM_BENCH_CALLGRIND_OUT set, instructions per pair beside it), and the
+ * tables of median/min/max over --reps repetitions (default 5, at most
+ * MAX_REPS).
  *
  * Usage: benchmark-range-alloc [common options] | --callgrind NODES
  */
@@ -41,16 +51,11 @@
 
 #define MAX_REPS 32
 
-static struct prng rng = { PRNG_GOLDEN };
+static struct prng rng = {PRNG_GOLDEN};
 
 static uint64_t rnd(void)
 {
 	return prng_next(&rng);
-}
-
-static uint64_t now_ns(void)
-{
-	return testlib_now_ns();
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -140,9 +145,9 @@ static double measure_mm(size_t n, size_t pairs)
 
 	if (churn_init(&c, n))
 		return -1;
-	t0 = now_ns();
+	t0 = testlib_testlib_now_ns();
 	if (churn_pairs(&c, pairs) == pairs) {
-		t1 = now_ns();
+		t1 = testlib_testlib_now_ns();
 		ret = (double)(t1 - t0) / (double)pairs;
 	}
 	churn_fini(&c);
@@ -163,7 +168,7 @@ static double measure_tsearch(size_t n, size_t pairs)
 		if (!tsearch((void *)keys[i], &root, cmp_key))
 			goto fail;
 	}
-	t0 = now_ns();
+	t0 = testlib_testlib_now_ns();
 	for (i = 0; i < pairs; i++) {
 		size_t k = rnd() % n;
 
@@ -172,7 +177,7 @@ static double measure_tsearch(size_t n, size_t pairs)
 		if (!tsearch((void *)keys[k], &root, cmp_key))
 			goto fail;
 	}
-	t1 = now_ns();
+	t1 = testlib_testlib_now_ns();
 	tdestroy(root, no_free);
 	free(keys);
 	return (double)(t1 - t0) / (double)pairs;
@@ -183,21 +188,73 @@ fail:
 }
 
 /*
+ * drm_mm placement: a space of 32 pages per node filled with @n random
+ * 4..64 KiB nodes by @mode at @align (inside the middle half when
+ * @ranged), then @pairs remove+insert pairs of a random node at a new size
+ * the same way. ns per pair, or -1 on a failed set-up or an unexpected
+ * -ENOSPC; the pairs' instructions go to @m under callgrind.
+ */
+static const char *const mm_mode_name[] = {"best", "low", "high"};
+
+static double measure_mm_place(enum drm_mm_insert_mode mode, uint64_t align, bool ranged, size_t n,
+			       size_t pairs, struct bench_metric *m)
+{
+	const uint64_t space = (uint64_t)n * 32 * 4096;
+	const uint64_t lo = ranged ? space / 4 : 0, hi = ranged ? space / 4 * 3 : space;
+	struct drm_mm_node *nodes = calloc(n, sizeof(*nodes));
+	struct drm_mm mm;
+	double ret = -1;
+	uint64_t t0;
+	size_t i;
+
+	if (!nodes || drm_mm_init(&mm, 0, space)) {
+		free(nodes);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (drm_mm_insert_node_in_range(&mm, &nodes[i], rand_size(), align, 0, lo, hi,
+						mode))
+			goto out;
+	bench_icount_start();
+	t0 = testlib_now_ns();
+	for (i = 0; i < pairs; i++) {
+		struct drm_mm_node *node = &nodes[rnd() % n];
+
+		drm_mm_remove_node(&mm, node);
+		if (drm_mm_insert_node_in_range(&mm, node, rand_size(), align, 0, lo, hi, mode))
+			break;
+	}
+	t0 = testlib_now_ns() - t0;
+	if (bench_icount_stop(m, pairs) == 0 && i == pairs)
+		ret = (double)t0 / (double)pairs;
+out:
+	for (i = 0; i < n; i++)
+		if (nodes[i].allocated)
+			drm_mm_remove_node(&mm, &nodes[i]);
+	drm_mm_takedown(&mm);
+	free(nodes);
+	return ret;
+}
+
+/*
  * drm_buddy: a 1 GiB space of 4 KiB chunks filled to @fill_pct with random
  * 4..64 KiB allocations, then alloc+free pairs of one more such allocation:
- * plain, top-down, or range-restricted to the 256 MiB window [512, 768) MiB.
- * ns per pair (a refused request counts as one), or -1 on a failed setup. The top-down and range pairs should
- * cost at most 2x the plain ones at the same fill.
+ * plain, top-down, range-restricted to the 256 MiB window [512, 768) MiB,
+ * or contiguous (1..16 pages, mostly no power of two). ns per pair (a
+ * refused request counts as one), or -1 on a failed setup; the pairs'
+ * instructions go to @m under callgrind.
  */
-enum buddy_mode { BUDDY_PLAIN, BUDDY_TOPDOWN, BUDDY_RANGE, BUDDY_MODES };
-static const char *const buddy_mode_name[BUDDY_MODES] = {"plain", "topdown", "range"};
+enum buddy_mode { BUDDY_PLAIN, BUDDY_TOPDOWN, BUDDY_RANGE, BUDDY_CONTIG, BUDDY_MODES };
+static const char *const buddy_mode_name[BUDDY_MODES] = {"plain", "topdown", "range", "contig"};
 
-static double measure_buddy(enum buddy_mode mode, unsigned fill_pct, size_t pairs)
+static double measure_buddy(enum buddy_mode mode, unsigned fill_pct, size_t pairs,
+			    struct bench_metric *m)
 {
 	const uint64_t size = 1ull << 30, win_start = 512ull << 20, win_end = 768ull << 20;
-	unsigned flags = mode == BUDDY_TOPDOWN ? DRM_BUDDY_TOPDOWN_ALLOCATION
-			 : mode == BUDDY_RANGE	 ? DRM_BUDDY_RANGE_ALLOCATION
-						 : 0;
+	unsigned flags = mode == BUDDY_TOPDOWN	? DRM_BUDDY_TOPDOWN_ALLOCATION
+			 : mode == BUDDY_RANGE	? DRM_BUDDY_RANGE_ALLOCATION
+			 : mode == BUDDY_CONTIG ? DRM_BUDDY_CONTIGUOUS_ALLOCATION
+						: 0;
 	struct list_head held = LIST_HEAD_INIT(held);
 	struct drm_buddy mm;
 	uint64_t t0, used = 0;
@@ -212,10 +269,12 @@ static double measure_buddy(enum buddy_mode mode, unsigned fill_pct, size_t pair
 			break;
 		used += sz;
 	}
-	t0 = now_ns();
+	bench_icount_start();
+	t0 = testlib_now_ns();
 	for (size_t i = 0; i < pairs; i++) {
 		struct list_head one = LIST_HEAD_INIT(one);
-		uint64_t sz = 4096ull << (rnd() % 5);
+		uint64_t sz =
+		    mode == BUDDY_CONTIG ? 4096 * (1 + rnd() % 16) : 4096ull << (rnd() % 5);
 
 		/* A refused request (a full window) costs its walk: it counts too. */
 		if (!drm_buddy_alloc_blocks(&mm, mode == BUDDY_RANGE ? win_start : 0,
@@ -224,7 +283,9 @@ static double measure_buddy(enum buddy_mode mode, unsigned fill_pct, size_t pair
 			drm_buddy_free_list(&mm, &one);
 		done++;
 	}
-	t0 = now_ns() - t0;
+	t0 = testlib_now_ns() - t0;
+	if (bench_icount_stop(m, done))
+		done = 0;
 	drm_buddy_free_list(&mm, &held);
 	drm_buddy_fini(&mm);
 	return done ? (double)t0 / (double)done : -1;
@@ -286,15 +347,16 @@ static int set_callgrind(void *ctx, const char *arg, char *err, size_t errlen)
 }
 
 static const struct bench_opt ra_extra[] = {
-	{"callgrind", "NODES", "count one pair's instructions under callgrind instead", set_callgrind},
-	{NULL, NULL, NULL, NULL},
+    {"callgrind", "NODES", "count one pair's instructions under callgrind instead", set_callgrind},
+    {NULL, NULL, NULL, NULL},
 };
 
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = {1024, 64 * 1024, 1024 * 1024};
 	struct bench_metric *mmm[3], *mts[3], *mratio[3];
-	size_t pairs, callgrind = 0;
+	size_t pairs, mm_nodes, callgrind = 0;
+	double mm_best[2][2] = {{0}};
 	struct bench_run run;
 	unsigned reps;
 	char name[64];
@@ -314,7 +376,10 @@ int main(int argc, char **argv)
 		bench_run_fini(&run);
 		return 2;
 	}
+	/* Placement: fewer nodes than the 1 Mi churn, so set-up stays short. */
+	mm_nodes = run.opts.quick ? 4096 : 16384;
 	bench_run_param(&run, "pairs", "%zu", pairs);
+	bench_run_param(&run, "placement_nodes", "%zu", mm_nodes);
 	for (size_t s = 0; s < 3; s++) {
 		snprintf(name, sizeof(name), "range_alloc.drm_mm.%zu", sizes[s]);
 		mmm[s] = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
@@ -332,7 +397,8 @@ int main(int argc, char **argv)
 	    "# drm_mm remove+insert pair (random 4..64 KiB, BEST) vs glibc tdelete+tsearch pair\n");
 	printf("# %zu pairs per repetition, %u repetitions, unit: ns per pair\n", pairs, reps);
 	printf("%-9s %-28s %-11s %-28s %-11s %s\n", "resident", "drm_mm median [min, max]",
-	       "drm_mm", "tsearch median [min, max]", "tsearch", "ratio drm_mm/tsearch (target <= 1.00)");
+	       "drm_mm", "tsearch median [min, max]", "tsearch",
+	       "ratio drm_mm/tsearch (target <= 1.00)");
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		double mm[MAX_REPS], ts[MAX_REPS], mmed, mmin, mmax, tmed, tmin, tmax;
 
@@ -356,13 +422,52 @@ int main(int argc, char **argv)
 		}
 		summarize(mm, (int)reps, &mmed, &mmin, &mmax);
 		summarize(ts, (int)reps, &tmed, &tmin, &tmax);
-		printf("%-9zu %7.1f [%7.1f, %7.1f] ns    %6.2f M/s  %7.1f [%7.1f, %7.1f] ns    %6.2f M/s  "
+		printf("%-9zu %7.1f [%7.1f, %7.1f] ns    %6.2f M/s  %7.1f [%7.1f, %7.1f] ns    "
+		       "%6.2f M/s  "
 		       "%.2f %s\n",
 		       sizes[s], mmed, mmin, mmax, 1e3 / mmed, tmed, tmin, tmax, 1e3 / tmed,
 		       mmed / tmed, mmed <= tmed ? "pass" : "MISS");
 	}
-	printf("# drm_buddy alloc+free pair (random 4..64 KiB) in 1 GiB at a fill; range: a 256 MiB "
-	       "window\n%-6s %-8s %12s %12s (target: top-down and range <= 2x plain)\n",
+	printf("# drm_mm remove+insert pair (random 4..64 KiB) among %zu nodes, space 32 pages "
+	       "per node; range: its middle half\n%-5s %-6s %-6s %28s %9s\n",
+	       mm_nodes, "mode", "align", "where", "ns/pair median [min, max]", "x best");
+	for (int md = 0; md < 3; md++) {
+		for (int al = 0; al < 2; al++) {
+			for (int rg = 0; rg < 2; rg++) {
+				const uint64_t align = al ? 65536 : 4096;
+				struct bench_metric *mp;
+				double v[MAX_REPS], med, mn, mx;
+
+				snprintf(name, sizeof(name), "range_alloc.drm_mm.%s.%s.%s",
+					 mm_mode_name[md], al ? "64k" : "4k",
+					 rg ? "range" : "whole");
+				mp = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
+				if (!mp) {
+					bench_run_fini(&run);
+					return 1;
+				}
+				for (unsigned r = 0; r < reps; r++) {
+					v[r] = measure_mm_place((enum drm_mm_insert_mode)md, align,
+								rg, mm_nodes, pairs, mp);
+					if (v[r] < 0) {
+						fprintf(stderr, "drm_mm placement setup failed\n");
+						bench_run_fini(&run);
+						return 1;
+					}
+					bench_metric_sample(mp, v[r]);
+				}
+				summarize(v, (int)reps, &med, &mn, &mx);
+				if (md == 0)
+					mm_best[al][rg] = med;
+				printf("%-5s %-6s %-6s %8.1f [%7.1f, %8.1f] %9.2f\n",
+				       mm_mode_name[md], al ? "64k" : "4k", rg ? "range" : "whole",
+				       med, mn, mx, med / mm_best[al][rg]);
+			}
+		}
+	}
+	printf("# drm_buddy alloc+free pair (random 4..64 KiB; contig: 1..16 pages) in 1 GiB at a "
+	       "fill; range: a 256 MiB window\n%-6s %-8s %12s %12s (target: top-down and range "
+	       "<= 2x plain)\n",
 	       "fill", "mode", "ns/pair", "x plain");
 	for (unsigned f = 0; f < 3; f++) {
 		static const unsigned fills[] = {25, 50, 90};
@@ -371,6 +476,7 @@ int main(int argc, char **argv)
 		for (int m = 0; m < BUDDY_MODES; m++) {
 			struct bench_metric *mb, *mr = NULL;
 			double v[MAX_REPS], med, mn, mx;
+			bool target = m == BUDDY_TOPDOWN || m == BUDDY_RANGE;
 
 			snprintf(name, sizeof(name), "range_alloc.buddy.%s.%u", buddy_mode_name[m],
 				 fills[f]);
@@ -379,7 +485,7 @@ int main(int argc, char **argv)
 				snprintf(name, sizeof(name), "range_alloc.buddy.%s_vs_plain.%u",
 					 buddy_mode_name[m], fills[f]);
 				mr = bench_metric_add(&run, name, "x", BENCH_LOWER_IS_BETTER);
-				if (mr)
+				if (mr && target)
 					bench_metric_target(mr, 2.0, BENCH_TARGET_AT_MOST);
 			}
 			if (!mb || (m != BUDDY_PLAIN && !mr)) {
@@ -387,7 +493,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			for (unsigned r = 0; r < reps; r++) {
-				v[r] = measure_buddy((enum buddy_mode)m, fills[f], pairs / 4);
+				v[r] = measure_buddy((enum buddy_mode)m, fills[f], pairs / 4, mb);
 				if (v[r] < 0) {
 					fprintf(stderr, "buddy setup failed\n");
 					bench_run_fini(&run);
@@ -401,7 +507,10 @@ int main(int argc, char **argv)
 			else
 				bench_metric_sample(mr, med / plain);
 			printf("%-6u %-8s %12.1f %12.2f %s\n", fills[f], buddy_mode_name[m], med,
-			       med / plain, m == BUDDY_PLAIN ? "" : med <= 2 * plain ? "pass" : "MISS");
+			       med / plain,
+			       !target		  ? ""
+			       : med <= 2 * plain ? "pass"
+						  : "MISS");
 		}
 	}
 	return bench_run_finish(&run);

@@ -160,7 +160,7 @@ static bool budget_more(const struct budget *b, unsigned i, uint64_t t0)
 {
 	if (i < b->min_iters)
 		return true;
-	return i < b->max_iters && bench_now_ns() - t0 < b->ns;
+	return i < b->max_iters && testlib_now_raw_ns() - t0 < b->ns;
 }
 
 /*
@@ -178,13 +178,13 @@ static int timed_validate_counted(struct ttm_buffer_object *bo, const struct ttm
 	ret = ttm_bo_reserve(bo, false, false, NULL);
 	if (ret)
 		return ret;
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	if (counted)
 		bench_icount_resume();
 	ret = ttm_bo_validate(bo, pl, ctx);
 	if (counted)
 		bench_icount_pause();
-	*ns = bench_now_ns() - t0;
+	*ns = testlib_now_raw_ns() - t0;
 	ttm_bo_unreserve(bo);
 	return ret;
 }
@@ -259,7 +259,7 @@ static int measure_in_place_and_bind(struct ttm_buffer_object *bo, const struct 
 
 	bench_icount_start();
 	bench_icount_pause();
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (i = 0; !ret && budget_more(b, i, t0); i++) {
 		ret = timed_validate(bo, tt, &ns, &ctx);
 		if (!ret && ctx.moves)
@@ -269,7 +269,7 @@ static int measure_in_place_and_bind(struct ttm_buffer_object *bo, const struct 
 	}
 	if (!ret)
 		ret = bench_icount_stop(inpl, i);
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (i = 0; !ret && budget_more(b, i, t0); i++) {
 		uint64_t back;
 
@@ -375,15 +375,15 @@ static int evict_alternate(struct ttm_buffer_object *const bo[2],
 		ret = timed_validate(bo[k], target, &ns, &ctx);
 	for (unsigned k = 0; idle && k < 2 && !ret; k++)
 		ret = idle(bo[k]);
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		uint64_t s = wait_timed ? bench_now_ns() : 0;
+		uint64_t s = wait_timed ? testlib_now_raw_ns() : 0;
 
 		ret = timed_validate(bo[i & 1], target, &ns, &ctx);
 		if (!ret && wait_timed) {
 			ret = idle(bo[0]);
 			ret = ret ? ret : idle(bo[1]);
-			ns = bench_now_ns() - s;
+			ns = testlib_now_raw_ns() - s;
 		}
 		if (!ret && ctx.evictions != 1)
 			ret = -EPROTO; /* exactly one eviction is the case measured */
@@ -515,12 +515,12 @@ static int case_execbuf(struct bench_run *run, unsigned n, const struct budget *
 		if (!bos[k])
 			ret = -ENOMEM;
 	}
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		uint64_t s = bench_now_ns(), ns;
+		uint64_t s = testlib_now_raw_ns(), ns;
 
 		ret = execbuf_once(bos, held, n, &tt);
-		ns = bench_now_ns() - s;
+		ns = testlib_now_raw_ns() - s;
 		if (!ret && i >= b->warmup) {
 			ret = bench_metric_record(lat, ns);
 			if (!ret)
@@ -667,13 +667,13 @@ static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b
 	i915_emit_bb_end(bb);
 	if (!ret)
 		ret = i915_gem_object_access(eo[n - 1].obj, 0, bb, sizeof(bb), true);
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
 		struct i915_execbuffer eb = { .objects = eo, .count = n, .flags = I915_EXEC_RENDER };
-		uint64_t s = bench_now_ns(), ns;
+		uint64_t s = testlib_now_raw_ns(), ns;
 
 		ret = i915_gem_execbuffer(i915, &eb);
-		ns = bench_now_ns() - s;
+		ns = testlib_now_raw_ns() - s;
 		if (ret)
 			break;
 		ret = dma_fence_wait(eb.out_fence, false);
@@ -835,14 +835,14 @@ static int hw_execbuf(struct bench_run *run, struct bench_hw *hw, unsigned n,
 	ret = bench_hw_nop_batch(hw, &batch);
 	for (unsigned k = 0; k + 1 < n && !ret; k++)
 		ret = hw_bo_new(hw, TTM_PAGE_SIZE, &bos[k]);
-	t0 = bench_now_ns();
+	t0 = testlib_now_raw_ns();
 	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
 		struct dma_fence *f = NULL;
-		uint64_t s = bench_now_ns(), ns;
+		uint64_t s = testlib_now_raw_ns(), ns;
 		int64_t left;
 
 		ret = hw_ttm_exec(hw->dev, bos, n - 1, batch, &f);
-		ns = bench_now_ns() - s;
+		ns = testlib_now_raw_ns() - s;
 		if (ret)
 			break;
 		left = dma_fence_wait_timeout(f, false, HW_WAIT_NS);

@@ -33,6 +33,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <testlib/clock.h>
+
 #include <ttm/dma_fence.h>
 #include <ttm/dma_resv.h>
 #include <ttm/ttm_bo.h>
@@ -140,14 +142,6 @@ static int reserve_validate_unreserve(struct ttm_buffer_object *bo,
 	return ret;
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* Run @ops of @path on @bos (@n of them), instrumented. */
 static int run_bos(const char *path, struct ttm_buffer_object **bos, unsigned n, unsigned long ops,
 		   double *ns)
@@ -155,7 +149,7 @@ static int run_bos(const char *path, struct ttm_buffer_object **bos, unsigned n,
 	double t0;
 	int ret = 0;
 
-	t0 = now_ns();
+	t0 = (double)testlib_now_ns();
 	CALLGRIND_START_INSTRUMENTATION;
 	if (!strcmp(path, "hit")) {
 		for (unsigned long i = 0; i < ops; i++)
@@ -174,7 +168,7 @@ static int run_bos(const char *path, struct ttm_buffer_object **bos, unsigned n,
 			ret |= reserve_validate_unreserve(bos[i % n], &tt_placement);
 	}
 	CALLGRIND_STOP_INSTRUMENTATION;
-	*ns = now_ns() - t0;
+	*ns = (double)testlib_now_ns() - t0;
 	return ret;
 }
 
@@ -183,7 +177,7 @@ static int run_create(struct icount_dev *d, unsigned long ops, double *ns)
 	double t0;
 	int ret = 0;
 
-	t0 = now_ns();
+	t0 = (double)testlib_now_ns();
 	CALLGRIND_START_INSTRUMENTATION;
 	for (unsigned long i = 0; i < ops; i++) {
 		struct ttm_buffer_object *bo = icount_bo_create(d, 4096, &sys_placement);
@@ -195,7 +189,7 @@ static int run_create(struct icount_dev *d, unsigned long ops, double *ns)
 		ttm_bo_put(bo);
 	}
 	CALLGRIND_STOP_INSTRUMENTATION;
-	*ns = now_ns() - t0;
+	*ns = (double)testlib_now_ns() - t0;
 	return ret;
 }
 
@@ -234,12 +228,12 @@ static int run_resv_test(unsigned long ops, double *ns)
 	dma_resv_unlock(&resv);
 	if (ret)
 		return ret;
-	t0 = now_ns();
+	t0 = (double)testlib_now_ns();
 	CALLGRIND_START_INSTRUMENTATION;
 	for (unsigned long i = 0; i < ops; i++)
 		busy += !dma_resv_test_signaled(&resv, DMA_RESV_USAGE_BOOKKEEP);
 	CALLGRIND_STOP_INSTRUMENTATION;
-	*ns = now_ns() - t0;
+	*ns = (double)testlib_now_ns() - t0;
 	dma_fence_signal(&fences[RESV_FENCES - 1]);
 	dma_resv_fini(&resv);
 	return busy == ops ? 0 : -EPROTO;

@@ -654,7 +654,7 @@ static int compare_entry(const struct cmp_entry *b, const struct cmp_entry *n, u
 		double *bs = malloc(b->n * sizeof(*bs)), *ns = malloc(n->n * sizeof(*ns));
 		double *mb = malloc(BENCH_BOOTSTRAP_RESAMPLES * sizeof(*mb));
 		double *mn = malloc(BENCH_BOOTSTRAP_RESAMPLES * sizeof(*mn));
-		uint64_t rng = (seed ^ 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull | 1;
+		uint64_t rng = prng_mix64(seed);
 		int rc = -ENOMEM;
 		size_t i;
 

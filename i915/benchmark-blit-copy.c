@@ -93,7 +93,7 @@ static void unmap_buffer(struct i915_device *i915, size_t size, void *mem,
 static int blit_rep(struct i915_device *i915, struct ttm_resource *rd, struct ttm_resource *rs,
 		    size_t size, unsigned int copies, double *gbs)
 {
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = testlib_now_raw_ns();
 	int ret = 0;
 
 	for (unsigned int c = 0; c < copies && !ret; c++) {
@@ -108,20 +108,20 @@ static int blit_rep(struct i915_device *i915, struct ttm_resource *rd, struct tt
 			dma_fence_put(f);
 		}
 	}
-	*gbs = (double)size * copies / (double)(bench_now_ns() - t0);
+	*gbs = (double)size * copies / (double)(testlib_now_raw_ns() - t0);
 	return ret;
 }
 
 /* @copies memcpy()s of @size bytes from @src to @dst; GB/s in *@gbs. */
 static double memcpy_rep(void *dst, const void *src, size_t size, unsigned int copies)
 {
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = testlib_now_raw_ns();
 
 	for (unsigned int c = 0; c < copies; c++) {
 		memcpy(dst, src, size);
 		__asm__ volatile("" : : "r"(dst) : "memory");
 	}
-	return (double)size * copies / (double)(bench_now_ns() - t0);
+	return (double)size * copies / (double)(testlib_now_raw_ns() - t0);
 }
 
 static int blit_measure(struct bench_run *run, struct i915_device *i915, size_t size,

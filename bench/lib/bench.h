@@ -21,7 +21,7 @@
  * Everything here is single-threaded unless stated: a struct bench_run and its
  * metrics belong to the controlling thread. Worker threads record into their
  * own struct bench_hist and the controlling thread merges them with
- * bench_metric_merge_hist() after joining. bench_now_ns() and
+ * bench_metric_merge_hist() after joining. testlib_now_raw_ns() and
  * bench_pin_thread() may be called from any thread.
  *
  * Errors are negative errno values; nothing here calls exit().
@@ -35,6 +35,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <testlib/clock.h>
+#include <testlib/prng.h>
 
 #define BENCH_SCHEMA_NAME "ttm-bench-results"
 #define BENCH_SCHEMA_VERSION 1
@@ -51,15 +54,6 @@
 /* Status values of bench_setup() besides 0 (run the benchmark). */
 #define BENCH_SETUP_HELP 1  /* --help printed on stdout: exit 0 */
 #define BENCH_SETUP_USAGE 2 /* one-line error printed on stderr: exit 2 */
-
-/* ---------------------------------------------------------------- time */
-
-/**
- * bench_now_ns() - CLOCK_MONOTONIC_RAW in nanoseconds.
- *
- * Not slewed by NTP, so intervals are comparable across a long run. Any thread.
- */
-uint64_t bench_now_ns(void);
 
 /* ---------------------------------------------------------- statistics */
 
@@ -119,20 +113,13 @@ int bench_stats_compute(const double *v, size_t n, uint64_t seed, struct bench_s
 
 /**
  * bench_bootstrap_medians() - medians of @nres bootstrap resamples of @n
- * ascending samples @sorted, drawn with bench_rng_next(@rng), into @out
+ * ascending samples @sorted, drawn with prng_step(@rng), into @out
  * (unsorted). O(n) per resample. Shared by bench_stats_compute() and
  * ttm-compare's interval of a change.
  * Return: 0, -EINVAL when @n is 0, -ENOMEM.
  */
 int bench_bootstrap_medians(const double *sorted, size_t n, uint64_t *rng, double *out,
 			    size_t nres);
-
-/**
- * bench_rng_next() - testlib's splitmix64 step on *@state (any state); returns
- * 64 random bits. Shared by the bootstrap code and the comparison tool so a
- * seed means the same thing everywhere.
- */
-uint64_t bench_rng_next(uint64_t *state);
 
 /*
  * Log-scaled histogram of non-negative integer values (nanoseconds, bytes).
@@ -449,7 +436,7 @@ struct bench_series;
  * @opts: parsed options.
  * @machine: probed machine.
  * @refs: references, indexed by enum bench_ref_id.
- * @started_ns: bench_now_ns() at setup.
+ * @started_ns: testlib_now_raw_ns() at setup.
  * @started_unix: wall clock at setup (for the file name and "started_utc").
  * @priv: private state (parameters, metrics, series, progress).
  */

@@ -59,14 +59,14 @@ static int measure_memcpy(struct bench_run *r, double *v, int reps)
 	memset(src, 0x5a, size);
 	memset(dst, 0, size);
 	for (i = 0; i < reps; i++) {
-		uint64_t t0 = bench_now_ns(), t1, t2;
+		uint64_t t0 = testlib_now_raw_ns(), t1, t2;
 		double lib, stream;
 
 		memcpy(dst, src, size);
-		t1 = bench_now_ns();
+		t1 = testlib_now_raw_ns();
 		drm_memcpy_stream(dst, src, size);
 		drm_memcpy_stream_fence();
-		t2 = bench_now_ns();
+		t2 = testlib_now_raw_ns();
 		lib = (double)size / (double)(t1 > t0 ? t1 - t0 : 1);
 		stream = (double)size / (double)(t2 > t1 ? t2 - t1 : 1);
 		v[i] = lib > stream ? lib : stream;
@@ -134,12 +134,12 @@ static int measure_futex(struct bench_run *r, double *v, int reps)
 		rc = pthread_create(&t, NULL, futex_pong, &pp);
 		if (rc)
 			return -rc;
-		t0 = bench_now_ns();
+		t0 = testlib_now_raw_ns();
 		for (i = 0; i < rounds; i++) {
 			futex_set_wake(&pp.word, 2 * i + 1);
 			futex_wait_change(&pp.word, 2 * i + 1);
 		}
-		dt = bench_now_ns() - t0;
+		dt = testlib_now_raw_ns() - t0;
 		pthread_join(t, NULL);
 		v[k] = (double)dt / rounds;
 	}
@@ -155,13 +155,13 @@ static int measure_mutex(struct bench_run *r, double *v, int reps)
 	int k;
 
 	for (k = 0; k < reps; k++) {
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = testlib_now_raw_ns();
 
 		for (i = 0; i < n; i++) {
 			pthread_mutex_lock(&mu);
 			pthread_mutex_unlock(&mu);
 		}
-		v[k] = (double)(bench_now_ns() - t0) / n;
+		v[k] = (double)(testlib_now_raw_ns() - t0) / n;
 	}
 	pthread_mutex_destroy(&mu);
 	return 0;
@@ -175,12 +175,12 @@ static int measure_syscall(struct bench_run *r, double *v, int reps)
 	int k;
 
 	for (k = 0; k < reps; k++) {
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = testlib_now_raw_ns();
 
 		/* syscall() directly: glibc may cache some ids, never this path. */
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
-		v[k] = (double)(bench_now_ns() - t0) / n;
+		v[k] = (double)(testlib_now_raw_ns() - t0) / n;
 	}
 	return 0;
 }
@@ -194,7 +194,7 @@ static int measure_clock(struct bench_run *r, double *v, int reps)
 	int k;
 
 	for (k = 0; k < reps; k++) {
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = testlib_now_raw_ns();
 
 		/* The clock dma_fence_signal() reads, not the harness's RAW one. */
 		for (i = 0; i < n; i++) {
@@ -203,7 +203,7 @@ static int measure_clock(struct bench_run *r, double *v, int reps)
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			sink += ts.tv_nsec;
 		}
-		v[k] = (double)(bench_now_ns() - t0) / n;
+		v[k] = (double)(testlib_now_raw_ns() - t0) / n;
 	}
 	return sink < 0 ? -EIO : 0;
 }
@@ -238,7 +238,7 @@ static int measure_memfd(struct bench_run *r, double *v, int reps)
 			rc = -errno;
 			break;
 		}
-		t0 = bench_now_ns();
+		t0 = testlib_now_raw_ns();
 		for (off = 0; off < total; off += block) {
 			ssize_t w = pwrite(fd, buf, block, (off_t)off);
 
@@ -247,7 +247,7 @@ static int measure_memfd(struct bench_run *r, double *v, int reps)
 				break;
 			}
 		}
-		dt = bench_now_ns() - t0;
+		dt = testlib_now_raw_ns() - t0;
 		v[k] = (double)total / (double)(dt ? dt : 1);
 	}
 	close(fd);

@@ -372,7 +372,7 @@ static json_object *run_to_json(struct bench_run *r)
 	jadd(root, "benchmark", json_object_new_string(r->name), &ok);
 	utc_string(r->started_unix, utc, sizeof(utc), false);
 	jadd(root, "started_utc", json_object_new_string(utc), &ok);
-	jadd(root, "elapsed_s", jdouble((double)(bench_now_ns() - r->started_ns) / 1e9), &ok);
+	jadd(root, "elapsed_s", jdouble((double)(testlib_now_raw_ns() - r->started_ns) / 1e9), &ok);
 	jadd(root, "options", joptions(&r->opts, &ok), &ok);
 	jadd(root, "parameters", jkvs(&p->params, &ok), &ok);
 	jadd(root, "machine", jmachine(r, &ok), &ok);

@@ -126,7 +126,7 @@ int bench_run_init(struct bench_run *r, const char *name, const struct bench_opt
 		r->refs[i].unit = ref_desc[i].unit;
 		r->refs[i].direction = ref_desc[i].dir;
 	}
-	r->started_ns = bench_now_ns();
+	r->started_ns = testlib_now_raw_ns();
 	r->started_unix = (int64_t)time(NULL);
 	return 0;
 }
@@ -515,7 +515,7 @@ int bench_series_append(struct bench_series *s, double t, const double *values)
 void bench_progress(struct bench_run *r, const char *phase, double fraction)
 {
 	struct bench_run_priv *p = r->priv;
-	uint64_t now = bench_now_ns();
+	uint64_t now = testlib_now_raw_ns();
 	double el, eta;
 
 	if (!isatty(STDERR_FILENO) || !phase)

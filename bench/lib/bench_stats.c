@@ -14,20 +14,10 @@
 
 #include "bench.h"
 
-uint64_t bench_now_ns(void)
-{
-	return testlib_now_raw_ns();
-}
-
-uint64_t bench_rng_next(uint64_t *state)
-{
-	return prng_step(state);
-}
-
 /* Uniform index in [0, n) without the modulo bias mattering at our sizes. */
 static size_t rng_below(uint64_t *state, size_t n)
 {
-	return (size_t)(((unsigned __int128)bench_rng_next(state) * n) >> 64);
+	return (size_t)(((unsigned __int128)prng_step(state) * n) >> 64);
 }
 
 double bench_percentile_sorted(const double *v, size_t n, double q)
@@ -133,10 +123,8 @@ int bench_stats_compute(const double *v, size_t n, uint64_t seed, struct bench_s
 	out->p90 = bench_percentile_sorted(s, n, 0.90);
 	out->p99 = bench_percentile_sorted(s, n, 0.99);
 
-	/* Scramble the seed so that seeds 1, 2, 3 give unrelated streams; never 0. */
-	rng = (seed ^ 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
-	if (!rng)
-		rng = 0x9e3779b97f4a7c15ull;
+	/* Scramble the seed so that seeds 1, 2, 3 give unrelated streams. */
+	rng = prng_mix64(seed);
 	rc = bench_bootstrap_medians(s, n, &rng, med, BENCH_BOOTSTRAP_RESAMPLES);
 	if (rc) {
 		free(s);

@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 			bench_metric_sample(f, 2000.0 * floor * (1.0 + 0.001 * i));
 	}
 	for (i = 0; i < 10; i++) {
-		double noise = (double)(bench_rng_next(&rng) % 2001) / 100000.0 - 0.01;
+		double noise = (double)(prng_step(&rng) % 2001) / 100000.0 - 0.01;
 
 		bench_metric_sample(m, 1000.0 * scale * (1.0 + noise));
 	}
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 
 		for (i = 0; i < 20000 / (int)rounds; i++)
 			bench_metric_record(
-			    h, (uint64_t)(f * (double)(5000 + bench_rng_next(&rng) % 1000)));
+			    h, (uint64_t)(f * (double)(5000 + prng_step(&rng) % 1000)));
 		if (rounds > 1 && bench_run_round_end(&r)) {
 			bench_run_fini(&r);
 			return 1;

@@ -82,13 +82,13 @@ KTEST(bench_stats_compute_bootstrap_deterministic)
 	EXPECT_TRUE(fabs(c.ci_lo - a.ci_lo) < (a.max - a.min) / 4);
 }
 
-KTEST(bench_rng_next_reproducible)
+KTEST(prng_step_reproducible)
 {
 	uint64_t s1 = 5, s2 = 5;
 	unsigned i;
 
 	for (i = 0; i < 100; i++)
-		EXPECT_UEQ(bench_rng_next(&s1), bench_rng_next(&s2));
+		EXPECT_UEQ(prng_step(&s1), prng_step(&s2));
 	EXPECT_NE(s1, 0);
 }
 
