@@ -316,7 +316,7 @@ static void es_run(unsigned nclients, bool hang)
 	igt_assert_eq(i915_device_create_sim(&cfg, &c.i915), 0);
 	igt_assert_eq(i915_gem_init(c.i915), 0);
 	for (unsigned i = 0; i < nclients; i++)
-		es_client_init(&cl[i], &c, i, stress_rand(&rng));
+		es_client_init(&cl[i], &c, i, prng_step(&rng));
 	if (hang) {
 		/* Armed after setup, so it fires on a client's batch, not an lmem clear. */
 		fault_reset(c.fault);

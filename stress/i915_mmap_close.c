@@ -35,10 +35,7 @@
 
 static uint64_t mc_word(uint64_t seed, uint64_t i)
 {
-	uint64_t x = seed * 0x9e3779b97f4a7c15ull + i;
-
-	x ^= x >> 31;
-	return x * 0xbf58476d1ce4e5b9ull;
+	return prng_mix64(seed * PRNG_GOLDEN + i);
 }
 
 static void mc_fill(volatile uint64_t *p, uint64_t seed)

@@ -241,7 +241,7 @@ static void client_step(struct storm_client *c)
 	/* Read it back every time; rewrite it with a new seed now and then. */
 	verify_bo(c, mbo, &ctx);
 	if (stress_rand_below(&c->rng, 8) == 0)
-		igt_assert_eq(ttm_mock_bo_fill(mbo, stress_rand(&c->rng), &ctx), 0);
+		igt_assert_eq(ttm_mock_bo_fill(mbo, prng_step(&c->rng), &ctx), 0);
 	ttm_bo_unreserve(bo);
 	c->ops++;
 }

@@ -42,7 +42,7 @@ static void storm_shuffle(unsigned *idx, unsigned n, uint64_t *rng)
 	for (unsigned i = 0; i < n; i++)
 		idx[i] = i;
 	for (unsigned i = n; i > 1; i--) {
-		unsigned j = (unsigned)(stress_rand(rng) % i);
+		unsigned j = (unsigned)(prng_step(rng) % i);
 		unsigned t = idx[i - 1];
 
 		idx[i - 1] = idx[j];
@@ -60,18 +60,18 @@ struct storm_clock {
 
 static void storm_clock_start(struct storm_clock *clk)
 {
-	clk->deadline = stress_now_s() + igt_stress_budget_s();
+	clk->deadline = testlib_now_s() + igt_stress_budget_s();
 }
 
 static bool storm_clock_expired(const struct storm_clock *clk)
 {
-	return stress_now_s() >= clk->deadline;
+	return testlib_now_s() >= clk->deadline;
 }
 
 /* "Interrupt-like" jitter: a signaller sometimes yields so waiters get to sleep. */
 static void storm_jitter(uint64_t *rng)
 {
-	if ((stress_rand(rng) & 7) == 0)
+	if ((prng_step(rng) & 7) == 0)
 		sched_yield();
 }
 
@@ -403,8 +403,8 @@ static void svc_add(struct storm_thread *t)
 
 		c->add_ret = dma_fence_add_callback(f, &c->count.cb, storm_count);
 		/* Remove about half, at once or after a yield. */
-		if (stress_rand(&t->rng) & 1) {
-			if (stress_rand(&t->rng) & 1)
+		if (prng_step(&t->rng) & 1) {
+			if (prng_step(&t->rng) & 1)
 				sched_yield();
 			c->removed = dma_fence_remove_callback(f, &c->count.cb);
 		}
@@ -574,7 +574,7 @@ static void cs_wait(struct storm_thread *t)
 	do {
 		built = atomic_load_explicit(&r->built, memory_order_acquire);
 		if (built) {
-			unsigned i = (unsigned)(stress_rand(&t->rng) % built);
+			unsigned i = (unsigned)(prng_step(&t->rng) % built);
 
 			if (dma_fence_wait_timeout(r->link[i], false, STORM_WAIT_NS) <= 0)
 				atomic_fetch_add(&r->timeouts, 1);
@@ -724,10 +724,10 @@ static void *rs_worker(void *arg)
 	struct rs_shared *sh = t->sh;
 
 	for (unsigned it = 0; it < RS_MAX_ITERS && !storm_clock_expired(&sh->clk); it++) {
-		unsigned ia = (unsigned)(stress_rand(&t->rng) % RS_OBJS);
-		unsigned ib = (ia + 1 + (unsigned)(stress_rand(&t->rng) % (RS_OBJS - 1))) % RS_OBJS;
+		unsigned ia = (unsigned)(prng_step(&t->rng) % RS_OBJS);
+		unsigned ib = (ia + 1 + (unsigned)(prng_step(&t->rng) % (RS_OBJS - 1))) % RS_OBJS;
 		enum dma_resv_usage usage =
-		    (stress_rand(&t->rng) & 1) ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ;
+		    (prng_step(&t->rng) & 1) ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ;
 		struct ww_acquire_ctx ctx;
 		struct dma_fence *f;
 		int64_t left;
@@ -755,7 +755,7 @@ static void *rs_worker(void *arg)
 		sh->pending[sh->npending++] = f;
 		pthread_mutex_unlock(&sh->lock);
 
-		left = dma_resv_wait_timeout(&sh->obj[stress_rand(&t->rng) % RS_OBJS],
+		left = dma_resv_wait_timeout(&sh->obj[prng_step(&t->rng) % RS_OBJS],
 					     DMA_RESV_USAGE_BOOKKEEP, false, STORM_WAIT_NS);
 		if (left == 0)
 			atomic_fetch_add(&sh->timeouts, 1);
@@ -778,7 +778,7 @@ static void *rs_signaller(void *arg)
 
 		pthread_mutex_lock(&sh->lock);
 		if (sh->npending) {
-			unsigned i = (unsigned)(stress_rand(&t->rng) % sh->npending);
+			unsigned i = (unsigned)(prng_step(&t->rng) % sh->npending);
 
 			f = sh->pending[i];
 			sh->pending[i] = sh->pending[--sh->npending];

@@ -458,7 +458,7 @@ static void fz_run(unsigned int probability)
 
 		t->c = c;
 		t->id = i;
-		t->rng = igt_seed() * 0x9e3779b97f4a7c15ull + i + 1;
+		t->rng = igt_seed() * PRNG_GOLDEN + i + 1;
 		t->fd = ttm_drm_open(&c->ddev);
 		igt_assert(t->fd >= 0);
 	}

@@ -177,7 +177,7 @@ static uint64_t hostile_value(uint64_t *rng)
 	case 1:
 		return stress_rand_below(rng, 64);
 	default:
-		return stress_rand(rng);
+		return prng_step(rng);
 	}
 }
 
@@ -220,7 +220,7 @@ static void hostile_call(struct hostile_ctx *c, enum handle_mode mode)
 		((struct drm_bo_create_req *)arg)->buffer_start = 0; /* the one pointer */
 	switch (stress_rand_below(&c->rng, 32)) {
 	case 0:
-		nr = (unsigned long)stress_rand(&c->rng); /* unknown number */
+		nr = (unsigned long)prng_step(&c->rng); /* unknown number */
 		break;
 	case 1:
 		nr += 1ul << 16; /* known number, wrong size */

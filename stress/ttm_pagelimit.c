@@ -189,7 +189,7 @@ static void *pl_thread_fn(void *arg)
 			int ret;
 
 			igt_assert_eq(ttm_bo_reserve(&mbo->base, false, false, NULL), 0);
-			ret = ttm_mock_bo_fill(mbo, stress_rand(&t->rng), &ctx);
+			ret = ttm_mock_bo_fill(mbo, prng_step(&t->rng), &ctx);
 			if (ret) {
 				/* A refused write leaves it unfilled: put the old pattern back. */
 				igt_assert_eq(ret, -ENOMEM);

@@ -412,7 +412,7 @@ static void share_storm(int nclients, double seconds, uint64_t max_ops)
 	struct share_client cl[SHARE_MAX_CLIENTS];
 	pthread_t tid[SHARE_MAX_CLIENTS];
 	uint32_t privs[SHARE_MAX_CLIENTS];
-	uint64_t rng = igt_seed() * 0x100000001b3ull;
+	uint64_t rng = prng_mix64(igt_seed());
 	struct share_ctx *c;
 	int admin;
 
@@ -423,7 +423,7 @@ static void share_storm(int nclients, double seconds, uint64_t max_ops)
 	for (int i = 0; i < nclients; i++) {
 		cl[i].ctx = c;
 		cl[i].id = i;
-		cl[i].rng = stress_rand(&rng);
+		cl[i].rng = prng_step(&rng);
 		cl[i].fd = ttm_drm_open(&c->ddev);
 		igt_assert(cl[i].fd >= 0);
 		cl[i].privs = privs;

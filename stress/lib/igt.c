@@ -20,6 +20,8 @@
 
 #include <fault_inject.h>
 
+#include <testlib/clock.h>
+
 #include "ttm_config.h"
 
 enum igt_result { IGT_R_SKIP, IGT_R_SUCCESS, IGT_R_FAIL, IGT_R_CRASH };
@@ -476,14 +478,6 @@ void igt_subtest_init_(int argc, char **argv, const char *description)
 
 /* ---- execution ---------------------------------------------------------- */
 
-static double igt_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /*
  * LeakSanitizer's entry point, present only in ASan/LSan builds (weak, so
  * NULL elsewhere). A subtest child leaves with _exit(), which skips the
@@ -660,7 +654,7 @@ int igt_subtest_begin_(const char *name, bool dynamic)
 		igt_count(res);
 		return 0;
 	}
-	t0 = igt_now();
+	t0 = testlib_now_s();
 	igt_unmatched = false;
 	if (igt_fork_run(&res, &abort_run)) {
 		igt.in_subtest = true;
@@ -671,7 +665,7 @@ int igt_subtest_begin_(const char *name, bool dynamic)
 	}
 	if (dynamic && !igt_unmatched)
 		igt.dyn_matched_any = true;
-	printf("Subtest %s: %s (%.3fs)\n", name, igt_result_names[res], igt_now() - t0);
+	printf("Subtest %s: %s (%.3fs)\n", name, igt_result_names[res], testlib_now_s() - t0);
 	fflush(stdout);
 	igt_count(res);
 	if (abort_run) {
@@ -713,12 +707,12 @@ int igt_dynamic_begin_(const char *name)
 		return 0;
 	snprintf(dname, sizeof(dname), "%s", name);
 	printf("Starting dynamic subtest: %s\n", dname);
-	t0 = igt_now();
+	t0 = testlib_now_s();
 	if (igt_fork_run(&res, &abort_run)) {
 		igt.in_dynamic = true;
 		return 1;
 	}
-	printf("Dynamic subtest %s: %s (%.3fs)\n", dname, igt_result_names[res], igt_now() - t0);
+	printf("Dynamic subtest %s: %s (%.3fs)\n", dname, igt_result_names[res], testlib_now_s() - t0);
 	fflush(stdout);
 	if (abort_run)
 		igt_child_exit(IGT_EXIT_ABORT);

@@ -17,21 +17,10 @@
 
 #include "igt.h"
 
-/* testlib's splitmix64: cheap, per-thread, reproducible from igt_seed(). */
-static inline uint64_t stress_rand(uint64_t *state)
-{
-	return prng_step(state);
-}
-
 /* A value in [0, n); n > 0. */
 static inline uint64_t stress_rand_below(uint64_t *state, uint64_t n)
 {
-	return stress_rand(state) % n;
-}
-
-static inline double stress_now_s(void)
-{
-	return testlib_now_s();
+	return prng_step(state) % n;
 }
 
 /**
@@ -55,13 +44,13 @@ static inline void stress_budget_init(struct stress_budget *b, double seconds, u
 		seconds = igt_stress_budget_s();
 		max_ops = UINT64_MAX;
 	}
-	b->deadline = stress_now_s() + seconds;
+	b->deadline = testlib_now_s() + seconds;
 	b->max_ops = max_ops;
 }
 
 static inline bool stress_budget_done(const struct stress_budget *b, uint64_t ops)
 {
-	return ops >= b->max_ops || ((ops & 15) == 0 && stress_now_s() >= b->deadline);
+	return ops >= b->max_ops || ((ops & 15) == 0 && testlib_now_s() >= b->deadline);
 }
 
 /** stress_cap - @cap, or no cap under --soak: for loops bounded by a round count. */
