@@ -14,13 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
+#include <testlib/clock.h>
 
 /* Best of @rounds rounds of @iters copies: the machine's noise only adds. */
 static double measure(bool checked, char *dst, const char *src, size_t n, int iters, int rounds)
@@ -28,7 +22,7 @@ static double measure(bool checked, char *dst, const char *src, size_t n, int it
 	double best = 1e30;
 
 	for (int r = 0; r < rounds; r++) {
-		double t0 = now_ns();
+		double t0 = (double)testlib_now_ns();
 
 		for (int i = 0; i < iters; i++) {
 			if (checked) {
@@ -39,7 +33,7 @@ static double measure(bool checked, char *dst, const char *src, size_t n, int it
 				__asm__ volatile("" : : "r"(dst) : "memory");
 			}
 		}
-		double per = (now_ns() - t0) / iters;
+		double per = ((double)testlib_now_ns() - t0) / iters;
 
 		if (per < best)
 			best = per;

@@ -25,32 +25,21 @@
 #include <drm.h>
 #include <i915_drm.h>
 
+#include <testlib/clock.h>
+
 #include <i915/i915_gem_uapi.h>
 
 #define MAX_REPS 15
 
-/*
- * The calling thread's CPU time: on a loaded machine the wall clock mostly
- * measures the time other processes ran, and that hits the three calls
- * unevenly.
- */
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /* @n calls of @fn, in ns per call; negative when a call failed. */
 static double round_ns(int (*fn)(void *), void *ctx, unsigned int n)
 {
-	double t0 = now_ns();
+	double t0 = (double)testlib_thread_cpu_ns();
 
 	for (unsigned int i = 0; i < n; i++)
 		if (fn(ctx))
 			return -1;
-	return (now_ns() - t0) / n;
+	return ((double)testlib_thread_cpu_ns() - t0) / n;
 }
 
 static void sort(double *v, unsigned int n)

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <testlib/clock.h>
+
 #include <i915/i915_cmds.h>
 #include <ttm/drm_cache.h>
 
@@ -186,7 +188,7 @@ static int cs_check(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 	if (cs_cancelled(c))
 		return -ECANCELED;
 	if (c->gpu->cfg.hangcheck_ms != SIM_HANGCHECK_OFF && c->progress_t0 &&
-	    sim_now_ns() - c->progress_t0 > hangcheck_ns(c))
+	    testlib_now_ns() - c->progress_t0 > hangcheck_ns(c))
 		return cs_error(c, SIM_ERR_HANG, acthd, dw, 1, "batch ran past hangcheck");
 	return 0;
 }
@@ -219,7 +221,7 @@ static int cs_wait_hang(struct cs_ctx *c, uint64_t t0, uint64_t acthd, const uin
 		if (cs_cancelled(c))
 			return -ECANCELED;
 		if (c->gpu->cfg.hangcheck_ms != SIM_HANGCHECK_OFF &&
-		    sim_now_ns() - t0 > hangcheck_ns(c))
+		    testlib_now_ns() - t0 > hangcheck_ns(c))
 			return cs_error(c, SIM_ERR_HANG, acthd, dw, n, why);
 		cs_backoff(&round);
 	}
@@ -416,7 +418,7 @@ static bool cs_compare(uint32_t op, uint32_t v, uint32_t data)
  */
 static void cs_arb_point(struct cs_ctx *c)
 {
-	uint64_t now = sim_now_ns();
+	uint64_t now = testlib_now_ns();
 
 	c->progress_t0 = now;
 	if (now - c->batch_t0 > CS_ARB_YIELD_AFTER_NS) {
@@ -453,7 +455,7 @@ static int cs_cond_end(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 static int cs_semaphore(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 {
 	uint32_t op = (dw[0] & MI_SEMAPHORE_COMPARE_MASK) >> MI_SEMAPHORE_COMPARE_SHIFT;
-	uint64_t addr = qw(dw + 2) & ~3ull, t0 = sim_now_ns();
+	uint64_t addr = qw(dw + 2) & ~3ull, t0 = testlib_now_ns();
 	unsigned int round = 0;
 
 	bool pp = !(dw[0] & MI_SEMAPHORE_GLOBAL_GTT);
@@ -473,7 +475,7 @@ static int cs_semaphore(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 		if (cs_cancelled(c))
 			return -ECANCELED;
 		if (c->gpu->cfg.hangcheck_ms != SIM_HANGCHECK_OFF && round >= 16 &&
-		    sim_now_ns() - t0 > hangcheck_ns(c))
+		    testlib_now_ns() - t0 > hangcheck_ns(c))
 			return cs_error(c, SIM_ERR_HANG, acthd, dw, 4, "semaphore never satisfied");
 		cs_backoff(&round);
 	}
@@ -1034,7 +1036,7 @@ static int cs_exec_ring(struct cs_ctx *c, uint32_t head, uint32_t tail, uint32_t
 			return 1;
 		atomic_fetch_add_explicit(&e->batch_count, 1, memory_order_relaxed);
 		c->depth = 1;
-		c->batch_t0 = sim_now_ns();
+		c->batch_t0 = testlib_now_ns();
 		c->progress_t0 = c->batch_t0;
 		if (gpu->cfg.latency.batch_ns)
 			cs_charge(c, gpu->cfg.latency.batch_ns);

@@ -11,15 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <testlib/clock.h>
+
 #include "sim_priv.h"
-
-uint64_t sim_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * Long enough to span what a client does between being woken by one
@@ -504,10 +498,10 @@ static void engine_idle_poll_locked(struct sim_engine *e)
 	if (!budget)
 		return;
 	pthread_mutex_unlock(&gpu->lock);
-	t0 = sim_now_ns();
+	t0 = testlib_now_ns();
 	while (atomic_load_explicit(&e->doorbell, memory_order_relaxed) == rung &&
 	       !atomic_load(&gpu->quit) && !atomic_load(&e->reset_req) &&
-	       sim_now_ns() - t0 < budget)
+	       testlib_now_ns() - t0 < budget)
 		sched_yield();
 	pthread_mutex_lock(&gpu->lock);
 }
@@ -996,7 +990,7 @@ int sim_engine_wait_idle(struct sim_gpu *gpu, enum sim_engine_id id, unsigned in
 
 	if (!e || gpu->cfg.synchronous)
 		return -EINVAL;
-	deadline = sim_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	deadline = testlib_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	ts.tv_sec = (time_t)(deadline / 1000000000ull);
 	ts.tv_nsec = (long)(deadline % 1000000000ull);
 	pthread_mutex_lock(&gpu->lock);

@@ -13,6 +13,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include <testlib/clock.h>
+
 #include "sim_gpu.h"
 
 /**
@@ -140,13 +142,11 @@ static inline uint32_t sim_ring_size(const struct sim_engine *e)
 	return (e->ctl & SIM_RING_NR_PAGES) + SIM_PAGE_SIZE;
 }
 
-uint64_t sim_now_ns(void);
-
-/* RING_TIMESTAMP now: sim_now_ns() in SIM_CS_TIMESTAMP_HZ ticks (12/625). */
+/* RING_TIMESTAMP now: testlib_now_ns() in SIM_CS_TIMESTAMP_HZ ticks (12/625). */
 _Static_assert(SIM_CS_TIMESTAMP_HZ == 19200000u, "sim_cs_timestamp() assumes 12 ticks per 625 ns");
 static inline uint64_t sim_cs_timestamp(void)
 {
-	uint64_t ns = sim_now_ns();
+	uint64_t ns = testlib_now_ns();
 
 	/* Split so that the product cannot overflow in any uptime. */
 	return ns / 625 * 12 + ns % 625 * 12 / 625;

@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include <fault_inject.h>
+
+#include <testlib/prng.h>
 #include <i915/i915_faults.h>
 #include <i915/i915_gem.h>
 #include <ttm/ttm_bo_vm.h>
@@ -103,10 +105,8 @@ static void fill(void *p, size_t len, uint64_t seed)
 {
 	uint64_t *q = p;
 
-	for (size_t i = 0; i < len / 8; i++) {
-		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		q[i] = seed;
-	}
+	for (size_t i = 0; i < len / 8; i++)
+		q[i] = prng_step(&seed);
 }
 
 KTEST(gem_object_create_lands_in_its_region)

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <testlib/clock.h>
+
 #include <i915/i915_cmds.h>
 
 #include "ktest.h"
@@ -95,14 +97,6 @@ static void on_error(void *data, enum sim_engine_id e, enum sim_error_reason rea
 	atomic_fetch_add(&fx->err_calls, 1);
 	atomic_store(&fx->err_reason, (int)reason);
 	atomic_store(&fx->err_ctx, ctx);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void sleep_ms(unsigned int ms)
@@ -233,10 +227,10 @@ KTEST(threaded_hang_detected_then_reset_recovers)
 	cs = i915_emit_lri(cs, SIM_RING_CCID(SIM_RCS_BASE), 0x77);
 	cs = i915_emit_semaphore_wait(cs, DATA + 64, MI_SEMAPHORE_SAD_EQ_SDD, 1);
 	cs = i915_emit_store_dword_imm(cs, DATA, 1);
-	t0 = now_ms();
+	t0 = (testlib_now_ns() / 1000000);
 	ASSERT_EQ(sim_engine_submit(fx.gpu, SIM_RCS, b, (unsigned int)(cs - b)), 0);
 	EXPECT_EQ(sim_engine_wait_idle(fx.gpu, SIM_RCS, 5000), -EIO);
-	EXPECT_GE(now_ms() - t0, 50);
+	EXPECT_GE((testlib_now_ns() / 1000000) - t0, 50);
 	EXPECT_TRUE(sim_engine_is_stopped(fx.gpu, SIM_RCS));
 	ASSERT_EQ(sim_error_state_get(fx.gpu, SIM_RCS, &es), 0);
 	EXPECT_EQ(es.reason, SIM_ERR_HANG);
@@ -366,12 +360,12 @@ KTEST(threaded_latency_model_costs_time)
 	ASSERT_EQ(sim_aperture_write(fx.gpu, BATCH, batch, 8), 0);
 	i915_emit_bb_start(b, BATCH);
 	b[3] = MI_NOOP;
-	t0 = now_ms();
+	t0 = (testlib_now_ns() / 1000000);
 	for (int i = 0; i < 4; i++)
 		ASSERT_EQ(sim_engine_submit(fx.gpu, SIM_RCS, b, 4), 0);
 	EXPECT_EQ(sim_engine_wait_idle(fx.gpu, SIM_RCS, 5000), 0);
 	/* Four batches at 3 ms each cannot finish in less than 12 ms. */
-	EXPECT_GE(now_ms() - t0, 12);
+	EXPECT_GE((testlib_now_ns() / 1000000) - t0, 12);
 	EXPECT_EQ(sim_engine_batch_count(fx.gpu, SIM_RCS), 4);
 	fx_fini(&fx);
 }

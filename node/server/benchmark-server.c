@@ -25,15 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <testlib/clock.h>
+
 #include "server.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static _Atomic uint32_t futex_word;
 static long futex_iters;
@@ -71,12 +65,12 @@ static double futex_roundtrip(long iters)
 	futex_iters = iters;
 	atomic_store(&futex_word, 0);
 	pthread_create(&t, NULL, futex_peer, NULL);
-	t0 = now_ns();
+	t0 = testlib_now_ns();
 	for (long i = 0; i < iters; i++) {
 		futex_set((uint32_t)(2 * i + 1));
 		futex_wait_for((uint32_t)(2 * i + 2));
 	}
-	t0 = now_ns() - t0;
+	t0 = testlib_now_ns() - t0;
 	pthread_join(t, NULL);
 	return (double)t0 / (double)iters;
 }
@@ -129,19 +123,19 @@ int main(int argc, char **argv)
 
 	for (long i = 0; i < iters / 10 + 1; i++)
 		i915_gem_ioctl(file, DRM_IOCTL_I915_GETPARAM, &gp);
-	t0 = now_ns();
+	t0 = testlib_now_ns();
 	for (long i = 0; i < iters; i++)
 		if (i915_gem_ioctl(file, DRM_IOCTL_I915_GETPARAM, &gp))
 			return 1;
-	direct = (double)(now_ns() - t0) / (double)iters;
+	direct = (double)(testlib_now_ns() - t0) / (double)iters;
 
 	for (long i = 0; i < iters / 10 + 1; i++)
 		srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GETPARAM, &gp, NULL);
-	t0 = now_ns();
+	t0 = testlib_now_ns();
 	for (long i = 0; i < iters; i++)
 		if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GETPARAM, &gp, NULL))
 			return 1;
-	server = (double)(now_ns() - t0) / (double)iters;
+	server = (double)(testlib_now_ns() - t0) / (double)iters;
 
 	printf("futex-roundtrip %.0f ns\n", fx);
 	printf("direct-ioctl %.0f ns\n", direct);

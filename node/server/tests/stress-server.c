@@ -23,6 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <testlib/checksum.h>
+#include <testlib/prng.h>
+
 #include "server.h"
 
 #define SHARED 16
@@ -36,23 +39,6 @@ static struct {
 } shared;
 
 static const char *sock_path;
-
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-static uint64_t fnv1a(const unsigned char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
 
 static int rw(int conn, uint64_t file, uint32_t handle, void *buf, size_t n, bool write)
 {
@@ -95,8 +81,8 @@ static void worker(uint64_t seed)
 	    rw(conn, render, batch, bbe, sizeof(bbe), true))
 		_exit(3);
 	for (;;) {
-		unsigned int i = (unsigned int)(xorshift(&seed) % SHARED);
-		bool use_flink = xorshift(&seed) & 1;
+		unsigned int i = (unsigned int)(prng_step(&seed) % SHARED);
+		bool use_flink = prng_step(&seed) & 1;
 		uint64_t file = use_flink ? card : render;
 		uint32_t handle = 0, mine = 0;
 		int ret;
@@ -117,7 +103,7 @@ static void worker(uint64_t seed)
 			_exit(4);
 		if (rw(conn, file, handle, buf, sizeof(buf), false))
 			_exit(5);
-		if (fnv1a(buf, sizeof(buf)) != shared.sum[i]) {
+		if (testlib_checksum(buf, sizeof(buf)) != shared.sum[i]) {
 			fprintf(stderr, "stress-server: pid %d: shared object %u has wrong content\n",
 				(int)getpid(), i);
 			_exit(1);
@@ -138,7 +124,7 @@ static void worker(uint64_t seed)
 			memset(buf, (int)(seed & 0xff), sizeof(buf));
 			if (rw(conn, file, mine, buf, sizeof(buf), true))
 				_exit(7);
-			if (xorshift(&seed) & 1)
+			if (prng_step(&seed) & 1)
 				gem_close(conn, file, mine); /* else left for the kill to clean */
 		}
 		gem_close(conn, file, handle);
@@ -225,8 +211,8 @@ int main(int argc, char **argv)
 		struct drm_prime_handle p = { .flags = DRM_CLOEXEC };
 
 		for (size_t b = 0; b < sizeof(buf); b++)
-			buf[b] = (unsigned char)xorshift(&seed);
-		shared.sum[i] = fnv1a(buf, sizeof(buf));
+			buf[b] = (unsigned char)prng_step(&seed);
+		shared.sum[i] = testlib_checksum(buf, sizeof(buf));
 		if (create(conn, card, &handles[i]) || rw(conn, card, handles[i], buf, sizeof(buf), true))
 			return 1;
 		fl.handle = handles[i];
@@ -239,11 +225,11 @@ int main(int argc, char **argv)
 		/* Not close-on-exec matters not: the workers are forks. */
 	}
 	for (int i = 0; i < nprocs; i++)
-		pids[i] = spawn(xorshift(&seed));
+		pids[i] = spawn(prng_step(&seed));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		struct timespec d = { 0, (long)(xorshift(&seed) % 40 + 1) * 1000000 };
-		int i = (int)(xorshift(&seed) % (uint64_t)nprocs), status;
+		struct timespec d = { 0, (long)(prng_step(&seed) % 40 + 1) * 1000000 };
+		int i = (int)(prng_step(&seed) % (uint64_t)nprocs), status;
 
 		nanosleep(&d, NULL);
 		/* A worker that exited on its own failed a check. */
@@ -252,13 +238,13 @@ int main(int argc, char **argv)
 				fprintf(stderr, "stress-server: worker %d exited with %d\n", (int)pids[j],
 					WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 				fails++;
-				pids[j] = spawn(xorshift(&seed));
+				pids[j] = spawn(prng_step(&seed));
 			}
 		}
 		kill(pids[i], SIGKILL);
 		waitpid(pids[i], NULL, 0);
 		kills++;
-		pids[i] = spawn(xorshift(&seed));
+		pids[i] = spawn(prng_step(&seed));
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >
 		    seconds)
@@ -273,7 +259,7 @@ int main(int argc, char **argv)
 		static unsigned char buf[BO_SIZE];
 
 		if (rw(conn, card, handles[i], buf, sizeof(buf), false) ||
-		    fnv1a(buf, sizeof(buf)) != shared.sum[i]) {
+		    testlib_checksum(buf, sizeof(buf)) != shared.sum[i]) {
 			fprintf(stderr, "stress-server: shared object %d lost its content\n", i);
 			fails++;
 		}
