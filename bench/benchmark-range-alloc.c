@@ -136,8 +136,11 @@ static size_t churn_pairs(struct mm_churn *c, size_t pairs)
 	return i;
 }
 
-/* ns per remove+insert pair, or a negative value on an unexpected failure. */
-static double measure_mm(size_t n, size_t pairs)
+/*
+ * ns per remove+insert pair, or a negative value on an unexpected failure;
+ * the pairs' instructions go to @m under callgrind.
+ */
+static double measure_mm(size_t n, size_t pairs, struct bench_metric *m)
 {
 	struct mm_churn c;
 	uint64_t t0, t1;
@@ -145,10 +148,12 @@ static double measure_mm(size_t n, size_t pairs)
 
 	if (churn_init(&c, n))
 		return -1;
-	t0 = testlib_testlib_now_ns();
+	bench_icount_start();
+	t0 = testlib_now_ns();
 	if (churn_pairs(&c, pairs) == pairs) {
-		t1 = testlib_testlib_now_ns();
-		ret = (double)(t1 - t0) / (double)pairs;
+		t1 = testlib_now_ns();
+		if (bench_icount_stop(m, pairs) == 0)
+			ret = (double)(t1 - t0) / (double)pairs;
 	}
 	churn_fini(&c);
 	return ret;
@@ -168,7 +173,7 @@ static double measure_tsearch(size_t n, size_t pairs)
 		if (!tsearch((void *)keys[i], &root, cmp_key))
 			goto fail;
 	}
-	t0 = testlib_testlib_now_ns();
+	t0 = testlib_now_ns();
 	for (i = 0; i < pairs; i++) {
 		size_t k = rnd() % n;
 
@@ -177,7 +182,7 @@ static double measure_tsearch(size_t n, size_t pairs)
 		if (!tsearch((void *)keys[k], &root, cmp_key))
 			goto fail;
 	}
-	t1 = testlib_testlib_now_ns();
+	t1 = testlib_now_ns();
 	tdestroy(root, no_free);
 	free(keys);
 	return (double)(t1 - t0) / (double)pairs;
@@ -406,9 +411,9 @@ int main(int argc, char **argv)
 			/* Alternate which side runs first so drift hits both alike. */
 			if (r % 2) {
 				ts[r] = measure_tsearch(sizes[s], pairs);
-				mm[r] = measure_mm(sizes[s], pairs);
+				mm[r] = measure_mm(sizes[s], pairs, mmm[s]);
 			} else {
-				mm[r] = measure_mm(sizes[s], pairs);
+				mm[r] = measure_mm(sizes[s], pairs, mmm[s]);
 				ts[r] = measure_tsearch(sizes[s], pairs);
 			}
 			if (mm[r] < 0 || ts[r] < 0) {

@@ -27,27 +27,69 @@ static uint64_t block_size(const struct drm_buddy *mm, const struct drm_buddy_bl
 	return mm->chunk_size << b->order;
 }
 
-static struct drm_buddy_block *block_new(struct drm_buddy_block *parent, uint64_t offset,
-					 unsigned int order)
+/*
+ * A block struct: a spare one when there is (freed blocks are kept for
+ * reuse, as the kernel's slab keeps them, so a split or merge costs no trip
+ * to malloc), else a new one.
+ */
+static struct drm_buddy_block *block_new(struct drm_buddy *mm, struct drm_buddy_block *parent,
+					 uint64_t offset, unsigned int order)
 {
 	struct drm_buddy_block *b;
 
 	if (fault_should_fail(&ttm_fault_resource_alloc, sizeof(*b)))
 		return NULL;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return NULL;
+	b = mm->spare;
+	if (b) {
+		mm->spare = b->parent;
+		b->left = b->right = NULL;
+		b->state = DRM_BUDDY_FREE;
+	} else {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return NULL;
+	}
 	b->offset = offset;
 	b->order = order;
 	b->parent = parent;
+	b->max_free = -1;
 	INIT_LIST_HEAD(&b->link);
 	return b;
+}
+
+/* Keep @b for reuse; NULL (a split's missing half) is a no-op. */
+static void block_put(struct drm_buddy *mm, struct drm_buddy_block *b)
+{
+	if (!b)
+		return;
+	b->parent = mm->spare;
+	mm->spare = b;
+}
+
+/*
+ * @b's max_free changed: bring its ancestors' summaries up to date, stopping
+ * at the first that does not change (its own ancestors are then right too).
+ */
+static void propagate_max_free(struct drm_buddy_block *b)
+{
+	struct drm_buddy_block *p;
+
+	for (p = b->parent; p && p->state == DRM_BUDDY_SPLIT; p = p->parent) {
+		int m =
+		    p->left->max_free > p->right->max_free ? p->left->max_free : p->right->max_free;
+
+		if (m == p->max_free)
+			break;
+		p->max_free = m;
+	}
 }
 
 static void mark_free(struct drm_buddy *mm, struct drm_buddy_block *b)
 {
 	b->state = DRM_BUDDY_FREE;
+	b->max_free = (int)b->order;
 	list_add(&b->link, &mm->free_list[b->order]);
+	propagate_max_free(b);
 }
 
 /* Take a free block off its list for a caller. */
@@ -55,6 +97,8 @@ static void mark_allocated(struct drm_buddy_block *b)
 {
 	list_del_init(&b->link);
 	b->state = DRM_BUDDY_ALLOCATED;
+	b->max_free = -1;
+	propagate_max_free(b);
 }
 
 /* Split @b (free or just taken) into two free halves. */
@@ -62,11 +106,11 @@ static int split_block(struct drm_buddy *mm, struct drm_buddy_block *b)
 {
 	uint64_t half = block_size(mm, b) / 2;
 
-	b->left = block_new(b, b->offset, b->order - 1);
-	b->right = block_new(b, b->offset + half, b->order - 1);
+	b->left = block_new(mm, b, b->offset, b->order - 1);
+	b->right = block_new(mm, b, b->offset + half, b->order - 1);
 	if (!b->left || !b->right) {
-		free(b->left);
-		free(b->right);
+		block_put(mm, b->left);
+		block_put(mm, b->right);
 		b->left = b->right = NULL;
 		return -ENOMEM;
 	}
@@ -103,7 +147,7 @@ int drm_buddy_init(struct drm_buddy *mm, uint64_t size, uint64_t chunk_size)
 	for (i = 0; i < mm->n_roots; i++) {
 		unsigned int order = ilog2_u64(chunks);
 
-		mm->roots[i] = block_new(NULL, offset, order);
+		mm->roots[i] = block_new(mm, NULL, offset, order);
 		if (!mm->roots[i])
 			goto err;
 		mark_free(mm, mm->roots[i]);
@@ -130,6 +174,12 @@ void drm_buddy_fini(struct drm_buddy *mm)
 	for (i = 0; i < mm->n_roots; i++)
 		if (mm->roots[i]->state == DRM_BUDDY_FREE)
 			free(mm->roots[i]);
+	while (mm->spare) {
+		struct drm_buddy_block *b = mm->spare;
+
+		mm->spare = b->parent;
+		free(b);
+	}
 	free(mm->roots);
 	free(mm->free_list);
 	*mm = (struct drm_buddy){0};
@@ -146,8 +196,8 @@ static void release_block(struct drm_buddy *mm, struct drm_buddy_block *b)
 		if (buddy->state != DRM_BUDDY_FREE)
 			break;
 		list_del_init(&buddy->link);
-		free(buddy);
-		free(b);
+		block_put(mm, buddy);
+		block_put(mm, b);
 		p->left = p->right = NULL;
 		b = p;
 	}
@@ -178,31 +228,53 @@ static void coalesce(struct drm_buddy *mm, struct drm_buddy_block *b)
 	if (b->left->state == DRM_BUDDY_FREE && b->right->state == DRM_BUDDY_FREE) {
 		list_del_init(&b->left->link);
 		list_del_init(&b->right->link);
-		free(b->left);
-		free(b->right);
+		block_put(mm, b->left);
+		block_put(mm, b->right);
 		b->left = b->right = NULL;
 		mark_free(mm, b);
 	}
+}
+
+/*
+ * The free block of order >= @order with the highest offset (the kernel's
+ * get_maxblock()): from the highest root down, into the right half whenever
+ * it holds such a block. One step per level, whatever the number of free
+ * blocks.
+ */
+static struct drm_buddy_block *highest_free(struct drm_buddy *mm, unsigned int order)
+{
+	struct drm_buddy_block *b = NULL;
+	unsigned int i;
+
+	for (i = mm->n_roots; i--;) {
+		if (mm->roots[i]->max_free >= (int)order) {
+			b = mm->roots[i];
+			break;
+		}
+	}
+	while (b && b->state == DRM_BUDDY_SPLIT)
+		b = b->right->max_free >= (int)order ? b->right : b->left;
+	return b;
 }
 
 /* One block of @order from the free lists; lowest list first, highest offset if @topdown. */
 static int alloc_from_lists(struct drm_buddy *mm, unsigned int order, bool topdown,
 			    struct drm_buddy_block **out)
 {
-	struct drm_buddy_block *b = NULL, *pos, *top;
+	struct drm_buddy_block *b = NULL, *top;
 	unsigned int o;
 	int ret;
 
-	for (o = order; o <= mm->max_order; o++) {
-		if (list_empty(&mm->free_list[o]))
-			continue;
-		if (!topdown) {
-			b = list_first_entry(&mm->free_list[o], struct drm_buddy_block, link);
-			break;
+	if (topdown) {
+		b = highest_free(mm, order);
+	} else {
+		for (o = order; o <= mm->max_order; o++) {
+			if (!list_empty(&mm->free_list[o])) {
+				b = list_first_entry(&mm->free_list[o], struct drm_buddy_block,
+						     link);
+				break;
+			}
 		}
-		list_for_each_entry (pos, &mm->free_list[o], struct drm_buddy_block, link)
-			if (!b || pos->offset > b->offset)
-				b = pos;
 	}
 	if (!b)
 		return -ENOSPC;
@@ -235,8 +307,20 @@ static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t sta
 		struct drm_buddy_block *b = stack[--sp];
 		uint64_t bs = b->offset, be = bs + block_size(mm, b);
 
-		if (be <= start || bs >= end || b->order < order || b->state == DRM_BUDDY_ALLOCATED)
+		/* Nothing free of @order below @b (allocated blocks included). */
+		if (be <= start || bs >= end || b->max_free < (int)order)
 			continue;
+		/*
+		 * Across an end of the range: only an aligned @order block inside
+		 * the overlap can serve, as the kernel's __alloc_range_bias().
+		 */
+		if (bs < start || be > end) {
+			uint64_t req = mm->chunk_size << order;
+			uint64_t lo = bs > start ? bs : start, hi = be < end ? be : end;
+
+			if ((hi & ~(req - 1)) <= ((lo + req - 1) & ~(req - 1)))
+				continue;
+		}
 		if (b->state == DRM_BUDDY_FREE) {
 			if (b->order == order) {
 				if (start <= bs && be <= end) {
@@ -276,8 +360,8 @@ static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t sta
 		if (b->left->state == DRM_BUDDY_FREE && b->right->state == DRM_BUDDY_FREE) {
 			list_del_init(&b->left->link);
 			list_del_init(&b->right->link);
-			free(b->left);
-			free(b->right);
+			block_put(mm, b->left);
+			block_put(mm, b->right);
 			b->left = b->right = NULL;
 			mark_free(mm, b);
 		}

@@ -474,31 +474,27 @@ KTEST(drm_buddy_alloc_contiguous_blocks_ascending)
 		uint64_t sz = ((ktest_rand() % 24) + 1) * ps, min = ps << (ktest_rand() % 3);
 		uint64_t start = (ktest_rand() % (size / ps / 2)) * ps;
 		unsigned long flags = 0;
+		unsigned kind = ktest_rand() % 4;
 		int ret;
 
-		switch (ktest_rand() % 4) {
-		case 0:
+		if (kind == 0) {
 			ret = drm_buddy_alloc_blocks(&mm, 0, size, sz, ps, &one, 0);
-			break;
-		case 1:
-			flags = DRM_BUDDY_TOPDOWN_ALLOCATION;
-			/* fallthrough */
-		case 2:
-			if (ktest_rand() & 1)
+		} else {
+			if (kind == 1)
+				flags |= DRM_BUDDY_TOPDOWN_ALLOCATION;
+			if (kind < 3 && (ktest_rand() & 1))
 				flags |= DRM_BUDDY_RANGE_ALLOCATION;
-			/* fallthrough */
-		default:
 			ret = drm_buddy_alloc_blocks(&mm, start, size, sz, min, &one,
 						     flags | DRM_BUDDY_CONTIGUOUS_ALLOCATION);
-			if (ret)
-				break;
-			ok++;
-			EXPECT_TRUE(blocks_one_ascending_run(&mm, &one));
-			EXPECT_UEQ(list_bytes(&mm, &one), sz);
-			EXPECT_UEQ(drm_buddy_block_offset(
-				       list_first_entry(&one, struct drm_buddy_block, link)) %
-				       min,
-				   0);
+			if (!ret) {
+				ok++;
+				EXPECT_TRUE(blocks_one_ascending_run(&mm, &one));
+				EXPECT_UEQ(list_bytes(&mm, &one), sz);
+				EXPECT_UEQ(drm_buddy_block_offset(list_first_entry(
+					       &one, struct drm_buddy_block, link)) %
+					       min,
+					   0);
+			}
 		}
 		if (ret) {
 			EXPECT_TRUE(list_empty(&one));
@@ -515,6 +511,103 @@ KTEST(drm_buddy_alloc_contiguous_blocks_ascending)
 		list_splice_tail_init(&one, &held);
 	}
 	EXPECT_GT(ok, 100u);
+	drm_buddy_free_list(&mm, &held);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
+
+/* @b's max_free is what its subtree holds; returns false on the first mismatch. */
+static bool max_free_exact(const struct drm_buddy_block *b)
+{
+	int want;
+
+	if (b->state == DRM_BUDDY_FREE)
+		want = (int)b->order;
+	else if (b->state == DRM_BUDDY_ALLOCATED)
+		want = -1;
+	else if (!max_free_exact(b->left) || !max_free_exact(b->right))
+		return false;
+	else
+		want =
+		    b->left->max_free > b->right->max_free ? b->left->max_free : b->right->max_free;
+	return b->max_free == want;
+}
+
+/* Brute force: the free block of order >= @order with the highest offset, or NULL. */
+static const struct drm_buddy_block *highest_free_block(const struct drm_buddy *mm, unsigned order)
+{
+	const struct drm_buddy_block *b, *best = NULL;
+
+	for (unsigned o = order; o <= mm->max_order; o++)
+		list_for_each_entry (b, &mm->free_list[o], struct drm_buddy_block, link)
+			if (!best || b->offset > best->offset)
+				best = b;
+	return best;
+}
+
+/*
+ * Top-down takes its block from the free block of sufficient order with the
+ * highest offset (the kernel's get_maxblock()), found through the per-block
+ * free-order summary instead of a walk of the free lists; the summary stays
+ * exact through allocations of every kind, trims and frees.
+ */
+KTEST(drm_buddy_alloc_topdown_highest_free_block)
+{
+	const uint64_t size = 8 * SZ_1M + 3 * SZ_4K, ps = SZ_4K;
+	struct list_head held = LIST_HEAD_INIT(held);
+	struct drm_buddy mm;
+	unsigned checked = 0;
+
+	ASSERT_EQ(drm_buddy_init(&mm, size, ps), 0);
+	for (unsigned i = 0; i < 3000 * ktest_scale(); i++) {
+		struct list_head one = LIST_HEAD_INIT(one);
+		unsigned order = ktest_rand() % 5, kind = ktest_rand() % 4;
+		const struct drm_buddy_block *hi = highest_free_block(&mm, order);
+		uint64_t sz = ps << order;
+		uint64_t start = (ktest_rand() % (size / ps)) * ps;
+		int ret;
+
+		if (kind == 0) {
+			ret = drm_buddy_alloc_blocks(&mm, 0, size, sz, sz, &one,
+						     DRM_BUDDY_TOPDOWN_ALLOCATION);
+			if (!hi) {
+				EXPECT_EQ(ret, -ENOSPC);
+			} else {
+				/* Split down on the right: the top @sz of that block. */
+				uint64_t top = hi->offset + (ps << hi->order) - sz;
+
+				ASSERT_EQ(ret, 0);
+				EXPECT_UEQ(drm_buddy_block_offset(list_first_entry(
+					       &one, struct drm_buddy_block, link)),
+					   top);
+				checked++;
+			}
+		} else if (kind == 1) {
+			ret = drm_buddy_alloc_blocks(
+			    &mm, start, start + 64 * ps > size ? size : start + 64 * ps,
+			    (1 + ktest_rand() % 8) * ps, ps, &one,
+			    DRM_BUDDY_RANGE_ALLOCATION |
+				(ktest_rand() & 1 ? DRM_BUDDY_TOPDOWN_ALLOCATION : 0));
+		} else if (kind == 2) {
+			ret = drm_buddy_alloc_blocks(&mm, 0, size, (1 + ktest_rand() % 24) * ps, ps,
+						     &one, DRM_BUDDY_CONTIGUOUS_ALLOCATION);
+		} else {
+			ret = drm_buddy_alloc_blocks(&mm, 0, size, (1 + ktest_rand() % 24) * ps, ps,
+						     &one, 0);
+		}
+		if (ret || ktest_rand() % 3 == 0)
+			drm_buddy_free_list(&mm, &one);
+		else
+			list_splice_tail_init(&one, &held);
+		/* Sometimes give back a few held blocks from the front. */
+		for (unsigned k = ktest_rand() % 4; k && !list_empty(&held); k--)
+			drm_buddy_free_block(&mm,
+					     list_first_entry(&held, struct drm_buddy_block, link));
+		for (unsigned r = 0; r < mm.n_roots; r++)
+			if (!max_free_exact(mm.roots[r]))
+				ASSERT_TRUE(!"max_free summary out of date");
+	}
+	EXPECT_GT(checked, 100u);
 	drm_buddy_free_list(&mm, &held);
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);

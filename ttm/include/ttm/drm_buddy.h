@@ -54,6 +54,9 @@ enum drm_buddy_state {
  * @state: see enum drm_buddy_state.
  * @parent: the block this one was split from, NULL for a root.
  * @left, @right: children while split.
+ * @max_free: the largest order of a free block in this block's subtree (its
+ *	order when free), -1 when none: top-down and range-restricted
+ *	searches skip subtrees that cannot serve.
  * @link: free-list link while free; the caller's list link while allocated
  *	(the caller may move it between its own lists but must hand it back
  *	through drm_buddy_free_list()/drm_buddy_free_block()).
@@ -63,6 +66,7 @@ struct drm_buddy_block {
 	unsigned int order;
 	enum drm_buddy_state state;
 	struct drm_buddy_block *parent, *left, *right;
+	int max_free;
 	struct list_head link;
 };
 
@@ -75,6 +79,8 @@ struct drm_buddy_block {
  * @chunk_size: the minimum block size (a power of two, at least 4 KiB).
  * @size: managed bytes (a multiple of @chunk_size).
  * @avail: free bytes.
+ * @spare: block structs freed by merges, kept for the next split (chained
+ *	through their @parent), released by drm_buddy_fini().
  */
 struct drm_buddy {
 	struct list_head *free_list;
@@ -84,6 +90,7 @@ struct drm_buddy {
 	uint64_t chunk_size;
 	uint64_t size;
 	uint64_t avail;
+	struct drm_buddy_block *spare;
 };
 
 /**
