@@ -52,6 +52,31 @@ static void default_cap(void)
 	ASSERT_EQ(ttm_global_config(&cfg), 0);
 }
 
+/*
+ * The kernel's ttm_pool_alloc_basic, "Above the allocation limit": a tt of
+ * 2^MAX_PAGE_ORDER + 1 pages (x86: order 10) gets one block of the largest
+ * order and one page.
+ */
+KTEST(ttm_pool_alloc_basic_above_allocation_limit)
+{
+	struct ttm_pool pool;
+	struct ttm_tt tt;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&pool, false), 0);
+	fake_tt(&tt, 1024 + 1, ttm_cached, 0);
+	ASSERT_EQ(ttm_pool_alloc(&pool, &tt, NULL), 0);
+	EXPECT_EQ(tt.orders[0], 10);
+	EXPECT_EQ(tt.orders[1024], 0);
+	for (unsigned long i = 1; i < 1024; i++)
+		EXPECT_TRUE((char *)tt.pages[i] == (char *)tt.pages[i - 1] + TTM_PAGE_SIZE);
+	ttm_pool_free(&pool, &tt, false);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 10), 1);
+	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 0), 1);
+	ttm_pool_fini(&pool);
+	fake_tt_fini(&tt);
+}
+
 KTEST(ttm_pool_alloc_prefers_high_orders)
 {
 	struct ttm_pool pool;

@@ -12,8 +12,8 @@
  *
  * Accounting: the pool charges ttm_global for each block before mapping it
  * and uncharges it when the block goes back to the OS (shrink, fini, or a
- * free with @reclaim that no waiting allocation of the pool takes over). Pages on the free lists stay charged; the pool
- * registers a stage-1 ttm_global shrinker so a full cap trims them first.
+ * free with @reclaim that no waiting allocation of the pool takes over). Pages on the free lists
+ * stay charged; the pool registers a stage-1 ttm_global shrinker so a full cap trims them first.
  *
  * Backing: blocks are carved from a per-pool memfd arena (the file grown
  * with ftruncate, each block mapped MAP_SHARED), so any page the pool hands
@@ -45,8 +45,11 @@
 struct ttm_tt;
 struct ttm_operation_ctx;
 
-/* Largest block: 2^9 pages = 2 MiB, a huge page. */
-#define TTM_POOL_MAX_ORDER 9
+/*
+ * Largest block: 2^10 pages = 4 MiB, the kernel's MAX_PAGE_ORDER on x86 (its
+ * pool has a bucket for every page order, 0..MAX_PAGE_ORDER).
+ */
+#define TTM_POOL_MAX_ORDER 10
 /* Empty pipes a pool keeps for copies to and from swap files. */
 #define TTM_POOL_SPARE_PIPES 4
 /* Empty swap memfds a pool keeps, so a swap-out does not create a file each time. */
