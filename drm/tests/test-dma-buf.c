@@ -21,27 +21,27 @@
 
 #define BO_SIZE (16 * 4096)
 
-static struct ttm_test_device *dev_setup(struct ttm_buffer_object **bo)
+static struct testlib_mock_device *dev_setup(struct ttm_buffer_object **bo)
 {
-	struct ttm_test_device_cfg cfg = { 0 };
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct testlib_mock_cfg cfg = { 0 };
+	struct testlib_mock_device *tdev = calloc(1, sizeof(*tdev));
 
-	if (!tdev || ttm_test_device_init(tdev, &cfg)) {
+	if (!tdev || testlib_mock_device_init(tdev, &cfg)) {
 		free(tdev);
 		return NULL;
 	}
 	if (ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, bo)) {
-		ttm_test_device_fini(tdev);
+		testlib_mock_device_fini(tdev);
 		free(tdev);
 		return NULL;
 	}
 	return tdev;
 }
 
-static void dev_teardown(struct ttm_test_device *tdev, struct ttm_buffer_object *bo)
+static void dev_teardown(struct testlib_mock_device *tdev, struct ttm_buffer_object *bo)
 {
 	ttm_bo_put(bo);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
@@ -58,7 +58,7 @@ static const struct drm_dma_buf_ops test_ops = { .release = count_release };
 KTEST(dma_buf_export_import_round_trip)
 {
 	struct ttm_buffer_object *bo;
-	struct ttm_test_device *tdev = dev_setup(&bo);
+	struct testlib_mock_device *tdev = dev_setup(&bo);
 	struct drm_dma_buf *buf, *got;
 	struct stat s1, s2;
 	int fd, fd2;
@@ -96,7 +96,7 @@ KTEST(dma_buf_export_import_round_trip)
 KTEST(dma_buf_keeps_bo_until_last_descriptor_and_importer)
 {
 	struct ttm_buffer_object *bo;
-	struct ttm_test_device *tdev = dev_setup(&bo);
+	struct testlib_mock_device *tdev = dev_setup(&bo);
 	struct drm_dma_buf *buf, *imp;
 	unsigned live = drm_fd_live_count();
 	int fd, fd2;
@@ -126,7 +126,7 @@ KTEST(dma_buf_keeps_bo_until_last_descriptor_and_importer)
 KTEST(dma_buf_mapping_keeps_it_alive)
 {
 	struct ttm_buffer_object *bo;
-	struct ttm_test_device *tdev = dev_setup(&bo);
+	struct testlib_mock_device *tdev = dev_setup(&bo);
 	void *map;
 	int fd;
 
@@ -162,7 +162,7 @@ KTEST(dma_buf_get_errors)
 KTEST(dma_buf_poll_follows_implicit_fences)
 {
 	struct ttm_buffer_object *bo;
-	struct ttm_test_device *tdev = dev_setup(&bo);
+	struct testlib_mock_device *tdev = dev_setup(&bo);
 	struct dma_fence *w, *r;
 	short rev;
 	int fd;
@@ -194,7 +194,7 @@ KTEST(dma_buf_poll_follows_implicit_fences)
 KTEST(dma_buf_ioctls_sync_name_and_sync_files)
 {
 	struct ttm_buffer_object *bo;
-	struct ttm_test_device *tdev = dev_setup(&bo);
+	struct testlib_mock_device *tdev = dev_setup(&bo);
 	struct dma_buf_sync sync = { 0 };
 	struct dma_buf_export_sync_file ex = { 0 };
 	struct dma_buf_import_sync_file im = { 0 };
@@ -269,7 +269,7 @@ static const struct drm_dma_buf_ops mmap_ops = { .mmap = fake_mmap };
 KTEST(dma_buf_mmap_checks_access_and_range)
 {
 	struct ttm_buffer_object *bo;
-	struct ttm_test_device *tdev = dev_setup(&bo);
+	struct testlib_mock_device *tdev = dev_setup(&bo);
 	void *addr;
 	int fd, rw;
 
@@ -294,7 +294,7 @@ KTEST(dma_buf_mmap_checks_access_and_range)
 KTEST(dma_buf_prime_table_maps_buffer_to_one_handle)
 {
 	struct ttm_buffer_object *bo;
-	struct ttm_test_device *tdev = dev_setup(&bo);
+	struct testlib_mock_device *tdev = dev_setup(&bo);
 	struct drm_dma_buf *buf, *got;
 	struct drm_file file;
 	uint32_t h;
@@ -331,7 +331,7 @@ KTEST(dma_buf_prime_table_maps_buffer_to_one_handle)
 KTEST(dma_buf_export_fails_cleanly_under_fault_injection)
 {
 	struct ttm_buffer_object *bo;
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	unsigned live = drm_fd_live_count();
 	int fd;
 
@@ -369,7 +369,7 @@ static void *export_close_loop(void *arg)
 KTEST(dma_buf_concurrent_export_and_close)
 {
 	struct ttm_buffer_object *bo;
-	struct ttm_test_device *tdev = dev_setup(&bo);
+	struct testlib_mock_device *tdev = dev_setup(&bo);
 	struct exporter e[2];
 	pthread_t t[2];
 

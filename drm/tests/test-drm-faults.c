@@ -91,15 +91,15 @@ out:
 
 KTEST(drm_fault_sweep_leaves_nothing_behind)
 {
-	struct ttm_test_device_cfg cfg = { 0 };
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct testlib_mock_cfg cfg = { 0 };
+	struct testlib_mock_device *tdev = calloc(1, sizeof(*tdev));
 	struct ttm_buffer_object *bo;
 	unsigned failures = 0, n;
 
 	if (!FAULT_INJECT_ENABLED)
 		KTEST_SKIP("fault points compiled out");
 	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &cfg), 0);
+	ASSERT_EQ(testlib_mock_device_init(tdev, &cfg), 0);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, 4096, TTM_PL_SYSTEM, &bo), 0);
 	for (n = 1; n < 200; n++) {
 		long fences = dma_fence_live_count();
@@ -125,7 +125,7 @@ KTEST(drm_fault_sweep_leaves_nothing_behind)
 	EXPECT_GE(failures, 8);
 	EXPECT_LT(n, 200);
 	ttm_bo_put(bo);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
@@ -136,8 +136,8 @@ KTEST(drm_fault_sweep_leaves_nothing_behind)
  */
 KTEST(drm_fd_scan_out_of_memory_keeps_live_objects)
 {
-	struct ttm_test_device_cfg cfg = { 0 };
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct testlib_mock_cfg cfg = { 0 };
+	struct testlib_mock_device *tdev = calloc(1, sizeof(*tdev));
 	struct ttm_buffer_object *bo;
 	struct drm_dma_buf *buf = NULL;
 	unsigned objs;
@@ -146,7 +146,7 @@ KTEST(drm_fd_scan_out_of_memory_keeps_live_objects)
 	if (!FAULT_INJECT_ENABLED)
 		KTEST_SKIP("fault points compiled out");
 	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &cfg), 0);
+	ASSERT_EQ(testlib_mock_device_init(tdev, &cfg), 0);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, 4096, TTM_PL_SYSTEM, &bo), 0);
 	objs = drm_fd_live_count();
 	ASSERT_EQ(drm_dma_buf_export(bo, NULL, NULL, O_CLOEXEC, &dfd, &buf), 0);
@@ -172,6 +172,6 @@ KTEST(drm_fd_scan_out_of_memory_keeps_live_objects)
 	EXPECT_EQ(drm_fd_live_count(), objs);
 	EXPECT_EQ(bo->refcount, 1);
 	ttm_bo_put(bo);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }

@@ -29,7 +29,7 @@
  * @refusals: eviction_valuable calls that said no.
  */
 struct evict_dev {
-	struct ttm_test_device tdev;
+	struct testlib_mock_device tdev;
 	pthread_mutex_t lock;
 	pthread_cond_t refused;
 	unsigned long refusals;
@@ -65,7 +65,7 @@ static unsigned long edev_refusals(void)
 
 static void edev_init(void)
 {
-	struct ttm_test_device_cfg cfg = {
+	struct testlib_mock_cfg cfg = {
 	    .vram_pages = VRAM_PAGES,
 	    .vram_buddy = true,
 	    .eviction_valuable = edev_eviction_valuable,
@@ -74,13 +74,13 @@ static void edev_init(void)
 	memset(&edev, 0, sizeof(edev));
 	pthread_mutex_init(&edev.lock, NULL);
 	pthread_cond_init(&edev.refused, NULL);
-	if (ttm_test_device_init(&edev.tdev, &cfg))
+	if (testlib_mock_device_init(&edev.tdev, &cfg))
 		ktest_abort_case();
 }
 
 static void edev_fini(void)
 {
-	EXPECT_EQ(ttm_test_device_fini(&edev.tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(&edev.tdev), 0);
 	pthread_cond_destroy(&edev.refused);
 	pthread_mutex_destroy(&edev.lock);
 }

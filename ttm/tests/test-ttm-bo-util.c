@@ -23,19 +23,19 @@
 #define BO_PAGES 4
 #define BO_SIZE (BO_PAGES * PAGE)
 
-static struct ttm_test_device tdev;
+static struct testlib_mock_device tdev;
 
 static void dev_init(uint64_t tt_pages, uint64_t vram_pages)
 {
-	struct ttm_test_device_cfg cfg = {.tt_pages = tt_pages, .vram_pages = vram_pages};
+	struct testlib_mock_cfg cfg = {.tt_pages = tt_pages, .vram_pages = vram_pages};
 
-	if (ttm_test_device_init(&tdev, &cfg))
+	if (testlib_mock_device_init(&tdev, &cfg))
 		ktest_abort_case();
 }
 
 static void dev_fini(void)
 {
-	EXPECT_EQ(ttm_test_device_fini(&tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(&tdev), 0);
 }
 
 static struct ttm_resource_manager *man(unsigned type)

@@ -14,6 +14,8 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,11 +38,11 @@
 #endif
 #endif
 
-static struct ttm_test_device tdev;
+static struct testlib_mock_device tdev;
 
 static void setup(enum ttm_vm_fault_mode mode, uint64_t tt_pages, uint64_t vram_pages)
 {
-	struct ttm_test_device_cfg cfg = {.tt_pages = tt_pages, .vram_pages = vram_pages};
+	struct testlib_mock_cfg cfg = {.tt_pages = tt_pages, .vram_pages = vram_pages};
 	int ret;
 
 	fault_reset_all();
@@ -49,7 +51,7 @@ static void setup(enum ttm_vm_fault_mode mode, uint64_t tt_pages, uint64_t vram_
 		KTEST_SKIP("userfaultfd refused by this kernel");
 	ASSERT_EQ(ret, 0);
 	ASSERT_EQ(ttm_bo_vm_mode(), mode);
-	ASSERT_EQ(ttm_test_device_init(&tdev, &cfg), 0);
+	ASSERT_EQ(testlib_mock_device_init(&tdev, &cfg), 0);
 	ttm_bo_vm_init_device(&tdev.bdev);
 }
 
@@ -57,7 +59,7 @@ static void teardown(void)
 {
 	ttm_device_flush_delayed(&tdev.bdev, true);
 	EXPECT_EQ(atomic_load(&tdev.bdev.stats.bo_count), 0);
-	EXPECT_EQ(ttm_test_device_fini(&tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(&tdev), 0);
 }
 
 /* FNV-1a over the mapping, the same sum ttm_test_bo_checksum() gives. */
@@ -1150,3 +1152,379 @@ static void ttm_bo_mmap_small_stack(enum ttm_vm_fault_mode mode)
 	teardown();
 }
 BOTH_MODES(ttm_bo_mmap_small_stack)
+
+/* ---- process mappings: one range per mmap(2), as the kernel's vmas ---- */
+
+static int vma_opens;
+
+static void vma_open(void *priv)
+{
+	(void)priv;
+	vma_opens++;
+}
+
+static void vma_close(void *priv)
+{
+	(void)priv;
+	vma_opens--;
+}
+
+static int vma_begin(void *priv, struct ttm_buffer_object *bo, struct ttm_placement *pl)
+{
+	struct ttm_place *places = (struct ttm_place *)pl->placement;
+
+	(void)priv;
+	(void)bo;
+	/* Wherever the CPU can reach it: VRAM (io, copied pages) or system memory. */
+	memset(places, 0, 2 * sizeof(*places));
+	places[0].mem_type = TTM_PL_VRAM;
+	places[1].mem_type = TTM_PL_SYSTEM;
+	pl->num_placement = 2;
+	return 0;
+}
+
+static void vma_wait(void *priv)
+{
+	(void)priv;
+}
+
+static void vma_end(void *priv)
+{
+	(void)priv;
+}
+
+static const struct ttm_bo_vm_fault_ops vma_ops = {
+    .begin = vma_begin,
+    .wait = vma_wait,
+    .end = vma_end,
+    .open = vma_open,
+    .close = vma_close,
+};
+
+static uint8_t *vma_map(struct ttm_buffer_object *bo, uint64_t pgoff, unsigned long n, void *hint,
+			int flags)
+{
+	struct ttm_operation_ctx ctx = {0};
+	void *v = NULL;
+
+	EXPECT_EQ(ttm_bo_vm_mmap_vma(bo, &vma_ops, NULL, pgoff, n, hint, flags, &ctx, &v), 0);
+	return v;
+}
+
+/* The reference view of @bo's storage: its shared ttm_bo_mmap() range. */
+static uint8_t *bo_view(struct ttm_buffer_object *bo)
+{
+	struct ttm_operation_ctx ctx = {0};
+	void *p = NULL;
+
+	EXPECT_EQ(ttm_bo_mmap_hooked(bo, &vma_ops, NULL, &ctx, &p), 0);
+	return p;
+}
+
+/*
+ * Two mappings of one BO show the same bytes, whatever installs the pages:
+ * VRAM (io, copied pages), a modelled CPU cache (copied) or system memory
+ * (zero-copy); writes through either survive evictions; each mapping holds
+ * the BO past the owner's release until its munmap.
+ */
+static void ttm_bo_vma_two_mappings(enum ttm_vm_fault_mode mode, bool cpu_cache)
+{
+	struct ttm_buffer_object *bo;
+	uint64_t size = 32 * PG, sum;
+	uint8_t *a, *b;
+
+	setup(mode, 256, 256);
+	if (cpu_cache)
+		ASSERT_EQ(ttm_bo_vm_set_cpu_cache(&tdev.bdev, true), 0);
+	vma_opens = 0;
+	bo = bo_create_filled(size, TTM_PL_VRAM, 41);
+	sum = bo_checksum(bo);
+	a = vma_map(bo, 0, 32, NULL, 0);
+	b = vma_map(bo, 0, 32, NULL, 0);
+	ASSERT_TRUE(a && b && a != b);
+	EXPECT_EQ(vma_opens, 2);
+	EXPECT_EQ(vm_stats(bo).mappings, 2);
+	EXPECT_UEQ(map_checksum(a, size), sum);
+	EXPECT_UEQ(map_checksum(b, size), sum);
+	/* A write through one is what the other reads, page after page. */
+	for (unsigned long i = 0; i < 32; i++) {
+		a[i * PG + 7] = (uint8_t)(i + 1);
+		EXPECT_EQ(b[i * PG + 7], (uint8_t)(i + 1));
+		b[i * PG + 9] = (uint8_t)(i + 2);
+		EXPECT_EQ(a[i * PG + 9], (uint8_t)(i + 2));
+	}
+	sum = map_checksum(a, size);
+	EXPECT_UEQ(map_checksum(b, size), sum);
+	/* The owner lets go: the mappings hold the BO. */
+	ttm_bo_vm_release(bo);
+	ttm_bo_put(bo);
+	EXPECT_EQ(atomic_load(&tdev.bdev.stats.bo_count), 1);
+	ASSERT_EQ(evict(TTM_PL_VRAM), 0);
+	EXPECT_UEQ(map_checksum(b, size), sum);
+	EXPECT_UEQ(map_checksum(a, size), sum);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(a, size), 0);
+	EXPECT_EQ(vma_opens, 1);
+	EXPECT_UEQ(map_checksum(b, size), sum);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(a, size), -ENOENT);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(b, size), 0);
+	EXPECT_EQ(vma_opens, 0);
+	ttm_device_flush_delayed(&tdev.bdev, true);
+	EXPECT_EQ(atomic_load(&tdev.bdev.stats.bo_count), 0);
+	if (cpu_cache)
+		EXPECT_EQ(ttm_bo_vm_set_cpu_cache(&tdev.bdev, false), 0);
+	teardown();
+}
+
+static void ttm_bo_vma_two_mappings_io(enum ttm_vm_fault_mode mode)
+{
+	ttm_bo_vma_two_mappings(mode, false);
+}
+BOTH_MODES(ttm_bo_vma_two_mappings_io)
+
+static void ttm_bo_vma_two_mappings_cpu_cache(enum ttm_vm_fault_mode mode)
+{
+	ttm_bo_vma_two_mappings(mode, true);
+}
+BOTH_MODES(ttm_bo_vma_two_mappings_cpu_cache)
+
+/*
+ * munmap of the middle of a mapping leaves two mappings that keep their
+ * page offsets; of a head or tail trims; a mapping at a page offset shows
+ * those BO pages; writes to unmapped parts stay in the BO; the BO goes
+ * with the last part.
+ */
+static void ttm_bo_vma_partial_munmap(enum ttm_vm_fault_mode mode, uint32_t mem_type)
+{
+	struct ttm_buffer_object *bo;
+	uint64_t size = 16 * PG;
+	uint8_t *p, *v, *w;
+
+	setup(mode, 256, 256);
+	vma_opens = 0;
+	bo = bo_create_filled(size, mem_type, 42);
+	p = bo_view(bo);
+	v = vma_map(bo, 0, 16, NULL, 0);
+	w = vma_map(bo, 5, 3, NULL, 0);
+	ASSERT_TRUE(p && v && w);
+	EXPECT_EQ(memcmp(w, p + 5 * PG, 3 * PG), 0);
+	v[2 * PG] = 0x11;  /* in the part unmapped below */
+	v[10 * PG] = 0x22; /* in the tail part */
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + 2 * PG, 4 * PG), 0);
+	EXPECT_EQ(vm_stats(bo).mappings, 3);
+	EXPECT_EQ(vma_opens, 3);
+	EXPECT_EQ(p[2 * PG], 0x11);
+	/* The parts keep their offsets. */
+	EXPECT_EQ(memcmp(v, p, 2 * PG), 0);
+	EXPECT_EQ(memcmp(v + 6 * PG, p + 6 * PG, 10 * PG), 0);
+	EXPECT_EQ(v[10 * PG], 0x22);
+	/* The hole is free address space again. */
+	void *hole = mmap(v + 2 * PG, 4 * PG, PROT_READ,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	EXPECT_TRUE(hole == v + 2 * PG);
+	if (hole != MAP_FAILED)
+		munmap(hole, 4 * PG);
+	/* Trim the tail part at both ends, then write what is left. */
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + 6 * PG, PG), 0);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + 15 * PG, PG), 0);
+	EXPECT_EQ(vm_stats(bo).mappings, 3);
+	memset(v + 7 * PG, 0x33, 8 * PG);
+	w[0] = 0x44; /* BO page 5 */
+	ASSERT_EQ(evict(mem_type), 0);
+	EXPECT_EQ(p[7 * PG], 0x33);
+	EXPECT_EQ(p[15 * PG - 1], 0x33);
+	EXPECT_EQ(p[5 * PG], 0x44);
+	EXPECT_EQ(v[7 * PG], 0x33);
+	/* Errors as munmap(2): unaligned, empty; nothing of ours there. */
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + 1, PG), -EINVAL);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v, 0), -EINVAL);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + 2 * PG, PG), -ENOENT);
+	/* One munmap over several mappings and holes. */
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v, 16 * PG), 0);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(w, 3 * PG), 0);
+	EXPECT_EQ(vma_opens, 0);
+	EXPECT_EQ(vm_stats(bo).mappings, 0);
+	bo_unmap_put(bo);
+	teardown();
+}
+
+static void ttm_bo_vma_partial_munmap_tt(enum ttm_vm_fault_mode mode)
+{
+	ttm_bo_vma_partial_munmap(mode, TTM_PL_TT);
+}
+BOTH_MODES(ttm_bo_vma_partial_munmap_tt)
+
+static void ttm_bo_vma_partial_munmap_vram(enum ttm_vm_fault_mode mode)
+{
+	ttm_bo_vma_partial_munmap(mode, TTM_PL_VRAM);
+}
+BOTH_MODES(ttm_bo_vma_partial_munmap_vram)
+
+/* MAP_FIXED, MAP_FIXED_NOREPLACE and mremap moves of process mappings. */
+static void ttm_bo_vma_fixed_and_move(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *bo;
+	uint8_t *p, *v, *w, *hint;
+	void *out = NULL;
+
+	setup(mode, 256, 256);
+	vma_opens = 0;
+	bo = bo_create_filled(8 * PG, TTM_PL_VRAM, 43);
+	p = bo_view(bo);
+	/* Free address space to place mappings in. */
+	hint = mmap(NULL, 32 * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(hint != MAP_FAILED);
+	munmap(hint, 32 * PG);
+	v = vma_map(bo, 0, 8, hint, MAP_FIXED_NOREPLACE);
+	EXPECT_TRUE(v == hint);
+	EXPECT_EQ(ttm_bo_vm_mmap_vma(bo, &vma_ops, NULL, 0, 8, hint + 4 * PG, MAP_FIXED_NOREPLACE,
+				     &ctx, &out),
+		  -EEXIST);
+	/* MAP_FIXED over the second half replaces it: two mappings, the new one at offset 2. */
+	w = vma_map(bo, 2, 4, hint + 4 * PG, MAP_FIXED);
+	EXPECT_TRUE(w == hint + 4 * PG);
+	EXPECT_EQ(vm_stats(bo).mappings, 2);
+	EXPECT_EQ(memcmp(w, p + 2 * PG, 4 * PG), 0);
+	EXPECT_EQ(memcmp(v, p, 4 * PG), 0);
+	/* Bad arguments. */
+	EXPECT_EQ(ttm_bo_vm_mmap_vma(bo, &vma_ops, NULL, 6, 3, NULL, 0, &ctx, &out), -EINVAL);
+	EXPECT_EQ(ttm_bo_vm_mmap_vma(bo, &vma_ops, NULL, 0, 0, NULL, 0, &ctx, &out), -EINVAL);
+	EXPECT_EQ(ttm_bo_vm_mmap_vma(bo, &vma_ops, NULL, 0, 1, hint + 1, MAP_FIXED, &ctx, &out),
+		  -EINVAL);
+	/* Move the last page of the first mapping away (mremap): content and offset kept. */
+	v[3 * PG + 1] = 0x5c;
+	EXPECT_EQ(ttm_bo_vm_move_vma(v + 3 * PG, PG, hint + 20 * PG, &out), 0);
+	EXPECT_TRUE(out == hint + 20 * PG);
+	EXPECT_EQ(((uint8_t *)out)[1], 0x5c);
+	EXPECT_EQ(memcmp(out, p + 3 * PG, PG), 0);
+	EXPECT_EQ(vm_stats(bo).mappings, 3);
+	EXPECT_EQ(vma_opens, 3);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + 3 * PG, PG), -ENOENT);
+	/* Not inside one mapping; overlapping; not ours. */
+	EXPECT_EQ(ttm_bo_vm_move_vma(v, 8 * PG, hint + 24 * PG, &out), -EFAULT);
+	EXPECT_EQ(ttm_bo_vm_move_vma(w, 2 * PG, w + PG, &out), -EINVAL);
+	EXPECT_EQ(ttm_bo_vm_move_vma(hint + 12 * PG, PG, hint + 24 * PG, &out), -ENOENT);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(hint, 32 * PG), 0);
+	EXPECT_EQ(vma_opens, 0);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_vma_fixed_and_move)
+
+/* A fault waiting for the reservation while its page went to a split-off part retries. */
+static void ttm_bo_vma_split_under_fault(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_buffer_object *bo;
+	uint8_t *p, *v;
+
+	setup(mode, 256, 256);
+	vma_opens = 0;
+	bo = bo_create_filled(8 * PG, TTM_PL_SYSTEM, 44);
+	p = bo_view(bo);
+	v = vma_map(bo, 0, 8, NULL, 0);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + PG, PG), 0);
+	/* Pages of the tail were absent at the split: they fault into the tail part. */
+	EXPECT_EQ(memcmp(v + 2 * PG, p + 2 * PG, 6 * PG), 0);
+	EXPECT_EQ(memcmp(v, p, PG), 0);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v, 8 * PG), 0);
+	bo_unmap_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_vma_split_under_fault)
+
+/*
+ * ttm_bo_vm_flush_range() writes back and drops only the copied pages of
+ * the span, in every mapping.
+ */
+static void ttm_bo_vma_flush_range(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *bo;
+	struct ttm_bo_vm_stats st;
+	uint8_t *v, *w, byte;
+
+	setup(mode, 256, 256);
+	ASSERT_EQ(ttm_bo_vm_set_cpu_cache(&tdev.bdev, true), 0);
+	bo = bo_create_filled(32 * PG, TTM_PL_SYSTEM, 45);
+	v = vma_map(bo, 0, 32, NULL, 0);
+	w = vma_map(bo, 16, 16, NULL, 0);
+	v[2 * PG] = 0x71;
+	v[20 * PG] = 0x72;
+	st = vm_stats(bo);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ttm_bo_vm_flush_range(bo, 2 * PG + 5, 1);
+	EXPECT_EQ(ttm_bo_access(bo, 2 * PG, &byte, 1, false, &ctx), 0);
+	EXPECT_EQ(byte, 0x71);
+	/* Page 20 is still only in the copy. */
+	EXPECT_EQ(ttm_bo_access(bo, 20 * PG, &byte, 1, false, &ctx), 0);
+	EXPECT_NE(byte, 0x72);
+	ttm_bo_vm_flush_range(bo, 20 * PG, PG);
+	EXPECT_EQ(ttm_bo_access(bo, 20 * PG, &byte, 1, false, &ctx), 0);
+	EXPECT_EQ(byte, 0x72);
+	ttm_bo_vm_flush_range(bo, 64 * PG, PG); /* past the end: nothing */
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(vm_stats(bo).invalidations, st.invalidations);
+	EXPECT_EQ(w[4 * PG], 0x72);
+	EXPECT_EQ(v[2 * PG], 0x71);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v, 32 * PG), 0);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(w, 16 * PG), 0);
+	ttm_bo_vm_release(bo);
+	ttm_bo_put(bo);
+	EXPECT_EQ(ttm_bo_vm_set_cpu_cache(&tdev.bdev, false), 0);
+	teardown();
+}
+BOTH_MODES(ttm_bo_vma_flush_range)
+
+static const void *hook_bo;
+static uint64_t hook_seq;
+static int hook_calls;
+
+static void unmap_hook(const void *bo, uint64_t seq)
+{
+	hook_bo = bo;
+	hook_seq = seq;
+	hook_calls++;
+}
+
+/*
+ * ttm_bo_vm_fault_backing() faults the page in and names the memfd pages
+ * behind it; the unmap hook runs at the next invalidation (a move), not at
+ * a flush, and only once per hand-out.
+ */
+static void ttm_bo_vma_fault_backing(enum ttm_vm_fault_mode mode)
+{
+	struct ttm_bo_vm_backing b;
+	struct ttm_buffer_object *bo;
+	uint8_t *v, page[PG];
+
+	setup(mode, 256, 256);
+	hook_calls = 0;
+	ttm_bo_vm_set_unmap_hook(unmap_hook);
+	bo = bo_create_filled(8 * PG, TTM_PL_SYSTEM, 46);
+	v = vma_map(bo, 0, 8, NULL, 0);
+	EXPECT_EQ(ttm_bo_vm_fault_backing(v + 3 * PG, &b), 0);
+	EXPECT_TRUE(b.bo == bo);
+	EXPECT_GE(b.pages, 1);
+	EXPECT_LE(b.pages, 5);
+	EXPECT_EQ(pread(b.fd, page, PG, (off_t)b.offset), (ssize_t)PG);
+	EXPECT_EQ(memcmp(page, v + 3 * PG, PG), 0);
+	EXPECT_EQ(ttm_bo_vm_fault_backing(&b, &b), -EFAULT);
+	EXPECT_EQ(ttm_bo_vm_fault_backing(v, NULL), -EINVAL);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ttm_bo_vm_flush(bo);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(hook_calls, 0);
+	ASSERT_EQ(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ttm_bo_vm_unmap_virtual(bo);
+	ttm_bo_vm_unmap_virtual(bo);
+	ttm_bo_unreserve(bo);
+	EXPECT_EQ(hook_calls, 1);
+	EXPECT_TRUE(hook_bo == bo);
+	EXPECT_GT(hook_seq, b.seq);
+	ttm_bo_vm_set_unmap_hook(NULL);
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v, 8 * PG), 0);
+	ttm_bo_vm_release(bo);
+	ttm_bo_put(bo);
+	teardown();
+}
+BOTH_MODES(ttm_bo_vma_fault_backing)

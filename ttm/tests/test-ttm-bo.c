@@ -18,15 +18,15 @@
 
 #define BO_SIZE (8 * TTM_PAGE_SIZE)
 
-static struct ttm_test_device *dev_setup(void)
+static struct testlib_mock_device *dev_setup(void)
 {
-	static const struct ttm_test_device_cfg cfg = {.tt_pages = 256, .vram_pages = 256};
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	static const struct testlib_mock_cfg cfg = {.tt_pages = 256, .vram_pages = 256};
+	struct testlib_mock_device *tdev = calloc(1, sizeof(*tdev));
 
 	fault_reset_all();
 	if (!tdev)
 		return NULL;
-	if (ttm_test_device_init(tdev, &cfg)) {
+	if (testlib_mock_device_init(tdev, &cfg)) {
 		free(tdev);
 		return NULL;
 	}
@@ -34,18 +34,18 @@ static struct ttm_test_device *dev_setup(void)
 }
 
 /* dev_setup() and one unreserved BO_SIZE BO in @mem_type (ASSERT-checked). */
-static struct ttm_test_device *dev_setup_bo(uint32_t mem_type, struct ttm_buffer_object **bo)
+static struct testlib_mock_device *dev_setup_bo(uint32_t mem_type, struct ttm_buffer_object **bo)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct testlib_mock_device *tdev = dev_setup();
 
 	ASSERT_NOT_NULL(tdev);
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, mem_type, bo), 0);
 	return tdev;
 }
 
-static void dev_teardown(struct ttm_test_device *tdev)
+static void dev_teardown(struct testlib_mock_device *tdev)
 {
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
@@ -83,7 +83,7 @@ static struct ttm_resource *lru_first(struct ttm_resource_manager *man, unsigned
 
 KTEST(ttm_bo_reserve_optimistic_no_ticket)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_buffer_object *bo;
 
 	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
@@ -97,7 +97,7 @@ KTEST(ttm_bo_reserve_optimistic_no_ticket)
 
 KTEST(ttm_bo_reserve_locked_no_sleep)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_buffer_object *bo;
 
 	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
@@ -111,7 +111,7 @@ KTEST(ttm_bo_reserve_locked_no_sleep)
 
 KTEST(ttm_bo_reserve_double_resv)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ww_acquire_ctx ticket;
 	struct ttm_buffer_object *bo;
 
@@ -129,7 +129,7 @@ KTEST(ttm_bo_reserve_double_resv)
 
 KTEST(ttm_bo_reserve_no_wait_ticket)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ww_acquire_ctx ticket;
 	struct ttm_buffer_object *bo;
 
@@ -178,7 +178,7 @@ static void *deadlock_thread(void *p)
 
 KTEST(ttm_bo_reserve_deadlock)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ww_acquire_ctx old_ticket, young_ticket;
 	struct ttm_buffer_object *bo1, *bo2;
 	pthread_barrier_t barrier;
@@ -232,7 +232,7 @@ static void *intr_thread(void *p)
 
 KTEST(ttm_bo_reserve_interrupted)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct intr_arg a = {0};
 	pthread_t t;
 
@@ -280,7 +280,7 @@ static void *intr_wait_thread(void *p)
 
 KTEST(ttm_bo_wait_ctx_interrupted)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct intr_wait_arg a = {0};
 	struct dma_fence *fence;
 	pthread_t t;
@@ -312,7 +312,7 @@ KTEST(ttm_bo_wait_ctx_interrupted)
 /* As the kernel's ttm_tt_create_invalid_bo_type: no tt, -EINVAL. */
 KTEST(ttm_tt_create_invalid_bo_type)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_buffer_object *bo;
 	struct ttm_tt *tt;
 	enum ttm_bo_type type;
@@ -334,7 +334,7 @@ KTEST(ttm_tt_create_invalid_bo_type)
 
 KTEST(ttm_bo_unreserve_basic)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo1, *bo2;
 
@@ -355,7 +355,7 @@ KTEST(ttm_bo_unreserve_basic)
 
 KTEST(ttm_bo_unreserve_priority)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo;
 
@@ -373,7 +373,7 @@ KTEST(ttm_bo_unreserve_priority)
 
 KTEST(ttm_bo_unreserve_pinned)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo;
 
@@ -396,7 +396,7 @@ KTEST(ttm_bo_unreserve_pinned)
 
 KTEST(ttm_bo_unreserve_bulk)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct testlib_mock_device *tdev = dev_setup();
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo[3];
 	struct ttm_lru_bulk_move bulk;
@@ -438,7 +438,7 @@ KTEST(ttm_bo_unreserve_bulk)
 
 KTEST(ttm_bo_pin_basic)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo;
 
@@ -468,7 +468,7 @@ KTEST(ttm_bo_pin_basic)
 
 KTEST(ttm_bo_pin_put_pinned)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_buffer_object *bo;
 
 	tdev = dev_setup_bo(TTM_PL_TT, &bo);
@@ -484,7 +484,7 @@ KTEST(ttm_bo_pin_put_pinned)
 
 KTEST(ttm_bo_get_unless_zero_basic)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_buffer_object *bo;
 
 	tdev = dev_setup_bo(TTM_PL_SYSTEM, &bo);
@@ -498,7 +498,7 @@ KTEST(ttm_bo_get_unless_zero_basic)
 
 KTEST(ttm_bo_put_idle)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_buffer_object *bo;
 
 	tdev = dev_setup_bo(TTM_PL_TT, &bo);
@@ -516,7 +516,7 @@ KTEST(ttm_bo_put_idle)
 
 KTEST(ttm_bo_put_busy_delayed)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_buffer_object *bo;
 	struct dma_fence *fence;
 	long fences = dma_fence_live_count();
@@ -547,7 +547,7 @@ KTEST(ttm_bo_put_busy_delayed)
 
 KTEST(ttm_bo_put_shared_resv_individualized)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct testlib_mock_device *tdev = dev_setup();
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *a, *b;
 	struct ttm_test_placement p;
@@ -595,7 +595,7 @@ KTEST(ttm_bo_put_shared_resv_individualized)
 
 KTEST(ttm_bo_cleanup_refs_deleted)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_resource_manager *man;
 	struct ttm_buffer_object *bo;
 	struct dma_fence *fence;
@@ -633,7 +633,7 @@ KTEST(ttm_bo_cleanup_refs_deleted)
 
 KTEST(ttm_bo_init_reserved_fault_bo_alloc)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct testlib_mock_device *tdev = dev_setup();
 	struct ttm_buffer_object *bo = (void *)1;
 	long fences = dma_fence_live_count();
 
@@ -680,7 +680,7 @@ static int init_one(struct ttm_device *bdev, uint64_t size, uint32_t align, unsi
 
 KTEST(ttm_bo_init_reserved_invalid_args)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct testlib_mock_device *tdev = dev_setup();
 	struct ttm_placement empty = {0, NULL};
 	struct ttm_test_placement p;
 	struct ttm_placement *pl;
@@ -704,7 +704,7 @@ KTEST(ttm_bo_init_reserved_invalid_args)
 
 KTEST(ttm_bo_init_reserved_userptr_checks)
 {
-	struct ttm_test_device *tdev = dev_setup();
+	struct testlib_mock_device *tdev = dev_setup();
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_test_placement p;
 	struct ttm_buffer_object *bo;
@@ -735,14 +735,14 @@ KTEST(ttm_bo_init_reserved_userptr_checks)
 
 KTEST(ttm_bo_init_reserved_mock_managers)
 {
-	struct ttm_test_device *tdev = dev_setup();
-	struct ttm_mock_manager nospc, busy;
+	struct testlib_mock_device *tdev = dev_setup();
+	struct testlib_mock_manager nospc, busy;
 	struct ttm_buffer_object *bo = NULL;
 	struct ttm_test_placement p;
 
 	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_mock_manager_init(&nospc, &tdev->bdev, TTM_PL_PRIV, -ENOSPC, 64), 0);
-	ASSERT_EQ(ttm_mock_manager_init(&busy, &tdev->bdev, TTM_PL_PRIV + 1, -EBUSY, 64), 0);
+	ASSERT_EQ(testlib_mock_manager_init(&nospc, &tdev->bdev, TTM_PL_PRIV, -ENOSPC, 64), 0);
+	ASSERT_EQ(testlib_mock_manager_init(&busy, &tdev->bdev, TTM_PL_PRIV + 1, -EBUSY, 64), 0);
 	/* Nothing fits and nothing can be evicted: the create fails, leaks nothing. */
 	EXPECT_LT(ttm_test_bo_create(&tdev->bdev, BO_SIZE, ttm_bo_type_device,
 				     ttm_test_placement(&p, TTM_PL_PRIV, 0), NULL, false, &bo),
@@ -761,14 +761,14 @@ KTEST(ttm_bo_init_reserved_mock_managers)
 		  0);
 	EXPECT_EQ(bo->resource->mem_type, TTM_PL_TT);
 	ttm_bo_put(bo);
-	ttm_mock_manager_fini(&busy, &tdev->bdev, TTM_PL_PRIV + 1);
-	ttm_mock_manager_fini(&nospc, &tdev->bdev, TTM_PL_PRIV);
+	testlib_mock_manager_fini(&busy, &tdev->bdev, TTM_PL_PRIV + 1);
+	testlib_mock_manager_fini(&nospc, &tdev->bdev, TTM_PL_PRIV);
 	dev_teardown(tdev);
 }
 
 KTEST(ttm_bo_wait_ctx_basic)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_operation_ctx nowait = {.no_wait_gpu = true};
 	struct ttm_operation_ctx wait = {0};
 	struct ttm_buffer_object *bo;
@@ -792,7 +792,7 @@ KTEST(ttm_bo_wait_ctx_basic)
 
 KTEST(ttm_bo_swapout_swapin_content)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 	uint64_t before, after;
@@ -822,7 +822,7 @@ KTEST(ttm_bo_swapout_swapin_content)
 
 KTEST(ttm_bo_swapout_from_tt)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 
@@ -841,7 +841,7 @@ KTEST(ttm_bo_swapout_from_tt)
 
 KTEST(ttm_bo_swapout_refused)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo, *vram;
 	struct dma_fence *fence;
@@ -873,7 +873,7 @@ KTEST(ttm_bo_swapout_refused)
 
 KTEST(ttm_bo_swapout_fault_keeps_content)
 {
-	struct ttm_test_device *tdev;
+	struct testlib_mock_device *tdev;
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo;
 

@@ -22,7 +22,7 @@
 #define BO_PAGES 8
 #define BO_SIZE (BO_PAGES * TTM_PAGE_SIZE)
 
-static const struct ttm_test_device_cfg full_cfg = {.tt_pages = 256, .vram_pages = 256};
+static const struct testlib_mock_cfg full_cfg = {.tt_pages = 256, .vram_pages = 256};
 
 static void sleep_ms(long ms)
 {
@@ -32,12 +32,12 @@ static void sleep_ms(long ms)
 }
 
 /* A test device of full_cfg, calloc'ed (the caller frees it); ASSERT-checked. */
-static struct ttm_test_device *full_device(void)
+static struct testlib_mock_device *full_device(void)
 {
-	struct ttm_test_device *tdev = calloc(1, sizeof(*tdev));
+	struct testlib_mock_device *tdev = calloc(1, sizeof(*tdev));
 
 	ASSERT_NOT_NULL(tdev);
-	ASSERT_EQ(ttm_test_device_init(tdev, &full_cfg), 0);
+	ASSERT_EQ(testlib_mock_device_init(tdev, &full_cfg), 0);
 	return tdev;
 }
 
@@ -46,7 +46,7 @@ static struct ttm_test_device *full_device(void)
  * that it waits on the delayed-destroy list; returns the fence (the
  * caller signals and puts it). ASSERT-checked.
  */
-static struct dma_fence *queue_dead_bo(struct ttm_test_device *tdev, uint32_t mem_type,
+static struct dma_fence *queue_dead_bo(struct testlib_mock_device *tdev, uint32_t mem_type,
 				       enum dma_resv_usage usage)
 {
 	struct ttm_buffer_object *bo;
@@ -97,14 +97,14 @@ KTEST(ttm_device_init_invalid)
 KTEST(ttm_device_init_multiple)
 {
 	enum { NDEV = 3 };
-	struct ttm_test_device *tdev = calloc(NDEV, sizeof(*tdev));
+	struct testlib_mock_device *tdev = calloc(NDEV, sizeof(*tdev));
 	struct ttm_buffer_object *bo[NDEV];
 	struct ttm_global_stats before, during;
 
 	ASSERT_NOT_NULL(tdev);
 	ttm_global_get_stats(&before);
 	for (int i = 0; i < NDEV; i++)
-		ASSERT_EQ(ttm_test_device_init(&tdev[i], &full_cfg), 0);
+		ASSERT_EQ(testlib_mock_device_init(&tdev[i], &full_cfg), 0);
 	for (int i = 0; i < NDEV; i++) {
 		ASSERT_EQ(ttm_test_bo_create_in(&tdev[i].bdev, BO_SIZE, TTM_PL_TT, &bo[i]), 0);
 		ASSERT_EQ(ttm_bo_reserve(bo[i], false, false, NULL), 0);
@@ -120,20 +120,20 @@ KTEST(ttm_device_init_multiple)
 	}
 	/* Devices are independent: tearing one down leaves the others working. */
 	ttm_bo_put(bo[0]);
-	EXPECT_EQ(ttm_test_device_fini(&tdev[0]), 0);
+	EXPECT_EQ(testlib_mock_device_fini(&tdev[0]), 0);
 	for (int i = 1; i < NDEV; i++) {
 		ASSERT_EQ(ttm_bo_reserve(bo[i], false, false, NULL), 0);
 		EXPECT_EQ(ttm_test_bo_verify(bo[i], (uint64_t)i), 0);
 		ttm_bo_unreserve(bo[i]);
 		ttm_bo_put(bo[i]);
-		EXPECT_EQ(ttm_test_device_fini(&tdev[i]), 0);
+		EXPECT_EQ(testlib_mock_device_fini(&tdev[i]), 0);
 	}
 	free(tdev);
 }
 
 KTEST(ttm_device_fini_busy)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	struct ttm_buffer_object *bo;
 
 	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, BO_SIZE, TTM_PL_SYSTEM, &bo), 0);
@@ -143,25 +143,25 @@ KTEST(ttm_device_fini_busy)
 	EXPECT_EQ(ttm_test_bo_fill(bo, 3), 0);
 	ttm_bo_unreserve(bo);
 	ttm_bo_put(bo);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
 KTEST(ttm_set_driver_manager_invalid)
 {
-	struct ttm_test_device *tdev = full_device();
-	struct ttm_mock_manager mock;
+	struct testlib_mock_device *tdev = full_device();
+	struct testlib_mock_manager mock;
 
 	EXPECT_EQ(ttm_set_driver_manager(&tdev->bdev, TTM_PL_SYSTEM, &tdev->tt.manager), -EINVAL);
 	EXPECT_EQ(ttm_set_driver_manager(&tdev->bdev, TTM_NUM_MEM_TYPES, &tdev->tt.manager),
 		  -EINVAL);
 	EXPECT_EQ(ttm_set_driver_manager(&tdev->bdev, TTM_PL_TT, &tdev->vram.manager), -EINVAL);
 	EXPECT_TRUE(ttm_manager_type(&tdev->bdev, TTM_PL_TT) == &tdev->tt.manager);
-	ASSERT_EQ(ttm_mock_manager_init(&mock, &tdev->bdev, TTM_PL_PRIV, -ENOSPC, 16), 0);
+	ASSERT_EQ(testlib_mock_manager_init(&mock, &tdev->bdev, TTM_PL_PRIV, -ENOSPC, 16), 0);
 	EXPECT_TRUE(ttm_manager_type(&tdev->bdev, TTM_PL_PRIV) == &mock.man);
-	ttm_mock_manager_fini(&mock, &tdev->bdev, TTM_PL_PRIV);
+	testlib_mock_manager_fini(&mock, &tdev->bdev, TTM_PL_PRIV);
 	EXPECT_NULL(ttm_manager_type(&tdev->bdev, TTM_PL_PRIV));
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
@@ -181,7 +181,7 @@ static void *signal_later(void *p)
 
 KTEST(ttm_device_flush_delayed_wait)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	struct signal_arg sa = {queue_dead_bo(tdev, TTM_PL_TT, DMA_RESV_USAGE_WRITE), 20};
 	pthread_t t;
 
@@ -192,19 +192,19 @@ KTEST(ttm_device_flush_delayed_wait)
 	EXPECT_UEQ(ttm_resource_manager_usage(&tdev->tt.manager), 0);
 	pthread_join(t, NULL);
 	dma_fence_put(sa.fence);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
 KTEST(ttm_device_fini_waits_for_delayed)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	struct signal_arg sa = {queue_dead_bo(tdev, TTM_PL_SYSTEM, DMA_RESV_USAGE_WRITE), 20};
 	pthread_t t;
 
 	ASSERT_EQ(pthread_create(&t, NULL, signal_later, &sa), 0);
 	/* Only a deleted BO is left: fini waits for it instead of refusing. */
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	pthread_join(t, NULL);
 	dma_fence_put(sa.fence);
 	free(tdev);
@@ -212,7 +212,7 @@ KTEST(ttm_device_fini_waits_for_delayed)
 
 KTEST(ttm_device_swapout_lru_order)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *bo[3];
 
@@ -247,7 +247,7 @@ KTEST(ttm_device_swapout_lru_order)
 		ttm_bo_unreserve(bo[i]);
 		ttm_bo_put(bo[i]);
 	}
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
@@ -304,7 +304,7 @@ static void *cap_thread(void *p)
 
 KTEST(ttm_device_swapout_page_cap_threads)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	struct ttm_global_config cfg = {.limit_pages = CAP_PAGES};
 	struct cap_arg a[2];
 	struct ttm_global_stats st;
@@ -340,7 +340,7 @@ KTEST(ttm_device_swapout_page_cap_threads)
 		EXPECT_EQ(a[i].verified, (int)(2 * ktest_scale() * CAP_BOS));
 	}
 	EXPECT_EQ(atomic_load(&tdev->bdev.stats.swapped), 0);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
@@ -354,7 +354,7 @@ static bool has(const char *text, const char *needle)
 
 KTEST(ttm_device_print_all)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	struct ttm_operation_ctx ctx = {0};
 	struct ttm_buffer_object *pinned, *swapped, *dead;
 	struct dma_fence *fence;
@@ -406,7 +406,7 @@ KTEST(ttm_device_print_all)
 	ttm_bo_unreserve(pinned);
 	ttm_bo_put(pinned);
 	ttm_bo_put(swapped);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
@@ -508,7 +508,7 @@ static void *swapper_thread(void *p)
 
 KTEST(ttm_device_flush_delayed_concurrent)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	struct churn_queue q = {.n = 0};
 	struct churn_arg a[CHURN_THREADS], sw;
 	pthread_t t[CHURN_THREADS], ts;
@@ -537,7 +537,7 @@ KTEST(ttm_device_flush_delayed_concurrent)
 	EXPECT_EQ(atomic_load(&tdev->bdev.stats.swapped), 0);
 	EXPECT_UEQ(ttm_resource_manager_usage(&tdev->tt.manager), 0);
 	EXPECT_EQ(dma_fence_live_count(), fences);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
@@ -598,7 +598,7 @@ static int64_t wait_no_bos(struct ttm_device *bdev, int64_t ms)
 }
 
 /* Queue a TT BO busy on @pf, then leave the worker 100 ms to settle. */
-static void queue_busy_bo(struct ttm_test_device *tdev, struct poll_fence *pf)
+static void queue_busy_bo(struct testlib_mock_device *tdev, struct poll_fence *pf)
 {
 	struct ttm_buffer_object *bo;
 
@@ -613,7 +613,7 @@ static void queue_busy_bo(struct ttm_test_device *tdev, struct poll_fence *pf)
 
 KTEST(ttm_device_worker_sleeps_until_signal)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	long fences = dma_fence_live_count();
 	struct poll_fence *pf;
 	int polls;
@@ -641,13 +641,13 @@ KTEST(ttm_device_worker_sleeps_until_signal)
 	dma_fence_put(&pf->base);
 	/* The callback gave its fence reference back on the signal. */
 	EXPECT_EQ(dma_fence_live_count(), fences);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
 KTEST(ttm_device_worker_safety_timeout_polls)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	struct poll_fence *pf;
 
 	pf = poll_fence_create();
@@ -659,13 +659,13 @@ KTEST(ttm_device_worker_safety_timeout_polls)
 	EXPECT_GE(wait_no_bos(&tdev->bdev, 5000), 0);
 	EXPECT_GT(atomic_load(&pf->polls), 0);
 	dma_fence_put(&pf->base);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 }
 
 KTEST(ttm_device_flush_wait_with_armed_callback)
 {
-	struct ttm_test_device *tdev = full_device();
+	struct testlib_mock_device *tdev = full_device();
 	struct poll_fence *pf;
 	long fences = dma_fence_live_count();
 
@@ -680,7 +680,7 @@ KTEST(ttm_device_flush_wait_with_armed_callback)
 	atomic_store(&pf->done, true);
 	ttm_device_flush_delayed(&tdev->bdev, true);
 	EXPECT_EQ(atomic_load(&tdev->bdev.stats.bo_count), 0);
-	EXPECT_EQ(ttm_test_device_fini(tdev), 0);
+	EXPECT_EQ(testlib_mock_device_fini(tdev), 0);
 	free(tdev);
 	dma_fence_signal(&pf->base);
 	dma_fence_put(&pf->base);

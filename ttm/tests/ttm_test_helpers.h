@@ -1,16 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ttm_test_helpers: shared fixtures for the core's unit tests (the
- * counterpart of the kernel's ttm_kunit_helpers).
+ * counterpart of the kernel's ttm_kunit_helpers), over testlib's mock
+ * device (testlib/mock_device.h: the driver, its memory types, failing
+ * managers and callback counters).
  *
- * - A mock driver device: SYSTEM, a range-managed TT (use_tt) and a VRAM,
- *   range- or buddy-managed, whose memory is a host buffer the CPU reaches
- *   through io_mem_reserve (bus.addr). evict_flags sends VRAM to TT (SYSTEM
- *   without TT) and TT to SYSTEM; with @multihop the move hook answers
- *   -EMULTIHOP (hop: TT) for any VRAM <-> SYSTEM move, as drivers whose
- *   copy engine only sees the aperture do; a test may install the driver's
- *   eviction_valuable veto. Every driver callback is counted.
- * - Mock managers whose alloc always fails with one error (-ENOSPC, -EBUSY).
  * - BO creation in one call, validate and pin of an unreserved BO in one
  *   call, a test fence, and a checksummed content pattern written and
  *   checked through ttm_bo_access().
@@ -32,97 +26,20 @@
 #include <ttm/ttm_range_manager.h>
 #include <ttm/ttm_resource.h>
 
-/**
- * struct ttm_test_device_cfg - what ttm_test_device_init() sets up.
- * @tt_pages: pages of the TT aperture; 0: no TT manager.
- * @vram_pages: pages of VRAM; 0: no VRAM manager.
- * @vram_buddy: VRAM is buddy-managed (a resource may be scattered blocks,
- *	which io_mem_reserve and the core's io_segment reach) instead of
- *	range-managed (one contiguous run).
- * @multihop: install the move hook that forces VRAM <-> SYSTEM through TT.
- * @use_dma32: the device's pool charges the DMA32 cap.
- * @eviction_valuable: the driver's eviction_valuable hook (see
- *	struct ttm_device_funcs); NULL: none, the core decides alone.
+#include <testlib/mock_device.h>
+
+/*
+ * The mock driver device is testlib's (testlib/mock_device.h). Names a few
+ * tests still use for it:
  */
-struct ttm_test_device_cfg {
-	uint64_t tt_pages;
-	uint64_t vram_pages;
-	bool vram_buddy;
-	bool multihop;
-	bool use_dma32;
-	bool (*eviction_valuable)(struct ttm_buffer_object *bo, const struct ttm_place *place);
-};
-
-/**
- * struct ttm_test_device - the mock driver's device.
- * @bdev: the TTM device; pass &@bdev to the core.
- * @cfg: the configuration it was made with.
- * @funcs: the driver callbacks @bdev runs (the mock's, with
- *	cfg.eviction_valuable).
- * @tt: the TT aperture manager (valid when cfg.tt_pages).
- * @vram: the range VRAM manager (valid when cfg.vram_pages, not cfg.vram_buddy).
- * @vram_buddy: the buddy VRAM manager (valid when cfg.vram_pages and cfg.vram_buddy).
- * @vram_mem: host memory standing in for VRAM, cfg.vram_pages pages.
- * @moves, @multihops, @delete_mem_notifies, @swap_notifies,
- * @release_notifies, @evict_flags_calls: callback counters (atomic).
- */
-struct ttm_test_device {
-	struct ttm_device bdev;
-	struct ttm_test_device_cfg cfg;
-	struct ttm_device_funcs funcs;
-	struct ttm_range_manager tt;
-	struct ttm_range_manager vram;
-	struct ttm_buddy_manager vram_buddy;
-	void *vram_mem;
-	_Atomic unsigned long moves;
-	_Atomic unsigned long multihops;
-	_Atomic unsigned long delete_mem_notifies;
-	_Atomic unsigned long swap_notifies;
-	_Atomic unsigned long release_notifies;
-	_Atomic unsigned long evict_flags_calls;
-};
-
-/** to_ttm_test_device() - the test device embedding @bdev. */
-static inline struct ttm_test_device *to_ttm_test_device(struct ttm_device *bdev)
-{
-	return container_of(bdev, struct ttm_test_device, bdev);
-}
-
-/**
- * ttm_test_device_init() - set up @tdev (caller-allocated) per @cfg.
- * Return: 0; the error of the first step that failed, with nothing left.
- */
-int ttm_test_device_init(struct ttm_test_device *tdev, const struct ttm_test_device_cfg *cfg);
-
-/**
- * ttm_test_device_fini() - unregister and finish the managers, then the
- * device. Return: 0; -EBUSY when BOs or resources remain (nothing torn
- * down past the step that refused).
- */
-int ttm_test_device_fini(struct ttm_test_device *tdev);
-
-/**
- * struct ttm_mock_manager - a memory type that never has space.
- * @man: the base manager.
- * @ret: what every alloc returns.
- * @allocs: alloc calls seen.
- */
-struct ttm_mock_manager {
-	struct ttm_resource_manager man;
-	int ret;
-	_Atomic unsigned long allocs;
-};
-
-/**
- * ttm_mock_manager_init() - @mock answers every alloc with @ret (-ENOSPC
- * or -EBUSY) and registers as @mem_type of @bdev. Return: 0; -EINVAL.
- */
-int ttm_mock_manager_init(struct ttm_mock_manager *mock, struct ttm_device *bdev, unsigned mem_type,
-			  int ret, uint64_t pages);
-
-/** ttm_mock_manager_fini() - unregister @mock from @mem_type and finish it. */
-void ttm_mock_manager_fini(struct ttm_mock_manager *mock, struct ttm_device *bdev,
-			   unsigned mem_type);
+#define ttm_test_device testlib_mock_device
+#define ttm_test_device_cfg testlib_mock_cfg
+#define to_ttm_test_device to_testlib_mock
+#define ttm_test_device_init testlib_mock_device_init
+#define ttm_test_device_fini testlib_mock_device_fini
+#define ttm_mock_manager testlib_mock_manager
+#define ttm_mock_manager_init testlib_mock_manager_init
+#define ttm_mock_manager_fini testlib_mock_manager_fini
 
 /**
  * struct ttm_test_placement - a placement with room for a few places.
