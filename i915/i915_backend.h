@@ -8,11 +8,21 @@
  * header nor the driver core includes a back end's own headers; nothing
  * outside i915/ includes this header.
  *
- * The back end owns the device: GGTT and ppGTT page-table entries, ring and
- * status page registers, the interrupt source and the error state. It calls the
- * driver back through struct i915_backend_callbacks, on a thread of its own
- * (the interrupt thread) or, for a synchronous device, on the thread that
- * called @engine_run.
+ * Two levels of ops. The request level is what every back end implements
+ * and what a real i915 kernel accepts (execbuffer2): run a batch with its
+ * objects at GPU addresses the caller chose, after the fences it awaits,
+ * and get a fence back (@request_submit), on memory the back end allocates
+ * (@mem_create). The ring level (page-table entries, rings, status pages) is
+ * for a back end whose rings the driver itself drives (the sim): it
+ * implements @request_submit with i915_ring_request_submit() over those ops.
+ * A back end that owns its rings (hw: the kernel does) leaves the ring-level
+ * slots NULL, and the driver paths that need them answer -EOPNOTSUPP.
+ *
+ * A ring back end owns the device: GGTT and ppGTT page-table entries, ring
+ * and status page registers, the interrupt source and the error state. It
+ * calls the driver back through struct i915_backend_callbacks, on a thread
+ * of its own (the interrupt thread) or, for a synchronous device, on the
+ * thread that called @engine_run.
  */
 #ifndef I915_BACKEND_H
 #define I915_BACKEND_H
@@ -60,16 +70,51 @@ struct i915_backend_callbacks {
 };
 
 /**
- * struct i915_backend_ops - one back end. Every slot is required but the
- * vm_* ones, which a back end without ppGTT leaves NULL (i915_vm_create()
- * then answers -EOPNOTSUPP); every call may come from any thread unless
- * said otherwise.
+ * struct i915_mem - the head of every back end's memory object (embedded
+ * first; the opaque type of i915_engine.h).
+ * @size: bytes, a multiple of 4096.
+ * @cpu: the CPU view of all of it, for the object's lifetime.
+ */
+struct i915_mem {
+	uint64_t size;
+	void *cpu;
+};
+
+/**
+ * struct i915_backend_ops - one back end. Request level: @name, @destroy,
+ * @request_submit, @mem_create, @mem_destroy, @pte_encode, @is_synchronous,
+ * @error_state_dump and @lmem_cpu_ptr are required of every back end. Ring
+ * level: @ggtt_insert to @engine_run, all set by a back end whose rings the
+ * driver drives, all NULL otherwise (the driver's GGTT binds, ring
+ * submission, status-page reads and engine clock then answer -EOPNOTSUPP
+ * or nothing). The vm_* ones may be NULL for a back end without ppGTT
+ * (i915_vm_create() then answers -EOPNOTSUPP). Every call may come from any
+ * thread unless said otherwise.
  */
 struct i915_backend_ops {
 	/** @name: static name, "sim" or "hw". */
 	const char *name;
 	/** @destroy: stop the device and free @be; nothing may race with it. */
 	void (*destroy)(struct i915_backend *be);
+	/**
+	 * @request_submit: run @args (checked by the driver: a context with a
+	 * VM, objects of this back end at page-aligned disjoint addresses, the
+	 * batch inside one) on @engine once every fence of @args->await has
+	 * signalled; *@out (when not NULL) gets a reference to a fence that
+	 * signals when the batch is done, with -EIO when it was reset.
+	 * Return: 0; -EOPNOTSUPP (this back end cannot run on @engine);
+	 * -ENOMEM; -EIO; the device's errors. Nothing is submitted on failure.
+	 */
+	int (*request_submit)(struct i915_backend *be, enum i915_engine_id engine,
+			      const struct i915_request_args *args, struct dma_fence **out);
+	/**
+	 * @mem_create: @size bytes (a positive multiple of 4096) of zeroed
+	 * memory that @request_submit's objects name, with its CPU view.
+	 * Return: 0; -ENOMEM; the device's errors.
+	 */
+	int (*mem_create)(struct i915_backend *be, uint64_t size, struct i915_mem **out);
+	/** @mem_destroy: wait until no request uses @mem, unbind and free it. */
+	void (*mem_destroy)(struct i915_backend *be, struct i915_mem *mem);
 	/**
 	 * @pte_encode: the GGTT entry for @addr of @kind (a host pointer cast
 	 * to an integer for I915_PTE_HOST, a byte offset otherwise).
@@ -218,5 +263,21 @@ typedef int (*i915_backend_create_fn)(const void *cfg, const struct i915_backend
  * behind on failure.
  */
 int i915_device_probe(i915_backend_create_fn create, const void *cfg, struct i915_device **out);
+
+/**
+ * i915_ring_request_submit() - @request_submit for a back end whose rings
+ * the driver drives: waits on the CPU for every fence of @args->await, then
+ * queues @args->batch on @engine's ring in @args->ctx (its VM). The back end
+ * binds the objects first. Defined in i915_engine.c.
+ * @i915: the device (the callbacks' cookie the back end was given).
+ * @engine: the engine.
+ * @args: the request, checked by i915_request_submit_objects().
+ * @out: the fence, or NULL.
+ *
+ * Return: as i915_request_submit(); -EINTR never (the waits are not
+ * interruptible).
+ */
+int i915_ring_request_submit(struct i915_device *i915, enum i915_engine_id engine,
+			     const struct i915_request_args *args, struct dma_fence **out);
 
 #endif /* I915_BACKEND_H */

@@ -7,7 +7,9 @@
  * i915_device_create_sim() (i915_drv.h).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <i915/i915_drv.h>
 #include <i915/i915_faults.h>
@@ -20,7 +22,7 @@ struct i915_backend_sim {
 	struct i915_backend base;
 	struct sim_gpu *gpu;
 	struct i915_backend_callbacks cb;
-	void *cb_data;
+	struct i915_device *cb_data;
 };
 
 static struct i915_backend_sim *to_sim(struct i915_backend *be)
@@ -28,7 +30,8 @@ static struct i915_backend_sim *to_sim(struct i915_backend *be)
 	return container_of(be, struct i915_backend_sim, base);
 }
 
-_Static_assert((int)I915_NUM_ENGINES == (int)SIM_NUM_ENGINES && (int)I915_ENGINE_CCS3 == (int)SIM_CCS3,
+_Static_assert((int)I915_NUM_ENGINES == (int)SIM_NUM_ENGINES &&
+		   (int)I915_ENGINE_CCS3 == (int)SIM_CCS3,
 	       "the driver's engine ids are the sim's");
 _Static_assert(I915_IRQ_USER == SIM_IRQ_USER && I915_IRQ_CS_ERROR == SIM_IRQ_CS_ERROR,
 	       "the driver's interrupt bits are the sim's");
@@ -169,8 +172,7 @@ static int sim_be_vm_insert(struct i915_backend *be, uint64_t handle, uint64_t f
 	return sim_vm_insert(to_sim(be)->gpu, handle, first, ptes, count);
 }
 
-static int sim_be_vm_clear(struct i915_backend *be, uint64_t handle, uint64_t first,
-			   uint64_t count)
+static int sim_be_vm_clear(struct i915_backend *be, uint64_t handle, uint64_t first, uint64_t count)
 {
 	return sim_vm_clear(to_sim(be)->gpu, handle, first, count);
 }
@@ -180,9 +182,119 @@ static uint64_t sim_be_vm_read_pte(struct i915_backend *be, uint64_t handle, uin
 	return sim_vm_read_pte(to_sim(be)->gpu, handle, index);
 }
 
+/*
+ * Memory of raw requests: host pages the GPU reaches through the context's
+ * ppGTT, bound by @request_submit at the address it names. One binding is
+ * remembered (the last VM and address); binding elsewhere drops it first,
+ * as a softpin to a new address unbinds the old one.
+ */
+struct sim_mem {
+	struct i915_mem base;
+	pthread_mutex_t lock;
+	uint64_t vm;	/* the VM handle of the binding; 0: unbound */
+	uint64_t first; /* its first page */
+};
+
+static int sim_be_mem_create(struct i915_backend *be, uint64_t size, struct i915_mem **out)
+{
+	struct sim_mem *m;
+
+	(void)be;
+	m = fault_should_fail(&i915_fault_mem_alloc, sizeof(*m)) ? NULL : calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->base.cpu = fault_should_fail(&i915_fault_mem_alloc, size)
+			  ? NULL
+			  : aligned_alloc(TTM_PAGE_SIZE, size);
+	if (!m->base.cpu) {
+		free(m);
+		return -ENOMEM;
+	}
+	memset(m->base.cpu, 0, size);
+	m->base.size = size;
+	pthread_mutex_init(&m->lock, NULL);
+	*out = &m->base;
+	return 0;
+}
+
+static void sim_be_mem_destroy(struct i915_backend *be, struct i915_mem *mem)
+{
+	struct i915_backend_sim *s = to_sim(be);
+	struct sim_mem *m = container_of(mem, struct sim_mem, base);
+
+	/* Which requests used it is not tracked: every engine's are waited for. */
+	for (int id = 0; id < I915_NUM_ENGINES; id++) {
+		struct i915_engine *engine = i915_engine_get(s->cb_data, id);
+
+		if (engine)
+			i915_engine_wait_idle(engine, UINT32_MAX / 2);
+	}
+	/* A VM already destroyed took the binding with it (-ENOENT). */
+	if (m->vm)
+		sim_vm_clear(s->gpu, m->vm, m->first, mem->size >> TTM_PAGE_SHIFT);
+	pthread_mutex_destroy(&m->lock);
+	free(mem->cpu);
+	free(m);
+}
+
+/* Bind @m at page @first of VM @vm unless it is there already. */
+static int sim_mem_bind(struct i915_backend_sim *s, struct sim_mem *m, uint64_t vm, uint64_t first)
+{
+	uint64_t ptes[64], pages = m->base.size >> TTM_PAGE_SHIFT;
+	int ret = 0;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->vm == vm && m->first == first)
+		goto out;
+	if (m->vm)
+		sim_vm_clear(s->gpu, m->vm, m->first, pages);
+	m->vm = 0;
+	for (uint64_t done = 0; done < pages && !ret;) {
+		uint64_t n = pages - done < 64 ? pages - done : 64;
+
+		for (uint64_t i = 0; i < n; i++)
+			ptes[i] = sim_pte_host((char *)m->base.cpu + (done + i) * TTM_PAGE_SIZE);
+		ret = sim_vm_insert(s->gpu, vm, first + done, ptes, n);
+		done += n;
+	}
+	if (ret) {
+		sim_vm_clear(s->gpu, vm, first, pages);
+		goto out;
+	}
+	m->vm = vm;
+	m->first = first;
+out:
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
+static int sim_be_request_submit(struct i915_backend *be, enum i915_engine_id engine,
+				 const struct i915_request_args *args, struct dma_fence **out)
+{
+	struct i915_backend_sim *s = to_sim(be);
+	struct i915_address_space *vm = i915_context_get_vm(args->ctx);
+	int ret = 0;
+
+	if (!vm)
+		return -EINVAL;
+	for (unsigned int i = 0; i < args->nobjects && !ret; i++) {
+		const struct i915_request_object *o = &args->objects[i];
+
+		ret = sim_mem_bind(s, container_of(o->mem, struct sim_mem, base), vm->handle,
+				   o->gpu_addr >> TTM_PAGE_SHIFT);
+	}
+	i915_vm_put(vm);
+	if (ret)
+		return ret;
+	return i915_ring_request_submit(s->cb_data, engine, args, out);
+}
+
 static const struct i915_backend_ops i915_backend_sim_ops = {
     .name = "sim",
     .destroy = sim_be_destroy,
+    .request_submit = sim_be_request_submit,
+    .mem_create = sim_be_mem_create,
+    .mem_destroy = sim_be_mem_destroy,
     .pte_encode = sim_be_pte_encode,
     .ggtt_insert = sim_be_ggtt_insert,
     .ggtt_clear = sim_be_ggtt_clear,

@@ -129,6 +129,8 @@ uint32_t i915_engine_hws_seqno(struct i915_engine *engine)
 {
 	struct i915_backend *be = engine->i915->be;
 
+	if (!be->ops->engine_read_hws)
+		return 0; /* no status page of ours: the device owns the rings */
 	return be->ops->engine_read_hws(be, engine->id, I915_HWS_SEQNO);
 }
 
@@ -140,6 +142,8 @@ int i915_engine_cs_cycles(struct i915_engine *engine, struct i915_cs_cycles *out
 	if (!engine || !out)
 		return -EINVAL;
 	be = engine->i915->be;
+	if (!be->ops->engine_timestamp)
+		return -EOPNOTSUPP;
 	t0 = dma_fence_now_ns();
 	out->cycles = be->ops->engine_timestamp(be, engine->id);
 	t1 = dma_fence_now_ns();
@@ -312,6 +316,8 @@ static int i915_request_submit_common(struct i915_engine *engine, struct i915_co
 	if (!engine || (ndw && !cmds) || (batch & 7) || batch >> 48)
 		return -EINVAL;
 	be = engine->i915->be;
+	if (!be->ops->engine_submit)
+		return -EOPNOTSUPP; /* the device owns its rings: i915_request_submit_objects() */
 	if (ndw > engine->ring_size / 4 - I915_REQ_OVERHEAD_DW - 8)
 		return -EINVAL;
 	if (atomic_load(&engine->wedged))
@@ -405,8 +411,8 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, co
 	return i915_request_submit_common(engine, ctx, cmds, ndw, batch != 0, batch, out);
 }
 
-int i915_request_submit_batch(struct i915_engine *engine, struct i915_context *ctx,
-			      uint64_t batch, struct dma_fence **out)
+int i915_request_submit_batch(struct i915_engine *engine, struct i915_context *ctx, uint64_t batch,
+			      struct dma_fence **out)
 {
 	return i915_request_submit_common(engine, ctx, NULL, 0, true, batch, out);
 }
@@ -461,6 +467,14 @@ int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum 
 	for (unsigned int i = 0; i < (unsigned int)id; i++)
 		if ((be->engine_mask & (1u << i)) && i915_engine_info[i].class == engine->class)
 			engine->uabi_instance++;
+	if (!be->ops->engine_submit) {
+		/* The device runs its own rings: requests go through @request_submit. */
+		engine->fence_context = dma_fence_context_alloc(1);
+		pthread_mutex_init(&engine->lock, NULL);
+		pthread_mutex_init(&engine->signal_lock, NULL);
+		engine->present = true;
+		return 0;
+	}
 	if (!size || size % TTM_PAGE_SIZE || size > be->ring_max_size || size > I915_RING_MAX_SIZE)
 		return -EINVAL;
 	engine->fence_context = dma_fence_context_alloc(1);
@@ -487,8 +501,9 @@ int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum 
 		goto err_res;
 	engine->ring_ggtt = (uint32_t)(first << TTM_PAGE_SHIFT);
 	engine->hws_ggtt = engine->ring_ggtt + size;
-	if (i915_ggtt_offset(engine->ggtt_res) + size + TTM_PAGE_SIZE > UINT32_MAX) {
-		ret = -EINVAL; /* ring registers hold 32-bit addresses */
+	if (i915_ggtt_offset(engine->ggtt_res) + size + TTM_PAGE_SIZE > 1ull << 32) {
+		/* Ring registers hold 32-bit addresses: the status page must end by 4 GiB. */
+		ret = -EINVAL;
 		goto err_unbind;
 	}
 	ret = be->ops->engine_setup(be, id, engine->ring_ggtt, size, engine->hws_ggtt);
@@ -513,7 +528,7 @@ void i915_engine_fini(struct i915_engine *engine)
 {
 	struct i915_device *i915 = engine->i915;
 
-	if (i915 && !engine->present && !engine->ring) {
+	if (i915 && !engine->ring) {
 		pthread_mutex_destroy(&engine->lock);
 		pthread_mutex_destroy(&engine->signal_lock);
 		engine->i915 = NULL;
@@ -535,4 +550,106 @@ void i915_engine_fini(struct i915_engine *engine)
 void i915_engine_set_wedged(struct i915_engine *engine, bool wedged)
 {
 	atomic_store(&engine->wedged, wedged);
+}
+
+int i915_ring_request_submit(struct i915_device *i915, enum i915_engine_id id,
+			     const struct i915_request_args *args, struct dma_fence **out)
+{
+	struct i915_engine *engine = i915_engine_get(i915, id);
+
+	if (!engine || !args)
+		return -EINVAL;
+	/*
+	 * The ring has no semaphore on another timeline's fence: the request
+	 * is written only once the fences it awaits have signalled.
+	 */
+	for (unsigned int i = 0; i < args->nawait; i++)
+		dma_fence_wait(args->await[i], false);
+	return i915_request_submit_common(engine, args->ctx, NULL, 0, true, args->batch, out);
+}
+
+/* The object of @args holding @addr, or NULL. */
+static const struct i915_request_object *i915_request_find(const struct i915_request_args *args,
+							   uint64_t addr)
+{
+	for (unsigned int i = 0; i < args->nobjects; i++) {
+		const struct i915_request_object *o = &args->objects[i];
+
+		if (addr >= o->gpu_addr && addr - o->gpu_addr < o->mem->size)
+			return o;
+	}
+	return NULL;
+}
+
+/* The driver's checks of a raw request: what no back end needs to repeat. */
+static int i915_request_args_check(const struct i915_request_args *args)
+{
+	struct i915_address_space *vm;
+
+	if (!args || !args->ctx || !args->objects || !args->nobjects ||
+	    (args->nawait && !args->await) || (args->batch & 7))
+		return -EINVAL;
+	for (unsigned int i = 0; i < args->nawait; i++)
+		if (!args->await[i])
+			return -EINVAL;
+	for (unsigned int i = 0; i < args->nobjects; i++) {
+		const struct i915_request_object *o = &args->objects[i];
+
+		if (!o->mem || (o->gpu_addr & (TTM_PAGE_SIZE - 1)) ||
+		    o->gpu_addr >= I915_VM_TOTAL || o->mem->size > I915_VM_TOTAL - o->gpu_addr ||
+		    (o->flags & ~I915_REQUEST_OBJECT_WRITE))
+			return -EINVAL;
+		for (unsigned int j = 0; j < i; j++) {
+			const struct i915_request_object *p = &args->objects[j];
+
+			if (o->gpu_addr < p->gpu_addr + p->mem->size &&
+			    p->gpu_addr < o->gpu_addr + o->mem->size)
+				return -EINVAL;
+		}
+	}
+	if (!i915_request_find(args, args->batch))
+		return -EINVAL;
+	vm = i915_context_get_vm(args->ctx);
+	i915_vm_put(vm);
+	return vm ? 0 : -EINVAL;
+}
+
+int i915_request_submit_objects(struct i915_engine *engine, const struct i915_request_args *args,
+				struct dma_fence **out)
+{
+	struct i915_backend *be;
+	int ret;
+
+	if (out)
+		*out = NULL;
+	if (!engine || !engine->present)
+		return -EINVAL;
+	ret = i915_request_args_check(args);
+	if (ret)
+		return ret;
+	if (args->ctx->i915 != engine->i915)
+		return -EINVAL;
+	if (atomic_load(&engine->wedged))
+		return -EIO;
+	be = engine->i915->be;
+	return be->ops->request_submit(be, engine->id, args, out);
+}
+
+int i915_mem_create(struct i915_device *i915, uint64_t size, struct i915_mem **out)
+{
+	if (!i915 || !out || !size || size % TTM_PAGE_SIZE)
+		return -EINVAL;
+	return i915->be->ops->mem_create(i915->be, size, out);
+}
+
+void *i915_mem_cpu(struct i915_device *i915, struct i915_mem *mem)
+{
+	(void)i915;
+	return mem ? mem->cpu : NULL;
+}
+
+void i915_mem_destroy(struct i915_device *i915, struct i915_mem *mem)
+{
+	if (i915 && mem)
+		i915->be->ops->mem_destroy(i915->be, mem);
 }

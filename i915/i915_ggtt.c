@@ -145,6 +145,8 @@ static int i915_ggtt_write_ptes(struct i915_ggtt *ggtt, uint64_t first, uint64_t
 	uint64_t done = 0;
 	int ret;
 
+	if (!ggtt->be->ops->ggtt_insert)
+		return -EOPNOTSUPP; /* the device owns its GGTT */
 	while (done < count) {
 		uint64_t n = count - done < I915_PTE_BATCH ? count - done : I915_PTE_BATCH;
 
@@ -222,6 +224,8 @@ int i915_ggtt_unbind(struct i915_ggtt *ggtt, uint64_t first, uint64_t count)
 
 	if (!i915_ggtt_range_ok(ggtt, first, count))
 		return -EINVAL;
+	if (!ggtt->be->ops->ggtt_clear)
+		return -EOPNOTSUPP;
 	ret = ggtt->be->ops->ggtt_clear(ggtt->be, first, count);
 	if (!ret)
 		atomic_fetch_add(&ggtt->pte_writes, count);
@@ -230,5 +234,7 @@ int i915_ggtt_unbind(struct i915_ggtt *ggtt, uint64_t first, uint64_t count)
 
 uint64_t i915_ggtt_read_pte(struct i915_ggtt *ggtt, uint64_t index)
 {
+	if (!ggtt->be->ops->ggtt_read_pte)
+		return 0;
 	return ggtt->be->ops->ggtt_read_pte(ggtt->be, index);
 }

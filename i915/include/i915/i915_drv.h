@@ -36,6 +36,7 @@ struct i915_backend;
 struct i915_gem_dev;
 struct sim_gpu;
 struct sim_gpu_config;
+struct hw_open_args;
 
 /**
  * struct i915_device - one Intel GPU.
@@ -115,6 +116,24 @@ struct i915_device {
  * is left behind on failure.
  */
 int i915_device_create_sim(const struct sim_gpu_config *cfg, struct i915_device **out);
+
+/**
+ * i915_device_create_hw() - probe the driver over the hw back end, a real
+ * i915 kernel on a render node (i915/hw: libi915_hw, built with libdrm).
+ * The kernel owns rings and page tables: requests go through
+ * i915_request_submit_objects() on the render and blitter engines, with
+ * memory from i915_mem_create() in VMs from i915_vm_create(); the ring
+ * paths (i915_request_submit(), GGTT and VM binds of GEM objects, the
+ * engine clock) answer -EOPNOTSUPP.
+ * @args: which node and how (struct hw_open_args of hw_gpu.h), or NULL for
+ *	the defaults; exec fences are always required.
+ * @out: the new device.
+ *
+ * Defined in libi915_backend_hw (i915/hw), not in the driver library.
+ * Return: 0; hw_gpu_open()'s errors (-ENODEV, -EACCES, -EOPNOTSUPP: no
+ * usable node; a program skips on them); -ENOMEM; the driver's errors.
+ */
+int i915_device_create_hw(const struct hw_open_args *args, struct i915_device **out);
 
 /**
  * i915_device_destroy() - wait for the engines to go idle, stop the reset

@@ -268,8 +268,8 @@ int i915_request_submit(struct i915_engine *engine, struct i915_context *ctx, co
  *
  * Return: as i915_request_submit().
  */
-int i915_request_submit_batch(struct i915_engine *engine, struct i915_context *ctx,
-			      uint64_t batch, struct dma_fence **out);
+int i915_request_submit_batch(struct i915_engine *engine, struct i915_context *ctx, uint64_t batch,
+			      struct dma_fence **out);
 
 /**
  * to_i915_request() - the request behind a fence.
@@ -351,5 +351,97 @@ uint32_t i915_engine_hws_seqno(struct i915_engine *engine);
  * Return: 0; -ETIMEDOUT after @timeout_ms.
  */
 int i915_engine_wait_idle(struct i915_engine *engine, unsigned int timeout_ms);
+
+/**
+ * struct i915_mem - device memory a back end allocated for raw requests
+ * (i915_mem_create()): host pages on the sim, a GEM object on hw. Opaque;
+ * each back end defines it.
+ */
+struct i915_mem;
+
+/* struct i915_request_object flags. */
+#define I915_REQUEST_OBJECT_WRITE (1u << 0) /* the batch writes the object */
+
+/**
+ * struct i915_request_object - one object a raw request uses.
+ * @mem: the memory (i915_mem_create() of the same device).
+ * @gpu_addr: where the batch finds it in the context's VM, chosen by the
+ *	caller: page aligned, below 2^48, the ranges of one request disjoint.
+ *	The object is bound there before the batch runs and stays bound
+ *	until i915_mem_destroy() or another object claims the range.
+ * @flags: I915_REQUEST_OBJECT_*.
+ */
+struct i915_request_object {
+	struct i915_mem *mem;
+	uint64_t gpu_addr;
+	uint32_t flags;
+};
+
+/**
+ * struct i915_request_args - a request at the level every back end takes:
+ * a batch with its objects and their GPU addresses, and what it waits for.
+ * @ctx: the context; it must have a VM (i915_context_set_vm()), whose
+ *	address space the caller owns for these objects (no GEM object of the
+ *	driver may be bound over their ranges).
+ * @batch: GPU address of the batch's first command, inside one of
+ *	@objects, qword aligned.
+ * @objects: every object the batch touches, the batch's own included.
+ * @nobjects: entries of @objects (1 or more).
+ * @await: fences the batch must not start before (any timeline), or NULL.
+ * @nawait: entries of @await.
+ */
+struct i915_request_args {
+	struct i915_context *ctx;
+	uint64_t batch;
+	const struct i915_request_object *objects;
+	unsigned int nobjects;
+	struct dma_fence *const *await;
+	unsigned int nawait;
+};
+
+/**
+ * i915_request_submit_objects() - run a batch on an engine through the
+ * back end's request op, the one submission path both back ends implement
+ * (the sim binds the objects in its page tables and writes the ring; hw
+ * softpins them in one execbuffer2).
+ * @engine: the engine.
+ * @args: the request.
+ * @out: a reference to the request's fence (signals when the batch is
+ *	done; error -EIO when it was reset), or NULL when not wanted.
+ *
+ * Return: 0; -EINVAL (bad @args: no VM, misaligned or overlapping
+ * addresses, a batch outside the objects); -EOPNOTSUPP (the back end cannot
+ * run on this engine); -ENOMEM; -EIO (the engine is wedged); the back
+ * end's errors (on hw the kernel's). Nothing was submitted on failure.
+ */
+int i915_request_submit_objects(struct i915_engine *engine, const struct i915_request_args *args,
+				struct dma_fence **out);
+
+/**
+ * i915_mem_create() - device memory for raw requests.
+ * @i915: the device.
+ * @size: bytes, a positive multiple of 4096.
+ * @out: the memory, zeroed, CPU mapped (i915_mem_cpu()).
+ *
+ * Return: 0; -EINVAL; -ENOMEM; the back end's errors.
+ */
+int i915_mem_create(struct i915_device *i915, uint64_t size, struct i915_mem **out);
+
+/**
+ * i915_mem_cpu() - the CPU view of device memory.
+ * @i915: the device.
+ * @mem: the memory.
+ *
+ * Coherent with the GPU once a request's fence that used @mem signalled.
+ * Return: the address of its first byte.
+ */
+void *i915_mem_cpu(struct i915_device *i915, struct i915_mem *mem);
+
+/**
+ * i915_mem_destroy() - wait until no request uses @mem, unbind and free it.
+ * @i915: the device.
+ * @mem: the memory, or NULL.
+ */
+void i915_mem_destroy(struct i915_device *i915, struct i915_mem *mem);
 
 #endif /* I915_ENGINE_H */

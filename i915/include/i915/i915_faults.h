@@ -39,5 +39,10 @@ extern struct fault_attr i915_fault_blt_alloc;
  * the validate or eviction that needed it) says -ENOMEM, the BO stays where it was.
  */
 extern struct fault_attr i915_fault_move_alloc;
+/*
+ * "mem_alloc": raw request memory of the sim back end (i915_mem_create()), its
+ * record or its pages; the call says -ENOMEM, nothing is left behind.
+ */
+extern struct fault_attr i915_fault_mem_alloc;
 
 #endif /* I915_FAULTS_H */

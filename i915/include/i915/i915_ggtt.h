@@ -81,7 +81,8 @@ static inline uint64_t i915_ggtt_offset(const struct ttm_resource *res)
  *	caller while bound.
  * @count: entries to write.
  *
- * Return: 0; -EINVAL (range outside the GGTT, NULL page).
+ * Return: 0; -EINVAL (range outside the GGTT, NULL page); -EOPNOTSUPP (a back
+ * end that owns its GGTT: hw).
  */
 int i915_ggtt_bind_host(struct i915_ggtt *ggtt, uint64_t first, void *const *pages, uint64_t count);
 
@@ -118,7 +119,8 @@ int i915_ggtt_bind_lmem(struct i915_ggtt *ggtt, uint64_t first,
  * @first: first GGTT page.
  * @count: entries to clear.
  *
- * Return: 0; -EINVAL (range outside the GGTT).
+ * Return: 0; -EINVAL (range outside the GGTT); -EOPNOTSUPP (a back end that
+ * owns its GGTT).
  */
 int i915_ggtt_unbind(struct i915_ggtt *ggtt, uint64_t first, uint64_t count);
 
@@ -127,7 +129,8 @@ int i915_ggtt_unbind(struct i915_ggtt *ggtt, uint64_t first, uint64_t count);
  * @ggtt: the GGTT.
  * @index: GGTT page.
  *
- * Return: the entry (the back end's encoding), 0 beyond the GGTT.
+ * Return: the entry (the back end's encoding), 0 beyond the GGTT or where
+ * the back end owns the GGTT.
  */
 uint64_t i915_ggtt_read_pte(struct i915_ggtt *ggtt, uint64_t index);
 
