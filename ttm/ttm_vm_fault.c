@@ -141,6 +141,9 @@ static int vm_handle_fault(struct ttm_vm_range *r, const void *addr)
 	atomic_fetch_add(&r->stats.faults, 1);
 	atomic_fetch_add(&r->engine->stats.faults, 1);
 	ret = r->ops->populate(r, page);
+	/* The range was split or trimmed under the fault: the access is retried. */
+	if (ret == -EAGAIN)
+		return 0;
 	if (!ret && !ttm_vm_range_page_present(r, page) && atomic_load(&r->generation) == gen)
 		ret = -EFAULT;
 	if (ret) {
@@ -372,11 +375,34 @@ static int vm_service_start(void)
 	return ret;
 }
 
+/*
+ * A child of fork() starts with an empty range table: the inherited ranges
+ * are the parent's, and their @populate (driver code on the child's copy
+ * of the parent's state) must never run in the child. The lock may have
+ * been held by a parent thread that does not exist in the child.
+ */
+static void vm_atfork_child(void)
+{
+	pthread_mutex_init(&vm_table_lock, NULL);
+	pthread_cond_init(&vm_table_idle, NULL);
+	/* Unlinked one by one: a later fini of an inherited range must not touch the table. */
+	while (!list_empty(&vm_table))
+		list_del_init(vm_table.next);
+}
+
+static pthread_once_t vm_atfork_once = PTHREAD_ONCE_INIT;
+
+static void vm_atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, vm_atfork_child);
+}
+
 static int vm_segv_install(void)
 {
 	struct sigaction sa;
 	int ret;
 
+	pthread_once(&vm_atfork_once, vm_atfork_register);
 	pthread_mutex_lock(&vm_table_lock);
 	ret = vm_service_start();
 	if (!ret && !vm_segv_installed) {
@@ -652,12 +678,21 @@ static int vm_map_absent(struct ttm_vm_fault_engine *eng, void *addr, size_t len
 int ttm_vm_range_init(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *range,
 		      unsigned long num_pages, const struct ttm_vm_range_ops *ops, void *priv)
 {
+	return ttm_vm_range_init_at(eng, range, num_pages, ops, priv, NULL, 0);
+}
+
+int ttm_vm_range_init_at(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *range,
+			 unsigned long num_pages, const struct ttm_vm_range_ops *ops, void *priv,
+			 void *hint, int flags)
+{
 	size_t len;
 	void *p;
 	int ret;
 
 	if (!eng || !range || !num_pages || !ops || !ops->populate ||
-	    num_pages > SIZE_MAX / VM_PAGE_SIZE)
+	    num_pages > SIZE_MAX / VM_PAGE_SIZE ||
+	    (flags != 0 && flags != MAP_FIXED && flags != MAP_FIXED_NOREPLACE) ||
+	    (flags && ((uintptr_t)hint & (VM_PAGE_SIZE - 1))))
 		return -EINVAL;
 	memset(range, 0, sizeof(*range));
 	len = num_pages * VM_PAGE_SIZE;
@@ -672,9 +707,15 @@ int ttm_vm_range_init(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *rang
 		return -ENOMEM;
 
 	/* Reserve first, so the address is ours before any fault can come. */
-	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = mmap(hint, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | flags, -1, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
+		goto err_state;
+	}
+	/* A kernel older than MAP_FIXED_NOREPLACE takes it as a hint. */
+	if (flags == MAP_FIXED_NOREPLACE && p != hint) {
+		munmap(p, len);
+		ret = -EEXIST;
 		goto err_state;
 	}
 	ret = vm_map_absent(eng, p, len);
@@ -701,6 +742,51 @@ err_state:
 	free(range->state);
 	range->state = NULL;
 	return ret;
+}
+
+int ttm_vm_range_split(struct ttm_vm_range *range, unsigned long page, struct ttm_vm_range *tail,
+		       void *tail_priv)
+{
+	unsigned long n, i, present = 0, mapped = 0;
+	uint8_t *state;
+
+	if (!range || !tail || !page || page >= range->num_pages)
+		return -EINVAL;
+	n = range->num_pages - page;
+	if (fault_should_fail(&ttm_fault_map_alloc, n))
+		return -ENOMEM;
+	state = malloc(n);
+	if (!state)
+		return -ENOMEM;
+	memset(tail, 0, sizeof(*tail));
+	tail->engine = range->engine;
+	tail->ops = range->ops;
+	tail->priv = tail_priv;
+	tail->num_pages = n;
+	tail->state = state;
+	pthread_mutex_init(&tail->lock, NULL);
+
+	pthread_mutex_lock(&range->lock);
+	memcpy(state, range->state + page, n);
+	for (i = 0; i < n; i++) {
+		present += state[i] != TTM_VM_PAGE_ABSENT;
+		mapped += state[i] == TTM_VM_PAGE_MAPPED;
+	}
+	tail->nr_present = present;
+	tail->nr_mapped = mapped;
+	tail->caching = range->caching;
+	atomic_store(&tail->generation, atomic_load(&range->generation));
+	tail->addr = range->addr + page * VM_PAGE_SIZE;
+	/* The table lock makes the new bounds and the tail appear at once for lookups. */
+	pthread_mutex_lock(&vm_table_lock);
+	range->num_pages = page;
+	list_add(&tail->link, &range->link);
+	pthread_mutex_unlock(&vm_table_lock);
+	range->nr_present -= present;
+	range->nr_mapped -= mapped;
+	pthread_mutex_unlock(&range->lock);
+	atomic_fetch_add(&range->engine->nr_ranges, 1);
+	return 0;
 }
 
 void ttm_vm_range_fini(struct ttm_vm_range *range)
@@ -972,6 +1058,49 @@ void ttm_vm_range_invalidate(struct ttm_vm_range *range)
 
 	atomic_fetch_add(&range->stats.invalidations, 1);
 	atomic_fetch_add(&range->engine->stats.invalidations, 1);
+	atomic_fetch_add(&range->stats.pages_written_back, written);
+	atomic_fetch_add(&range->engine->stats.pages_written_back, written);
+}
+
+void ttm_vm_range_drop_copies(struct ttm_vm_range *range, unsigned long first, unsigned long count)
+{
+	unsigned long i, end, written = 0, dropped = 0;
+
+	pthread_mutex_lock(&range->lock);
+	if (first >= range->num_pages || range->nr_present == range->nr_mapped) {
+		pthread_mutex_unlock(&range->lock);
+		return;
+	}
+	end = count > range->num_pages - first ? range->num_pages : first + count;
+	i = first;
+	while (i < end) {
+		unsigned long j = i + 1, k;
+		uint8_t *a = range->addr + i * VM_PAGE_SIZE;
+
+		if (range->state[i] != TTM_VM_PAGE_COPY) {
+			i++;
+			continue;
+		}
+		while (j < end && range->state[j] == TTM_VM_PAGE_COPY)
+			j++;
+		/* As ttm_vm_range_invalidate(): no store may land in a copy being dropped. */
+		mprotect(a, (j - i) * VM_PAGE_SIZE, PROT_READ);
+		if (range->ops->writeback) {
+			vm_tsan_ignore_begin();
+			for (k = i; k < j; k++)
+				range->ops->writeback(range, k, range->addr + k * VM_PAGE_SIZE);
+			vm_tsan_ignore_end();
+			written += j - i;
+		}
+		vm_map_absent(range->engine, a, (j - i) * VM_PAGE_SIZE);
+		memset(range->state + i, TTM_VM_PAGE_ABSENT, j - i);
+		range->nr_present -= j - i;
+		dropped += j - i;
+		i = j;
+	}
+	if (dropped)
+		atomic_fetch_add(&range->generation, 1);
+	pthread_mutex_unlock(&range->lock);
 	atomic_fetch_add(&range->stats.pages_written_back, written);
 	atomic_fetch_add(&range->engine->stats.pages_written_back, written);
 }

@@ -90,6 +90,16 @@
  * moves invalidate and write back as usual, and the BO goes with the last
  * of release, map count and process mappings.
  *
+ * Several mappings (mmap(2) of a GEM object, the kernel's vmas):
+ * ttm_bo_vm_mmap_vma() gives every call a range of its own, at a page
+ * offset into the BO and at a chosen address (MAP_FIXED,
+ * MAP_FIXED_NOREPLACE); ttm_bo_vm_munmap_vma() trims, splits or removes
+ * them as munmap(2) does and ttm_bo_vm_move_vma() moves a part (mremap).
+ * All of a BO's ranges fault from its one storage and are invalidated
+ * together before every move; a page installed by copy lives in one range
+ * at a time (the others write theirs back and drop it first), so every
+ * view shows the same bytes. Each mapping holds the BO until unmapped.
+ *
  * Process-wide state: one fault engine serves every mapping of the process
  * (a SIGSEGV handler is per process anyway); it is created by the first
  * map and lives until ttm_bo_vm_set_mode() replaces it. The mode comes from
@@ -129,6 +139,9 @@
  * @sigbus: faults answered with SIGBUS.
  * @map_count: current map count.
  * @vmas: process mappings (ttm_bo_vm_vma_get()) not yet unmapped.
+ * @mappings: process mappings of ttm_bo_vm_mmap_vma() (each part left by
+ *	a partial munmap counts).
+ * Counters are summed over every range of the BO.
  */
 struct ttm_bo_vm_stats {
 	uint64_t faults;
@@ -142,6 +155,7 @@ struct ttm_bo_vm_stats {
 	uint64_t sigbus;
 	unsigned map_count;
 	unsigned vmas;
+	unsigned mappings;
 };
 
 /**
@@ -189,6 +203,19 @@ struct ttm_bo_vm_fault_ops {
 	void (*wait)(void *priv);
 	/** @end: the fault that @begin succeeded for is over (unreserved). */
 	void (*end)(void *priv);
+	/**
+	 * @open: optional, for ttm_bo_vm_mmap_vma(): a process mapping with
+	 * this @priv was created (by the mmap itself, or by a partial
+	 * munmap splitting one in two), as the kernel's vm_ops->open. Called
+	 * with the BO reserved; must not block. Each is paired with a @close.
+	 */
+	void (*open)(void *priv);
+	/**
+	 * @close: optional: a process mapping with this @priv is gone
+	 * (unreserved, no lock of ttm_bo_vm held; may drop the last
+	 * reference of @priv).
+	 */
+	void (*close)(void *priv);
 };
 
 /**
@@ -239,6 +266,109 @@ int ttm_bo_vm_vma_get(struct ttm_buffer_object *bo, void **addr);
 int ttm_bo_vm_vma_put(void *addr);
 
 /**
+ * ttm_bo_vm_mmap_vma() - mmap(2) of BO pages [@pgoff, @pgoff + @num_pages):
+ * a process mapping with its own address range, as the kernel's vma.
+ * Every mapping of a BO faults from the same storage and is invalidated
+ * before every move; zero-copy pages are shared, and a page installed by
+ * copy in one mapping is written back and dropped from the others before
+ * another mapping installs it, so every mapping shows the same bytes. A
+ * mapping holds the BO (through its mapping state) until the last of its
+ * parts is unmapped (ttm_bo_vm_munmap_vma()), past ttm_bo_vm_release().
+ * @fops, @priv: the owner's fault hooks (only the BO's first map, of any
+ *	kind, sets the fault hooks) and its @open / @close hooks for this
+ *	mapping (may be NULL: no hooks, faults migrate to SYSTEM as needed).
+ * @hint, @flags: placement as mmap(2): @flags 0 (@hint a hint),
+ *	MAP_FIXED (whatever was mapped there goes; process mappings of BOs
+ *	are unmapped first, as by ttm_bo_vm_munmap_vma()) or
+ *	MAP_FIXED_NOREPLACE.
+ * @ctx: @interruptible: the reservation may end with -EINTR.
+ * @addr: out: the first byte.
+ * Not reserved by the caller.
+ * Return: 0; -EINVAL (NULL arguments, kernel BO, empty or out-of-object
+ * range, bad @flags or fixed @hint, incomplete @fops); -EEXIST
+ * (MAP_FIXED_NOREPLACE over a mapping); -EPERM (a fixed @hint below
+ * mmap_min_addr); -ENOMEM; -EINTR.
+ */
+int ttm_bo_vm_mmap_vma(struct ttm_buffer_object *bo, const struct ttm_bo_vm_fault_ops *fops,
+		       void *priv, uint64_t pgoff, unsigned long num_pages, void *hint, int flags,
+		       struct ttm_operation_ctx *ctx, void **addr);
+
+/**
+ * ttm_bo_vm_munmap_vma() - munmap(2) of [@addr, @addr + @len) (@len
+ * rounded up to pages) for process mappings of ttm_bo_vm_mmap_vma(): each
+ * one inside is removed, one that crosses an end is trimmed, one holding
+ * the whole span is split in two (the parts keep their page offsets). CPU
+ * writes to removed pages stay in the BO. A BO whose last mapping went and
+ * whose owner released it goes. Not reserved; no BO reservation held.
+ * Return: 0 when some process mapping was there; -ENOENT when none was
+ * (the caller unmaps the span itself); -EINVAL (unaligned @addr, @len 0
+ * or wrapping); -ENOMEM (a split failed; parts done so far are unmapped).
+ */
+int ttm_bo_vm_munmap_vma(void *addr, size_t len);
+
+/**
+ * ttm_bo_vm_move_vma() - mremap(2) with MREMAP_MAYMOVE | MREMAP_FIXED of
+ * [@old, @old + @len), which lies inside one process mapping, to
+ * @new_addr: the part becomes a mapping of its own there, with the same
+ * BO pages (CPU writes written back first; the new mapping faults them
+ * in). What was mapped at @new_addr goes first, as for MAP_FIXED.
+ * Not reserved; no BO reservation held.
+ * @out: out: @new_addr.
+ * Return: 0; -ENOENT (no process mapping at @old); -EFAULT (the range
+ * is not inside one mapping); -EINVAL (unaligned, empty, overlapping
+ * ranges); -EPERM; -ENOMEM.
+ */
+int ttm_bo_vm_move_vma(void *old, size_t len, void *new_addr, void **out);
+
+/**
+ * struct ttm_bo_vm_backing - where a mapped page lives, for a process that
+ * maps the same memory itself (a device server's client).
+ * @fd: the pool arena memfd holding the page.
+ * @offset: the page's offset in @fd.
+ * @pages: pages from the one asked for that follow it in @fd, in order,
+ *	inside the same map (at most 512).
+ * @seq: the BO's unmap sequence when the answer was made (see
+ *	ttm_bo_vm_set_unmap_hook()).
+ * @bo: an opaque cookie for the BO, the one the unmap hook is given.
+ */
+struct ttm_bo_vm_backing {
+	int fd;
+	uint64_t offset;
+	unsigned long pages;
+	uint64_t seq;
+	const void *bo;
+};
+
+/**
+ * ttm_bo_vm_fault_backing() - run the fault path of the page at @addr (a
+ * page of a map of this process: ttm_bo_mmap*() or ttm_bo_vm_mmap_vma())
+ * as a CPU access would (fault hooks, GPU-write wait, migration, install in
+ * the local view), then, with the BO reserved, fill @out and mark the BO
+ * shared, so its next ttm_bo_vm_unmap_virtual() calls the unmap hook. Not
+ * reserved; no BO reservation held.
+ * Return: 0; -EINVAL (NULL @out); -EFAULT (no BO map at @addr);
+ * -EOPNOTSUPP (the page is not in a memfd: io memory, a CPU-cache copy);
+ * errors of the fault (what a CPU access gets as SIGBUS).
+ */
+int ttm_bo_vm_fault_backing(const void *addr, struct ttm_bo_vm_backing *out);
+
+/**
+ * typedef ttm_bo_vm_unmap_hook_t - called by ttm_bo_vm_unmap_virtual() with
+ * the BO reserved, after the local invalidation, when ttm_bo_vm_fault_backing()
+ * handed out pages of @bo (the cookie) since the last call; @seq is the
+ * BO's new unmap sequence. Must make every other process drop those pages
+ * before it returns (the pages move after it).
+ */
+typedef void (*ttm_bo_vm_unmap_hook_t)(const void *bo, uint64_t seq);
+
+/**
+ * ttm_bo_vm_set_unmap_hook() - set the process-wide unmap hook (NULL:
+ * none). ttm_bo_vm_flush() and ttm_bo_vm_flush_range() never call it:
+ * memfd pages need no flush.
+ */
+void ttm_bo_vm_set_unmap_hook(ttm_bo_vm_unmap_hook_t hook);
+
+/**
  * ttm_bo_vm_unmap_virtual() - the ttm_device.unmap_virtual hook: write
  * CPU copies back and remove every CPU view of @bo. Reserved.
  */
@@ -252,11 +382,17 @@ void ttm_bo_vm_unmap_virtual(struct ttm_buffer_object *bo);
  * reads the BO's storage directly (ttm_bo_access()) sees mapped writes only
  * after it or after a move. Reserved. No-op for an unmapped BO.
  */
-static inline void ttm_bo_vm_flush(struct ttm_buffer_object *bo)
-{
-	if (bo->vm)
-		ttm_bo_vm_unmap_virtual(bo);
-}
+void ttm_bo_vm_flush(struct ttm_buffer_object *bo);
+
+/**
+ * ttm_bo_vm_flush_range() - ttm_bo_vm_flush() for bytes [@offset, @offset +
+ * @size) of @bo only: in every map of @bo, the pages installed by copy that
+ * cover the span are written back and made absent; zero-copy pages and
+ * the rest of the maps stay. What a driver calls before it reads or writes
+ * part of a mapped BO's storage directly (PREAD / PWRITE). Reserved.
+ * No-op for an unmapped BO or an empty span.
+ */
+void ttm_bo_vm_flush_range(struct ttm_buffer_object *bo, uint64_t offset, uint64_t size);
 
 /**
  * ttm_bo_vm_set_cpu_cache() - model (@model true) or stop modelling the CPU

@@ -152,7 +152,10 @@ struct ttm_vm_range_ops {
 	 * least @page with ttm_vm_range_install() (a window around it is
 	 * welcome), drop the lock. Runs on a service worker (SIGSEGV) or
 	 * the engine's thread (userfaultfd), with no engine lock held; may
-	 * sleep. Return: 0; a negative errno makes the access SIGBUS.
+	 * sleep. Return: 0; -EAGAIN when @page is no longer in @range (the
+	 * owner split or trimmed it, ttm_vm_range_split(), while the fault
+	 * waited): the access is retried and finds the range holding it now;
+	 * another negative errno makes the access SIGBUS.
 	 * Returning 0 with @page still absent is treated as -EFAULT.
 	 */
 	int (*populate)(struct ttm_vm_range *range, unsigned long page);
@@ -241,6 +244,34 @@ int ttm_vm_range_init(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *rang
 		      unsigned long num_pages, const struct ttm_vm_range_ops *ops, void *priv);
 
 /**
+ * ttm_vm_range_init_at() - ttm_vm_range_init() at a chosen address, as
+ * mmap(2) places a mapping.
+ * @hint: where the range should start.
+ * @flags: 0 (@hint is only a hint; NULL: anywhere), MAP_FIXED (the range
+ *	replaces whatever is mapped at @hint; the caller has torn down its
+ *	own ranges there first) or MAP_FIXED_NOREPLACE (-EEXIST when
+ *	anything is mapped there).
+ * Return: 0; -EINVAL (as ttm_vm_range_init(), other @flags, an unaligned
+ * fixed @hint); -EEXIST; -EPERM (below mmap_min_addr); -ENOMEM.
+ */
+int ttm_vm_range_init_at(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *range,
+			 unsigned long num_pages, const struct ttm_vm_range_ops *ops, void *priv,
+			 void *hint, int flags);
+
+/**
+ * ttm_vm_range_split() - cut @range in two at page @page: @range keeps
+ * pages [0, @page) and its address, @tail (caller-embedded, with owner
+ * data @tail_priv) takes the rest with their page states, installed pages
+ * staying in place. Nothing is remapped. Called with the owner lock held,
+ * so no @populate installs meanwhile; a fault already waiting for the
+ * owner lock on a page now in @tail gets -EAGAIN from its owner and is
+ * retried. Each half is torn down with its own ttm_vm_range_fini().
+ * Return: 0; -EINVAL (@page 0 or past the end); -ENOMEM.
+ */
+int ttm_vm_range_split(struct ttm_vm_range *range, unsigned long page, struct ttm_vm_range *tail,
+		       void *tail_priv);
+
+/**
  * ttm_vm_range_fini() - remove @range from the fault table, wait for fault
  * handlers still running on it (accesses from now on SIGBUS), unmap the
  * address space. Pages are dropped without write-back: invalidate first to
@@ -277,6 +308,16 @@ long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsig
  * storage, which has not moved yet).
  */
 void ttm_vm_range_invalidate(struct ttm_vm_range *range);
+
+/**
+ * ttm_vm_range_drop_copies() - make the pages installed by copy among
+ * [@first, @first + @count) absent, handing each to @writeback first
+ * (write access revoked before, as ttm_vm_range_invalidate()); zero-copy
+ * pages stay. Owner lock held. An owner whose storage is mapped by
+ * several ranges calls it on the others before installing a copy of the
+ * same storage page, so no two private copies of one page ever diverge.
+ */
+void ttm_vm_range_drop_copies(struct ttm_vm_range *range, unsigned long first, unsigned long count);
 
 /**
  * ttm_vm_range_get() - the live range holding @addr, pinned: it is not torn
