@@ -1538,6 +1538,86 @@ KTEST(cpu_fault_on_fragmented_lmem_object)
 	fx_close(&fx);
 }
 /* A CPU fault needing pages of a purgeable object is SIGBUS (gem_madvise@dontneed-*). */
+/* A system-memory object mapped through FIXED (every object on dg2), holding @cs. */
+static volatile uint32_t *smem_batch(struct uapi_fx *fx, const uint32_t *cs, size_t len,
+				     uint32_t *handle)
+{
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_FIXED};
+	void *ptr = NULL;
+
+	mo.handle = *handle = gem_create(fx->file, 4096);
+	EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	EXPECT_EQ(i915_gem_mmap(fx->file, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+				(off_t)mo.offset, &ptr),
+		  0);
+	if (ptr)
+		memcpy(ptr, cs, len);
+	return ptr;
+}
+
+KTEST(lmem_clear_is_pipelined_behind_a_busy_blitter)
+{
+	struct uapi_fx fx;
+	const uint64_t b_at = 0x200000, size = 64 * 1024;
+	uint32_t spin_cs[] = {MI_ARB_CHECK, MI_BATCH_BUFFER_START_GEN8 | MI_BATCH_PPGTT,
+			      (uint32_t)b_at, 0};
+	struct drm_i915_gem_memory_class_instance r = {.memory_class = I915_MEMORY_CLASS_DEVICE};
+	struct drm_i915_gem_create_ext_memory_regions ext = {.base.name =
+								 I915_GEM_CREATE_EXT_MEMORY_REGIONS,
+							     .num_regions = 1,
+							     .regions = (uintptr_t)&r};
+	struct drm_i915_gem_create_ext c = {.size = size, .extensions = (uintptr_t)&ext};
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_FIXED};
+	struct drm_i915_gem_exec_object2 obj = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_busy busy = {0};
+	struct end_later end = {0};
+	volatile uint32_t *old, *p;
+	uint32_t old_handle;
+	pthread_t thread;
+	void *ptr = NULL;
+
+	fx_open(&fx, "dg2", true);
+	/* Leave stale bytes in device memory for the next object to inherit. */
+	old = lmem_touch(&fx, size, 0xdeadbeef, &old_handle);
+	ASSERT_TRUE(old != NULL);
+	i915_gem_munmap(fx.i915, (void *)old, size);
+	EXPECT_EQ(gem_close(fx.file, old_handle), 0);
+
+	/* The blitter, which clears new lmem objects, spins. */
+	end.batch = smem_batch(&fx, spin_cs, sizeof(spin_cs), &obj.handle);
+	ASSERT_TRUE(end.batch != NULL);
+	obj.offset = b_at;
+	obj.flags = EXEC_OBJECT_PINNED;
+	eb.buffers_ptr = (uintptr_t)&obj;
+	eb.buffer_count = 1;
+	eb.flags = I915_EXEC_BLT;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	ASSERT_EQ(pthread_create(&thread, NULL, end_later_fn, &end), 0);
+
+	/* Creation returns with the clear queued behind the spinner, as the object's move fence. */
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE_EXT, &c), 0);
+	EXPECT_FALSE(atomic_load(&end.ended));
+	busy.handle = c.handle;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_BUSY, &busy), 0);
+	EXPECT_TRUE(busy.busy & (0x10000u << I915_ENGINE_CLASS_COPY));
+
+	atomic_store(&end.done, true);
+	pthread_join(thread, NULL);
+	end.batch[0] = MI_BATCH_BUFFER_END;
+	/* The CPU sees the object only once cleared. */
+	mo.handle = c.handle;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	ASSERT_EQ(i915_gem_mmap(fx.file, NULL, size, PROT_READ, MAP_SHARED, (off_t)mo.offset, &ptr),
+		  0);
+	p = ptr;
+	for (uint64_t off = 0; off < size; off += 4096)
+		EXPECT_EQ(p[off / 4], 0u);
+	i915_gem_munmap(fx.i915, ptr, size);
+	i915_gem_munmap(fx.i915, (void *)end.batch, 4096);
+	fx_close(&fx);
+}
+
 KTEST(cpu_fault_on_purgeable_object_sigbus)
 {
 	struct uapi_fx fx;
