@@ -134,8 +134,17 @@ void ttm_bo_assign_mem(struct ttm_buffer_object *bo, struct ttm_resource *new_me
 
 void ttm_bo_move_null(struct ttm_buffer_object *bo, struct ttm_resource *new_mem)
 {
-	ttm_bo_free_resource(bo);
-	ttm_bo_assign_mem(bo, new_mem);
+	struct ttm_device *bdev = bo->bdev;
+
+	/* The old resource's free and the new one's LRU entry in one LRU section. */
+	new_mem->bo = bo;
+	new_mem->priority = bo->priority;
+	ttm_lock(&bdev->lru_lock);
+	if (bo->resource)
+		ttm_resource_free(ttm_bo_res_man(bo, bo->resource), &bo->resource);
+	bo->resource = new_mem;
+	ttm_bo_lru_update_locked(bo);
+	ttm_unlock(&bdev->lru_lock);
 }
 
 int ttm_bo_populate(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)

@@ -23,6 +23,7 @@
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_delay.h>
 #include <ttm/ttm_trace.h>
+#include <ttm/ww_lockdep.h>
 
 #include "ttm_bo_internal.h"
 
@@ -364,6 +365,9 @@ static int ttm_bo_evict_first(struct ttm_device *bdev, unsigned mem_type,
 	}
 	if (!victim && contended) {
 		/* Everything else was taken: sleep on the contended one. */
+		if (!ctx->ticket)
+			/* Deleted, own resv: its holders wait for fences, never for our locks. */
+			ww_lockdep_nest_ok(&contended->resv->lock);
 		if (ctx->interruptible)
 			ret = dma_resv_lock_interruptible(contended->resv, ctx->ticket);
 		else
@@ -517,6 +521,9 @@ static int ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_place
 		if (ret)
 			return ret;
 
+		/* No pipelined move into this type in flight: nothing to wait for. */
+		if (!atomic_load_explicit(&man->move, memory_order_acquire))
+			return 0;
 		ret = ttm_bo_wait_move_fence(bo, man, ctx);
 		if (!ret)
 			return 0;
@@ -619,7 +626,8 @@ static __attribute__((noinline)) int ttm_bo_validate_impl(struct ttm_buffer_obje
 		int ret;
 
 		if (pass == 0 ? fits0
-			      : bo->resource && ttm_bo_res_compatible(bdev, bo->resource, placement, true))
+			      : bo->resource &&
+				    ttm_bo_res_compatible(bdev, bo->resource, placement, true))
 			return ttm_bo_validate_in_place(bo, ctx);
 		if (pass == 0) {
 			if (!ttm_placement_valid(bo, placement))
@@ -629,12 +637,12 @@ static __attribute__((noinline)) int ttm_bo_validate_impl(struct ttm_buffer_obje
 		}
 
 		/*
-		 * The kernel's ttm_bo_mem_space() reserves a fence slot first:
-		 * whoever placed the BO can fence it without a failure point.
+		 * The fence slot the kernel's ttm_bo_alloc_resource() reserves
+		 * first is reserved by ttm_bo_handle_move_mem(), after any
+		 * eviction (which may fill a shared reservation's slots) and
+		 * before the driver's move, so whoever moved the BO can fence
+		 * it without a failure point.
 		 */
-		ret = dma_resv_reserve_fences(bo->resv, 1);
-		if (ret)
-			return ret;
 		ret = ttm_bo_mem_space(bo, placement, ctx,
 				       pass ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK, pass == 1,
 				       0, &res, &busy);

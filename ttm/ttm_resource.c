@@ -6,6 +6,17 @@
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_resource.h>
 
+/* @man's move fence; writers hold move_lock (see struct ttm_resource_manager). */
+static inline struct dma_fence *ttm_resource_move_peek(struct ttm_resource_manager *man)
+{
+	return atomic_load_explicit(&man->move, memory_order_relaxed);
+}
+
+static inline void ttm_resource_move_set(struct ttm_resource_manager *man, struct dma_fence *f)
+{
+	atomic_store_explicit(&man->move, f, memory_order_release);
+}
+
 int ttm_resource_manager_init(struct ttm_resource_manager *man,
 			      const struct ttm_resource_manager_func *func, uint64_t size)
 {
@@ -19,7 +30,7 @@ int ttm_resource_manager_init(struct ttm_resource_manager *man,
 	for (unsigned i = 0; i < TTM_MAX_BO_PRIORITY; i++)
 		INIT_LIST_HEAD(&man->lru[i]);
 	ttm_lock_init(&man->move_lock);
-	man->move = NULL;
+	atomic_init(&man->move, NULL);
 	return 0;
 }
 
@@ -33,8 +44,8 @@ int ttm_resource_manager_fini(struct ttm_resource_manager *man)
 	ret = ttm_resource_manager_cleanup_move(man, false);
 	if (ret) {
 		ttm_lock(&man->move_lock);
-		dma_fence_put(man->move);
-		man->move = NULL;
+		dma_fence_put(ttm_resource_move_peek(man));
+		ttm_resource_move_set(man, NULL);
 		ttm_unlock(&man->move_lock);
 	}
 	man->use_type = false;
@@ -73,24 +84,25 @@ void ttm_resource_manager_debug(struct ttm_resource_manager *man, FILE *f)
 
 int ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_fence *fence)
 {
-	struct dma_fence *old = NULL;
+	struct dma_fence *old = NULL, *cur;
 	int ret = 0;
 
 	if (!fence)
 		return 0;
 	ttm_lock(&man->move_lock);
-	if (!man->move) {
-		man->move = dma_fence_get(fence);
-	} else if (man->move->context == fence->context) {
+	cur = ttm_resource_move_peek(man);
+	if (!cur) {
+		ttm_resource_move_set(man, dma_fence_get(fence));
+	} else if (cur->context == fence->context) {
 		/* On one timeline the later fence signals last. */
-		if (dma_fence_is_later(fence, man->move)) {
-			old = man->move;
-			man->move = dma_fence_get(fence);
+		if (dma_fence_is_later(fence, cur)) {
+			old = cur;
+			ttm_resource_move_set(man, dma_fence_get(fence));
 		}
-	} else if (dma_fence_test_signaled_flag(man->move)) {
+	} else if (dma_fence_test_signaled_flag(cur)) {
 		/* The flag only: signalling here could run callbacks under the lock. */
-		old = man->move;
-		man->move = dma_fence_get(fence);
+		old = cur;
+		ttm_resource_move_set(man, dma_fence_get(fence));
 	} else {
 		ret = -EBUSY;
 	}
@@ -103,8 +115,16 @@ struct dma_fence *ttm_resource_manager_get_move(struct ttm_resource_manager *man
 {
 	struct dma_fence *f;
 
+	/*
+	 * No fence, no lock: whoever freed the memory an allocation got set
+	 * the fence before that free, which the allocator's lock ordered
+	 * before our look, so a NULL seen here is the current value.
+	 */
+	if (!atomic_load_explicit(&man->move, memory_order_acquire))
+		return NULL;
 	ttm_lock(&man->move_lock);
-	f = man->move ? dma_fence_get(man->move) : NULL;
+	f = ttm_resource_move_peek(man);
+	f = f ? dma_fence_get(f) : NULL;
 	ttm_unlock(&man->move_lock);
 	return f;
 }
@@ -114,9 +134,9 @@ void ttm_resource_manager_drop_move(struct ttm_resource_manager *man, struct dma
 	struct dma_fence *old = NULL;
 
 	ttm_lock(&man->move_lock);
-	if (man->move == fence) {
-		old = man->move;
-		man->move = NULL;
+	if (ttm_resource_move_peek(man) == fence) {
+		old = fence;
+		ttm_resource_move_set(man, NULL);
 	}
 	ttm_unlock(&man->move_lock);
 	dma_fence_put(old);
@@ -135,9 +155,9 @@ int ttm_resource_manager_cleanup_move(struct ttm_resource_manager *man, bool int
 		ret = dma_fence_get_status(f) < 0 ? dma_fence_get_status(f) : 0;
 	if (dma_fence_is_signaled(f)) {
 		ttm_lock(&man->move_lock);
-		if (man->move == f) {
-			dma_fence_put(man->move);
-			man->move = NULL;
+		if (ttm_resource_move_peek(man) == f) {
+			dma_fence_put(f);
+			ttm_resource_move_set(man, NULL);
 		}
 		ttm_unlock(&man->move_lock);
 	}

@@ -137,11 +137,13 @@ struct ttm_resource_manager_func {
  * @usage: bytes allocated; atomic.
  * @lru: per priority, resources in least-recently-used-first order;
  *	protected by the LRU lock.
- * @move_lock: protects @move.
+ * @move_lock: serialises the writers of @move.
  * @move: fence of the last pipelined eviction out of this type, or NULL:
  *	the evicted BO's memory was freed while the copy may still read it,
  *	so a new allocation must not be written (by GPU or CPU) before the
  *	fence signals; validate waits for it after every allocation here.
+ *	Written under @move_lock; read without it only to see that it is
+ *	NULL (the common case: no move in flight), which needs no reference.
  */
 struct ttm_resource_manager {
 	const struct ttm_resource_manager_func *func;
@@ -151,7 +153,7 @@ struct ttm_resource_manager {
 	_Atomic uint64_t usage;
 	struct list_head lru[TTM_MAX_BO_PRIORITY];
 	struct ttm_lock move_lock;
-	struct dma_fence *move;
+	struct dma_fence *_Atomic move;
 };
 
 /**
