@@ -227,13 +227,13 @@ static bool hole_fit(const struct drm_mm_node *h, uint64_t size, uint64_t alignm
 		ae = re;
 	if (ae <= as || ae - as < size)
 		return false;
+	/* Alignments are powers of two (check_request()): a mask, not a division. */
 	if (mode == DRM_MM_INSERT_HIGH) {
-		start = ae - size;
-		start -= start % alignment;
+		start = (ae - size) & ~(alignment - 1);
 		if (start < as)
 			return false;
 	} else {
-		rem = as % alignment;
+		rem = as & (alignment - 1);
 		if (rem && alignment - rem > ae - as - size)
 			return false;
 		start = rem ? as + (alignment - rem) : as;
@@ -284,6 +284,59 @@ static struct drm_mm_node *last_hole_below(const struct drm_mm *mm, const struct
 		rb = rb->left;
 	}
 	return NULL;
+}
+
+/* Whether the subtree under @rb holds a hole of at least @size. */
+static bool subtree_fits(const struct rb_root *t, const struct rb_node *rb, uint64_t size)
+{
+	return !rb_is_nil(t, rb) && addr_node(rb)->subtree_max_hole >= size;
+}
+
+/* Lowest (@low) or highest hole of at least @size in the subtree under @rb, which has one. */
+static struct drm_mm_node *subtree_end_fit(const struct rb_root *t, const struct rb_node *rb,
+					   uint64_t size, bool low)
+{
+	for (;;) {
+		const struct rb_node *near = low ? rb->left : rb->right;
+
+		if (subtree_fits(t, near, size))
+			rb = near;
+		else if (addr_node(rb)->hole_size >= size)
+			return addr_node(rb);
+		else
+			rb = low ? rb->right : rb->left;
+	}
+}
+
+/*
+ * The next hole of at least @size after @h in address order (@low), or
+ * before it: an in-order step through the address tree that skips subtrees
+ * without such a hole, so rejecting a hole (its alignment does not fit)
+ * costs a few steps from where the search is, not a descent from the root.
+ */
+static struct drm_mm_node *step_hole(const struct drm_mm *mm, const struct drm_mm_node *h,
+				     uint64_t size, bool low)
+{
+	const struct rb_root *t = &mm->holes_addr;
+	const struct rb_node *rb = &h->rb_addr, *far = low ? rb->right : rb->left;
+
+	if (subtree_fits(t, far, size))
+		return subtree_end_fit(t, far, size, low);
+	for (;;) {
+		const struct rb_node *parent = rb->parent;
+
+		if (rb_is_nil(t, parent))
+			return NULL;
+		/* Coming up from the near side: the parent and its far side are next. */
+		if ((low ? parent->left : parent->right) == rb) {
+			if (addr_node(parent)->hole_size >= size)
+				return addr_node(parent);
+			far = low ? parent->right : parent->left;
+			if (subtree_fits(t, far, size))
+				return subtree_end_fit(t, far, size, low);
+		}
+		rb = parent;
+	}
 }
 
 /* The smallest size class of at least @size. */
@@ -381,26 +434,24 @@ int drm_mm_insert_node_in_range(struct drm_mm *mm, struct drm_mm_node *node, uin
 				break;
 		}
 	} else if (mode == DRM_MM_INSERT_LOW) {
-		uint64_t lo = range_start;
-
-		while ((h = first_hole_above(mm, mm->holes_addr.root, lo, size))) {
-			if (hole_start(h) >= range_end)
+		for (h = first_hole_above(mm, mm->holes_addr.root, range_start, size); h;
+		     h = step_hole(mm, h, size, true)) {
+			if (hole_start(h) >= range_end) {
 				h = NULL;
-			if (!h ||
-			    hole_fit(h, size, alignment, range_start, range_end, mode, &start))
 				break;
-			lo = hole_end(h);
+			}
+			if (hole_fit(h, size, alignment, range_start, range_end, mode, &start))
+				break;
 		}
 	} else {
-		uint64_t hi = range_end;
-
-		while ((h = last_hole_below(mm, mm->holes_addr.root, hi, size))) {
-			if (hole_end(h) <= range_start)
+		for (h = last_hole_below(mm, mm->holes_addr.root, range_end, size); h;
+		     h = step_hole(mm, h, size, false)) {
+			if (hole_end(h) <= range_start) {
 				h = NULL;
-			if (!h ||
-			    hole_fit(h, size, alignment, range_start, range_end, mode, &start))
 				break;
-			hi = hole_start(h);
+			}
+			if (hole_fit(h, size, alignment, range_start, range_end, mode, &start))
+				break;
 		}
 	}
 	if (!h)
