@@ -492,12 +492,16 @@ static int gem_rw(struct i915_gem_file *file, uint32_t handle, uint64_t offset, 
 	ret = -EFAULT;
 	if (obj->madv != I915_MADV_WILLNEED)
 		goto out;
-	/* CPU writes still in a mapping's page copies reach the storage first. */
+	/*
+	 * CPU writes still in a mapping's page copies of the span reach the
+	 * storage first (and a written span's copies go, so the mapping reads
+	 * the new bytes); the rest of the mapping stays installed.
+	 */
 	if (obj->bo->base.vm) {
 		ret = ttm_bo_reserve(&obj->bo->base, true, false, NULL);
 		if (ret)
 			goto out;
-		ttm_bo_vm_flush(&obj->bo->base);
+		ttm_bo_vm_flush_range(&obj->bo->base, offset, size);
 		ttm_bo_unreserve(&obj->bo->base);
 	}
 	ret = -ENOMEM;

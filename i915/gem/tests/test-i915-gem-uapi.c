@@ -20,6 +20,7 @@
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem_uapi.h>
 #include <i915/i915_vm.h>
+#include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_global.h>
 
 #include "../gem_priv.h"
@@ -1615,6 +1616,46 @@ KTEST(lmem_clear_is_pipelined_behind_a_busy_blitter)
 		EXPECT_EQ(p[off / 4], 0u);
 	i915_gem_munmap(fx.i915, ptr, size);
 	i915_gem_munmap(fx.i915, (void *)end.batch, 4096);
+	fx_close(&fx);
+}
+
+KTEST(pwrite_keeps_the_rest_of_a_mapping)
+{
+	struct uapi_fx fx;
+	const uint64_t size = 4 * 1024 * 1024, value = 0x1122334455667788ull;
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_WC};
+	struct drm_i915_gem_pwrite pw = {.offset = 5 * 4096 + 64, .size = sizeof(value)};
+	struct ttm_bo_vm_stats before, after;
+	volatile uint64_t *p;
+	struct gem_obj *obj;
+	uint64_t sum = 0;
+	void *ptr = NULL;
+
+	fx_open(&fx, "tgl", true);
+	mo.handle = pw.handle = gem_create(fx.file, size);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	ASSERT_EQ(i915_gem_mmap(fx.file, NULL, size, PROT_READ, MAP_SHARED, (off_t)mo.offset, &ptr),
+		  0);
+	p = ptr;
+	for (uint64_t off = 0; off < size; off += 4096)
+		sum += p[off / 8];
+	EXPECT_EQ(sum, 0u);
+	obj = gem_lookup(fx.file, pw.handle);
+	ASSERT_TRUE(obj != NULL);
+	ASSERT_EQ(ttm_bo_vm_get_stats(&obj->bo->base, &before), 0);
+
+	/* igt gem_pwrite@small-gtt-*: 8 bytes through PWRITE, read back through the mapping. */
+	pw.data_ptr = (uintptr_t)&value;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	EXPECT_EQ(p[pw.offset / 8], value);
+	for (uint64_t off = 0; off < size; off += 4096)
+		sum += p[off / 8];
+	ASSERT_EQ(ttm_bo_vm_get_stats(&obj->bo->base, &after), 0);
+	/* The pages the write did not touch stayed mapped: no fault brought them back. */
+	EXPECT_UEQ(after.invalidations, before.invalidations);
+	EXPECT_TRUE(after.faults <= before.faults + 1);
+	gem_obj_put(obj);
+	i915_gem_munmap(fx.i915, ptr, size);
 	fx_close(&fx);
 }
 
