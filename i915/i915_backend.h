@@ -35,6 +35,7 @@
 
 struct i915_backend;
 struct i915_device;
+struct i915_device_config;
 
 /* Interrupt bits of struct i915_backend_callbacks' @irq. */
 #define I915_IRQ_USER (1u << 0)	    /* MI_USER_INTERRUPT executed */
@@ -82,7 +83,7 @@ struct i915_mem {
 
 /**
  * struct i915_backend_ops - one back end. Request level: @name, @destroy,
- * @request_submit, @mem_create, @mem_destroy, @pte_encode, @is_synchronous,
+ * @request_submit, @mem_create, @mem_destroy, @describe, @pte_encode, @is_synchronous,
  * @error_state_dump and @lmem_cpu_ptr are required of every back end. Ring
  * level: @ggtt_insert to @engine_run, all set by a back end whose rings the
  * driver drives, all NULL otherwise (the driver's GGTT binds, ring
@@ -115,6 +116,12 @@ struct i915_backend_ops {
 	int (*mem_create)(struct i915_backend *be, uint64_t size, struct i915_mem **out);
 	/** @mem_destroy: wait until no request uses @mem, unbind and free it. */
 	void (*mem_destroy)(struct i915_backend *be, struct i915_mem *mem);
+	/**
+	 * @describe: the device's facts as key/value pairs, in a fixed order,
+	 * for a results file's machine block (i915_device_describe()).
+	 */
+	void (*describe)(struct i915_backend *be,
+			 void (*emit)(void *data, const char *key, const char *value), void *data);
 	/**
 	 * @pte_encode: the GGTT entry for @addr of @kind (a host pointer cast
 	 * to an integer for I915_PTE_HOST, a byte offset otherwise).
@@ -279,5 +286,21 @@ int i915_device_probe(i915_backend_create_fn create, const void *cfg, struct i91
  */
 int i915_ring_request_submit(struct i915_device *i915, enum i915_engine_id engine,
 			     const struct i915_request_args *args, struct dma_fence **out);
+
+/**
+ * i915_sim_config_defaults() - the sim's defaults in a neutral device
+ * configuration (i915_device_config_init()). Defined in i915_backend_sim.c.
+ * @cfg: the fields of the device's shape are filled.
+ */
+void i915_sim_config_defaults(struct i915_device_config *cfg);
+
+/**
+ * i915_device_create_sim_config() - i915_device_create() of the sim.
+ * @cfg: the device.
+ * @out: the new device.
+ *
+ * Return: as i915_device_create_sim().
+ */
+int i915_device_create_sim_config(const struct i915_device_config *cfg, struct i915_device **out);
 
 #endif /* I915_BACKEND_H */

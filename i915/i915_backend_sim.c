@@ -289,12 +289,31 @@ static int sim_be_request_submit(struct i915_backend *be, enum i915_engine_id en
 	return i915_ring_request_submit(s->cb_data, engine, args, out);
 }
 
+static void sim_be_describe(struct i915_backend *be,
+			    void (*emit)(void *data, const char *key, const char *value),
+			    void *data)
+{
+	const struct sim_gpu_config *cfg = sim_gpu_get_config(to_sim(be)->gpu);
+	char v[32];
+
+	snprintf(v, sizeof(v), "%u", cfg->gen);
+	emit(data, "gen", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)cfg->ggtt_size);
+	emit(data, "ggtt_bytes", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)cfg->lmem_size);
+	emit(data, "lmem_bytes", v);
+	emit(data, "latency_model",
+	     cfg->latency.cmd_ns || cfg->latency.byte_ps || cfg->latency.batch_ns ? "on" : "off");
+	emit(data, "synchronous", cfg->synchronous ? "yes" : "no");
+}
+
 static const struct i915_backend_ops i915_backend_sim_ops = {
     .name = "sim",
     .destroy = sim_be_destroy,
     .request_submit = sim_be_request_submit,
     .mem_create = sim_be_mem_create,
     .mem_destroy = sim_be_mem_destroy,
+    .describe = sim_be_describe,
     .pte_encode = sim_be_pte_encode,
     .ggtt_insert = sim_be_ggtt_insert,
     .ggtt_clear = sim_be_ggtt_clear,
@@ -367,4 +386,33 @@ struct sim_gpu *i915_device_sim(struct i915_device *i915)
 	struct i915_backend *be = i915 ? i915->be : NULL;
 
 	return be && be->ops == &i915_backend_sim_ops ? to_sim(be)->gpu : NULL;
+}
+
+void i915_sim_config_defaults(struct i915_device_config *cfg)
+{
+	struct sim_gpu_config sim;
+
+	sim_gpu_config_init(&sim);
+	cfg->ggtt_size = sim.ggtt_size;
+	cfg->aperture_size = sim.aperture_size;
+	cfg->stolen_size = sim.stolen_size;
+	cfg->lmem_size = sim.lmem_size;
+	cfg->lmem_visible_size = sim.lmem_visible_size;
+	cfg->hangcheck_ms = sim.hangcheck_ms;
+	cfg->synchronous = sim.synchronous;
+}
+
+int i915_device_create_sim_config(const struct i915_device_config *cfg, struct i915_device **out)
+{
+	struct sim_gpu_config sim;
+
+	sim_gpu_config_init(&sim);
+	sim.ggtt_size = cfg->ggtt_size;
+	sim.aperture_size = cfg->aperture_size;
+	sim.stolen_size = cfg->stolen_size;
+	sim.lmem_size = cfg->lmem_size;
+	sim.lmem_visible_size = cfg->lmem_visible_size;
+	sim.hangcheck_ms = cfg->hangcheck_ms;
+	sim.synchronous = cfg->synchronous;
+	return i915_device_create_sim(&sim, out);
 }

@@ -151,6 +151,12 @@ static int hw_be_request_submit(struct i915_backend *be, enum i915_engine_id eng
 	return ret;
 }
 
+static void hw_be_describe(struct i915_backend *be,
+			   void (*emit)(void *data, const char *key, const char *value), void *data)
+{
+	hw_gpu_describe(hw_gpu_info(to_hw(be)->gpu), emit, data);
+}
+
 static bool hw_be_is_synchronous(struct i915_backend *be)
 {
 	(void)be;
@@ -251,6 +257,7 @@ static const struct i915_backend_ops i915_backend_hw_ops = {
     .request_submit = hw_be_request_submit,
     .mem_create = hw_be_mem_create,
     .mem_destroy = hw_be_mem_destroy,
+    .describe = hw_be_describe,
     .pte_encode = hw_be_pte_encode,
     .is_synchronous = hw_be_is_synchronous,
     .error_state_dump = hw_be_error_state_dump,

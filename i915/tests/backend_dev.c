@@ -3,19 +3,18 @@
 #include <string.h>
 
 #include <i915/i915_gem.h>
-#include <sim_gpu.h>
 
 #include "backend_dev.h"
 
 int backend_dev_open(struct backend_dev *d, const char *name, const struct hw_open_args *hw)
 {
-	struct sim_gpu_config cfg;
+	struct i915_device_config cfg;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
 	if (!strcmp(name, "sim")) {
-		sim_gpu_config_init(&cfg);
-		ret = i915_device_create_sim(&cfg, &d->i915);
+		i915_device_config_init(&cfg, I915_BACKEND_SIM);
+		ret = i915_device_create(&cfg, &d->i915);
 	} else {
 		ret = i915_device_create_hw(hw, &d->i915);
 	}

@@ -19,10 +19,12 @@
 
 #include <i915/i915_cmds.h>
 #include <i915/i915_drv.h>
+#include <i915/i915_faults.h>
 #include <i915/i915_vm.h>
 
 #include "backend_dev.h"
 #include "hw_fake.h"
+#include "hw_faults.h"
 #include "hw_gpu.h"
 #include "ktest.h"
 
@@ -375,4 +377,108 @@ KTEST(sim_gem_execbuffer_beside_raw_requests)
 	i915_mem_destroy(d.i915, batch);
 	i915_mem_destroy(d.i915, target);
 	EXPECT_EQ(backend_dev_close(&d), 0);
+}
+
+/* Each allocation of the request level fails cleanly with -ENOMEM. */
+KTEST(mem_alloc_failures_leave_nothing)
+{
+	struct i915_mem *mem = NULL;
+	struct backend_dev d;
+	struct fake_dev fd;
+
+	if (!FAULT_INJECT_ENABLED)
+		KTEST_SKIP("fault points compiled out");
+	ASSERT_EQ(backend_dev_open(&d, "sim", NULL), 0);
+	/* The record, then its pages. */
+	for (unsigned long nth = 1; nth <= 2; nth++) {
+		fault_thread_fail_nth(&i915_fault_mem_alloc, nth);
+		EXPECT_EQ(i915_mem_create(d.i915, 8192, &mem), -ENOMEM);
+		EXPECT_EQ(fault_thread_nth_pending(), 0);
+		fault_thread_fail_nth(NULL, 0);
+	}
+	EXPECT_TRUE(mem == NULL);
+	EXPECT_EQ(backend_dev_close(&d), 0);
+
+	/* hw: the record of a GEM object, the record of a VM (fake_close checks no leak). */
+	fake_open(&fd);
+	fault_thread_fail_nth(&hw_fault_alloc, 1);
+	EXPECT_EQ(i915_mem_create(fd.d.i915, 4096, &mem), -ENOMEM);
+	EXPECT_EQ(fault_thread_nth_pending(), 0);
+	fault_thread_fail_nth(&hw_fault_alloc, 1);
+	{
+		struct i915_address_space *vm = NULL;
+
+		EXPECT_EQ(i915_vm_create(fd.d.i915, &vm), -ENOMEM);
+		EXPECT_TRUE(vm == NULL);
+	}
+	EXPECT_EQ(fault_thread_nth_pending(), 0);
+	fault_thread_fail_nth(NULL, 0);
+	fake_close(&fd);
+}
+
+struct pairs {
+	char keys[16][32];
+	char first_value[32];
+	unsigned int n;
+};
+
+static void pair_emit(void *data, const char *key, const char *value)
+{
+	struct pairs *p = data;
+
+	if (!p->n)
+		snprintf(p->first_value, sizeof(p->first_value), "%s", value);
+	if (p->n < 16)
+		snprintf(p->keys[p->n], sizeof(p->keys[0]), "%s", key);
+	p->n++;
+}
+
+/* The neutral configuration and description: no back end's header needed. */
+KTEST(device_config_is_back_end_neutral)
+{
+	struct i915_device_config cfg;
+	struct i915_device *i915 = NULL;
+	enum i915_backend_kind kind;
+	struct pairs p = {0};
+	struct fake_dev fd;
+	char why[128] = "";
+
+	EXPECT_EQ(i915_backend_parse("sim", &kind), 0);
+	EXPECT_EQ(kind, I915_BACKEND_SIM);
+	EXPECT_EQ(i915_backend_parse("hw", &kind), 0);
+	EXPECT_EQ(kind, I915_BACKEND_HW);
+	EXPECT_EQ(i915_backend_parse("gpu", &kind), -EINVAL);
+	EXPECT_EQ(i915_backend_parse(NULL, &kind), -EINVAL);
+
+	i915_device_config_init(&cfg, I915_BACKEND_SIM);
+	cfg.ggtt_size = 64ull << 20;
+	cfg.aperture_size = 16ull << 20;
+	cfg.lmem_size = 8ull << 20;
+	cfg.lmem_visible_size = 8ull << 20;
+	ASSERT_EQ(i915_device_create(&cfg, &i915), 0);
+	EXPECT_UEQ(i915->ggtt.size, 64ull << 20);
+	EXPECT_TRUE(i915->has_lmem);
+	i915_device_describe(i915, pair_emit, &p);
+	EXPECT_STREQ(p.keys[0], "backend");
+	EXPECT_STREQ(p.first_value, "sim");
+	EXPECT_GT(p.n, 1);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+	/* A bad shape is the sim's -EINVAL. */
+	cfg.aperture_size = cfg.ggtt_size * 2;
+	EXPECT_EQ(i915_device_create(&cfg, &i915), -EINVAL);
+
+	/* hw: a node that does not exist is a reason to skip, with the reason. */
+	i915_device_config_init(&cfg, I915_BACKEND_HW);
+	cfg.device = "/nonexistent/renderD200";
+	cfg.why = why;
+	cfg.why_len = sizeof(why);
+	EXPECT_TRUE(hw_err_is_skip(i915_device_create(&cfg, &i915)));
+	EXPECT_NE(why[0], '\0');
+
+	fake_open(&fd);
+	memset(&p, 0, sizeof(p));
+	i915_device_describe(fd.d.i915, pair_emit, &p);
+	EXPECT_STREQ(p.first_value, "hw");
+	EXPECT_STREQ(p.keys[1], "device");
+	fake_close(&fd);
 }

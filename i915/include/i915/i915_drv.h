@@ -105,6 +105,94 @@ struct i915_device {
 	pthread_t reset_thread;
 };
 
+/* i915_device_config.hangcheck_ms: never declare a hang. */
+#define I915_HANGCHECK_OFF UINT32_MAX
+
+/**
+ * enum i915_backend_kind - which back end executes a device's requests.
+ * @I915_BACKEND_SIM: the simulated GPU (i915/sim), the default.
+ * @I915_BACKEND_HW: a real i915 kernel on a render node (i915/hw).
+ */
+enum i915_backend_kind {
+	I915_BACKEND_SIM,
+	I915_BACKEND_HW,
+};
+
+/**
+ * struct i915_device_config - a device described without naming a back
+ * end's own configuration: what tests, benchmarks, fuzz targets and stress
+ * programs set. i915_device_config_init() fills the back end's defaults.
+ * @backend: the back end.
+ * @ggtt_size: GGTT bytes (sim; the hw back end reports the kernel's aperture).
+ * @aperture_size: CPU-mappable low part of the GGTT, bytes (sim).
+ * @stolen_size: stolen memory bytes, 0 for none (sim).
+ * @lmem_size: device-local memory bytes, 0 for an integrated part (sim).
+ * @lmem_visible_size: CPU-visible prefix of lmem, bytes (sim).
+ * @hangcheck_ms: how long a batch may run before it is declared hung
+ *	(I915_HANGCHECK_OFF: never) (sim; the kernel's own heartbeat on hw).
+ * @synchronous: engines run only on the submitting thread, inside the
+ *	submission (sim: deterministic runs for fuzzing); hw is never so.
+ * @device: the render node (hw), NULL for $TTM_HW_DEVICE or the first i915
+ *	node.
+ * @why: if not NULL, receives a one-line reason when a hw device cannot be
+ *	opened (the line a skipping program prints).
+ * @why_len: size of @why.
+ */
+struct i915_device_config {
+	enum i915_backend_kind backend;
+	uint64_t ggtt_size;
+	uint64_t aperture_size;
+	uint64_t stolen_size;
+	uint64_t lmem_size;
+	uint64_t lmem_visible_size;
+	uint32_t hangcheck_ms;
+	bool synchronous;
+	const char *device;
+	char *why;
+	size_t why_len;
+};
+
+/**
+ * i915_device_config_init() - the defaults of a back end.
+ * @cfg: filled.
+ * @backend: the back end.
+ */
+void i915_device_config_init(struct i915_device_config *cfg, enum i915_backend_kind backend);
+
+/**
+ * i915_backend_parse() - a back end by the name --backend takes.
+ * @name: "sim" or "hw".
+ * @out: the back end.
+ *
+ * Return: 0; -EINVAL for another name.
+ */
+int i915_backend_parse(const char *name, enum i915_backend_kind *out);
+
+/**
+ * i915_device_create() - probe the driver over the back end @cfg names.
+ * @cfg: the device.
+ * @out: the new device.
+ *
+ * Defined in libi915_device (i915_device_dep), which links the hw back end
+ * where libdrm was found.
+ * Return: 0; -EINVAL (bad @cfg); -ENOMEM; -ENODEV, -EACCES, -EOPNOTSUPP (no
+ * usable render node for hw, or a build without libdrm: @cfg->why says
+ * which; a program skips on them); the back end's errors.
+ */
+int i915_device_create(const struct i915_device_config *cfg, struct i915_device **out);
+
+/**
+ * i915_device_describe() - the back end's facts as key/value pairs for a
+ * results file's machine block: the back end's name, then per back end
+ * (the GPU's node, PCI id and driver on hw; the simulated part's shape on
+ * the sim).
+ * @i915: the device.
+ * @emit: called once per pair; the strings live only for the call.
+ * @data: handed to @emit.
+ */
+void i915_device_describe(struct i915_device *i915,
+			  void (*emit)(void *data, const char *key, const char *value), void *data);
+
 /**
  * i915_device_create_sim() - probe the driver over the sim back end, a
  * simulated GPU described by @cfg: GGTT, stolen and lmem managers, engines
