@@ -1158,6 +1158,27 @@ int ttm_bo_vm_munmap_vma(void *addr, size_t len)
 	return ret ? ret : found ? 0 : -ENOENT;
 }
 
+void ttm_bo_vm_munmap_device(struct ttm_device *bdev)
+{
+	for (;;) {
+		struct ttm_bo_vm_map *map;
+		void *addr = NULL;
+		size_t len = 0;
+
+		pthread_mutex_lock(&ttm_bo_vm_lock);
+		list_for_each_entry (map, &ttm_bo_vm_vmas, struct ttm_bo_vm_map, all) {
+			if (map->vm->bo->bdev == bdev) {
+				addr = map->range.addr;
+				len = map->range.num_pages * BO_VM_PAGE_SIZE;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&ttm_bo_vm_lock);
+		if (!addr || ttm_bo_vm_munmap_vma(addr, len) == -ENOMEM)
+			return;
+	}
+}
+
 int ttm_bo_vm_move_vma(void *old, size_t len, void *new_addr, void **out)
 {
 	uintptr_t a = (uintptr_t)old, b, n = (uintptr_t)new_addr;

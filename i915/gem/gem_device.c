@@ -173,8 +173,7 @@ int i915_gem_device_create(const char *profile, struct i915_device **out)
 	return i915_gem_device_create_params(profile, NULL, out);
 }
 
-int i915_gem_device_create_params(const char *profile, const char *params,
-				  struct i915_device **out)
+int i915_gem_device_create_params(const char *profile, const char *params, struct i915_device **out)
 {
 	uint64_t lmem_mib = 0;
 	int reset = 3, hangcheck = 1;
@@ -204,8 +203,8 @@ int i915_gem_device_create_params(const char *profile, const char *params,
 	cfg.lmem_size = info->lmem_size;
 	if (lmem_mib && lmem_mib * MiB < cfg.lmem_size)
 		cfg.lmem_size = lmem_mib * MiB;
-	cfg.lmem_visible_size = info->lmem_visible_size < cfg.lmem_size ? info->lmem_visible_size
-									 : cfg.lmem_size;
+	cfg.lmem_visible_size =
+	    info->lmem_visible_size < cfg.lmem_size ? info->lmem_visible_size : cfg.lmem_size;
 	/* Ring registers hold 32-bit GGTT addresses: keep the top page below 4 GiB. */
 	cfg.ggtt_size = (4ull << 30) - MiB;
 	ret = i915_device_create_sim(&cfg, &i915);
@@ -229,7 +228,6 @@ int i915_gem_device_create_params(const char *profile, const char *params,
 	pthread_cond_init(&dev->async_cond, NULL);
 	dev->proxy_context = dma_fence_context_alloc(1);
 	INIT_LIST_HEAD(&dev->files);
-	INIT_LIST_HEAD(&dev->maps);
 	for (unsigned int i = 0; i < GEM_MMO_HASH; i++)
 		INIT_LIST_HEAD(&dev->mmo_hash[i]);
 	ttm_drm_idr_init(&dev->names);
@@ -271,22 +269,7 @@ void i915_gem_device_destroy(struct i915_device *i915)
 		i915_gem_file_close(file);
 	}
 	/* Mappings the caller never unmapped hold their objects: drop them now. */
-	for (;;) {
-		struct gem_map *map = NULL;
-
-		pthread_mutex_lock(&dev->lock);
-		if (!list_empty(&dev->maps)) {
-			map = list_first_entry(&dev->maps, struct gem_map, link);
-			list_del_init(&map->link);
-		}
-		pthread_mutex_unlock(&dev->lock);
-		if (!map)
-			break;
-		while (map->count--)
-			ttm_bo_munmap(&map->obj->bo->base);
-		gem_obj_put(map->obj);
-		free(map);
-	}
+	ttm_bo_vm_munmap_device(&i915->drm.bdev);
 	/* Queued batches hold objects and contexts until they are submitted. */
 	pthread_mutex_lock(&dev->lock);
 	while (dev->async_jobs)
@@ -312,7 +295,7 @@ int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_fi
 	if (!dev || !out)
 		return -EINVAL;
 	file = fault_should_fail(&gem_fault_file_alloc, sizeof(*file)) ? NULL
-									: calloc(1, sizeof(*file));
+								       : calloc(1, sizeof(*file));
 	if (!file)
 		return -ENOMEM;
 	file->dev = dev;
@@ -453,8 +436,9 @@ int gem_mmo_attach(struct i915_gem_file *file, struct gem_obj *obj, enum gem_mma
 	pthread_mutex_lock(&dev->lock);
 	mmo = obj->mmo[type];
 	if (!mmo) {
-		mmo = fault_should_fail(&gem_fault_mmo_alloc, sizeof(*mmo)) ? NULL
-									    : calloc(1, sizeof(*mmo));
+		mmo = fault_should_fail(&gem_fault_mmo_alloc, sizeof(*mmo))
+			  ? NULL
+			  : calloc(1, sizeof(*mmo));
 		if (!mmo) {
 			ret = -ENOMEM;
 			goto out;
@@ -582,10 +566,23 @@ static void gem_fault_end(void *priv)
 	(void)priv;
 }
 
+/* Every CPU mapping (each part a partial munmap leaves) holds its object. */
+static void gem_vma_open(void *priv)
+{
+	gem_obj_get(priv);
+}
+
+static void gem_vma_close(void *priv)
+{
+	gem_obj_put(priv);
+}
+
 static const struct ttm_bo_vm_fault_ops gem_fault_ops = {
     .begin = gem_fault_begin,
     .wait = gem_fault_wait,
     .end = gem_fault_end,
+    .open = gem_vma_open,
+    .close = gem_vma_close,
 };
 
 /* The mmap offset whose range holds @offset. Device lock held. */
@@ -593,55 +590,36 @@ static struct gem_mmo *gem_mmo_find_locked(struct i915_gem_dev *dev, uint64_t of
 {
 	struct gem_mmo *mmo;
 
-	list_for_each_entry(mmo, &dev->mmo_hash[gem_mmo_bucket(offset)], struct gem_mmo, hlink)
+	list_for_each_entry (mmo, &dev->mmo_hash[gem_mmo_bucket(offset)], struct gem_mmo, hlink)
 		if (mmo->offset == offset)
 			return mmo;
 	for (unsigned int b = 0; b < GEM_MMO_HASH; b++)
-		list_for_each_entry(mmo, &dev->mmo_hash[b], struct gem_mmo, hlink)
+		list_for_each_entry (mmo, &dev->mmo_hash[b], struct gem_mmo, hlink)
 			if (offset > mmo->offset && offset - mmo->offset < mmo->obj->size)
 				return mmo;
 	return NULL;
 }
 
-/* Map @obj for the CPU and count the map at *@addr + @delta. */
+/*
+ * mmap(2) of bytes [@delta, @delta + @len) of @obj: a CPU mapping of its
+ * own (an address range at that page offset, placed as @hint and the
+ * MAP_FIXED / MAP_FIXED_NOREPLACE bits of @flags say), holding @obj until
+ * its last part is unmapped.
+ */
 int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta, size_t len,
-		   void **addr)
+		   void *hint, int flags, void **addr)
 {
 	struct ttm_operation_ctx ctx = {.interruptible = true};
-	struct gem_map *map;
-	void *base;
-	int ret;
+	int fixed = (flags & MAP_FIXED_NOREPLACE) ? MAP_FIXED_NOREPLACE
+		    : (flags & MAP_FIXED)	  ? MAP_FIXED
+						  : 0;
 
-	map =
-	    fault_should_fail(&gem_fault_buf_alloc, sizeof(*map)) ? NULL : calloc(1, sizeof(*map));
-	if (!map)
-		return -ENOMEM;
-	/* The range lives no longer than the object: gem_obj_put() releases it first. */
-	ret = ttm_bo_mmap_hooked(&obj->bo->base, &gem_fault_ops, obj, &ctx, &base);
-	if (ret) {
-		free(map);
-		return ret == -EINTR ? -EINTR : ret;
-	}
-	pthread_mutex_lock(&dev->lock);
-	struct gem_map *m;
-
-	list_for_each_entry(m, &dev->maps, struct gem_map, link) {
-		if (m->obj == obj && m->addr == (char *)base + delta) {
-			m->count++;
-			pthread_mutex_unlock(&dev->lock);
-			free(map);
-			*addr = (char *)base + delta;
-			return 0;
-		}
-	}
-	map->addr = (char *)base + delta;
-	map->len = len;
-	map->obj = gem_obj_get(obj);
-	map->count = 1;
-	list_add(&map->link, &dev->maps);
-	pthread_mutex_unlock(&dev->lock);
-	*addr = map->addr;
-	return 0;
+	(void)dev;
+	if (!len || len > SIZE_MAX - TTM_PAGE_SIZE)
+		return -EINVAL;
+	return ttm_bo_vm_mmap_vma(&obj->bo->base, &gem_fault_ops, obj, delta / TTM_PAGE_SIZE,
+				  (unsigned long)((len + TTM_PAGE_SIZE - 1) / TTM_PAGE_SIZE), hint,
+				  fixed, &ctx, addr);
 }
 
 int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, int flags,
@@ -657,10 +635,11 @@ int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, 
 	if (!file || !addr || offset < 0)
 		return -EINVAL;
 	dev = file->dev;
-	/* The mapping is the object's one range: no placing it elsewhere. */
-	if (!len || (offset & (TTM_PAGE_SIZE - 1)) || !(flags & MAP_SHARED) ||
-	    ((flags & MAP_FIXED) && hint))
+	if (!len || len > SIZE_MAX - TTM_PAGE_SIZE || (offset & (TTM_PAGE_SIZE - 1)) ||
+	    !(flags & MAP_SHARED))
 		return -EINVAL;
+	/* As vma_pages(): the object must hold every page of the mapping. */
+	len = (len + TTM_PAGE_SIZE - 1) & ~(size_t)(TTM_PAGE_SIZE - 1);
 	(void)prot;
 	ret = -EINVAL; /* no such offset */
 	pthread_mutex_lock(&dev->lock);
@@ -677,40 +656,14 @@ int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, 
 	pthread_mutex_unlock(&dev->lock);
 	if (!obj)
 		return ret;
-	ret = gem_map_object(dev, obj, delta, len, addr);
+	ret = gem_map_object(dev, obj, delta, len, hint, flags, addr);
 	gem_obj_put(obj);
 	return ret;
 }
 
 int i915_gem_munmap(struct i915_device *i915, void *addr, size_t len)
 {
-	struct i915_gem_dev *dev = i915 ? i915->gem_uapi : NULL;
-	struct gem_map *found = NULL;
-	bool last = false;
-
-	(void)len;
-	if (!dev)
+	if (!i915 || !i915->gem_uapi)
 		return -ENOENT;
-	pthread_mutex_lock(&dev->lock);
-	struct gem_map *m;
-
-	list_for_each_entry(m, &dev->maps, struct gem_map, link) {
-		if (m->addr == addr) {
-			found = m;
-			if (!--m->count) {
-				list_del_init(&m->link);
-				last = true;
-			}
-			break;
-		}
-	}
-	pthread_mutex_unlock(&dev->lock);
-	if (!found)
-		return -ENOENT;
-	ttm_bo_munmap(&found->obj->bo->base);
-	if (last) {
-		gem_obj_put(found->obj);
-		free(found);
-	}
-	return 0;
+	return ttm_bo_vm_munmap_vma(addr, len);
 }

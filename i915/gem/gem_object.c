@@ -19,7 +19,6 @@
 
 #include "gem_priv.h"
 
-
 struct gem_obj *gem_obj_get(struct gem_obj *obj)
 {
 	atomic_fetch_add(&obj->refcount, 1);
@@ -43,8 +42,8 @@ int gem_obj_create(struct i915_gem_dev *dev, uint64_t size, enum i915_gem_region
 	struct gem_obj *obj;
 	int ret;
 
-	obj = fault_should_fail(&gem_fault_obj_alloc, sizeof(*obj)) ? NULL
-								  : calloc(1, sizeof(*obj));
+	obj =
+	    fault_should_fail(&gem_fault_obj_alloc, sizeof(*obj)) ? NULL : calloc(1, sizeof(*obj));
 	if (!obj)
 		return -ENOMEM;
 	ret = i915_gem_object_create(dev->i915, size, region, &obj->bo);
@@ -456,7 +455,7 @@ int gem_mmap_ioctl(struct i915_gem_file *file, void *data)
 	    (args->offset & (TTM_PAGE_SIZE - 1)))
 		ret = -EINVAL;
 	else
-		ret = gem_map_object(file->dev, obj, args->offset, args->size, &addr);
+		ret = gem_map_object(file->dev, obj, args->offset, args->size, NULL, 0, &addr);
 	if (!ret)
 		args->addr_ptr = (uint64_t)(uintptr_t)addr;
 	gem_obj_put(obj);
@@ -611,8 +610,7 @@ static uint32_t gem_busy_flag(struct dma_fence *fence, bool writer)
 		return 0;
 	if (!rq)
 		return writer ? 0xffffffffu : 0xffff0000u;
-	cls = rq->engine->id == I915_ENGINE_BCS ? I915_ENGINE_CLASS_COPY
-						: I915_ENGINE_CLASS_RENDER;
+	cls = rq->engine->id == I915_ENGINE_BCS ? I915_ENGINE_CLASS_COPY : I915_ENGINE_CLASS_RENDER;
 	return (0x10000u << cls) | (writer ? cls + 1 : 0);
 }
 
@@ -902,7 +900,8 @@ int gem_throttle_ioctl(struct i915_gem_file *file, void *data)
 	/* Wait for the newest of this file's batches submitted over 20 ms ago. */
 	pthread_mutex_lock(&file->lock);
 	for (unsigned int i = 0; i < GEM_THROTTLE_SLOTS; i++) {
-		if (file->recent[i] && file->recent_ns[i] <= cutoff && file->recent_ns[i] > newest) {
+		if (file->recent[i] && file->recent_ns[i] <= cutoff &&
+		    file->recent_ns[i] > newest) {
 			newest = file->recent_ns[i];
 			wait = file->recent[i];
 		}
@@ -939,13 +938,11 @@ static int gem_dmabuf_mmap(struct drm_dma_buf *buf, void *hint, size_t len, int 
 {
 	struct gem_obj *obj = buf->priv;
 
-	(void)hint;
 	(void)prot;
-	(void)flags;
 	if (offset < 0 || (offset & (TTM_PAGE_SIZE - 1)) || (uint64_t)offset > obj->size ||
 	    len > obj->size - (uint64_t)offset)
 		return -EINVAL;
-	return gem_map_object(obj->dev, obj, (uint64_t)offset, len, addr);
+	return gem_map_object(obj->dev, obj, (uint64_t)offset, len, hint, flags, addr);
 }
 
 static const struct drm_dma_buf_ops gem_dmabuf_ops = {
@@ -973,8 +970,8 @@ int gem_prime_handle_to_fd_ioctl(struct i915_gem_file *file, void *data)
 		ret = drm_dma_buf_fd(buf, (int)args->flags, &fd);
 	} else {
 		gem_obj_get(obj); /* the dma-buf's, dropped by its release */
-		ret = drm_dma_buf_export(&obj->bo->base, &gem_dmabuf_ops, obj, (int)args->flags, &fd,
-					 &buf);
+		ret = drm_dma_buf_export(&obj->bo->base, &gem_dmabuf_ops, obj, (int)args->flags,
+					 &fd, &buf);
 		if (ret)
 			gem_obj_put(obj);
 		else

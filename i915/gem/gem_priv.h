@@ -237,19 +237,6 @@ struct i915_gem_file {
 	unsigned int recent_next;
 };
 
-/**
- * struct gem_map - a CPU mapping made through i915_gem_mmap() or the
- * legacy MMAP ioctl: ttm_bo_mmap() gives every map of a BO the same
- * address, so a (address, object) pair counts its maps.
- */
-struct gem_map {
-	struct list_head link;
-	void *addr;
-	size_t len;
-	struct gem_obj *obj;
-	unsigned int count;
-};
-
 #define GEM_MMO_HASH 256
 
 /**
@@ -263,7 +250,6 @@ struct gem_map {
  * @names: flink name -> struct gem_obj (a reference each); ids from 1.
  * @mmo_hash: the mmap offsets, hashed by offset.
  * @next_offset: fake offset allocator (bump, never reused).
- * @maps: live CPU mappings.
  * @wedged: the GPU was declared wedged through debugfs.
  * @param_reset, @param_hangcheck, @param_lmem_mib: module options.
  * @lmem_size, @lmem_visible_size: the local memory probed (the profile's,
@@ -284,7 +270,6 @@ struct i915_gem_dev {
 	struct ttm_drm_idr names;
 	struct list_head mmo_hash[GEM_MMO_HASH];
 	uint64_t next_offset;
-	struct list_head maps;
 	uint32_t master_id;
 	bool wedged;
 	uint64_t reset_count;
@@ -332,6 +317,12 @@ int gem_copy_from_user(void *dst, uint64_t src, size_t len);
  * Return: 0; -EFAULT when any byte of the destination is not writable.
  */
 int gem_copy_to_user(uint64_t dst, const void *src, size_t len);
+/**
+ * gem_caller_is_root() - whether the process whose call this thread serves
+ * has effective uid 0 (i915_gem_set_caller_euid(), else this process), as
+ * the kernel checks the calling task's credentials.
+ */
+bool gem_caller_is_root(void);
 
 /* The kernel's check_user_mbz(): -EFAULT unreadable, -EINVAL non-zero. */
 int gem_check_user_mbz64(uint64_t uptr);
@@ -373,7 +364,7 @@ int gem_mmo_attach(struct i915_gem_file *file, struct gem_obj *obj, enum gem_mma
 		   __u64 *offset);
 void gem_mmo_free_all(struct gem_obj *obj);
 int gem_map_object(struct i915_gem_dev *dev, struct gem_obj *obj, uint64_t delta, size_t len,
-		   void **addr);
+		   void *hint, int flags, void **addr);
 bool gem_obj_try_purge(struct gem_obj *obj);
 bool gem_obj_has_pages(struct gem_obj *obj);
 /* Queued batches: remember one on an object / context, get it while unsignalled. */

@@ -31,17 +31,8 @@
 
 #include "ktest.h"
 
-/* DRM_IOCTL_SYNCOBJ_EVENTFD (kernel 6.6) where libdrm's <drm.h> predates it. */
-#ifndef DRM_IOCTL_SYNCOBJ_EVENTFD
-struct drm_syncobj_eventfd {
-	__u32 handle;
-	__u32 flags;
-	__u64 point;
-	__s32 fd;
-	__u32 pad;
-};
-#define DRM_IOCTL_SYNCOBJ_EVENTFD DRM_IOWR(0xCF, struct drm_syncobj_eventfd)
-#endif
+/* DRM_IOCTL_SYNCOBJ_EVENTFD where libdrm's <drm.h> predates it: drm/'s fallback. */
+#include <drmcore/drm_syncobj.h>
 
 /* Open @path, skipping the case when no node is there (no preload). */
 static int open_node(const char *path)
@@ -60,7 +51,7 @@ static int open_node(const char *path)
 
 static void drm_name(int fd, char *name, size_t len)
 {
-	struct drm_version v = { .name = name, .name_len = len - 1 };
+	struct drm_version v = {.name = name, .name_len = len - 1};
 
 	memset(name, 0, len);
 	ASSERT_EQ(ioctl(fd, DRM_IOCTL_VERSION, &v), 0);
@@ -69,7 +60,7 @@ static void drm_name(int fd, char *name, size_t len)
 static uint32_t chipset_id(int fd)
 {
 	int value = 0;
-	struct drm_i915_getparam gp = { .param = I915_PARAM_CHIPSET_ID, .value = &value };
+	struct drm_i915_getparam gp = {.param = I915_PARAM_CHIPSET_ID, .value = &value};
 
 	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GETPARAM, &gp), 0);
 	return (uint32_t)value;
@@ -187,8 +178,8 @@ KTEST(sysfs_pci_view_matches_the_device)
 /* The CPU-visible size of the first device-memory region (0: none). */
 static uint64_t lmem_visible(int fd)
 {
-	struct drm_i915_query_item item = { .query_id = DRM_I915_QUERY_MEMORY_REGIONS };
-	struct drm_i915_query q = { .num_items = 1, .items_ptr = (uintptr_t)&item };
+	struct drm_i915_query_item item = {.query_id = DRM_I915_QUERY_MEMORY_REGIONS};
+	struct drm_i915_query q = {.num_items = 1, .items_ptr = (uintptr_t)&item};
 	struct drm_i915_query_memory_regions *info;
 	uint64_t size = 0;
 
@@ -216,7 +207,7 @@ static uint64_t lmem_visible(int fd)
 KTEST(pci_resource_lists_bar0_and_bar2)
 {
 	int fd = open_node("/dev/dri/card0");
-	unsigned long long start[13] = { 0 }, end[13] = { 0 }, flags[13] = { 0 };
+	unsigned long long start[13] = {0}, end[13] = {0}, flags[13] = {0};
 	uint64_t visible = lmem_visible(fd), bar2;
 	unsigned char cfg[256];
 	struct stat st;
@@ -225,22 +216,22 @@ KTEST(pci_resource_lists_bar0_and_bar2)
 
 	f = fopen("/sys/class/drm/card0/device/resource", "r");
 	ASSERT_NOT_NULL(f);
-	while (lines < 13 && fscanf(f, "%llx %llx %llx", &start[lines], &end[lines],
-				    &flags[lines]) == 3)
+	while (lines < 13 &&
+	       fscanf(f, "%llx %llx %llx", &start[lines], &end[lines], &flags[lines]) == 3)
 		lines++;
 	fclose(f);
 	EXPECT_EQ(lines, 13);
 	EXPECT_UEQ(end[0] - start[0] + 1, 16u << 20);
-	EXPECT_UEQ(flags[0] & 0x200, 0x200u);	/* IORESOURCE_MEM */
+	EXPECT_UEQ(flags[0] & 0x200, 0x200u); /* IORESOURCE_MEM */
 	ASSERT_NE(start[2], 0u);
 	bar2 = end[2] - start[2] + 1;
 	EXPECT_UEQ(bar2 & (bar2 - 1), 0u);	/* a power of two */
-	EXPECT_UEQ(start[2] & (bar2 - 1), 0u); /* aligned to its size */
+	EXPECT_UEQ(start[2] & (bar2 - 1), 0u);	/* aligned to its size */
 	EXPECT_UEQ(flags[2] & 0x2000, 0x2000u); /* IORESOURCE_PREFETCH */
 	if (visible)
-		EXPECT_UEQ(bar2, visible);	/* LMEMBAR: the CPU-visible lmem */
+		EXPECT_UEQ(bar2, visible); /* LMEMBAR: the CPU-visible lmem */
 	else
-		EXPECT_UEQ(bar2, 256u << 20);	/* GMADR of a Tiger Lake */
+		EXPECT_UEQ(bar2, 256u << 20); /* GMADR of a Tiger Lake */
 	ASSERT_EQ(stat("/sys/class/drm/card0/device/resource2", &st), 0);
 	EXPECT_UEQ((uint64_t)st.st_size, bar2);
 	ASSERT_EQ(stat("/sys/class/drm/card0/device/resource2_wc", &st), 0);
@@ -252,9 +243,9 @@ KTEST(pci_resource_lists_bar0_and_bar2)
 	close(cfd);
 	EXPECT_EQ(cfg[0x18] & 0xf, 0xc); /* 64-bit prefetchable memory BAR */
 	EXPECT_UEQ((cfg[0x18] & 0xf0) | (uint64_t)cfg[0x19] << 8 | (uint64_t)cfg[0x1a] << 16 |
-			   (uint64_t)cfg[0x1b] << 24 | (uint64_t)cfg[0x1c] << 32 |
-			   (uint64_t)cfg[0x1d] << 40 | (uint64_t)cfg[0x1e] << 48 |
-			   (uint64_t)cfg[0x1f] << 56,
+		       (uint64_t)cfg[0x1b] << 24 | (uint64_t)cfg[0x1c] << 32 |
+		       (uint64_t)cfg[0x1d] << 40 | (uint64_t)cfg[0x1e] << 48 |
+		       (uint64_t)cfg[0x1f] << 56,
 		   start[2]);
 	close(fd);
 }
@@ -284,7 +275,7 @@ KTEST(dup_keeps_the_file_until_the_last_close)
 	EXPECT_EQ(close(d3), 0);
 	/* Every descriptor closed: the number is nobody's. */
 	errno = 0;
-	EXPECT_EQ(ioctl(d3, DRM_IOCTL_VERSION, &(struct drm_version){ 0 }), -1);
+	EXPECT_EQ(ioctl(d3, DRM_IOCTL_VERSION, &(struct drm_version){0}), -1);
 	EXPECT_EQ(errno, EBADF);
 }
 
@@ -318,7 +309,7 @@ KTEST(forked_child_uses_the_device_or_gets_eio)
 	bool server = !(env && !strcmp(env, "0"));
 	int fd = open_node("/dev/dri/renderD128");
 	int pipefd[2], status;
-	char out[1024] = { 0 };
+	char out[1024] = {0};
 	ssize_t n, total = 0;
 	pid_t pid;
 	int lines = 0;
@@ -327,15 +318,16 @@ KTEST(forked_child_uses_the_device_or_gets_eio)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		char cname[16] = { 0 };
-		struct drm_version v = { .name = cname, .name_len = sizeof(cname) - 1 };
+		char cname[16] = {0};
+		struct drm_version v = {.name = cname, .name_len = sizeof(cname) - 1};
 		int ok = 1;
 
 		dup2(pipefd[1], 2);
 		for (int i = 0; i < 3; i++) {
 			errno = 0;
 			if (server)
-				ok &= ioctl(fd, DRM_IOCTL_VERSION, &v) == 0 && !strcmp(cname, "i915");
+				ok &=
+				    ioctl(fd, DRM_IOCTL_VERSION, &v) == 0 && !strcmp(cname, "i915");
 			else
 				ok &= ioctl(fd, DRM_IOCTL_VERSION, &v) == -1 && errno == EIO;
 		}
@@ -367,7 +359,7 @@ KTEST(forked_child_uses_the_device_or_gets_eio)
 KTEST(debugfs_is_a_mount_with_drop_caches)
 {
 	struct stat dot, dotdot;
-	char name[256] = { 0 };
+	char name[256] = {0};
 	int dir, fd;
 
 	open_node("/dev/dri/card0");
@@ -404,16 +396,18 @@ KTEST(udev_enumerates_the_drm_nodes_with_a_pci_parent)
 	udev_enumerate_add_match_subsystem(e, "drm");
 	udev_enumerate_add_match_property(e, "DEVNAME", "/dev/dri/*");
 	udev_enumerate_scan_devices(e);
-	udev_list_entry_foreach(l, udev_enumerate_get_list_entry(e)) {
+	udev_list_entry_foreach(l, udev_enumerate_get_list_entry(e))
+	{
 		struct udev_device *d =
-			udev_device_new_from_syspath(udev, udev_list_entry_get_name(l));
+		    udev_device_new_from_syspath(udev, udev_list_entry_get_name(l));
 		struct udev_device *p;
 		const char *node;
 
 		ASSERT_NOT_NULL(d);
 		node = udev_device_get_devnode(d);
 		ASSERT_NOT_NULL(node);
-		EXPECT_TRUE(!strcmp(node, "/dev/dri/card0") || !strcmp(node, "/dev/dri/renderD128"));
+		EXPECT_TRUE(!strcmp(node, "/dev/dri/card0") ||
+			    !strcmp(node, "/dev/dri/renderD128"));
 		EXPECT_STREQ(udev_device_get_subsystem(d), "drm");
 		p = udev_device_get_parent(d);
 		ASSERT_NOT_NULL(p);
@@ -435,11 +429,11 @@ KTEST(pci_bar_timestamp_ticks)
 	int fd = open_node("/dev/dri/card0");
 	struct dirent **list;
 	volatile uint32_t *bar;
-	char slot[64] = { 0 }, path[PATH_MAX];
+	char slot[64] = {0}, path[PATH_MAX];
 	bool listed = false;
 	uint32_t t0, t1;
 	int n, rfd;
-	struct timespec ts = { 0, 200000 };
+	struct timespec ts = {0, 200000};
 
 	(void)fd;
 	n = (int)readlink("/sys/dev/char/226:0/device", path, sizeof(path) - 1);
@@ -479,9 +473,9 @@ KTEST(pci_bar_timestamp_ticks)
 KTEST(gem_create_mmap_offset_write_pread)
 {
 	int fd = open_node("/dev/dri/renderD128");
-	struct drm_i915_gem_create create = { .size = 8192 };
-	struct drm_i915_gem_mmap_offset mmo = { 0 };
-	struct drm_gem_close gclose = { 0 };
+	struct drm_i915_gem_create create = {.size = 8192};
+	struct drm_i915_gem_mmap_offset mmo = {0};
+	struct drm_gem_close gclose = {0};
 	uint32_t readback[64];
 	uint32_t *map;
 
@@ -505,10 +499,10 @@ KTEST(gem_create_mmap_offset_write_pread)
 	EXPECT_EQ(munmap(map, 8192), 0);
 
 	struct drm_i915_gem_pread pread = {
-		.handle = create.handle,
-		.offset = 4096,
-		.size = sizeof(readback),
-		.data_ptr = (uintptr_t)readback,
+	    .handle = create.handle,
+	    .offset = 4096,
+	    .size = sizeof(readback),
+	    .data_ptr = (uintptr_t)readback,
 	};
 	if (ioctl(fd, DRM_IOCTL_I915_GEM_PREAD, &pread)) {
 		/* After Tiger Lake the kernel refuses PREAD: read through a new mapping. */
@@ -525,6 +519,88 @@ KTEST(gem_create_mmap_offset_write_pread)
 	/* Closed: the handle is gone. */
 	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), -1);
 	EXPECT_EQ(errno, EINVAL);
+}
+
+/* A new object of @size and an mmap offset for it (WC, or FIXED on discrete parts). */
+static uint32_t object_with_offset(int fd, uint64_t size, uint64_t *offset)
+{
+	struct drm_i915_gem_create create = {.size = size};
+	struct drm_i915_gem_mmap_offset mmo = {0};
+
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, &create), 0);
+	mmo.handle = create.handle;
+	mmo.flags = I915_MMAP_OFFSET_WC;
+	if (ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo) && errno == ENODEV) {
+		mmo.flags = I915_MMAP_OFFSET_FIXED;
+		ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo), 0);
+	}
+	*offset = mmo.offset;
+	return create.handle;
+}
+
+/*
+ * One object mapped several times, as the kernel gives every mmap(2) a
+ * vma of its own: the mappings are distinct addresses showing the same
+ * bytes, a part unmapped leaves the rest working at its offset, a mapping
+ * may start inside the object, MAP_FIXED replaces and MAP_FIXED_NOREPLACE
+ * refuses, mremap moves a part, and the object outlives its handle while
+ * a mapping holds it.
+ */
+KTEST(one_object_mapped_twice_and_unmapped_in_parts)
+{
+	const size_t sz = 2u << 20, pg = 4096;
+	int fd = open_node("/dev/dri/renderD128");
+	struct drm_gem_close gclose = {0};
+	uint8_t *a, *b, *c, *d, *dest;
+	uint64_t off;
+
+	gclose.handle = object_with_offset(fd, sz, &off);
+	a = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	b = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	ASSERT_TRUE(a != MAP_FAILED && b != MAP_FAILED);
+	EXPECT_TRUE(a != b);
+	/* All but the last page of the first mapping goes (igt gem_mmap_offset@partial-unmap). */
+	EXPECT_EQ(munmap(a, sz - pg), 0);
+	memset(a + sz - pg, 0xcc, pg);
+	memset(b, 0xdd, pg);
+	for (size_t i = 0; i < pg; i++) {
+		EXPECT_EQ(a[sz - pg + i], 0xcc);
+		EXPECT_EQ(b[sz - pg + i], 0xcc);
+	}
+	/* A mapping of the object's last page only (partial-mmap). */
+	c = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, (off_t)(off + sz - pg));
+	ASSERT_TRUE(c != MAP_FAILED);
+	EXPECT_EQ(c[0], 0xcc);
+	/* MAP_FIXED_NOREPLACE over a mapping refuses; MAP_FIXED replaces it. */
+	errno = 0;
+	EXPECT_TRUE(mmap(b + pg, pg, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)off) ==
+		    MAP_FAILED);
+	EXPECT_EQ(errno, EEXIST);
+	d = mmap(b + pg, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)off);
+	EXPECT_TRUE(d == b + pg);
+	EXPECT_EQ(d[0], 0xdd);
+	EXPECT_EQ(b[0], 0xdd);
+	/* An anonymous MAP_FIXED over a device page takes it from the device. */
+	d = mmap(b + 2 * pg, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0);
+	ASSERT_TRUE(d == b + 2 * pg);
+	EXPECT_EQ(d[0], 0);
+	d[0] = 0x77;
+	/* mremap moves the remaining page of the first mapping (partial-remap). */
+	dest = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(dest != MAP_FAILED);
+	d = mremap(a + sz - pg, pg, pg, MREMAP_MAYMOVE | MREMAP_FIXED, dest);
+	EXPECT_TRUE(d == dest);
+	EXPECT_EQ(dest[0], 0xcc);
+	dest[1] = 0xee;
+	EXPECT_EQ(c[1], 0xee);
+	/* The handle goes; the mappings keep the object. */
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), 0);
+	EXPECT_EQ(b[sz - 1], 0xcc);
+	EXPECT_EQ(munmap(dest, pg), 0);
+	EXPECT_EQ(munmap(c, pg), 0);
+	EXPECT_EQ(munmap(b, sz), 0);
+	close(fd);
 }
 
 /*
@@ -579,9 +655,9 @@ KTEST(ioctl_args_in_write_only_and_read_only_memory)
 KTEST(mremap_cannot_grow_a_device_mapping)
 {
 	int fd = open_node("/dev/dri/renderD128");
-	struct drm_i915_gem_create create = { .size = 8192 };
-	struct drm_i915_gem_mmap_offset mmo = { 0 };
-	struct drm_gem_close gclose = { 0 };
+	struct drm_i915_gem_create create = {.size = 8192};
+	struct drm_i915_gem_mmap_offset mmo = {0};
+	struct drm_gem_close gclose = {0};
 	uint32_t *map;
 	void *moved;
 
@@ -633,7 +709,7 @@ static void segv_trap(int sig)
 KTEST(fault_handlers_installed_after_an_ioctl_keep_efault)
 {
 	int fd = open_node("/dev/dri/renderD128");
-	struct drm_i915_gem_busy busy = { 0 };
+	struct drm_i915_gem_busy busy = {0};
 	sighandler_t prev;
 	int status;
 	pid_t pid;
@@ -670,7 +746,7 @@ KTEST(fault_handlers_installed_after_an_ioctl_keep_efault)
 /* The value an eventfd holds now (0 when unsignalled), without blocking. */
 static uint64_t eventfd_count(int efd)
 {
-	struct pollfd p = { .fd = efd, .events = POLLIN };
+	struct pollfd p = {.fd = efd, .events = POLLIN};
 	uint64_t v = 0;
 
 	if (poll(&p, 1, 1000) != 1 || read(efd, &v, sizeof(v)) != (ssize_t)sizeof(v))
@@ -686,10 +762,10 @@ static uint64_t eventfd_count(int efd)
 KTEST(syncobj_eventfd_through_the_node)
 {
 	int fd = open_node("/dev/dri/renderD128");
-	struct drm_syncobj_create bin = { 0 }, tl = { 0 };
-	struct drm_syncobj_eventfd ev = { 0 };
-	struct drm_syncobj_array sig = { 0 };
-	struct drm_syncobj_timeline_array tsig = { 0 };
+	struct drm_syncobj_create bin = {0}, tl = {0};
+	struct drm_syncobj_eventfd ev = {0};
+	struct drm_syncobj_array sig = {0};
+	struct drm_syncobj_timeline_array tsig = {0};
 	uint64_t point = 2;
 	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), p[2];
 
@@ -747,7 +823,7 @@ KTEST(pci_bar_stays_live_under_a_later_segv_handler)
 	sighandler_t prev;
 	uint32_t t0, t1;
 	int rfd;
-	struct timespec ts = { 0, 200000 };
+	struct timespec ts = {0, 200000};
 
 	rfd = open("/sys/class/drm/card0/device/resource0", O_RDWR | O_CLOEXEC);
 	ASSERT_GE(rfd, 0);
@@ -772,22 +848,22 @@ KTEST(pci_bar_stays_live_under_a_later_segv_handler)
 KTEST(prime_dma_buf_polls_maps_and_closes)
 {
 	int fd = open_node("/dev/dri/renderD128");
-	struct drm_i915_gem_create create = { .size = 4096 };
-	struct drm_prime_handle prime = { 0 };
-	struct drm_gem_close gclose = { 0 };
+	struct drm_i915_gem_create create = {.size = 4096};
+	struct drm_prime_handle prime = {0};
+	struct drm_gem_close gclose = {0};
 	struct pollfd pfd;
-	uint32_t data[4] = { 1, 2, 3, 4 }, *map;
+	uint32_t data[4] = {1, 2, 3, 4}, *map;
 	struct drm_i915_gem_pwrite pwrite = {
-		.size = sizeof(data),
-		.data_ptr = (uintptr_t)data,
+	    .size = sizeof(data),
+	    .data_ptr = (uintptr_t)data,
 	};
 
 	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, &create), 0);
 	pwrite.handle = create.handle;
 	if (ioctl(fd, DRM_IOCTL_I915_GEM_PWRITE, &pwrite)) {
 		/* No PWRITE after Tiger Lake: write through a mapping. */
-		struct drm_i915_gem_mmap_offset mmo = { .handle = create.handle,
-							.flags = I915_MMAP_OFFSET_FIXED };
+		struct drm_i915_gem_mmap_offset mmo = {.handle = create.handle,
+						       .flags = I915_MMAP_OFFSET_FIXED};
 
 		ASSERT_EQ(errno, EOPNOTSUPP);
 		ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo), 0);
@@ -806,7 +882,7 @@ KTEST(prime_dma_buf_polls_maps_and_closes)
 	ASSERT_GE(prime.fd, 0);
 	EXPECT_EQ(lseek(prime.fd, 0, SEEK_END), 4096);
 	/* Idle: readable and writable at once, as the kernel's dma_buf_poll(). */
-	pfd = (struct pollfd){ .fd = prime.fd, .events = POLLIN | POLLOUT };
+	pfd = (struct pollfd){.fd = prime.fd, .events = POLLIN | POLLOUT};
 	EXPECT_EQ(poll(&pfd, 1, 1000), 1);
 	EXPECT_EQ(pfd.revents, POLLIN | POLLOUT);
 	EXPECT_EQ(pfd.fd, prime.fd);
@@ -834,7 +910,8 @@ static bool kmod_i915_loaded(struct kmod_ctx *ctx)
 
 	if (kmod_module_new_from_loaded(ctx, &list) < 0)
 		return false;
-	kmod_list_foreach(it, list) {
+	kmod_list_foreach(it, list)
+	{
 		struct kmod_module *m = kmod_module_get_module(it);
 
 		found |= !strcmp(kmod_module_get_name(m), "i915");
@@ -849,7 +926,7 @@ KTEST(kmod_unload_and_reload_with_options)
 	int fd = open_node("/dev/dri/card0"), pfd;
 	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
 	struct kmod_module *mod;
-	char name[32], value[32] = { 0 };
+	char name[32], value[32] = {0};
 	struct stat st;
 
 	if (!getenv("NODE_TEST_KMOD_CHILD")) {
@@ -895,10 +972,12 @@ KTEST(kmod_unload_and_reload_with_options)
 
 	/* modprobe i915 reset=1 bogus=2: known options applied, unknown ignored. */
 	ASSERT_EQ(kmod_module_probe_insert_module(mod, KMOD_PROBE_FAIL_ON_LOADED, "reset=1 bogus=2",
-						  NULL, NULL, NULL), 0);
+						  NULL, NULL, NULL),
+		  0);
 	EXPECT_TRUE(kmod_i915_loaded(ctx));
-	EXPECT_EQ(kmod_module_probe_insert_module(mod, KMOD_PROBE_FAIL_ON_LOADED, NULL, NULL, NULL,
-						  NULL), -EEXIST);
+	EXPECT_EQ(
+	    kmod_module_probe_insert_module(mod, KMOD_PROBE_FAIL_ON_LOADED, NULL, NULL, NULL, NULL),
+	    -EEXIST);
 	fd = open_node("/dev/dri/card0");
 	drm_name(fd, name, sizeof(name));
 	EXPECT_STREQ(name, "i915");
@@ -926,7 +1005,7 @@ struct sw_sync_create_fence_data {
 
 static int fence_status(int fence)
 {
-	struct sync_file_info info = { 0 };
+	struct sync_file_info info = {0};
 
 	ASSERT_EQ(ioctl(fence, SYNC_IOC_FILE_INFO, &info), 0);
 	return info.status;
@@ -935,7 +1014,7 @@ static int fence_status(int fence)
 KTEST(sw_sync_timeline_signals_in_order_and_on_close)
 {
 	int fd = open_node("/dev/dri/card0");
-	struct sw_sync_create_fence_data a = { .value = 2 }, b = { .value = 5 };
+	struct sw_sync_create_fence_data a = {.value = 2}, b = {.value = 5};
 	struct pollfd pfd;
 	uint32_t one = 1;
 	int tl;
@@ -944,7 +1023,7 @@ KTEST(sw_sync_timeline_signals_in_order_and_on_close)
 	ASSERT_GE(tl, 0);
 	ASSERT_EQ(ioctl(tl, SW_SYNC_IOC_CREATE_FENCE, &a), 0);
 	ASSERT_EQ(ioctl(tl, SW_SYNC_IOC_CREATE_FENCE, &b), 0);
-	pfd = (struct pollfd){ .fd = a.fence, .events = POLLIN };
+	pfd = (struct pollfd){.fd = a.fence, .events = POLLIN};
 	EXPECT_EQ(poll(&pfd, 1, 0), 0);
 	EXPECT_EQ(fence_status(a.fence), 0);
 	ASSERT_EQ(ioctl(tl, SW_SYNC_IOC_INC, &one), 0);

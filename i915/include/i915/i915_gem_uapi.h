@@ -120,12 +120,13 @@ int i915_gem_ioctl(struct i915_gem_file *file, unsigned long request, void *arg)
  * descriptor of @file (an offset from DRM_IOCTL_I915_GEM_MMAP_OFFSET or
  * the legacy GTT mmap). The mapping stays coherent with TTM moves and
  * keeps its object alive until i915_gem_munmap().
- * Every mapping of one object is the same address range (the object's
- * one CPU view in TTM), so @hint is only a hint and MAP_FIXED with a
- * hint is -EINVAL; each successful call is one i915_gem_munmap() of that
- * address.
+ * Every call is a mapping of its own (ttm_bo_vm_mmap_vma(): one object
+ * may be mapped many times, at any page offset); @hint and MAP_FIXED /
+ * MAP_FIXED_NOREPLACE in @flags place it as mmap(2) does, and
+ * i915_gem_munmap() of any part of it trims or splits it.
  * Return: 0 with *@addr set; -EINVAL (bad offset, length, flags); -EACCES
- * (no grant for this file); -ENOMEM.
+ * (no grant for this file); -EEXIST (MAP_FIXED_NOREPLACE over a mapping);
+ * -EPERM (a fixed address below mmap_min_addr); -ENOMEM.
  */
 int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, int flags,
 		  off_t offset, void **addr);
@@ -134,9 +135,11 @@ int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, 
  * i915_gem_munmap() - munmap(2) of a range that may hold mappings made by
  * i915_gem_mmap() or DRM_IOCTL_I915_GEM_MMAP on @i915, or by mmap of a
  * dma-buf exported from @i915 (drm_dma_buf_mmap()).
- * Return: 0 when the range was the driver's and is now released;
- * -ENOENT when it holds none of the driver's mappings (the caller unmaps
- * it itself).
+ * Mappings inside the range go, ones crossing its ends are trimmed, one
+ * holding it is split, as munmap(2) does.
+ * Return: 0 when the range held some of the driver's mappings; -ENOENT
+ * when it holds none (the caller unmaps it itself); -EINVAL (unaligned
+ * @addr, @len 0); -ENOMEM.
  */
 int i915_gem_munmap(struct i915_device *i915, void *addr, size_t len);
 
@@ -147,6 +150,17 @@ int i915_gem_munmap(struct i915_device *i915, void *addr, size_t len);
  * i915_params/<name>, ...
  */
 const char *const *i915_gem_debugfs_files(struct i915_device *i915);
+
+/**
+ * i915_gem_set_caller_euid() - the effective uid of the process whose calls
+ * the calling thread serves from now on (a device server serving another
+ * process), since the kernel checks the calling task's credentials: answers
+ * for root only (QUERY's free memory, GET_RESET_STATS' global count, context
+ * priority above 0, master permissions) follow it.
+ * @euid: that uid; negative (the default) means this process's own geteuid().
+ * Thread-local; no device needed.
+ */
+void i915_gem_set_caller_euid(int64_t euid);
 
 /**
  * i915_gem_debugfs_read() - the current contents of debugfs file @name.

@@ -307,6 +307,13 @@ int ttm_bo_vm_mmap_vma(struct ttm_buffer_object *bo, const struct ttm_bo_vm_faul
 int ttm_bo_vm_munmap_vma(void *addr, size_t len);
 
 /**
+ * ttm_bo_vm_munmap_device() - unmap every process mapping of a BO of
+ * @bdev (a device going away with mappings its program never unmapped).
+ * Not reserved; no BO reservation held.
+ */
+void ttm_bo_vm_munmap_device(struct ttm_device *bdev);
+
+/**
  * ttm_bo_vm_move_vma() - mremap(2) with MREMAP_MAYMOVE | MREMAP_FIXED of
  * [@old, @old + @len), which lies inside one process mapping, to
  * @new_addr: the part becomes a mapping of its own there, with the same
