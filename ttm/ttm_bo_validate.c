@@ -161,9 +161,14 @@ static int ttm_bo_bounce(struct ttm_buffer_object *bo, const struct ttm_place *h
 	return 0;
 }
 
-/* handle_move_mem() following the driver's hops. @new_mem as there. */
-static int ttm_bo_move_hops(struct ttm_buffer_object *bo, struct ttm_resource *new_mem, bool evict,
-			    struct ttm_operation_ctx *ctx, unsigned depth)
+/*
+ * handle_move_mem() following the driver's hops. @new_mem as there. Inline
+ * in validate, which moves on every call that does not return early; out
+ * of line (ttm_bo_move_hops()) for evictions.
+ */
+static inline __attribute__((always_inline)) int
+ttm_bo_move_hops_inl(struct ttm_buffer_object *bo, struct ttm_resource *new_mem, bool evict,
+		     struct ttm_operation_ctx *ctx, unsigned depth)
 {
 	for (unsigned hops = 0;; hops++) {
 		struct ttm_place hop = {0};
@@ -178,6 +183,13 @@ static int ttm_bo_move_hops(struct ttm_buffer_object *bo, struct ttm_resource *n
 		if (ret)
 			return ret;
 	}
+}
+
+static __attribute__((noinline)) int ttm_bo_move_hops(struct ttm_buffer_object *bo,
+						      struct ttm_resource *new_mem, bool evict,
+						      struct ttm_operation_ctx *ctx, unsigned depth)
+{
+	return ttm_bo_move_hops_inl(bo, new_mem, evict, ctx, depth);
 }
 
 /* Move a victim to where its driver wants evicted BOs of its type. */
@@ -493,9 +505,10 @@ static int ttm_bo_wait_move_fence(struct ttm_buffer_object *bo, struct ttm_resou
  * *@busy collects "busy BOs or a pending move fence stood in the way".
  * Return: 0 with *@res allocated; -ENOSPC; -EBUSY; hard errors at once.
  */
-static int ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
-			    struct ttm_operation_ctx *ctx, uint32_t skip_flags, bool force_space,
-			    unsigned depth, struct ttm_resource **res, bool *busy)
+static inline __attribute__((always_inline)) int
+ttm_bo_mem_space_inl(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+		     struct ttm_operation_ctx *ctx, uint32_t skip_flags, bool force_space,
+		     unsigned depth, struct ttm_resource **res, bool *busy)
 {
 	struct ttm_device *bdev = bo->bdev;
 
@@ -534,6 +547,15 @@ static int ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_place
 		*busy = true;
 	}
 	return -ENOSPC;
+}
+
+/* ttm_bo_mem_space_inl() out of line, for evictions and hops. */
+static __attribute__((noinline)) int
+ttm_bo_mem_space(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+		 struct ttm_operation_ctx *ctx, uint32_t skip_flags, bool force_space,
+		 unsigned depth, struct ttm_resource **res, bool *busy)
+{
+	return ttm_bo_mem_space_inl(bo, placement, ctx, skip_flags, force_space, depth, res, busy);
 }
 
 /*
@@ -643,14 +665,14 @@ static __attribute__((noinline)) int ttm_bo_validate_impl(struct ttm_buffer_obje
 		 * before the driver's move, so whoever moved the BO can fence
 		 * it without a failure point.
 		 */
-		ret = ttm_bo_mem_space(bo, placement, ctx,
-				       pass ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK, pass == 1,
-				       0, &res, &busy);
+		ret = ttm_bo_mem_space_inl(bo, placement, ctx,
+					   pass ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK,
+					   pass == 1, 0, &res, &busy);
 		if (ret == -ENOSPC)
 			continue;
 		if (ret)
 			return ret;
-		ret = ttm_bo_move_hops(bo, res, false, ctx, 0);
+		ret = ttm_bo_move_hops_inl(bo, res, false, ctx, 0);
 		if (ret)
 			ttm_bo_free_new(bo, res);
 		return ret;
