@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ttm/ttm_bo_vm.h>
+
 #include "node_priv.h"
 #include "server/server_node.h"
 
@@ -601,12 +603,31 @@ NODE_EXPORT int ioctl(int fd, unsigned long request, ...)
 
 /* ---- memory ------------------------------------------------------------- */
 
+/*
+ * The device mappings inside [@addr, @addr + @len) go, as munmap(2) of
+ * the span would take them: a MAP_FIXED mapping or an mremap() is about to
+ * put something else there, and the driver must not keep faulting (or
+ * invalidating) address space that is no longer its own.
+ */
+static void node_unmap_device_span(void *addr, size_t len)
+{
+	if (!node_range_remove(addr, len) || !node_call_begin())
+		return;
+	NODE_DRIVER_CALL(i915_gem_munmap(node_dev.i915, addr, len));
+	node_call_end();
+}
+
 NODE_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
 {
 	struct node_obj *obj = NULL;
 	void *out = NULL;
 	int ret;
 
+	/* MAP_FIXED replaces whatever is there, device mappings included. */
+	if (!node_in_driver && (flags & MAP_FIXED) && !(flags & MAP_FIXED_NOREPLACE) && len &&
+	    !((uintptr_t)addr & 4095) &&
+	    !atomic_load_explicit(&node_dev.forked, memory_order_relaxed))
+		node_unmap_device_span(addr, len);
 	if (!node_in_driver && fd >= 0 && !(flags & MAP_ANONYMOUS))
 		obj = node_fd_get(fd);
 	if (!obj) {
@@ -680,29 +701,62 @@ NODE_EXPORT int munmap(void *addr, size_t len)
 }
 
 /*
- * A device mapping is VM_DONTEXPAND | VM_PFNMAP in the kernel (drm_gem_mmap_obj()):
- * mremap() cannot grow it, -EFAULT (vma_to_resize()). Calls the kernel would
- * refuse earlier (bad flags, an unaligned address) and every other mremap
- * go to libc.
+ * mremap() of a device mapping, as the kernel treats a GEM vma
+ * (VM_DONTEXPAND | VM_PFNMAP, drm_gem_mmap_obj()): it cannot grow
+ * (-EFAULT, vma_to_resize()) nor be kept by MREMAP_DONTUNMAP (-EINVAL);
+ * shrinking unmaps the tail; MREMAP_FIXED moves the part to the new
+ * address with the same object pages (ttm_bo_vm_move_vma()). Calls the
+ * kernel would refuse earlier (bad flags, an unaligned address) and every
+ * other mremap go to libc.
  */
 NODE_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 {
-	void *new_addr = NULL;
+	void *new_addr = NULL, *out = NULL;
 	va_list ap;
+	int ret;
 
 	if (flags & MREMAP_FIXED) {
 		va_start(ap, flags);
 		new_addr = va_arg(ap, void *);
 		va_end(ap);
 	}
-	if (!node_in_driver && new_len > old_len && !((uintptr_t)old & 4095) &&
-	    !(flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
-	    (!(flags & MREMAP_FIXED) || (flags & MREMAP_MAYMOVE)) &&
-	    node_range_overlaps(old, old_len ? old_len : 1)) {
+	if (node_in_driver || ((uintptr_t)old & 4095) || !new_len ||
+	    (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP)) ||
+	    ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE)) ||
+	    !node_range_overlaps(old, old_len ? old_len : 1))
+		return REAL(mremap)(old, old_len, new_len, flags, new_addr);
+	if (new_len > old_len) {
 		errno = EFAULT;
 		return MAP_FAILED;
 	}
-	return REAL(mremap)(old, old_len, new_len, flags, new_addr);
+	if (flags & MREMAP_DONTUNMAP) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	if (atomic_load_explicit(&node_dev.forked, memory_order_relaxed))
+		return REAL(mremap)(old, old_len, new_len, flags, new_addr);
+	old_len = (old_len + 4095) & ~(size_t)4095;
+	new_len = (new_len + 4095) & ~(size_t)4095;
+	if (new_len < old_len) {
+		node_unmap_device_span((char *)old + new_len, old_len - new_len);
+		old_len = new_len;
+	}
+	if (!(flags & MREMAP_FIXED) || new_addr == old)
+		return old;
+	if (!node_call_begin())
+		return MAP_FAILED;
+	ret = NODE_DRIVER_CALL(ttm_bo_vm_move_vma(old, old_len, new_addr, &out));
+	node_call_end();
+	if (ret == -ENOENT)
+		return REAL(mremap)(old, old_len, new_len, flags, new_addr);
+	if (ret) {
+		errno = -ret;
+		return MAP_FAILED;
+	}
+	node_range_remove(old, old_len);
+	node_range_remove(out, old_len);
+	node_range_add(out, old_len);
+	return out;
 }
 
 /* ---- stat ----------------------------------------------------------------- */
