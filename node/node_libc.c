@@ -631,8 +631,20 @@ NODE_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 	if (!node_in_driver && fd >= 0 && !(flags & MAP_ANONYMOUS))
 		obj = node_fd_get(fd);
 	if (!obj) {
-		if (node_in_driver || fd < 0 || (flags & MAP_ANONYMOUS) ||
-		    node_drm_kind(fd) != DRM_FD_DMA_BUF)
+		if (node_in_driver || fd < 0 || (flags & MAP_ANONYMOUS))
+			return REAL(mmap)(addr, len, prot, flags, fd, offset);
+		if (node_remote_active()) {
+			/* A forked child: a dma-buf of the device maps through the server. */
+			ret = node_remote_mmap(NULL, fd, len, prot, flags, offset, &out);
+			if (ret == -ENODEV)
+				return REAL(mmap)(addr, len, prot, flags, fd, offset);
+			if (ret) {
+				errno = -ret;
+				return MAP_FAILED;
+			}
+			return out;
+		}
+		if (node_drm_kind(fd) != DRM_FD_DMA_BUF)
 			return REAL(mmap)(addr, len, prot, flags, fd, offset);
 		/* A dma-buf maps through its exporter, like the kernel's dma_buf_mmap(). */
 		if (node_fork_refuse())
@@ -652,6 +664,16 @@ NODE_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 	if (obj->kind != NODE_FD_DEVICE) {
 		node_obj_put(obj);
 		return REAL(mmap)(addr, len, prot, flags, fd, offset);
+	}
+	if (node_remote_active()) {
+		/* A forked child: a mapping of its own, faulted in through the server. */
+		ret = node_remote_mmap(obj, -1, len, prot, flags, offset, &out);
+		node_obj_put(obj);
+		if (ret) {
+			errno = -ret;
+			return MAP_FAILED;
+		}
+		return out;
 	}
 	if (node_fork_refuse()) {
 		node_obj_put(obj);
@@ -681,8 +703,14 @@ NODE_EXPORT int munmap(void *addr, size_t len)
 {
 	int ret;
 
-	if (node_in_driver || atomic_load_explicit(&node_dev.forked, memory_order_relaxed))
+	if (node_in_driver)
 		return REAL(munmap)(addr, len);
+	if (atomic_load_explicit(&node_dev.forked, memory_order_relaxed)) {
+		/* A forked child's own device mappings go back to the server. */
+		if (node_remote_active() && node_remote_munmap(addr, len, &ret))
+			return ret;
+		return REAL(munmap)(addr, len);
+	}
 	if (node_bar_munmap(addr, len, &ret))
 		return ret;
 	if (node_range_remove(addr, len)) {

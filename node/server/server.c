@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -35,6 +37,7 @@
 #include <drmcore/drm_fd.h>
 #include <drmcore/drm_user.h>
 #include <drmcore/sync_file.h>
+#include <ttm/ttm_bo_vm.h>
 
 #include "server.h"
 
@@ -59,7 +62,48 @@ struct srv_conn {
 	size_t natt, catt;
 	int *held;
 	size_t nheld, cheld;
+	uint64_t sent[8];
+	size_t nsent;
 	struct srv_conn *next, **pprev;
+};
+
+/**
+ * struct srv_mm - one client process's CPU mappings (its mapping channel).
+ * @fd: the channel (a duplicate of the SRV_OP_MM connection's socket).
+ * @io: one revocation at a time on @fd.
+ * Under srv->lock: @refs (the list, the watcher, each mapping, each
+ * revocation running), @dead (the channel closed), @next. Under @io:
+ * @broken (the channel failed a revocation).
+ */
+struct srv_mm {
+	struct srv *s;
+	pid_t pid;
+	int fd;
+	pthread_mutex_t io;
+	bool dead;
+	bool broken;
+	int refs;
+	struct srv_mm *next;
+};
+
+/**
+ * struct srv_map - one CPU mapping of a client process: the server's view
+ * @saddr (@len bytes; one map of its object, released with the last
+ * reference). Under srv->lock: @refs (the list, each fault running),
+ * @bo (the BO's cookie from its first fault), @rev (revocations so far),
+ * @faulting (faults running), @token (the unmap hook's marker), @next.
+ */
+struct srv_map {
+	uint64_t id;
+	struct srv_mm *mm;
+	void *saddr;
+	size_t len;
+	const void *bo;
+	uint64_t rev;
+	uint64_t token;
+	int faulting;
+	int refs;
+	struct srv_map *next;
 };
 
 struct srv {
@@ -75,6 +119,10 @@ struct srv {
 	struct srv_conn *conns;
 	uint64_t nfiles, nconns, calls, nheld;
 	bool stopping;
+	struct srv_mm *mms;
+	struct srv_map *maps;
+	uint64_t nmaps, next_map, revokes;
+	struct srv *all_next;
 };
 
 /* Direct system call: the render node interposes close(). */
@@ -417,6 +465,8 @@ static size_t srv_peer_rw(pid_t pid, void *local, uint64_t remote, size_t n, boo
 	return got < 0 ? 0 : (size_t)got;
 }
 
+static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, uint64_t *id);
+
 /*
  * An ioctl on a file (@f) or on a sync_file/dma-buf descriptor (@target),
  * with the descriptor fields of its argument translated.
@@ -440,12 +490,6 @@ static int srv_op_ioctl(struct srv_conn *c, const struct srv_req *req, struct sr
 		/* The call reads our number for the client's descriptor. */
 		swapped = srv_peer_rw(c->pid, &sub, req->arg + (uint64_t)in_off, 4, true) == 4;
 	}
-	/*
-	 * The legacy CPU mmap ioctl maps into the caller's address space, which
-	 * is not ours: a client maps through its own process (not offered yet).
-	 */
-	if (req->request == DRM_IOCTL_I915_GEM_MMAP && c->pid != getpid())
-		return -EOPNOTSUPP;
 	if (!srv_begin(c->s))
 		return -EIO;
 	if (f) {
@@ -476,9 +520,412 @@ static int srv_op_ioctl(struct srv_conn *c, const struct srv_req *req, struct sr
 			rep->fd_off = (uint32_t)out_off;
 		}
 	}
+	/*
+	 * The legacy CPU mmap ioctl mapped the object in our address space: the
+	 * client gets a mapping of its own over that view.
+	 */
+	if (ret == 0 && f && req->request == DRM_IOCTL_I915_GEM_MMAP && c->pid != getpid()) {
+		struct drm_i915_gem_mmap mm;
+
+		if (srv_peer_rw(c->pid, &mm, req->arg, sizeof(mm), false) != sizeof(mm))
+			return -EFAULT;
+		ret = srv_map_add(c, (void *)(uintptr_t)mm.addr_ptr, (size_t)((mm.size + 4095) & ~4095ull),
+				  &rep->map);
+		if (!ret)
+			rep->flags |= SRV_REP_MAP;
+	}
 	return ret;
 }
 
+/* ---- CPU mappings of client processes ------------------------------------ */
+
+/*
+ * A client process's mappings are the server's own CPU views of the objects
+ * (i915_gem_mmap(), drm_dma_buf_mmap(), the legacy MMAP ioctl: each holds
+ * its object and counts as one map), named to the client by an id. A
+ * client access faults in the client (a reserved range of its own); it
+ * asks SRV_OP_FAULT, which runs the object's fault path on the server's
+ * view (ttm_bo_vm_fault_backing()) and answers where the pages live in the
+ * pool's memfd, so the client maps the same memory.
+ *
+ * Before TTM moves, swaps out, purges or evicts a BO whose pages a client
+ * was handed, ttm_bo_vm_unmap_virtual() calls srv_unmap_hook(), reserved:
+ * every client mapping of the BO (and, conservatively, every mapping whose
+ * first fault is in flight, its BO not known yet) gets a new revocation
+ * number, and the client is told on its mapping channel and answers once
+ * its pages are gone; the move waits for that (a dead client counts as
+ * done). A fault answer carries the revocation number read before the
+ * fault ran: the client drops an answer older than a revocation it saw.
+ */
+
+/* Servers alive, for the process-wide unmap hook; read-locked by the hook. */
+static pthread_rwlock_t srv_all_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct srv *srv_all;
+
+static struct srv_mm *srv_mm_find_locked(struct srv *s, pid_t pid)
+{
+	for (struct srv_mm *mm = s->mms; mm; mm = mm->next)
+		if (mm->pid == pid && !mm->dead)
+			return mm;
+	return NULL;
+}
+
+static void srv_mm_put_locked(struct srv_mm *mm)
+{
+	if (--mm->refs)
+		return;
+	srv_close(mm->fd);
+	pthread_mutex_destroy(&mm->io);
+	free(mm);
+}
+
+static struct srv_map *srv_map_find_locked(struct srv *s, uint64_t id, pid_t pid)
+{
+	for (struct srv_map *m = s->maps; m; m = m->next)
+		if (m->id == id && m->mm->pid == pid && !m->mm->dead)
+			return m;
+	return NULL;
+}
+
+static void srv_map_unlink_locked(struct srv *s, struct srv_map *m)
+{
+	for (struct srv_map **p = &s->maps; *p; p = &(*p)->next) {
+		if (*p == m) {
+			*p = m->next;
+			m->next = NULL;
+			s->nmaps--;
+			return;
+		}
+	}
+}
+
+/* Drop a reference; the last one releases the server's view. Unlocked. */
+static void srv_map_put(struct srv *s, struct srv_map *m)
+{
+	bool last;
+
+	pthread_mutex_lock(&s->lock);
+	last = --m->refs == 0;
+	if (last)
+		srv_mm_put_locked(m->mm);
+	pthread_mutex_unlock(&s->lock);
+	if (!last)
+		return;
+	if (srv_begin(s)) {
+		i915_gem_munmap(s->i915, m->saddr, m->len);
+		srv_end(s);
+	}
+	free(m);
+}
+
+/* A new mapping of @c's process over the server's view @saddr (@len bytes). */
+static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, uint64_t *id)
+{
+	struct srv *s = c->s;
+	struct srv_map *m = calloc(1, sizeof(*m));
+	struct srv_mm *mm;
+
+	pthread_mutex_lock(&s->lock);
+	mm = srv_mm_find_locked(s, c->pid);
+	if (!m || !mm) {
+		int err = m ? -EINVAL : -ENOMEM;
+
+		pthread_mutex_unlock(&s->lock);
+		free(m);
+		if (srv_begin(s)) {
+			i915_gem_munmap(s->i915, saddr, len);
+			srv_end(s);
+		}
+		return err;
+	}
+	m->id = ++s->next_map;
+	m->mm = mm;
+	mm->refs++;
+	m->saddr = saddr;
+	m->len = len;
+	m->refs = 1;
+	m->next = s->maps;
+	s->maps = m;
+	s->nmaps++;
+	*id = m->id;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+/*
+ * Tell @mm to drop mapping @id's pages (revocation @rev) and wait for its
+ * answer. A channel that fails or answers wrong is shut down: its process
+ * is treated as dead (its mappings are released by the channel's watcher).
+ */
+static void srv_mm_revoke(struct srv_mm *mm, uint64_t id, uint64_t rev)
+{
+	struct srv_req r = { .magic = SRV_MAGIC, .op = SRV_OP_REVOKE, .file = id, .arg = rev };
+	struct srv_rep a;
+	ssize_t n;
+
+	pthread_mutex_lock(&mm->io);
+	if (!mm->dead && !mm->broken) {
+		do
+			n = send(mm->fd, &r, sizeof(r), MSG_NOSIGNAL);
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof(r)) {
+			do
+				n = recv(mm->fd, &a, sizeof(a), 0);
+			while (n < 0 && errno == EINTR);
+		}
+		if (n != (ssize_t)sizeof(a) || a.magic != SRV_MAGIC || a.map != id) {
+			mm->broken = true;
+			shutdown(mm->fd, SHUT_RDWR);
+		} else {
+			pthread_mutex_lock(&mm->s->lock);
+			mm->s->revokes++;
+			pthread_mutex_unlock(&mm->s->lock);
+		}
+	}
+	pthread_mutex_unlock(&mm->io);
+}
+
+/* ttm_bo_vm_unmap_virtual() of a BO whose pages clients were handed. Reserved. */
+static void srv_unmap_hook(const void *bo, uint64_t seq)
+{
+	static _Atomic uint64_t tokens;
+	uint64_t token = atomic_fetch_add(&tokens, 1) + 1;
+
+	(void)seq;
+	pthread_rwlock_rdlock(&srv_all_lock);
+	for (struct srv *s = srv_all; s; s = s->all_next) {
+		for (;;) {
+			struct srv_map *m, *hit = NULL;
+			struct srv_mm *mm = NULL;
+			uint64_t id = 0, rev = 0;
+
+			pthread_mutex_lock(&s->lock);
+			for (m = s->maps; m && !hit; m = m->next) {
+				if (m->token == token || m->mm->dead ||
+				    !(m->bo == bo || (m->faulting && !m->bo)))
+					continue;
+				hit = m;
+			}
+			if (hit) {
+				hit->token = token;
+				rev = ++hit->rev;
+				id = hit->id;
+				mm = hit->mm;
+				mm->refs++;
+			}
+			pthread_mutex_unlock(&s->lock);
+			if (!hit)
+				break;
+			srv_mm_revoke(mm, id, rev);
+			pthread_mutex_lock(&s->lock);
+			srv_mm_put_locked(mm);
+			pthread_mutex_unlock(&s->lock);
+		}
+	}
+	pthread_rwlock_unlock(&srv_all_lock);
+}
+
+static int srv_op_mm(struct srv_conn *c, struct srv_mm **out)
+{
+	struct srv *s = c->s;
+	struct srv_mm *mm;
+	int fd;
+
+	pthread_mutex_lock(&s->lock);
+	if (srv_mm_find_locked(s, c->pid)) {
+		pthread_mutex_unlock(&s->lock);
+		return -EEXIST;
+	}
+	pthread_mutex_unlock(&s->lock);
+	mm = calloc(1, sizeof(*mm));
+	fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+	if (!mm || fd < 0) {
+		srv_close(fd);
+		free(mm);
+		return -ENOMEM;
+	}
+	mm->s = s;
+	mm->pid = c->pid;
+	mm->fd = fd;
+	mm->refs = 2; /* the list's and the watcher's */
+	pthread_mutex_init(&mm->io, NULL);
+	pthread_mutex_lock(&s->lock);
+	mm->next = s->mms;
+	s->mms = mm;
+	pthread_mutex_unlock(&s->lock);
+	*out = mm;
+	return 0;
+}
+
+/*
+ * The mapping channel's connection thread, after SRV_OP_MM was answered:
+ * revocations talk on the channel, this thread only waits for it to close,
+ * then releases every mapping of the process, as the exit of a process
+ * unmaps its vmas.
+ */
+static void srv_mm_watch(struct srv_conn *c, struct srv_mm *mm)
+{
+	struct srv *s = c->s;
+	struct pollfd p = { .fd = c->fd, .events = 0 };
+	struct srv_map *gone = NULL, **pp;
+
+	while (!(poll(&p, 1, -1) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL))))
+		;
+	pthread_mutex_lock(&mm->io);
+	pthread_mutex_lock(&s->lock);
+	mm->dead = true;
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&mm->io);
+
+	pthread_mutex_lock(&s->lock);
+	for (struct srv_mm **q = &s->mms; *q; q = &(*q)->next) {
+		if (*q == mm) {
+			*q = mm->next;
+			break;
+		}
+	}
+	pp = &s->maps;
+	while (*pp) {
+		struct srv_map *m = *pp;
+
+		if (m->mm != mm) {
+			pp = &m->next;
+			continue;
+		}
+		*pp = m->next;
+		s->nmaps--;
+		m->next = gone;
+		gone = m;
+	}
+	srv_mm_put_locked(mm); /* the list's */
+	pthread_mutex_unlock(&s->lock);
+	while (gone) {
+		struct srv_map *m = gone;
+
+		gone = m->next;
+		srv_map_put(s, m);
+	}
+	pthread_mutex_lock(&s->lock);
+	srv_mm_put_locked(mm); /* the watcher's */
+	pthread_mutex_unlock(&s->lock);
+}
+
+static int srv_op_mmap(struct srv_conn *c, const struct srv_req *req, int dmabuf,
+		       struct srv_rep *rep)
+{
+	struct srv *s = c->s;
+	struct srv_file *f = NULL;
+	void *saddr = NULL;
+	int ret;
+
+	if (!req->arg || req->arg % 4096 || req->arg > SIZE_MAX || req->request > INT64_MAX)
+		return -EINVAL;
+	if (!(req->flags & SRV_REQ_FD)) {
+		f = srv_conn_file(c, req->file);
+		if (!f)
+			return -EBADF;
+	} else if (dmabuf < 0) {
+		return -EBADF;
+	}
+	if (!srv_begin(s))
+		return -EIO;
+	if (f) {
+		ret = i915_gem_mmap(f->file, NULL, (size_t)req->arg, (int)req->aux, MAP_SHARED,
+				    (off_t)req->request, &saddr);
+	} else if (drm_fd_kind(dmabuf) == DRM_FD_DMA_BUF) {
+		ret = drm_dma_buf_mmap(dmabuf, NULL, (size_t)req->arg, (int)req->aux, MAP_SHARED,
+				       (off_t)req->request, &saddr);
+	} else {
+		rep->flags |= SRV_REP_NOT_MINE;
+		ret = -ENODEV;
+	}
+	srv_end(s);
+	if (ret)
+		return ret;
+	return srv_map_add(c, saddr, (size_t)req->arg, &rep->map);
+}
+
+/* Has this connection been handed memfd @ino already? Records it if not. */
+static bool srv_conn_memfd_sent(struct srv_conn *c, uint64_t ino)
+{
+	for (size_t i = 0; i < c->nsent; i++)
+		if (c->sent[i] == ino)
+			return true;
+	if (c->nsent < sizeof(c->sent) / sizeof(c->sent[0]))
+		c->sent[c->nsent++] = ino;
+	return false;
+}
+
+static int srv_op_fault(struct srv_conn *c, const struct srv_req *req, struct srv_rep *rep,
+			int *fd_out)
+{
+	struct srv *s = c->s;
+	struct ttm_bo_vm_backing b;
+	struct srv_map *m;
+	struct stat st;
+	uint64_t rev;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	m = srv_map_find_locked(s, req->file, c->pid);
+	if (!m || req->arg >= m->len || req->arg % 4096) {
+		pthread_mutex_unlock(&s->lock);
+		return -EINVAL;
+	}
+	m->refs++;
+	m->faulting++;
+	rev = m->rev;
+	pthread_mutex_unlock(&s->lock);
+
+	if (srv_begin(s)) {
+		ret = ttm_bo_vm_fault_backing((const char *)m->saddr + req->arg, &b);
+		srv_end(s);
+	} else {
+		ret = -EIO;
+	}
+	pthread_mutex_lock(&s->lock);
+	m->faulting--;
+	if (!ret)
+		m->bo = b.bo;
+	pthread_mutex_unlock(&s->lock);
+
+	if (!ret && fstat(b.fd, &st))
+		ret = -errno;
+	if (!ret) {
+		uint64_t left = (m->len - req->arg) / 4096;
+
+		rep->map_off = b.offset;
+		rep->map_pages = b.pages < left ? b.pages : left;
+		rep->map_rev = rev;
+		rep->map_ino = (uint64_t)st.st_ino;
+		if (!srv_conn_memfd_sent(c, rep->map_ino)) {
+			*fd_out = fcntl(b.fd, F_DUPFD_CLOEXEC, 0);
+			if (*fd_out < 0)
+				ret = -EMFILE;
+			else
+				rep->flags |= SRV_REP_MEMFD;
+		}
+	}
+	srv_map_put(s, m);
+	/* Memory the client cannot share (lmem, a CPU-cache copy): SIGBUS there. */
+	return ret;
+}
+
+static int srv_op_munmap(struct srv_conn *c, const struct srv_req *req)
+{
+	struct srv *s = c->s;
+	struct srv_map *m;
+
+	pthread_mutex_lock(&s->lock);
+	m = srv_map_find_locked(s, req->file, c->pid);
+	if (m)
+		srv_map_unlink_locked(s, m);
+	pthread_mutex_unlock(&s->lock);
+	if (!m)
+		return -EINVAL;
+	srv_map_put(s, m);
+	return 0;
+}
 /* Keep a descriptor sent to the client (a dma-buf: see srv_serve_fd()). */
 static void srv_conn_hold(struct srv_conn *c, int fd)
 {
@@ -499,6 +946,21 @@ static void srv_conn_hold(struct srv_conn *c, int fd)
 	pthread_mutex_unlock(&c->s->lock);
 }
 
+/* A call on @f ended: close it now if its anchor died meanwhile. */
+static void srv_file_call_done(struct srv *s, struct srv_file *f)
+{
+	bool close_now;
+
+	pthread_mutex_lock(&s->lock);
+	f->active--;
+	f->refs++;
+	close_now = srv_claim_close_locked(s, f);
+	srv_unref_locked(f);
+	pthread_mutex_unlock(&s->lock);
+	if (close_now)
+		srv_do_close(s, f);
+}
+
 static void srv_conn_loop(struct srv_conn *c)
 {
 	struct srv *s = c->s;
@@ -515,6 +977,7 @@ static void srv_conn_loop(struct srv_conn *c)
 				     .msg_control = cb.buf, .msg_controllen = sizeof(cb.buf) };
 		struct srv_rep rep = { .magic = SRV_MAGIC };
 		int fds[SRV_MAX_FDS] = { -1, -1 }, nfds = 0, fd_out = -1;
+		struct srv_mm *watch_mm = NULL;
 		struct srv_file *f;
 		ssize_t n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
 
@@ -565,14 +1028,7 @@ static void srv_conn_loop(struct srv_conn *c)
 				rep.ret = srv_op_ioctl(c, &req, f, -1,
 						       (req.flags & SRV_REQ_FD) && nfds ? fds[0] : -1,
 						       &rep, &fd_out);
-				pthread_mutex_lock(&s->lock);
-				f->active--;
-				f->refs++;
-				bool close_now = srv_claim_close_locked(s, f);
-				srv_unref_locked(f);
-				pthread_mutex_unlock(&s->lock);
-				if (close_now)
-					srv_do_close(s, f);
+				srv_file_call_done(s, f);
 				break;
 			case SRV_OP_FD_IOCTL:
 				if (!nfds) {
@@ -582,6 +1038,36 @@ static void srv_conn_loop(struct srv_conn *c)
 				rep.ret = srv_op_ioctl(c, &req, NULL, fds[0],
 						       (req.flags & SRV_REQ_FD) && nfds > 1 ? fds[1] : -1,
 						       &rep, &fd_out);
+				break;
+			case SRV_OP_MM:
+				rep.ret = nfds ? -EINVAL : srv_op_mm(c, &watch_mm);
+				break;
+			case SRV_OP_MMAP:
+				if (!(req.flags & SRV_REQ_FD)) {
+					f = srv_conn_file(c, req.file);
+					if (!f || nfds) {
+						rep.ret = -EBADF;
+						break;
+					}
+					pthread_mutex_lock(&s->lock);
+					if (f->hup) {
+						pthread_mutex_unlock(&s->lock);
+						rep.ret = -EBADF;
+						break;
+					}
+					f->active++;
+					pthread_mutex_unlock(&s->lock);
+					rep.ret = srv_op_mmap(c, &req, -1, &rep);
+					srv_file_call_done(s, f);
+					break;
+				}
+				rep.ret = nfds == 1 ? srv_op_mmap(c, &req, fds[0], &rep) : -EBADF;
+				break;
+			case SRV_OP_FAULT:
+				rep.ret = nfds ? -EINVAL : srv_op_fault(c, &req, &rep, &fd_out);
+				break;
+			case SRV_OP_MUNMAP:
+				rep.ret = nfds ? -EINVAL : srv_op_munmap(c, &req);
 				break;
 			case SRV_OP_STATS:
 				srv_get_stats(s, &rep.stats);
@@ -594,8 +1080,11 @@ static void srv_conn_loop(struct srv_conn *c)
 		}
 		for (int i = 0; i < nfds; i++)
 			srv_close(fds[i]);
-		if (srv_send(c->fd, &rep, fd_out)) {
+		if (srv_send(c->fd, &rep, fd_out) || watch_mm) {
 			srv_close(fd_out);
+			/* A mapping channel: revocations use it from now on. */
+			if (watch_mm)
+				srv_mm_watch(c, watch_mm);
 			return;
 		}
 		/*
@@ -786,6 +1275,11 @@ int srv_create(struct i915_device *i915, const char *path, const struct srv_hook
 		goto err;
 	}
 	s->threads = true;
+	pthread_rwlock_wrlock(&srv_all_lock);
+	s->all_next = srv_all;
+	srv_all = s;
+	pthread_rwlock_unlock(&srv_all_lock);
+	ttm_bo_vm_set_unmap_hook(srv_unmap_hook);
 	*out = s;
 	return 0;
 
@@ -818,6 +1312,15 @@ void srv_destroy(struct srv *s)
 	while (s->nconns)
 		pthread_cond_wait(&s->idle, &s->lock);
 	pthread_mutex_unlock(&s->lock);
+	/* Every mapping channel was closed with its connection: no mapping is left. */
+	pthread_rwlock_wrlock(&srv_all_lock);
+	for (struct srv **p = &srv_all; *p; p = &(*p)->all_next) {
+		if (*p == s) {
+			*p = s->all_next;
+			break;
+		}
+	}
+	pthread_rwlock_unlock(&srv_all_lock);
 	w = write(s->stopfd, &one, sizeof(one));
 	(void)w;
 	if (s->threads)
@@ -858,6 +1361,8 @@ void srv_get_stats(struct srv *s, struct srv_stats *st)
 	st->conns = s->nconns;
 	st->calls = s->calls;
 	st->held_fds = s->nheld;
+	st->maps = s->nmaps;
+	st->revokes = s->revokes;
 	pthread_mutex_unlock(&s->lock);
 	/* GEM objects alive: the first number of debugfs i915_gem_objects. */
 	st->objects = -1;

@@ -128,8 +128,8 @@ size_t srv_write_self(void *addr, const void *src, size_t n)
 	return got < 0 ? 0 : (size_t)got;
 }
 
-int srv_client_ioctl(int conn, uint64_t file, int target, unsigned long request, void *arg,
-		     int *not_mine)
+static int srv_client_ioctl_rep(int conn, uint64_t file, int target, unsigned long request,
+				void *arg, int *not_mine, uint64_t *map)
 {
 	struct srv_req req = {
 		.magic = SRV_MAGIC,
@@ -179,7 +179,20 @@ int srv_client_ioctl(int conn, uint64_t file, int target, unsigned long request,
 			return rep.ret < 0 ? rep.ret : -EFAULT;
 		}
 	}
+	if (map)
+		*map = (rep.flags & SRV_REP_MAP) ? rep.map : 0;
 	return rep.ret;
+}
+
+int srv_client_ioctl(int conn, uint64_t file, int target, unsigned long request, void *arg,
+		     int *not_mine)
+{
+	return srv_client_ioctl_rep(conn, file, target, request, arg, not_mine, NULL);
+}
+
+int srv_client_gem_mmap(int conn, uint64_t file, void *arg, uint64_t *map)
+{
+	return srv_client_ioctl_rep(conn, file, -1, DRM_IOCTL_I915_GEM_MMAP, arg, NULL, map);
 }
 
 int srv_client_open(int conn, int minor, int cloexec, int *anchor, uint64_t *file)
@@ -223,4 +236,97 @@ int srv_client_stats(int conn, struct srv_stats *st)
 		return ret;
 	*st = rep.stats;
 	return rep.ret;
+}
+
+int srv_client_mm(int conn)
+{
+	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_MM };
+	struct srv_rep rep;
+	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, 1);
+
+	if (fd >= 0)
+		srv_sys_close(fd);
+	return ret ? ret : rep.ret;
+}
+
+int srv_client_mmap(int conn, uint64_t file, int dmabuf, uint64_t offset, uint64_t len, int prot,
+		    uint64_t *map, int *not_mine)
+{
+	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_MMAP, .file = file,
+			       .request = offset, .arg = len, .aux = (uint32_t)prot };
+	struct srv_rep rep;
+	int fd, ret;
+
+	*not_mine = 0;
+	if (dmabuf >= 0)
+		req.flags |= SRV_REQ_FD;
+	ret = srv_call(conn, &req, dmabuf >= 0 ? &dmabuf : NULL, dmabuf >= 0, &rep, &fd, 1);
+	if (fd >= 0)
+		srv_sys_close(fd);
+	if (ret)
+		return ret;
+	if (rep.flags & SRV_REP_NOT_MINE) {
+		*not_mine = 1;
+		return -ENODEV;
+	}
+	if (rep.ret < 0)
+		return rep.ret;
+	*map = rep.map;
+	return 0;
+}
+
+int srv_client_fault(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, int *memfd)
+{
+	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_FAULT, .file = map, .arg = off };
+	int fd, ret = srv_call(conn, &req, NULL, 0, rep, &fd, 1);
+
+	*memfd = -1;
+	if (ret)
+		return ret;
+	if (rep->ret < 0 || !(rep->flags & SRV_REP_MEMFD)) {
+		if (fd >= 0)
+			srv_sys_close(fd);
+		return rep->ret < 0 ? rep->ret : 0;
+	}
+	if (fd < 0)
+		return -EIO;
+	*memfd = fd;
+	return 0;
+}
+
+int srv_client_munmap(int conn, uint64_t map)
+{
+	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_MUNMAP, .file = map };
+	struct srv_rep rep;
+	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, 1);
+
+	if (fd >= 0)
+		srv_sys_close(fd);
+	return ret ? ret : rep.ret;
+}
+
+void srv_client_revoke_serve(int conn, void (*revoke)(uint64_t map, uint64_t rev, void *ctx),
+			     void *ctx)
+{
+	for (;;) {
+		struct srv_req req;
+		struct srv_rep rep = { .magic = SRV_MAGIC };
+		ssize_t n = recv(conn, &req, sizeof(req), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		if (n != (ssize_t)sizeof(req) || req.magic != SRV_MAGIC || req.op != SRV_OP_REVOKE) {
+			rep.ret = -EPROTO;
+		} else {
+			revoke(req.file, req.arg, ctx);
+			rep.map = req.file;
+		}
+		do
+			n = send(conn, &rep, sizeof(rep), MSG_NOSIGNAL);
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(rep))
+			return;
+	}
 }

@@ -24,8 +24,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <ttm/ttm_vm_fault.h>
 
 #include "../node_priv.h"
 #include "server.h"
@@ -309,19 +313,354 @@ static int node_remote_attach(int conn, const struct node_obj *obj, uint64_t *id
 	return 0;
 }
 
+
+/* ---- CPU mappings in a forked child ---------------------------------------- */
+
+/*
+ * A child's mapping of an object is a reserved range of its own served by
+ * TTM's fault engine (ttm_vm_fault.h) in this process: a first touch of a
+ * page faults, the engine's worker asks the server (SRV_OP_FAULT, which runs
+ * the object's fault path on the server's view) and maps the pages of the
+ * pool's memfd it names MAP_SHARED|MAP_FIXED, so the child, the server and
+ * the GPU use the same memory. Before TTM moves the pages, the server
+ * revokes the mapping on the process's mapping channel (a thread here
+ * serves it): the range goes back to reserved and the next touch faults the
+ * new pages in. A fault answer older than a revocation seen is dropped and
+ * asked again. Memory the child cannot share (local memory behind a CPU
+ * copy) faults with SIGBUS, said once on stderr.
+ */
+struct node_rmap {
+	uint64_t id;
+	struct ttm_vm_range range;
+	pthread_mutex_t lock;
+	uint64_t rev_seen;
+	pid_t pid;
+	struct node_rmap *next;
+};
+
+#define NODE_MEMFDS 8
+
+/* node_rmap_lock: the list, the channel and the memfd cache. */
+static pthread_mutex_t node_rmap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct node_rmap *node_rmaps;
+static struct ttm_vm_fault_engine node_rmap_eng;
+static pid_t node_rmap_eng_pid;
+static int node_mm_conn = -1;
+static pid_t node_mm_pid;
+static struct {
+	uint64_t ino;
+	int fd;
+} node_memfds[NODE_MEMFDS];
+static unsigned int node_nmemfds;
+static atomic_bool node_rmap_unshared_said;
+
+/* The mapping channel: drop a mapping's pages when the server says so. */
+static void node_rmap_revoke(uint64_t id, uint64_t rev, void *ctx)
+{
+	(void)ctx;
+	pthread_mutex_lock(&node_rmap_lock);
+	for (struct node_rmap *m = node_rmaps; m; m = m->next) {
+		if (m->id != id)
+			continue;
+		pthread_mutex_lock(&m->lock);
+		if (rev > m->rev_seen)
+			m->rev_seen = rev;
+		ttm_vm_range_invalidate(&m->range);
+		pthread_mutex_unlock(&m->lock);
+		break;
+	}
+	pthread_mutex_unlock(&node_rmap_lock);
+}
+
+static void *node_mm_thread(void *arg)
+{
+	node_in_driver = 1;
+	srv_client_revoke_serve((int)(intptr_t)arg, node_rmap_revoke, NULL);
+	return NULL;
+}
+
+/*
+ * This process's fault engine and mapping channel, set up by its first
+ * mapping. node_rmap_lock held.
+ */
+static int node_rmap_setup_locked(void)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+	int fd, ret;
+
+	if (node_rmap_eng_pid != getpid()) {
+		ret = NODE_DRIVER_CALL(ttm_vm_fault_engine_init(&node_rmap_eng, TTM_VM_FAULT_AUTO));
+		if (ret)
+			return ret;
+		node_rmap_eng_pid = getpid();
+	}
+	if (node_mm_pid == getpid())
+		return 0;
+	fd = srv_connect(node_srv_path);
+	if (fd < 0)
+		return node_remote_gone(fd);
+	ret = srv_client_mm(fd);
+	if (ret) {
+		node_sys_close(fd);
+		return ret == -EIO ? node_remote_gone(ret) : ret;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&t, &attr, node_mm_thread, (void *)(intptr_t)fd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		node_sys_close(fd);
+		return ret;
+	}
+	node_mm_conn = fd;
+	node_mm_pid = getpid();
+	return 0;
+}
+
+/* The memfd of inode @ino: @received (now cached) or the cached one. */
+static int node_memfd_get(uint64_t ino, int received)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&node_rmap_lock);
+	for (unsigned int i = 0; i < node_nmemfds && fd < 0; i++)
+		if (node_memfds[i].ino == ino)
+			fd = node_memfds[i].fd;
+	if (fd < 0 && received >= 0 && node_nmemfds < NODE_MEMFDS) {
+		node_memfds[node_nmemfds].ino = ino;
+		node_memfds[node_nmemfds++].fd = received;
+		fd = received;
+		received = -1;
+	}
+	pthread_mutex_unlock(&node_rmap_lock);
+	if (received >= 0)
+		node_sys_close(received);
+	return fd;
+}
+
+#define NODE_RMAP_RUN 512
+
+static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
+{
+	struct ttm_vm_page pages[NODE_RMAP_RUN];
+	struct node_rmap *m = range->priv;
+	int ret;
+
+	/* Inherited from a parent: not this process's at the server (see node_rmap_child()). */
+	if (m->pid != getpid())
+		return -EFAULT;
+	node_in_driver++;
+	for (;;) {
+		int conn = node_conn(), memfd, fd;
+		unsigned long n;
+		struct srv_rep rep;
+		bool done = false;
+
+		if (conn < 0) {
+			ret = node_remote_gone(conn);
+			break;
+		}
+		ret = srv_client_fault(conn, m->id, (uint64_t)page * 4096, &rep, &memfd);
+		if (ret)
+			break;
+		fd = node_memfd_get(rep.map_ino, memfd);
+		n = rep.map_pages;
+		if (fd < 0 || !n || n > range->num_pages - page) {
+			ret = -EIO;
+			break;
+		}
+		if (n > NODE_RMAP_RUN)
+			n = NODE_RMAP_RUN;
+		for (unsigned long i = 0; i < n; i++)
+			pages[i] = (struct ttm_vm_page){ .fd = fd, .offset = rep.map_off + i * 4096 };
+		pthread_mutex_lock(&m->lock);
+		/* A revocation newer than the answer: its pages may be gone, ask again. */
+		if (rep.map_rev >= m->rev_seen) {
+			long r = ttm_vm_range_install(range, page, n, pages, ttm_cached);
+
+			ret = r < 0 ? (int)r : 0;
+			done = true;
+		}
+		pthread_mutex_unlock(&m->lock);
+		if (done)
+			break;
+	}
+	node_in_driver--;
+	if (ret == -EOPNOTSUPP && !atomic_exchange(&node_rmap_unshared_said, true))
+		node_say("ttm-i915-node: pid %d: a CPU mapping of memory a forked child cannot share "
+			 "(local memory, a CPU-cache copy): SIGBUS\n",
+			 (int)getpid());
+	return ret;
+}
+
+static const struct ttm_vm_range_ops node_rmap_ops = {
+	.populate = node_rmap_populate,
+};
+
+/* A reserved range of @len bytes for server mapping @id. Return: 0 or -errno. */
+static int node_rmap_new(uint64_t id, size_t len, void **out)
+{
+	struct node_rmap *m = calloc(1, sizeof(*m));
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	m->id = id;
+	m->pid = getpid();
+	pthread_mutex_init(&m->lock, NULL);
+	ret = NODE_DRIVER_CALL(
+	    ttm_vm_range_init(&node_rmap_eng, &m->range, len / 4096, &node_rmap_ops, m));
+	if (ret) {
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return ret;
+	}
+	pthread_mutex_lock(&node_rmap_lock);
+	m->next = node_rmaps;
+	node_rmaps = m;
+	pthread_mutex_unlock(&node_rmap_lock);
+	*out = m->range.addr;
+	return 0;
+}
+
+static int node_rmap_begin(int *conn)
+{
+	int ret;
+
+	pthread_mutex_lock(&node_rmap_lock);
+	ret = node_rmap_setup_locked();
+	pthread_mutex_unlock(&node_rmap_lock);
+	if (ret)
+		return ret;
+	*conn = node_conn();
+	return *conn < 0 ? node_remote_gone(*conn) : 0;
+}
+
+/* Is @fd a dma-buf of the device (a memfd the driver named so)? */
+static bool node_fd_maybe_dmabuf(int fd)
+{
+	static const char want[] = "/memfd:dmabuf";
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	return n >= (ssize_t)sizeof(want) - 1 && !memcmp(link, want, sizeof(want) - 1);
+}
+
+int node_remote_mmap(struct node_obj *obj, int dmabuf, size_t len, int prot, int flags,
+		     off_t offset, void **out)
+{
+	uint64_t id = 0, map;
+	int conn, ret, not_mine = 0;
+
+	if (!obj && !node_fd_maybe_dmabuf(dmabuf))
+		return -ENODEV;
+	/* As the creator's mapping (i915_gem_mmap()): shared, the range placed by us. */
+	if (!len || (offset & 4095) || offset < 0 || (obj && !(flags & MAP_SHARED)) ||
+	    (flags & MAP_FIXED))
+		return -EINVAL;
+	len = (len + 4095) & ~(size_t)4095;
+	ret = node_rmap_begin(&conn);
+	if (ret)
+		return ret;
+	if (obj) {
+		ret = node_remote_attach(conn, obj, &id);
+		if (ret)
+			return ret == -EIO ? node_remote_gone(ret) : ret;
+	}
+	ret = srv_client_mmap(conn, id, obj ? -1 : dmabuf, (uint64_t)offset, len, prot, &map,
+			      &not_mine);
+	if (not_mine)
+		return -ENODEV;
+	if (ret)
+		return ret == -EIO ? node_remote_gone(ret) : ret;
+	ret = node_rmap_new(map, len, out);
+	if (ret)
+		srv_client_munmap(conn, map);
+	return ret;
+}
+
+/* The legacy GEM_MMAP ioctl in a child: the server maps, we reserve. */
+static int node_remote_gem_mmap(int conn, uint64_t id, struct drm_i915_gem_mmap *arg)
+{
+	uint64_t map = 0;
+	void *addr;
+	int ret;
+
+	pthread_mutex_lock(&node_rmap_lock);
+	ret = node_rmap_setup_locked();
+	pthread_mutex_unlock(&node_rmap_lock);
+	if (ret)
+		return ret;
+	ret = srv_client_gem_mmap(conn, id, arg, &map);
+	if (ret || !map)
+		return ret ? ret : -EIO;
+	ret = node_rmap_new(map, (size_t)((arg->size + 4095) & ~4095ull), &addr);
+	if (ret) {
+		srv_client_munmap(conn, map);
+		return ret;
+	}
+	arg->addr_ptr = (uint64_t)(uintptr_t)addr;
+	return 0;
+}
+
+bool node_remote_munmap(void *addr, size_t len, int *ret)
+{
+	struct node_rmap *m = NULL;
+	size_t pages = (len + 4095) / 4096;
+	int conn;
+
+	pthread_mutex_lock(&node_rmap_lock);
+	for (struct node_rmap **p = &node_rmaps; *p; p = &(*p)->next) {
+		if ((*p)->range.addr == addr && (*p)->range.num_pages == pages) {
+			m = *p;
+			*p = m->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&node_rmap_lock);
+	if (!m)
+		return false;
+	conn = node_conn();
+	if (conn >= 0 && m->pid == getpid())
+		srv_client_munmap(conn, m->id);
+	NODE_DRIVER_CALL((ttm_vm_range_fini(&m->range), 0));
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+	*ret = 0;
+	return true;
+}
+
+/*
+ * fork(): the child's copies of this process's mappings are not its own at
+ * the server (revocations would not reach them): their pages are dropped
+ * and a touch faults with SIGBUS (or SIGSEGV) instead of reading memory
+ * that may since have been given to another object. The mapping channel
+ * is the parent's; the child makes its own at its first mapping.
+ */
+static void node_rmap_child(void)
+{
+	pthread_mutex_init(&node_rmap_lock, NULL);
+	node_sys_close(node_mm_conn);
+	node_mm_conn = -1;
+	for (struct node_rmap *m = node_rmaps; m; m = m->next) {
+		pthread_mutex_init(&m->lock, NULL);
+		syscall(SYS_mmap, m->range.addr, m->range.num_pages * 4096, PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	}
+}
 int node_remote_ioctl(struct node_obj *obj, unsigned long request, void *arg)
 {
 	int conn = node_conn(), ret;
 	uint64_t id;
 
-	/*
-	 * CPU mappings are not shared with forked children yet (node/README.md):
-	 * the legacy mmap ioctl would map in the server's address space.
-	 */
-	if (request == DRM_IOCTL_I915_GEM_MMAP) {
-		node_fork_refuse();
-		return -EIO;
-	}
 	if (conn < 0)
 		return node_remote_gone(conn);
 	ret = node_remote_attach(conn, obj, &id);
@@ -329,6 +668,8 @@ int node_remote_ioctl(struct node_obj *obj, unsigned long request, void *arg)
 		return node_remote_gone(ret);
 	if (ret)
 		return ret;
+	if (request == DRM_IOCTL_I915_GEM_MMAP)
+		return node_remote_gem_mmap(conn, id, arg);
 	ret = srv_client_ioctl(conn, id, -1, request, arg, NULL);
 	if (ret == -EIO && !atomic_load(&node_srv_gone_said)) {
 		/* -EIO is also a driver answer (a wedged GPU): say only if the socket died. */
@@ -387,15 +728,18 @@ int node_remote_open(struct node_obj *obj, int minor, bool cloexec)
 static void node_srv_prepare(void)
 {
 	pthread_mutex_lock(&node_srv_lock);
+	pthread_mutex_lock(&node_rmap_lock);
 }
 
 static void node_srv_parent(void)
 {
+	pthread_mutex_unlock(&node_rmap_lock);
 	pthread_mutex_unlock(&node_srv_lock);
 }
 
 static void node_srv_child(void)
 {
+	node_rmap_child();
 	pthread_mutex_init(&node_srv_lock, NULL);
 	node_sys_close(tl_conn);
 	tl_conn = -1;

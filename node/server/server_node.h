@@ -9,6 +9,8 @@
 #define NODE_SERVER_NODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 struct node_obj;
 
@@ -49,6 +51,25 @@ int node_remote_ioctl(struct node_obj *obj, unsigned long request, void *arg);
  * Return: the result or a negative errno.
  */
 int node_remote_fd_ioctl(int fd, unsigned long request, void *arg, bool *not_mine);
+
+/**
+ * node_remote_mmap() - a forked child's mmap(2) of device object @obj, or
+ * (@obj NULL) of descriptor @dmabuf when it is a dma-buf of the device: a
+ * reserved range of this process whose pages fault in from the server and
+ * are revoked before TTM moves them (node/server/README.md).
+ * Return: 0 with *@out set; -ENODEV when @dmabuf is not a dma-buf of the
+ * device (the caller maps it itself); mmap(2)'s errno otherwise.
+ */
+int node_remote_mmap(struct node_obj *obj, int dmabuf, size_t len, int prot, int flags,
+		     off_t offset, void **out);
+
+/**
+ * node_remote_munmap() - munmap(2) in a forked child: when [@addr, @addr +
+ * @len) is exactly one mapping of node_remote_mmap() (or the legacy
+ * GEM_MMAP ioctl), release it here and at the server.
+ * Return: true with *@ret set when it was one; false (the caller unmaps).
+ */
+bool node_remote_munmap(void *addr, size_t len, int *ret);
 
 /** node_remote_active() - this process is a forked child with a server to talk to. */
 bool node_remote_active(void);

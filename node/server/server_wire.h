@@ -53,6 +53,24 @@
  *	descriptor rides first, an input descriptor of the argument second.
  *	SRV_REP_NOT_MINE in the reply: it is neither (the client's own).
  * @SRV_OP_STATS: counters (struct srv_stats in the reply's @stats).
+ * @SRV_OP_MM: this connection becomes the calling process's mapping channel:
+ *	the server sends SRV_OP_REVOKE requests on it and reads one reply to
+ *	each. Once per process, before its first mapping; the process's mappings
+ *	are released when the channel closes (exit, exec, death).
+ * @SRV_OP_MMAP: mmap(2) of @arg bytes (a page multiple) at offset @request of
+ *	attached file @file, or of the dma-buf riding along (@flags SRV_REQ_FD;
+ *	SRV_REP_NOT_MINE: it is not one); @aux the prot. The reply's @map
+ *	names the new mapping of the calling process.
+ * @SRV_OP_FAULT: a CPU access to byte @arg (page aligned) of mapping @file:
+ *	the object's fault path runs (placement, migration, waits) and the
+ *	reply says where the page lives: @map_pages pages from @map_off of the
+ *	memfd whose inode is @map_ino (the memfd rides along, SRV_REP_MEMFD,
+ *	the first time a connection is told of it). The client installs them
+ *	only if no revocation newer than @map_rev reached it (else it asks again).
+ * @SRV_OP_MUNMAP: the process unmapped mapping @file.
+ * @SRV_OP_REVOKE: server to client, on the mapping channel: drop every page
+ *	of mapping @file (back to reserved), revocation number @arg; the client
+ *	answers with a reply whose @map is @file once it is done.
  */
 enum srv_op {
 	SRV_OP_OPEN = 1,
@@ -60,13 +78,20 @@ enum srv_op {
 	SRV_OP_IOCTL,
 	SRV_OP_FD_IOCTL,
 	SRV_OP_STATS,
+	SRV_OP_MM,
+	SRV_OP_MMAP,
+	SRV_OP_FAULT,
+	SRV_OP_MUNMAP,
+	SRV_OP_REVOKE,
 	SRV_OP_MAX,
 };
 
 #define SRV_REQ_FD (1u << 0)	  /* an input descriptor rides along */
 #define SRV_REP_FD (1u << 0)	  /* an output descriptor rides along, store at @fd_off */
 #define SRV_REP_ANCHOR (1u << 1)  /* the descriptor is a new file's anchor */
-#define SRV_REP_NOT_MINE (1u << 2) /* FD_IOCTL: not a sync_file nor a dma-buf */
+#define SRV_REP_NOT_MINE (1u << 2) /* FD_IOCTL, MMAP: not a sync_file nor a dma-buf */
+#define SRV_REP_MAP (1u << 3)	   /* IOCTL (legacy GEM_MMAP): @map names the mapping */
+#define SRV_REP_MEMFD (1u << 4)	   /* FAULT: the memfd @map_ino rides along */
 
 /** struct srv_req - one request (fixed size). */
 struct srv_req {
@@ -76,14 +101,16 @@ struct srv_req {
 	uint64_t request;
 	uint64_t arg;
 	uint32_t flags;
-	uint32_t pad;
+	uint32_t aux;
 };
 
 /**
  * struct srv_stats - the server's counts (SRV_OP_STATS), for leak checks.
  * @files: drm_files open; @conns: connections; @calls: requests served;
  * @held_fds: descriptors the server keeps for clients (exported dma-bufs);
- * @objects: GEM objects alive on the device (-1: unknown).
+ * @objects: GEM objects alive on the device (-1: unknown);
+ * @maps: client CPU mappings (SRV_OP_MMAP, legacy GEM_MMAP) not released;
+ * @revokes: revocations clients answered (pages taken back before a move).
  */
 struct srv_stats {
 	uint64_t files;
@@ -91,9 +118,15 @@ struct srv_stats {
 	uint64_t calls;
 	uint64_t held_fds;
 	int64_t objects;
+	uint64_t maps;
+	uint64_t revokes;
 };
 
-/** struct srv_rep - one reply (fixed size). @ret: >= 0 or a negative errno. */
+/**
+ * struct srv_rep - one reply (fixed size). @ret: >= 0 or a negative errno.
+ * @map, @map_off, @map_ino, @map_rev, @map_pages: see SRV_OP_MMAP and
+ * SRV_OP_FAULT.
+ */
 struct srv_rep {
 	uint32_t magic;
 	int32_t ret;
@@ -101,6 +134,11 @@ struct srv_rep {
 	uint32_t flags;
 	uint32_t fd_off;
 	struct srv_stats stats;
+	uint64_t map;
+	uint64_t map_off;
+	uint64_t map_ino;
+	uint64_t map_rev;
+	uint64_t map_pages;
 };
 
 /**
@@ -222,6 +260,14 @@ int srv_client_ioctl(int conn, uint64_t file, int target, unsigned long request,
 		     int *not_mine);
 
 /**
+ * srv_client_gem_mmap() - the legacy DRM_IOCTL_I915_GEM_MMAP on file @file:
+ * the server maps the object in its own address space (@arg's addr_ptr is
+ * then the server's address) and names the client's mapping of it.
+ * Return: 0 with *@map set; a negative errno.
+ */
+int srv_client_gem_mmap(int conn, uint64_t file, void *arg, uint64_t *map);
+
+/**
  * srv_client_open() - SRV_OP_OPEN on @conn: a new file through @minor.
  * Return: 0 with *@anchor and *@file set; a negative errno.
  */
@@ -232,5 +278,40 @@ int srv_client_attach(int conn, uint64_t file, int anchor);
 
 /** srv_client_stats() - SRV_OP_STATS. Return: 0 or -errno. */
 int srv_client_stats(int conn, struct srv_stats *st);
+
+/**
+ * srv_client_mm() - SRV_OP_MM: @conn becomes this process's mapping channel
+ * (the caller then serves SRV_OP_REVOKE on it, srv_client_revoke_serve()).
+ * Return: 0 or a negative errno.
+ */
+int srv_client_mm(int conn);
+
+/**
+ * srv_client_mmap() - SRV_OP_MMAP of @len bytes (a page multiple) at
+ * @offset, of attached file @file or (@dmabuf >= 0) of that dma-buf.
+ * @not_mine: set when @dmabuf is not one of the server's dma-bufs.
+ * Return: 0 with *@map set; a negative errno (mmap(2)'s).
+ */
+int srv_client_mmap(int conn, uint64_t file, int dmabuf, uint64_t offset, uint64_t len, int prot,
+		    uint64_t *map, int *not_mine);
+
+/**
+ * srv_client_fault() - SRV_OP_FAULT at byte @off of mapping @map.
+ * @memfd: set to the memfd riding along, or -1 (the caller caches it by
+ *	@rep->map_ino).
+ * Return: 0 with *@rep filled; a negative errno (the access is SIGBUS).
+ */
+int srv_client_fault(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, int *memfd);
+
+/** srv_client_munmap() - SRV_OP_MUNMAP of @map. Return: 0 or -errno. */
+int srv_client_munmap(int conn, uint64_t map);
+
+/**
+ * srv_client_revoke_serve() - serve revocations on mapping channel @conn
+ * until it closes: for each, @revoke(@map, @rev, @ctx) drops the mapping's
+ * pages, then the server is answered. Return: when the channel closed.
+ */
+void srv_client_revoke_serve(int conn, void (*revoke)(uint64_t map, uint64_t rev, void *ctx),
+			     void *ctx);
 
 #endif /* NODE_SERVER_WIRE_H */
