@@ -199,7 +199,7 @@ static int gem_ctx_set_engines(struct i915_gem_file *file, struct gem_ctx *ctx,
 static int gem_ctx_set_param(struct i915_gem_file *file, struct gem_ctx *ctx, bool proto,
 			     const struct drm_i915_gem_context_param *args)
 {
-	bool root = geteuid() == 0;
+	bool root = gem_caller_is_root();
 	struct i915_address_space *vm;
 
 	switch (args->param) {
@@ -375,7 +375,8 @@ int gem_context_getparam_ioctl(struct i915_gem_file *file, void *data)
 		args->size = 0;
 		vm = i915_context_get_vm(c->pub.hw);
 		args->value = vm ? vm->total
-				 : i915_ggtt_manager(&file->dev->i915->ggtt)->size << TTM_PAGE_SHIFT;
+				 : i915_ggtt_manager(&file->dev->i915->ggtt)->size
+				       << TTM_PAGE_SHIFT;
 		i915_vm_put(vm);
 		break;
 	case I915_CONTEXT_PARAM_NO_ERROR_CAPTURE:
@@ -437,7 +438,7 @@ int gem_get_reset_stats_ioctl(struct i915_gem_file *file, void *data)
 	if (!hw)
 		return -ENOENT;
 	args->reset_count = 0;
-	if (geteuid() == 0)
+	if (gem_caller_is_root())
 		for (unsigned int e = 0; e < I915_NUM_ENGINES; e++)
 			args->reset_count +=
 			    (uint32_t)atomic_load(&file->dev->i915->engine[e].stats.resets);
@@ -541,7 +542,8 @@ static int gem_query_topology(struct i915_gem_dev *dev, const struct drm_i915_qu
 		bytes[slice_len + s / 8] |= (uint8_t)(1u << (s % 8));
 	for (uint32_t s = 0; s < nss; s++)
 		for (uint32_t e = 0; e < neu; e++)
-			bytes[slice_len + ss_len + s * eu_stride + e / 8] |= (uint8_t)(1u << (e % 8));
+			bytes[slice_len + ss_len + s * eu_stride + e / 8] |=
+			    (uint8_t)(1u << (e % 8));
 	if (gem_copy_to_user(item->data_ptr, &topo, sizeof(topo)) ||
 	    gem_copy_to_user(item->data_ptr + sizeof(topo), bytes, total - sizeof(topo)))
 		return -EFAULT;
@@ -584,7 +586,7 @@ static int gem_query_regions(struct i915_gem_dev *dev, const struct drm_i915_que
 	uint32_t n = dev->lmem_size ? 2 : 1;
 	uint32_t total = sizeof(q) + n * sizeof(struct drm_i915_memory_region_info);
 	uint64_t smem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-	bool perfmon = geteuid() == 0;
+	bool perfmon = gem_caller_is_root();
 	int ret;
 
 	if (item->flags)
@@ -617,7 +619,7 @@ static int gem_query_regions(struct i915_gem_dev *dev, const struct drm_i915_que
 				mi.unallocated_size = dev->lmem_size - used;
 				mi.unallocated_cpu_visible_size =
 				    used >= dev->lmem_visible_size ? 0
-								     : dev->lmem_visible_size - used;
+								   : dev->lmem_visible_size - used;
 			}
 		}
 		if (gem_copy_to_user(item->data_ptr + sizeof(q) + i * sizeof(mi), &mi, sizeof(mi)))

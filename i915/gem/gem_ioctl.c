@@ -171,7 +171,7 @@ static int gem_authmagic_ioctl(struct i915_gem_file *file, void *data)
 	pthread_mutex_lock(&dev->lock);
 	struct i915_gem_file *f;
 
-	list_for_each_entry(f, &dev->files, struct i915_gem_file, link) {
+	list_for_each_entry (f, &dev->files, struct i915_gem_file, link) {
 		if (f->id == auth->magic && !f->render) {
 			f->authenticated = true;
 			ret = 0;
@@ -182,7 +182,7 @@ static int gem_authmagic_ioctl(struct i915_gem_file *file, void *data)
 }
 
 /* The syncobj ioctls are the core's (drm_syncobj.c), on the file's table. */
-#define GEM_SYNCOBJ_IOCTL(name, req)                                                                \
+#define GEM_SYNCOBJ_IOCTL(name, req)                                                               \
 	static int gem_syncobj_##name(struct i915_gem_file *file, void *data)                      \
 	{                                                                                          \
 		return drm_syncobj_ioctl(&file->drm, _IOC_NR(req), data);                          \
@@ -203,7 +203,7 @@ GEM_SYNCOBJ_IOCTL(eventfd, DRM_IOCTL_SYNCOBJ_EVENTFD)
 /* drm_master_check_perm(): root, or the file that was master before. */
 static int gem_master_check_perm(struct i915_gem_file *file)
 {
-	return file->was_master || geteuid() == 0 ? 0 : -EACCES;
+	return file->was_master || gem_caller_is_root() ? 0 : -EACCES;
 }
 
 static int gem_setmaster_ioctl(struct i915_gem_file *file, void *data)
@@ -393,7 +393,8 @@ int gem_getparam_ioctl(struct i915_gem_file *file, void *data)
 /* --- the tables --- */
 
 #define CORE(req, fl, fn) [_IOC_NR(req)] = {.cmd = (req), .flags = (fl), .func = (fn)}
-#define DRV(req, fl, fn) [_IOC_NR(req) - DRM_COMMAND_BASE] = {.cmd = (req), .flags = (fl), .func = (fn)}
+#define DRV(req, fl, fn)                                                                           \
+	[_IOC_NR(req) - DRM_COMMAND_BASE] = {.cmd = (req), .flags = (fl), .func = (fn)}
 
 static const struct gem_ioctl_desc gem_core_ioctls[] = {
     CORE(DRM_IOCTL_VERSION, GEM_RENDER_ALLOW, gem_version_ioctl),
@@ -506,7 +507,7 @@ static const struct gem_ioctl_desc gem_driver_ioctls[] = {
 /* The kernel's drm_ioctl_permit(). */
 static int gem_ioctl_permit(struct i915_gem_file *file, unsigned int flags)
 {
-	bool root = geteuid() == 0;
+	bool root = gem_caller_is_root();
 	bool master = !file->render && file->dev->master_id == file->id;
 
 	if ((flags & GEM_ROOT_ONLY) && !root)

@@ -9,6 +9,7 @@
 #include <drmcore/drm_user.h>
 #include <errno.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "gem_priv.h"
 
@@ -56,8 +57,8 @@ int gem_user_extensions(uint64_t ext, const gem_ext_fn *tbl, unsigned int count,
 			return -E2BIG;
 		err = gem_check_user_mbz32(ext + offsetof(struct i915_user_extension, flags));
 		for (unsigned int i = 0; !err && i < 4; i++)
-			err = gem_check_user_mbz32(ext + offsetof(struct i915_user_extension, rsvd) +
-						   4 * i);
+			err = gem_check_user_mbz32(
+			    ext + offsetof(struct i915_user_extension, rsvd) + 4 * i);
 		if (err)
 			return err;
 		if (gem_copy_from_user(&e.name, ext + offsetof(struct i915_user_extension, name),
@@ -73,4 +74,17 @@ int gem_user_extensions(uint64_t ext, const gem_ext_fn *tbl, unsigned int count,
 		ext = e.next_extension;
 	}
 	return 0;
+}
+
+/* The uid whose call this thread serves; -1: this process's own. */
+static _Thread_local int64_t gem_caller_euid = -1;
+
+void i915_gem_set_caller_euid(int64_t euid)
+{
+	gem_caller_euid = euid < 0 ? -1 : euid;
+}
+
+bool gem_caller_is_root(void)
+{
+	return (gem_caller_euid < 0 ? (int64_t)geteuid() : gem_caller_euid) == 0;
 }

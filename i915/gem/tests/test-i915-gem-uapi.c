@@ -1659,6 +1659,52 @@ KTEST(pwrite_keeps_the_rest_of_a_mapping)
 	fx_close(&fx);
 }
 
+/* The device-local region's info as QUERY reports it to the calling thread. */
+static struct drm_i915_memory_region_info query_lmem(struct uapi_fx *fx)
+{
+	struct {
+		struct drm_i915_query_memory_regions q;
+		struct drm_i915_memory_region_info r[2];
+	} regions;
+	struct drm_i915_query_item item = {.query_id = DRM_I915_QUERY_MEMORY_REGIONS,
+					   .length = sizeof(regions),
+					   .data_ptr = (uintptr_t)&regions};
+	struct drm_i915_query q = {.num_items = 1, .items_ptr = (uintptr_t)&item};
+
+	memset(&regions, 0, sizeof(regions));
+	EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_QUERY, &q), 0);
+	EXPECT_EQ(item.length, (int32_t)sizeof(regions));
+	EXPECT_EQ(regions.r[1].region.memory_class, I915_MEMORY_CLASS_DEVICE);
+	return regions.r[1];
+}
+
+KTEST(root_only_answers_follow_the_caller_euid)
+{
+	struct uapi_fx fx;
+	struct drm_i915_memory_region_info mine, other;
+	volatile uint32_t *p;
+	uint32_t handle;
+
+	if (geteuid() != 0)
+		KTEST_SKIP("needs root: the unprivileged answer is the only one here");
+	fx_open(&fx, "dg2", true);
+	p = lmem_touch(&fx, 64 * 1024, 1, &handle);
+	ASSERT_TRUE(p != NULL);
+	/* Root sees what is in use. */
+	mine = query_lmem(&fx);
+	EXPECT_TRUE(mine.unallocated_size < mine.probed_size);
+	/* Serving an unprivileged process: the free sizes are censored. */
+	i915_gem_set_caller_euid(1000);
+	other = query_lmem(&fx);
+	EXPECT_UEQ(other.unallocated_size, other.probed_size);
+	EXPECT_UEQ(other.unallocated_cpu_visible_size, other.probed_cpu_visible_size);
+	i915_gem_set_caller_euid(-1);
+	mine = query_lmem(&fx);
+	EXPECT_TRUE(mine.unallocated_size < mine.probed_size);
+	i915_gem_munmap(fx.i915, (void *)p, 64 * 1024);
+	fx_close(&fx);
+}
+
 KTEST(cpu_fault_on_purgeable_object_sigbus)
 {
 	struct uapi_fx fx;
