@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include <bench.h>
-#include <sim_gpu.h>
 
 #include <i915/i915_drv.h>
 
@@ -166,7 +165,7 @@ int main(int argc, char **argv)
 	struct blit_opts o = {.size_mib = 16};
 	struct bench_stats sb, sc;
 	struct i915_device *i915 = NULL;
-	struct sim_gpu_config cfg;
+	struct i915_device_config cfg;
 	unsigned int copies;
 	struct bench_run run;
 	int ret;
@@ -191,9 +190,9 @@ int main(int argc, char **argv)
 	if (ret)
 		fprintf(stderr, "benchmark-blit-copy: a reference failed (%d)\n", ret);
 
-	sim_gpu_config_init(&cfg);
+	i915_device_config_init(&cfg, I915_BACKEND_SIM);
 	cfg.ggtt_size = 1ull << 30;
-	ret = i915_device_create_sim(&cfg, &i915);
+	ret = i915_device_create(&cfg, &i915);
 	if (ret) {
 		fprintf(stderr, "benchmark-blit-copy: sim device: %s\n", strerror(-ret));
 		bench_run_fini(&run);

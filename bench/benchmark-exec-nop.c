@@ -16,10 +16,13 @@
  *   exec_nop.execbuf:   sim only: the idle loop through i915_gem_execbuffer()
  *                       with one object
  *
- * On hw the batch is a 4 KiB hw_ttm BO placed in TT, i.e. softpinned at the
- * address the TT range manager gave it, submitted with hw_ttm_exec(): the
- * reservation and validation this project does per submission are part of
- * the figure, as they are in the sim execbuffer figure.
+ * One code path on every back end: the driver over --backend's back end
+ * (i915_device_create()), a context on a VM of its own, and the batch a
+ * page of back-end memory at a fixed address, each submission one
+ * i915_request_submit_objects(). The sim binds the page in its ppGTT and
+ * writes the ring; hw softpins it in one execbuffer2 with an out-fence.
+ * exec_nop.execbuf needs driver GEM objects in the VM, which only the sim
+ * runs (hw: the kernel owns the page tables).
  *
  * Options: the harness's (bench/lib: --reps, --warmup, --quick, --out,
  * --cpus, --backend=sim|hw, --seed), --device PATH (hw; default
@@ -27,7 +30,7 @@
  * time budget of each loop in a repetition (default 200; 50 with --quick;
  * --duration S sets it in seconds). Without a usable Intel render node
  * --backend=hw prints "benchmark-exec-nop: SKIP: <reason>" and exits 77.
- * Built in bench/meson.build's hw block, which links the harness and bench_hw.
+ * Links the harness and i915_device_dep.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -39,20 +42,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <ttm_config.h>
-
-#include <sim_gpu.h>
-
 #include <i915/i915_cmds.h>
+#include <i915/i915_drv.h>
 #include <i915/i915_gem.h>
 
-#if TTM_HAVE_LIBDRM
-#include "hw/hw_gpu.h"
-#include "hw/hw_ttm.h"
-#endif
-
 #include <bench.h>
-#include <bench_hw.h>
 
 /* A fence not signalled after this long means a hung GPU: stop, do not hang. */
 #define NOP_WAIT_TIMEOUT_NS (10ll * 1000000000ll)
@@ -218,18 +212,6 @@ static int queued_loop(const struct nop_target *t, uint64_t budget_ns, double *p
 	return 0;
 }
 
-struct sim_arg {
-	struct i915_engine *e;
-	uint64_t batch;
-};
-
-static int sim_submit(void *arg, struct dma_fence **fence)
-{
-	struct sim_arg *a = arg;
-
-	return i915_request_submit(a->e, NULL, NULL, 0, a->batch, fence);
-}
-
 struct execbuf_arg {
 	struct i915_device *i915;
 	struct i915_gem_object *batch;
@@ -255,18 +237,25 @@ static int execbuf_loop(struct i915_device *i915, struct i915_gem_object *batch,
 
 /**
  * struct nop_opts - the options of this program beside the harness's.
- * @gpu: the GPU handle of --backend=hw; its @device is the --device value,
- *	or NULL.
+ * @device: the --device value, or NULL.
  * @duration_ms: --duration-ms, 0 when not given.
  */
 struct nop_opts {
-	struct bench_hw gpu;
+	const char *device;
 	unsigned int duration_ms;
 };
 
 static int opt_device(void *ctx, const char *arg, char *err, size_t errlen)
 {
-	return bench_hw_opt_device(&((struct nop_opts *)ctx)->gpu, arg, err, errlen);
+	struct nop_opts *o = ctx;
+
+	/* Render node paths are short (/dev/dri/renderD128): refuse what cannot be one. */
+	if (!arg || !*arg || strlen(arg) >= 64) {
+		snprintf(err, errlen, "expected a render node path, got '%.64s'", arg ? arg : "");
+		return -EINVAL;
+	}
+	o->device = arg;
+	return 0;
 }
 
 static int opt_duration_ms(void *ctx, const char *arg, char *err, size_t errlen)
@@ -365,125 +354,125 @@ static int nop_loops(struct bench_run *run, const struct nop_target *t, struct n
 	return ret;
 }
 
-/* The ring-level batch: one host page mapped in the GGTT, ending at once. */
-static int sim_batch_page(struct i915_device *i915, void **page, struct ttm_resource **res)
-{
-	const struct ttm_place place = {.mem_type = TTM_PL_TT};
-	int ret;
-
-	*page = aligned_alloc(4096, 4096);
-	if (!*page)
-		return -ENOMEM;
-	memset(*page, 0, 4096);
-	i915_emit_bb_end(*page);
-	ret = ttm_resource_alloc(i915_ggtt_manager(&i915->ggtt), NULL, &place, 4096, 0, res);
-	if (!ret) {
-		ret = i915_ggtt_bind_host(&i915->ggtt, (*res)->start, page, 1);
-		if (ret)
-			ttm_resource_free(i915_ggtt_manager(&i915->ggtt), res);
-	}
-	return ret;
-}
-
-static int sim_measure(struct bench_run *run, struct nop_metrics *m)
-{
-	struct i915_gem_object *bobj = NULL;
-	struct i915_device *i915 = NULL;
-	struct ttm_resource *bres = NULL;
-	struct sim_gpu_config cfg;
-	void *page = NULL;
-	int ret;
-
-	sim_gpu_config_init(&cfg);
-	cfg.ggtt_size = 256ull << 20;
-	cfg.aperture_size = 64ull << 20;
-	ret = i915_device_create_sim(&cfg, &i915);
-	if (ret)
-		return ret;
-	ret = i915_gem_init(i915);
-	if (ret) {
-		i915_device_destroy(i915);
-		return ret;
-	}
-	ret = sim_batch_page(i915, &page, &bres);
-	if (!ret)
-		ret = i915_gem_object_create(i915, 4096, I915_GEM_REGION_SMEM, &bobj);
-	if (!ret) {
-		uint32_t end = MI_BATCH_BUFFER_END;
-
-		ret = i915_gem_object_access(bobj, 0, &end, 4, true);
-	}
-	if (!ret) {
-		struct sim_arg sa = {.e = i915_engine_get(i915, I915_ENGINE_RCS),
-				     .batch = i915_ggtt_offset(bres)};
-		const struct nop_target t = {.submit = sim_submit, .arg = &sa};
-
-		ret = nop_loops(run, &t, m, i915, bobj);
-	}
-	if (bobj)
-		i915_gem_object_put(bobj);
-	if (bres) {
-		i915_ggtt_unbind(&i915->ggtt, bres->start, 1);
-		ttm_resource_free(i915_ggtt_manager(&i915->ggtt), &bres);
-	}
-	free(page);
-	i915_gem_fini(i915);
-	i915_device_destroy(i915);
-	return ret;
-}
-
-#if TTM_HAVE_LIBDRM
-
-struct hw_arg {
-	struct hw_ttm_device *dev;
-	struct hw_ttm_bo *batch;
+/**
+ * struct nop_dev - the device of a run: the same objects on every back end.
+ * @i915: the driver, over --backend's back end.
+ * @ctx: a context on @vm.
+ * @vm: the VM the batch sits in.
+ * @batch: the batch memory (one page holding MI_BATCH_BUFFER_END).
+ * @engine: the render engine.
+ */
+struct nop_dev {
+	struct i915_device *i915;
+	struct i915_context *ctx;
+	struct i915_address_space *vm;
+	struct i915_mem *batch;
+	struct i915_engine *engine;
 };
 
-static int hw_submit(void *arg, struct dma_fence **fence)
-{
-	struct hw_arg *a = arg;
+/* Where the batch sits in the VM: any page-aligned address will do. */
+#define NOP_BATCH_ADDR 0x100000ull
 
-	return hw_ttm_exec(a->dev, NULL, 0, a->batch, fence);
+static int nop_submit(void *arg, struct dma_fence **fence)
+{
+	struct nop_dev *d = arg;
+	const struct i915_request_object obj = {.mem = d->batch, .gpu_addr = NOP_BATCH_ADDR};
+	const struct i915_request_args args = {
+	    .ctx = d->ctx, .batch = NOP_BATCH_ADDR, .objects = &obj, .nobjects = 1};
+
+	return i915_request_submit_objects(d->engine, &args, fence);
 }
 
-/* The loops on the GPU bench_hw_open() gave @hw. Return 0 or a negative errno. */
-static int hw_measure(struct bench_run *run, struct bench_hw *hw, struct nop_metrics *m)
+static void nop_describe(void *data, const char *key, const char *value)
 {
-	struct hw_ttm_bo *batch = NULL;
+	char k[48];
+
+	snprintf(k, sizeof(k), "gpu.%s", key);
+	bench_run_backend_param(data, k, "%s", value);
+}
+
+static void nop_dev_fini(struct nop_dev *d)
+{
+	i915_mem_destroy(d->i915, d->batch);
+	i915_context_put(d->ctx);
+	i915_vm_put(d->vm);
+	if (d->i915) {
+		i915_gem_fini(d->i915);
+		i915_device_destroy(d->i915);
+	}
+}
+
+/*
+ * The device, GEM, a context on a VM of its own and the batch. Return 0 or a
+ * negative errno (a skip reason for hw in @cfg->why).
+ */
+static int nop_dev_init(struct nop_dev *d, const struct i915_device_config *cfg)
+{
 	int ret;
 
-	ret = bench_hw_nop_batch(hw, &batch);
+	memset(d, 0, sizeof(*d));
+	ret = i915_device_create(cfg, &d->i915);
 	if (ret)
 		return ret;
-	{
-		struct hw_arg ha = {.dev = hw->dev, .batch = batch};
-		const struct nop_target t = {.submit = hw_submit, .arg = &ha};
-
-		/* The warm-up also pays for binding and context setup. */
-		ret = nop_loops(run, &t, m, NULL, NULL);
+	ret = i915_gem_init(d->i915);
+	if (!ret)
+		ret = i915_context_create(d->i915, &d->ctx);
+	if (!ret)
+		ret = i915_vm_create(d->i915, &d->vm);
+	if (!ret)
+		ret = i915_context_set_vm(d->ctx, d->vm);
+	if (!ret)
+		ret = i915_mem_create(d->i915, 4096, &d->batch);
+	if (!ret) {
+		i915_emit_bb_end(i915_mem_cpu(d->i915, d->batch));
+		d->engine = i915_engine_get(d->i915, I915_ENGINE_RCS);
 	}
-	ttm_bo_put(&batch->tbo);
-	if (ret && hw_gpu_is_wedged(hw->gpu))
-		fprintf(stderr, "benchmark-exec-nop: the GPU is wedged\n");
 	return ret;
 }
 
-#endif /* TTM_HAVE_LIBDRM */
+/*
+ * The loops on @d; with @execbuf also the GEM execbuffer loop (a driver GEM
+ * object, which only a back end whose page tables the driver writes can
+ * run). Return 0 or a negative errno.
+ */
+static int nop_measure(struct bench_run *run, struct nop_dev *d, struct nop_metrics *m,
+		       bool execbuf)
+{
+	const struct nop_target t = {.submit = nop_submit, .arg = d};
+	struct i915_gem_object *bobj = NULL;
+	int ret = 0;
+
+	if (execbuf) {
+		uint32_t end = MI_BATCH_BUFFER_END;
+
+		ret = i915_gem_object_create(d->i915, 4096, I915_GEM_REGION_SMEM, &bobj);
+		if (!ret)
+			ret = i915_gem_object_access(bobj, 0, &end, 4, true);
+	}
+	/* The warm-up also pays for binding and context setup. */
+	if (!ret)
+		ret = nop_loops(run, &t, m, d->i915, bobj);
+	if (bobj)
+		i915_gem_object_put(bobj);
+	return ret;
+}
 
 int main(int argc, char **argv)
 {
 	struct nop_opts o = {0};
+	struct i915_device_config cfg;
 	struct nop_metrics m;
 	struct bench_run run;
+	struct nop_dev d;
+	char why[160] = "";
 	bool hw;
 	int ret;
 
-	bench_hw_init(&o.gpu);
 	ret = bench_setup(&run, "exec-nop", argc, argv, nop_extra, &o);
 	if (ret)
 		return bench_exit_code(ret);
 	hw = run.opts.backend == BENCH_BACKEND_HW;
-	if (o.gpu.device && !hw) {
+	if (o.device && !hw) {
 		fprintf(stderr, "%s: --device needs --backend=hw\n", argv[0]);
 		bench_run_fini(&run);
 		return 2;
@@ -494,30 +483,36 @@ int main(int argc, char **argv)
 		m.budget_ns = (uint64_t)(run.opts.duration_s * 1e9);
 	else
 		m.budget_ns = (run.opts.quick ? 50ull : 200ull) * 1000000ull;
-	if (hw) {
-		ret = bench_hw_open(&run, &o.gpu, NULL);
-		if (ret)
-			return bench_hw_exit(&run, &o.gpu, "benchmark-exec-nop", ret);
+	i915_device_config_init(&cfg, hw ? I915_BACKEND_HW : I915_BACKEND_SIM);
+	cfg.ggtt_size = 256ull << 20;
+	cfg.aperture_size = 64ull << 20;
+	cfg.device = o.device;
+	cfg.why = why;
+	cfg.why_len = sizeof(why);
+	ret = nop_dev_init(&d, &cfg);
+	if (ret && !d.i915) {
+		bool skip = ret == -ENODEV || ret == -EOPNOTSUPP || ret == -EACCES;
+
+		fprintf(stderr, "benchmark-exec-nop: %s%s\n", skip ? "SKIP: " : "",
+			why[0] ? why : strerror(-ret));
+		bench_run_fini(&run);
+		return skip ? 77 : 1;
 	}
 	bench_run_param(&run, "backend", "%s", hw ? "hw" : "sim");
 	bench_run_param(&run, "engine", "%s", "rcs");
 	bench_run_param(&run, "duration_ms", "%llu",
 			(unsigned long long)(m.budget_ns / 1000000ull));
-	if (!hw)
-		bench_run_backend_param(&run, "latency_model", "%s", "off");
-	ret = bench_references_measure(&run);
-	if (ret)
-		fprintf(stderr, "benchmark-exec-nop: a reference failed (%d)\n", ret);
-	ret = nop_metrics_add(&run, !hw, &m);
-	if (!ret && !hw)
-		ret = sim_measure(&run, &m);
-#if TTM_HAVE_LIBDRM
-	if (!ret && hw)
-		ret = hw_measure(&run, &o.gpu, &m);
-#endif
-	/* -EBUSY would mean a BO outlived us; bench_hw then leaves the GPU open. */
-	if (hw && bench_hw_close(&o.gpu) && !ret)
-		ret = -EBUSY;
+	if (d.i915)
+		i915_device_describe(d.i915, nop_describe, &run);
+	if (!ret) {
+		ret = bench_references_measure(&run);
+		if (ret)
+			fprintf(stderr, "benchmark-exec-nop: a reference failed (%d)\n", ret);
+		ret = nop_metrics_add(&run, !hw, &m);
+	}
+	if (!ret)
+		ret = nop_measure(&run, &d, &m, !hw);
+	nop_dev_fini(&d);
 	if (ret) {
 		fprintf(stderr, "benchmark-exec-nop: failed (%s)\n", strerror(-ret));
 		bench_run_fini(&run);
