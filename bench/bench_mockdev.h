@@ -1,73 +1,101 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_mockdev - the smallest driver that lets the benchmarks drive the TTM
- * core on its own ("core" back end): SYSTEM, an optional GTT-like TT
- * aperture (range manager, pages stay in the ttm_tt, so SYSTEM <-> TT is a
- * bind/unbind without copying) and an optional device-local VRAM (range
- * manager over host memory, so every move in or out is a memcpy).
+ * bench_mockdev - the benchmarks' settings of testlib's mock TTM device
+ * (testlib/mock_device.h), for the "core" back end that drives the TTM core
+ * with no GPU. Both are 'bare': no callback counters or notify callbacks,
+ * only what a minimal driver runs.
  *
- * Eviction targets: VRAM -> TT when the device has a TT aperture, else
- * SYSTEM; TT -> SYSTEM. Moves go through ttm_bo_move_memcpy() (the CPU path;
- * a driver with a blitter would pipeline them behind a fence instead).
+ * - bench_mockdev_init(): SYSTEM, an optional TT aperture (pages stay in the
+ *   ttm_tt), an optional host-memory VRAM; evictions go VRAM -> TT (SYSTEM
+ *   without TT) -> SYSTEM; every move is ttm_bo_move_memcpy() (the CPU
+ *   path; a driver with a blitter would pipeline it behind a fence).
+ *   benchmark-validate, benchmark-evict and benchmark-map-fault; results
+ *   made with it say backend "core" in their parameters.
+ * - bench_coredev_init(): SYSTEM and a host-memory VRAM, evicted to SYSTEM,
+ *   with no move callback at all: validate-hit and evict-copy time the
+ *   core's own paths, nothing of a driver in them.
  *
- * Used by benchmark-validate and benchmark-evict until they run over the i915
- * driver; results made with it say backend "core" in their parameters.
- * Single device per struct, any number of devices per process. Errors are
- * negative errno values.
+ * Errors are negative errno values.
  */
 #ifndef BENCH_MOCKDEV_H
 #define BENCH_MOCKDEV_H
 
 #include <stdint.h>
 
-#include <ttm/ttm_bo.h>
-#include <ttm/ttm_device.h>
-#include <ttm/ttm_range_manager.h>
+#include <testlib/mock_device.h>
 
 /**
- * struct bench_mockdev - the mock device (caller-embedded).
- * @bdev: the TTM device.
+ * bench_mockdev_init() - the "core" back end's device in @md.
+ * @md: caller-embedded.
  * @tt_pages: TT aperture size in 4 KiB pages, 0 for none.
  * @vram_pages: VRAM size in pages, 0 for none.
- * @tt: the TT range manager (valid when @tt_pages).
- * @vram: the VRAM range manager (valid when @vram_pages).
- * @vram_mem: host memory standing in for VRAM, @vram_pages pages.
+ *
+ * Return: 0; -ENOMEM; errors of ttm_device_init() and the managers.
  */
-struct bench_mockdev {
-	struct ttm_device bdev;
-	uint64_t tt_pages;
-	uint64_t vram_pages;
-	struct ttm_range_manager tt;
-	struct ttm_range_manager vram;
-	void *vram_mem;
-};
+static inline int bench_mockdev_init(struct testlib_mock_device *md, uint64_t tt_pages,
+				     uint64_t vram_pages)
+{
+	const struct testlib_mock_cfg cfg = {
+	    .tt_pages = tt_pages,
+	    .vram_pages = vram_pages,
+	    .bare = true,
+	    .evict = TESTLIB_MOCK_EVICT_DOWN,
+	    .move = TESTLIB_MOCK_MOVE_MEMCPY,
+	};
+
+	return testlib_mock_device_init(md, &cfg);
+}
 
 /**
- * bench_mockdev_init() - set up @md with the given aperture sizes (pages).
- * Return: 0, -ENOMEM, or an error of ttm_device_init().
+ * bench_coredev_init() - the core micro-benchmarks' device in @md: @vram_pages
+ * of VRAM evicted to SYSTEM by the core's default move.
+ * @md: caller-embedded.
+ * @vram_pages: VRAM size in pages.
+ *
+ * Return: 0; -ENOMEM; errors of ttm_device_init() and the range manager.
  */
-int bench_mockdev_init(struct bench_mockdev *md, uint64_t tt_pages, uint64_t vram_pages);
+static inline int bench_coredev_init(struct testlib_mock_device *md, uint64_t vram_pages)
+{
+	const struct testlib_mock_cfg cfg = {
+	    .vram_pages = vram_pages,
+	    .bare = true,
+	    .evict = TESTLIB_MOCK_EVICT_SYSTEM,
+	    .move = TESTLIB_MOCK_MOVE_CORE,
+	};
+
+	return testlib_mock_device_init(md, &cfg);
+}
 
 /**
- * bench_mockdev_fini() - tear @md down. Every BO must have been put; BOs
- * still waiting for the delayed-destroy worker are flushed first.
- * Return: 0, -EBUSY when BOs remain (nothing freed then).
- */
-int bench_mockdev_fini(struct bench_mockdev *md);
-
-/**
- * bench_mockdev_bo_create() - allocate a BO of @size bytes placed by
- * @placement, unreserved, one reference (drop it with ttm_bo_put()).
+ * bench_mockdev_bo_create() - an unreserved BO of @size bytes placed by
+ * @placement, one reference (drop it with ttm_bo_put()).
+ * @md: the device.
+ * @size: bytes.
+ * @placement: where it goes.
+ *
  * Return: the BO, or NULL (out of memory or nothing fits).
  */
-struct ttm_buffer_object *bench_mockdev_bo_create(struct bench_mockdev *md, uint64_t size,
-						  const struct ttm_placement *placement);
+static inline struct ttm_buffer_object *
+bench_mockdev_bo_create(struct testlib_mock_device *md, uint64_t size,
+			const struct ttm_placement *placement)
+{
+	struct ttm_buffer_object *bo;
+
+	return testlib_mock_bo_create(&md->bdev, size, placement, NULL, false, &bo) ? NULL : bo;
+}
 
 /**
- * bench_mockdev_place() - a one-place placement of memory type @mem_type in
- * caller storage @place. Return: @placement, filled.
+ * bench_mockdev_place() - a one-place placement of @mem_type in caller storage.
+ * @placement: filled.
+ * @place: filled.
+ * @mem_type: the memory type.
+ *
+ * Return: @placement.
  */
-struct ttm_placement *bench_mockdev_place(struct ttm_placement *placement,
-					  struct ttm_place *place, uint32_t mem_type);
+static inline struct ttm_placement *bench_mockdev_place(struct ttm_placement *placement,
+							struct ttm_place *place, uint32_t mem_type)
+{
+	return testlib_mock_placement(placement, place, mem_type, 0);
+}
 
 #endif /* BENCH_MOCKDEV_H */

@@ -27,7 +27,7 @@
 
 #include <bench.h>
 
-#include "bench_coredev.h"
+#include "bench_mockdev.h"
 
 #define BO_SIZE (1ull << 20)
 #define BO_PAGES (BO_SIZE >> TTM_PAGE_SHIFT)
@@ -43,7 +43,7 @@ static const struct ttm_placement ec_sys = {1, &ec_sys_place};
  * recently used.
  */
 struct ec_state {
-	struct bench_coredev dev;
+	struct testlib_mock_device dev;
 	struct ttm_buffer_object **bos;
 	unsigned nbo;
 	unsigned long step;
@@ -104,8 +104,8 @@ static int ec_setup(struct ec_state *s, unsigned vram_bos)
 		struct ttm_buffer_object *bo;
 		void *page;
 
-		ret = bench_coredev_bo_create(&s->dev, BO_SIZE, i < vram_bos ? &ec_vram : &ec_sys,
-					      &bo);
+		ret = testlib_mock_bo_create(&s->dev.bdev, BO_SIZE,
+					     i < vram_bos ? &ec_vram : &ec_sys, NULL, true, &bo);
 		if (ret)
 			return ret;
 		s->bos[i] = bo;
@@ -134,7 +134,7 @@ static void ec_teardown(struct ec_state *s)
 			ttm_bo_put(s->bos[i]);
 	free(s->bos);
 	if (s->dev.vram_mem)
-		bench_coredev_fini(&s->dev);
+		testlib_mock_device_fini(&s->dev);
 }
 
 int main(int argc, char **argv)

@@ -165,7 +165,7 @@ struct ev_batch {
 /* The device of a run and how its BOs are validated and used. */
 struct ev_dev {
 	enum ev_use use;
-	struct bench_mockdev *md;    /* core back end, else NULL */
+	struct testlib_mock_device *md;    /* core back end, else NULL */
 	struct i915_device *i915;    /* sim back end, else NULL */
 	struct hw_ttm_device *hwdev; /* hw back end, else NULL */
 	struct ttm_device *bdev;     /* its counters give the moves per access */
@@ -1132,7 +1132,7 @@ int main(int argc, char **argv)
 	struct bench_metric *zipf_lo = NULL, *zipf_hi = NULL;
 	struct ev_opts eo = {0};
 	struct ttm_placement hw_target = {0};
-	struct bench_mockdev md;
+	struct testlib_mock_device md;
 	struct i915_device *i915 = NULL;
 	struct ev_dev dev = {0};
 	struct bench_run run;
@@ -1294,7 +1294,7 @@ int main(int argc, char **argv)
 	dev_sim_fini(&dev);
 	if ((hw	   ? bench_hw_close(&eo.hw)
 	     : sim ? bench_simdev_close(i915)
-		   : bench_mockdev_fini(&md)) &&
+		   : testlib_mock_device_fini(&md)) &&
 	    !rc)
 		rc = -EBUSY;
 	if (rc) {

@@ -145,7 +145,7 @@
  */
 struct mf_case {
 	struct bench_run *run;
-	struct bench_mockdev *md;
+	struct testlib_mock_device *md;
 	unsigned long num_pages;
 	const unsigned long *order;
 	bool migrate;
@@ -599,7 +599,7 @@ static int run_case(struct bench_run *run, struct mf_case *c, const char *mode, 
 	return ret;
 }
 
-static int run_mode(struct bench_run *run, struct bench_mockdev *md, enum ttm_vm_fault_mode mode,
+static int run_mode(struct bench_run *run, struct testlib_mock_device *md, enum ttm_vm_fault_mode mode,
 		    unsigned long num_pages, unsigned long *const orders[2])
 {
 	static const char *const order_names[2] = {"seq", "random"};
@@ -635,7 +635,7 @@ int main(int argc, char **argv)
 {
 	static const enum ttm_vm_fault_mode modes[] = {TTM_VM_FAULT_SIGSEGV, TTM_VM_FAULT_UFFD};
 	unsigned long *orders[2] = {NULL, NULL};
-	struct bench_mockdev md;
+	struct testlib_mock_device md;
 	struct bench_run run;
 	unsigned long num_pages;
 	uint64_t rng;
@@ -681,7 +681,7 @@ int main(int argc, char **argv)
 	ttm_bo_vm_init_device(&md.bdev);
 	for (unsigned i = 0; i < sizeof(modes) / sizeof(modes[0]) && !rc; i++)
 		rc = run_mode(&run, &md, modes[i], num_pages, orders);
-	if (bench_mockdev_fini(&md) && !rc)
+	if (testlib_mock_device_fini(&md) && !rc)
 		rc = -EBUSY;
 out:
 	free(orders[0]);

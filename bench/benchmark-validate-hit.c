@@ -29,7 +29,7 @@
 
 #include <bench.h>
 
-#include "bench_coredev.h"
+#include "bench_mockdev.h"
 
 #define VRAM_PAGES 1024
 
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	struct ttm_operation_ctx ctx = {0};
 	struct hit_loop loop;
 	struct bench_run run;
-	struct bench_coredev dev;
+	struct testlib_mock_device dev;
 	int rc;
 
 	rc = bench_setup(&run, "validate-hit", argc, argv, NULL, NULL);
@@ -96,9 +96,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* A failed BO stays NULL, which the check below reports. */
-	bench_coredev_bo_create(&dev, 4096, &vram, &in_vram);
-	bench_coredev_bo_create(&dev, 4096, &sys, &in_sys);
-	bench_coredev_bo_create(&dev, 1 << 20, &sys, &big);
+	testlib_mock_bo_create(&dev.bdev, 4096, &vram, NULL, true, &in_vram);
+	testlib_mock_bo_create(&dev.bdev, 4096, &sys, NULL, true, &in_sys);
+	testlib_mock_bo_create(&dev.bdev, 1 << 20, &sys, NULL, true, &big);
 	hit = bench_metric_add(&run, "validate.hit", "ns", BENCH_LOWER_IS_BETTER);
 	hit_fb = bench_metric_add(&run, "validate.hit_system", "ns", BENCH_LOWER_IS_BETTER);
 	meta4k = bench_metric_add(&run, "bo.metadata.4k", "bytes", BENCH_LOWER_IS_BETTER);
@@ -153,7 +153,7 @@ out:
 		ttm_bo_unreserve(big);
 		ttm_bo_put(big);
 	}
-	bench_coredev_fini(&dev);
+	testlib_mock_device_fini(&dev);
 	if (rc) {
 		bench_run_fini(&run);
 		return rc;

@@ -296,7 +296,7 @@ static int case_in_place_and_bind(struct bench_run *run, uint64_t size, const st
 	struct ttm_place ptt, psys;
 	struct bench_metric *inpl, *bind;
 	struct ttm_buffer_object *bo;
-	struct bench_mockdev md;
+	struct testlib_mock_device md;
 	uint64_t pages = size / TTM_PAGE_SIZE;
 	int ret;
 
@@ -312,13 +312,13 @@ static int case_in_place_and_bind(struct bench_run *run, uint64_t size, const st
 	bench_mockdev_place(&sys, &psys, TTM_PL_SYSTEM);
 	bo = bench_mockdev_bo_create(&md, size, &tt);
 	if (!bo) {
-		bench_mockdev_fini(&md);
+		testlib_mock_device_fini(&md);
 		return -ENOMEM;
 	}
 	if (!ret)
 		ret = measure_in_place_and_bind(bo, &tt, &sys, inpl, bind, b);
 	ttm_bo_put(bo);
-	if (bench_mockdev_fini(&md) && !ret)
+	if (testlib_mock_device_fini(&md) && !ret)
 		ret = -EBUSY;
 	return ret;
 }
@@ -406,7 +406,7 @@ static int case_evict(struct bench_run *run, uint64_t size, bool copy, const str
 	struct ttm_place pt, ps;
 	struct bench_metric *lat, *bw;
 	struct ttm_buffer_object *bo[2];
-	struct bench_mockdev md;
+	struct testlib_mock_device md;
 	uint64_t pages = size / TTM_PAGE_SIZE;
 	uint32_t mem = copy ? TTM_PL_VRAM : TTM_PL_TT;
 	int ret;
@@ -425,13 +425,13 @@ static int case_evict(struct bench_run *run, uint64_t size, bool copy, const str
 	if (!bo[0]) {
 		if (bo[1])
 			ttm_bo_put(bo[1]);
-		bench_mockdev_fini(&md);
+		testlib_mock_device_fini(&md);
 		return -ENOMEM;
 	}
 	ret = evict_alternate(bo, &target, NULL, false, b, lat, bw);
 	ttm_bo_put(bo[1]);
 	ttm_bo_put(bo[0]);
-	if (bench_mockdev_fini(&md) && !ret)
+	if (testlib_mock_device_fini(&md) && !ret)
 		ret = -EBUSY;
 	return ret;
 }
@@ -492,7 +492,7 @@ static int case_execbuf(struct bench_run *run, unsigned n, const struct budget *
 	struct bench_metric *lat, *per;
 	struct ttm_placement tt;
 	struct ttm_place ptt;
-	struct bench_mockdev md;
+	struct testlib_mock_device md;
 	uint64_t t0;
 	int ret;
 
@@ -532,7 +532,7 @@ static int case_execbuf(struct bench_run *run, unsigned n, const struct budget *
 			ttm_bo_put(bos[k]);
 	free(bos);
 	free(held);
-	if (bench_mockdev_fini(&md) && !ret)
+	if (testlib_mock_device_fini(&md) && !ret)
 		ret = -EBUSY;
 	return ret;
 }

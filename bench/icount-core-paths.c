@@ -41,6 +41,8 @@
 #include <ttm/ttm_device.h>
 #include <ttm/ttm_range_manager.h>
 
+#include <testlib/mock_device.h>
+
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
 #else
@@ -48,85 +50,34 @@
 #define CALLGRIND_STOP_INSTRUMENTATION do { } while (0)
 #endif
 
-struct icount_dev {
-	struct ttm_device bdev;
-	struct ttm_range_manager tt;
-};
-
 static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
 static const struct ttm_place tt_place = {.mem_type = TTM_PL_TT};
 static const struct ttm_placement sys_placement = {1, &sys_place};
 static const struct ttm_placement tt_placement = {1, &tt_place};
 
-static void icount_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
+/*
+ * testlib's mock device, bare: SYSTEM and a TT aperture of @tt_pages,
+ * evictions to SYSTEM, SYSTEM <-> TT a rebind of the tt's pages (nothing
+ * to copy).
+ */
+static int icount_dev_init(struct testlib_mock_device *d, uint64_t tt_pages)
 {
-	(void)bo;
-	*placement = sys_placement;
+	const struct testlib_mock_cfg cfg = {
+	    .tt_pages = tt_pages,
+	    .bare = true,
+	    .evict = TESTLIB_MOCK_EVICT_SYSTEM,
+	    .move = TESTLIB_MOCK_MOVE_BIND,
+	};
+
+	return testlib_mock_device_init(d, &cfg);
 }
 
-static int icount_move(struct ttm_buffer_object *bo, bool evict, struct ttm_operation_ctx *ctx,
-		       struct ttm_resource *new_mem, struct ttm_place *hop)
-{
-	uint32_t from = bo->resource ? bo->resource->mem_type : TTM_PL_SYSTEM;
-
-	(void)evict;
-	(void)hop;
-	/* SYSTEM and TT share the tt's pages: nothing to copy. */
-	if (!bo->resource || ((from == TTM_PL_SYSTEM || from == TTM_PL_TT) &&
-			      (new_mem->mem_type == TTM_PL_SYSTEM || new_mem->mem_type == TTM_PL_TT))) {
-		ttm_bo_move_null(bo, new_mem);
-		return 0;
-	}
-	return ttm_bo_move_memcpy(bo, ctx, new_mem);
-}
-
-static const struct ttm_device_funcs icount_funcs = {
-	.evict_flags = icount_evict_flags,
-	.move = icount_move,
-};
-
-static int icount_dev_init(struct icount_dev *d, uint64_t tt_pages)
-{
-	int ret;
-
-	memset(d, 0, sizeof(*d));
-	ret = ttm_device_init(&d->bdev, &icount_funcs, false);
-	if (ret)
-		return ret;
-	ret = ttm_range_manager_init(&d->tt, true, tt_pages);
-	if (ret) {
-		ttm_device_fini(&d->bdev);
-		return ret;
-	}
-	ttm_set_driver_manager(&d->bdev, TTM_PL_TT, &d->tt.manager);
-	return 0;
-}
-
-static void icount_dev_fini(struct icount_dev *d)
-{
-	ttm_device_flush_delayed(&d->bdev, true);
-	ttm_range_manager_fini(&d->tt);
-	ttm_set_driver_manager(&d->bdev, TTM_PL_TT, NULL);
-	ttm_device_fini(&d->bdev);
-}
-
-static void icount_bo_destroy(struct ttm_buffer_object *bo)
-{
-	free(bo);
-}
-
-static struct ttm_buffer_object *icount_bo_create(struct icount_dev *d, uint64_t size,
+static struct ttm_buffer_object *icount_bo_create(struct testlib_mock_device *d, uint64_t size,
 						  const struct ttm_placement *placement)
 {
-	struct ttm_operation_ctx ctx = {0};
-	struct ttm_buffer_object *bo = calloc(1, sizeof(*bo));
+	struct ttm_buffer_object *bo;
 
-	if (!bo)
-		return NULL;
-	if (ttm_bo_init_validate(&d->bdev, bo, size, ttm_bo_type_device, placement, 0, &ctx, NULL,
-				 icount_bo_destroy))
-		return NULL;
-	return bo;
+	return testlib_mock_bo_create(&d->bdev, size, placement, NULL, false, &bo) ? NULL : bo;
 }
 
 static int reserve_validate_unreserve(struct ttm_buffer_object *bo,
@@ -172,7 +123,7 @@ static int run_bos(const char *path, struct ttm_buffer_object **bos, unsigned n,
 	return ret;
 }
 
-static int run_create(struct icount_dev *d, unsigned long ops, double *ns)
+static int run_create(struct testlib_mock_device *d, unsigned long ops, double *ns)
 {
 	double t0;
 	int ret = 0;
@@ -255,7 +206,7 @@ int main(int argc, char **argv)
 	    {"resv_test", 0, 0, 0, 20000},
 	};
 	struct ttm_buffer_object *bos[512] = {0};
-	struct icount_dev d;
+	struct testlib_mock_device d;
 	unsigned long ops;
 	unsigned p;
 	double ns = 0;
@@ -323,7 +274,7 @@ out:
 	for (unsigned i = 0; i < 512; i++)
 		if (bos[i])
 			ttm_bo_put(bos[i]);
-	icount_dev_fini(&d);
+	testlib_mock_device_fini(&d);
 report:
 	if (ret) {
 		fprintf(stderr, "icount-core-paths: %s failed (%d)\n", argv[1], ret);
