@@ -69,9 +69,9 @@ static void check_clean(struct ttm_mock_device *mdev, const struct storm_baselin
 {
 	struct ttm_global_stats gs;
 
-	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev->vram.manager), 0);
-	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev->tt.manager), 0);
-	igt_assert_eq_u64(atomic_load(&mdev->bdev.stats.bo_count), 0);
+	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev->base.vram.manager), 0);
+	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev->base.tt.manager), 0);
+	igt_assert_eq_u64(atomic_load(&mdev->base.bdev.stats.bo_count), 0);
 	igt_assert_eq_u64(atomic_load(&mdev->stats.move_mismatches), 0);
 	igt_assert_eq(ttm_mock_device_fini(mdev), 0);
 	ttm_global_get_stats(&gs);
@@ -307,10 +307,10 @@ static void storm(unsigned nclients, unsigned nbos, unsigned npinned, uint64_t m
 	}
 	igt_info("%" PRIu64 " validates (%" PRIu64 " ok, %" PRIu64 " refused), %" PRIu64
 		 " evictions, %" PRIu64 " moves of which %" PRIu64 " verified at the destination\n",
-		 ops, ok, failed, (uint64_t)atomic_load(&mdev.bdev.stats.evictions),
+		 ops, ok, failed, (uint64_t)atomic_load(&mdev.base.bdev.stats.evictions),
 		 (uint64_t)atomic_load(&mdev.stats.moves),
 		 (uint64_t)atomic_load(&mdev.stats.moves_verified));
-	igt_assert(atomic_load(&mdev.bdev.stats.evictions) > 0);
+	igt_assert(atomic_load(&mdev.base.bdev.stats.evictions) > 0);
 	verified += atomic_load(&mdev.stats.bytes_verified);
 	check_clean(&mdev, &base);
 	igt_report_checks(ops, verified, 0);
@@ -368,7 +368,7 @@ static void subtest_pinned_full(void)
 	igt_assert_eq(ttm_mock_bo_verify(extra, &ctx, NULL), 0);
 	/* Evicting the whole type leaves the pinned ones and says so. */
 	ttm_bo_unreserve(&extra->base);
-	igt_assert_eq(ttm_bo_evict_mem_type(&mdev.bdev, TTM_PL_VRAM, &ctx), -EBUSY);
+	igt_assert_eq(ttm_bo_evict_mem_type(&mdev.base.bdev, TTM_PL_VRAM, &ctx), -EBUSY);
 	client_check_pinned(&c);
 	/* Unpin one: now there is room. */
 	igt_assert_eq(ttm_bo_reserve(&c.bo[0]->base, false, false, NULL), 0);

@@ -278,10 +278,10 @@ static void sweep_core(struct sweep_result *res)
 
 	/* Evict VRAM entirely, then swap out what is in SYSTEM. */
 	ctx = (struct ttm_operation_ctx){ 0 };
-	ret = ttm_bo_evict_mem_type(&mdev.bdev, TTM_PL_VRAM, &ctx);
+	ret = ttm_bo_evict_mem_type(&mdev.base.bdev, TTM_PL_VRAM, &ctx);
 	sweep_check_ret(res, ret, "ttm_bo_evict_mem_type");
 	ctx = (struct ttm_operation_ctx){ 0 };
-	ttm_device_swapout(&mdev.bdev, &ctx, 1u << 20);
+	ttm_device_swapout(&mdev.base.bdev, &ctx, 1u << 20);
 	res->ops++;
 
 	/* Rewrite half of them (swap-in for write), read all (swap-in). */
@@ -309,12 +309,12 @@ static void sweep_core(struct sweep_result *res)
 		ttm_bo_put(&bo[i]->base);
 		bo[i] = NULL;
 	}
-	ttm_device_flush_delayed(&mdev.bdev, true);
+	ttm_device_flush_delayed(&mdev.base.bdev, true);
 	igt_assert_eq_s64(dma_fence_live_count(), base.fences);
-	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev.vram.manager), 0);
-	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev.tt.manager), 0);
-	igt_assert_eq_u64(atomic_load(&mdev.bdev.stats.bo_count), 0);
-	igt_assert_eq_u64(atomic_load(&mdev.bdev.stats.ghost_count), 0);
+	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev.base.vram.manager), 0);
+	igt_assert_eq_u64(ttm_resource_manager_usage(&mdev.base.tt.manager), 0);
+	igt_assert_eq_u64(atomic_load(&mdev.base.bdev.stats.bo_count), 0);
+	igt_assert_eq_u64(atomic_load(&mdev.base.bdev.stats.ghost_count), 0);
 	igt_assert_eq_u64(atomic_load(&mdev.stats.move_mismatches), 0);
 	igt_assert_eq(ttm_mock_device_fini(&mdev), 0);
 out_counters:

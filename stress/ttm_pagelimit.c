@@ -107,10 +107,10 @@ static void subtest_swap_cycle(void)
 		ttm_bo_put(&bo[i]->base);
 	}
 	igt_info("%" PRIu64 " swap-outs, %" PRIu64 " swap-ins under a %" PRIu64 "-page cap\n",
-		 (uint64_t)atomic_load(&mdev.bdev.stats.swapouts),
-		 (uint64_t)atomic_load(&mdev.bdev.stats.swapins), cap);
-	igt_assert(atomic_load(&mdev.bdev.stats.swapouts) > 0);
-	igt_assert(atomic_load(&mdev.bdev.stats.swapins) > 0);
+		 (uint64_t)atomic_load(&mdev.base.bdev.stats.swapouts),
+		 (uint64_t)atomic_load(&mdev.base.bdev.stats.swapins), cap);
+	igt_assert(atomic_load(&mdev.base.bdev.stats.swapouts) > 0);
+	igt_assert(atomic_load(&mdev.base.bdev.stats.swapins) > 0);
 	check_cap_held(cap);
 	igt_assert_eq_u64(atomic_load(&mdev.stats.move_mismatches), 0);
 	igt_assert_eq(ttm_mock_device_fini(&mdev), 0);
@@ -141,7 +141,7 @@ static void subtest_no_swap_enomem(void)
 	igt_assert_eq(ret, -ENOMEM);
 	igt_assert_lte((int)n, (int)(cap / BO_PAGES));
 	igt_assert_lte((int)(cap / BO_PAGES) - 2, (int)n);
-	igt_assert_eq_u64(atomic_load(&mdev.bdev.stats.swapouts), 0);
+	igt_assert_eq_u64(atomic_load(&mdev.base.bdev.stats.swapouts), 0);
 	check_cap_held(cap);
 	for (unsigned i = 0; i < n; i++) {
 		igt_assert_eq(verify_once(bo[i], &bytes), 0);
@@ -237,8 +237,8 @@ static void subtest_multi_device(void)
 		refused += t[i].refused;
 	}
 	for (int d = 0; d < 2; d++) {
-		swapouts += atomic_load(&mdev[d].bdev.stats.swapouts);
-		swapins += atomic_load(&mdev[d].bdev.stats.swapins);
+		swapouts += atomic_load(&mdev[d].base.bdev.stats.swapouts);
+		swapins += atomic_load(&mdev[d].base.bdev.stats.swapins);
 		igt_assert_eq(ttm_mock_device_fini(&mdev[d]), 0);
 	}
 	check_pages_back(base);

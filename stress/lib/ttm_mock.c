@@ -14,20 +14,13 @@
 
 static struct ttm_mock_device *to_mock(struct ttm_device *bdev)
 {
-	return container_of(bdev, struct ttm_mock_device, bdev);
+	return container_of(to_testlib_mock(bdev), struct ttm_mock_device, base);
 }
 
 uint64_t ttm_mock_pattern(uint64_t seed, uint64_t i)
 {
 	/* splitmix64's output function is bijective: distinct (seed, i) rarely collide. */
 	return prng_mix64((seed - 1) * PRNG_GOLDEN + i + 1);
-}
-
-static bool mem_is_tt(struct ttm_device *bdev, uint32_t mem_type)
-{
-	struct ttm_resource_manager *man = ttm_manager_type(bdev, mem_type);
-
-	return man && man->use_tt;
 }
 
 /* Compare @len bytes at byte @off of @mbo's pattern; returns the bad word or -1. */
@@ -58,7 +51,8 @@ static void verify_resident(struct ttm_mock_device *mdev, struct ttm_mock_bo *mb
 		const uint64_t *w;
 
 		if (res->mem_type == TTM_PL_VRAM) {
-			w = (const uint64_t *)(mdev->vram_mem + res->start * TTM_PAGE_SIZE + off);
+			w = (const uint64_t *)((const char *)mdev->base.vram_mem +
+					       res->start * TTM_PAGE_SIZE + off);
 		} else if (bo->ttm && ttm_tt_is_populated(bo->ttm)) {
 			if (ttm_tt_copy_from(bo->ttm, off, buf, len))
 				goto mismatch;
@@ -76,147 +70,37 @@ mismatch:
 	atomic_fetch_add(&mdev->stats.move_mismatches, 1);
 }
 
-static void mock_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
-{
-	static const struct ttm_place to_tt[] = {
-		{ .mem_type = TTM_PL_TT },
-		{ .mem_type = TTM_PL_SYSTEM, .flags = TTM_PL_FLAG_FALLBACK },
-	};
-	static const struct ttm_place to_sys[] = {
-		{ .mem_type = TTM_PL_SYSTEM },
-	};
-
-	if (bo->resource && bo->resource->mem_type == TTM_PL_VRAM &&
-	    ttm_manager_type(bo->bdev, TTM_PL_TT)) {
-		placement->placement = to_tt;
-		placement->num_placement = 2;
-	} else {
-		placement->placement = to_sys;
-		placement->num_placement = 1;
-	}
-}
-
-static int mock_move(struct ttm_buffer_object *bo, bool evict, struct ttm_operation_ctx *ctx,
-		     struct ttm_resource *new_mem, struct ttm_place *hop)
+/* After every successful move of the mock: count it, check the destination. */
+static void mock_moved(struct ttm_buffer_object *bo)
 {
 	struct ttm_mock_device *mdev = to_mock(bo->bdev);
-	struct ttm_resource *old = bo->resource;
-	int ret;
 
-	if ((!old || mem_is_tt(bo->bdev, old->mem_type)) && mem_is_tt(bo->bdev, new_mem->mem_type) &&
-	    bo->ttm) {
-		/* Same pages, new binding; an aperture needs them present. */
-		if (new_mem->mem_type != TTM_PL_SYSTEM) {
-			ret = ttm_bo_populate(bo, ctx);
-			if (ret)
-				return ret;
-		}
-		ttm_bo_move_null(bo, new_mem);
-	} else {
-		ret = ttm_bo_move_memcpy(bo, ctx, new_mem);
-		if (ret)
-			return ret;
-	}
 	atomic_fetch_add(&mdev->stats.moves, 1);
 	if (mdev->verify_moves && to_ttm_mock_bo(bo)->filled)
 		verify_resident(mdev, to_ttm_mock_bo(bo));
-	return 0;
 }
-
-static int mock_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
-{
-	struct ttm_mock_device *mdev = to_mock(bdev);
-
-	if (res->mem_type != TTM_PL_VRAM)
-		return 0;
-	res->bus.addr = mdev->vram_mem + res->start * TTM_PAGE_SIZE;
-	res->bus.offset = res->start * TTM_PAGE_SIZE;
-	res->bus.is_iomem = true;
-	return 0;
-}
-
-static const struct ttm_device_funcs mock_funcs = {
-	.evict_flags = mock_evict_flags,
-	.move = mock_move,
-	.io_mem_reserve = mock_io_mem_reserve,
-};
 
 int ttm_mock_device_init(struct ttm_mock_device *mdev, uint64_t tt_pages, uint64_t vram_pages)
 {
-	int ret;
+	const struct testlib_mock_cfg cfg = {
+	    .tt_pages = tt_pages,
+	    .vram_pages = vram_pages,
+	    .bare = true,
+	    .evict = TESTLIB_MOCK_EVICT_DOWN_FALLBACK,
+	    .move = TESTLIB_MOCK_MOVE_BIND,
+	    .moved = mock_moved,
+	};
 
 	memset(mdev, 0, sizeof(*mdev));
-	mdev->tt_pages = tt_pages;
-	mdev->vram_pages = vram_pages;
-	if (vram_pages) {
-		mdev->vram_mem = calloc(vram_pages, TTM_PAGE_SIZE);
-		if (!mdev->vram_mem)
-			return -ENOMEM;
-	}
-	ret = ttm_device_init(&mdev->bdev, &mock_funcs, false);
-	if (ret)
-		goto err_mem;
-	if (tt_pages) {
-		ret = ttm_range_manager_init(&mdev->tt, true, tt_pages);
-		if (ret)
-			goto err_dev;
-		ret = ttm_set_driver_manager(&mdev->bdev, TTM_PL_TT, &mdev->tt.manager);
-		if (ret)
-			goto err_tt;
-	}
-	if (vram_pages) {
-		ret = ttm_range_manager_init(&mdev->vram, false, vram_pages);
-		if (ret)
-			goto err_tt_reg;
-		ret = ttm_set_driver_manager(&mdev->bdev, TTM_PL_VRAM, &mdev->vram.manager);
-		if (ret)
-			goto err_vram;
-	}
-	return 0;
-
-err_vram:
-	ttm_range_manager_fini(&mdev->vram);
-err_tt_reg:
-	if (tt_pages)
-		ttm_set_driver_manager(&mdev->bdev, TTM_PL_TT, NULL);
-err_tt:
-	if (tt_pages)
-		ttm_range_manager_fini(&mdev->tt);
-err_dev:
-	ttm_device_fini(&mdev->bdev);
-err_mem:
-	free(mdev->vram_mem);
-	mdev->vram_mem = NULL;
-	return ret;
+	return testlib_mock_device_init(&mdev->base, &cfg);
 }
 
 int ttm_mock_device_fini(struct ttm_mock_device *mdev)
 {
-	int ret;
-
-	ttm_device_flush_delayed(&mdev->bdev, true);
+	ttm_device_flush_delayed(&mdev->base.bdev, true);
 	if (atomic_load(&mdev->stats.bo_live) != 0)
 		return -EBUSY;
-	if (mdev->vram_pages) {
-		ret = ttm_range_manager_fini(&mdev->vram);
-		if (ret)
-			return ret;
-		ttm_set_driver_manager(&mdev->bdev, TTM_PL_VRAM, NULL);
-		mdev->vram_pages = 0;
-	}
-	if (mdev->tt_pages) {
-		ret = ttm_range_manager_fini(&mdev->tt);
-		if (ret)
-			return ret;
-		ttm_set_driver_manager(&mdev->bdev, TTM_PL_TT, NULL);
-		mdev->tt_pages = 0;
-	}
-	ret = ttm_device_fini(&mdev->bdev);
-	if (ret)
-		return ret;
-	free(mdev->vram_mem);
-	mdev->vram_mem = NULL;
-	return 0;
+	return testlib_mock_device_fini(&mdev->base);
 }
 
 static void mock_bo_destroy(struct ttm_buffer_object *bo)
@@ -248,8 +132,7 @@ int ttm_mock_bo_fill(struct ttm_mock_bo *mbo, uint64_t seed, struct ttm_operatio
 	return 0;
 }
 
-int ttm_mock_bo_verify(struct ttm_mock_bo *mbo, struct ttm_operation_ctx *ctx,
-		       uint64_t *bad_offset)
+int ttm_mock_bo_verify(struct ttm_mock_bo *mbo, struct ttm_operation_ctx *ctx, uint64_t *bad_offset)
 {
 	uint64_t buf[CHUNK_WORDS];
 	uint64_t size = mbo->base.size;
@@ -284,8 +167,8 @@ int ttm_mock_bo_create(struct ttm_mock_device *mdev, uint64_t size, uint64_t see
 		return -ENOMEM;
 	mbo->mdev = mdev;
 	atomic_fetch_add(&mdev->stats.bo_live, 1);
-	ret = ttm_bo_init_reserved(&mdev->bdev, &mbo->base, size, ttm_bo_type_device, placement,
-				   0, ctx, NULL, mock_bo_destroy);
+	ret = ttm_bo_init_reserved(&mdev->base.bdev, &mbo->base, size, ttm_bo_type_device,
+				   placement, 0, ctx, NULL, mock_bo_destroy);
 	if (ret)
 		return ret; /* @destroy already ran */
 	ret = ttm_mock_bo_fill(mbo, seed, ctx);

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ttm_mock.h - a small driver for the stress programs, until (and besides)
- * the i915 driver: a ttm_device with a TT aperture and a VRAM heap, both
- * drm_mm range managers, moves by memcpy, and buffer objects carrying a
- * self-describing pattern so content can be proven intact wherever the
- * memory manager puts them.
+ * ttm_mock.h - the stress programs' settings of testlib's mock TTM device
+ * (testlib/mock_device.h), until (and besides) the i915 driver: a TT
+ * aperture and a VRAM heap, both range managers, VRAM evicted to TT with
+ * SYSTEM as a fallback, and buffer objects carrying a self-describing
+ * pattern so content can be proven intact wherever the memory manager puts
+ * them.
  *
  * VRAM is a host allocation the CPU reaches through io_mem_reserve (the
  * whole heap is "mappable"), so every move can be checked by reading the
  * destination. TT and SYSTEM share the BO's tt pages: a move between them
- * only rebinds (ttm_bo_move_null()).
+ * only rebinds (ttm_bo_move_null()); the others are memcpy moves.
  *
  * Pattern: 64-bit words, word i of a BO with seed s holds mix(s, i) where
  * mix is a fixed bijective hash; any lost page, shifted copy, stale page or
@@ -34,6 +35,8 @@
 #include <ttm/ttm_device.h>
 #include <ttm/ttm_range_manager.h>
 
+#include <testlib/mock_device.h>
+
 /**
  * struct ttm_mock_stats - what the mock observed (atomics).
  * @moves: successful moves through the mock's move callback.
@@ -52,20 +55,13 @@ struct ttm_mock_stats {
 
 /**
  * struct ttm_mock_device - caller-embedded mock GPU.
- * @bdev: the TTM device.
- * @tt: the TT aperture manager (use_tt).
- * @vram: the VRAM manager.
- * @vram_mem: host memory behind VRAM, @vram_pages pages.
- * @tt_pages, @vram_pages: sizes.
+ * @base: testlib's mock device: base.bdev is the TTM device, base.tt and
+ *	base.vram its managers, base.vram_mem the host memory behind VRAM.
  * @verify_moves: check every destination after a move.
  * @stats: counters.
  */
 struct ttm_mock_device {
-	struct ttm_device bdev;
-	struct ttm_range_manager tt;
-	struct ttm_range_manager vram;
-	uint8_t *vram_mem;
-	uint64_t tt_pages, vram_pages;
+	struct testlib_mock_device base;
 	bool verify_moves;
 	struct ttm_mock_stats stats;
 };
