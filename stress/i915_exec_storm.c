@@ -34,7 +34,6 @@
 #include <i915/i915_drv.h>
 #include <i915/i915_engine.h>
 #include <i915/i915_gem.h>
-#include <sim_gpu.h>
 #include <ttm/dma_fence.h>
 
 #include "igt.h"
@@ -284,7 +283,7 @@ static void es_run(unsigned nclients, bool hang)
 {
 	struct es_client *cl = calloc(ES_MAX_CLIENTS, sizeof(*cl));
 	pthread_t tid[ES_MAX_CLIENTS];
-	struct sim_gpu_config cfg;
+	struct i915_device_config cfg;
 	struct es_ctx c;
 	uint64_t rng = igt_seed() ^ 0xe5e5e5e5ull;
 	uint64_t submitted = 0, verified = 0, nospc = 0, hung = 0, guilty = 0, eio = 0, evictions;
@@ -301,7 +300,7 @@ static void es_run(unsigned nclients, bool hang)
 		igt_require_f(FAULT_INJECT_ENABLED && c.fault,
 			      "gpu_hang fault point not built in\n");
 	}
-	sim_gpu_config_init(&cfg);
+	i915_device_config_init(&cfg, I915_BACKEND_SIM);
 	cfg.ggtt_size = 256ull << 20;
 	cfg.aperture_size = ES_APERTURE;
 	cfg.stolen_size = 4ull << 20;
@@ -312,8 +311,8 @@ static void es_run(unsigned nclients, bool hang)
 	 * could trip it, so only the hang subtest has it, and long enough that
 	 * only the injected hangs reach it.
 	 */
-	cfg.hangcheck_ms = hang ? 250 : SIM_HANGCHECK_OFF;
-	igt_assert_eq(i915_device_create_sim(&cfg, &c.i915), 0);
+	cfg.hangcheck_ms = hang ? 250 : I915_HANGCHECK_OFF;
+	igt_assert_eq(i915_device_create(&cfg, &c.i915), 0);
 	igt_assert_eq(i915_gem_init(c.i915), 0);
 	for (unsigned i = 0; i < nclients; i++)
 		es_client_init(&cl[i], &c, i, prng_step(&rng));

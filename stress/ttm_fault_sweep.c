@@ -55,7 +55,6 @@
 #include <i915/i915_engine.h>
 #include <i915/i915_faults.h>
 #include <i915/i915_gem.h>
-#include <sim_gpu.h>
 #include <ttm/dma_fence.h>
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_drm_device.h>
@@ -539,9 +538,9 @@ static uint32_t i915_expect(unsigned t, unsigned w)
 }
 
 /* The simulated GPU of the i915 and softpin parts: small, with lmem and stolen memory. */
-static void sweep_sim_config(struct sim_gpu_config *cfg)
+static void sweep_sim_config(struct i915_device_config *cfg)
 {
-	sim_gpu_config_init(cfg);
+	i915_device_config_init(cfg, I915_BACKEND_SIM);
 	cfg->ggtt_size = 64ull << 20;
 	cfg->aperture_size = 1ull << 20;
 	cfg->stolen_size = 1ull << 20;
@@ -610,7 +609,7 @@ static void sweep_long_request(struct i915_device *i915, struct i915_context *ct
 
 static void sweep_i915(struct sweep_result *res)
 {
-	struct sim_gpu_config cfg;
+	struct i915_device_config cfg;
 	struct i915_device *i915 = NULL;
 	struct i915_context *ctx = NULL;
 	struct i915_gem_object *tgt[I915_TARGETS] = { NULL }, *batch = NULL;
@@ -623,8 +622,8 @@ static void sweep_i915(struct sweep_result *res)
 	sweep_begin(res, &base);
 	memset(known, 0, sizeof(known));
 	sweep_sim_config(&cfg);
-	ret = i915_device_create_sim(&cfg, &i915);
-	sweep_check_ret(res, ret, "i915_device_create_sim");
+	ret = i915_device_create(&cfg, &i915);
+	sweep_check_ret(res, ret, "i915_device_create");
 	if (ret)
 		goto out;
 	ret = i915_gem_init(i915);
@@ -1021,7 +1020,7 @@ static void sweep_softpin(struct sweep_result *res)
 		[SP_SQUATTER] = I915_GEM_REGION_SMEM,
 		[SP_BATCH] = I915_GEM_REGION_SMEM,
 	};
-	struct sim_gpu_config cfg;
+	struct i915_device_config cfg;
 	struct softpin_state *s = calloc(1, sizeof(*s));
 	struct sweep_baseline base;
 	int ret;
@@ -1029,8 +1028,8 @@ static void sweep_softpin(struct sweep_result *res)
 	igt_assert(s);
 	sweep_begin(res, &base);
 	sweep_sim_config(&cfg);
-	ret = i915_device_create_sim(&cfg, &s->i915);
-	sweep_check_ret(res, ret, "i915_device_create_sim");
+	ret = i915_device_create(&cfg, &s->i915);
+	sweep_check_ret(res, ret, "i915_device_create");
 	if (ret)
 		goto out;
 	ret = i915_gem_init(s->i915);
