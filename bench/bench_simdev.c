@@ -5,19 +5,18 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include <sim_gpu.h>
 
 int bench_simdev_open(struct bench_run *run, unsigned nworkers, uint64_t aperture, uint64_t lmem,
 		      struct i915_device **out)
 {
-	struct sim_gpu_config cfg;
+	struct i915_device_config cfg;
 	cpu_set_t cpus, saved;
 	bool restore = false;
 	int ret = bench_device_cpus(run, nworkers, &cpus);
 
 	if (ret)
 		return ret;
-	sim_gpu_config_init(&cfg);
+	i915_device_config_init(&cfg, I915_BACKEND_SIM);
 	cfg.ggtt_size = BENCH_SIMDEV_GGTT;
 	if (aperture)
 		cfg.aperture_size = aperture;
@@ -27,7 +26,7 @@ int bench_simdev_open(struct bench_run *run, unsigned nworkers, uint64_t apertur
 	/* The device's threads are created below and inherit this mask. */
 	if (!pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
 		restore = !pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
-	ret = i915_device_create_sim(&cfg, out);
+	ret = i915_device_create(&cfg, out);
 	if (!ret) {
 		ret = i915_gem_init(*out);
 		if (ret) {

@@ -16,7 +16,6 @@
  */
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem.h>
-#include <sim_gpu.h>
 #include <bench.h>
 
 #include <errno.h>
@@ -54,7 +53,7 @@ int main(int argc, char **argv)
 	struct bench_metric *sw, *q64;
 	struct ttm_resource *bres = NULL;
 	struct i915_device *i915 = NULL;
-	struct sim_gpu_config cfg;
+	struct i915_device_config cfg;
 	struct bench_run run;
 	void *page = NULL;
 	double secs, x;
@@ -74,10 +73,10 @@ int main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "benchmark-fence-gpu: a reference failed (%d)\n", rc);
 
-	sim_gpu_config_init(&cfg);
+	i915_device_config_init(&cfg, I915_BACKEND_SIM);
 	cfg.ggtt_size = 256ull << 20;
 	cfg.aperture_size = 64ull << 20;
-	rc = i915_device_create_sim(&cfg, &i915);
+	rc = i915_device_create(&cfg, &i915);
 	if (!rc) {
 		rc = i915_gem_init(i915);
 		if (rc) {
