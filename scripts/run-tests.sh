@@ -11,7 +11,8 @@
 # The gates run (first in the default list) counts one test per gate: the
 # kernel-doc completeness of the public headers (scripts/check-kernel-doc.sh),
 # cppcheck over the core (scripts/check-cppcheck.sh) and the formatting of the
-# files in scripts/format-files.txt (scripts/check-format.sh).
+# files in scripts/format-files.txt (scripts/check-format.sh), and the layering
+# and include cycles of the tree (scripts/check-include-graph.sh).
 #
 # The igt run builds igt-gpu-tools (scripts/igt-build.sh, cached outside the
 # checkout) and runs, against the emulated render node on both profiles,
@@ -162,7 +163,7 @@ run_igt() {
 # run_gates: each static gate is one test; its findings go to the log and stderr.
 run_gates() {
 	local g
-	for g in check-kernel-doc check-cppcheck check-format; do
+	for g in check-kernel-doc check-cppcheck check-format check-include-graph; do
 		if scripts/$g.sh >"$logdir/$g.log" 2>&1; then
 			total_pass=$((total_pass + 1))
 			ttm_log "gates: $g: $(tail -n 1 "$logdir/$g.log")"
