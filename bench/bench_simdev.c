@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <stddef.h>
 
-
 int bench_simdev_open(struct bench_run *run, unsigned nworkers, uint64_t aperture, uint64_t lmem,
 		      struct i915_device **out)
 {
