@@ -30,7 +30,6 @@
 #include <i915/i915_drv.h>
 #include <i915/i915_engine.h>
 #include <i915/i915_gem.h>
-#include <sim_gpu.h>
 #include <ttm/dma_fence.h>
 
 #include "fuzz_input.h"
@@ -77,10 +76,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct sim_gpu_config cfg;
+	struct i915_device_config cfg;
 
 	fuzz_check_flags(*argc, *argv);
-	sim_gpu_config_init(&cfg);
+	i915_device_config_init(&cfg, I915_BACKEND_SIM);
 	cfg.ggtt_size = 64ull << 20;
 	cfg.aperture_size = 256ull << 10; /* a few pool objects fill it: eviction paths */
 	cfg.stolen_size = 1ull << 20;
@@ -88,7 +87,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	cfg.lmem_visible_size = 1ull << 20;
 	cfg.hangcheck_ms = 20; /* a patched batch that loops ends quickly */
 	cfg.synchronous = true;
-	fuzz_check(i915_device_create_sim(&cfg, &fz_i915) == 0);
+	fuzz_check(i915_device_create(&cfg, &fz_i915) == 0);
 	fuzz_check(i915_gem_init(fz_i915) == 0);
 	fuzz_check(i915_context_create(fz_i915, &fz_ctx) == 0);
 	fz_fill = malloc(65536);
