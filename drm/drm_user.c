@@ -13,6 +13,7 @@
 
 #include "drm_sys.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -167,6 +168,50 @@ static _Atomic bool guard_ready;
 
 static void guard_handler(int sig, siginfo_t *si, void *uctx);
 
+/* The kernel's struct for rt_sigaction (x86-64, arm64 and most others). */
+struct guard_ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+
+/*
+ * Per signal, the kernel disposition last seen in front and known to be
+ * ours (the guard's own, or a handler of this same image placed in front of
+ * it that chains to it, as the render node's BAR trap and the CPU-mapping
+ * fault engine do): what guard_verify() puts back when something else
+ * displaced it. Written under guard_old_lock.
+ */
+static struct guard_ksigaction guard_front[2];
+static _Atomic unsigned int guard_tick;
+
+/*
+ * rt_sigaction() by the instruction itself where we can: a library that
+ * interposes syscall() (the render node does, to see programs' raw
+ * installs) must not take the guard's own calls for a program's.
+ */
+static long guard_rt_sigaction(int sig, const struct guard_ksigaction *act,
+			       struct guard_ksigaction *old)
+{
+#if defined(__x86_64__)
+	register long r10 __asm__("r10") = (long)sizeof(act->mask);
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_rt_sigaction), "D"((long)sig), "S"(act), "d"(old), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	return syscall(SYS_rt_sigaction, sig, act, old, sizeof(act->mask));
+#endif
+}
+
 /*
  * The default disposition for @sig, by system call: a sigaction() call here
  * could be a preloaded interposer that routes it back to us
@@ -174,14 +219,9 @@ static void guard_handler(int sig, siginfo_t *si, void *uctx);
  */
 static void guard_sys_default(int sig)
 {
-	struct {
-		void (*handler)(int);
-		unsigned long flags;
-		void (*restorer)(void);
-		uint64_t mask;
-	} k = { .handler = SIG_DFL };
+	struct guard_ksigaction k = { .handler = SIG_DFL };
 
-	syscall(SYS_rt_sigaction, sig, &k, NULL, sizeof(k.mask));
+	guard_rt_sigaction(sig, &k, NULL);
 }
 
 /*
@@ -247,7 +287,58 @@ static void guard_install(void)
 	}
 	atomic_store(&guard_old[0], &guard_old_slots[0][0]);
 	atomic_store(&guard_old[1], &guard_old_slots[1][0]);
+	/* As the kernel holds it (libc's sigreturn trampoline included), to put back later. */
+	guard_rt_sigaction(SIGSEGV, NULL, &guard_front[0]);
+	guard_rt_sigaction(SIGBUS, NULL, &guard_front[1]);
 	atomic_store(&guard_ready, true);
+}
+
+/* Whether handler @h is code of this image (the library or program holding the guard). */
+static bool guard_handler_ours(void (*h)(int))
+{
+	Dl_info a, b;
+
+	if (h == SIG_DFL || h == SIG_IGN)
+		return false;
+	if ((void *)h == (void *)guard_handler)
+		return true;
+	return dladdr((void *)h, &a) && dladdr((void *)guard_handler, &b) &&
+	       a.dli_fbase == b.dli_fbase;
+}
+
+void drm_user_guard_verify(void)
+{
+	if (!atomic_load(&guard_ready))
+		return;
+	for (int i = 0; i < 2; i++) {
+		int sig = i ? SIGBUS : SIGSEGV;
+		struct guard_ksigaction cur;
+		struct sigaction act;
+
+		if (guard_rt_sigaction(sig, NULL, &cur))
+			continue;
+		pthread_mutex_lock(&guard_old_lock);
+		if (guard_handler_ours(cur.handler)) {
+			guard_front[i] = cur;
+			pthread_mutex_unlock(&guard_old_lock);
+			continue;
+		}
+		pthread_mutex_unlock(&guard_old_lock);
+		/*
+		 * A raw rt_sigaction() (no libc sigaction() for an interposer
+		 * to see) replaced ours: that disposition goes behind the
+		 * guard, as one installed through drm_user_guard_sigaction()
+		 * would, and ours goes back in front.
+		 */
+		memset(&act, 0, sizeof(act));
+		act.sa_handler = cur.handler;
+		act.sa_flags = (int)(cur.flags & ~(unsigned long)SA_RESTORER);
+		memcpy(&act.sa_mask, &cur.mask, sizeof(cur.mask));
+		drm_user_guard_sigaction(sig, &act, NULL);
+		pthread_mutex_lock(&guard_old_lock);
+		guard_rt_sigaction(sig, &guard_front[i], NULL);
+		pthread_mutex_unlock(&guard_old_lock);
+	}
 }
 
 static bool guard_works(void)
@@ -337,6 +428,15 @@ static size_t slow_copy(char *local, uintptr_t remote, size_t n, bool to_user);
 static size_t guard_copy(char *local, uintptr_t remote, size_t n, bool to_user)
 {
 	size_t done = 0, end = n;
+
+	/*
+	 * A program may replace the guard with a raw rt_sigaction(); look
+	 * every DRM_USER_GUARD_VERIFY_EVERY copies (a system call per copy
+	 * would double the cost of a small ioctl).
+	 */
+	if (!(atomic_fetch_add_explicit(&guard_tick, 1, memory_order_relaxed) %
+	      DRM_USER_GUARD_VERIFY_EVERY))
+		drm_user_guard_verify();
 
 	while (done < n) {
 		uintptr_t fault, lo = remote + done, page;

@@ -81,6 +81,7 @@ enum node_real_id {
 	NODE_REAL_mremap,
 	NODE_REAL_sigaction,
 	NODE_REAL_signal,
+	NODE_REAL_syscall,
 	NODE_REAL_dup,
 	NODE_REAL_dup2,
 	NODE_REAL_dup3,

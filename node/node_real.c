@@ -39,6 +39,7 @@ static const char *const node_real_names[NODE_REAL_COUNT] = {
 	[NODE_REAL_mremap] = "mremap",
 	[NODE_REAL_sigaction] = "sigaction",
 	[NODE_REAL_signal] = "signal",
+	[NODE_REAL_syscall] = "syscall",
 	[NODE_REAL_dup] = "dup",
 	[NODE_REAL_dup2] = "dup2",
 	[NODE_REAL_dup3] = "dup3",

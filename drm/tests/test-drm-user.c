@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/ioctl.h>
 
@@ -479,4 +481,65 @@ KTEST(drm_ioctl_args_large_argument_on_heap)
 	EXPECT_TRUE(a.kdata != (void *)a.stack);
 	EXPECT_EQ(((char *)a.kdata)[299], 3);
 	EXPECT_EQ(drm_ioctl_args_out(&a, &u, 0), 0);
+}
+
+/* The kernel's rt_sigaction struct (x86-64 and most others). */
+struct raw_ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+/*
+ * A raw rt_sigaction() system call (no libc sigaction() an interposer
+ * could see) that puts the default disposition of SIGSEGV and SIGBUS in
+ * front: bad pointers still give a short count, never the default action
+ * (the copy verifies within DRM_USER_GUARD_VERIFY_EVERY copies, or at
+ * once with drm_user_guard_verify()), and the raw disposition is what
+ * faults outside a copy get. In a child, so a crash fails the case.
+ */
+KTEST(drm_user_guard_survives_a_raw_rt_sigaction)
+{
+	char *p = two_pages();
+	pid_t pid;
+	int status = 0;
+
+	ASSERT_NOT_NULL(p);
+	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_GUARD), 0);
+	/* The guard is in place once a copy ran. */
+	EXPECT_UEQ(drm_copy_from_user(&status, p, sizeof(status)), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct raw_ksigaction dfl = { .handler = SIG_DFL }, cur;
+		char buf[16];
+		int bad = 0;
+
+		syscall(SYS_rt_sigaction, SIGSEGV, &dfl, NULL, sizeof(dfl.mask));
+		syscall(SYS_rt_sigaction, SIGBUS, &dfl, NULL, sizeof(dfl.mask));
+		/* Unnoticed until the periodic check: copies of good memory only. */
+		for (int i = 0; i < DRM_USER_GUARD_VERIFY_EVERY; i++)
+			bad |= drm_copy_from_user(buf, p, sizeof(buf)) != 0;
+		bad |= drm_copy_from_user(buf, p + PAGE, sizeof(buf)) != sizeof(buf);
+		bad |= drm_copy_to_user((void *)8, buf, 4) != 4;
+		syscall(SYS_rt_sigaction, SIGSEGV, NULL, &cur, sizeof(cur.mask));
+		bad |= cur.handler == SIG_DFL;
+		/* Again, then an explicit check: the first copy after it is guarded. */
+		syscall(SYS_rt_sigaction, SIGSEGV, &dfl, NULL, sizeof(dfl.mask));
+		drm_user_guard_verify();
+		bad |= drm_copy_from_user(buf, (void *)16, sizeof(buf)) != sizeof(buf);
+		/* A fault outside a copy takes the raw (default) disposition: death by SIGSEGV. */
+		if (bad)
+			_exit(1);
+		(void)*(volatile char *)(p + PAGE);
+		_exit(2);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	if (WIFSIGNALED(status))
+		EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+	else
+		EXPECT_EQ(WEXITSTATUS(status), 0);
+	munmap(p, 2 * PAGE);
 }

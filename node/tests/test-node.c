@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -740,6 +741,57 @@ KTEST(fault_handlers_installed_after_an_ioctl_keep_efault)
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+	close(fd);
+}
+
+/* The kernel's struct for rt_sigaction. */
+struct raw_ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+/*
+ * A program that installs its SIGSEGV handler with a raw rt_sigaction
+ * system call (libc's syscall(), no sigaction() to interpose) still gets
+ * EFAULT for bad ioctl pointers, reads back what it installed, and its
+ * handler (here the default: death) still takes its own faults.
+ */
+KTEST(raw_rt_sigaction_keeps_efault)
+{
+	struct raw_ksigaction dfl = {.handler = SIG_DFL}, cur = {.handler = SIG_IGN}, saved[2];
+	int fd = open_node("/dev/dri/renderD128");
+	struct drm_i915_gem_busy busy = {0};
+	int status;
+	pid_t pid;
+
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_BUSY, (void *)8), -1);
+	EXPECT_EQ(errno, EFAULT);
+	ASSERT_EQ(syscall(SYS_rt_sigaction, SIGSEGV, &dfl, &saved[0], sizeof(dfl.mask)), 0);
+	ASSERT_EQ(syscall(SYS_rt_sigaction, SIGBUS, &dfl, &saved[1], sizeof(dfl.mask)), 0);
+	EXPECT_EQ(syscall(SYS_rt_sigaction, SIGSEGV, NULL, &cur, sizeof(cur.mask)), 0);
+	EXPECT_TRUE(cur.handler == SIG_DFL);
+	/* A bad argument pointer of rt_sigaction itself is EFAULT, as the kernel's. */
+	EXPECT_EQ(syscall(SYS_rt_sigaction, SIGSEGV, (void *)8, NULL, sizeof(dfl.mask)), -1);
+	EXPECT_EQ(errno, EFAULT);
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_BUSY, (void *)8), -1);
+		EXPECT_EQ(errno, EFAULT);
+	}
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_BUSY, &busy), -1);
+	EXPECT_EQ(errno, ENOENT);
+	/* The program's own fault takes what it installed: the default, death. */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		(void)*(volatile int *)8;
+		_exit(2);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+	EXPECT_EQ(syscall(SYS_rt_sigaction, SIGSEGV, &saved[0], NULL, sizeof(dfl.mask)), 0);
+	EXPECT_EQ(syscall(SYS_rt_sigaction, SIGBUS, &saved[1], NULL, sizeof(dfl.mask)), 0);
 	close(fd);
 }
 

@@ -143,6 +143,22 @@ int drm_user_set_copy_mode(enum drm_user_copy_mode mode);
  */
 bool drm_user_guard_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact);
 
+/* Guarded copies between two checks of the installed handlers. */
+#define DRM_USER_GUARD_VERIFY_EVERY 64
+
+/**
+ * drm_user_guard_verify() - check that the SIGSEGV/SIGBUS handlers in
+ * force are the guard (or handlers of the same image in front of it); a
+ * disposition installed by a raw rt_sigaction() system call, which no
+ * sigaction() interposer sees, is moved behind the guard (it gets every
+ * fault that is not a copy's, as through drm_user_guard_sigaction()) and
+ * ours is put back. Guarded copies call it every
+ * DRM_USER_GUARD_VERIFY_EVERY copies, starting with the first; a
+ * library interposing syscall() or opening a device may call it at once.
+ * Two system calls; no-op before the guard is installed.
+ */
+void drm_user_guard_verify(void);
+
 /**
  * drm_user_set_target() - make this thread's user copies reach process
  * @pid instead of our own (0: our own again), as a device server serving a
