@@ -8,7 +8,7 @@
  *
  *   ttm-compare --run A B [--bench validate,fence,...] [--rounds N]
  *               [--metrics GLOB] [--threshold PCT] [--confidence PCT]
- *               [--out DIR] [--cpus LIST] [--args "ARGS"] [--seed N]
+ *               [--out DIR] [--cpus LIST] [--args "ARGS"]
  *
  * A and B: a build directory of this project (its bench/benchmark-* are
  * brought up to date with ninja first), or anything `git rev-parse` names as
@@ -20,8 +20,13 @@
  * OUT/{A,B}/round-<r>/. Per metric and round the figure is the median of
  * that run; the paired difference is d = ln(B/A). The change is the
  * Hodges-Lehmann estimate of d (the median of the pairwise means, robust to
- * a round that went wrong on one side), its interval a percentile bootstrap
- * of that estimate over rounds at --confidence (default 99%). A metric
+ * a round that went wrong on one side), its interval the distribution-free
+ * one of Wilcoxon's signed-rank test at --confidence (default 99%). It is
+ * exact: comparing a build with itself (the rounds alternate which side runs
+ * first, so the differences are symmetric about 0) flags a metric at most
+ * 1 - confidence of the time, whatever the noise looks like. So few rounds
+ * flag nothing: at 99% it takes 8 (all of 7 differences of one sign still
+ * happens 1.6% of the time by chance). A metric
  * REGRESSED when the whole interval lies on the worse side of zero and the
  * change is at least --threshold percent (default 1); "improved" likewise.
  * The smallest change the run could have detected is the interval's
@@ -81,7 +86,7 @@
  */
 static void bench_path(const char *b, char *out, size_t len)
 {
-	static const char *const own_dir[] = { "kref" };
+	static const char *const own_dir[] = {"kref"};
 
 	for (size_t i = 0; i < sizeof(own_dir) / sizeof(own_dir[0]); i++) {
 		if (!strcmp(b, own_dir[i])) {
@@ -96,7 +101,6 @@ static void bench_path(const char *b, char *out, size_t len)
 #define EXIT_BAD_INPUT 2
 #define RUN_MAX_ROUNDS 1000
 #define RUN_TIMEOUT_S 900
-#define RUN_BOOTSTRAP 2000
 
 static const char *prog = "ttm-compare --run";
 
@@ -110,7 +114,6 @@ struct run_opts {
 	const char *out;
 	const char *cpus;
 	const char *args;
-	uint64_t seed;
 	bool instructions;
 	char *functions; /* comma-separated, owned */
 	double icount_threshold_pct;
@@ -118,8 +121,8 @@ struct run_opts {
 
 /* One metric: its per-round figure on each side (NAN: not recorded). */
 struct run_metric {
-	char *key;   /* benchmark[params] metric, owned */
-	char *unit;  /* owned */
+	char *key;  /* benchmark[params] metric, owned */
+	char *unit; /* owned */
 	bool higher_better;
 	double *v[2]; /* [side][round] */
 };
@@ -166,7 +169,8 @@ static int run_cmd(char *const *argv, const char *log, const char *cwd, unsigned
 		if (time(NULL) > deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
-			fprintf(stderr, "%s: %s ran longer than %u s, killed\n", prog, argv[0], timeout_s);
+			fprintf(stderr, "%s: %s ran longer than %u s, killed\n", prog, argv[0],
+				timeout_s);
 			return -1;
 		}
 		usleep(20000);
@@ -258,7 +262,8 @@ static int resolve_side(const char *spec, const char *bench, char *dir, size_t l
 
 		snprintf(probe, sizeof(probe), "%s/build.ninja", spec);
 		if (access(probe, R_OK)) {
-			fprintf(stderr, "%s: %s is a directory but not a build tree (no build.ninja)\n",
+			fprintf(stderr,
+				"%s: %s is a directory but not a build tree (no build.ninja)\n",
 				prog, spec);
 			return -1;
 		}
@@ -268,44 +273,46 @@ static int resolve_side(const char *spec, const char *bench, char *dir, size_t l
 		}
 	} else {
 		char rev[256];
-		char *rp[] = { "git", "rev-parse", "--verify", "--quiet", rev, NULL };
-		char *tl[] = { "git", "rev-parse", "--show-toplevel", NULL };
+		char *rp[] = {"git", "rev-parse", "--verify", "--quiet", rev, NULL};
+		char *tl[] = {"git", "rev-parse", "--show-toplevel", NULL};
 
 		snprintf(rev, sizeof(rev), "%s^{commit}", spec);
 		if (cmd_line(rp, sha, sizeof(sha)) || cmd_line(tl, top, sizeof(top))) {
-			fprintf(stderr, "%s: %s is neither a build directory nor a commit of this tree\n",
+			fprintf(stderr,
+				"%s: %s is neither a build directory nor a commit of this tree\n",
 				prog, spec);
 			return -1;
 		}
 		if (xdg && *xdg)
 			snprintf(cache, sizeof(cache), "%s/ttm-ab/%.40s", xdg, sha);
 		else
-			snprintf(cache, sizeof(cache), "%s/.cache/ttm-ab/%.40s", home ? home : "/tmp",
-				 sha);
+			snprintf(cache, sizeof(cache), "%s/.cache/ttm-ab/%.40s",
+				 home ? home : "/tmp", sha);
 		snprintf(src, sizeof(src), "%s/src", cache);
 		if ((size_t)snprintf(dir, len, "%s/build", cache) >= len || mkdir_p(cache)) {
 			fprintf(stderr, "%s: cannot create %s\n", prog, cache);
 			return -1;
 		}
 		if (!is_dir(src)) {
-			char *wt[] = { "git", "-C", top, "worktree", "add", "--detach", "--force", src,
-				       sha, NULL };
+			char *wt[] = {"git",	  "-C",	     top, "worktree", "add",
+				      "--detach", "--force", src, sha,	      NULL};
 
 			snprintf(log, sizeof(log), "%s/worktree.log", cache);
 			if (run_cmd(wt, log, NULL, 300)) {
-				fprintf(stderr, "%s: git worktree add for %s failed (see %s)\n", prog,
-					spec, log);
+				fprintf(stderr, "%s: git worktree add for %s failed (see %s)\n",
+					prog, spec, log);
 				return -1;
 			}
 		}
 		snprintf(log, sizeof(log), "%s/build.ninja", dir);
 		if (access(log, R_OK)) {
-			char *setup[] = { "muon-meson", "setup", "-Dbuildtype=release", "-Db_ndebug=true",
-					  dir, NULL };
+			char *setup[] = {"muon-meson",	    "setup", "-Dbuildtype=release",
+					 "-Db_ndebug=true", dir,     NULL};
 
 			snprintf(log, sizeof(log), "%s/setup.log", cache);
 			if (run_cmd(setup, log, src, 600)) {
-				fprintf(stderr, "%s: configuring %s failed (see %s)\n", prog, spec, log);
+				fprintf(stderr, "%s: configuring %s failed (see %s)\n", prog, spec,
+					log);
 				return -1;
 			}
 		}
@@ -334,7 +341,8 @@ static int resolve_side(const char *spec, const char *bench, char *dir, size_t l
 		free(targets[i]);
 	free(list);
 	if (rc) {
-		fprintf(stderr, "%s: building the benchmarks of %s failed (see %s)\n", prog, spec, log);
+		fprintf(stderr, "%s: building the benchmarks of %s failed (see %s)\n", prog, spec,
+			log);
 		return -1;
 	}
 	return 0;
@@ -412,8 +420,8 @@ static void group_name(json_object *root, char *buf, size_t len)
 			json_object *val;
 
 			json_object_object_get_ex(p, names[i], &val);
-			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? "," : "", names[i],
-						json_object_get_string(val));
+			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? "," : "",
+						names[i], json_object_get_string(val));
 		}
 	}
 	if (off < len)
@@ -502,6 +510,50 @@ static double hodges_lehmann(const double *d, size_t n, double *walsh)
 	return k % 2 ? walsh[k / 2] : (walsh[k / 2 - 1] + walsh[k / 2]) / 2;
 }
 
+/*
+ * The lower rank k of the distribution-free interval of the Hodges-Lehmann
+ * shift at @conf percent: the interval is [W(k), W(M + 1 - k)] of the
+ * M = n(n+1)/2 sorted Walsh averages (1-based), k the largest count with
+ * P(T+ <= k - 1) <= alpha/2 under the null distribution of Wilcoxon's
+ * signed-rank statistic T+ (exact up to 60 pairs, normal beyond). 0 when
+ * n pairs cannot give an interval at that confidence: with all n
+ * differences of one sign the null probability is still 2^-n per side.
+ */
+static size_t wilcoxon_rank(size_t n, double conf)
+{
+	double half_alpha = (1.0 - conf / 100.0) / 2.0, cum = 0;
+	size_t m = n * (n + 1) / 2, k = 0;
+
+	if (n > 60) {
+		double lo = 0, hi = 10, sd = sqrt((double)n * (n + 1) * (2 * n + 1) / 24.0), kk;
+
+		/* z with P(Z > z) = alpha/2, by bisection on erfc. */
+		for (int i = 0; i < 100; i++) {
+			double z = (lo + hi) / 2;
+
+			if (0.5 * erfc(z / M_SQRT2) > half_alpha)
+				lo = z;
+			else
+				hi = z;
+		}
+		kk = floor((double)m / 2 + 0.5 - lo * sd);
+		return kk > 0 ? (size_t)kk : 0;
+	}
+	double *p = calloc(m + 1, sizeof(*p));
+
+	if (!p)
+		return 0;
+	/* p[t] = P(T+ = t): rank i joins the positive side with probability 1/2. */
+	p[0] = 1;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t t = i * (i + 1) / 2 + 1; t-- > 0;)
+			p[t] = 0.5 * (p[t] + (t >= i ? p[t - i] : 0));
+	while (k <= m && cum + p[k] <= half_alpha)
+		cum += p[k++];
+	free(p);
+	return k;
+}
+
 struct paired {
 	size_t n;
 	double a_med, b_med;
@@ -509,19 +561,17 @@ struct paired {
 };
 
 /* The paired estimate over the rounds both sides recorded; n 0 when < 3. */
-static int paired_estimate(const struct run_metric *m, unsigned rounds, double conf, uint64_t seed,
+static int paired_estimate(const struct run_metric *m, unsigned rounds, double conf,
 			   struct paired *out)
 {
 	double *d = malloc(rounds * sizeof(*d)), *a = malloc(rounds * sizeof(*a));
-	double *b = malloc(rounds * sizeof(*b)), *rs = malloc(rounds * sizeof(*rs));
+	double *b = malloc(rounds * sizeof(*b));
 	double *walsh = malloc(((size_t)rounds * (rounds + 1) / 2 + 1) * sizeof(*walsh));
-	double *boot = malloc(RUN_BOOTSTRAP * sizeof(*boot));
-	uint64_t s = seed;
 	size_t n = 0;
 	int rc = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if (!d || !a || !b || !rs || !walsh || !boot)
+	if (!d || !a || !b || !walsh)
 		goto out;
 	for (unsigned r = 0; r < rounds; r++) {
 		double x = m->v[0][r], y = m->v[1][r];
@@ -541,27 +591,18 @@ static int paired_estimate(const struct run_metric *m, unsigned rounds, double c
 	out->a_med = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
 	out->b_med = n % 2 ? b[n / 2] : (b[n / 2 - 1] + b[n / 2]) / 2;
 	out->est = hodges_lehmann(d, n, walsh);
-	for (unsigned k = 0; k < RUN_BOOTSTRAP; k++) {
-		for (size_t i = 0; i < n; i++)
-			rs[i] = d[prng_step(&s) % n];
-		boot[k] = hodges_lehmann(rs, n, walsh);
-	}
-	qsort(boot, RUN_BOOTSTRAP, sizeof(*boot), cmp_double);
 	{
-		double tail = (1.0 - conf / 100.0) / 2.0;
-		size_t lo = (size_t)floor(tail * (RUN_BOOTSTRAP - 1));
-		size_t hi = (size_t)ceil((1.0 - tail) * (RUN_BOOTSTRAP - 1));
+		/* hodges_lehmann() left the Walsh averages sorted. */
+		size_t nw = n * (n + 1) / 2, k = wilcoxon_rank(n, conf);
 
-		out->lo = boot[lo];
-		out->hi = boot[hi];
+		out->lo = k ? walsh[k - 1] : -INFINITY;
+		out->hi = k ? walsh[nw - k] : INFINITY;
 	}
 out:
 	free(d);
 	free(a);
 	free(b);
-	free(rs);
 	free(walsh);
-	free(boot);
 	return rc;
 }
 
@@ -690,7 +731,8 @@ static int icount_side(const struct run_opts *o, const char *dir, const char *ou
 		argv[k++] = "--compress-pos=no";
 		argv[k++] = "--dump-instr=no";
 		argv[k++] = exe;
-		for (char *t = strtok_r(copy, " ", &asave); t && k < 60; t = strtok_r(NULL, " ", &asave))
+		for (char *t = strtok_r(copy, " ", &asave); t && k < 60;
+		     t = strtok_r(NULL, " ", &asave))
 			argv[k++] = t;
 		argv[k++] = "--reps";
 		argv[k++] = "1";
@@ -706,8 +748,9 @@ static int icount_side(const struct run_opts *o, const char *dir, const char *ou
 		st = run_cmd(argv, log, NULL, 4 * RUN_TIMEOUT_S);
 		unsetenv("TTM_BENCH_CALLGRIND_OUT");
 		if (st && st != 77) {
-			fprintf(stderr, "%s: benchmark-%s under callgrind failed (exit %d, see %s)\n",
-				prog, b, st, log);
+			fprintf(stderr,
+				"%s: benchmark-%s under callgrind failed (exit %d, see %s)\n", prog,
+				b, st, log);
 			rc = -1;
 		} else if (!st && callgrind_parse(cg, o->functions, acc, n)) {
 			fprintf(stderr, "%s: cannot read %s\n", prog, cg);
@@ -753,7 +796,8 @@ static int icount_metrics(const char *dir, struct micount *out, unsigned max)
 		if (json_object_object_get_ex(root, "metrics", &metrics) &&
 		    json_object_is_type(metrics, json_type_array)) {
 			for (size_t i = 0; i < json_object_array_length(metrics) && n < max; i++) {
-				json_object *m = json_object_array_get_idx(metrics, i), *nm, *ic, *po;
+				json_object *m = json_object_array_get_idx(metrics, i), *nm, *ic,
+					    *po;
 				double v;
 
 				if (!json_object_object_get_ex(m, "name", &nm) ||
@@ -826,7 +870,7 @@ static int icount_metric_compare(const struct run_opts *o, const char *outdir)
 static int icount_compare(const struct run_opts *o, char dir[2][PATH_MAX], const char *outdir)
 {
 	struct icount acc[2][ICOUNT_MAX_FUNCS];
-	unsigned n[2] = { 0, 0 };
+	unsigned n[2] = {0, 0};
 	char sdir[PATH_MAX + 32];
 	int regressed = 0, compared = 0;
 
@@ -835,7 +879,8 @@ static int icount_compare(const struct run_opts *o, char dir[2][PATH_MAX], const
 		if (mkdir_p(sdir) || icount_side(o, dir[s], sdir, acc[s], &n[s]))
 			return -1;
 	}
-	printf("\ninstructions per call (callgrind, inclusive; threshold %.3g%%)\n", o->icount_threshold_pct);
+	printf("\ninstructions per call (callgrind, inclusive; threshold %.3g%%)\n",
+	       o->icount_threshold_pct);
 	printf("%-32s %12s %12s %14s %14s %9s  %s\n", "function", "calls A", "calls B", "Ir/call A",
 	       "Ir/call B", "change", "verdict");
 	for (unsigned i = 0; i < n[0]; i++) {
@@ -858,8 +903,8 @@ static int icount_compare(const struct run_opts *o, char dir[2][PATH_MAX], const
 			verdict = "improved";
 		}
 		compared++;
-		printf("%-32s %12.0f %12.0f %14.1f %14.1f %+8.2f%%  %s\n", a->name, a->calls, b->calls,
-		       pa, pb, chg, verdict);
+		printf("%-32s %12.0f %12.0f %14.1f %14.1f %+8.2f%%  %s\n", a->name, a->calls,
+		       b->calls, pa, pb, chg, verdict);
 	}
 	printf("%d functions compared by instructions per call: %d regressed\n", compared,
 	       regressed);
@@ -877,16 +922,17 @@ static int icount_compare(const struct run_opts *o, char dir[2][PATH_MAX], const
 
 static void usage(FILE *to)
 {
-	fprintf(to,
-		"usage: ttm-compare --run A B [--bench LIST] [--rounds N] [--metrics GLOB]\n"
-		"                   [--threshold PCT] [--confidence PCT] [--out DIR] [--cpus LIST]\n"
-		"                   [--args \"ARGS\"] [--seed N]\n"
-		"A, B: build directories or commits (built under $XDG_CACHE_HOME/ttm-ab/)\n"
-		"--bench: benchmarks (names after benchmark-), default validate,fence,evict\n"
-		"--rounds: paired rounds, default 10 (A and B alternate which runs first)\n"
-		"--args: arguments of every benchmark run, default \"--quick\"\n"
-		"--instructions [--functions LIST] [--icount-threshold PCT]: also compare\n"
-		"    instructions per call of core functions, counted under callgrind\n");
+	fprintf(
+	    to,
+	    "usage: ttm-compare --run A B [--bench LIST] [--rounds N] [--metrics GLOB]\n"
+	    "                   [--threshold PCT] [--confidence PCT] [--out DIR] [--cpus LIST]\n"
+	    "                   [--args \"ARGS\"]\n"
+	    "A, B: build directories or commits (built under $XDG_CACHE_HOME/ttm-ab/)\n"
+	    "--bench: benchmarks (names after benchmark-), default validate,fence,evict\n"
+	    "--rounds: paired rounds, default 10 (A and B alternate which runs first)\n"
+	    "--args: arguments of every benchmark run, default \"--quick\"\n"
+	    "--instructions [--functions LIST] [--icount-threshold PCT]: also compare\n"
+	    "    instructions per call of core functions, counted under callgrind\n");
 }
 
 static bool parse_num(const char *s, double lo, double hi, double *out)
@@ -908,8 +954,11 @@ static int parse(int argc, char **argv, struct run_opts *o)
 {
 	unsigned nside = 0;
 
-	*o = (struct run_opts){ .rounds = 10, .threshold_pct = 1.0, .confidence = 99.0,
-				.args = "--quick", .seed = 1, .icount_threshold_pct = 0.5 };
+	*o = (struct run_opts){.rounds = 10,
+			       .threshold_pct = 1.0,
+			       .confidence = 99.0,
+			       .args = "--quick",
+			       .icount_threshold_pct = 0.5};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -940,25 +989,30 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			for (const char *c = val; *c; c++)
 				if (!(*c == ',' || *c == '-' || (*c >= 'a' && *c <= 'z') ||
 				      (*c >= '0' && *c <= '9'))) {
-					fprintf(stderr, "%s: --bench takes names like validate,fence\n", prog);
+					fprintf(stderr,
+						"%s: --bench takes names like validate,fence\n",
+						prog);
 					return -1;
 				}
 		} else if (!strcmp(a, "--rounds")) {
 			if (bench_parse_uint(val, 3, RUN_MAX_ROUNDS, &o->rounds)) {
-				fprintf(stderr, "%s: --rounds takes a whole number from 3 to %u\n", prog,
-					RUN_MAX_ROUNDS);
+				fprintf(stderr, "%s: --rounds takes a whole number from 3 to %u\n",
+					prog, RUN_MAX_ROUNDS);
 				return -1;
 			}
 		} else if (!strcmp(a, "--metrics")) {
 			o->metrics = val;
 		} else if (!strcmp(a, "--threshold")) {
 			if (!parse_num(val, 0, 1000, &o->threshold_pct)) {
-				fprintf(stderr, "%s: --threshold takes a percentage from 0 to 1000\n", prog);
+				fprintf(stderr,
+					"%s: --threshold takes a percentage from 0 to 1000\n",
+					prog);
 				return -1;
 			}
 		} else if (!strcmp(a, "--confidence")) {
 			if (!parse_num(val, 50, 99.9, &o->confidence)) {
-				fprintf(stderr, "%s: --confidence takes a percentage from 50 to 99.9\n",
+				fprintf(stderr,
+					"%s: --confidence takes a percentage from 50 to 99.9\n",
 					prog);
 				return -1;
 			}
@@ -973,13 +1027,10 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			o->functions = strdup(val);
 		} else if (!strcmp(a, "--icount-threshold")) {
 			if (!parse_num(val, 0, 1000, &o->icount_threshold_pct)) {
-				fprintf(stderr, "%s: --icount-threshold takes a percentage from 0 to 1000\n",
-					prog);
-				return -1;
-			}
-		} else if (!strcmp(a, "--seed")) {
-			if (bench_parse_u64(val, 0, 9007199254740992ull, &o->seed)) {
-				fprintf(stderr, "%s: --seed takes a whole number\n", prog);
+				fprintf(
+				    stderr,
+				    "%s: --icount-threshold takes a percentage from 0 to 1000\n",
+				    prog);
 				return -1;
 			}
 		} else {
@@ -996,10 +1047,11 @@ static int parse(int argc, char **argv, struct run_opts *o)
 	if (!o->bench)
 		o->bench = strdup("validate,fence,evict");
 	if (!o->functions)
-		o->functions = strdup("ttm_bo_validate,ttm_bo_validate_nospc,ttm_bo_reserve,"
-				      "ttm_bo_init_validate,ttm_bo_put,dma_fence_init,dma_fence_signal,"
-				      "dma_fence_signal_timestamp,dma_resv_reserve_fences,"
-				      "i915_gem_execbuffer");
+		o->functions =
+		    strdup("ttm_bo_validate,ttm_bo_validate_nospc,ttm_bo_reserve,"
+			   "ttm_bo_init_validate,ttm_bo_put,dma_fence_init,dma_fence_signal,"
+			   "dma_fence_signal_timestamp,dma_resv_reserve_fences,"
+			   "i915_gem_execbuffer");
 	return o->bench && o->functions ? 0 : -1;
 }
 
@@ -1028,7 +1080,8 @@ static int run_side(const struct run_opts *o, const char *dir, const char *outdi
 		snprintf(exe, sizeof(exe), "%s/%s", dir, rel);
 		snprintf(log, sizeof(log), "%s/benchmark-%s.log", outdir, b);
 		argv[n++] = exe;
-		for (char *t = strtok_r(copy, " ", &asave); t && n < 56; t = strtok_r(NULL, " ", &asave))
+		for (char *t = strtok_r(copy, " ", &asave); t && n < 56;
+		     t = strtok_r(NULL, " ", &asave))
 			argv[n++] = t;
 		argv[n++] = "--out";
 		argv[n++] = (char *)outdir;
@@ -1039,9 +1092,11 @@ static int run_side(const struct run_opts *o, const char *dir, const char *outdi
 		argv[n] = NULL;
 		st = run_cmd(argv, log, NULL, RUN_TIMEOUT_S);
 		if (st == 77) {
-			fprintf(stderr, "%s: benchmark-%s skipped (exit 77, see %s)\n", prog, b, log);
+			fprintf(stderr, "%s: benchmark-%s skipped (exit 77, see %s)\n", prog, b,
+				log);
 		} else if (st) {
-			fprintf(stderr, "%s: benchmark-%s failed (exit %d, see %s)\n", prog, b, st, log);
+			fprintf(stderr, "%s: benchmark-%s failed (exit %d, see %s)\n", prog, b, st,
+				log);
 			rc = -1;
 		}
 		free(copy);
@@ -1072,20 +1127,20 @@ static void record_history(const char *out)
 	if (!getenv("TTM_HISTORY_DB") && !getenv("TTM_HISTORY_PG") && !is_dir("results"))
 		return;
 	{
-		char *argv[] = { hist, "import", "--source", "compare-run", (char *)out, NULL };
+		char *argv[] = {hist, "import", "--source", "compare-run", (char *)out, NULL};
 		char log[PATH_MAX];
 
 		snprintf(log, sizeof(log), "%s/history.log", out);
 		if (run_cmd(argv, log, NULL, 300))
-			fprintf(stderr, "%s: recording the runs in the history failed (see %s)\n", prog,
-				log);
+			fprintf(stderr, "%s: recording the runs in the history failed (see %s)\n",
+				prog, log);
 	}
 }
 
 int ttm_compare_run(int argc, char **argv)
 {
 	char dir[2][PATH_MAX], outdir[PATH_MAX], rdir[PATH_MAX + 64];
-	struct run_table t = { 0 };
+	struct run_table t = {0};
 	struct run_opts o;
 	unsigned regressed = 0, improved = 0, judged = 0;
 	double *mde = NULL;
@@ -1118,15 +1173,16 @@ int ttm_compare_run(int argc, char **argv)
 		free(o.functions);
 		return EXIT_BAD_INPUT;
 	}
-	fprintf(stderr, "%s: A = %s, B = %s, %u rounds of %s (%s), results in %s\n", prog,
-		dir[0], dir[1], o.rounds, o.bench, o.args, outdir);
+	fprintf(stderr, "%s: A = %s, B = %s, %u rounds of %s (%s), results in %s\n", prog, dir[0],
+		dir[1], o.rounds, o.bench, o.args, outdir);
 	for (unsigned r = 0; r < o.rounds; r++) {
 		for (int k = 0; k < 2; k++) {
 			int s = (r % 2) ? 1 - k : k;
 
 			snprintf(rdir, sizeof(rdir), "%s/%c/round-%03u", outdir, 'A' + s, r);
 			if (mkdir_p(rdir) || run_side(&o, dir[s], rdir)) {
-				fprintf(stderr, "%s: round %u of side %c failed\n", prog, r, 'A' + s);
+				fprintf(stderr, "%s: round %u of side %c failed\n", prog, r,
+					'A' + s);
 				rc = EXIT_BAD_INPUT;
 				goto out;
 			}
@@ -1147,6 +1203,17 @@ int ttm_compare_run(int argc, char **argv)
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}
+	if (!wilcoxon_rank(o.rounds, o.confidence)) {
+		unsigned need = o.rounds;
+
+		while (need < RUN_MAX_ROUNDS && !wilcoxon_rank(need, o.confidence))
+			need++;
+		fprintf(
+		    stderr,
+		    "%s: %u paired rounds cannot show a change at %.3g%% confidence (it takes %u): "
+		    "nothing will be flagged\n",
+		    prog, o.rounds, o.confidence, need);
+	}
 	printf("%-64s %-9s %5s %12s %12s %9s %21s %8s  %s\n", "metric (A -> B)", "unit", "pairs",
 	       "A median", "B median", "change", "interval", "mde", "verdict");
 	for (size_t i = 0; i < t.n; i++) {
@@ -1155,7 +1222,7 @@ int ttm_compare_run(int argc, char **argv)
 		double chg, lo, hi, worse_lo, half;
 		const char *verdict;
 
-		if (paired_estimate(m, o.rounds, o.confidence, o.seed + i, &p)) {
+		if (paired_estimate(m, o.rounds, o.confidence, &p)) {
 			rc = EXIT_BAD_INPUT;
 			goto out;
 		}
@@ -1182,7 +1249,8 @@ int ttm_compare_run(int argc, char **argv)
 		       fmax(half, o.threshold_pct), verdict);
 	}
 	if (!judged) {
-		fprintf(stderr, "%s: no metric was recorded by both sides in 3 or more rounds\n", prog);
+		fprintf(stderr, "%s: no metric was recorded by both sides in 3 or more rounds\n",
+			prog);
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}

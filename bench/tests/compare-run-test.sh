@@ -10,6 +10,8 @@
 #   order     the rounds alternate which side runs first
 #   badside   a side that is neither a build tree nor a commit: exit 2
 #   failing   B's benchmark fails: exit 2 naming the round
+#   few       B 1.05 over 5 rounds: too few for a 99% interval, exit 0,
+#             nothing flagged and a message saying 8 are needed
 set -u
 gen=$1 cmp=$2 case=$3
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ttm-compare-run-test.XXXXXX") || exit 1
@@ -48,12 +50,15 @@ faster) tree A 1.0; tree B 0.95 ;;
 order) tree A 1.0; tree B 1.0 ;;
 badside) tree A 1.0; want=2 ;;
 failing) tree A 1.0; tree B 1.0 fail; want=2 ;;
+few) tree A 1.0; tree B 1.05 ;;
 *) fail "unknown case $case" ;;
 esac
+rounds=8
+[ "$case" = few ] && rounds=5
 side_b="$dir/B"
 [ "$case" = badside ] && side_b="$dir/no-such-tree-or-commit"
 
-out=$(cd "$dir" && TTM_HISTORY_DB="$dir/history.sqlite" "$cmp" --run "$dir/A" "$side_b" --bench gen --rounds 6 --out "$dir/out" \
+out=$(cd "$dir" && TTM_HISTORY_DB="$dir/history.sqlite" "$cmp" --run "$dir/A" "$side_b" --bench gen --rounds "$rounds" --out "$dir/out" \
 	--args "--quick" 2>"$dir/err")
 rc=$?
 echo "$out"
@@ -62,12 +67,12 @@ cat "$dir/err" >&2
 
 case $case in
 aa)
-	grep -q '2 metrics compared over 6 paired rounds: 0 regressed, 0 improved' <<<"$out" ||
+	grep -q '2 metrics compared over 8 paired rounds: 0 regressed, 0 improved' <<<"$out" ||
 		fail "A/A was not judged clean"
-	# Both sides' twelve files went into the results history.
+	# Both sides' sixteen files went into the results history.
 	hist="$(dirname "$cmp")/ttm-history"
 	if [ -x "$hist" ]; then
-		"$hist" --db "$dir/history.sqlite" runs | grep -q '^12 runs$' ||
+		"$hist" --db "$dir/history.sqlite" runs | grep -q '^16 runs$' ||
 			fail "the runs were not recorded in the history"
 	fi
 	;;
@@ -81,7 +86,7 @@ faster)
 	;;
 order)
 	# A B, then B A, then A B ...: the first side alternates per round.
-	[ "$(paste -sd' ' "$dir/order")" = "A B B A A B B A A B B A" ] ||
+	[ "$(paste -sd' ' "$dir/order")" = "A B B A A B B A A B B A A B B A" ] ||
 		fail "rounds ran in the order $(paste -sd' ' "$dir/order")"
 	;;
 badside)
@@ -89,6 +94,11 @@ badside)
 	;;
 failing)
 	grep -q 'round 0 of side B failed' "$dir/err" || fail "the failed round is not named"
+	;;
+few)
+	grep -q '5 paired rounds cannot show a change at 99% confidence (it takes 8)' "$dir/err" ||
+		fail "no message about too few rounds"
+	grep -q ' 0 regressed, 0 improved' <<<"$out" || fail "a change was flagged from 5 rounds"
 	;;
 esac
 echo "ok: $case"
