@@ -51,7 +51,7 @@ commit 5 1.05
 commit 6 1.05
 good=$(git rev-parse HEAD~5) planted=$(git rev-parse HEAD~2) head=$(git symbolic-ref HEAD)
 
-out=$(./scripts/bisect.sh --compare "$cmp" --bench gen --rounds 6 "$good" HEAD 'gen.latency' 2>"$dir/err")
+out=$(./scripts/bisect.sh --compare "$cmp" --bench gen --rounds 8 "$good" HEAD 'gen.latency' 2>"$dir/err")
 rc=$?
 echo "$out"
 cat "$dir/err" >&2
