@@ -10,9 +10,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -455,4 +458,177 @@ KTEST(server_death_is_eio)
 	close(conn);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* ---- CPU mappings over the wire (what the node does in a forked child) ---- */
+
+struct revoke_state {
+	char *addr;
+	size_t len;
+	uint64_t map;
+	_Atomic uint64_t rev;
+};
+
+/* A revocation: our pages of the mapping go back to reserved. */
+static void revoke_cb(uint64_t map, uint64_t rev, void *ctx)
+{
+	struct revoke_state *rs = ctx;
+
+	if (map != rs->map)
+		return;
+	mmap(rs->addr, rs->len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	atomic_store(&rs->rev, rev);
+}
+
+struct chan {
+	int conn;
+	struct revoke_state *rs;
+};
+
+static void *chan_thread(void *arg)
+{
+	struct chan *ch = arg;
+
+	srv_client_revoke_serve(ch->conn, revoke_cb, ch->rs);
+	return NULL;
+}
+
+/* Fault byte @off of @map in and map the run the server names over @rs->addr. */
+static int fault_in(int conn, struct revoke_state *rs, uint64_t off, int *memfd)
+{
+	struct srv_rep rep;
+	int fd, ret = srv_client_fault(conn, rs->map, off, &rep, &fd);
+
+	if (ret)
+		return ret;
+	if (fd >= 0) {
+		if (*memfd >= 0)
+			close(*memfd);
+		*memfd = fd;
+	}
+	if (*memfd < 0 || !rep.map_pages || rep.map_rev < atomic_load(&rs->rev))
+		return -EIO;
+	if (mmap(rs->addr + off, rep.map_pages * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 *memfd, (off_t)rep.map_off) == MAP_FAILED)
+		return -errno;
+	return 0;
+}
+
+static int mapping_child(const char *path, int to_parent, int from_parent)
+{
+	enum { SIZE = 16 * 4096 };
+	struct revoke_state rs = { .len = SIZE };
+	struct drm_i915_gem_mmap_offset mo = { .flags = I915_MMAP_OFFSET_WB };
+	char buf[SIZE], c;
+	struct chan ch;
+	pthread_t t;
+	uint64_t file, bad;
+	int conn = srv_connect(path), anchor, memfd = -1, nm;
+	uint32_t handle;
+
+	for (unsigned int i = 0; i < SIZE; i++)
+		buf[i] = (char)(i * 13);
+	if (conn < 0 || srv_client_open(conn, 128, 1, &anchor, &file) ||
+	    bo_create(conn, file, SIZE, &handle) || bo_rw(conn, file, handle, buf, SIZE, true))
+		return 1;
+	mo.handle = handle;
+	if (srv_client_ioctl(conn, file, -1, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo, NULL))
+		return 2;
+	/* No mapping channel yet: no mapping. */
+	if (srv_client_mmap(conn, file, -1, mo.offset, SIZE, PROT_READ | PROT_WRITE, &rs.map,
+			    &nm) != -EINVAL)
+		return 3;
+	ch.conn = srv_connect(path);
+	ch.rs = &rs;
+	if (ch.conn < 0 || srv_client_mm(ch.conn))
+		return 4;
+	/* One channel per process. */
+	bad = (uint64_t)srv_connect(path);
+	if (srv_client_mm((int)bad) != -EEXIST)
+		return 5;
+	close((int)bad);
+	if (srv_client_mmap(conn, file, -1, mo.offset + 4096 * 1024, SIZE, PROT_READ, &bad, &nm) !=
+	    -EINVAL)
+		return 6;
+	if (srv_client_mmap(conn, file, -1, mo.offset, SIZE, PROT_READ | PROT_WRITE, &rs.map, &nm))
+		return 7;
+	rs.addr = mmap(NULL, SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rs.addr == MAP_FAILED || pthread_create(&t, NULL, chan_thread, &ch))
+		return 8;
+	{
+		struct srv_rep rep;
+		int fd;
+
+		if (srv_client_fault(conn, rs.map + 1000, 0, &rep, &fd) != -EINVAL ||
+		    srv_client_fault(conn, rs.map, SIZE, &rep, &fd) != -EINVAL ||
+		    srv_client_fault(conn, rs.map, 100, &rep, &fd) != -EINVAL)
+			return 9;
+	}
+	for (uint64_t off = 0; off < SIZE; off += 4096)
+		if (fault_in(conn, &rs, off, &memfd))
+			return 10;
+	if (memcmp(rs.addr, buf, SIZE))
+		return 11;
+	/* Our write through the mapping is the object's content. */
+	memcpy(rs.addr + 4096, "mapped", 6);
+	memset(buf, 0, SIZE);
+	if (bo_rw(conn, file, handle, buf, SIZE, false) || memcmp(buf + 4096, "mapped", 6))
+		return 12;
+	/* The parent swaps the object out: our pages are revoked first. */
+	if (write(to_parent, "m", 1) != 1 || read(from_parent, &c, 1) != 1)
+		return 13;
+	if (!atomic_load(&rs.rev))
+		return 14;
+	for (uint64_t off = 0; off < SIZE; off += 4096)
+		if (fault_in(conn, &rs, off, &memfd))
+			return 15;
+	if (memcmp(rs.addr + 4096, "mapped", 6))
+		return 16;
+	if (srv_client_munmap(conn, rs.map) || srv_client_munmap(conn, rs.map) != -EINVAL)
+		return 17;
+	/* A mapping left behind goes with the process. */
+	if (srv_client_mmap(conn, file, -1, mo.offset, SIZE, PROT_READ, &rs.map, &nm))
+		return 18;
+	return 0;
+}
+
+KTEST_F(server, child_mappings)
+{
+	struct fix *f = ktest_current()->priv;
+	struct timespec ms = { 0, 1000000 };
+	struct srv_stats before, st;
+	int to_parent[2], from_parent[2], status;
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(pipe(to_parent), 0);
+	ASSERT_EQ(pipe(from_parent), 0);
+	srv_get_stats(f->s, &before);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(mapping_child(f->path, to_parent[1], from_parent[0]));
+	if (read(to_parent[0], &c, 1) == 1) {
+		srv_get_stats(f->s, &st);
+		EXPECT_EQ(st.maps, before.maps + 1);
+		EXPECT_EQ(i915_gem_debugfs_write(f->i915, "i915_gem_drop_caches", "0x67", 4), 4);
+		srv_get_stats(f->s, &st);
+		EXPECT_GT(st.revokes, before.revokes);
+		EXPECT_EQ(write(from_parent[1], "g", 1), 1);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	for (int i = 0; i < 2000; i++) {
+		srv_get_stats(f->s, &st);
+		if (st.maps == before.maps)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	EXPECT_EQ(st.maps, before.maps);
+	EXPECT_UEQ(wait_files(f->s, 0), 0);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	close(from_parent[0]);
+	close(from_parent[1]);
 }
