@@ -285,13 +285,13 @@ static double measure_buddy(enum buddy_mode mode, unsigned fill_pct, size_t pair
 		if (!drm_buddy_alloc_blocks(&mm, mode == BUDDY_RANGE ? win_start : 0,
 					    mode == BUDDY_RANGE ? win_end : size, sz, 4096, &one,
 					    flags))
-			drm_buddy_free_list(&mm, &one);
+			drm_buddy_free_list(&mm, &one, 0);
 		done++;
 	}
 	t0 = testlib_now_ns() - t0;
 	if (bench_icount_stop(m, done))
 		done = 0;
-	drm_buddy_free_list(&mm, &held);
+	drm_buddy_free_list(&mm, &held, 0);
 	drm_buddy_fini(&mm);
 	return done ? (double)t0 / (double)done : -1;
 }

@@ -123,7 +123,7 @@ static void slot_free(struct buddy_fuzz *f, int s, bool one_by_one)
 			drm_buddy_free_block(&f->mm, b);
 		}
 	} else {
-		drm_buddy_free_list(&f->mm, &f->slot[s]);
+		drm_buddy_free_list(&f->mm, &f->slot[s], 0);
 	}
 	fuzz_check(list_empty(&f->slot[s]));
 	fuzz_check(drm_buddy_avail(&f->mm) == avail_before + f->slot_bytes[s]);

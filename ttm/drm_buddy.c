@@ -52,7 +52,8 @@ static struct drm_buddy_block *block_new(struct drm_buddy *mm, struct drm_buddy_
 	b->offset = offset;
 	b->order = order;
 	b->parent = parent;
-	b->max_free = -1;
+	b->max_free[DRM_BUDDY_CLEAR_TREE] = b->max_free[DRM_BUDDY_DIRTY_TREE] = -1;
+	b->clear = false;
 	INIT_LIST_HEAD(&b->link);
 	return b;
 }
@@ -66,6 +67,22 @@ static void block_put(struct drm_buddy *mm, struct drm_buddy_block *b)
 	mm->spare = b;
 }
 
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static unsigned int tree_of(const struct drm_buddy_block *b)
+{
+	return b->clear ? DRM_BUDDY_CLEAR_TREE : DRM_BUDDY_DIRTY_TREE;
+}
+
+/* Largest free order below @b in either tree. */
+static int max_free_any(const struct drm_buddy_block *b)
+{
+	return max_int(b->max_free[DRM_BUDDY_CLEAR_TREE], b->max_free[DRM_BUDDY_DIRTY_TREE]);
+}
+
 /*
  * @b's max_free changed: bring its ancestors' summaries up to date, stopping
  * at the first that does not change (its own ancestors are then right too).
@@ -75,20 +92,25 @@ static void propagate_max_free(struct drm_buddy_block *b)
 	struct drm_buddy_block *p;
 
 	for (p = b->parent; p && p->state == DRM_BUDDY_SPLIT; p = p->parent) {
-		int m =
-		    p->left->max_free > p->right->max_free ? p->left->max_free : p->right->max_free;
+		int c = max_int(p->left->max_free[0], p->right->max_free[0]);
+		int d = max_int(p->left->max_free[1], p->right->max_free[1]);
 
-		if (m == p->max_free)
+		if (c == p->max_free[0] && d == p->max_free[1])
 			break;
-		p->max_free = m;
+		p->max_free[0] = c;
+		p->max_free[1] = d;
 	}
 }
 
+/* Put @b on the free list of its clear state and order. */
 static void mark_free(struct drm_buddy *mm, struct drm_buddy_block *b)
 {
+	unsigned int t = tree_of(b);
+
 	b->state = DRM_BUDDY_FREE;
-	b->max_free = (int)b->order;
-	list_add(&b->link, &mm->free_list[b->order]);
+	b->max_free[t] = (int)b->order;
+	b->max_free[!t] = -1;
+	list_add(&b->link, &mm->free_trees[t][b->order]);
 	propagate_max_free(b);
 }
 
@@ -97,7 +119,7 @@ static void mark_allocated(struct drm_buddy_block *b)
 {
 	list_del_init(&b->link);
 	b->state = DRM_BUDDY_ALLOCATED;
-	b->max_free = -1;
+	b->max_free[0] = b->max_free[1] = -1;
 	propagate_max_free(b);
 }
 
@@ -116,6 +138,9 @@ static int split_block(struct drm_buddy *mm, struct drm_buddy_block *b)
 	}
 	list_del_init(&b->link);
 	b->state = DRM_BUDDY_SPLIT;
+	/* The halves of a cleared block are cleared; a split block is neither. */
+	b->left->clear = b->right->clear = b->clear;
+	b->clear = false;
 	mark_free(mm, b->left);
 	mark_free(mm, b->right);
 	return 0;
@@ -137,12 +162,13 @@ int drm_buddy_init(struct drm_buddy *mm, uint64_t size, uint64_t chunk_size)
 	mm->n_roots = (unsigned int)__builtin_popcountll(chunks);
 	if (fault_should_fail(&ttm_fault_resource_alloc, sizeof(*mm->roots) * mm->n_roots))
 		goto err;
-	mm->free_list = calloc(mm->max_order + 1, sizeof(*mm->free_list));
+	mm->free_trees[0] = calloc(2 * (size_t)(mm->max_order + 1), sizeof(*mm->free_trees[0]));
 	mm->roots = calloc(mm->n_roots, sizeof(*mm->roots));
-	if (!mm->free_list || !mm->roots)
+	if (!mm->free_trees[0] || !mm->roots)
 		goto err;
-	for (i = 0; i <= mm->max_order; i++)
-		INIT_LIST_HEAD(&mm->free_list[i]);
+	mm->free_trees[1] = mm->free_trees[0] + mm->max_order + 1;
+	for (i = 0; i < 2 * (mm->max_order + 1); i++)
+		INIT_LIST_HEAD(&mm->free_trees[0][i]);
 	/* Largest roots first, so root i covers addresses below root i + 1. */
 	for (i = 0; i < mm->n_roots; i++) {
 		unsigned int order = ilog2_u64(chunks);
@@ -160,14 +186,19 @@ err:
 		for (i = 0; i < mm->n_roots; i++)
 			free(mm->roots[i]);
 	free(mm->roots);
-	free(mm->free_list);
+	free(mm->free_trees[0]);
 	return -ENOMEM;
 }
+
+static void coalesce(struct drm_buddy *mm, struct drm_buddy_block *b, bool force);
 
 void drm_buddy_fini(struct drm_buddy *mm)
 {
 	unsigned int i;
 
+	/* Free buddies of different clear states stay split: merge them now. */
+	for (i = 0; i < mm->n_roots; i++)
+		coalesce(mm, mm->roots[i], true);
 	if (mm->avail != mm->size)
 		fprintf(stderr, "drm_buddy_fini: %" PRIu64 " bytes still allocated\n",
 			mm->size - mm->avail);
@@ -181,107 +212,158 @@ void drm_buddy_fini(struct drm_buddy *mm)
 		free(b);
 	}
 	free(mm->roots);
-	free(mm->free_list);
+	free(mm->free_trees[0]);
 	*mm = (struct drm_buddy){0};
 }
 
-/* Give @b back and merge upwards while the buddy is free too. */
-static void release_block(struct drm_buddy *mm, struct drm_buddy_block *b)
+/*
+ * Merge free @l and @r, the halves of @p, into free @p: cleared when both
+ * were (a forced merge of a cleared and a dirty half gives a dirty block,
+ * and the cleared half's bytes leave @mm->clear_avail). Neither is on a
+ * list any more.
+ */
+static void merge_accounting(struct drm_buddy *mm, const struct drm_buddy_block *a,
+			     const struct drm_buddy_block *b)
+{
+	if (a->clear != b->clear)
+		mm->clear_avail -= block_size(mm, a->clear ? a : b);
+}
+
+static void merge_halves(struct drm_buddy *mm, struct drm_buddy_block *p)
+{
+	struct drm_buddy_block *l = p->left, *r = p->right;
+
+	merge_accounting(mm, l, r);
+	p->clear = l->clear && r->clear;
+	block_put(mm, l);
+	block_put(mm, r);
+	p->left = p->right = NULL;
+	mark_free(mm, p);
+}
+
+/*
+ * Give @b back and merge upwards while the buddy is free too and, unless
+ * @force, in the same clear state (as the kernel, a cleared block is not
+ * merged into a dirty one: its clearing would be lost). Return the order
+ * of the free block @b ended in.
+ */
+static unsigned int release_block(struct drm_buddy *mm, struct drm_buddy_block *b, bool force)
 {
 	struct drm_buddy_block *p;
 
 	while ((p = b->parent)) {
 		struct drm_buddy_block *buddy = p->left == b ? p->right : p->left;
 
-		if (buddy->state != DRM_BUDDY_FREE)
+		if (buddy->state != DRM_BUDDY_FREE || (!force && buddy->clear != b->clear))
 			break;
 		list_del_init(&buddy->link);
+		merge_accounting(mm, b, buddy);
+		p->clear = b->clear && buddy->clear;
 		block_put(mm, buddy);
 		block_put(mm, b);
 		p->left = p->right = NULL;
 		b = p;
 	}
 	mark_free(mm, b);
+	return b->order;
 }
 
 void drm_buddy_free_block(struct drm_buddy *mm, struct drm_buddy_block *block)
 {
 	mm->avail += block_size(mm, block);
+	if (block->clear)
+		mm->clear_avail += block_size(mm, block);
 	list_del_init(&block->link);
-	release_block(mm, block);
+	release_block(mm, block, false);
 }
 
-void drm_buddy_free_list(struct drm_buddy *mm, struct list_head *blocks)
+void drm_buddy_free_list(struct drm_buddy *mm, struct list_head *blocks, unsigned long flags)
 {
-	while (!list_empty(blocks))
-		drm_buddy_free_block(mm, list_first_entry(blocks, struct drm_buddy_block, link));
-}
+	while (!list_empty(blocks)) {
+		struct drm_buddy_block *b = list_first_entry(blocks, struct drm_buddy_block, link);
 
-/* Undo splits whose halves are both free again (after a failed range walk). */
-static void coalesce(struct drm_buddy *mm, struct drm_buddy_block *b)
-{
-	/* A split block always has both children; the check keeps analyzers sure of it. */
-	if (b->state != DRM_BUDDY_SPLIT || !b->left || !b->right)
-		return;
-	coalesce(mm, b->left);
-	coalesce(mm, b->right);
-	if (b->left->state == DRM_BUDDY_FREE && b->right->state == DRM_BUDDY_FREE) {
-		list_del_init(&b->left->link);
-		list_del_init(&b->right->link);
-		block_put(mm, b->left);
-		block_put(mm, b->right);
-		b->left = b->right = NULL;
-		mark_free(mm, b);
+		b->clear = flags & DRM_BUDDY_CLEARED;
+		drm_buddy_free_block(mm, b);
 	}
 }
 
 /*
- * The free block of order >= @order with the highest offset (the kernel's
- * get_maxblock()): from the highest root down, into the right half whenever
- * it holds such a block. One step per level, whatever the number of free
- * blocks.
+ * Undo splits whose halves are both free again (after a failed range walk):
+ * halves in the same clear state, or any with @force.
  */
-static struct drm_buddy_block *highest_free(struct drm_buddy *mm, unsigned int order)
+static void coalesce(struct drm_buddy *mm, struct drm_buddy_block *b, bool force)
+{
+	/* A split block always has both children; the check keeps analyzers sure of it. */
+	if (b->state != DRM_BUDDY_SPLIT || !b->left || !b->right)
+		return;
+	coalesce(mm, b->left, force);
+	coalesce(mm, b->right, force);
+	if (b->left->state == DRM_BUDDY_FREE && b->right->state == DRM_BUDDY_FREE &&
+	    (force || b->left->clear == b->right->clear)) {
+		list_del_init(&b->left->link);
+		list_del_init(&b->right->link);
+		merge_halves(mm, b);
+	}
+}
+
+/*
+ * The free block of order >= @order with the highest offset in free tree
+ * @t (the kernel's get_maxblock()): from the highest root down, into the
+ * right half whenever it holds such a block. One step per level, whatever
+ * the number of free blocks.
+ */
+static struct drm_buddy_block *highest_free(struct drm_buddy *mm, unsigned int order,
+					    unsigned int t)
 {
 	struct drm_buddy_block *b = NULL;
 	unsigned int i;
 
 	for (i = mm->n_roots; i--;) {
-		if (mm->roots[i]->max_free >= (int)order) {
+		if (mm->roots[i]->max_free[t] >= (int)order) {
 			b = mm->roots[i];
 			break;
 		}
 	}
 	while (b && b->state == DRM_BUDDY_SPLIT)
-		b = b->right->max_free >= (int)order ? b->right : b->left;
+		b = b->right->max_free[t] >= (int)order ? b->right : b->left;
 	return b;
 }
 
-/* One block of @order from the free lists; lowest list first, highest offset if @topdown. */
-static int alloc_from_lists(struct drm_buddy *mm, unsigned int order, bool topdown,
+/* The first free block of the lowest order >= @order in free tree @t. */
+static struct drm_buddy_block *lowest_order_free(struct drm_buddy *mm, unsigned int order,
+						 unsigned int t)
+{
+	for (unsigned int o = order; o <= mm->max_order; o++)
+		if (!list_empty(&mm->free_trees[t][o]))
+			return list_first_entry(&mm->free_trees[t][o], struct drm_buddy_block,
+						link);
+	return NULL;
+}
+
+/*
+ * One block of @order from the free lists of the clear state @flags asks
+ * for (DRM_BUDDY_CLEAR_ALLOCATION: cleared, else dirty), else from the other
+ * state's, as the kernel's alloc_from_freetree(): the lowest list first, the
+ * highest offset if top-down.
+ */
+static int alloc_from_lists(struct drm_buddy *mm, unsigned int order, unsigned long flags,
 			    struct drm_buddy_block **out)
 {
-	struct drm_buddy_block *b = NULL, *top;
-	unsigned int o;
+	bool topdown = flags & DRM_BUDDY_TOPDOWN_ALLOCATION;
+	unsigned int t =
+	    flags & DRM_BUDDY_CLEAR_ALLOCATION ? DRM_BUDDY_CLEAR_TREE : DRM_BUDDY_DIRTY_TREE;
+	struct drm_buddy_block *b, *top;
 	int ret;
 
-	if (topdown) {
-		b = highest_free(mm, order);
-	} else {
-		for (o = order; o <= mm->max_order; o++) {
-			if (!list_empty(&mm->free_list[o])) {
-				b = list_first_entry(&mm->free_list[o], struct drm_buddy_block,
-						     link);
-				break;
-			}
-		}
-	}
+	b = topdown ? highest_free(mm, order, t) : lowest_order_free(mm, order, t);
+	if (!b)
+		b = topdown ? highest_free(mm, order, !t) : lowest_order_free(mm, order, !t);
 	if (!b)
 		return -ENOSPC;
 	for (top = b; b->order > order;) {
 		ret = split_block(mm, b);
 		if (ret) {
-			coalesce(mm, top);
+			coalesce(mm, top, false);
 			return ret;
 		}
 		b = topdown ? b->right : b->left;
@@ -293,7 +375,7 @@ static int alloc_from_lists(struct drm_buddy *mm, unsigned int order, bool topdo
 
 /* One block of @order inside [@start, @end), by depth-first walk from the roots. */
 static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t start, uint64_t end,
-			  bool topdown, struct drm_buddy_block **out)
+			  bool topdown, int tree, struct drm_buddy_block **out)
 {
 	/* Each level pushes at most two blocks: roots + 2 per order bounds the depth. */
 	struct drm_buddy_block *stack[64 + 2 * 64 + 2];
@@ -308,7 +390,8 @@ static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t sta
 		uint64_t bs = b->offset, be = bs + block_size(mm, b);
 
 		/* Nothing free of @order below @b (allocated blocks included). */
-		if (be <= start || bs >= end || b->max_free < (int)order)
+		if (be <= start || bs >= end ||
+		    (tree < 0 ? max_free_any(b) : b->max_free[tree]) < (int)order)
 			continue;
 		/*
 		 * Across an end of the range: only an aligned @order block inside
@@ -357,24 +440,73 @@ static int alloc_in_range(struct drm_buddy *mm, unsigned int order, uint64_t sta
 		struct drm_buddy_block *b = list_first_entry(&splits, struct drm_buddy_block, link);
 
 		list_del_init(&b->link);
-		if (b->left->state == DRM_BUDDY_FREE && b->right->state == DRM_BUDDY_FREE) {
+		if (b->left->state == DRM_BUDDY_FREE && b->right->state == DRM_BUDDY_FREE &&
+		    b->left->clear == b->right->clear) {
 			list_del_init(&b->left->link);
 			list_del_init(&b->right->link);
-			block_put(mm, b->left);
-			block_put(mm, b->right);
-			b->left = b->right = NULL;
-			mark_free(mm, b);
+			merge_halves(mm, b);
 		}
 	}
 	return ret;
 }
 
+/*
+ * One block of @order: from the free lists, or inside [@start, @end) when
+ * @ranged, first among blocks in the clear state asked for, then any (the
+ * kernel's two passes of __alloc_range_bias(); one when every free block is
+ * dirty).
+ */
 static int alloc_one(struct drm_buddy *mm, unsigned int order, uint64_t start, uint64_t end,
-		     bool ranged, bool topdown, struct drm_buddy_block **out)
+		     bool ranged, unsigned long flags, struct drm_buddy_block **out)
 {
-	if (ranged)
-		return alloc_in_range(mm, order, start, end, topdown, out);
-	return alloc_from_lists(mm, order, topdown, out);
+	bool topdown = flags & DRM_BUDDY_TOPDOWN_ALLOCATION;
+	int t = flags & DRM_BUDDY_CLEAR_ALLOCATION ? DRM_BUDDY_CLEAR_TREE : DRM_BUDDY_DIRTY_TREE;
+	int ret;
+
+	if (!ranged)
+		return alloc_from_lists(mm, order, flags, out);
+	if (!mm->clear_avail)
+		return alloc_in_range(mm, order, start, end, topdown, -1, out);
+	ret = alloc_in_range(mm, order, start, end, topdown, t, out);
+	if (ret == -ENOSPC)
+		ret = alloc_in_range(mm, order, start, end, topdown, -1, out);
+	return ret;
+}
+
+/*
+ * Merge free buddies of different clear states inside [@start, @end) until
+ * a free block of @min_order exists (the kernel's __force_merge(), tried
+ * when an allocation finds only smaller blocks but some are cleared).
+ * Return 0 when one was made, else -ENOSPC.
+ */
+static int force_merge(struct drm_buddy *mm, uint64_t start, uint64_t end, unsigned int min_order)
+{
+	if (!min_order || min_order > mm->max_order)
+		return -ENOSPC;
+	for (unsigned int t = 0; t < 2; t++) {
+		for (unsigned int o = min_order; o--;) {
+			struct drm_buddy_block *b, *n;
+
+		again:
+			list_for_each_entry_safe (b, n, &mm->free_trees[t][o],
+						  struct drm_buddy_block, link) {
+				struct drm_buddy_block *buddy;
+
+				if (!b->parent || b->offset < start ||
+				    b->offset + block_size(mm, b) > end)
+					continue;
+				buddy = b->parent->left == b ? b->parent->right : b->parent->left;
+				if (buddy->state != DRM_BUDDY_FREE)
+					continue;
+				list_del_init(&b->link);
+				if (release_block(mm, b, true) >= min_order)
+					return 0;
+				/* The merge took blocks off this list, @n among them maybe. */
+				goto again;
+			}
+		}
+	}
+	return -ENOSPC;
 }
 
 /* Keep the first @size bytes of allocated @b on @list, free the rest. */
@@ -413,7 +545,7 @@ static void release_uncharged(struct drm_buddy *mm, struct list_head *list)
 		struct drm_buddy_block *pos = list_first_entry(list, struct drm_buddy_block, link);
 
 		list_del_init(&pos->link);
-		release_block(mm, pos);
+		release_block(mm, pos, false);
 	}
 }
 
@@ -473,7 +605,7 @@ static int alloc_exact_range(struct drm_buddy *mm, uint64_t start, uint64_t size
 		 * no split is left with two free halves.
 		 */
 		while (nsplit)
-			coalesce(mm, split[--nsplit]);
+			coalesce(mm, split[--nsplit], false);
 		release_uncharged(mm, &taken);
 		return ret;
 	}
@@ -507,8 +639,9 @@ static int alloc_contig_try_harder(struct drm_buddy *mm, uint64_t size, uint64_t
 
 	if (order == 0 || order > mm->max_order)
 		return -ENOSPC;
-	list_for_each_entry (pos, &mm->free_list[order], struct drm_buddy_block, link)
-		n++;
+	for (unsigned int t = 0; t < 2; t++)
+		list_for_each_entry (pos, &mm->free_trees[t][order], struct drm_buddy_block, link)
+			n++;
 	if (!n)
 		return -ENOSPC;
 	/* Offsets, not blocks: a failed try may merge the blocks it released. */
@@ -518,8 +651,9 @@ static int alloc_contig_try_harder(struct drm_buddy *mm, uint64_t size, uint64_t
 	if (!offs)
 		return -ENOMEM;
 	k = 0;
-	list_for_each_entry (pos, &mm->free_list[order], struct drm_buddy_block, link)
-		offs[k++] = pos->offset;
+	for (unsigned int t = 0; t < 2; t++)
+		list_for_each_entry (pos, &mm->free_trees[t][order], struct drm_buddy_block, link)
+			offs[k++] = pos->offset;
 	qsort(offs, n, sizeof(*offs), cmp_offset_desc);
 	for (k = 0; k < n; k++) {
 		uint64_t rhs = offs[k], filled = 0, at;
@@ -551,7 +685,6 @@ static int alloc_contig_try_harder(struct drm_buddy *mm, uint64_t size, uint64_t
 int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, uint64_t size,
 			   uint64_t min_block_size, struct list_head *blocks, unsigned long flags)
 {
-	bool topdown = flags & DRM_BUDDY_TOPDOWN_ALLOCATION;
 	bool ranged = flags & DRM_BUDDY_RANGE_ALLOCATION;
 	struct list_head taken = LIST_HEAD_INIT(taken);
 	struct drm_buddy_block *b, *pos;
@@ -581,7 +714,7 @@ int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, u
 		if (min_block_size > mm->chunk_size << order)
 			return -ENOSPC;
 		ret = order > mm->max_order ? -ENOSPC
-					    : alloc_one(mm, order, start, end, ranged, topdown, &b);
+					    : alloc_one(mm, order, start, end, ranged, flags, &b);
 		/* No power-of-two block: adjacent free blocks may still hold the run. */
 		if (ret == -ENOSPC && !(flags & DRM_BUDDY_RANGE_ALLOCATION)) {
 			ret = alloc_contig_try_harder(mm, size, min_block_size, &taken);
@@ -613,11 +746,14 @@ int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, u
 			goto err;
 		}
 		for (;;) {
-			ret = alloc_one(mm, order, start, end, ranged, topdown, &b);
+			ret = alloc_one(mm, order, start, end, ranged, flags, &b);
 			if (ret != -ENOSPC || order == min_order)
 				break;
 			order--;
 		}
+		/* Only smaller blocks, some cleared: merge across clear states and retry. */
+		if (ret == -ENOSPC && mm->clear_avail && !force_merge(mm, start, end, min_order))
+			ret = alloc_one(mm, order, start, end, ranged, flags, &b);
 		if (ret)
 			goto err;
 		list_add_tail(&b->link, &taken);
@@ -631,8 +767,11 @@ int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, u
 			goto err;
 	}
 done:
-	list_for_each_entry (pos, &taken, struct drm_buddy_block, link)
+	list_for_each_entry (pos, &taken, struct drm_buddy_block, link) {
 		mm->avail -= block_size(mm, pos);
+		if (pos->clear)
+			mm->clear_avail -= block_size(mm, pos);
+	}
 	list_splice_tail_init(&taken, blocks);
 	return 0;
 err:
@@ -641,12 +780,35 @@ err:
 	return ret;
 }
 
+void drm_buddy_reset_clear(struct drm_buddy *mm, bool is_clear)
+{
+	for (unsigned int t = 0; t < 2; t++) {
+		for (unsigned int o = 0; o <= mm->max_order; o++) {
+			while (!list_empty(&mm->free_trees[t][o])) {
+				struct drm_buddy_block *b = list_first_entry(
+				    &mm->free_trees[t][o], struct drm_buddy_block, link);
+
+				if (b->clear == is_clear)
+					break;
+				/* To the other state's list: every block of this one goes. */
+				list_del_init(&b->link);
+				b->clear = is_clear;
+				mark_free(mm, b);
+			}
+		}
+	}
+	mm->clear_avail = is_clear ? mm->avail : 0;
+	/* Buddies kept apart by their clear states merge now. */
+	for (unsigned int i = 0; i < mm->n_roots; i++)
+		coalesce(mm, mm->roots[i], false);
+}
+
 uint64_t drm_buddy_largest_free(const struct drm_buddy *mm)
 {
 	unsigned int o = mm->max_order + 1;
 
 	while (o--)
-		if (!list_empty(&mm->free_list[o]))
+		if (!list_empty(&mm->free_trees[0][o]) || !list_empty(&mm->free_trees[1][o]))
 			return mm->chunk_size << o;
 	return 0;
 }
@@ -658,8 +820,9 @@ unsigned long drm_buddy_free_count(const struct drm_buddy *mm, unsigned int orde
 
 	if (order > mm->max_order)
 		return 0;
-	list_for_each_entry (pos, &mm->free_list[order], struct drm_buddy_block, link)
-		n++;
+	for (unsigned int t = 0; t < 2; t++)
+		list_for_each_entry (pos, &mm->free_trees[t][order], struct drm_buddy_block, link)
+			n++;
 	return n;
 }
 

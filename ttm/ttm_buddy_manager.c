@@ -78,7 +78,7 @@ static void ttm_buddy_man_free(struct ttm_resource_manager *man, struct ttm_reso
 	struct ttm_buddy_resource *vres = to_ttm_buddy_resource(res);
 
 	pthread_mutex_lock(&bman->lock);
-	drm_buddy_free_list(&bman->mm, &vres->blocks);
+	drm_buddy_free_list(&bman->mm, &vres->blocks, 0);
 	pthread_mutex_unlock(&bman->lock);
 	ttm_resource_fini(man, res);
 	free(vres);

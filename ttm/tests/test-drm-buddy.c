@@ -77,7 +77,7 @@ KTEST(drm_buddy_alloc_split_merge_to_top)
 		}
 	}
 	for (i = 0; i < N; i++)
-		drm_buddy_free_list(&mm, &lists[i]);
+		drm_buddy_free_list(&mm, &lists[i], 0);
 	EXPECT_TRUE(only_roots_free(&mm));
 	EXPECT_EQ(drm_buddy_free_count(&mm, 8), 1);
 	drm_buddy_fini(&mm);
@@ -99,7 +99,7 @@ KTEST(drm_buddy_alloc_sizes_random)
 		if (!list_empty(l)) {
 			uint64_t bytes = list_bytes(&mm, l), before = drm_buddy_avail(&mm);
 
-			drm_buddy_free_list(&mm, l);
+			drm_buddy_free_list(&mm, l, 0);
 			EXPECT_UEQ(drm_buddy_avail(&mm), before + bytes);
 		} else {
 			uint64_t min = SZ_4K << (ktest_rand() % 4);
@@ -148,7 +148,7 @@ KTEST(drm_buddy_alloc_sizes_random)
 		}
 	}
 	for (int i = 0; i < N; i++)
-		drm_buddy_free_list(&mm, &lists[i]);
+		drm_buddy_free_list(&mm, &lists[i], 0);
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }
@@ -165,7 +165,7 @@ KTEST(drm_buddy_alloc_topdown_and_range)
 	    0);
 	b = list_first_entry(&l, struct drm_buddy_block, link);
 	EXPECT_UEQ(b->offset, mm.size - SZ_4K);
-	drm_buddy_free_list(&mm, &l);
+	drm_buddy_free_list(&mm, &l, 0);
 	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &l, 0), 0);
 	b = list_first_entry(&l, struct drm_buddy_block, link);
 	EXPECT_UEQ(b->offset, 0);
@@ -177,22 +177,22 @@ KTEST(drm_buddy_alloc_topdown_and_range)
 		EXPECT_TRUE(b->offset >= 3 * SZ_1M + 8 * SZ_4K &&
 			    b->offset + drm_buddy_block_size(&mm, b) <= 5 * SZ_1M);
 	EXPECT_UEQ(list_bytes(&mm, &r), SZ_1M);
-	drm_buddy_free_list(&mm, &r);
+	drm_buddy_free_list(&mm, &r, 0);
 	/* Range + topdown: the last page of the range. */
 	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, SZ_1M, 2 * SZ_1M, SZ_4K, SZ_4K, &r,
 					 DRM_BUDDY_RANGE_ALLOCATION | DRM_BUDDY_TOPDOWN_ALLOCATION),
 		  0);
 	b = list_first_entry(&r, struct drm_buddy_block, link);
 	EXPECT_UEQ(b->offset, 2 * SZ_1M - SZ_4K);
-	drm_buddy_free_list(&mm, &r);
+	drm_buddy_free_list(&mm, &r, 0);
 	/* Contiguous 3 pages: one run, the rest of the 4-page block stays free. */
 	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 3 * SZ_4K, SZ_4K, &r,
 					 DRM_BUDDY_CONTIGUOUS_ALLOCATION),
 		  0);
 	EXPECT_UEQ(list_bytes(&mm, &r), 3 * SZ_4K);
 	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size - 4 * SZ_4K);
-	drm_buddy_free_list(&mm, &r);
-	drm_buddy_free_list(&mm, &l);
+	drm_buddy_free_list(&mm, &r, 0);
+	drm_buddy_free_list(&mm, &l, 0);
 	EXPECT_TRUE(only_roots_free(&mm));
 	{
 		char *text = NULL;
@@ -232,7 +232,7 @@ KTEST(drm_buddy_alloc_errors)
 		int k = 0;
 
 		EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &l, 0), -ENOSPC);
-		drm_buddy_free_list(&mm, &big);
+		drm_buddy_free_list(&mm, &big, 0);
 		for (uint64_t off = 0; off < mm.size; off += SZ_4K) {
 			struct list_head one = LIST_HEAD_INIT(one);
 
@@ -252,7 +252,7 @@ KTEST(drm_buddy_alloc_errors)
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 2 * SZ_4K, 2 * SZ_4K, &l, 0), -ENOSPC);
 	EXPECT_TRUE(list_empty(&l));
 	EXPECT_UEQ(drm_buddy_avail(&mm), mm.size / 2);
-	drm_buddy_free_list(&mm, &big);
+	drm_buddy_free_list(&mm, &big, 0);
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }
@@ -281,7 +281,7 @@ KTEST(drm_buddy_alloc_size_rounded_up_to_min_block)
 		EXPECT_UEQ(drm_buddy_block_offset(b) % SZ_4K, 0);
 	/* Still chunk granular: a size below one chunk is refused. */
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 100, SZ_4K, &l, 0), -EINVAL);
-	drm_buddy_free_list(&mm, &l);
+	drm_buddy_free_list(&mm, &l, 0);
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }
@@ -334,17 +334,17 @@ KTEST(drm_test_buddy_alloc_contiguous)
 	ASSERT_EQ(drm_buddy_init(&mm, mm_size, ps), 0);
 	take_pages_round_robin(&mm, lists, 3);
 	EXPECT_NE(drm_buddy_alloc_blocks(&mm, 0, mm_size, 3 * ps, ps, &allocated, contig), 0);
-	drm_buddy_free_list(&mm, middle);
+	drm_buddy_free_list(&mm, middle, 0);
 	EXPECT_NE(drm_buddy_alloc_blocks(&mm, 0, mm_size, 3 * ps, ps, &allocated, contig), 0);
 	EXPECT_NE(drm_buddy_alloc_blocks(&mm, 0, mm_size, 2 * ps, ps, &allocated, contig), 0);
-	drm_buddy_free_list(&mm, right);
+	drm_buddy_free_list(&mm, right, 0);
 	EXPECT_NE(drm_buddy_alloc_blocks(&mm, 0, mm_size, 3 * ps, ps, &allocated, contig), 0);
 	/* Two free pages side by side that are not buddies. */
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm_size, 2 * ps, ps, &allocated, contig), 0);
-	drm_buddy_free_list(&mm, left);
+	drm_buddy_free_list(&mm, left, 0);
 	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm_size, 3 * ps, ps, &allocated, contig), 0);
 	EXPECT_UEQ(list_bytes(&mm, &allocated), 2 * ps + 3 * ps);
-	drm_buddy_free_list(&mm, &allocated);
+	drm_buddy_free_list(&mm, &allocated, 0);
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }
@@ -367,7 +367,7 @@ KTEST(drm_buddy_alloc_contiguous_across_free_blocks)
 	ASSERT_EQ(drm_buddy_init(&mm, 8 * SZ_4K, SZ_4K), 0);
 	take_pages_round_robin(&mm, pages, 8);
 	for (int i = 2; i < 6; i++)
-		drm_buddy_free_list(&mm, &pages[i]);
+		drm_buddy_free_list(&mm, &pages[i], 0);
 	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm.size, 3 * SZ_4K, SZ_4K, &got,
 					 DRM_BUDDY_CONTIGUOUS_ALLOCATION),
 		  0);
@@ -381,9 +381,9 @@ KTEST(drm_buddy_alloc_contiguous_across_free_blocks)
 	EXPECT_UEQ(hi, 0x6000);
 	EXPECT_UEQ(list_bytes(&mm, &got), 3 * SZ_4K);
 	EXPECT_UEQ(drm_buddy_avail(&mm), SZ_4K);
-	drm_buddy_free_list(&mm, &got);
+	drm_buddy_free_list(&mm, &got, 0);
 	for (int i = 0; i < 8; i++)
-		drm_buddy_free_list(&mm, &pages[i]);
+		drm_buddy_free_list(&mm, &pages[i], 0);
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }
@@ -430,11 +430,11 @@ KTEST(drm_test_buddy_alloc_range_bias)
 		if (ktest_rand() & 1)
 			list_splice_tail_init(&one, &held);
 		else
-			drm_buddy_free_list(&mm, &one);
+			drm_buddy_free_list(&mm, &one, 0);
 	}
 	EXPECT_GT(ok, 0u);
 	EXPECT_GT(refused, 0u);
-	drm_buddy_free_list(&mm, &held);
+	drm_buddy_free_list(&mm, &held, 0);
 	EXPECT_UEQ(mm.avail, size);
 	EXPECT_UEQ(drm_buddy_largest_free(&mm), size);
 	EXPECT_UEQ(drm_buddy_free_count(&mm, mm.max_order), 1);
@@ -511,26 +511,32 @@ KTEST(drm_buddy_alloc_contiguous_blocks_ascending)
 		list_splice_tail_init(&one, &held);
 	}
 	EXPECT_GT(ok, 100u);
-	drm_buddy_free_list(&mm, &held);
+	drm_buddy_free_list(&mm, &held, 0);
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }
 
-/* @b's max_free is what its subtree holds; returns false on the first mismatch. */
+/* @b's max_free (per clear state) is what its subtree holds; false on the first mismatch. */
 static bool max_free_exact(const struct drm_buddy_block *b)
 {
-	int want;
+	for (unsigned t = 0; t < 2; t++) {
+		int want;
 
-	if (b->state == DRM_BUDDY_FREE)
-		want = (int)b->order;
-	else if (b->state == DRM_BUDDY_ALLOCATED)
-		want = -1;
-	else if (!max_free_exact(b->left) || !max_free_exact(b->right))
-		return false;
-	else
-		want =
-		    b->left->max_free > b->right->max_free ? b->left->max_free : b->right->max_free;
-	return b->max_free == want;
+		if (b->state == DRM_BUDDY_FREE)
+			want = (b->clear ? DRM_BUDDY_CLEAR_TREE : DRM_BUDDY_DIRTY_TREE) == t
+				   ? (int)b->order
+				   : -1;
+		else if (b->state == DRM_BUDDY_ALLOCATED)
+			want = -1;
+		else if (!max_free_exact(b->left) || !max_free_exact(b->right))
+			return false;
+		else
+			want = b->left->max_free[t] > b->right->max_free[t] ? b->left->max_free[t]
+									    : b->right->max_free[t];
+		if (b->max_free[t] != want)
+			return false;
+	}
+	return true;
 }
 
 /* Brute force: the free block of order >= @order with the highest offset, or NULL. */
@@ -539,7 +545,8 @@ static const struct drm_buddy_block *highest_free_block(const struct drm_buddy *
 	const struct drm_buddy_block *b, *best = NULL;
 
 	for (unsigned o = order; o <= mm->max_order; o++)
-		list_for_each_entry (b, &mm->free_list[o], struct drm_buddy_block, link)
+		list_for_each_entry (b, &mm->free_trees[DRM_BUDDY_DIRTY_TREE][o],
+				     struct drm_buddy_block, link)
 			if (!best || b->offset > best->offset)
 				best = b;
 	return best;
@@ -596,7 +603,7 @@ KTEST(drm_buddy_alloc_topdown_highest_free_block)
 						     &one, 0);
 		}
 		if (ret || ktest_rand() % 3 == 0)
-			drm_buddy_free_list(&mm, &one);
+			drm_buddy_free_list(&mm, &one, 0);
 		else
 			list_splice_tail_init(&one, &held);
 		/* Sometimes give back a few held blocks from the front. */
@@ -608,7 +615,123 @@ KTEST(drm_buddy_alloc_topdown_highest_free_block)
 				ASSERT_TRUE(!"max_free summary out of date");
 	}
 	EXPECT_GT(checked, 100u);
-	drm_buddy_free_list(&mm, &held);
+	drm_buddy_free_list(&mm, &held, 0);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
+
+/*
+ * The kernel's drm_test_buddy_alloc_clear: blocks freed as cleared serve
+ * DRM_BUDDY_CLEAR_ALLOCATION and come back marked clear, dirty requests get
+ * dirty blocks while any fit; a cleared and a dirty buddy stay apart until
+ * an allocation needs the larger block (then merged, dirty); fini merges
+ * what the clear states kept apart, over several roots.
+ */
+KTEST(drm_test_buddy_alloc_clear)
+{
+	const uint64_t ps = SZ_4K;
+	const unsigned max_order = 12;
+	uint64_t mm_size = SZ_4K << max_order, size, total;
+	struct list_head allocated = LIST_HEAD_INIT(allocated);
+	struct list_head dirty = LIST_HEAD_INIT(dirty), clean = LIST_HEAD_INIT(clean);
+	struct drm_buddy_block *block;
+	struct drm_buddy mm;
+
+	ASSERT_EQ(drm_buddy_init(&mm, mm_size, ps), 0);
+	EXPECT_EQ(mm.max_order, max_order);
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm_size, 5 * ps, ps, &allocated,
+					 DRM_BUDDY_TOPDOWN_ALLOCATION),
+		  0);
+	drm_buddy_free_list(&mm, &allocated, DRM_BUDDY_CLEARED);
+	EXPECT_UEQ(mm.clear_avail, 5 * ps);
+	for (unsigned i = 0; i < 10; i++)
+		ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm_size, ps, ps, i % 2 ? &clean : &dirty,
+						 i % 2 ? DRM_BUDDY_CLEAR_ALLOCATION : 0),
+			  0);
+	list_for_each_entry (block, &clean, struct drm_buddy_block, link)
+		EXPECT_TRUE(drm_buddy_block_is_clear(block));
+	list_for_each_entry (block, &dirty, struct drm_buddy_block, link)
+		EXPECT_FALSE(drm_buddy_block_is_clear(block));
+	EXPECT_UEQ(mm.clear_avail, 0);
+	drm_buddy_free_list(&mm, &clean, DRM_BUDDY_CLEARED);
+	EXPECT_UEQ(mm.clear_avail, 5 * ps);
+	/* Over the cleared bytes: still served, partly dirty. */
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm_size, 10 * ps, ps, &clean,
+					 DRM_BUDDY_CLEAR_ALLOCATION),
+		  0);
+	EXPECT_UEQ(list_bytes(&mm, &clean), 10 * ps);
+	drm_buddy_free_list(&mm, &clean, DRM_BUDDY_CLEARED);
+	drm_buddy_free_list(&mm, &dirty, 0);
+	EXPECT_UEQ(drm_buddy_avail(&mm), mm_size);
+	drm_buddy_fini(&mm);
+
+	/* Alternate pages cleared and dirty: every buddy pair is kept apart. */
+	ASSERT_EQ(drm_buddy_init(&mm, mm_size, ps), 0);
+	for (uint64_t i = 0; i < mm_size / ps; i++)
+		ASSERT_EQ(
+		    drm_buddy_alloc_blocks(&mm, 0, mm_size, ps, ps, i % 2 ? &clean : &dirty, 0), 0);
+	drm_buddy_free_list(&mm, &clean, DRM_BUDDY_CLEARED);
+	drm_buddy_free_list(&mm, &dirty, 0);
+	EXPECT_UEQ(mm.clear_avail, mm_size / 2);
+	EXPECT_UEQ(drm_buddy_largest_free(&mm), ps);
+	for (unsigned order = 1; order <= max_order; order++) {
+		size = SZ_4K << order;
+		/* Only forced merges can make a block this large. */
+		ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm_size, size, size, &allocated,
+						 DRM_BUDDY_CLEAR_ALLOCATION),
+			  0);
+		total = 0;
+		list_for_each_entry (block, &allocated, struct drm_buddy_block, link) {
+			if (size != mm_size)
+				EXPECT_FALSE(drm_buddy_block_is_clear(block));
+			total += drm_buddy_block_size(&mm, block);
+		}
+		EXPECT_UEQ(total, size);
+		drm_buddy_free_list(&mm, &allocated, 0);
+		for (unsigned r = 0; r < mm.n_roots; r++)
+			ASSERT_TRUE(max_free_exact(mm.roots[r]));
+	}
+	EXPECT_UEQ(drm_buddy_avail(&mm), mm_size);
+	drm_buddy_fini(&mm);
+
+	/* Several roots, freed as cleared: fini merges across them without leaks. */
+	mm_size = 12 * SZ_4K;
+	size = (1 + ktest_rand() % 12) * ps;
+	ASSERT_EQ(drm_buddy_init(&mm, mm_size, ps), 0);
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, mm_size, size, ps, &allocated,
+					 DRM_BUDDY_TOPDOWN_ALLOCATION),
+		  0);
+	drm_buddy_free_list(&mm, &allocated, DRM_BUDDY_CLEARED);
+	EXPECT_UEQ(mm.clear_avail, size);
+	drm_buddy_fini(&mm);
+}
+
+/*
+ * drm_buddy_reset_clear(): every free block takes the new state, the
+ * buddies kept apart merge, and clear_avail follows.
+ */
+KTEST(drm_buddy_reset_clear_merges_and_marks)
+{
+	struct list_head a = LIST_HEAD_INIT(a), b = LIST_HEAD_INIT(b), c = LIST_HEAD_INIT(c);
+	struct drm_buddy mm;
+
+	ASSERT_EQ(drm_buddy_init(&mm, SZ_1M, SZ_4K), 0);
+	for (unsigned i = 0; i < 64; i++)
+		ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, SZ_1M, SZ_4K, SZ_4K, i % 2 ? &a : &b, 0),
+			  0);
+	drm_buddy_free_list(&mm, &a, DRM_BUDDY_CLEARED);
+	drm_buddy_free_list(&mm, &b, 0);
+	EXPECT_UEQ(mm.clear_avail, 32 * SZ_4K);
+	EXPECT_ULE(drm_buddy_largest_free(&mm), SZ_1M / 2);
+	drm_buddy_reset_clear(&mm, true);
+	EXPECT_UEQ(mm.clear_avail, SZ_1M);
+	EXPECT_UEQ(drm_buddy_largest_free(&mm), SZ_1M);
+	ASSERT_EQ(drm_buddy_alloc_blocks(&mm, 0, SZ_1M, SZ_1M, SZ_4K, &c, 0), 0);
+	EXPECT_TRUE(drm_buddy_block_is_clear(list_first_entry(&c, struct drm_buddy_block, link)));
+	EXPECT_UEQ(mm.clear_avail, 0);
+	drm_buddy_free_list(&mm, &c, DRM_BUDDY_CLEARED);
+	drm_buddy_reset_clear(&mm, false);
+	EXPECT_UEQ(mm.clear_avail, 0);
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }

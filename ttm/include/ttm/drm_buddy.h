@@ -34,6 +34,21 @@
  * on a @min_block_size boundary, as the kernel's try-harder path does.
  */
 #define DRM_BUDDY_CONTIGUOUS_ALLOCATION (1u << 2)
+/* Prefer blocks freed as cleared (DRM_BUDDY_CLEARED); dirty ones when none fit. */
+#define DRM_BUDDY_CLEAR_ALLOCATION (1u << 3)
+/* drm_buddy_free_list(): the blocks were zeroed by their owner. */
+#define DRM_BUDDY_CLEARED (1u << 4)
+
+/*
+ * Free blocks are kept apart by clear state, as the kernel's two free trees:
+ * a cleared block is neither merged with a dirty buddy (unless an
+ * allocation needs the larger block) nor handed out for a dirty request
+ * while a dirty one fits.
+ */
+enum drm_buddy_free_tree {
+	DRM_BUDDY_CLEAR_TREE = 0,
+	DRM_BUDDY_DIRTY_TREE = 1,
+};
 
 /**
  * enum drm_buddy_state - what a block is doing.
@@ -54,9 +69,13 @@ enum drm_buddy_state {
  * @state: see enum drm_buddy_state.
  * @parent: the block this one was split from, NULL for a root.
  * @left, @right: children while split.
- * @max_free: the largest order of a free block in this block's subtree (its
- *	order when free), -1 when none: top-down and range-restricted
- *	searches skip subtrees that cannot serve.
+ * @max_free: per free tree (enum drm_buddy_free_tree), the largest order
+ *	of a free block of that clear state in this block's subtree (its order
+ *	when free), -1 when none: top-down and range-restricted searches skip
+ *	subtrees that cannot serve.
+ * @clear: the block's memory is known to be zero (freed with
+ *	DRM_BUDDY_CLEARED, or split from such a block); allocated blocks keep
+ *	it so their owner can skip clearing them (drm_buddy_block_is_clear()).
  * @link: free-list link while free; the caller's list link while allocated
  *	(the caller may move it between its own lists but must hand it back
  *	through drm_buddy_free_list()/drm_buddy_free_block()).
@@ -66,30 +85,34 @@ struct drm_buddy_block {
 	unsigned int order;
 	enum drm_buddy_state state;
 	struct drm_buddy_block *parent, *left, *right;
-	int max_free;
+	int max_free[2];
+	bool clear;
 	struct list_head link;
 };
 
 /**
  * struct drm_buddy - the allocator; caller-embedded, drm_buddy_init()/_fini().
- * @free_list: per order, the free blocks of that order (max_order + 1 lists).
+ * @free_trees: per clear state (enum drm_buddy_free_tree) and order, the
+ *	free blocks (lists; both arrays of max_order + 1 in one allocation).
  * @roots: the top blocks covering [0, @size), in address order.
  * @n_roots: number of @roots.
  * @max_order: order of the largest root.
  * @chunk_size: the minimum block size (a power of two, at least 4 KiB).
  * @size: managed bytes (a multiple of @chunk_size).
  * @avail: free bytes.
+ * @clear_avail: free bytes known to be zero.
  * @spare: block structs freed by merges, kept for the next split (chained
  *	through their @parent), released by drm_buddy_fini().
  */
 struct drm_buddy {
-	struct list_head *free_list;
+	struct list_head *free_trees[2];
 	struct drm_buddy_block **roots;
 	unsigned int n_roots;
 	unsigned int max_order;
 	uint64_t chunk_size;
 	uint64_t size;
 	uint64_t avail;
+	uint64_t clear_avail;
 	struct drm_buddy_block *spare;
 };
 
@@ -122,11 +145,39 @@ void drm_buddy_fini(struct drm_buddy *mm);
 int drm_buddy_alloc_blocks(struct drm_buddy *mm, uint64_t start, uint64_t end, uint64_t size,
 			   uint64_t min_block_size, struct list_head *blocks, unsigned long flags);
 
-/** drm_buddy_free_block() - free one allocated block (merging with free buddies). */
+/**
+ * drm_buddy_free_block() - free one allocated block (merging with free
+ * buddies of the same clear state); it stays cleared if it was.
+ * @mm: the allocator.
+ * @block: an allocated block, off any caller list it was on.
+ */
 void drm_buddy_free_block(struct drm_buddy *mm, struct drm_buddy_block *block);
 
-/** drm_buddy_free_list() - free every block on @blocks; @blocks ends empty. */
-void drm_buddy_free_list(struct drm_buddy *mm, struct list_head *blocks);
+/**
+ * drm_buddy_free_list() - free every block on @blocks; @blocks ends empty.
+ * @mm: the allocator.
+ * @blocks: the blocks.
+ * @flags: DRM_BUDDY_CLEARED when the owner zeroed them (they count in
+ *	@mm->clear_avail and serve DRM_BUDDY_CLEAR_ALLOCATION first), else 0:
+ *	dirty, whatever they were when allocated.
+ */
+void drm_buddy_free_list(struct drm_buddy *mm, struct list_head *blocks, unsigned long flags);
+
+/**
+ * drm_buddy_reset_clear() - mark every free block cleared (@is_clear) or
+ * dirty, and merge the buddies that were kept apart by their states (the
+ * kernel's drm_buddy_reset_clear(), e.g. after the device's memory was
+ * lost or wiped).
+ * @mm: the allocator.
+ * @is_clear: the new state.
+ */
+void drm_buddy_reset_clear(struct drm_buddy *mm, bool is_clear);
+
+/** drm_buddy_block_is_clear() - is @block's memory known to be zero? */
+static inline bool drm_buddy_block_is_clear(const struct drm_buddy_block *block)
+{
+	return block->clear;
+}
 
 static inline uint64_t drm_buddy_block_offset(const struct drm_buddy_block *block)
 {
