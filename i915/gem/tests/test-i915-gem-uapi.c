@@ -1662,20 +1662,21 @@ KTEST(pwrite_keeps_the_rest_of_a_mapping)
 /* The device-local region's info as QUERY reports it to the calling thread. */
 static struct drm_i915_memory_region_info query_lmem(struct uapi_fx *fx)
 {
-	struct {
-		struct drm_i915_query_memory_regions q;
-		struct drm_i915_memory_region_info r[2];
-	} regions;
+	uint64_t buf[(sizeof(struct drm_i915_query_memory_regions) +
+		      2 * sizeof(struct drm_i915_memory_region_info)) /
+		     sizeof(uint64_t)];
+	const size_t len = sizeof(buf);
+	struct drm_i915_query_memory_regions *regions = (void *)buf;
 	struct drm_i915_query_item item = {.query_id = DRM_I915_QUERY_MEMORY_REGIONS,
-					   .length = sizeof(regions),
-					   .data_ptr = (uintptr_t)&regions};
+					   .length = (int32_t)len,
+					   .data_ptr = (uintptr_t)buf};
 	struct drm_i915_query q = {.num_items = 1, .items_ptr = (uintptr_t)&item};
 
-	memset(&regions, 0, sizeof(regions));
+	memset(buf, 0, sizeof(buf));
 	EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_QUERY, &q), 0);
-	EXPECT_EQ(item.length, (int32_t)sizeof(regions));
-	EXPECT_EQ(regions.r[1].region.memory_class, I915_MEMORY_CLASS_DEVICE);
-	return regions.r[1];
+	EXPECT_EQ(item.length, (int32_t)len);
+	EXPECT_EQ(regions->regions[1].region.memory_class, I915_MEMORY_CLASS_DEVICE);
+	return regions->regions[1];
 }
 
 KTEST(root_only_answers_follow_the_caller_euid)
