@@ -88,7 +88,8 @@ int ttm_bo_tt_create(struct ttm_buffer_object *bo, bool zero_alloc)
 		if (!tt)
 			return -ENOMEM;
 	} else {
-		tt = calloc(1, sizeof(*tt));
+		tt = fault_should_fail(&ttm_fault_tt_alloc, sizeof(*tt)) ? NULL
+									 : calloc(1, sizeof(*tt));
 		if (!tt)
 			return -ENOMEM;
 		if (ttm_tt_init(tt, bo->size, page_flags, ttm_cached, 0)) {
