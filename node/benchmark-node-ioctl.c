@@ -8,8 +8,15 @@
  * pays at least. Goals (issue 28): node rate >= 0.8x in-process rate,
  * node BUSY <= 2x getppid.
  *
- * Rounds of the three are interleaved and each ratio is reported per round
- * (median and min..max), so that load on the machine hits all three alike.
+ * The same for igt gem_exec_nop's loop: an empty batch (one
+ * MI_BATCH_BUFFER_END) submitted with EXECBUFFER2 and waited for with
+ * GEM_WAIT, through the node and in-process, in wall-clock time (the
+ * simulated GPU runs on threads of its own). igt's own benchmarks under
+ * the node (gem_exec_nop, gem_busy) are the other half of the comparison:
+ * node/shim-cost.sh runs them beside this program.
+ *
+ * Rounds are interleaved and each ratio is reported per round (median and
+ * min..max), so that load on the machine hits all of them alike.
  *
  * Usage: benchmark-node-ioctl [--quick]; exits 77 without the node.
  */
@@ -19,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +93,109 @@ static int busy_direct(void *p)
 	return i915_gem_ioctl(c->file, DRM_IOCTL_I915_GEM_BUSY, &c->busy);
 }
 
+/* An empty batch on the render engine, waited for (igt gem_exec_nop's loop). */
+struct nop_ctx {
+	int (*call)(void *ctx, unsigned long request, void *arg);
+	void *ctx;
+	uint32_t handle;
+};
+
+static int nop_ioctl_node(void *ctx, unsigned long request, void *arg)
+{
+	return ioctl(*(int *)ctx, request, arg) ? -errno : 0;
+}
+
+static int nop_ioctl_direct(void *ctx, unsigned long request, void *arg)
+{
+	return i915_gem_ioctl(ctx, request, arg);
+}
+
+static int exec_nop(void *p)
+{
+	struct nop_ctx *c = p;
+	struct drm_i915_gem_exec_object2 obj = { .handle = c->handle };
+	struct drm_i915_gem_execbuffer2 eb = {
+		.buffers_ptr = (uintptr_t)&obj,
+		.buffer_count = 1,
+		.flags = I915_EXEC_RENDER | I915_EXEC_NO_RELOC,
+	};
+	struct drm_i915_gem_wait wait = { .bo_handle = c->handle, .timeout_ns = -1 };
+
+	return c->call(c->ctx, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb) ||
+	       c->call(c->ctx, DRM_IOCTL_I915_GEM_WAIT, &wait);
+}
+
+/* A 4 KiB batch holding MI_BATCH_BUFFER_END, written through a CPU mapping. */
+static int nop_batch(struct nop_ctx *c, void *(*map)(void *, uint64_t),
+		     void (*unmap)(void *))
+{
+	struct drm_i915_gem_create create = { .size = 4096 };
+	struct drm_i915_gem_mmap_offset mmo = { 0 };
+	uint32_t *cmd;
+	int ret;
+
+	ret = c->call(c->ctx, DRM_IOCTL_I915_GEM_CREATE, &create);
+	if (ret)
+		return ret;
+	mmo.handle = create.handle;
+	mmo.flags = I915_MMAP_OFFSET_WC;
+	ret = c->call(c->ctx, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo);
+	if (ret == -ENODEV) {
+		mmo.flags = I915_MMAP_OFFSET_FIXED; /* discrete parts */
+		ret = c->call(c->ctx, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo);
+	}
+	if (ret)
+		return ret;
+	cmd = map(c->ctx, mmo.offset);
+	if (!cmd)
+		return -ENOMEM;
+	cmd[0] = 0xa << 23; /* MI_BATCH_BUFFER_END */
+	cmd[1] = 0;
+	unmap(cmd);
+	c->handle = create.handle;
+	return 0;
+}
+
+static void *map_node(void *ctx, uint64_t offset)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, *(int *)ctx, (off_t)offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void unmap_node(void *p)
+{
+	munmap(p, 4096);
+}
+
+static struct i915_device *direct_i915;
+
+static void *map_direct(void *ctx, uint64_t offset)
+{
+	void *p = NULL;
+
+	return i915_gem_mmap(ctx, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, (off_t)offset,
+			     &p)
+		       ? NULL
+		       : p;
+}
+
+static void unmap_direct(void *p)
+{
+	i915_gem_munmap(direct_i915, p, 4096);
+}
+
+/* @n calls of @fn, in wall-clock ns per call; negative when a call failed. */
+static double round_wall_ns(int (*fn)(void *), void *ctx, unsigned int n)
+{
+	double t0 = (double)testlib_now_ns();
+
+	for (unsigned int i = 0; i < n; i++)
+		if (fn(ctx))
+			return -1;
+	return ((double)testlib_now_ns() - t0) / n;
+}
+
 static int syscall_getppid(void *p)
 {
 	(void)p;
@@ -101,6 +212,9 @@ int main(int argc, char **argv)
 	struct i915_device *i915;
 	double t_node[MAX_REPS], t_direct[MAX_REPS], t_sys[MAX_REPS];
 	double r_sys[MAX_REPS], r_direct[MAX_REPS];
+	double x_node[MAX_REPS], x_direct[MAX_REPS], r_exec[MAX_REPS];
+	unsigned int nx = quick ? 50 : 500;
+	struct nop_ctx xn = { .call = nop_ioctl_node }, xd = { .call = nop_ioctl_direct };
 	int ret;
 
 	nc.fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
@@ -127,6 +241,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dc.busy.handle = create.handle;
+	direct_i915 = i915;
+	xn.ctx = &nc.fd;
+	xd.ctx = dc.file;
+	ret = nop_batch(&xn, map_node, unmap_node);
+	if (!ret)
+		ret = nop_batch(&xd, map_direct, unmap_direct);
+	if (ret) {
+		printf("FAIL: nop batch: %s\n", strerror(-ret));
+		return 1;
+	}
 
 	/*
 	 * Interleaved rounds: on a loaded machine each round's three figures
@@ -142,6 +266,13 @@ int main(int argc, char **argv)
 		}
 		r_sys[r] = t_node[r] / t_sys[r];
 		r_direct[r] = t_direct[r] / t_node[r];
+		x_node[r] = round_wall_ns(exec_nop, &xn, nx);
+		x_direct[r] = round_wall_ns(exec_nop, &xd, nx);
+		if (x_node[r] < 0 || x_direct[r] < 0) {
+			printf("FAIL: an execbuffer failed while measuring\n");
+			return 1;
+		}
+		r_exec[r] = x_direct[r] / x_node[r];
 	}
 	printf("%u interleaved rounds of %u calls each, thread CPU time\n", reps, n);
 	print_stat("GEM_BUSY through the node", t_node, reps, " ns/call");
@@ -149,6 +280,11 @@ int main(int argc, char **argv)
 	print_stat("getppid() system call", t_sys, reps, " ns/call");
 	print_stat("node rate / in-process rate (goal >= 0.80x)", r_direct, reps, "x");
 	print_stat("node BUSY / getppid (goal <= 2.00x)", r_sys, reps, "x");
+	printf("%u interleaved rounds of %u empty batches each (EXECBUFFER2 + GEM_WAIT), wall clock\n",
+	       reps, nx);
+	print_stat("exec nop through the node", x_node, reps, " ns/batch");
+	print_stat("exec nop in-process (i915_gem_ioctl)", x_direct, reps, " ns/batch");
+	print_stat("exec nop node rate / in-process rate (goal >= 0.80x)", r_exec, reps, "x");
 	i915_gem_file_close(dc.file);
 	i915_gem_device_destroy(i915);
 	close(nc.fd);
