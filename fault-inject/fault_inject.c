@@ -234,7 +234,8 @@ unsigned long fault_total_fired(void)
 static void print_one(struct fault_attr *a, void *data)
 {
 	fprintf((FILE *)data,
-		"%-16s probability=%lu interval=%lu times=%ld space=%ld verbose=%lu nth=%lu hits=%lu fired=%lu\n",
+		"%-16s probability=%lu interval=%lu times=%ld space=%ld verbose=%lu nth=%lu "
+		"hits=%lu fired=%lu\n",
 		a->name, atomic_load(&a->probability), atomic_load(&a->interval),
 		atomic_load(&a->times), atomic_load(&a->space), atomic_load(&a->verbose),
 		atomic_load(&a->nth), fault_hits(a), atomic_load(&a->fired));
@@ -247,11 +248,23 @@ void fault_print(FILE *out)
 
 /* ---- configuration parsing ------------------------------------------- */
 
-enum fault_key { KEY_PROBABILITY, KEY_INTERVAL, KEY_TIMES, KEY_SPACE, KEY_VERBOSE, KEY_NTH, KEY_MAX };
+enum fault_key {
+	KEY_PROBABILITY,
+	KEY_INTERVAL,
+	KEY_TIMES,
+	KEY_SPACE,
+	KEY_VERBOSE,
+	KEY_NTH,
+	KEY_MAX
+};
 
 static const char *const key_names[KEY_MAX] = {
-	[KEY_PROBABILITY] = "probability", [KEY_INTERVAL] = "interval", [KEY_TIMES] = "times",
-	[KEY_SPACE] = "space",		   [KEY_VERBOSE] = "verbose",	[KEY_NTH] = "nth",
+    [KEY_PROBABILITY] = "probability",
+    [KEY_INTERVAL] = "interval",
+    [KEY_TIMES] = "times",
+    [KEY_SPACE] = "space",
+    [KEY_VERBOSE] = "verbose",
+    [KEY_NTH] = "nth",
 };
 
 struct fault_setting {
@@ -261,7 +274,7 @@ struct fault_setting {
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -322,9 +335,9 @@ static int parse_keys(char *body, struct fault_setting *s, const char *point, ch
 		      size_t errlen)
 {
 	static const long long limits[KEY_MAX][2] = {
-		[KEY_PROBABILITY] = { 0, 100 }, [KEY_INTERVAL] = { 1, 1ll << 40 },
-		[KEY_TIMES] = { -1, 1ll << 40 }, [KEY_SPACE] = { 0, 1ll << 50 },
-		[KEY_VERBOSE] = { 0, 2 },	[KEY_NTH] = { 0, 1ll << 40 },
+	    [KEY_PROBABILITY] = {0, 100},  [KEY_INTERVAL] = {1, 1ll << 40},
+	    [KEY_TIMES] = {-1, 1ll << 40}, [KEY_SPACE] = {0, 1ll << 50},
+	    [KEY_VERBOSE] = {0, 2},	   [KEY_NTH] = {0, 1ll << 40},
 	};
 	char *save = NULL;
 
@@ -337,8 +350,8 @@ static int parse_keys(char *body, struct fault_setting *s, const char *point, ch
 		int k;
 
 		if (!eq) {
-			set_err(err, errlen, "expected key=value, got '%s' for fault point '%s'", kv,
-				point);
+			set_err(err, errlen, "expected key=value, got '%s' for fault point '%s'",
+				kv, point);
 			return -EINVAL;
 		}
 		*eq = '\0';
@@ -374,7 +387,8 @@ int fault_configure(const char *spec, char *err, size_t errlen)
 	if (!FAULT_INJECT_ENABLED) {
 		for (const char *p = spec; *p; p++)
 			if (*p != ' ' && *p != ';') {
-				set_err(err, errlen, "fault points are compiled out (-Dfault_inject=false)");
+				set_err(err, errlen,
+					"fault points are compiled out (-Dfault_inject=false)");
 				return -ENOTSUP;
 			}
 		return 0;
@@ -438,7 +452,7 @@ int fault_configure(const char *spec, char *err, size_t errlen)
 		if (settings[i].attr) {
 			apply_setting(settings[i].attr, &settings[i]);
 		} else {
-			struct apply_all_ctx c = { &settings[i] };
+			struct apply_all_ctx c = {&settings[i]};
 
 			fault_for_each(apply_all, &c);
 		}
@@ -501,8 +515,8 @@ static void thread_fold_locked(struct fault_thread *t)
 		unsigned slot = atomic_load_explicit(&a->slot, memory_order_relaxed);
 
 		if (slot && slot <= t->nslots)
-			a->hits_gone += atomic_load_explicit(&t->counts[slot - 1],
-							     memory_order_relaxed);
+			a->hits_gone +=
+			    atomic_load_explicit(&t->counts[slot - 1], memory_order_relaxed);
 	}
 	for (p = &thread_list; *p; p = &(*p)->next)
 		if (*p == t) {
@@ -638,7 +652,7 @@ static bool fire(struct fault_attr *a)
 
 /* Steps 4 to 6, for a point with a times budget left. */
 static __attribute__((noinline)) bool should_fail_armed(struct fault_attr *a, size_t size,
-							 long times)
+							long times)
 {
 	unsigned long interval, prob;
 

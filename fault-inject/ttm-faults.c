@@ -54,6 +54,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "ttm-faults: %s (see --help)\n",
-		argc == 2 && !strcmp(argv[1], "--check") ? "--check needs a SPEC" : "bad arguments");
+		argc == 2 && !strcmp(argv[1], "--check") ? "--check needs a SPEC"
+							 : "bad arguments");
 	return 2;
 }

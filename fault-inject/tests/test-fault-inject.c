@@ -34,7 +34,8 @@ KTEST(fault_configure_good_spec_applies)
 	char err[128];
 
 	fault_reset_all();
-	ASSERT_EQ(fault_configure("test_a:probability=10,times=5;test_b:nth=3", err, sizeof(err)), 0);
+	ASSERT_EQ(fault_configure("test_a:probability=10,times=5;test_b:nth=3", err, sizeof(err)),
+		  0);
 	EXPECT_EQ(atomic_load(&pa.probability), 10);
 	EXPECT_EQ(atomic_load(&pa.times), 5);
 	EXPECT_EQ(atomic_load(&pb.nth), 3);
@@ -258,7 +259,7 @@ static unsigned race_four(struct fault_attr *a)
 	unsigned total = 0;
 
 	for (int i = 0; i < 4; i++) {
-		r[i] = (struct race_arg){ a, 0 };
+		r[i] = (struct race_arg){a, 0};
 		ASSERT_EQ(pthread_create(&t[i], NULL, race_thread, &r[i]), 0);
 	}
 	for (int i = 0; i < 4; i++) {
@@ -346,7 +347,7 @@ static void *live_thread(void *p)
 KTEST(fault_hits_sums_live_and_exited_threads)
 {
 	pthread_barrier_t b1, b2, b3;
-	struct live_arg l = { &pb, 1000, &b1, &b2, &b3 };
+	struct live_arg l = {&pb, 1000, &b1, &b2, &b3};
 	pthread_t t;
 
 	pthread_barrier_init(&b1, NULL, 2);
@@ -373,7 +374,7 @@ KTEST(fault_hits_sums_live_and_exited_threads)
 KTEST(fault_reset_clears_a_live_threads_hits)
 {
 	pthread_barrier_t b1, b2, b3;
-	struct live_arg l = { &pc, 500, &b1, &b2, &b3 };
+	struct live_arg l = {&pc, 500, &b1, &b2, &b3};
 	pthread_t t;
 
 	pthread_barrier_init(&b1, NULL, 2);
@@ -456,7 +457,7 @@ static int child_checks(struct fault_attr *a)
 KTEST(fault_hits_in_a_forked_child_keep_the_parents_threads)
 {
 	pthread_barrier_t b1, b2, b3;
-	struct live_arg l = { &pa, 200, &b1, &b2, &b3 };
+	struct live_arg l = {&pa, 200, &b1, &b2, &b3};
 	pthread_t t;
 	pid_t pid;
 	int status = -1;
