@@ -158,12 +158,12 @@ static void mc_threads(void)
 
 	igt_assert_eq(i915_gem_device_create("tgl", &i915), 0);
 	base = mc_bos(i915);
-	stress_budget_init(&budget, igt_stress_budget_s() > 2 && !igt_soak() ? 2
-									     : igt_stress_budget_s(),
+	stress_budget_init(&budget,
+			   igt_stress_budget_s() > 2 && !igt_soak() ? 2 : igt_stress_budget_s(),
 			   igt_soak() ? UINT64_MAX : 400);
 	for (unsigned int i = 0; i < mc_nthreads; i++) {
-		t[i] = (struct mc_thread){.i915 = i915, .budget = &budget,
-					  .seed = igt_seed() + ((uint64_t)i << 32)};
+		t[i] = (struct mc_thread){
+		    .i915 = i915, .budget = &budget, .seed = igt_seed() + ((uint64_t)i << 32)};
 		igt_assert_eq(pthread_create(&t[i].thread, NULL, mc_thread_fn, &t[i]), 0);
 	}
 	for (unsigned int i = 0; i < mc_nthreads; i++) {

@@ -134,8 +134,9 @@ static void verify_bo(struct storm_client *c, struct ttm_mock_bo *mbo,
 	uint64_t bad = 0;
 	int ret = ttm_mock_bo_verify(mbo, ctx, &bad);
 
-	igt_assert_f(ret == 0, "client %u: BO seed %#" PRIx64 " (%" PRIu64 " bytes) %s at %" PRIu64
-			       " (ret %d)\n",
+	igt_assert_f(ret == 0,
+		     "client %u: BO seed %#" PRIx64 " (%" PRIu64 " bytes) %s at %" PRIu64
+		     " (ret %d)\n",
 		     c->id, mbo->seed, mbo->base.size,
 		     ret == -EILSEQ ? "content lost" : "unreadable", bad, ret);
 	c->verified += mbo->base.size;
@@ -143,9 +144,9 @@ static void verify_bo(struct storm_client *c, struct ttm_mock_bo *mbo,
 
 static void client_create(struct storm_client *c, unsigned nbos, unsigned npinned)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_place sys;
-	struct ttm_placement placement = { 1, &sys };
+	struct ttm_placement placement = {1, &sys};
 
 	ttm_mock_place(&sys, TTM_PL_SYSTEM, 0);
 	for (unsigned i = 0; i < nbos; i++) {
@@ -161,7 +162,7 @@ static void client_create(struct storm_client *c, unsigned nbos, unsigned npinne
 	for (unsigned i = 0; i < npinned && i < nbos; i++) {
 		struct ttm_buffer_object *bo = &c->bo[i]->base;
 		struct ttm_place pl[2];
-		struct ttm_placement p = { 2, pl };
+		struct ttm_placement p = {2, pl};
 
 		ttm_mock_place(&pl[0], TTM_PL_VRAM, 0);
 		ttm_mock_place(&pl[1], TTM_PL_TT, 0);
@@ -182,7 +183,7 @@ static void client_check_pinned(struct storm_client *c)
 
 		igt_assert_eq(ttm_bo_reserve(bo, false, false, NULL), 0);
 		igt_assert_f(bo->resource && bo->resource->mem_type == c->pinned_type[i] &&
-				     bo->resource->start == c->pinned_start[i],
+				 bo->resource->start == c->pinned_start[i],
 			     "client %u: pinned BO %u moved\n", c->id, i);
 		ttm_bo_unreserve(bo);
 	}
@@ -190,7 +191,7 @@ static void client_check_pinned(struct storm_client *c)
 
 static void client_destroy(struct storm_client *c)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 
 	for (unsigned i = 0; i < c->nbos; i++) {
 		struct ttm_buffer_object *bo = &c->bo[i]->base;
@@ -209,7 +210,7 @@ static void client_destroy(struct storm_client *c)
 /* One random operation on one of the client's own BOs. */
 static void client_step(struct storm_client *c)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	unsigned i = c->npinned + (unsigned)stress_rand_below(&c->rng, c->nbos - c->npinned);
 	struct ttm_mock_bo *mbo = c->bo[i];
 	struct ttm_buffer_object *bo = &mbo->base;
@@ -322,10 +323,10 @@ static void subtest_pinned_full(void)
 {
 	struct ttm_mock_device mdev;
 	struct storm_baseline base;
-	struct storm_client c = { 0 };
-	struct ttm_operation_ctx ctx = { 0 };
+	struct storm_client c = {0};
+	struct ttm_operation_ctx ctx = {0};
 	struct ttm_place vram;
-	struct ttm_placement p = { 1, &vram };
+	struct ttm_placement p = {1, &vram};
 	struct ttm_mock_bo *extra;
 	unsigned n = 0;
 
@@ -356,7 +357,7 @@ static void subtest_pinned_full(void)
 	/* One more BO: it lives in SYSTEM, and cannot get into VRAM. */
 	{
 		struct ttm_place sys;
-		struct ttm_placement ps = { 1, &sys };
+		struct ttm_placement ps = {1, &sys};
 
 		ttm_mock_place(&sys, TTM_PL_SYSTEM, 0);
 		igt_assert_eq(ttm_mock_bo_create(&mdev, 4 * TTM_PAGE_SIZE, 999, &ps, &ctx, &extra),
@@ -400,14 +401,9 @@ static void subtest_pinned_full(void)
 igt_main_description("Validates far beyond VRAM and TT capacity from several clients, with "
 		     "pinned BOs mixed in; every BO's pattern is checked after every move.")
 {
-	igt_subtest("basic")
-		storm(1, 128, 0, 40000);
-	igt_subtest("pinned-mixed")
-		storm(1, 128, 6, 40000);
-	igt_subtest("multi-client")
-		storm(4, 40, 0, 15000);
-	igt_subtest("multi-client-pinned")
-		storm(4, 40, 2, 15000);
-	igt_subtest("pinned-full")
-		subtest_pinned_full();
+	igt_subtest("basic") storm(1, 128, 0, 40000);
+	igt_subtest("pinned-mixed") storm(1, 128, 6, 40000);
+	igt_subtest("multi-client") storm(4, 40, 0, 15000);
+	igt_subtest("multi-client-pinned") storm(4, 40, 2, 15000);
+	igt_subtest("pinned-full") subtest_pinned_full();
 }

@@ -98,10 +98,10 @@ static bool errno_ok(int ret)
 static bool point_is_alloc(const struct fault_attr *attr)
 {
 	static const struct fault_attr *const alloc[] = {
-		&ttm_fault_bo_alloc, &ttm_fault_resource_alloc, &ttm_fault_pool_alloc,
-		&ttm_fault_tt_alloc, &ttm_fault_fence_alloc, &ttm_fault_resv_reserve,
-		&ttm_fault_handle_alloc, &i915_fault_exec_alloc, &i915_fault_obj_alloc,
-		&i915_fault_tt_create, &i915_fault_ctx_alloc, &i915_fault_request_dw_alloc,
+	    &ttm_fault_bo_alloc,     &ttm_fault_resource_alloc, &ttm_fault_pool_alloc,
+	    &ttm_fault_tt_alloc,     &ttm_fault_fence_alloc,	&ttm_fault_resv_reserve,
+	    &ttm_fault_handle_alloc, &i915_fault_exec_alloc,	&i915_fault_obj_alloc,
+	    &i915_fault_tt_create,   &i915_fault_ctx_alloc,	&i915_fault_request_dw_alloc,
 	};
 
 	for (unsigned i = 0; i < sizeof(alloc) / sizeof(alloc[0]); i++)
@@ -119,16 +119,16 @@ static bool point_is_alloc(const struct fault_attr *attr)
 		igt_assert_f(errno_ok(r_), "%s returned %d\n", (what), r_);                        \
 	} while (0)
 
-static const struct ttm_place place_sys = { .mem_type = TTM_PL_SYSTEM };
-static const struct ttm_place place_tt = { .mem_type = TTM_PL_TT };
-static const struct ttm_place place_vram = { .mem_type = TTM_PL_VRAM };
+static const struct ttm_place place_sys = {.mem_type = TTM_PL_SYSTEM};
+static const struct ttm_place place_tt = {.mem_type = TTM_PL_TT};
+static const struct ttm_place place_vram = {.mem_type = TTM_PL_VRAM};
 
 static const struct ttm_placement *placement_for(unsigned i)
 {
 	static const struct ttm_placement p[3] = {
-		{ 1, &place_sys },
-		{ 1, &place_tt },
-		{ 1, &place_vram },
+	    {1, &place_sys},
+	    {1, &place_tt},
+	    {1, &place_vram},
 	};
 
 	return &p[i % 3];
@@ -139,8 +139,8 @@ static const struct ttm_placement *placement_for(unsigned i)
  * resv_reserve live on this path). Returns the fence for the caller to
  * signal and put, or NULL when an injected failure refused it.
  */
-static struct dma_fence *sweep_make_busy(struct ttm_mock_bo *mbo, uint64_t context,
-					 uint64_t seqno, struct sweep_result *res)
+static struct dma_fence *sweep_make_busy(struct ttm_mock_bo *mbo, uint64_t context, uint64_t seqno,
+					 struct sweep_result *res)
 {
 	struct dma_fence *f = stress_fence_create(context, seqno);
 	int ret;
@@ -161,7 +161,7 @@ static struct dma_fence *sweep_make_busy(struct ttm_mock_bo *mbo, uint64_t conte
 /* Read @mbo back; a read refused by an injected fault is retried once. */
 static void sweep_verify(struct ttm_mock_bo *mbo, struct sweep_result *res, bool final)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	uint64_t bad = 0;
 	int ret;
 
@@ -219,10 +219,10 @@ static void sweep_end(struct sweep_result *res, const struct sweep_baseline *bas
 static void sweep_core(struct sweep_result *res)
 {
 	struct ttm_mock_device mdev;
-	struct ttm_mock_bo *bo[SWEEP_BOS] = { NULL };
-	struct dma_fence *busy[SWEEP_BOS] = { NULL };
+	struct ttm_mock_bo *bo[SWEEP_BOS] = {NULL};
+	struct dma_fence *busy[SWEEP_BOS] = {NULL};
 	uint64_t context;
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct sweep_baseline base;
 	int ret;
 
@@ -236,7 +236,7 @@ static void sweep_core(struct sweep_result *res)
 	for (unsigned i = 0; i < SWEEP_BOS; i++) {
 		uint64_t size = (4 + (i * 5) % 9) * TTM_PAGE_SIZE;
 
-		ctx = (struct ttm_operation_ctx){ 0 };
+		ctx = (struct ttm_operation_ctx){0};
 		ret = ttm_mock_bo_create(&mdev, size, 1000 + i, placement_for(i), &ctx, &bo[i]);
 		sweep_check_ret(res, ret, "ttm_mock_bo_create");
 		if (ret)
@@ -253,7 +253,7 @@ static void sweep_core(struct sweep_result *res)
 		for (unsigned i = 0; i < SWEEP_BOS; i++) {
 			if (!bo[i])
 				continue;
-			ctx = (struct ttm_operation_ctx){ .no_wait_gpu = pass == 1 };
+			ctx = (struct ttm_operation_ctx){.no_wait_gpu = pass == 1};
 			igt_assert_eq(ttm_bo_reserve(&bo[i]->base, false, false, NULL), 0);
 			ret = ttm_bo_validate(&bo[i]->base, placement_for(i + pass), &ctx);
 			sweep_check_ret(res, ret, "ttm_bo_validate");
@@ -276,10 +276,10 @@ static void sweep_core(struct sweep_result *res)
 	}
 
 	/* Evict VRAM entirely, then swap out what is in SYSTEM. */
-	ctx = (struct ttm_operation_ctx){ 0 };
+	ctx = (struct ttm_operation_ctx){0};
 	ret = ttm_bo_evict_mem_type(&mdev.base.bdev, TTM_PL_VRAM, &ctx);
 	sweep_check_ret(res, ret, "ttm_bo_evict_mem_type");
-	ctx = (struct ttm_operation_ctx){ 0 };
+	ctx = (struct ttm_operation_ctx){0};
 	ttm_device_swapout(&mdev.base.bdev, &ctx, 1u << 20);
 	res->ops++;
 
@@ -287,7 +287,7 @@ static void sweep_core(struct sweep_result *res)
 	for (unsigned i = 0; i < SWEEP_BOS; i++) {
 		if (!bo[i])
 			continue;
-		ctx = (struct ttm_operation_ctx){ 0 };
+		ctx = (struct ttm_operation_ctx){0};
 		igt_assert_eq(ttm_bo_reserve(&bo[i]->base, false, false, NULL), 0);
 		if (i % 2) {
 			ret = ttm_mock_bo_fill(bo[i], 2000 + i, &ctx);
@@ -336,9 +336,9 @@ out_counters:
 
 /* The uAPI mock with a single fence class. */
 static const struct ttm_drm_driver uapi_driver = {
-	.num_fence_classes = 1,
-	.fence_types = 0x2,
-	.fence_emit = ttm_uapi_mock_fence_emit,
+    .num_fence_classes = 1,
+    .fence_types = 0x2,
+    .fence_emit = ttm_uapi_mock_fence_emit,
 };
 
 /*
@@ -361,7 +361,7 @@ static void sigbus_handler(int sig)
 
 static void sigbus_install(void)
 {
-	struct sigaction sa = { .sa_handler = sigbus_handler };
+	struct sigaction sa = {.sa_handler = sigbus_handler};
 
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_NODEFER;
@@ -440,8 +440,8 @@ static void sweep_uapi(struct sweep_result *res)
 		struct drm_bo_info_rep rep;
 		int err = 0;
 
-		ret = uapi_create_bo(fd, DRM_BO_FLAG_MEM_LOCAL | UAPI_RW, (1 + i % 3) * TTM_PAGE_SIZE,
-				     &rep);
+		ret = uapi_create_bo(fd, DRM_BO_FLAG_MEM_LOCAL | UAPI_RW,
+				     (1 + i % 3) * TTM_PAGE_SIZE, &rep);
 		sweep_check_ret(res, ret, "BO_CREATE");
 		if (ret)
 			continue;
@@ -486,9 +486,9 @@ static void sweep_uapi(struct sweep_result *res)
 
 			if (!bo[i].created)
 				continue;
-			ret = uapi_bo_setstatus(fd, bo[i].handle, mem | UAPI_RW,
-						DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT | UAPI_RW, 0,
-						NULL);
+			ret = uapi_bo_setstatus(
+			    fd, bo[i].handle, mem | UAPI_RW,
+			    DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT | UAPI_RW, 0, NULL);
 			sweep_check_ret(res, ret, "BO_SETSTATUS");
 			uapi_verify(&bo[i], res, false);
 		}
@@ -576,7 +576,7 @@ static int sweep_exec_wait(struct i915_execbuffer *eb)
 static void sweep_long_request(struct i915_device *i915, struct i915_context *ctx,
 			       struct sweep_result *res)
 {
-	static const uint32_t noops[I915_LONG_REQUEST_DW] = { MI_NOOP };
+	static const uint32_t noops[I915_LONG_REQUEST_DW] = {MI_NOOP};
 	struct i915_engine *rcs = i915_engine_get(i915, I915_ENGINE_RCS);
 	unsigned long submitted = atomic_load(&rcs->stats.submitted);
 	unsigned long fired = fault_total_fired();
@@ -591,7 +591,7 @@ static void sweep_long_request(struct i915_device *i915, struct i915_context *ct
 	sweep_check_ret(res, ret, "i915_request_submit (long)");
 	if (ret) {
 		igt_assert_f(!res->armed || fault_total_fired() == fired ||
-				     !point_is_alloc(res->armed) || ret == -ENOMEM,
+				 !point_is_alloc(res->armed) || ret == -ENOMEM,
 			     "long request: %s failed it with %d, not -ENOMEM\n", res->armed->name,
 			     ret);
 		igt_assert(!fence);
@@ -612,7 +612,7 @@ static void sweep_i915(struct sweep_result *res)
 	struct i915_device_config cfg;
 	struct i915_device *i915 = NULL;
 	struct i915_context *ctx = NULL;
-	struct i915_gem_object *tgt[I915_TARGETS] = { NULL }, *batch = NULL;
+	struct i915_gem_object *tgt[I915_TARGETS] = {NULL}, *batch = NULL;
 	uint32_t want[I915_TARGETS][I915_TARGET_SIZE / 4];
 	bool known[I915_TARGETS][I915_TARGET_SIZE / 4];
 	struct sweep_baseline base;
@@ -636,7 +636,8 @@ static void sweep_i915(struct sweep_result *res)
 		goto out_gem;
 	for (unsigned t = 0; t < I915_TARGETS; t++) {
 		ret = i915_gem_object_create(i915, I915_TARGET_SIZE,
-					     t ? I915_GEM_REGION_LMEM : I915_GEM_REGION_SMEM, &tgt[t]);
+					     t ? I915_GEM_REGION_LMEM : I915_GEM_REGION_SMEM,
+					     &tgt[t]);
 		sweep_check_ret(res, ret, "i915_gem_object_create");
 		if (ret) {
 			tgt[t] = NULL;
@@ -656,7 +657,7 @@ static void sweep_i915(struct sweep_result *res)
 
 	for (unsigned n = 0; batch && n < I915_BATCHES; n++) {
 		unsigned t = n % I915_TARGETS, w = 64 * n + 1;
-		uint32_t cs[8] = { 0 }, *p = cs, value = 0x5eed0000u + n;
+		uint32_t cs[8] = {0}, *p = cs, value = 0x5eed0000u + n;
 		struct i915_exec_object objs[2];
 		struct i915_exec_reloc reloc;
 		struct i915_execbuffer eb;
@@ -666,12 +667,12 @@ static void sweep_i915(struct sweep_result *res)
 			continue;
 		/* Relocated (never presumed right): the address is written into the batch. */
 		reloc = (struct i915_exec_reloc){
-			.target = 0,
-			.delta = w * 4,
-			.offset = (uint64_t)(p - cs + 1) * 4,
-			.presumed_offset = 0,
-			.read_domains = I915_GEM_DOMAIN_RENDER,
-			.write_domain = I915_GEM_DOMAIN_RENDER,
+		    .target = 0,
+		    .delta = w * 4,
+		    .offset = (uint64_t)(p - cs + 1) * 4,
+		    .presumed_offset = 0,
+		    .read_domains = I915_GEM_DOMAIN_RENDER,
+		    .write_domain = I915_GEM_DOMAIN_RENDER,
 		};
 		p = i915_emit_store_dword_imm(p, 0, value);
 		i915_emit_bb_end(p);
@@ -695,7 +696,7 @@ static void sweep_i915(struct sweep_result *res)
 			if (ret != -EIO || tries > 2000)
 				break;
 			igt_assert(!eb.out_fence);
-			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
 		}
 		sweep_check_ret(res, ret, "i915_gem_execbuffer");
 		if (ret) {
@@ -727,11 +728,12 @@ static void sweep_i915(struct sweep_result *res)
 		if (!tgt[t])
 			continue;
 		if (known[t][0] || known[t][1]) {
-			igt_assert_eq(i915_gem_object_access(tgt[t], 0, got, sizeof(got), false), 0);
+			igt_assert_eq(i915_gem_object_access(tgt[t], 0, got, sizeof(got), false),
+				      0);
 			for (unsigned w = 0; w < I915_TARGET_SIZE / 4; w++)
 				igt_assert_f(!known[t][w] || got[w] == want[t][w],
-					     "target %u dword %u: %#x, expected %#x\n", t, w, got[w],
-					     want[t][w]);
+					     "target %u dword %u: %#x, expected %#x\n", t, w,
+					     got[w], want[t][w]);
 			res->bytes_verified += sizeof(got);
 		}
 		i915_gem_object_put(tgt[t]);
@@ -784,8 +786,8 @@ enum softpin_role { SP_SMEM, SP_LMEM, SP_SQUATTER, SP_BATCH, SP_OBJS };
 
 /* Softpin addresses per pass (the squatter is never in a call: 0). */
 static const uint64_t softpin_addr[SOFTPIN_PASSES][SP_OBJS] = {
-	{ 8ull << 20, 9ull << 20, 0, 10ull << 20 },
-	{ 16ull << 20, 17ull << 20, 0, 18ull << 20 },
+    {8ull << 20, 9ull << 20, 0, 10ull << 20},
+    {16ull << 20, 17ull << 20, 0, 18ull << 20},
 };
 /* Where the squatter sits: across pass 1's system-target range. */
 #define SOFTPIN_SQUATTER_ADDR ((16ull << 20) + 2 * TTM_PAGE_SIZE)
@@ -861,8 +863,8 @@ static void softpin_check_content(struct softpin_state *s, struct sweep_result *
 		igt_assert_f(ret == 0, "softpin object %u unreadable: %d\n", i, ret);
 		for (unsigned w = 0; w < len / 4; w++)
 			igt_assert_f(!o->known[w] || got[w] == o->want[w],
-				     "softpin object %u dword %u: %#x, expected %#x\n", i, w, got[w],
-				     o->want[w]);
+				     "softpin object %u dword %u: %#x, expected %#x\n", i, w,
+				     got[w], o->want[w]);
 		res->bytes_verified += len;
 	}
 }
@@ -918,8 +920,8 @@ static void softpin_pass(struct softpin_state *s, unsigned pass, struct sweep_re
 	struct i915_engine *rcs = i915_engine_get(s->i915, I915_ENGINE_RCS);
 	struct softpin_obj *batch = &s->o[SP_BATCH];
 	struct i915_exec_object objs[SP_OBJS];
-	unsigned role[SP_OBJS], word[SP_OBJS] = { 0 }, n = 0, failures = 0, eio = 0;
-	uint32_t value[SP_OBJS] = { 0 }, *p = batch->want;
+	unsigned role[SP_OBJS], word[SP_OBJS] = {0}, n = 0, failures = 0, eio = 0;
+	uint32_t value[SP_OBJS] = {0}, *p = batch->want;
 	char when[64];
 
 	memset(batch->want, 0, sizeof(batch->want));
@@ -930,17 +932,17 @@ static void softpin_pass(struct softpin_state *s, unsigned pass, struct sweep_re
 		value[t] = 0x50f70000u | pass << 8 | t;
 		p = i915_emit_store_dword_imm(p, softpin_addr[pass][t] + 4 * word[t], value[t]);
 		role[n] = t;
-		objs[n++] = (struct i915_exec_object){ .obj = s->o[t].obj,
-						       .flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_WRITE };
+		objs[n++] = (struct i915_exec_object){
+		    .obj = s->o[t].obj, .flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_WRITE};
 	}
 	i915_emit_bb_end(p);
 	if (!softpin_write(batch, res))
 		return;
 	role[n] = SP_BATCH;
-	objs[n++] = (struct i915_exec_object){ .obj = batch->obj, .flags = EXEC_OBJECT_PINNED };
+	objs[n++] = (struct i915_exec_object){.obj = batch->obj, .flags = EXEC_OBJECT_PINNED};
 
 	while (failures < SOFTPIN_TRIES) {
-		struct i915_execbuffer eb = { .objects = objs, .count = n, .ctx = s->ctx };
+		struct i915_execbuffer eb = {.objects = objs, .count = n, .ctx = s->ctx};
 		unsigned long submitted = atomic_load(&rcs->stats.submitted);
 		unsigned long fired = fault_total_fired();
 		bool injected;
@@ -956,16 +958,17 @@ static void softpin_pass(struct softpin_state *s, unsigned pass, struct sweep_re
 			igt_assert_f(!eb.out_fence, "%s: fence returned with %d\n", when, ret);
 			igt_assert_eq_u64(atomic_load(&rcs->stats.submitted), submitted);
 			igt_assert_f(!res->armed || !injected || !point_is_alloc(res->armed) ||
-					     ret == -ENOMEM,
-				     "%s: %s failed it with %d, not -ENOMEM\n", when, res->armed->name,
-				     ret);
+					 ret == -ENOMEM,
+				     "%s: %s failed it with %d, not -ENOMEM\n", when,
+				     res->armed->name, ret);
 			softpin_check_ggtt(s, when);
 			softpin_check_content(s, res, false);
 			if (ret == -EIO && !injected) {
 				/* Refused whole while the engine awaits its reset: wait. */
-				igt_assert_f(!res->armed || s->hung, "%s: -EIO with no hang\n", when);
+				igt_assert_f(!res->armed || s->hung, "%s: -EIO with no hang\n",
+					     when);
 				igt_assert_f(++eio < SOFTPIN_EIO_TRIES, "%s: still -EIO\n", when);
-				nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+				nanosleep(&(struct timespec){0, 1000000}, NULL);
 				continue;
 			}
 			failures++;
@@ -1015,10 +1018,10 @@ static void softpin_pass(struct softpin_state *s, unsigned pass, struct sweep_re
 static void sweep_softpin(struct sweep_result *res)
 {
 	static const enum i915_gem_region region[SP_OBJS] = {
-		[SP_SMEM] = I915_GEM_REGION_SMEM,
-		[SP_LMEM] = I915_GEM_REGION_LMEM,
-		[SP_SQUATTER] = I915_GEM_REGION_SMEM,
-		[SP_BATCH] = I915_GEM_REGION_SMEM,
+	    [SP_SMEM] = I915_GEM_REGION_SMEM,
+	    [SP_LMEM] = I915_GEM_REGION_LMEM,
+	    [SP_SQUATTER] = I915_GEM_REGION_SMEM,
+	    [SP_BATCH] = I915_GEM_REGION_SMEM,
 	};
 	struct i915_device_config cfg;
 	struct softpin_state *s = calloc(1, sizeof(*s));
@@ -1048,9 +1051,8 @@ static void sweep_softpin(struct sweep_result *res)
 
 		if (i == SP_LMEM && !s->i915->has_lmem)
 			continue;
-		ret = i915_gem_object_create(s->i915,
-					     i == SP_BATCH ? SOFTPIN_BATCH_SIZE : SOFTPIN_SIZE,
-					     region[i], &o->obj);
+		ret = i915_gem_object_create(
+		    s->i915, i == SP_BATCH ? SOFTPIN_BATCH_SIZE : SOFTPIN_SIZE, region[i], &o->obj);
 		sweep_check_ret(res, ret, "i915_gem_object_create (softpin)");
 		if (ret) {
 			o->obj = NULL;
@@ -1064,16 +1066,16 @@ static void sweep_softpin(struct sweep_result *res)
 	}
 	if (s->o[SP_SQUATTER].obj) {
 		struct ttm_buffer_object *bo = &s->o[SP_SQUATTER].obj->base;
-		struct ttm_operation_ctx ctx = { 0 };
+		struct ttm_operation_ctx ctx = {0};
 		struct ttm_place place = {
-			.mem_type = TTM_PL_TT,
-			.fpfn = (uint32_t)(SOFTPIN_SQUATTER_ADDR >> TTM_PAGE_SHIFT),
-			.lpfn = (uint32_t)((SOFTPIN_SQUATTER_ADDR + SOFTPIN_SIZE) >> TTM_PAGE_SHIFT),
+		    .mem_type = TTM_PL_TT,
+		    .fpfn = (uint32_t)(SOFTPIN_SQUATTER_ADDR >> TTM_PAGE_SHIFT),
+		    .lpfn = (uint32_t)((SOFTPIN_SQUATTER_ADDR + SOFTPIN_SIZE) >> TTM_PAGE_SHIFT),
 		};
 
 		/* Bound but not pinned: pass 1 must evict it, not call its range taken. */
 		igt_assert_eq(ttm_bo_reserve(bo, false, false, NULL), 0);
-		ret = ttm_bo_validate(bo, &(struct ttm_placement){ 1, &place }, &ctx);
+		ret = ttm_bo_validate(bo, &(struct ttm_placement){1, &place}, &ctx);
 		ttm_bo_unreserve(bo);
 		sweep_check_ret(res, ret, "ttm_bo_validate (squatter)");
 	}
@@ -1081,7 +1083,7 @@ static void sweep_softpin(struct sweep_result *res)
 
 	for (unsigned pass = 0; s->o[SP_BATCH].obj && pass < SOFTPIN_PASSES; pass++) {
 		if (pass) {
-			struct ttm_operation_ctx ctx = { 0 };
+			struct ttm_operation_ctx ctx = {0};
 
 			/* The next call swaps its objects back in (pages, PTEs). */
 			ttm_device_swapout(&s->i915->drm.bdev, &ctx, 1u << 20);
@@ -1125,10 +1127,10 @@ struct sweep_part {
 };
 
 static const struct sweep_part sweep_parts[] = {
-	{ "core", sweep_core },
-	{ "uapi", sweep_uapi },
-	{ "i915", sweep_i915 },
-	{ "softpin", sweep_softpin },
+    {"core", sweep_core},
+    {"uapi", sweep_uapi},
+    {"i915", sweep_i915},
+    {"softpin", sweep_softpin},
 };
 
 #define N_PARTS (sizeof(sweep_parts) / sizeof(sweep_parts[0]))
@@ -1152,7 +1154,7 @@ static void sweep_point(struct fault_attr *attr, struct sweep_totals *tot)
 	uint64_t ops = 0, bytes = 0, refused = 0;
 
 	for (unsigned p = 0; p < N_PARTS; p++) {
-		struct sweep_result res = { .armed = attr };
+		struct sweep_result res = {.armed = attr};
 		unsigned long n, injected = 0;
 
 		for (n = 1; n <= SWEEP_MAX_NTH; n++) {
@@ -1204,7 +1206,7 @@ static void collect_point(struct fault_attr *attr, void *data)
 /* Probabilistic: every point at 3 %, 20 workload runs, reproducible from the seed. */
 static void subtest_probabilistic(void)
 {
-	struct sweep_result res = { 0 };
+	struct sweep_result res = {0};
 	unsigned long injected = 0;
 	char spec[96], err[128];
 	uint64_t seed = igt_seed();
@@ -1219,22 +1221,23 @@ static void subtest_probabilistic(void)
 			injected += res.fired;
 		}
 	}
-	igt_info("%lu faults injected over 20 runs, %" PRIu64
-		 " calls refused with a clean errno\n",
+	igt_info("%lu faults injected over 20 runs, %" PRIu64 " calls refused with a clean errno\n",
 		 injected, res.failed_ops);
 	softpin_report("all", &res);
 	igt_assert(injected > 0);
 	igt_report_checks(res.ops, res.bytes_verified, injected);
 }
 
-igt_main_description("For every registered fault point, fail its 1st, 2nd, ... hit during a "
-		     "fixed workload (create, validate, evict, swap, map, execbuffer with relocations and "
-		     "with softpin, destroy) and check "
-		     "clean errors, intact content and no leak; plus seeded probabilistic runs.")
+igt_main_description(
+    "For every registered fault point, fail its 1st, 2nd, ... hit during a "
+    "fixed workload (create, validate, evict, swap, map, execbuffer with relocations and "
+    "with softpin, destroy) and check "
+    "clean errors, intact content and no leak; plus seeded probabilistic runs.")
 {
-	struct point_list points = { .n = 0 };
+	struct point_list points = {.n = 0};
 
-	igt_fixture {
+	igt_fixture
+	{
 		igt_require_f(FAULT_INJECT_ENABLED, "fault points compiled out\n");
 		fault_for_each(collect_point, &points);
 		igt_require(points.n > 0);
@@ -1243,15 +1246,15 @@ igt_main_description("For every registered fault point, fail its 1st, 2nd, ... h
 			igt_info("registered fault point: %s\n", points.attr[i]->name);
 	}
 
-	igt_subtest_with_dynamic("each-point") {
+	igt_subtest_with_dynamic("each-point")
+	{
 		struct sweep_totals *tot = mmap(NULL, sizeof(*tot), PROT_READ | PROT_WRITE,
 						MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 		igt_assert(tot != MAP_FAILED);
 		memset(tot, 0, sizeof(*tot));
 		for (unsigned i = 0; i < points.n; i++)
-			igt_dynamic_f("%s", points.attr[i]->name)
-				sweep_point(points.attr[i], tot);
+			igt_dynamic_f("%s", points.attr[i]->name) sweep_point(points.attr[i], tot);
 		igt_info("coverage: %" PRIu64 " of %u points swept, %" PRIu64
 			 " hits in all, %" PRIu64 " faults injected\n",
 			 (uint64_t)atomic_load(&tot->points), points.n,
@@ -1261,6 +1264,5 @@ igt_main_description("For every registered fault point, fail its 1st, 2nd, ... h
 		munmap(tot, sizeof(*tot));
 	}
 
-	igt_subtest("probabilistic")
-		subtest_probabilistic();
+	igt_subtest("probabilistic") subtest_probabilistic();
 }

@@ -81,10 +81,10 @@ struct fz_shared {
 /* One buffer a thread's client holds a reference on. */
 struct fz_bo {
 	bool used;
-	bool own;       /* created by this client (else referenced from the table) */
+	bool own;	/* created by this client (else referenced from the table) */
 	bool published; /* own and listed in the shared table (read-only since) */
-	bool mapped;    /* holds a BO_MAP, @ptr valid */
-	bool filled;    /* @seed's pattern is the whole content */
+	bool mapped;	/* holds a BO_MAP, @ptr valid */
+	bool filled;	/* @seed's pattern is the whole content */
 	uint32_t handle;
 	uint64_t map_handle, size, seed;
 	uint64_t *ptr;
@@ -112,9 +112,9 @@ struct fz_ctx {
 };
 
 static const struct ttm_drm_driver fz_driver = {
-	.num_fence_classes = 1,
-	.fence_types = 0x2,
-	.fence_emit = ttm_uapi_mock_fence_emit,
+    .num_fence_classes = 1,
+    .fence_types = 0x2,
+    .fence_emit = ttm_uapi_mock_fence_emit,
 };
 
 static __thread sigjmp_buf fz_sigbus_jmp;
@@ -156,7 +156,7 @@ static bool fz_check(struct fz_thread *t, int ret, const char *what)
 	if (!ret)
 		return true;
 	igt_assert_f(ret == -ENOMEM || ret == -ENOSPC || ret == -EBUSY || ret == -EIO ||
-			     ret == -EAGAIN || ret == -EINTR,
+			 ret == -EAGAIN || ret == -EINTR,
 		     "thread %u: %s: unexpected %d\n", t->id, what, ret);
 	igt_assert_f(ret == -EBUSY || atomic_load(&t->c->armed),
 		     "thread %u: %s failed with %d and no fault armed\n", t->id, what, ret);
@@ -275,8 +275,11 @@ static void fz_create(struct fz_thread *t)
 			    "BO_CREATE"))
 		return;
 	igt_assert_eq_u64(rep.size, pages * TTM_PAGE_SIZE);
-	*b = (struct fz_bo){.used = true, .own = true, .handle = rep.handle,
-			    .map_handle = rep.arg_handle, .size = rep.size};
+	*b = (struct fz_bo){.used = true,
+			    .own = true,
+			    .handle = rep.handle,
+			    .map_handle = rep.arg_handle,
+			    .size = rep.size};
 	if (!shareable)
 		return;
 	/* A shareable one is filled once, then published read-only. */
@@ -322,8 +325,12 @@ static void fz_reference(struct fz_thread *t)
 	if (ret == -ENOENT || !fz_check(t, ret, "BO_REFERENCE"))
 		return;
 	igt_assert_eq_u64(rep.size, s.size);
-	*b = (struct fz_bo){.used = true, .handle = s.handle, .map_handle = rep.arg_handle,
-			    .size = s.size, .seed = s.seed, .filled = true};
+	*b = (struct fz_bo){.used = true,
+			    .handle = s.handle,
+			    .map_handle = rep.arg_handle,
+			    .size = s.size,
+			    .seed = s.seed,
+			    .filled = true};
 }
 
 static void fz_write(struct fz_thread *t, struct fz_bo *b)
@@ -450,9 +457,9 @@ static void fz_run(unsigned int probability)
 	pages = gs.pages;
 	pthread_mutex_init(&c->lock, NULL);
 	c->next_seed = igt_seed() << 20;
-	igt_assert_eq(ttm_drm_device_init(&c->ddev, &ttm_uapi_mock_funcs, &fz_driver, "fuzz-threads",
-					  false),
-		      0);
+	igt_assert_eq(
+	    ttm_drm_device_init(&c->ddev, &ttm_uapi_mock_funcs, &fz_driver, "fuzz-threads", false),
+	    0);
 	for (unsigned int i = 0; i < c->nthreads; i++) {
 		struct fz_thread *t = &c->t[i];
 
@@ -472,8 +479,8 @@ static void fz_run(unsigned int probability)
 		atomic_store(&c->armed, true);
 		igt_info("faults: %s\n", spec);
 	}
-	stress_budget_init(&c->budget, igt_stress_budget_s() > 2 && !igt_soak() ? 2
-										: igt_stress_budget_s(),
+	stress_budget_init(&c->budget,
+			   igt_stress_budget_s() > 2 && !igt_soak() ? 2 : igt_stress_budget_s(),
 			   igt_soak() ? UINT64_MAX : 200000);
 	for (unsigned int i = 0; i < c->nthreads; i++)
 		igt_assert_eq(pthread_create(&c->t[i].thread, NULL, fz_thread_fn, &c->t[i]), 0);

@@ -35,7 +35,6 @@
 #define MAX_ARG 256
 #define MAX_HANDLES 64
 
-
 /* A request and the offsets of the handle it reads and the one it returns. */
 struct hs_request {
 	unsigned long nr;
@@ -45,28 +44,17 @@ struct hs_request {
 };
 
 static const struct hs_request hs_requests[] = {
-	{ DRM_IOCTL_MM_INIT, -1, -1, false },
-	{ DRM_IOCTL_MM_TAKEDOWN, -1, -1, false },
-	{ DRM_IOCTL_MM_LOCK, -1, -1, false },
-	{ DRM_IOCTL_MM_UNLOCK, -1, -1, false },
-	{ DRM_IOCTL_MM_INFO, -1, -1, false },
-	{ DRM_IOCTL_FENCE_CREATE, -1, 0, false },
-	{ DRM_IOCTL_FENCE_REFERENCE, 0, 0, false },
-	{ DRM_IOCTL_FENCE_UNREFERENCE, 0, -1, false },
-	{ DRM_IOCTL_FENCE_SIGNALED, 0, -1, false },
-	{ DRM_IOCTL_FENCE_FLUSH, 0, -1, false },
-	{ DRM_IOCTL_FENCE_WAIT, 0, -1, false },
-	{ DRM_IOCTL_FENCE_EMIT, 0, -1, false },
-	{ DRM_IOCTL_FENCE_BUFFERS, -1, 0, false },
-	{ DRM_IOCTL_BO_CREATE, -1, 48, false },
-	{ DRM_IOCTL_BO_MAP, 16, -1, true },
-	{ DRM_IOCTL_BO_UNMAP, 0, -1, true },
-	{ DRM_IOCTL_BO_REFERENCE, 0, 48, true },
-	{ DRM_IOCTL_BO_UNREFERENCE, 0, -1, true },
-	{ DRM_IOCTL_BO_SETSTATUS, 16, -1, true },
-	{ DRM_IOCTL_BO_INFO, 0, -1, true },
-	{ DRM_IOCTL_BO_WAIT_IDLE, 16, -1, true },
-	{ DRM_IOCTL_BO_VERSION, -1, -1, false },
+    {DRM_IOCTL_MM_INIT, -1, -1, false},	      {DRM_IOCTL_MM_TAKEDOWN, -1, -1, false},
+    {DRM_IOCTL_MM_LOCK, -1, -1, false},	      {DRM_IOCTL_MM_UNLOCK, -1, -1, false},
+    {DRM_IOCTL_MM_INFO, -1, -1, false},	      {DRM_IOCTL_FENCE_CREATE, -1, 0, false},
+    {DRM_IOCTL_FENCE_REFERENCE, 0, 0, false}, {DRM_IOCTL_FENCE_UNREFERENCE, 0, -1, false},
+    {DRM_IOCTL_FENCE_SIGNALED, 0, -1, false}, {DRM_IOCTL_FENCE_FLUSH, 0, -1, false},
+    {DRM_IOCTL_FENCE_WAIT, 0, -1, false},     {DRM_IOCTL_FENCE_EMIT, 0, -1, false},
+    {DRM_IOCTL_FENCE_BUFFERS, -1, 0, false},  {DRM_IOCTL_BO_CREATE, -1, 48, false},
+    {DRM_IOCTL_BO_MAP, 16, -1, true},	      {DRM_IOCTL_BO_UNMAP, 0, -1, true},
+    {DRM_IOCTL_BO_REFERENCE, 0, 48, true},    {DRM_IOCTL_BO_UNREFERENCE, 0, -1, true},
+    {DRM_IOCTL_BO_SETSTATUS, 16, -1, true},   {DRM_IOCTL_BO_INFO, 0, -1, true},
+    {DRM_IOCTL_BO_WAIT_IDLE, 16, -1, true},   {DRM_IOCTL_BO_VERSION, -1, -1, false},
 };
 
 #define N_REQUESTS (sizeof(hs_requests) / sizeof(hs_requests[0]))
@@ -97,7 +85,8 @@ static void good_create(struct hostile_ctx *c)
 		struct drm_bo_info_rep rep;
 		int err = 0;
 
-		igt_assert_eq(uapi_create_bo(c->good_fd, flags, (1 + i % 4) * TTM_PAGE_SIZE, &rep), 0);
+		igt_assert_eq(uapi_create_bo(c->good_fd, flags, (1 + i % 4) * TTM_PAGE_SIZE, &rep),
+			      0);
 		g->handle = rep.handle;
 		g->size = rep.size;
 		igt_assert_eq_u64(g->size, (1 + i % 4) * TTM_PAGE_SIZE);
@@ -136,14 +125,16 @@ static void good_destroy(struct hostile_ctx *c)
 
 static void setup(struct hostile_ctx *c)
 {
-	struct ttm_global_config cfg = { .limit_pages = 8192 };
+	struct ttm_global_config cfg = {.limit_pages = 8192};
 
 	memset(c, 0, sizeof(*c));
 	igt_assert_eq(ttm_global_config(&cfg), 0);
 	ttm_uapi_mock_timelines_init();
 	c->fences = dma_fence_live_count();
 	c->rng = igt_seed();
-	igt_assert_eq(ttm_drm_device_init(&c->ddev, &ttm_uapi_mock_funcs, &ttm_uapi_mock_driver, "hostile", false), 0);
+	igt_assert_eq(ttm_drm_device_init(&c->ddev, &ttm_uapi_mock_funcs, &ttm_uapi_mock_driver,
+					  "hostile", false),
+		      0);
 	c->good_fd = ttm_drm_open(&c->ddev);
 	c->bad_fd = ttm_drm_open(&c->ddev);
 	igt_assert(c->good_fd >= 0 && c->bad_fd >= 0);
@@ -159,7 +150,8 @@ static void teardown(struct hostile_ctx *c)
 	igt_assert_eq(ttm_drm_device_fini(&c->ddev), 0);
 	igt_assert_eq_s64(dma_fence_live_count(), c->fences);
 	igt_info("%" PRIu64 " hostile calls, %" PRIu64 " refused (%" PRIu64
-		 " naming the other client's handles), %" PRIu64 " bytes of the good client verified\n",
+		 " naming the other client's handles), %" PRIu64
+		 " bytes of the good client verified\n",
 		 c->calls, c->refused, c->foreign, c->verified);
 	igt_report_checks(c->calls, c->verified, 0);
 }
@@ -167,9 +159,10 @@ static void teardown(struct hostile_ctx *c)
 /* Random, boundary-heavy 64-bit values. */
 static uint64_t hostile_value(uint64_t *rng)
 {
-	static const uint64_t edges[] = { 0, 1, 2, 4095, 4096, 4097, 0x7fffffff, 0x80000000,
-					  0xffffffff, 0x100000000ull, UINT64_MAX / 2,
-					  UINT64_MAX - 4095, UINT64_MAX };
+	static const uint64_t edges[] = {
+	    0,		1,	    2,		4095,		4096,		4097,
+	    0x7fffffff, 0x80000000, 0xffffffff, 0x100000000ull, UINT64_MAX / 2, UINT64_MAX - 4095,
+	    UINT64_MAX};
 
 	switch (stress_rand_below(rng, 3)) {
 	case 0:
@@ -261,7 +254,7 @@ static void hostile_run(enum handle_mode mode)
 		for (unsigned i = 0; i < 16; i++) {
 			uint64_t flags = DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ;
 			struct drm_bo_info_rep rep;
-			struct drm_fence_arg f = { 0 };
+			struct drm_fence_arg f = {0};
 
 			igt_assert_eq(uapi_create_bo(c->bad_fd, flags, TTM_PAGE_SIZE, &rep), 0);
 			igt_assert_eq(uapi_bo_unref(c->bad_fd, rep.handle), 0);
@@ -294,10 +287,7 @@ igt_main_description("A client sending malformed ioctls (random and boundary fie
 		     "descriptors, foreign and freed handles) next to a well-behaved client "
 		     "whose buffers must stay intact.")
 {
-	igt_subtest("random-ioctls")
-		hostile_run(HANDLES_ANY);
-	igt_subtest("foreign-handles")
-		hostile_run(HANDLES_FOREIGN);
-	igt_subtest("freed-handles")
-		hostile_run(HANDLES_FREED);
+	igt_subtest("random-ioctls") hostile_run(HANDLES_ANY);
+	igt_subtest("foreign-handles") hostile_run(HANDLES_FOREIGN);
+	igt_subtest("freed-handles") hostile_run(HANDLES_FREED);
 }

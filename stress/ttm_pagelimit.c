@@ -25,14 +25,14 @@
 #define BO_PAGES 16
 #define MAX_BOS 64
 
-static const struct ttm_place place_sys = { .mem_type = TTM_PL_SYSTEM };
-static const struct ttm_place place_tt = { .mem_type = TTM_PL_TT };
-static const struct ttm_placement placement_sys = { 1, &place_sys };
-static const struct ttm_placement placement_tt = { 1, &place_tt };
+static const struct ttm_place place_sys = {.mem_type = TTM_PL_SYSTEM};
+static const struct ttm_place place_tt = {.mem_type = TTM_PL_TT};
+static const struct ttm_placement placement_sys = {1, &place_sys};
+static const struct ttm_placement placement_tt = {1, &place_tt};
 
 static uint64_t set_cap(uint64_t pages, bool swap)
 {
-	struct ttm_global_config cfg = { .limit_pages = pages, .swap_disabled = !swap };
+	struct ttm_global_config cfg = {.limit_pages = pages, .swap_disabled = !swap};
 	struct ttm_global_stats gs;
 
 	igt_assert_eq(ttm_global_config(&cfg), 0);
@@ -47,9 +47,9 @@ static void check_cap_held(uint64_t cap)
 	struct ttm_global_stats gs;
 
 	ttm_global_get_stats(&gs);
-	igt_assert_f(gs.high_water <= cap, "accounted pages reached %" PRIu64 " above cap %" PRIu64
-					   "\n",
-		     gs.high_water, cap);
+	igt_assert_f(gs.high_water <= cap,
+		     "accounted pages reached %" PRIu64 " above cap %" PRIu64 "\n", gs.high_water,
+		     cap);
 }
 
 static void check_pages_back(uint64_t baseline)
@@ -63,7 +63,7 @@ static void check_pages_back(uint64_t baseline)
 /* Read back, tolerating a refused swap-in (-ENOMEM) but never wrong content. */
 static int verify_once(struct ttm_mock_bo *mbo, uint64_t *bytes)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	uint64_t bad = 0;
 	int ret;
 
@@ -83,7 +83,7 @@ static void subtest_swap_cycle(void)
 	const uint64_t cap = 256;
 	struct ttm_mock_device mdev;
 	struct ttm_mock_bo *bo[MAX_BOS];
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	uint64_t base, rng = igt_seed(), bytes = 0, ops = 0;
 	long fences = dma_fence_live_count();
 
@@ -93,9 +93,8 @@ static void subtest_swap_cycle(void)
 	for (unsigned i = 0; i < MAX_BOS; i++) {
 		const struct ttm_placement *p = i % 4 ? &placement_sys : &placement_tt;
 
-		igt_assert_eq(ttm_mock_bo_create(&mdev, BO_PAGES * TTM_PAGE_SIZE, i, p, &ctx,
-						 &bo[i]),
-			      0);
+		igt_assert_eq(
+		    ttm_mock_bo_create(&mdev, BO_PAGES * TTM_PAGE_SIZE, i, p, &ctx, &bo[i]), 0);
 		ops++;
 	}
 	for (unsigned round = 0; round < 2 * MAX_BOS; round++) {
@@ -125,7 +124,7 @@ static void subtest_no_swap_enomem(void)
 	const uint64_t cap = 256;
 	struct ttm_mock_device mdev;
 	struct ttm_mock_bo *bo[MAX_BOS];
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	uint64_t base, bytes = 0;
 	unsigned n = 0;
 	int ret = 0;
@@ -165,7 +164,7 @@ struct pl_thread {
 static void *pl_thread_fn(void *arg)
 {
 	struct pl_thread *t = arg;
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = {0};
 	struct stress_budget budget;
 
 	for (unsigned i = 0; i < 12; i++) {
@@ -211,7 +210,7 @@ static void subtest_multi_device(void)
 {
 	const uint64_t cap = 384;
 	struct ttm_mock_device mdev[2];
-	struct pl_thread t[4] = { 0 };
+	struct pl_thread t[4] = {0};
 	pthread_t th[4];
 	uint64_t base, ops = 0, bytes = 0, refused = 0, swapouts = 0, swapins = 0;
 
@@ -252,10 +251,7 @@ static void subtest_multi_device(void)
 igt_main_description("Exhausts the global page cap from several threads and devices with "
 		     "swap-out and swap-in; the cap is never exceeded and content survives.")
 {
-	igt_subtest("swap-cycle")
-		subtest_swap_cycle();
-	igt_subtest("no-swap-enomem")
-		subtest_no_swap_enomem();
-	igt_subtest("multi-device")
-		subtest_multi_device();
+	igt_subtest("swap-cycle") subtest_swap_cycle();
+	igt_subtest("no-swap-enomem") subtest_no_swap_enomem();
+	igt_subtest("multi-device") subtest_multi_device();
 }

@@ -47,8 +47,8 @@
 
 /* One fence class: the uAPI mock with fewer timelines. */
 static const struct ttm_drm_driver sh_driver = {
-	.num_fence_classes = 1,
-	.fence_emit = ttm_uapi_mock_fence_emit,
+    .num_fence_classes = 1,
+    .fence_emit = ttm_uapi_mock_fence_emit,
 };
 
 /**
@@ -380,7 +380,8 @@ static struct share_ctx *share_setup(int *admin)
 	c->fences = dma_fence_live_count();
 	c->next_seed = igt_seed() << 20;
 	pthread_mutex_init(&c->lock, NULL);
-	igt_assert_eq(ttm_drm_device_init(&c->ddev, &ttm_uapi_mock_funcs, &sh_driver, "share", false), 0);
+	igt_assert_eq(
+	    ttm_drm_device_init(&c->ddev, &ttm_uapi_mock_funcs, &sh_driver, "share", false), 0);
 	c->bos = (uint64_t)atomic_load(&c->ddev.bdev.stats.bo_count);
 	*admin = ttm_drm_open(&c->ddev);
 	igt_assert(*admin >= 0);

@@ -27,10 +27,10 @@
 enum igt_result { IGT_R_SKIP, IGT_R_SUCCESS, IGT_R_FAIL, IGT_R_CRASH };
 
 static const char *const igt_result_names[] = {
-	[IGT_R_SKIP] = "SKIP",
-	[IGT_R_SUCCESS] = "SUCCESS",
-	[IGT_R_FAIL] = "FAIL",
-	[IGT_R_CRASH] = "CRASH",
+    [IGT_R_SKIP] = "SKIP",
+    [IGT_R_SUCCESS] = "SUCCESS",
+    [IGT_R_FAIL] = "FAIL",
+    [IGT_R_CRASH] = "CRASH",
 };
 
 sigjmp_buf igt_fixture_jmp_;
@@ -164,8 +164,8 @@ void igt_debug(const char *fmt, ...)
 
 void igt_report_checks(uint64_t operations, uint64_t bytes_verified, uint64_t faults_injected)
 {
-	printf("checks: operations=%" PRIu64 " bytes_verified=%" PRIu64
-	       " faults_injected=%" PRIu64 "\n",
+	printf("checks: operations=%" PRIu64 " bytes_verified=%" PRIu64 " faults_injected=%" PRIu64
+	       "\n",
 	       operations, bytes_verified, faults_injected);
 	fflush(stdout);
 }
@@ -387,17 +387,17 @@ void igt_subtest_init_(int argc, char **argv, const char *description)
 		OPT_HELP_DESC,
 	};
 	static const struct option opts[] = {
-		{ "list-subtests", no_argument, NULL, OPT_LIST },
-		{ "show-testlist", no_argument, NULL, OPT_TESTLIST },
-		{ "run-subtest", required_argument, NULL, OPT_RUN },
-		{ "dynamic-subtest", required_argument, NULL, OPT_DYN },
-		{ "debug", optional_argument, NULL, OPT_DEBUG },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "soak", no_argument, NULL, OPT_SOAK },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "help-description", no_argument, NULL, OPT_HELP_DESC },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"list-subtests", no_argument, NULL, OPT_LIST},
+	    {"show-testlist", no_argument, NULL, OPT_TESTLIST},
+	    {"run-subtest", required_argument, NULL, OPT_RUN},
+	    {"dynamic-subtest", required_argument, NULL, OPT_DYN},
+	    {"debug", optional_argument, NULL, OPT_DEBUG},
+	    {"duration", required_argument, NULL, OPT_DURATION},
+	    {"soak", no_argument, NULL, OPT_SOAK},
+	    {"seed", required_argument, NULL, OPT_SEED},
+	    {"help-description", no_argument, NULL, OPT_HELP_DESC},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *env;
 	const char *slash = strrchr(argv[0], '/');
@@ -516,7 +516,7 @@ static const char *igt_signame(int sig)
 	}
 }
 
-static const int igt_crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL };
+static const int igt_crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL};
 
 static void igt_crash_handler(int sig)
 {
@@ -712,7 +712,8 @@ int igt_dynamic_begin_(const char *name)
 		igt.in_dynamic = true;
 		return 1;
 	}
-	printf("Dynamic subtest %s: %s (%.3fs)\n", dname, igt_result_names[res], testlib_now_s() - t0);
+	printf("Dynamic subtest %s: %s (%.3fs)\n", dname, igt_result_names[res],
+	       testlib_now_s() - t0);
 	fflush(stdout);
 	if (abort_run)
 		igt_child_exit(IGT_EXIT_ABORT);
@@ -790,8 +791,7 @@ void igt_skip_(const char *file, int line, const char *func, const char *fmt, ..
 {
 	va_list ap;
 
-	fprintf(stderr, "Test requirement not met in function %s, file %s:%d:\n", func, file,
-		line);
+	fprintf(stderr, "Test requirement not met in function %s, file %s:%d:\n", func, file, line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -822,13 +822,13 @@ void igt_assert_failed_(const char *file, int line, const char *func, const char
 	igt_leave(IGT_R_FAIL);
 }
 
-void igt_abort_(const char *file, int line, const char *func, const char *expr,
-		const char *fmt, ...)
+void igt_abort_(const char *file, int line, const char *func, const char *expr, const char *fmt,
+		...)
 {
 	va_list ap;
 
-	fprintf(stderr, "Test abort in function %s, file %s:%d:\nabort condition: %s\n", func,
-		file, line, expr);
+	fprintf(stderr, "Test abort in function %s, file %s:%d:\nabort condition: %s\n", func, file,
+		line, expr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -120,28 +120,28 @@
  * igt_main - defines main(): parses the igt options, runs the body once,
  * then exits with the worst result (see the exit codes above).
  */
-#define igt_main                                                                      \
-	static void igt_main_body_(void);                                             \
-	int main(int argc, char **argv)                                               \
-	{                                                                             \
-		igt_subtest_init_(argc, argv, NULL);                                  \
-		igt_main_body_();                                                     \
-		return igt_exit_();                                                   \
-	}                                                                             \
+#define igt_main                                                                                   \
+	static void igt_main_body_(void);                                                          \
+	int main(int argc, char **argv)                                                            \
+	{                                                                                          \
+		igt_subtest_init_(argc, argv, NULL);                                               \
+		igt_main_body_();                                                                  \
+		return igt_exit_();                                                                \
+	}                                                                                          \
 	static void igt_main_body_(void)
 
 /**
  * igt_main_description - like igt_main with a --help-description text.
  * @desc: one paragraph, printed by --help-description.
  */
-#define igt_main_description(desc)                                                    \
-	static void igt_main_body_(void);                                             \
-	int main(int argc, char **argv)                                               \
-	{                                                                             \
-		igt_subtest_init_(argc, argv, (desc));                                \
-		igt_main_body_();                                                     \
-		return igt_exit_();                                                   \
-	}                                                                             \
+#define igt_main_description(desc)                                                                 \
+	static void igt_main_body_(void);                                                          \
+	int main(int argc, char **argv)                                                            \
+	{                                                                                          \
+		igt_subtest_init_(argc, argv, (desc));                                             \
+		igt_main_body_();                                                                  \
+		return igt_exit_();                                                                \
+	}                                                                                          \
 	static void igt_main_body_(void)
 
 /* ---- blocks ------------------------------------------------------------- */
@@ -153,8 +153,8 @@
  * failed. A skip or failure inside it jumps out of the block (siglongjmp) and
  * marks every later subtest SKIP/FAIL.
  */
-#define igt_fixture                                                                   \
-	for (int igt_fx_ = igt_fixture_begin_(); igt_fx_; igt_fx_ = igt_fixture_end_()) \
+#define igt_fixture                                                                                \
+	for (int igt_fx_ = igt_fixture_begin_(); igt_fx_; igt_fx_ = igt_fixture_end_())            \
 		if (sigsetjmp(igt_fixture_jmp_, 1) == 0)
 
 /**
@@ -162,39 +162,37 @@
  * characters [A-Za-z0-9_-] only, as igt requires). The block runs in a forked
  * child only when selected by --run-subtest (or none given).
  */
-#define igt_subtest(name)                                                             \
-	for (int igt_st_ = igt_subtest_begin_((name), false); igt_st_;                \
-	     igt_st_ = igt_subtest_end_())
+#define igt_subtest(name)                                                                          \
+	for (int igt_st_ = igt_subtest_begin_((name), false); igt_st_; igt_st_ = igt_subtest_end_())
 
 /** igt_subtest_f - igt_subtest with a printf-formatted name. */
-#define igt_subtest_f(...)                                                            \
-	for (int igt_st_ = igt_subtest_begin_(igt_fmt_name_(__VA_ARGS__), false);     \
-	     igt_st_; igt_st_ = igt_subtest_end_())
+#define igt_subtest_f(...)                                                                         \
+	for (int igt_st_ = igt_subtest_begin_(igt_fmt_name_(__VA_ARGS__), false); igt_st_;         \
+	     igt_st_ = igt_subtest_end_())
 
 /**
  * igt_subtest_with_dynamic - a subtest whose results come from igt_dynamic()
  * blocks inside it. Its result is the worst of its dynamic subtests; SKIP
  * when it ran none.
  */
-#define igt_subtest_with_dynamic(name)                                                \
-	for (int igt_st_ = igt_subtest_begin_((name), true); igt_st_;                 \
-	     igt_st_ = igt_subtest_end_())
+#define igt_subtest_with_dynamic(name)                                                             \
+	for (int igt_st_ = igt_subtest_begin_((name), true); igt_st_; igt_st_ = igt_subtest_end_())
 
 /** igt_subtest_with_dynamic_f - formatted-name variant. */
-#define igt_subtest_with_dynamic_f(...)                                               \
-	for (int igt_st_ = igt_subtest_begin_(igt_fmt_name_(__VA_ARGS__), true);      \
-	     igt_st_; igt_st_ = igt_subtest_end_())
+#define igt_subtest_with_dynamic_f(...)                                                            \
+	for (int igt_st_ = igt_subtest_begin_(igt_fmt_name_(__VA_ARGS__), true); igt_st_;          \
+	     igt_st_ = igt_subtest_end_())
 
 /**
  * igt_dynamic - a dynamic subtest; only valid directly inside an
  * igt_subtest_with_dynamic block. Filtered by --dynamic-subtest.
  */
-#define igt_dynamic(name)                                                             \
+#define igt_dynamic(name)                                                                          \
 	for (int igt_dy_ = igt_dynamic_begin_(name); igt_dy_; igt_dy_ = igt_dynamic_end_())
 
 /** igt_dynamic_f - formatted-name variant. */
-#define igt_dynamic_f(...)                                                            \
-	for (int igt_dy_ = igt_dynamic_begin_(igt_fmt_name_(__VA_ARGS__)); igt_dy_;   \
+#define igt_dynamic_f(...)                                                                         \
+	for (int igt_dy_ = igt_dynamic_begin_(igt_fmt_name_(__VA_ARGS__)); igt_dy_;                \
 	     igt_dy_ = igt_dynamic_end_())
 
 /* ---- results ------------------------------------------------------------ */
@@ -205,28 +203,26 @@
 #define igt_fail(code) igt_fail_(__FILE__, __LINE__, __func__, (code))
 
 /** igt_assert - fail unless @expr holds. */
-#define igt_assert(expr)                                                              \
-	do {                                                                          \
-		if (!(expr))                                                          \
-			igt_assert_failed_(__FILE__, __LINE__, __func__, #expr, NULL); \
+#define igt_assert(expr)                                                                           \
+	do {                                                                                       \
+		if (!(expr))                                                                       \
+			igt_assert_failed_(__FILE__, __LINE__, __func__, #expr, NULL);             \
 	} while (0)
 
 /** igt_assert_f - igt_assert with an explanation. */
-#define igt_assert_f(expr, ...)                                                       \
-	do {                                                                          \
-		if (!(expr))                                                          \
-			igt_assert_failed_(__FILE__, __LINE__, __func__, #expr,       \
-					   __VA_ARGS__);                              \
+#define igt_assert_f(expr, ...)                                                                    \
+	do {                                                                                       \
+		if (!(expr))                                                                       \
+			igt_assert_failed_(__FILE__, __LINE__, __func__, #expr, __VA_ARGS__);      \
 	} while (0)
 
-#define igt_assert_cmp_(T, fmt, a, op, b)                                             \
-	do {                                                                          \
-		T igt_a_ = (a), igt_b_ = (b);                                         \
-		if (!(igt_a_ op igt_b_))                                              \
-			igt_assert_failed_(__FILE__, __LINE__, __func__,              \
-					   #a " " #op " " #b,                         \
-					   "error: %" fmt " " #op " %" fmt " is false", \
-					   igt_a_, igt_b_);                           \
+#define igt_assert_cmp_(T, fmt, a, op, b)                                                          \
+	do {                                                                                       \
+		T igt_a_ = (a), igt_b_ = (b);                                                      \
+		if (!(igt_a_ op igt_b_))                                                           \
+			igt_assert_failed_(__FILE__, __LINE__, __func__, #a " " #op " " #b,        \
+					   "error: %" fmt " " #op " %" fmt " is false", igt_a_,    \
+					   igt_b_);                                                \
 	} while (0)
 
 /** igt_assert_eq/neq/lt/lte - int comparisons that print both values. */
@@ -240,18 +236,18 @@
 #define igt_assert_eq_s64(a, b) igt_assert_cmp_(int64_t, PRId64, a, ==, b)
 
 /** igt_require - skip unless @expr holds. */
-#define igt_require(expr)                                                             \
-	do {                                                                          \
-		if (!(expr))                                                          \
-			igt_skip_(__FILE__, __LINE__, __func__,                       \
-				  "Test requirement not met: %s", #expr);             \
+#define igt_require(expr)                                                                          \
+	do {                                                                                       \
+		if (!(expr))                                                                       \
+			igt_skip_(__FILE__, __LINE__, __func__, "Test requirement not met: %s",    \
+				  #expr);                                                          \
 	} while (0)
 
 /** igt_require_f - igt_require with an explanation. */
-#define igt_require_f(expr, ...)                                                      \
-	do {                                                                          \
-		if (!(expr))                                                          \
-			igt_skip_(__FILE__, __LINE__, __func__, __VA_ARGS__);         \
+#define igt_require_f(expr, ...)                                                                   \
+	do {                                                                                       \
+		if (!(expr))                                                                       \
+			igt_skip_(__FILE__, __LINE__, __func__, __VA_ARGS__);                      \
 	} while (0)
 
 /**
@@ -259,10 +255,10 @@
  * every later subtest): print the reason and end the whole program with
  * IGT_EXIT_ABORT after reporting the current subtest as FAIL.
  */
-#define igt_abort_on_f(expr, ...)                                                     \
-	do {                                                                          \
-		if (expr)                                                             \
-			igt_abort_(__FILE__, __LINE__, __func__, #expr, __VA_ARGS__); \
+#define igt_abort_on_f(expr, ...)                                                                  \
+	do {                                                                                       \
+		if (expr)                                                                          \
+			igt_abort_(__FILE__, __LINE__, __func__, #expr, __VA_ARGS__);              \
 	} while (0)
 
 /* ---- logging ------------------------------------------------------------ */
@@ -317,10 +313,10 @@ int igt_dynamic_begin_(const char *name);
 int igt_dynamic_end_(void);
 const char *igt_fmt_name_(const char *fmt, ...) igt_printf_fmt(1, 2);
 igt_noreturn void igt_skip_(const char *file, int line, const char *func, const char *fmt, ...)
-	igt_printf_fmt(4, 5);
+    igt_printf_fmt(4, 5);
 igt_noreturn void igt_fail_(const char *file, int line, const char *func, int code);
-igt_noreturn void igt_assert_failed_(const char *file, int line, const char *func,
-				     const char *expr, const char *fmt, ...) igt_printf_fmt(5, 6);
+igt_noreturn void igt_assert_failed_(const char *file, int line, const char *func, const char *expr,
+				     const char *fmt, ...) igt_printf_fmt(5, 6);
 igt_noreturn void igt_abort_(const char *file, int line, const char *func, const char *expr,
 			     const char *fmt, ...) igt_printf_fmt(5, 6);
 /* uwildmat-style matcher, exposed for the self-tests. */

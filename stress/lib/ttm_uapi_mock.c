@@ -21,9 +21,8 @@ void ttm_uapi_mock_timelines_init(void)
 struct dma_fence *ttm_uapi_mock_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
 					   uint32_t type, uint32_t *sequence)
 {
-	struct dma_fence *f =
-		stress_fence_create(atomic_load(&ttm_uapi_mock_context) + fence_class,
-				    atomic_fetch_add(&ttm_uapi_mock_seqno, 1) + 1);
+	struct dma_fence *f = stress_fence_create(atomic_load(&ttm_uapi_mock_context) + fence_class,
+						  atomic_fetch_add(&ttm_uapi_mock_seqno, 1) + 1);
 
 	(void)ddev;
 	(void)type;
@@ -34,7 +33,7 @@ struct dma_fence *ttm_uapi_mock_fence_emit(struct ttm_drm_device *ddev, uint32_t
 	return f;
 }
 
-static const struct ttm_place ttm_uapi_mock_place_sys = { .mem_type = TTM_PL_SYSTEM };
+static const struct ttm_place ttm_uapi_mock_place_sys = {.mem_type = TTM_PL_SYSTEM};
 
 static void ttm_uapi_mock_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
@@ -44,11 +43,11 @@ static void ttm_uapi_mock_evict_flags(struct ttm_buffer_object *bo, struct ttm_p
 }
 
 const struct ttm_device_funcs ttm_uapi_mock_funcs = {
-	.evict_flags = ttm_uapi_mock_evict_flags,
+    .evict_flags = ttm_uapi_mock_evict_flags,
 };
 
 const struct ttm_drm_driver ttm_uapi_mock_driver = {
-	.num_fence_classes = TTM_UAPI_MOCK_FENCE_CLASSES,
-	.fence_types = 0x2,
-	.fence_emit = ttm_uapi_mock_fence_emit,
+    .num_fence_classes = TTM_UAPI_MOCK_FENCE_CLASSES,
+    .fence_types = 0x2,
+    .fence_emit = ttm_uapi_mock_fence_emit,
 };
