@@ -44,7 +44,7 @@ static bool request_fits(const struct mm_fuzz *f, uint64_t size, uint64_t align,
 	 * arithmetic so that the reference itself cannot overflow.
 	 */
 	unsigned __int128 cursor = f->start;
-	bool used[NSLOTS] = { false };
+	bool used[NSLOTS] = {false};
 
 	if (align <= 1)
 		align = 1;
@@ -129,8 +129,7 @@ static uint64_t pick_size(struct fuzz_input *in, uint64_t span)
 	}
 }
 
-static void pick_range(struct fuzz_input *in, const struct mm_fuzz *f, uint64_t *rs,
-		       uint64_t *re)
+static void pick_range(struct fuzz_input *in, const struct mm_fuzz *f, uint64_t *rs, uint64_t *re)
 {
 	uint64_t span = f->end - f->start;
 	uint8_t kind = fuzz_u8(in);
@@ -239,7 +238,7 @@ static void op_scan(struct mm_fuzz *f, struct fuzz_input *in)
 	enum drm_mm_insert_mode mode = (enum drm_mm_insert_mode)(fuzz_u8(in) % 3);
 	uint8_t rot = fuzz_u8(in);
 	int order[NSLOTS], n = 0, s;
-	bool evict[NSLOTS] = { false };
+	bool evict[NSLOTS] = {false};
 	struct drm_mm_scan scan;
 	struct drm_mm_node probe;
 	bool found = false;
@@ -293,8 +292,7 @@ static void op_bad_args(struct mm_fuzz *f, struct fuzz_input *in)
 	fuzz_check(drm_mm_insert_node(&f->mm, &n, 0, 0, 0, DRM_MM_INSERT_BEST) == -EINVAL);
 	fuzz_check(drm_mm_insert_node(&f->mm, &n, 1, 3 + 2 * (uint64_t)fuzz_u8(in), 0,
 				      DRM_MM_INSERT_LOW) == -EINVAL);
-	fuzz_check(drm_mm_insert_node(&f->mm, &n, 1, 0, 0, (enum drm_mm_insert_mode)7) ==
-		   -EINVAL);
+	fuzz_check(drm_mm_insert_node(&f->mm, &n, 1, 0, 0, (enum drm_mm_insert_mode)7) == -EINVAL);
 	if (s >= 0) /* an allocated node cannot be inserted twice */
 		fuzz_check(drm_mm_insert_node(&f->mm, &f->node[s], 1, 0, 0, DRM_MM_INSERT_LOW) ==
 			   -EINVAL);
@@ -309,7 +307,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_check_flags(*argc, *argv);
 	return 0;
 }
-
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {

@@ -53,10 +53,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct snapshot before[3] = { 0 }, after[3] = { 0 };
+	struct snapshot before[3] = {0}, after[3] = {0};
 	char *spec, err[128];
 	size_t errlen;
 	int ret;

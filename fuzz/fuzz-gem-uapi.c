@@ -140,7 +140,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_input in;
@@ -152,8 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_input_init(&in, data, size);
 	profile = fuzz_u8(&in) & 1;
-	if (!devices[profile] &&
-	    i915_gem_device_create(profile ? "dg2" : "tgl", &devices[profile]))
+	if (!devices[profile] && i915_gem_device_create(profile ? "dg2" : "tgl", &devices[profile]))
 		return 0;
 	i915 = devices[profile];
 	if (i915_gem_file_open(i915, true, &files[0]))

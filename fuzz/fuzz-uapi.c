@@ -32,7 +32,6 @@
 #define MAX_HANDLES 32
 #define USER_PAGES 4
 
-
 /*
  * struct fz_request - a request and where its handle fields are.
  * @nr: the DRM_IOCTL_* number.
@@ -49,28 +48,28 @@ struct fz_request {
 #define OFF_INFO_REP_HANDLE 48 /* drm_bo_info_rep.handle */
 
 static const struct fz_request fz_requests[] = {
-	{ DRM_IOCTL_MM_INIT, -1, -1 },
-	{ DRM_IOCTL_MM_TAKEDOWN, -1, -1 },
-	{ DRM_IOCTL_MM_LOCK, -1, -1 },
-	{ DRM_IOCTL_MM_UNLOCK, -1, -1 },
-	{ DRM_IOCTL_MM_INFO, -1, -1 },
-	{ DRM_IOCTL_FENCE_CREATE, -1, 0 },
-	{ DRM_IOCTL_FENCE_REFERENCE, 0, 0 },
-	{ DRM_IOCTL_FENCE_UNREFERENCE, 0, -1 },
-	{ DRM_IOCTL_FENCE_SIGNALED, 0, -1 },
-	{ DRM_IOCTL_FENCE_FLUSH, 0, -1 },
-	{ DRM_IOCTL_FENCE_WAIT, 0, -1 },
-	{ DRM_IOCTL_FENCE_EMIT, 0, -1 },
-	{ DRM_IOCTL_FENCE_BUFFERS, -1, 0 },
-	{ DRM_IOCTL_BO_CREATE, -1, OFF_INFO_REP_HANDLE },
-	{ DRM_IOCTL_BO_MAP, OFF_INFO_REQ_HANDLE, -1 },
-	{ DRM_IOCTL_BO_UNMAP, 0, -1 },
-	{ DRM_IOCTL_BO_REFERENCE, 0, OFF_INFO_REP_HANDLE },
-	{ DRM_IOCTL_BO_UNREFERENCE, 0, -1 },
-	{ DRM_IOCTL_BO_SETSTATUS, OFF_INFO_REQ_HANDLE, -1 },
-	{ DRM_IOCTL_BO_INFO, 0, -1 },
-	{ DRM_IOCTL_BO_WAIT_IDLE, OFF_INFO_REQ_HANDLE, -1 },
-	{ DRM_IOCTL_BO_VERSION, -1, -1 },
+    {DRM_IOCTL_MM_INIT, -1, -1},
+    {DRM_IOCTL_MM_TAKEDOWN, -1, -1},
+    {DRM_IOCTL_MM_LOCK, -1, -1},
+    {DRM_IOCTL_MM_UNLOCK, -1, -1},
+    {DRM_IOCTL_MM_INFO, -1, -1},
+    {DRM_IOCTL_FENCE_CREATE, -1, 0},
+    {DRM_IOCTL_FENCE_REFERENCE, 0, 0},
+    {DRM_IOCTL_FENCE_UNREFERENCE, 0, -1},
+    {DRM_IOCTL_FENCE_SIGNALED, 0, -1},
+    {DRM_IOCTL_FENCE_FLUSH, 0, -1},
+    {DRM_IOCTL_FENCE_WAIT, 0, -1},
+    {DRM_IOCTL_FENCE_EMIT, 0, -1},
+    {DRM_IOCTL_FENCE_BUFFERS, -1, 0},
+    {DRM_IOCTL_BO_CREATE, -1, OFF_INFO_REP_HANDLE},
+    {DRM_IOCTL_BO_MAP, OFF_INFO_REQ_HANDLE, -1},
+    {DRM_IOCTL_BO_UNMAP, 0, -1},
+    {DRM_IOCTL_BO_REFERENCE, 0, OFF_INFO_REP_HANDLE},
+    {DRM_IOCTL_BO_UNREFERENCE, 0, -1},
+    {DRM_IOCTL_BO_SETSTATUS, OFF_INFO_REQ_HANDLE, -1},
+    {DRM_IOCTL_BO_INFO, 0, -1},
+    {DRM_IOCTL_BO_WAIT_IDLE, OFF_INFO_REQ_HANDLE, -1},
+    {DRM_IOCTL_BO_VERSION, -1, -1},
 };
 
 #define N_REQUESTS (sizeof(fz_requests) / sizeof(fz_requests[0]))
@@ -97,7 +96,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	static bool once;
@@ -111,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 
 	if (!once) {
 		/* Bound what hostile sizes can make the pools take. */
-		struct ttm_global_config cfg = { .limit_pages = 4096 };
+		struct ttm_global_config cfg = {.limit_pages = 4096};
 
 		ttm_global_config(&cfg);
 		ttm_uapi_mock_timelines_init();
@@ -120,7 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	fuzz_input_init(&in, data, len);
 	fences = dma_fence_live_count();
 	memset(&ddev, 0, sizeof(ddev));
-	fuzz_check(ttm_drm_device_init(&ddev, &ttm_uapi_mock_funcs, &ttm_uapi_mock_driver, "fuzz-uapi", false) == 0);
+	fuzz_check(ttm_drm_device_init(&ddev, &ttm_uapi_mock_funcs, &ttm_uapi_mock_driver,
+				       "fuzz-uapi", false) == 0);
 	fd[0] = ttm_drm_open(&ddev);
 	fd[1] = ttm_drm_open(&ddev);
 	fuzz_check(fd[0] >= 0 && fd[1] >= 0);
@@ -142,7 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		for (size_t i = 0; i < n; i++)
 			((uint8_t *)arg)[i] = fuzz_u8(&in);
 		if (rq->handle_in >= 0 && (patch & 3) && nhandles)
-			memcpy((uint8_t *)arg + rq->handle_in, &handles[fuzz_u8(&in) % nhandles], 4);
+			memcpy((uint8_t *)arg + rq->handle_in, &handles[fuzz_u8(&in) % nhandles],
+			       4);
 		if (rq->nr == DRM_IOCTL_BO_CREATE && nr == rq->nr) {
 			struct drm_bo_create_req *req = (void *)arg;
 
