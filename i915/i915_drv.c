@@ -106,6 +106,9 @@ int i915_device_probe(i915_backend_create_fn create, const void *cfg, struct i91
 	atomic_init(&i915->next_ctx_id, 0);
 	pthread_mutex_init(&i915->reset_lock, NULL);
 	pthread_cond_init(&i915->reset_cond, NULL);
+	pthread_mutex_init(&i915->held_lock, NULL);
+	pthread_cond_init(&i915->held_cond, NULL);
+	INIT_LIST_HEAD(&i915->held_ready);
 	ret = i915_context_create(i915, &i915->kernel_ctx);
 	if (ret)
 		goto err_free;
@@ -165,6 +168,8 @@ err_ctx:
 err_free:
 	pthread_cond_destroy(&i915->reset_cond);
 	pthread_mutex_destroy(&i915->reset_lock);
+	pthread_cond_destroy(&i915->held_cond);
+	pthread_mutex_destroy(&i915->held_lock);
 	free(i915);
 	return ret;
 }
@@ -183,6 +188,8 @@ int i915_device_destroy(struct i915_device *i915)
 	    (i915->has_stolen && ttm_resource_manager_usage(&i915->stolen.manager)) ||
 	    (i915->has_lmem && ttm_resource_manager_usage(&i915->lmem.manager)))
 		return -EBUSY;
+	/* Held requests reach the back end first: they are queued work too. */
+	i915_held_fini(i915);
 	/* Let queued work finish (or hang and be reset) before the rings go. */
 	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++)
 		i915_engine_wait_idle(&i915->engine[id], UINT32_MAX / 2);
@@ -200,6 +207,8 @@ int i915_device_destroy(struct i915_device *i915)
 		i915_engine_fini(&i915->engine[id]);
 	i915_device_free_managers(i915);
 	i915_context_put(i915->kernel_ctx);
+	pthread_cond_destroy(&i915->held_cond);
+	pthread_mutex_destroy(&i915->held_lock);
 	pthread_cond_destroy(&i915->reset_cond);
 	pthread_mutex_destroy(&i915->reset_lock);
 	free(i915);

@@ -561,7 +561,8 @@ int i915_ring_request_submit(struct i915_device *i915, enum i915_engine_id id,
 		return -EINVAL;
 	/*
 	 * The ring has no semaphore on another timeline's fence: the request
-	 * is written only once the fences it awaits have signalled.
+	 * is written only once the fences it awaits have signalled (the driver
+	 * holds requests whose fences are pending, so these are done).
 	 */
 	for (unsigned int i = 0; i < args->nawait; i++)
 		dma_fence_wait(args->await[i], false);
@@ -614,6 +615,173 @@ static int i915_request_args_check(const struct i915_request_args *args)
 	return vm ? 0 : -EINVAL;
 }
 
+/*
+ * A request held until the fences it awaits have signalled, as the kernel's
+ * i915_sw_fence holds a request out of the hardware queue: the caller gets
+ * @fence at once; the submit worker hands the request to the back end once
+ * the last awaited fence signalled, and @fence signals with the back end's.
+ */
+struct i915_held_wait {
+	struct dma_fence_cb cb;
+	struct i915_held_request *hr;
+};
+
+struct i915_held_request {
+	struct dma_fence fence;
+	struct i915_engine *engine;
+	struct i915_request_args args; /* @objects copied, @ctx referenced, no awaits */
+	struct dma_fence_cb done;
+	struct list_head link;
+	atomic_uint pending;
+	unsigned int nwait;
+	struct i915_held_wait waits[];
+};
+
+static const char *i915_held_name(struct dma_fence *fence)
+{
+	return container_of(fence, struct i915_held_request, fence)->engine->name;
+}
+
+static const struct dma_fence_ops i915_held_fence_ops = {
+    .get_driver_name = i915_fence_driver_name,
+    .get_timeline_name = i915_held_name,
+};
+
+/* Signal the request's fence with @error (0: none) and drop the worker's reference. */
+static void i915_held_finish(struct i915_held_request *hr, int error)
+{
+	if (error)
+		dma_fence_set_error(&hr->fence, error);
+	dma_fence_signal(&hr->fence);
+	dma_fence_put(&hr->fence);
+}
+
+static void i915_held_done(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct i915_held_request *hr = container_of(cb, struct i915_held_request, done);
+
+	i915_held_finish(hr, f->error);
+}
+
+static void *i915_held_worker(void *arg)
+{
+	struct i915_device *i915 = arg;
+
+	pthread_mutex_lock(&i915->held_lock);
+	for (;;) {
+		struct i915_held_request *hr;
+		struct i915_backend *be = i915->be;
+		struct dma_fence *f = NULL;
+		int ret;
+
+		while (list_empty(&i915->held_ready) && !i915->held_stop)
+			pthread_cond_wait(&i915->held_cond, &i915->held_lock);
+		if (list_empty(&i915->held_ready))
+			break;
+		hr = list_first_entry(&i915->held_ready, struct i915_held_request, link);
+		list_del_init(&hr->link);
+		pthread_mutex_unlock(&i915->held_lock);
+		ret = atomic_load(&hr->engine->wedged)
+			  ? -EIO
+			  : be->ops->request_submit(be, hr->engine->id, &hr->args, &f);
+		/* The back end holds what its request needs (the sim: the context). */
+		i915_context_put(hr->args.ctx);
+		hr->args.ctx = NULL;
+		if (ret)
+			i915_held_finish(hr, ret);
+		else if (dma_fence_add_callback(f, &hr->done, i915_held_done))
+			i915_held_done(f, &hr->done);
+		dma_fence_put(f);
+		pthread_mutex_lock(&i915->held_lock);
+		i915->held_count--;
+		pthread_cond_broadcast(&i915->held_cond);
+	}
+	pthread_mutex_unlock(&i915->held_lock);
+	return NULL;
+}
+
+/* One count of @hr went: the last queues the request for the worker. */
+static void i915_held_put_pending(struct i915_held_request *hr)
+{
+	struct i915_device *i915 = hr->engine->i915;
+
+	if (atomic_fetch_sub(&hr->pending, 1) != 1)
+		return;
+	pthread_mutex_lock(&i915->held_lock);
+	list_add_tail(&hr->link, &i915->held_ready);
+	pthread_cond_broadcast(&i915->held_cond);
+	pthread_mutex_unlock(&i915->held_lock);
+}
+
+static void i915_held_wait_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	(void)f;
+	i915_held_put_pending(container_of(cb, struct i915_held_wait, cb)->hr);
+}
+
+static int i915_request_hold(struct i915_engine *engine, const struct i915_request_args *args,
+			     struct dma_fence **out)
+{
+	struct i915_device *i915 = engine->i915;
+	struct i915_held_request *hr;
+	size_t objs = args->nobjects * sizeof(*args->objects);
+	size_t bytes = sizeof(*hr) + args->nawait * sizeof(hr->waits[0]);
+	struct i915_request_object *copy;
+	int ret = 0;
+
+	hr = fault_should_fail(&i915_fault_mem_alloc, bytes + objs) ? NULL
+								    : dma_fence_alloc(bytes + objs);
+	if (!hr)
+		return -ENOMEM;
+	pthread_mutex_lock(&i915->held_lock);
+	if (!i915->held_started) {
+		ret = -pthread_create(&i915->held_thread, NULL, i915_held_worker, i915);
+		i915->held_started = !ret;
+	}
+	if (!ret)
+		i915->held_count++;
+	pthread_mutex_unlock(&i915->held_lock);
+	if (ret) {
+		free(hr);
+		return ret;
+	}
+	copy = (struct i915_request_object *)((char *)hr + bytes);
+	memcpy(copy, args->objects, objs);
+	hr->engine = engine;
+	hr->args = *args;
+	hr->args.objects = copy;
+	hr->args.await = NULL;
+	hr->args.nawait = 0;
+	i915_context_get(args->ctx);
+	INIT_LIST_HEAD(&hr->link);
+	hr->nwait = args->nawait;
+	dma_fence_init(&hr->fence, &i915_held_fence_ops, dma_fence_context_alloc(1), 1);
+	if (out)
+		*out = dma_fence_get(&hr->fence);
+	/* One count for each fence and one for the set-up, so none fires early. */
+	atomic_init(&hr->pending, args->nawait + 1);
+	for (unsigned int i = 0; i < args->nawait; i++) {
+		hr->waits[i].hr = hr;
+		if (dma_fence_add_callback(args->await[i], &hr->waits[i].cb, i915_held_wait_cb))
+			i915_held_wait_cb(args->await[i], &hr->waits[i].cb);
+	}
+	i915_held_put_pending(hr);
+	return 0;
+}
+
+/* Stop the submit worker once every held request reached the back end. */
+void i915_held_fini(struct i915_device *i915)
+{
+	pthread_mutex_lock(&i915->held_lock);
+	while (i915->held_count)
+		pthread_cond_wait(&i915->held_cond, &i915->held_lock);
+	i915->held_stop = true;
+	pthread_cond_broadcast(&i915->held_cond);
+	pthread_mutex_unlock(&i915->held_lock);
+	if (i915->held_started)
+		pthread_join(i915->held_thread, NULL);
+}
+
 int i915_request_submit_objects(struct i915_engine *engine, const struct i915_request_args *args,
 				struct dma_fence **out)
 {
@@ -632,6 +800,9 @@ int i915_request_submit_objects(struct i915_engine *engine, const struct i915_re
 	if (atomic_load(&engine->wedged))
 		return -EIO;
 	be = engine->i915->be;
+	for (unsigned int i = 0; i < args->nawait; i++)
+		if (!dma_fence_is_signaled(args->await[i]))
+			return i915_request_hold(engine, args, out);
 	return be->ops->request_submit(be, engine->id, args, out);
 }
 

@@ -17,6 +17,11 @@ void i915_engine_retire(struct i915_engine *engine);
  * back-end callback.
  */
 void i915_engine_recover(struct i915_engine *engine);
+/*
+ * Wait until every request held for its awaited fences has reached the back
+ * end, then stop the submit worker (i915_request_submit_objects()).
+ */
+void i915_held_fini(struct i915_device *i915);
 
 /* The uAPI hooks of the device (i915_drm.c), given to ttm_drm_device_init(). */
 extern const struct ttm_drm_driver i915_drm_driver;

@@ -135,21 +135,6 @@ KTEST_PARAM(request_runs_batch_with_objects_at_their_addresses, backend_gen_para
 	dev_close(&d);
 }
 
-struct signal_later {
-	struct dma_fence *fence;
-	pthread_t thread;
-};
-
-static void *signal_later_fn(void *arg)
-{
-	struct signal_later *s = arg;
-	struct timespec ts = {0, 50 * 1000 * 1000};
-
-	nanosleep(&ts, NULL);
-	dma_fence_signal(s->fence);
-	return NULL;
-}
-
 static const char *test_fence_name(struct dma_fence *f)
 {
 	(void)f;
@@ -161,36 +146,76 @@ static const struct dma_fence_ops test_fence_ops = {
     .get_timeline_name = test_fence_name,
 };
 
-KTEST_PARAM(request_starts_after_the_fences_it_awaits, backend_gen_params)
+static struct dma_fence *test_fence(void)
 {
-	struct i915_mem *batch = NULL, *target = NULL;
-	struct signal_later s = {0};
-	struct dma_fence *f = NULL;
+	struct dma_fence *f = dma_fence_alloc(sizeof(*f));
+
+	if (f)
+		dma_fence_init(f, &test_fence_ops, dma_fence_context_alloc(1), 1);
+	return f;
+}
+
+/*
+ * A request awaiting unsignalled fences is held, not the engine: the call
+ * returns at once, the batch has not run, a later request runs meanwhile,
+ * and the held one runs once the last fence signalled.
+ */
+KTEST_PARAM(request_is_held_until_the_fences_it_awaits, backend_gen_params)
+{
+	struct i915_mem *batch = NULL, *batch2 = NULL, *target = NULL;
+	struct dma_fence *a = NULL, *b = NULL, *f = NULL, *g = NULL;
 	struct backend_dev d;
 	uint32_t *t;
 
 	dev_open(&d);
 	ASSERT_EQ(i915_mem_create(d.i915, 4096, &batch), 0);
+	ASSERT_EQ(i915_mem_create(d.i915, 4096, &batch2), 0);
 	ASSERT_EQ(i915_mem_create(d.i915, 4096, &target), 0);
 	t = i915_mem_cpu(d.i915, target);
-	s.fence = dma_fence_alloc(sizeof(*s.fence));
-	ASSERT_TRUE(s.fence != NULL);
-	dma_fence_init(s.fence, &test_fence_ops, dma_fence_context_alloc(1), 1);
-	ASSERT_EQ(pthread_create(&s.thread, NULL, signal_later_fn, &s), 0);
+	a = test_fence();
+	b = test_fence();
+	ASSERT_TRUE(a && b);
 	write_store_batch(batch, d.i915, 0x200000, 77);
-	EXPECT_EQ(
-	    submit_store(&d, I915_ENGINE_RCS, batch, 0x300000, target, 0x200000, &s.fence, 1, &f),
-	    0);
-	if (f) {
-		EXPECT_GT(dma_fence_wait_timeout(f, false, WAIT_NS), 0);
-		/* Done after the fence it awaited, never before. */
-		EXPECT_TRUE(dma_fence_is_signaled(s.fence));
-		EXPECT_UEQ(t[0], 77);
-		dma_fence_put(f);
+	{
+		struct dma_fence *const await[] = {a, b};
+
+		ASSERT_EQ(submit_store(&d, I915_ENGINE_RCS, batch, 0x300000, target, 0x200000,
+				       await, 2, &f),
+			  0);
 	}
-	pthread_join(s.thread, NULL);
-	dma_fence_put(s.fence);
+	ASSERT_TRUE(f != NULL);
+	/* Not free to run: nothing it awaits has signalled. */
+	write_store_batch(batch2, d.i915, 0x200004, 88);
+	ASSERT_EQ(
+	    submit_store(&d, I915_ENGINE_RCS, batch2, 0x400000, target, 0x200000, NULL, 0, &g), 0);
+	EXPECT_GT(dma_fence_wait_timeout(g, false, WAIT_NS), 0);
+	EXPECT_UEQ(t[1], 88);
+	EXPECT_FALSE(dma_fence_is_signaled(f));
+	EXPECT_UEQ(t[0], 0);
+	dma_fence_signal(a);
+	EXPECT_EQ(dma_fence_wait_timeout(f, false, 20 * 1000 * 1000), 0);
+	EXPECT_UEQ(t[0], 0);
+	dma_fence_signal(b);
+	EXPECT_GT(dma_fence_wait_timeout(f, false, WAIT_NS), 0);
+	EXPECT_EQ(f->error, 0);
+	EXPECT_UEQ(t[0], 77);
+	dma_fence_put(f);
+	dma_fence_put(g);
+	dma_fence_put(a);
+	dma_fence_put(b);
+	/* An already signalled await is no hold at all. */
+	write_store_batch(batch, d.i915, 0x200008, 99);
+	a = test_fence();
+	ASSERT_TRUE(a != NULL);
+	dma_fence_signal(a);
+	ASSERT_EQ(submit_store(&d, I915_ENGINE_RCS, batch, 0x300000, target, 0x200000, &a, 1, &f),
+		  0);
+	EXPECT_GT(dma_fence_wait_timeout(f, false, WAIT_NS), 0);
+	EXPECT_UEQ(t[2], 99);
+	dma_fence_put(f);
+	dma_fence_put(a);
 	i915_mem_destroy(d.i915, batch);
+	i915_mem_destroy(d.i915, batch2);
 	i915_mem_destroy(d.i915, target);
 	dev_close(&d);
 }
@@ -397,6 +422,26 @@ KTEST(mem_alloc_failures_leave_nothing)
 		fault_thread_fail_nth(NULL, 0);
 	}
 	EXPECT_TRUE(mem == NULL);
+	/* A request held for a pending fence: its record. */
+	{
+		struct i915_mem *batch = NULL, *target = NULL;
+		struct dma_fence *a = test_fence(), *f = NULL;
+
+		ASSERT_TRUE(a != NULL);
+		ASSERT_EQ(i915_mem_create(d.i915, 4096, &batch), 0);
+		ASSERT_EQ(i915_mem_create(d.i915, 4096, &target), 0);
+		fault_thread_fail_nth(&i915_fault_mem_alloc, 1);
+		EXPECT_EQ(
+		    submit_store(&d, I915_ENGINE_RCS, batch, 0x100000, target, 0x200000, &a, 1, &f),
+		    -ENOMEM);
+		EXPECT_EQ(fault_thread_nth_pending(), 0);
+		fault_thread_fail_nth(NULL, 0);
+		EXPECT_TRUE(f == NULL);
+		dma_fence_signal(a);
+		dma_fence_put(a);
+		i915_mem_destroy(d.i915, batch);
+		i915_mem_destroy(d.i915, target);
+	}
 	EXPECT_EQ(backend_dev_close(&d), 0);
 
 	/* hw: the record of a GEM object, the record of a VM (fake_close checks no leak). */

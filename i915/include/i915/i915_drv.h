@@ -64,6 +64,13 @@ struct hw_open_args;
  * @reset_mask: engines (bit per id) waiting for a reset.
  * @reset_stop: destroy asked the worker to end.
  * @reset_thread: the worker (threaded back ends only).
+ * @held_lock: protects the fields below it.
+ * @held_cond: wakes the submit worker; also signalled when @held_count drops.
+ * @held_ready: held requests whose awaited fences all signalled, oldest first.
+ * @held_count: held requests not yet handed to the back end.
+ * @held_stop: destroy asked the submit worker to end.
+ * @held_started: the submit worker runs (started by the first held request).
+ * @held_thread: the submit worker: hands ready held requests to the back end.
  */
 struct i915_device {
 	struct i915_backend *be;
@@ -103,6 +110,15 @@ struct i915_device {
 	bool reset_stop;
 	bool reset_started;
 	pthread_t reset_thread;
+
+	pthread_mutex_t held_lock;
+	pthread_cond_t held_cond;
+	/* Protected by @held_lock. */
+	struct list_head held_ready;
+	unsigned int held_count;
+	bool held_stop;
+	bool held_started;
+	pthread_t held_thread;
 };
 
 /* i915_device_config.hangcheck_ms: never declare a hang. */

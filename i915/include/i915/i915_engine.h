@@ -409,6 +409,12 @@ struct i915_request_args {
  * @out: a reference to the request's fence (signals when the batch is
  *	done; error -EIO when it was reset), or NULL when not wanted.
  *
+ * A request whose awaited fences have not all signalled is held, not the
+ * engine: the call returns at once with the fence, and the request reaches
+ * the back end from the device's submit worker once the last one signalled
+ * (as the kernel's i915_sw_fence holds a request). Work submitted meanwhile
+ * runs ahead of it. i915_device_destroy() waits for held requests.
+ *
  * Return: 0; -EINVAL (bad @args: no VM, misaligned or overlapping
  * addresses, a batch outside the objects); -EOPNOTSUPP (the back end cannot
  * run on this engine); -ENOMEM; -EIO (the engine is wedged); the back

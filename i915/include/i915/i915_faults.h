@@ -40,8 +40,9 @@ extern struct fault_attr i915_fault_blt_alloc;
  */
 extern struct fault_attr i915_fault_move_alloc;
 /*
- * "mem_alloc": raw request memory of the sim back end (i915_mem_create()), its
- * record or its pages; the call says -ENOMEM, nothing is left behind.
+ * "mem_alloc": the request level's own allocations: raw request memory of the sim
+ * back end (i915_mem_create()), its record or its pages, and a request held for
+ * the fences it awaits; the call says -ENOMEM, nothing is left behind.
  */
 extern struct fault_attr i915_fault_mem_alloc;
 
