@@ -43,11 +43,11 @@ static double measure(bool checked, char *dst, const char *src, size_t n, int it
 
 int main(int argc, char **argv)
 {
-	static const size_t sizes[] = { 8, 64, 256, 4096, 65536 };
+	static const size_t sizes[] = {8, 64, 256, 4096, 65536};
 	static const struct {
 		enum drm_user_copy_mode mode;
 		const char *name;
-	} modes[] = { { DRM_USER_COPY_VM, "process_vm_readv" }, { DRM_USER_COPY_PIPE, "pipe" } };
+	} modes[] = {{DRM_USER_COPY_VM, "process_vm_readv"}, {DRM_USER_COPY_PIPE, "pipe"}};
 	bool quick = argc > 1 && !strcmp(argv[1], "--quick");
 	int iters = quick ? 2000 : 50000, rounds = quick ? 3 : 7;
 	char *src = malloc(65536), *dst = malloc(65536);
@@ -56,7 +56,8 @@ int main(int argc, char **argv)
 		return 1;
 	memset(src, 1, 65536);
 	printf("# drm_copy_from_user cost, ns per copy (best of %d rounds of %d)\n", rounds, iters);
-	printf("%-18s %8s %12s %12s %10s\n", "mechanism", "bytes", "checked_ns", "memcpy_ns", "ratio");
+	printf("%-18s %8s %12s %12s %10s\n", "mechanism", "bytes", "checked_ns", "memcpy_ns",
+	       "ratio");
 	for (unsigned m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		if (drm_user_set_copy_mode(modes[m].mode)) {
 			printf("%-18s unavailable here\n", modes[m].name);

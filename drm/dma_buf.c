@@ -90,8 +90,8 @@ struct drm_dma_buf *drm_dma_buf_lookup_bo(struct ttm_buffer_object *bo)
 	return d ? &d->buf : NULL;
 }
 
-int drm_dma_buf_export(struct ttm_buffer_object *bo, const struct drm_dma_buf_ops *ops,
-		       void *priv, int flags, int *fd, struct drm_dma_buf **out)
+int drm_dma_buf_export(struct ttm_buffer_object *bo, const struct drm_dma_buf_ops *ops, void *priv,
+		       int flags, int *fd, struct drm_dma_buf **out)
 {
 	struct dma_buf_impl *d;
 	int ret;
@@ -334,8 +334,7 @@ int drm_dma_buf_ioctl(int fd, unsigned long req, void *arg)
 	return ret;
 }
 
-int drm_dma_buf_mmap(int fd, void *hint, size_t len, int prot, int flags, off_t offset,
-		     void **addr)
+int drm_dma_buf_mmap(int fd, void *hint, size_t len, int prot, int flags, off_t offset, void **addr)
 {
 	struct drm_dma_buf *buf;
 	int fl, ret;
@@ -346,7 +345,8 @@ int drm_dma_buf_mmap(int fd, void *hint, size_t len, int prot, int flags, off_t 
 	if ((flags & MAP_SHARED) && (prot & PROT_WRITE) && (fl & O_ACCMODE) != O_RDWR)
 		ret = -EACCES;
 	else if (offset < 0 || (offset & 4095) || !len ||
-		 (uint64_t)offset + ((len + 4095) & ~(size_t)4095) > ((buf->size + 4095) & ~4095ull))
+		 (uint64_t)offset + ((len + 4095) & ~(size_t)4095) >
+		     ((buf->size + 4095) & ~4095ull))
 		ret = -EINVAL;
 	else if (!buf->ops->mmap)
 		ret = -EINVAL;

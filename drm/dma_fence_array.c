@@ -104,11 +104,11 @@ static void array_release(struct dma_fence *fence)
 }
 
 static const struct dma_fence_ops array_ops = {
-	.get_driver_name = array_driver,
-	.get_timeline_name = array_name,
-	.enable_signaling = array_enable_signaling,
-	.signaled = array_signaled,
-	.release = array_release,
+    .get_driver_name = array_driver,
+    .get_timeline_name = array_name,
+    .enable_signaling = array_enable_signaling,
+    .signaled = array_signaled,
+    .release = array_release,
 };
 
 struct dma_fence_array *to_dma_fence_array(struct dma_fence *fence)
@@ -204,7 +204,7 @@ void dma_fence_unwrap_put(struct dma_fence **fences, int num)
 
 int dma_fence_unwrap(struct dma_fence *fence, struct dma_fence ***out)
 {
-	struct fence_list l = { 0 };
+	struct fence_list l = {0};
 	int ret = unwrap_into(&l, fence);
 
 	if (ret) {
@@ -230,7 +230,7 @@ static int cmp_context(const void *pa, const void *pb)
 
 struct dma_fence *dma_fence_unwrap_merge(struct dma_fence **fences, unsigned num)
 {
-	struct fence_list l = { 0 };
+	struct fence_list l = {0};
 	struct dma_fence *res;
 	int64_t stamp = 0;
 	int n = 0;

@@ -123,7 +123,7 @@ static int reopen(int keep_fd, int flags)
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", keep_fd);
 	fd = drm_sys_open(path, ((flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_RDONLY) |
-				(flags & O_CLOEXEC));
+				    (flags & O_CLOEXEC));
 	return fd < 0 ? -errno : fd;
 }
 
@@ -232,7 +232,7 @@ void drm_fd_obj_put(struct drm_fd_obj *obj)
 /* A pipe has no reader left anywhere: our write end polls POLLERR. */
 static bool pipe_dead(struct drm_fd_obj *obj)
 {
-	struct pollfd p = { .fd = obj->keep_fd, .events = POLLOUT };
+	struct pollfd p = {.fd = obj->keep_fd, .events = POLLOUT};
 
 	return drm_sys_poll_now(&p) == 1 && (p.revents & POLLERR);
 }
@@ -245,7 +245,7 @@ struct ref_set {
 	struct {
 		dev_t dev;
 		ino_t ino;
-	} *v;
+	} * v;
 	size_t n, cap;
 };
 
@@ -411,7 +411,7 @@ int drm_fd_close(int fd, int (*close_fn)(int))
 	if (o->is_pipe) {
 		dead = check_locked(o, NULL);
 	} else {
-		struct ref_set refs = { 0 };
+		struct ref_set refs = {0};
 
 		if (ref_scan(&refs))
 			dead = check_locked(o, &refs);
@@ -428,7 +428,7 @@ int drm_fd_close(int fd, int (*close_fn)(int))
 unsigned drm_fd_gc(void)
 {
 	struct drm_fd_obj **dead = NULL;
-	struct ref_set refs = { 0 };
+	struct ref_set refs = {0};
 	bool have_refs;
 	unsigned n = 0, cap = 0;
 

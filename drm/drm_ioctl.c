@@ -25,8 +25,8 @@ int drm_ioctl_args_in(struct drm_ioctl_args *a, unsigned int cmd, unsigned int d
 	if (a->ksize <= sizeof(a->stack)) {
 		a->kdata = a->stack;
 	} else {
-		a->kdata = fault_should_fail(&drm_fault_ioctl_alloc, a->ksize) ? NULL
-										: malloc(a->ksize);
+		a->kdata =
+		    fault_should_fail(&drm_fault_ioctl_alloc, a->ksize) ? NULL : malloc(a->ksize);
 		if (!a->kdata)
 			return -ENOMEM;
 	}

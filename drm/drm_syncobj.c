@@ -149,7 +149,7 @@ void drm_syncobj_put(struct drm_syncobj *syncobj)
 	/* Eventfds still waiting for a point: dropped unsignalled, as the kernel does. */
 	while (!list_empty(&syncobj->ev_fd_list)) {
 		struct syncobj_eventfd_entry *e =
-			list_first_entry(&syncobj->ev_fd_list, struct syncobj_eventfd_entry, node);
+		    list_first_entry(&syncobj->ev_fd_list, struct syncobj_eventfd_entry, node);
 
 		list_del_init(&e->node);
 		drm_sys_close(e->fd);
@@ -190,7 +190,7 @@ static void wake_waiters_locked(struct drm_syncobj *syncobj)
 {
 	struct syncobj_wait_entry *e, *tmp;
 
-	list_for_each_entry_safe(e, tmp, &syncobj->cb_list, struct syncobj_wait_entry, node) {
+	list_for_each_entry_safe (e, tmp, &syncobj->cb_list, struct syncobj_wait_entry, node) {
 		struct dma_fence *f = dma_fence_get(syncobj->fence);
 
 		if (!f || dma_fence_chain_find_seqno(&f, e->point)) {
@@ -222,8 +222,7 @@ static void eventfd_entry_fence_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 }
 
 /* Syncobj lock held: if @e's point has a fence now, leave the list and arm. */
-static void eventfd_entry_check_locked(struct drm_syncobj *syncobj,
-				       struct syncobj_eventfd_entry *e)
+static void eventfd_entry_check_locked(struct drm_syncobj *syncobj, struct syncobj_eventfd_entry *e)
 {
 	struct dma_fence *f = dma_fence_get(syncobj->fence);
 
@@ -244,7 +243,7 @@ static void eventfds_check_locked(struct drm_syncobj *syncobj)
 {
 	struct syncobj_eventfd_entry *e, *tmp;
 
-	list_for_each_entry_safe(e, tmp, &syncobj->ev_fd_list, struct syncobj_eventfd_entry, node)
+	list_for_each_entry_safe (e, tmp, &syncobj->ev_fd_list, struct syncobj_eventfd_entry, node)
 		eventfd_entry_check_locked(syncobj, e);
 }
 
@@ -388,11 +387,11 @@ static void wait_fence_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 	waiter_wake(e->waiter);
 }
 
-int drm_syncobj_find_fence(struct drm_file *file, uint32_t handle, uint64_t point,
-			   uint64_t flags, struct dma_fence **fence)
+int drm_syncobj_find_fence(struct drm_file *file, uint32_t handle, uint64_t point, uint64_t flags,
+			   struct dma_fence **fence)
 {
 	struct drm_syncobj *syncobj = drm_syncobj_find(file, handle);
-	struct syncobj_waiter w = { 0 };
+	struct syncobj_waiter w = {0};
 	struct syncobj_wait_entry e;
 	int64_t deadline;
 	int ret;
@@ -483,8 +482,8 @@ int drm_syncobj_get_fd(struct drm_syncobj *syncobj, int *fd)
 		return -ENOMEM;
 	sf->syncobj = syncobj;
 	drm_syncobj_get(syncobj);
-	ret = drm_fd_obj_install_pipe(&sf->base, DRM_FD_SYNCOBJ, O_CLOEXEC, fd,
-				      syncobj_file_release);
+	ret =
+	    drm_fd_obj_install_pipe(&sf->base, DRM_FD_SYNCOBJ, O_CLOEXEC, fd, syncobj_file_release);
 	if (ret) {
 		drm_syncobj_put(syncobj);
 		free(sf);
@@ -710,13 +709,13 @@ static int64_t abs_deadline(int64_t timeout_nsec)
 	return timeout_nsec <= 0 ? 0 : timeout_nsec;
 }
 
-static int array_wait(struct drm_syncobj **objs, uint64_t upoints, uint32_t count,
-		      uint32_t flags, int64_t timeout_nsec, uint32_t *first)
+static int array_wait(struct drm_syncobj **objs, uint64_t upoints, uint32_t count, uint32_t flags,
+		      int64_t timeout_nsec, uint32_t *first)
 {
-	const uint32_t submit = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
-				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
+	const uint32_t submit =
+	    DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
 	struct syncobj_wait_entry *entries;
-	struct syncobj_waiter w = { 0 };
+	struct syncobj_waiter w = {0};
 	int64_t deadline = abs_deadline(timeout_nsec);
 	uint64_t *points;
 	uint32_t signaled, i;
@@ -850,10 +849,9 @@ int drm_syncobj_wait_ioctl(struct drm_file *file, struct drm_syncobj_wait *args)
 
 int drm_syncobj_timeline_wait_ioctl(struct drm_file *file, struct drm_syncobj_timeline_wait *args)
 {
-	const uint32_t possible = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL |
-				  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
-				  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE |
-				  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_DEADLINE;
+	const uint32_t possible =
+	    DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
+	    DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_DEADLINE;
 	struct drm_syncobj **objs;
 	uint32_t first = ~0u;
 	int ret;

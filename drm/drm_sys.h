@@ -82,7 +82,7 @@ static inline ssize_t drm_sys_readlink(const char *path, char *buf, size_t n)
 /* poll(2) of one descriptor without waiting. */
 static inline int drm_sys_poll_now(struct pollfd *p)
 {
-	struct timespec zero = { 0, 0 };
+	struct timespec zero = {0, 0};
 
 	return (int)syscall(SYS_ppoll, p, 1, &zero, NULL, 0);
 }

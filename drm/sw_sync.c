@@ -92,10 +92,10 @@ static void pt_release(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops pt_ops = {
-	.get_driver_name = pt_driver_name,
-	.get_timeline_name = pt_timeline_name,
-	.signaled = pt_signaled,
-	.release = pt_release,
+    .get_driver_name = pt_driver_name,
+    .get_timeline_name = pt_timeline_name,
+    .signaled = pt_signaled,
+    .release = pt_release,
 };
 
 bool drm_sw_sync_is_fence(struct dma_fence *fence)
@@ -177,7 +177,7 @@ static struct dma_fence *point_get(struct sw_sync_timeline *tl, uint32_t value)
 		dma_fence_signal(&pt->base);
 		return &pt->base;
 	}
-	list_for_each_entry(pos, &tl->pending, struct sync_pt, link) {
+	list_for_each_entry (pos, &tl->pending, struct sync_pt, link) {
 		int32_t d = (int32_t)((uint32_t)pos->base.seqno - value);
 
 		if (d == 0) {
@@ -232,7 +232,7 @@ static int ioctl_inc(struct sw_sync_timeline *tl, void __user *arg)
 	pthread_mutex_lock(&tl->lock);
 	/* One step, not INT_MAX-sized ones: the value is 32 bits either way. */
 	atomic_store(&tl->value, atomic_load(&tl->value) + inc);
-	list_for_each_entry_safe(pt, tmp, &tl->pending, struct sync_pt, link) {
+	list_for_each_entry_safe (pt, tmp, &tl->pending, struct sync_pt, link) {
 		if (!reached(atomic_load(&tl->value), pt->base.seqno))
 			break;
 		list_move_tail(&pt->link, &list);

@@ -39,7 +39,7 @@ struct sync_file {
 static void sync_file_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
 	struct sync_file *sf = (struct sync_file *)((char *)cb - offsetof(struct sync_file, cb));
-	struct timespec zero = { 0, 0 };
+	struct timespec zero = {0, 0};
 	sigset_t pipe_set, old, pending;
 	bool was_pending;
 	char one = 1;

@@ -23,7 +23,7 @@
 
 static struct testlib_mock_device *dev_setup(struct ttm_buffer_object **bo)
 {
-	struct testlib_mock_cfg cfg = { 0 };
+	struct testlib_mock_cfg cfg = {0};
 	struct testlib_mock_device *tdev = calloc(1, sizeof(*tdev));
 
 	if (!tdev || testlib_mock_device_init(tdev, &cfg)) {
@@ -53,7 +53,7 @@ static void count_release(struct drm_dma_buf *buf)
 	releases++;
 }
 
-static const struct drm_dma_buf_ops test_ops = { .release = count_release };
+static const struct drm_dma_buf_ops test_ops = {.release = count_release};
 
 KTEST(dma_buf_export_import_round_trip)
 {
@@ -195,9 +195,9 @@ KTEST(dma_buf_ioctls_sync_name_and_sync_files)
 {
 	struct ttm_buffer_object *bo;
 	struct testlib_mock_device *tdev = dev_setup(&bo);
-	struct dma_buf_sync sync = { 0 };
-	struct dma_buf_export_sync_file ex = { 0 };
-	struct dma_buf_import_sync_file im = { 0 };
+	struct dma_buf_sync sync = {0};
+	struct dma_buf_export_sync_file ex = {0};
+	struct dma_buf_import_sync_file im = {0};
 	struct drm_dma_buf *buf;
 	struct dma_fence *w, *f;
 	short rev;
@@ -216,9 +216,9 @@ KTEST(dma_buf_ioctls_sync_name_and_sync_files)
 
 	EXPECT_EQ(drm_dma_buf_ioctl(fd, DMA_BUF_SET_NAME_B, "scanout"), 0);
 	EXPECT_STREQ(buf->name, "scanout");
-	EXPECT_EQ(drm_dma_buf_ioctl(fd, DMA_BUF_SET_NAME_B,
-				    "a name much longer than thirty-two bytes"),
-		  -EINVAL);
+	EXPECT_EQ(
+	    drm_dma_buf_ioctl(fd, DMA_BUF_SET_NAME_B, "a name much longer than thirty-two bytes"),
+	    -EINVAL);
 	EXPECT_EQ(drm_dma_buf_ioctl(fd, DMA_BUF_SET_NAME_B, (void *)8), -EFAULT);
 
 	/* Export the implicit write fence as a sync_file. */
@@ -264,7 +264,7 @@ static int fake_mmap(struct drm_dma_buf *buf, void *hint, size_t len, int prot, 
 	return *addr == MAP_FAILED ? -ENOMEM : 0;
 }
 
-static const struct drm_dma_buf_ops mmap_ops = { .mmap = fake_mmap };
+static const struct drm_dma_buf_ops mmap_ops = {.mmap = fake_mmap};
 
 KTEST(dma_buf_mmap_checks_access_and_range)
 {
@@ -280,8 +280,7 @@ KTEST(dma_buf_mmap_checks_access_and_range)
 		  -EACCES);
 	EXPECT_EQ(drm_dma_buf_mmap(rw, NULL, BO_SIZE + 4096, PROT_READ, MAP_SHARED, 0, &addr),
 		  -EINVAL);
-	EXPECT_EQ(drm_dma_buf_mmap(rw, NULL, 4096, PROT_READ, MAP_SHARED, BO_SIZE, &addr),
-		  -EINVAL);
+	EXPECT_EQ(drm_dma_buf_mmap(rw, NULL, 4096, PROT_READ, MAP_SHARED, BO_SIZE, &addr), -EINVAL);
 	ASSERT_EQ(drm_dma_buf_mmap(rw, NULL, BO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0, &addr),
 		  0);
 	munmap(addr, BO_SIZE);

@@ -24,13 +24,13 @@
 
 static int workload(struct drm_file *file, struct ttm_buffer_object *bo)
 {
-	struct drm_syncobj_create c = { 0 };
-	struct drm_syncobj_handle h = { 0 };
-	struct drm_syncobj_timeline_array ta = { 0 };
-	struct sync_merge_data merge = { .name = "m" };
+	struct drm_syncobj_create c = {0};
+	struct drm_syncobj_handle h = {0};
+	struct drm_syncobj_timeline_array ta = {0};
+	struct sync_merge_data merge = {.name = "m"};
 	struct dma_fence *f = ttm_test_fence_create();
 	struct drm_dma_buf *buf = NULL;
-	struct sync_file_info info = { 0 };
+	struct sync_file_info info = {0};
 	struct sync_fence_info fi;
 	uint64_t point = 3;
 	int ret, sfd = -1, dfd = -1;
@@ -91,7 +91,7 @@ out:
 
 KTEST(drm_fault_sweep_leaves_nothing_behind)
 {
-	struct testlib_mock_cfg cfg = { 0 };
+	struct testlib_mock_cfg cfg = {0};
 	struct testlib_mock_device *tdev = calloc(1, sizeof(*tdev));
 	struct ttm_buffer_object *bo;
 	unsigned failures = 0, n;
@@ -136,7 +136,7 @@ KTEST(drm_fault_sweep_leaves_nothing_behind)
  */
 KTEST(drm_fd_scan_out_of_memory_keeps_live_objects)
 {
-	struct testlib_mock_cfg cfg = { 0 };
+	struct testlib_mock_cfg cfg = {0};
 	struct testlib_mock_device *tdev = calloc(1, sizeof(*tdev));
 	struct ttm_buffer_object *bo;
 	struct drm_dma_buf *buf = NULL;

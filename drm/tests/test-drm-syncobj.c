@@ -20,8 +20,7 @@ static const char *tname(struct dma_fence *f)
 	return "test";
 }
 
-static const struct dma_fence_ops test_ops = { .get_driver_name = tname,
-					       .get_timeline_name = tname };
+static const struct dma_fence_ops test_ops = {.get_driver_name = tname, .get_timeline_name = tname};
 
 static struct dma_fence *new_fence(void)
 {
@@ -38,7 +37,7 @@ static int64_t now_plus(int64_t ns)
 
 static uint32_t create(struct drm_file *file, uint32_t flags)
 {
-	struct drm_syncobj_create c = { .flags = flags };
+	struct drm_syncobj_create c = {.flags = flags};
 
 	if (drm_syncobj_create_ioctl(file, &c))
 		return 0;
@@ -47,8 +46,10 @@ static uint32_t create(struct drm_file *file, uint32_t flags)
 
 static int wait_one(struct drm_file *file, uint32_t handle, uint32_t flags, int64_t timeout)
 {
-	struct drm_syncobj_wait w = { .handles = (uintptr_t)&handle, .count_handles = 1,
-				      .flags = flags, .timeout_nsec = timeout };
+	struct drm_syncobj_wait w = {.handles = (uintptr_t)&handle,
+				     .count_handles = 1,
+				     .flags = flags,
+				     .timeout_nsec = timeout};
 
 	return drm_syncobj_wait_ioctl(file, &w);
 }
@@ -56,9 +57,11 @@ static int wait_one(struct drm_file *file, uint32_t handle, uint32_t flags, int6
 static int twait(struct drm_file *file, uint32_t *h, uint64_t *p, uint32_t n, uint32_t flags,
 		 int64_t timeout, uint32_t *first)
 {
-	struct drm_syncobj_timeline_wait w = { .handles = (uintptr_t)h, .points = (uintptr_t)p,
-					       .count_handles = n, .flags = flags,
-					       .timeout_nsec = timeout };
+	struct drm_syncobj_timeline_wait w = {.handles = (uintptr_t)h,
+					      .points = (uintptr_t)p,
+					      .count_handles = n,
+					      .flags = flags,
+					      .timeout_nsec = timeout};
 	int ret = drm_syncobj_timeline_wait_ioctl(file, &w);
 
 	if (first)
@@ -68,8 +71,8 @@ static int twait(struct drm_file *file, uint32_t *h, uint64_t *p, uint32_t n, ui
 
 static int tsignal(struct drm_file *file, uint32_t h, uint64_t point)
 {
-	struct drm_syncobj_timeline_array a = { .handles = (uintptr_t)&h,
-						.points = (uintptr_t)&point, .count_handles = 1 };
+	struct drm_syncobj_timeline_array a = {
+	    .handles = (uintptr_t)&h, .points = (uintptr_t)&point, .count_handles = 1};
 
 	return drm_syncobj_timeline_signal_ioctl(file, &a);
 }
@@ -77,9 +80,10 @@ static int tsignal(struct drm_file *file, uint32_t h, uint64_t point)
 static uint64_t query(struct drm_file *file, uint32_t h, uint32_t flags)
 {
 	uint64_t point = ~0ull;
-	struct drm_syncobj_timeline_array a = { .handles = (uintptr_t)&h,
-						.points = (uintptr_t)&point, .count_handles = 1,
-						.flags = flags };
+	struct drm_syncobj_timeline_array a = {.handles = (uintptr_t)&h,
+					       .points = (uintptr_t)&point,
+					       .count_handles = 1,
+					       .flags = flags};
 
 	if (drm_syncobj_query_ioctl(file, &a))
 		return ~0ull;
@@ -99,8 +103,8 @@ static void add_point(struct drm_file *file, uint32_t h, struct dma_fence *fence
 KTEST(drm_syncobj_create_destroy_handles_and_errors)
 {
 	struct drm_file file;
-	struct drm_syncobj_create c = { .flags = 2 };
-	struct drm_syncobj_destroy d = { 0 };
+	struct drm_syncobj_create c = {.flags = 2};
+	struct drm_syncobj_destroy d = {0};
 
 	drm_file_init(&file);
 	EXPECT_EQ(drm_syncobj_create_ioctl(&file, &c), -EINVAL);
@@ -124,7 +128,7 @@ KTEST(drm_syncobj_wait_binary_errors_and_timeouts)
 {
 	struct drm_file file;
 	uint32_t h, s, bad = 99, hs[2];
-	struct drm_syncobj_wait w = { 0 };
+	struct drm_syncobj_wait w = {0};
 
 	drm_file_init(&file);
 	h = create(&file, 0);
@@ -175,7 +179,7 @@ KTEST(drm_syncobj_reset_signal_errors)
 {
 	struct drm_file file;
 	uint32_t h[2];
-	struct drm_syncobj_array a = { .handles = (uintptr_t)h, .count_handles = 2 };
+	struct drm_syncobj_array a = {.handles = (uintptr_t)h, .count_handles = 2};
 
 	drm_file_init(&file);
 	h[0] = create(&file, 0);
@@ -202,7 +206,7 @@ KTEST(drm_syncobj_reset_signal_errors)
 KTEST(drm_syncobj_handle_fd_round_trip_and_errors)
 {
 	struct drm_file f1, f2;
-	struct drm_syncobj_handle a = { 0 };
+	struct drm_syncobj_handle a = {0};
 	struct drm_syncobj *o1, *o2;
 	int p[2];
 
@@ -249,7 +253,7 @@ KTEST(drm_syncobj_handle_fd_round_trip_and_errors)
 KTEST(drm_syncobj_sync_file_export_import)
 {
 	struct drm_file file;
-	struct drm_syncobj_handle a = { 0 };
+	struct drm_syncobj_handle a = {0};
 	struct dma_fence *f = new_fence(), *g;
 	struct drm_syncobj *o;
 	uint32_t h;
@@ -332,11 +336,11 @@ KTEST(drm_syncobj_timeline_wait_for_submit_from_another_thread)
 	EXPECT_EQ(twait(&file, &h, &point, 1, 0, 0, NULL), -EINVAL);
 	pthread_create(&t, NULL, submit_later, &l);
 	/* WAIT_AVAILABLE returns once the point exists, before it signals. */
-	EXPECT_EQ(twait(&file, &h, &point, 1,
-			DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
-				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE,
-			now_plus(10000000000ll), &first),
-		  0);
+	EXPECT_EQ(
+	    twait(&file, &h, &point, 1,
+		  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE,
+		  now_plus(10000000000ll), &first),
+	    0);
 	EXPECT_EQ(first, 0);
 	EXPECT_EQ(twait(&file, &h, &point, 1, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
 			now_plus(10000000000ll), NULL),
@@ -382,7 +386,7 @@ KTEST(drm_syncobj_timeline_signal_query_and_order)
 {
 	struct drm_file file;
 	struct dma_fence *p1 = new_fence(), *p2 = new_fence();
-	struct drm_syncobj_timeline_array a = { 0 };
+	struct drm_syncobj_timeline_array a = {0};
 	uint64_t pt;
 	uint32_t h;
 
@@ -433,7 +437,7 @@ KTEST(drm_syncobj_timeline_signal_query_and_order)
 KTEST(drm_syncobj_transfer_between_binary_and_timeline)
 {
 	struct drm_file file;
-	struct drm_syncobj_transfer t = { 0 };
+	struct drm_syncobj_transfer t = {0};
 	struct dma_fence *f = new_fence();
 	struct drm_syncobj *o;
 	uint32_t bin, tl, bin2;
@@ -488,8 +492,8 @@ KTEST(drm_syncobj_transfer_between_binary_and_timeline)
 KTEST(drm_syncobj_ioctl_dispatches_by_number)
 {
 	struct drm_file file;
-	struct drm_syncobj_create c = { 0 };
-	struct drm_syncobj_destroy d = { 0 };
+	struct drm_syncobj_create c = {0};
+	struct drm_syncobj_destroy d = {0};
 
 	drm_file_init(&file);
 	EXPECT_EQ(drm_syncobj_ioctl(&file, _IOC_NR(DRM_IOCTL_SYNCOBJ_CREATE), &c), 0);
@@ -502,7 +506,7 @@ KTEST(drm_syncobj_ioctl_dispatches_by_number)
 KTEST(drm_syncobj_create_fails_cleanly_under_fault_injection)
 {
 	struct drm_file file;
-	struct drm_syncobj_create c = { 0 };
+	struct drm_syncobj_create c = {0};
 
 	if (!FAULT_INJECT_ENABLED)
 		KTEST_SKIP("fault points compiled out");
@@ -563,7 +567,7 @@ KTEST(drm_syncobj_concurrent_waiters_see_every_point)
 
 static uint64_t eventfd_value(int efd)
 {
-	struct pollfd p = { .fd = efd, .events = POLLIN };
+	struct pollfd p = {.fd = efd, .events = POLLIN};
 	uint64_t v = 0;
 
 	if (poll(&p, 1, 0) != 1)
@@ -576,7 +580,7 @@ static uint64_t eventfd_value(int efd)
 KTEST(drm_syncobj_eventfd_signals_on_fence_and_on_availability)
 {
 	struct drm_file file;
-	struct drm_syncobj_eventfd a = { 0 };
+	struct drm_syncobj_eventfd a = {0};
 	struct dma_fence *f = new_fence(), *g = new_fence();
 	struct drm_syncobj *o;
 	int efd = eventfd(0, EFD_CLOEXEC), p[2];

@@ -14,7 +14,7 @@
 
 static int create_fence(int tl, uint32_t value)
 {
-	struct sw_sync_create_fence_data d = { .value = value, .name = "pt" };
+	struct sw_sync_create_fence_data d = {.value = value, .name = "pt"};
 
 	if (drm_sw_sync_ioctl(tl, SW_SYNC_IOC_CREATE_FENCE, &d))
 		return -1;
@@ -28,7 +28,7 @@ static int inc(int tl, uint32_t n)
 
 static bool readable(int fd)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
@@ -74,7 +74,7 @@ KTEST(sw_sync_fences_signal_as_the_timeline_advances)
 
 KTEST(sw_sync_closing_the_timeline_fails_pending_fences)
 {
-	struct sync_file_info info = { 0 };
+	struct sync_file_info info = {0};
 	struct sync_fence_info fi;
 	int tl, f;
 

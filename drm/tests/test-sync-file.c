@@ -21,8 +21,7 @@ static const char *tname(struct dma_fence *f)
 	return "test";
 }
 
-static const struct dma_fence_ops test_ops = { .get_driver_name = tname,
-					       .get_timeline_name = tname };
+static const struct dma_fence_ops test_ops = {.get_driver_name = tname, .get_timeline_name = tname};
 
 static struct dma_fence *fence_on(uint64_t ctx, uint64_t seqno)
 {
@@ -39,7 +38,7 @@ static struct dma_fence *new_fence(void)
 
 static short poll_now(int fd)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 
 	return poll(&p, 1, 0) == 1 ? p.revents : 0;
 }
@@ -86,7 +85,7 @@ KTEST(sync_file_blocking_poll_and_epoll_wake_on_signal)
 {
 	struct dma_fence *f = new_fence();
 	struct pollfd p;
-	struct epoll_event ev = { .events = EPOLLIN }, out;
+	struct epoll_event ev = {.events = EPOLLIN}, out;
 	pthread_t t;
 	int fd, ep;
 
@@ -179,9 +178,9 @@ KTEST(sync_file_get_fence_rejects_other_descriptors)
 KTEST(sync_file_merge_waits_for_both_and_reports_info)
 {
 	struct dma_fence *a = new_fence(), *b = new_fence(), *m;
-	struct sync_merge_data data = { .name = "merged" };
+	struct sync_merge_data data = {.name = "merged"};
 	struct sync_fence_info fi[2];
-	struct sync_file_info info = { 0 };
+	struct sync_file_info info = {0};
 	int fa, fb;
 
 	ASSERT_EQ(drm_sync_file_create(a, O_CLOEXEC, &fa), 0);
@@ -221,8 +220,8 @@ KTEST(sync_file_merge_waits_for_both_and_reports_info)
 KTEST(sync_file_ioctl_errors_match_the_kernel)
 {
 	struct dma_fence *a = new_fence(), *b = new_fence();
-	struct sync_merge_data data = { 0 };
-	struct sync_file_info info = { 0 };
+	struct sync_merge_data data = {0};
+	struct sync_file_info info = {0};
 	struct sync_fence_info fi[1];
 	int fa, fb, p[2];
 
@@ -266,7 +265,7 @@ KTEST(sync_file_ioctl_errors_match_the_kernel)
 KTEST(sync_file_merge_keeps_later_point_of_one_context)
 {
 	uint64_t ctx = dma_fence_context_alloc(1);
-	struct dma_fence *f1 = fence_on(ctx, 1), *f2 = fence_on(ctx, 2), *pair[2] = { f1, f2 }, *m;
+	struct dma_fence *f1 = fence_on(ctx, 1), *f2 = fence_on(ctx, 2), *pair[2] = {f1, f2}, *m;
 
 	m = dma_fence_unwrap_merge(pair, 2);
 	EXPECT_TRUE(m == f2);

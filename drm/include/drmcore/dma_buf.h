@@ -77,8 +77,8 @@ struct drm_dma_buf {
  * Return: 0; -EINVAL (NULL @bo, other flags); -ENOMEM (fault point
  * "dma_buf_alloc"); -EMFILE/-ENFILE.
  */
-int drm_dma_buf_export(struct ttm_buffer_object *bo, const struct drm_dma_buf_ops *ops,
-		       void *priv, int flags, int *fd, struct drm_dma_buf **out);
+int drm_dma_buf_export(struct ttm_buffer_object *bo, const struct drm_dma_buf_ops *ops, void *priv,
+		       int flags, int *fd, struct drm_dma_buf **out);
 
 /**
  * drm_dma_buf_get() - the dma-buf @fd refers to, with a new reference, as

@@ -11,9 +11,9 @@
 extern struct fault_attr drm_fault_syncobj_alloc;   /* "syncobj_alloc": struct drm_syncobj */
 extern struct fault_attr drm_fault_sync_file_alloc; /* "sync_file_alloc": a sync_file and its fd */
 extern struct fault_attr drm_fault_dma_buf_alloc;   /* "dma_buf_alloc": a dma-buf and its fd */
-extern struct fault_attr drm_fault_idr_alloc;       /* "idr_alloc": handle table growth */
+extern struct fault_attr drm_fault_idr_alloc;	    /* "idr_alloc": handle table growth */
 extern struct fault_attr drm_fault_fence_array_alloc; /* "fence_array_alloc": merged fences */
-extern struct fault_attr drm_fault_ioctl_alloc;     /* "ioctl_alloc": ioctl arguments > 128 bytes */
+extern struct fault_attr drm_fault_ioctl_alloc; /* "ioctl_alloc": ioctl arguments > 128 bytes */
 /* "fd_scan_alloc": the descriptor and mapping scan that finds dead fd objects; objects are kept */
 extern struct fault_attr drm_fault_fd_scan_alloc;
 

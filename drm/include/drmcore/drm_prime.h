@@ -27,7 +27,7 @@ struct drm_prime_file {
 	struct drm_prime_entry {
 		struct drm_dma_buf *buf;
 		uint32_t handle;
-	} *entries;
+	} * entries;
 	uint32_t count;
 	uint32_t size;
 };

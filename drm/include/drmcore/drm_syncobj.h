@@ -127,8 +127,8 @@ void drm_syncobj_add_point(struct drm_syncobj *syncobj, struct dma_fence_chain *
  * not yet submitted without WAIT_FOR_SUBMIT); -ETIME (not submitted within
  * the wait).
  */
-int drm_syncobj_find_fence(struct drm_file *file, uint32_t handle, uint64_t point,
-			   uint64_t flags, struct dma_fence **fence);
+int drm_syncobj_find_fence(struct drm_file *file, uint32_t handle, uint64_t point, uint64_t flags,
+			   struct dma_fence **fence);
 
 /**
  * drm_syncobj_get_handle() - a new handle in @file for @syncobj (takes a
