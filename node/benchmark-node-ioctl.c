@@ -113,24 +113,23 @@ static int nop_ioctl_direct(void *ctx, unsigned long request, void *arg)
 static int exec_nop(void *p)
 {
 	struct nop_ctx *c = p;
-	struct drm_i915_gem_exec_object2 obj = { .handle = c->handle };
+	struct drm_i915_gem_exec_object2 obj = {.handle = c->handle};
 	struct drm_i915_gem_execbuffer2 eb = {
-		.buffers_ptr = (uintptr_t)&obj,
-		.buffer_count = 1,
-		.flags = I915_EXEC_RENDER | I915_EXEC_NO_RELOC,
+	    .buffers_ptr = (uintptr_t)&obj,
+	    .buffer_count = 1,
+	    .flags = I915_EXEC_RENDER | I915_EXEC_NO_RELOC,
 	};
-	struct drm_i915_gem_wait wait = { .bo_handle = c->handle, .timeout_ns = -1 };
+	struct drm_i915_gem_wait wait = {.bo_handle = c->handle, .timeout_ns = -1};
 
 	return c->call(c->ctx, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb) ||
 	       c->call(c->ctx, DRM_IOCTL_I915_GEM_WAIT, &wait);
 }
 
 /* A 4 KiB batch holding MI_BATCH_BUFFER_END, written through a CPU mapping. */
-static int nop_batch(struct nop_ctx *c, void *(*map)(void *, uint64_t),
-		     void (*unmap)(void *))
+static int nop_batch(struct nop_ctx *c, void *(*map)(void *, uint64_t), void (*unmap)(void *))
 {
-	struct drm_i915_gem_create create = { .size = 4096 };
-	struct drm_i915_gem_mmap_offset mmo = { 0 };
+	struct drm_i915_gem_create create = {.size = 4096};
+	struct drm_i915_gem_mmap_offset mmo = {0};
 	uint32_t *cmd;
 	int ret;
 
@@ -174,10 +173,9 @@ static void *map_direct(void *ctx, uint64_t offset)
 {
 	void *p = NULL;
 
-	return i915_gem_mmap(ctx, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, (off_t)offset,
-			     &p)
-		       ? NULL
-		       : p;
+	return i915_gem_mmap(ctx, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, (off_t)offset, &p)
+		   ? NULL
+		   : p;
 }
 
 static void unmap_direct(void *p)
@@ -206,15 +204,15 @@ int main(int argc, char **argv)
 {
 	bool quick = argc > 1 && !strcmp(argv[1], "--quick");
 	unsigned int n = quick ? 2000 : 20000, reps = quick ? 5 : MAX_REPS;
-	struct drm_i915_gem_create create = { .size = 4096 };
-	struct node_ctx nc = { 0 };
-	struct direct_ctx dc = { 0 };
+	struct drm_i915_gem_create create = {.size = 4096};
+	struct node_ctx nc = {0};
+	struct direct_ctx dc = {0};
 	struct i915_device *i915;
 	double t_node[MAX_REPS], t_direct[MAX_REPS], t_sys[MAX_REPS];
 	double r_sys[MAX_REPS], r_direct[MAX_REPS];
 	double x_node[MAX_REPS], x_direct[MAX_REPS], r_exec[MAX_REPS];
 	unsigned int nx = quick ? 50 : 500;
-	struct nop_ctx xn = { .call = nop_ioctl_node }, xd = { .call = nop_ioctl_direct };
+	struct nop_ctx xn = {.call = nop_ioctl_node}, xd = {.call = nop_ioctl_direct};
 	int ret;
 
 	nc.fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
@@ -280,8 +278,9 @@ int main(int argc, char **argv)
 	print_stat("getppid() system call", t_sys, reps, " ns/call");
 	print_stat("node rate / in-process rate (goal >= 0.80x)", r_direct, reps, "x");
 	print_stat("node BUSY / getppid (goal <= 2.00x)", r_sys, reps, "x");
-	printf("%u interleaved rounds of %u empty batches each (EXECBUFFER2 + GEM_WAIT), wall clock\n",
-	       reps, nx);
+	printf(
+	    "%u interleaved rounds of %u empty batches each (EXECBUFFER2 + GEM_WAIT), wall clock\n",
+	    reps, nx);
 	print_stat("exec nop through the node", x_node, reps, " ns/batch");
 	print_stat("exec nop in-process (i915_gem_ioctl)", x_direct, reps, " ns/batch");
 	print_stat("exec nop node rate / in-process rate (goal >= 0.80x)", r_exec, reps, "x");

@@ -32,7 +32,7 @@
 #include "node_priv.h"
 
 struct node_device node_dev = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 bool node_trace;
@@ -50,7 +50,8 @@ void node_say(const char *fmt, ...)
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n > 0) {
-		ssize_t r = REAL(write)(2, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		ssize_t r =
+		    REAL(write)(2, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 		(void)r;
 	}
 }
@@ -150,7 +151,8 @@ static int node_put_file(const char *rel, const void *data, size_t len, mode_t m
 	return ret;
 }
 
-static int node_put_text(const char *rel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int node_put_text(const char *rel, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static int node_put_text(const char *rel, const char *fmt, ...)
 {
@@ -226,7 +228,7 @@ static int node_build_sysfs(void)
 	static const struct {
 		int minor;
 		const char *name;
-	} nodes[] = { { NODE_MINOR_PRIMARY, "card0" }, { NODE_MINOR_RENDER, "renderD128" } };
+	} nodes[] = {{NODE_MINOR_PRIMARY, "card0"}, {NODE_MINOR_RENDER, "renderD128"}};
 	size_t n = 0;
 	int ret = 0;
 
@@ -282,14 +284,14 @@ static int node_build_sysfs(void)
 	snprintf(rel, sizeof(rel), "%s/boot_vga", pci);
 	ret |= node_put_text(rel, "%d\n", p->discrete ? 0 : 1);
 	snprintf(rel, sizeof(rel), "%s/uevent", pci);
-	ret |= node_put_text(rel,
-			     "DRIVER=i915\nPCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SUBSYS_ID=%04X:%04X\n"
-			     "PCI_SLOT_NAME=%s\nMODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
-			     node_pci_class(), p->pci_vendor, p->pci_device,
-			     p->pci_subsystem_vendor, p->pci_subsystem_device, slot, p->pci_vendor,
-			     p->pci_device, p->pci_subsystem_vendor, p->pci_subsystem_device,
-			     node_pci_class() >> 16, (node_pci_class() >> 8) & 0xff,
-			     node_pci_class() & 0xff);
+	ret |= node_put_text(
+	    rel,
+	    "DRIVER=i915\nPCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SUBSYS_ID=%04X:%04X\n"
+	    "PCI_SLOT_NAME=%s\nMODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
+	    node_pci_class(), p->pci_vendor, p->pci_device, p->pci_subsystem_vendor,
+	    p->pci_subsystem_device, slot, p->pci_vendor, p->pci_device, p->pci_subsystem_vendor,
+	    p->pci_subsystem_device, node_pci_class() >> 16, (node_pci_class() >> 8) & 0xff,
+	    node_pci_class() & 0xff);
 	node_pci_config(cfg);
 	snprintf(rel, sizeof(rel), "%s/config", pci);
 	ret |= node_put_file(rel, cfg, sizeof(cfg), 0644);
@@ -308,7 +310,7 @@ static int node_build_sysfs(void)
 			snprintf(rel, sizeof(rel), "%s/resource%u%s", pci, bar, wc ? "_wc" : "");
 			ret |= node_put_file(rel, NULL, 0, 0600);
 			if (snprintf(res, sizeof(res), "%s/%s", node_dev.root, rel) >=
-				    (int)sizeof(res) ||
+				(int)sizeof(res) ||
 			    truncate(res, (off_t)size))
 				ret |= -EIO;
 		}
@@ -352,8 +354,8 @@ static int node_build_debugfs(void)
 
 	ret |= node_put_text("sys/kernel/debug/dri/0/name", "i915 dev=%s unique=%s\n", slot, slot);
 	ret |= node_put_file("sys/kernel/debug/sync/sw_sync", NULL, 0, 0600);
-	ret |= node_put_text("sys/kernel/debug/dri/128/name", "i915 dev=%s unique=%s\n", slot,
-			     slot);
+	ret |=
+	    node_put_text("sys/kernel/debug/dri/128/name", "i915 dev=%s unique=%s\n", slot, slot);
 	for (; files && *files; files++) {
 		const char *name = *files;
 
@@ -557,7 +559,7 @@ __attribute__((constructor)) static void node_device_init(void)
 
 __attribute__((destructor)) static void node_device_fini(void)
 {
-	struct timespec ms = { 0, 1000000 };
+	struct timespec ms = {0, 1000000};
 	bool idle = false;
 
 	if (!atomic_load(&node_dev.created) || atomic_load(&node_dev.forked))
@@ -604,9 +606,9 @@ void node_stat_fixup(struct stat *st)
 		st->st_dev = node_dev.debugfs_dev;
 	} else if (st->st_ino == node_dev.node_ino[0] || st->st_ino == node_dev.node_ino[1]) {
 		st->st_mode = S_IFCHR | 0666;
-		st->st_rdev = makedev(NODE_DRM_MAJOR, st->st_ino == node_dev.node_ino[0]
-							      ? NODE_MINOR_PRIMARY
-							      : NODE_MINOR_RENDER);
+		st->st_rdev =
+		    makedev(NODE_DRM_MAJOR, st->st_ino == node_dev.node_ino[0] ? NODE_MINOR_PRIMARY
+									       : NODE_MINOR_RENDER);
 		st->st_size = 0;
 		st->st_blocks = 0;
 	}
@@ -620,11 +622,11 @@ void node_stat_fixup(struct stat *st)
 static bool node_root_match(const char *norm, size_t len, bool *generic)
 {
 	static const char *const exact[] = {
-		"/dev/dri",	     "/sys/dev/char/226:0",	  "/sys/dev/char/226:128",
-		"/sys/class/drm",    "/sys/bus/pci/drivers/i915", "/sys/module/i915",
-		"/sys/kernel/debug",
+	    "/dev/dri",		 "/sys/dev/char/226:0",	      "/sys/dev/char/226:128",
+	    "/sys/class/drm",	 "/sys/bus/pci/drivers/i915", "/sys/module/i915",
+	    "/sys/kernel/debug",
 	};
-	static const char *const by_slot[] = { "/sys/devices/pci0000:00/", "/sys/bus/pci/devices/" };
+	static const char *const by_slot[] = {"/sys/devices/pci0000:00/", "/sys/bus/pci/devices/"};
 
 	*generic = false;
 	for (unsigned int i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
@@ -633,7 +635,8 @@ static bool node_root_match(const char *norm, size_t len, bool *generic)
 	for (unsigned int i = 0; i < 2; i++) {
 		size_t pl = strlen(by_slot[i]);
 
-		if (len > pl && !memcmp(norm, by_slot[i], pl) && !memchr(norm + pl, '/', len - pl)) {
+		if (len > pl && !memcmp(norm, by_slot[i], pl) &&
+		    !memchr(norm + pl, '/', len - pl)) {
 			*generic = true;
 			return true;
 		}

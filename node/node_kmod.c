@@ -30,16 +30,16 @@ static void *kreal(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
-#define KREAL(fn, ...)                                                                            \
-	({                                                                                        \
-		__typeof__(&fn) f__ = kreal(#fn);                                                 \
-		f__ ? f__(__VA_ARGS__) : (__typeof__(f__(__VA_ARGS__)))0;                         \
+#define KREAL(fn, ...)                                                                             \
+	({                                                                                         \
+		__typeof__(&fn) f__ = kreal(#fn);                                                  \
+		f__ ? f__(__VA_ARGS__) : (__typeof__(f__(__VA_ARGS__)))0;                          \
 	})
 
 /* The i915 module object: its address is its identity. */
 static struct node_kmod_module {
 	char name[8];
-} node_i915 = { "i915" };
+} node_i915 = {"i915"};
 
 #define NODE_I915 ((struct kmod_module *)&node_i915)
 
@@ -169,8 +169,7 @@ NODE_EXPORT struct kmod_module *kmod_module_get_module(const struct kmod_list *e
 		return KREAL(kmod_module_get_module, entry);
 	if (!l->e[i].mod)
 		return NULL;
-	return node_kmod_is_i915(l->e[i].mod) ? NODE_I915
-					       : KREAL(kmod_module_ref, l->e[i].mod);
+	return node_kmod_is_i915(l->e[i].mod) ? NODE_I915 : KREAL(kmod_module_ref, l->e[i].mod);
 }
 
 NODE_EXPORT int kmod_module_unref_list(struct kmod_list *list)
@@ -366,15 +365,15 @@ NODE_EXPORT int kmod_module_insert_module(struct kmod_module *mod, unsigned int 
 }
 
 NODE_EXPORT int kmod_module_probe_insert_module(
-	struct kmod_module *mod, unsigned int flags, const char *extra_options,
-	int (*run_install)(struct kmod_module *m, const char *cmdline, void *data), const void *data,
-	void (*print_action)(struct kmod_module *m, bool install, const char *options))
+    struct kmod_module *mod, unsigned int flags, const char *extra_options,
+    int (*run_install)(struct kmod_module *m, const char *cmdline, void *data), const void *data,
+    void (*print_action)(struct kmod_module *m, bool install, const char *options))
 {
 	int ret;
 
 	if (!node_kmod_is_i915(mod))
-		return KREAL(kmod_module_probe_insert_module, mod, flags, extra_options, run_install,
-			     data, print_action);
+		return KREAL(kmod_module_probe_insert_module, mod, flags, extra_options,
+			     run_install, data, print_action);
 	if (print_action)
 		print_action(mod, false, extra_options ? extra_options : "");
 	if (flags & KMOD_PROBE_DRY_RUN)

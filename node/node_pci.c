@@ -28,7 +28,7 @@
 
 /* Engine MMIO bases of gen12 (render, blitter, video, enhance, compute). */
 static const uint32_t node_engine_bases[] = {
-	0x002000, 0x022000, 0x1c0000, 0x1c4000, 0x1d0000, 0x1d4000, 0x1c8000, 0x1d8000, 0x01a000,
+    0x002000, 0x022000, 0x1c0000, 0x1c4000, 0x1d0000, 0x1d4000, 0x1c8000, 0x1d8000, 0x01a000,
 };
 
 #define NODE_RING_TIMESTAMP 0x358
@@ -85,8 +85,8 @@ static uint64_t node_pow2_up(uint64_t v)
 /* The CPU-visible size of the first local-memory region, asked as igt asks it. */
 static uint64_t node_lmem_visible(void)
 {
-	struct drm_i915_query_item item = { .query_id = DRM_I915_QUERY_MEMORY_REGIONS };
-	struct drm_i915_query q = { .num_items = 1, .items_ptr = (uintptr_t)&item };
+	struct drm_i915_query_item item = {.query_id = DRM_I915_QUERY_MEMORY_REGIONS};
+	struct drm_i915_query q = {.num_items = 1, .items_ptr = (uintptr_t)&item};
 	struct drm_i915_query_memory_regions *info = NULL;
 	struct i915_gem_file *file;
 	uint64_t size = 0;
@@ -145,7 +145,7 @@ static uint64_t node_bar2_phys(void)
 size_t node_pci_resource_text(char *buf, size_t len)
 {
 	/* start, end, flags of the 6 BARs, the ROM and the 6 bridge windows. */
-	uint64_t res[13][3] = { { 0 } };
+	uint64_t res[13][3] = {{0}};
 	size_t n = 0;
 
 	/* IORESOURCE_MEM | MEM_64 | SIZEALIGN, with the BAR's type bits. */
@@ -209,7 +209,7 @@ void node_pci_config(uint8_t cfg[256])
 	cfg[0x09] = (uint8_t)node_pci_class();
 	cfg[0x0a] = (uint8_t)(node_pci_class() >> 8);
 	cfg[0x0b] = (uint8_t)(node_pci_class() >> 16);
-	cfg[0x0e] = 0x00; /* type 0 header, single function */
+	cfg[0x0e] = 0x00;			      /* type 0 header, single function */
 	node_put32(cfg + 0x10, (uint32_t)bar0 | 0x4); /* 64-bit memory BAR */
 	node_put32(cfg + 0x14, (uint32_t)(bar0 >> 32));
 	node_put32(cfg + 0x18, (uint32_t)node_bar2_phys() | 0xc); /* 64-bit prefetchable */
@@ -225,22 +225,23 @@ void node_pci_config(uint8_t cfg[256])
 #if !defined(__x86_64__)
 static void node_bar_fill_live(const struct node_bar_map *m)
 {
-	for (unsigned int i = 0; i < sizeof(node_engine_bases) / sizeof(node_engine_bases[0]); i++) {
-		uint32_t regs[2] = { node_engine_bases[i] + NODE_RING_TIMESTAMP,
-				     node_engine_bases[i] + NODE_RING_TIMESTAMP_UDW };
+	for (unsigned int i = 0; i < sizeof(node_engine_bases) / sizeof(node_engine_bases[0]);
+	     i++) {
+		uint32_t regs[2] = {node_engine_bases[i] + NODE_RING_TIMESTAMP,
+				    node_engine_bases[i] + NODE_RING_TIMESTAMP_UDW};
 
 		for (unsigned int j = 0; j < 2; j++) {
 			if (regs[j] < m->offset || regs[j] + 4 > m->offset + m->len)
 				continue;
 			*(volatile uint32_t *)(m->addr + (regs[j] - m->offset)) =
-				i915_gem_mmio_read32(node_dev.i915, regs[j]);
+			    i915_gem_mmio_read32(node_dev.i915, regs[j]);
 		}
 	}
 }
 
 static void *node_bar_refresher(void *arg)
 {
-	struct timespec ts = { 0, 20000 };
+	struct timespec ts = {0, 20000};
 	const char *env = getenv("TTM_I915_BAR_REFRESH_US");
 
 	(void)arg;
@@ -323,7 +324,7 @@ static void node_bar_segv(int sig, siginfo_t *info, void *uctx)
 		for (uint32_t off = 0; off < 4096; off += 4)
 			if (node_reg_live((uint32_t)base + off))
 				*(volatile uint32_t *)(page + off) =
-					i915_gem_mmio_read32(node_dev.i915, (uint32_t)base + off);
+				    i915_gem_mmio_read32(node_dev.i915, (uint32_t)base + off);
 		node_in_driver--;
 		pthread_mutex_unlock(&node_bar_lock);
 		node_bar_open_page = page;
@@ -359,7 +360,7 @@ static void node_bar_trap(int sig, siginfo_t *info, void *uctx)
  */
 static void node_bar_install_traps(void)
 {
-	struct sigaction sa = { 0 };
+	struct sigaction sa = {0};
 
 	(void)NODE_DRIVER_CALL(drm_user_copy_mode());
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -410,7 +411,7 @@ void *node_bar_mmap(void *addr, size_t len, int prot, int flags, off_t offset)
 	node_in_driver++;
 	for (size_t off = 0; off + 4 <= len; off += 4)
 		*(uint32_t *)(map + off) =
-			i915_gem_mmio_read32(node_dev.i915, (uint32_t)((uint64_t)offset + off));
+		    i915_gem_mmio_read32(node_dev.i915, (uint32_t)((uint64_t)offset + off));
 	node_in_driver--;
 
 	pthread_mutex_lock(&node_bar_lock);
@@ -420,7 +421,7 @@ void *node_bar_mmap(void *addr, size_t len, int prot, int flags, off_t offset)
 		errno = ENOMEM;
 		return MAP_FAILED;
 	}
-	node_bar_maps[node_bar_nmaps++] = (struct node_bar_map){ map, len, (uint64_t)offset };
+	node_bar_maps[node_bar_nmaps++] = (struct node_bar_map){map, len, (uint64_t)offset};
 #if defined(__x86_64__)
 	if (node_bar_arm(&node_bar_maps[node_bar_nmaps - 1])) {
 		node_bar_nmaps--;

@@ -56,8 +56,8 @@ struct node_udev_device {
 	char sysname[32];
 	char devnode[64];
 	struct node_list props;
-	struct node_list sysattrs;     /* names, values read on demand */
-	struct node_list attr_values;  /* values returned so far */
+	struct node_list sysattrs;    /* names, values read on demand */
+	struct node_list attr_values; /* values returned so far */
 	struct node_udev_device *parent;
 };
 
@@ -86,10 +86,10 @@ static void *ureal(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
-#define UREAL(fn, ...)                                                                            \
-	({                                                                                        \
-		__typeof__(&fn) f__ = ureal(#fn);                                                 \
-		f__ ? f__(__VA_ARGS__) : (__typeof__(f__(__VA_ARGS__)))0;                                                       \
+#define UREAL(fn, ...)                                                                             \
+	({                                                                                         \
+		__typeof__(&fn) f__ = ureal(#fn);                                                  \
+		f__ ? f__(__VA_ARGS__) : (__typeof__(f__(__VA_ARGS__)))0;                          \
 	})
 
 static void node_udev_register(const void *p, size_t len)
@@ -106,7 +106,7 @@ static void node_udev_register(const void *p, size_t len)
 		node_udev_objs = o;
 		node_udev_objs_cap = cap;
 	}
-	node_udev_objs[node_udev_nobjs++] = (struct node_udev_obj){ p, len };
+	node_udev_objs[node_udev_nobjs++] = (struct node_udev_obj){p, len};
 	pthread_mutex_unlock(&node_udev_lock);
 }
 
@@ -129,8 +129,9 @@ static bool node_udev_ours(const void *p)
 		return false;
 	pthread_mutex_lock(&node_udev_lock);
 	for (size_t i = 0; i < node_udev_nobjs && !ours; i++)
-		ours = (const char *)p >= (const char *)node_udev_objs[i].start &&
-		       (const char *)p < (const char *)node_udev_objs[i].start + node_udev_objs[i].len;
+		ours =
+		    (const char *)p >= (const char *)node_udev_objs[i].start &&
+		    (const char *)p < (const char *)node_udev_objs[i].start + node_udev_objs[i].len;
 	pthread_mutex_unlock(&node_udev_lock);
 	return ours;
 }
@@ -246,7 +247,7 @@ static int node_udev_which(const char *syspath)
 
 static const char *node_udev_syspath(int which, char *buf, size_t len)
 {
-	static const char *const tails[] = { "", "/drm/card0", "/drm/renderD128" };
+	static const char *const tails[] = {"", "/drm/card0", "/drm/renderD128"};
 
 	snprintf(buf, len, "%s%s", node_dev.pci_dir, tails[which]);
 	return buf;
@@ -354,8 +355,7 @@ static struct udev_device *node_udev_device_lookup(struct udev *udev, int which)
 	return (struct udev_device *)node_udev_device_new(udev, which);
 }
 
-NODE_EXPORT struct udev_device *udev_device_new_from_syspath(struct udev *udev,
-							     const char *syspath)
+NODE_EXPORT struct udev_device *udev_device_new_from_syspath(struct udev *udev, const char *syspath)
 {
 	int which = -1;
 
@@ -371,9 +371,8 @@ NODE_EXPORT struct udev_device *udev_device_new_from_devnum(struct udev *udev, c
 {
 	if (type == 'c' && major(devnum) == NODE_DRM_MAJOR &&
 	    (minor(devnum) == NODE_MINOR_PRIMARY || minor(devnum) == NODE_MINOR_RENDER))
-		return node_udev_device_lookup(udev, minor(devnum) == NODE_MINOR_PRIMARY
-							     ? NODE_UDEV_CARD
-							     : NODE_UDEV_RENDER);
+		return node_udev_device_lookup(
+		    udev, minor(devnum) == NODE_MINOR_PRIMARY ? NODE_UDEV_CARD : NODE_UDEV_RENDER);
 	return UREAL(udev_device_new_from_devnum, udev, type, devnum);
 }
 
@@ -433,12 +432,12 @@ NODE_EXPORT struct udev_device *udev_device_unref(struct udev_device *d)
 	return NULL;
 }
 
-#define NODE_DEV_GETTER(type, fn, expr)                                                           \
-	NODE_EXPORT type fn(struct udev_device *d)                                                \
-	{                                                                                         \
-		if (!node_udev_ours(d))                                                           \
-			return UREAL(fn, d);                                                      \
-		return (expr);                                                                    \
+#define NODE_DEV_GETTER(type, fn, expr)                                                            \
+	NODE_EXPORT type fn(struct udev_device *d)                                                 \
+	{                                                                                          \
+		if (!node_udev_ours(d))                                                            \
+			return UREAL(fn, d);                                                       \
+		return (expr);                                                                     \
 	}
 
 NODE_DEV_GETTER(struct udev *, udev_device_get_udev, NODE_DEV(d)->udev)
@@ -571,9 +570,9 @@ NODE_EXPORT struct udev_device *udev_device_get_parent(struct udev_device *d)
 	return (struct udev_device *)n->parent;
 }
 
-NODE_EXPORT struct udev_device *
-udev_device_get_parent_with_subsystem_devtype(struct udev_device *d, const char *subsystem,
-					      const char *devtype)
+NODE_EXPORT struct udev_device *udev_device_get_parent_with_subsystem_devtype(struct udev_device *d,
+									      const char *subsystem,
+									      const char *devtype)
 {
 	struct udev_device *p;
 

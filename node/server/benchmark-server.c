@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	struct i915_gem_file *file;
 	struct srv *s;
 	int value, conn, anchor, ret;
-	struct drm_i915_getparam gp = { .param = I915_PARAM_CHIPSET_ID, .value = &value };
+	struct drm_i915_getparam gp = {.param = I915_PARAM_CHIPSET_ID, .value = &value};
 	uint64_t fid, t0;
 	double fx, direct, server;
 

@@ -87,19 +87,32 @@ static void *fz_serve(void *arg)
 }
 
 static const unsigned long fz_requests[] = {
-	DRM_IOCTL_I915_GETPARAM,	   DRM_IOCTL_I915_GEM_CREATE,
-	DRM_IOCTL_I915_GEM_PWRITE,	   DRM_IOCTL_I915_GEM_PREAD,
-	DRM_IOCTL_GEM_CLOSE,		   DRM_IOCTL_GEM_FLINK,
-	DRM_IOCTL_GEM_OPEN,		   DRM_IOCTL_PRIME_HANDLE_TO_FD,
-	DRM_IOCTL_PRIME_FD_TO_HANDLE,	   DRM_IOCTL_I915_GEM_EXECBUFFER2,
-	DRM_IOCTL_I915_GEM_EXECBUFFER2_WR, DRM_IOCTL_SYNCOBJ_CREATE,
-	DRM_IOCTL_SYNCOBJ_DESTROY,	   DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD,
-	DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE,	   DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT,
-	DRM_IOCTL_I915_GEM_CONTEXT_DESTROY, DRM_IOCTL_I915_QUERY,
-	DRM_IOCTL_I915_GEM_MMAP,	   DRM_IOCTL_I915_GEM_MMAP_OFFSET,
-	DRM_IOCTL_I915_GEM_BUSY,	   DRM_IOCTL_VERSION,
-	SYNC_IOC_MERGE,			   SYNC_IOC_FILE_INFO,
-	DMA_BUF_IOCTL_SYNC,		   DMA_BUF_IOCTL_EXPORT_SYNC_FILE,
+    DRM_IOCTL_I915_GETPARAM,
+    DRM_IOCTL_I915_GEM_CREATE,
+    DRM_IOCTL_I915_GEM_PWRITE,
+    DRM_IOCTL_I915_GEM_PREAD,
+    DRM_IOCTL_GEM_CLOSE,
+    DRM_IOCTL_GEM_FLINK,
+    DRM_IOCTL_GEM_OPEN,
+    DRM_IOCTL_PRIME_HANDLE_TO_FD,
+    DRM_IOCTL_PRIME_FD_TO_HANDLE,
+    DRM_IOCTL_I915_GEM_EXECBUFFER2,
+    DRM_IOCTL_I915_GEM_EXECBUFFER2_WR,
+    DRM_IOCTL_SYNCOBJ_CREATE,
+    DRM_IOCTL_SYNCOBJ_DESTROY,
+    DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD,
+    DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE,
+    DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT,
+    DRM_IOCTL_I915_GEM_CONTEXT_DESTROY,
+    DRM_IOCTL_I915_QUERY,
+    DRM_IOCTL_I915_GEM_MMAP,
+    DRM_IOCTL_I915_GEM_MMAP_OFFSET,
+    DRM_IOCTL_I915_GEM_BUSY,
+    DRM_IOCTL_VERSION,
+    SYNC_IOC_MERGE,
+    SYNC_IOC_FILE_INFO,
+    DMA_BUF_IOCTL_SYNC,
+    DMA_BUF_IOCTL_EXPORT_SYNC_FILE,
 };
 
 /* Calls that may wait without bound on the fuzzer's whim. */
@@ -107,10 +120,11 @@ static bool fz_may_block(unsigned long req)
 {
 	unsigned int nr = _IOC_NR(req);
 
-	return _IOC_TYPE(req) == 'd' &&
-	       (nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT) ||
-		nr == _IOC_NR(DRM_IOCTL_I915_GEM_WAIT) || nr == _IOC_NR(DRM_IOCTL_I915_GEM_SET_DOMAIN) ||
-		nr == _IOC_NR(DRM_IOCTL_I915_GEM_THROTTLE));
+	return _IOC_TYPE(req) == 'd' && (nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT) ||
+					 nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT) ||
+					 nr == _IOC_NR(DRM_IOCTL_I915_GEM_WAIT) ||
+					 nr == _IOC_NR(DRM_IOCTL_I915_GEM_SET_DOMAIN) ||
+					 nr == _IOC_NR(DRM_IOCTL_I915_GEM_THROTTLE));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -120,8 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_input in;
 	struct fz_serve st;
 	pthread_t thread;
-	int sv[2], anchors[4] = { -1, -1, -1, -1 }, pipefd[2];
-	uint64_t ids[4] = { 0 };
+	int sv[2], anchors[4] = {-1, -1, -1, -1}, pipefd[2];
+	uint64_t ids[4] = {0};
 	struct iovec l, r;
 
 	if (!fz_srv)
@@ -130,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_input_init(&in, data, size);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) || pipe2(pipefd, O_CLOEXEC))
 		abort();
-	st = (struct fz_serve){ sv[1], fz_child };
+	st = (struct fz_serve){sv[1], fz_child};
 	if (pthread_create(&thread, NULL, fz_serve, &st))
 		abort();
 	for (int steps = 0; steps < 64 && !fuzz_input_done(&in); steps++) {
@@ -162,15 +176,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 2: { /* attach, with the right anchor, another one or a pipe */
 			int fd = (op & 0x40) ? pipefd[0] : anchors[fuzz_u8(&in) % 4];
 			uint64_t id = (op & 0x80) ? fuzz_u64(&in) : ids[idx];
-			struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_ATTACH, .file = id };
+			struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_ATTACH, .file = id};
 
 			srv_call(sv[0], &req, &fd, fd >= 0, &rep, &fd_out, 1);
 			break;
 		}
 		default: { /* ioctl on a file or a descriptor */
-			unsigned long req = (op & 0x80) ? (unsigned long)(uint32_t)fuzz_u64(&in)
-							: fz_requests[fuzz_u8(&in) % (sizeof(fz_requests) /
-										   sizeof(fz_requests[0]))];
+			unsigned long req =
+			    (op & 0x80) ? (unsigned long)(uint32_t)fuzz_u64(&in)
+					: fz_requests[fuzz_u8(&in) % (sizeof(fz_requests) /
+								      sizeof(fz_requests[0]))];
 			size_t off = (size_t)fuzz_u16(&in) % (SCRATCH - 512);
 			size_t n = fuzz_u8(&in);
 			uint64_t file = (op & 0x40) ? fuzz_u64(&in) : ids[idx];
@@ -182,20 +197,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < n; i++)
 				fz_scratch[off + i] = fuzz_u8(&in);
 			/* The argument lives in the sacrificial child at the same address. */
-			l = (struct iovec){ fz_scratch, SCRATCH };
-			r = (struct iovec){ fz_scratch, SCRATCH };
+			l = (struct iovec){fz_scratch, SCRATCH};
+			r = (struct iovec){fz_scratch, SCRATCH};
 			if (process_vm_writev(fz_child, &l, 1, &r, 1, 0) != SCRATCH)
 				break;
 			{
 				struct srv_req rq = {
-					.magic = SRV_MAGIC,
-					.op = target >= 0 || op % 6 == 5 ? SRV_OP_FD_IOCTL : SRV_OP_IOCTL,
-					.file = file,
-					.request = req,
-					.arg = (uint64_t)(uintptr_t)(fz_scratch + off),
-					.flags = (uint32_t)(op & 1),
+				    .magic = SRV_MAGIC,
+				    .op =
+					target >= 0 || op % 6 == 5 ? SRV_OP_FD_IOCTL : SRV_OP_IOCTL,
+				    .file = file,
+				    .request = req,
+				    .arg = (uint64_t)(uintptr_t)(fz_scratch + off),
+				    .flags = (uint32_t)(op & 1),
 				};
-				int fds[2] = { target >= 0 ? target : pipefd[1], pipefd[0] };
+				int fds[2] = {target >= 0 ? target : pipefd[1], pipefd[0]};
 
 				srv_call(sv[0], &rq, fds, (op >> 1) % 3, &rep, &fd_out, 1);
 				(void)nm;

@@ -184,7 +184,7 @@ static bool srv_claim_close_locked(struct srv *s, struct srv_file *f)
 		return false;
 	f->closed = true;
 	srv_unlink_locked(s, f);
-	f->refs++; /* the closer's, until the close is done */
+	f->refs++;	     /* the closer's, until the close is done */
 	srv_unref_locked(f); /* the table's */
 	return true;
 }
@@ -206,7 +206,7 @@ static void srv_do_close(struct srv *s, struct srv_file *f)
 /* Is the anchor dead (no client end open anywhere)? */
 static bool srv_anchor_dead(int a)
 {
-	struct pollfd p = { .fd = a, .events = POLLIN | POLLRDHUP };
+	struct pollfd p = {.fd = a, .events = POLLIN | POLLRDHUP};
 
 	return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
 }
@@ -228,7 +228,7 @@ static void srv_mark_hup(struct srv *s, struct srv_file *f)
 static int srv_file_new(struct srv *s, struct i915_gem_file *file, bool cloexec, int *anchor,
 			struct srv_file **out)
 {
-	struct epoll_event ev = { .events = EPOLLRDHUP };
+	struct epoll_event ev = {.events = EPOLLRDHUP};
 	struct srv_file *f = calloc(1, sizeof(*f));
 	struct stat st;
 	int sv[2];
@@ -274,8 +274,7 @@ static int srv_file_new(struct srv *s, struct i915_gem_file *file, bool cloexec,
 	return 0;
 }
 
-int srv_file_add(struct srv *s, struct i915_gem_file *file, bool cloexec, int *anchor,
-		 uint64_t *id)
+int srv_file_add(struct srv *s, struct i915_gem_file *file, bool cloexec, int *anchor, uint64_t *id)
 {
 	struct srv_file *f;
 	int ret = srv_file_new(s, file, cloexec, anchor, &f);
@@ -345,8 +344,8 @@ static int srv_send(int fd, const struct srv_rep *rep, int pass_fd)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} c;
-	struct iovec iov = { (void *)rep, sizeof(*rep) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {(void *)rep, sizeof(*rep)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
 
 	if (pass_fd >= 0) {
@@ -458,14 +457,14 @@ static int srv_op_open(struct srv_conn *c, const struct srv_req *req, struct srv
 
 static size_t srv_peer_rw(pid_t pid, void *local, uint64_t remote, size_t n, bool write)
 {
-	struct iovec l = { local, n }, r = { (void *)(uintptr_t)remote, n };
+	struct iovec l = {local, n}, r = {(void *)(uintptr_t)remote, n};
 	ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
 			    : process_vm_readv(pid, &l, 1, &r, 1, 0);
 
 	return got < 0 ? 0 : (size_t)got;
 }
 
-static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, uint64_t *id);
+static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, bool borrowed, uint64_t *id);
 
 /*
  * An ioctl on a file (@f) or on a sync_file/dma-buf descriptor (@target),
@@ -529,8 +528,8 @@ static int srv_op_ioctl(struct srv_conn *c, const struct srv_req *req, struct sr
 
 		if (srv_peer_rw(c->pid, &mm, req->arg, sizeof(mm), false) != sizeof(mm))
 			return -EFAULT;
-		ret = srv_map_add(c, (void *)(uintptr_t)mm.addr_ptr, (size_t)((mm.size + 4095) & ~4095ull),
-				  &rep->map);
+		ret = srv_map_add(c, (void *)(uintptr_t)mm.addr_ptr,
+				  (size_t)((mm.size + 4095) & ~4095ull), false, &rep->map);
 		if (!ret)
 			rep->flags |= SRV_REP_MAP;
 	}
@@ -619,7 +618,7 @@ static void srv_map_put(struct srv *s, struct srv_map *m)
 }
 
 /* A new mapping of @c's process over the server's view @saddr (@len bytes). */
-static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, uint64_t *id)
+static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, bool borrowed, uint64_t *id)
 {
 	struct srv *s = c->s;
 	struct srv_map *m = calloc(1, sizeof(*m));
@@ -659,7 +658,7 @@ static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, uint64_t *id
  */
 static void srv_mm_revoke(struct srv_mm *mm, uint64_t id, uint64_t rev)
 {
-	struct srv_req r = { .magic = SRV_MAGIC, .op = SRV_OP_REVOKE, .file = id, .arg = rev };
+	struct srv_req r = {.magic = SRV_MAGIC, .op = SRV_OP_REVOKE, .file = id, .arg = rev};
 	struct srv_rep a;
 	ssize_t n;
 
@@ -766,7 +765,7 @@ static int srv_op_mm(struct srv_conn *c, struct srv_mm **out)
 static void srv_mm_watch(struct srv_conn *c, struct srv_mm *mm)
 {
 	struct srv *s = c->s;
-	struct pollfd p = { .fd = c->fd, .events = 0 };
+	struct pollfd p = {.fd = c->fd, .events = 0};
 	struct srv_map *gone = NULL, **pp;
 
 	while (!(poll(&p, 1, -1) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL))))
@@ -842,7 +841,7 @@ static int srv_op_mmap(struct srv_conn *c, const struct srv_req *req, int dmabuf
 	srv_end(s);
 	if (ret)
 		return ret;
-	return srv_map_add(c, saddr, (size_t)req->arg, &rep->map);
+	return srv_map_add(c, saddr, (size_t)req->arg, false, &rep->map);
 }
 
 /* Has this connection been handed memfd @ino already? Records it if not. */
@@ -972,11 +971,13 @@ static void srv_conn_loop(struct srv_conn *c)
 			struct cmsghdr align;
 		} cb;
 		struct srv_req req;
-		struct iovec iov = { &req, sizeof(req) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-				     .msg_control = cb.buf, .msg_controllen = sizeof(cb.buf) };
-		struct srv_rep rep = { .magic = SRV_MAGIC };
-		int fds[SRV_MAX_FDS] = { -1, -1 }, nfds = 0, fd_out = -1;
+		struct iovec iov = {&req, sizeof(req)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cb.buf,
+				    .msg_controllen = sizeof(cb.buf)};
+		struct srv_rep rep = {.magic = SRV_MAGIC};
+		int fds[SRV_MAX_FDS] = {-1, -1}, nfds = 0, fd_out = -1;
 		struct srv_mm *watch_mm = NULL;
 		struct srv_file *f;
 		ssize_t n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
@@ -1025,9 +1026,9 @@ static void srv_conn_loop(struct srv_conn *c)
 				}
 				f->active++;
 				pthread_mutex_unlock(&s->lock);
-				rep.ret = srv_op_ioctl(c, &req, f, -1,
-						       (req.flags & SRV_REQ_FD) && nfds ? fds[0] : -1,
-						       &rep, &fd_out);
+				rep.ret = srv_op_ioctl(
+				    c, &req, f, -1, (req.flags & SRV_REQ_FD) && nfds ? fds[0] : -1,
+				    &rep, &fd_out);
 				srv_file_call_done(s, f);
 				break;
 			case SRV_OP_FD_IOCTL:
@@ -1035,9 +1036,10 @@ static void srv_conn_loop(struct srv_conn *c)
 					rep.ret = -EBADF;
 					break;
 				}
-				rep.ret = srv_op_ioctl(c, &req, NULL, fds[0],
-						       (req.flags & SRV_REQ_FD) && nfds > 1 ? fds[1] : -1,
-						       &rep, &fd_out);
+				rep.ret =
+				    srv_op_ioctl(c, &req, NULL, fds[0],
+						 (req.flags & SRV_REQ_FD) && nfds > 1 ? fds[1] : -1,
+						 &rep, &fd_out);
 				break;
 			case SRV_OP_MM:
 				rep.ret = nfds ? -EINVAL : srv_op_mm(c, &watch_mm);
@@ -1194,7 +1196,7 @@ static void *srv_accept_thread(void *arg)
 			srv_close(fd);
 			continue;
 		}
-		*st = (struct srv_conn_start){ s, fd, cred.pid };
+		*st = (struct srv_conn_start){s, fd, cred.pid};
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		pthread_attr_setstacksize(&attr, 256 << 10);
@@ -1232,8 +1234,8 @@ int srv_socket_dir(char *buf, size_t len)
 int srv_create(struct i915_device *i915, const char *path, const struct srv_hooks *hooks,
 	       struct srv **out)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	sigset_t all, old;
 	struct srv *s;
 	int ret;

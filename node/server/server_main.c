@@ -58,7 +58,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ttm-i915-server: socket directory: %s\n", strerror(-ret));
 			return 1;
 		}
-		snprintf(path, sizeof(path), "%s/server-%s.sock", dir, profile ? profile : "default");
+		snprintf(path, sizeof(path), "%s/server-%s.sock", dir,
+			 profile ? profile : "default");
 		sock = path;
 	}
 	/* Signals wait in sigwait(); the server's threads block them all. */

@@ -46,9 +46,9 @@ struct node_anchor {
 
 static pthread_mutex_t node_srv_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct node_anchor *node_anchors[NODE_ANCHOR_BUCKETS];
-static struct srv *node_srv;	    /* in the creator */
-static bool node_srv_failed;	    /* do not try again */
-static char node_srv_path[108];	    /* inherited by children */
+static struct srv *node_srv;	/* in the creator */
+static bool node_srv_failed;	/* do not try again */
+static char node_srv_path[108]; /* inherited by children */
 static pid_t node_srv_owner;
 static atomic_bool node_srv_gone_said;
 
@@ -116,11 +116,11 @@ static void node_srv_file_closed(void *ctx)
 }
 
 static const struct srv_hooks node_srv_hooks = {
-	.call_begin = node_srv_call_begin,
-	.call_end = node_srv_call_end,
-	.thread_init = node_srv_thread_init,
-	.file_opened = node_srv_file_opened,
-	.file_closed = node_srv_file_closed,
+    .call_begin = node_srv_call_begin,
+    .call_end = node_srv_call_end,
+    .thread_init = node_srv_thread_init,
+    .file_opened = node_srv_file_opened,
+    .file_closed = node_srv_file_closed,
 };
 
 /* Sockets of creators that died without exiting (killed, _exit()). */
@@ -162,8 +162,8 @@ static struct srv *node_srv_get_locked(void)
 			     (int)getpid()) >= (int)sizeof(node_srv_path))
 		ret = -ENAMETOOLONG;
 	if (!ret)
-		ret = NODE_DRIVER_CALL(srv_create(node_dev.i915, node_srv_path, &node_srv_hooks,
-						  &node_srv));
+		ret = NODE_DRIVER_CALL(
+		    srv_create(node_dev.i915, node_srv_path, &node_srv_hooks, &node_srv));
 	if (ret) {
 		node_srv_path[0] = '\0';
 		node_say("ttm-i915-node: no device server for forked children (%s): they get EIO\n",
@@ -312,7 +312,6 @@ static int node_remote_attach(int conn, const struct node_obj *obj, uint64_t *id
 		tl_att[tl_natt++] = *id;
 	return 0;
 }
-
 
 /* ---- CPU mappings in a forked child ---------------------------------------- */
 
@@ -478,7 +477,7 @@ static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
 		if (n > NODE_RMAP_RUN)
 			n = NODE_RMAP_RUN;
 		for (unsigned long i = 0; i < n; i++)
-			pages[i] = (struct ttm_vm_page){ .fd = fd, .offset = rep.map_off + i * 4096 };
+			pages[i] = (struct ttm_vm_page){.fd = fd, .offset = rep.map_off + i * 4096};
 		pthread_mutex_lock(&m->lock);
 		/* A revocation newer than the answer: its pages may be gone, ask again. */
 		if (rep.map_rev >= m->rev_seen) {
@@ -493,14 +492,15 @@ static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
 	}
 	node_in_driver--;
 	if (ret == -EOPNOTSUPP && !atomic_exchange(&node_rmap_unshared_said, true))
-		node_say("ttm-i915-node: pid %d: a CPU mapping of memory a forked child cannot share "
-			 "(local memory, a CPU-cache copy): SIGBUS\n",
-			 (int)getpid());
+		node_say(
+		    "ttm-i915-node: pid %d: a CPU mapping of memory a forked child cannot share "
+		    "(local memory, a CPU-cache copy): SIGBUS\n",
+		    (int)getpid());
 	return ret;
 }
 
 static const struct ttm_vm_range_ops node_rmap_ops = {
-	.populate = node_rmap_populate,
+    .populate = node_rmap_populate,
 };
 
 /* A reserved range of @len bytes for server mapping @id. Return: 0 or -errno. */

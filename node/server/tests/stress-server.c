@@ -43,17 +43,18 @@ static const char *sock_path;
 static int rw(int conn, uint64_t file, uint32_t handle, void *buf, size_t n, bool write)
 {
 	struct drm_i915_gem_pwrite p = {
-		.handle = handle, .size = n, .data_ptr = (uint64_t)(uintptr_t)buf,
+	    .handle = handle,
+	    .size = n,
+	    .data_ptr = (uint64_t)(uintptr_t)buf,
 	};
 
-	return srv_client_ioctl(conn, file, -1,
-				write ? DRM_IOCTL_I915_GEM_PWRITE : DRM_IOCTL_I915_GEM_PREAD, &p,
-				NULL);
+	return srv_client_ioctl(
+	    conn, file, -1, write ? DRM_IOCTL_I915_GEM_PWRITE : DRM_IOCTL_I915_GEM_PREAD, &p, NULL);
 }
 
 static int create(int conn, uint64_t file, uint32_t *handle)
 {
-	struct drm_i915_gem_create c = { .size = BO_SIZE };
+	struct drm_i915_gem_create c = {.size = BO_SIZE};
 	int ret = srv_client_ioctl(conn, file, -1, DRM_IOCTL_I915_GEM_CREATE, &c, NULL);
 
 	*handle = c.handle;
@@ -62,7 +63,7 @@ static int create(int conn, uint64_t file, uint32_t *handle)
 
 static void gem_close(int conn, uint64_t file, uint32_t handle)
 {
-	struct drm_gem_close c = { .handle = handle };
+	struct drm_gem_close c = {.handle = handle};
 
 	srv_client_ioctl(conn, file, -1, DRM_IOCTL_GEM_CLOSE, &c, NULL);
 }
@@ -71,7 +72,7 @@ static void gem_close(int conn, uint64_t file, uint32_t handle)
 static void worker(uint64_t seed)
 {
 	static unsigned char buf[BO_SIZE];
-	uint32_t bbe[2] = { 0x0a << 23, 0 };
+	uint32_t bbe[2] = {0x0a << 23, 0};
 	int conn = srv_connect(sock_path), card_a, render_a;
 	uint64_t card, render;
 	uint32_t batch;
@@ -88,12 +89,12 @@ static void worker(uint64_t seed)
 		int ret;
 
 		if (use_flink) {
-			struct drm_gem_open o = { .name = shared.flink[i] };
+			struct drm_gem_open o = {.name = shared.flink[i]};
 
 			ret = srv_client_ioctl(conn, card, -1, DRM_IOCTL_GEM_OPEN, &o, NULL);
 			handle = o.handle;
 		} else {
-			struct drm_prime_handle p = { .fd = shared.dmabuf[i] };
+			struct drm_prime_handle p = {.fd = shared.dmabuf[i]};
 
 			ret = srv_client_ioctl(conn, render, -1, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p,
 					       NULL);
@@ -104,16 +105,18 @@ static void worker(uint64_t seed)
 		if (rw(conn, file, handle, buf, sizeof(buf), false))
 			_exit(5);
 		if (testlib_checksum(buf, sizeof(buf)) != shared.sum[i]) {
-			fprintf(stderr, "stress-server: pid %d: shared object %u has wrong content\n",
+			fprintf(stderr,
+				"stress-server: pid %d: shared object %u has wrong content\n",
 				(int)getpid(), i);
 			_exit(1);
 		}
 		/* Submit against the shared object, and write a private one. */
 		if (!use_flink) {
-			struct drm_i915_gem_exec_object2 objs[2] = { { .handle = handle },
-								     { .handle = batch } };
+			struct drm_i915_gem_exec_object2 objs[2] = {{.handle = handle},
+								    {.handle = batch}};
 			struct drm_i915_gem_execbuffer2 eb = {
-				.buffers_ptr = (uint64_t)(uintptr_t)objs, .buffer_count = 2,
+			    .buffers_ptr = (uint64_t)(uintptr_t)objs,
+			    .buffer_count = 2,
 			};
 
 			if (srv_client_ioctl(conn, render, -1, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb,
@@ -142,7 +145,7 @@ static pid_t spawn(uint64_t seed)
 
 static int settle(struct srv *s, const struct srv_stats *want, struct srv_stats *got)
 {
-	struct timespec ms = { 0, 2000000 };
+	struct timespec ms = {0, 2000000};
 
 	for (int i = 0; i < 2500; i++) {
 		srv_get_stats(s, got);
@@ -207,13 +210,14 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < SHARED; i++) {
 		static unsigned char buf[BO_SIZE];
-		struct drm_gem_flink fl = { 0 };
-		struct drm_prime_handle p = { .flags = DRM_CLOEXEC };
+		struct drm_gem_flink fl = {0};
+		struct drm_prime_handle p = {.flags = DRM_CLOEXEC};
 
 		for (size_t b = 0; b < sizeof(buf); b++)
 			buf[b] = (unsigned char)prng_step(&seed);
 		shared.sum[i] = testlib_checksum(buf, sizeof(buf));
-		if (create(conn, card, &handles[i]) || rw(conn, card, handles[i], buf, sizeof(buf), true))
+		if (create(conn, card, &handles[i]) ||
+		    rw(conn, card, handles[i], buf, sizeof(buf), true))
 			return 1;
 		fl.handle = handles[i];
 		p.handle = handles[i];
@@ -228,15 +232,15 @@ int main(int argc, char **argv)
 		pids[i] = spawn(prng_step(&seed));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		struct timespec d = { 0, (long)(prng_step(&seed) % 40 + 1) * 1000000 };
+		struct timespec d = {0, (long)(prng_step(&seed) % 40 + 1) * 1000000};
 		int i = (int)(prng_step(&seed) % (uint64_t)nprocs), status;
 
 		nanosleep(&d, NULL);
 		/* A worker that exited on its own failed a check. */
 		for (int j = 0; j < nprocs; j++) {
 			if (waitpid(pids[j], &status, WNOHANG) == pids[j]) {
-				fprintf(stderr, "stress-server: worker %d exited with %d\n", (int)pids[j],
-					WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+				fprintf(stderr, "stress-server: worker %d exited with %d\n",
+					(int)pids[j], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 				fails++;
 				pids[j] = spawn(prng_step(&seed));
 			}
@@ -268,13 +272,14 @@ int main(int argc, char **argv)
 	close(card_a);
 	close(conn);
 	if (settle(s, &start, &end)) {
-		fprintf(stderr,
-			"stress-server: counts not back: files %llu (start %llu), conns %llu (%llu), "
-			"held fds %llu (%llu), objects %lld (%lld)\n",
-			(unsigned long long)end.files, (unsigned long long)start.files,
-			(unsigned long long)end.conns, (unsigned long long)start.conns,
-			(unsigned long long)end.held_fds, (unsigned long long)start.held_fds,
-			(long long)end.objects, (long long)start.objects);
+		fprintf(
+		    stderr,
+		    "stress-server: counts not back: files %llu (start %llu), conns %llu (%llu), "
+		    "held fds %llu (%llu), objects %lld (%lld)\n",
+		    (unsigned long long)end.files, (unsigned long long)start.files,
+		    (unsigned long long)end.conns, (unsigned long long)start.conns,
+		    (unsigned long long)end.held_fds, (unsigned long long)start.held_fds,
+		    (long long)end.objects, (long long)start.objects);
 		fails++;
 	}
 	printf("stress-server: %llu kills, %llu requests served, %s\n", (unsigned long long)kills,

@@ -22,16 +22,16 @@
 
 static int pread_bo(int fd, uint32_t handle, void *buf, size_t n)
 {
-	struct drm_i915_gem_pread p = { .handle = handle, .size = n,
-					.data_ptr = (uint64_t)(uintptr_t)buf };
+	struct drm_i915_gem_pread p = {
+	    .handle = handle, .size = n, .data_ptr = (uint64_t)(uintptr_t)buf};
 
 	return ioctl(fd, DRM_IOCTL_I915_GEM_PREAD, &p);
 }
 
 static int pwrite_bo(int fd, uint32_t handle, const void *buf, size_t n)
 {
-	struct drm_i915_gem_pwrite p = { .handle = handle, .size = n,
-					 .data_ptr = (uint64_t)(uintptr_t)buf };
+	struct drm_i915_gem_pwrite p = {
+	    .handle = handle, .size = n, .data_ptr = (uint64_t)(uintptr_t)buf};
 
 	return ioctl(fd, DRM_IOCTL_I915_GEM_PWRITE, &p);
 }
@@ -39,14 +39,13 @@ static int pwrite_bo(int fd, uint32_t handle, const void *buf, size_t n)
 /* An object in system memory, named explicitly (the placement a client asks for). */
 static int create_smem(int fd, uint32_t *handle)
 {
-	struct drm_i915_gem_memory_class_instance smem = { .memory_class = I915_MEMORY_CLASS_SYSTEM };
+	struct drm_i915_gem_memory_class_instance smem = {.memory_class = I915_MEMORY_CLASS_SYSTEM};
 	struct drm_i915_gem_create_ext_memory_regions ext = {
-		.base.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS,
-		.num_regions = 1,
-		.regions = (uint64_t)(uintptr_t)&smem,
+	    .base.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS,
+	    .num_regions = 1,
+	    .regions = (uint64_t)(uintptr_t)&smem,
 	};
-	struct drm_i915_gem_create_ext c = { .size = 4096,
-					     .extensions = (uint64_t)(uintptr_t)&ext };
+	struct drm_i915_gem_create_ext c = {.size = 4096, .extensions = (uint64_t)(uintptr_t)&ext};
 	int ret = ioctl(fd, DRM_IOCTL_I915_GEM_CREATE_EXT, &c);
 
 	*handle = c.handle;
@@ -68,7 +67,7 @@ static int run_child(int (*fn)(int, uint32_t), int fd, uint32_t handle)
 /* The child sees the parent's handle and content, and writes back. */
 static int child_shares_file(int fd, uint32_t handle)
 {
-	char buf[32] = { 0 };
+	char buf[32] = {0};
 
 	if (pread_bo(fd, handle, buf, sizeof(buf)) || strcmp(buf, "from the parent"))
 		return 1;
@@ -79,7 +78,9 @@ static int child_shares_file(int fd, uint32_t handle)
 KTEST(child_uses_parents_file)
 {
 	int fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
-	struct { uint32_t handle; } c;
+	struct {
+		uint32_t handle;
+	} c;
 	char buf[32] = "from the parent";
 
 	ASSERT_GE(fd, 0);
@@ -94,7 +95,7 @@ KTEST(child_uses_parents_file)
 /* The parent closed its descriptor: the child's copy keeps the file. */
 static int child_outlives_parent_close(int fd, uint32_t handle)
 {
-	char buf[32] = { 0 };
+	char buf[32] = {0};
 
 	/* Give the parent time to close its descriptor. */
 	usleep(200000);
@@ -104,7 +105,9 @@ static int child_outlives_parent_close(int fd, uint32_t handle)
 KTEST(file_lives_while_a_child_holds_it)
 {
 	int fd = open("/dev/dri/renderD128", O_RDWR);
-	struct { uint32_t handle; } c;
+	struct {
+		uint32_t handle;
+	} c;
 	char buf[32] = "kept";
 	int status;
 	pid_t pid;
@@ -125,7 +128,7 @@ KTEST(file_lives_while_a_child_holds_it)
 KTEST(child_exports_through_prime)
 {
 	int fd = open("/dev/dri/renderD128", O_RDWR), sv[2], status;
-	char buf[32] = { 0 };
+	char buf[32] = {0};
 	pid_t pid;
 
 	ASSERT_GE(fd, 0);
@@ -134,16 +137,20 @@ KTEST(child_exports_through_prime)
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		int cfd = open("/dev/dri/renderD128", O_RDWR);
-		struct { uint32_t handle; } c;
-		struct drm_prime_handle p = { .flags = DRM_CLOEXEC };
+		struct {
+			uint32_t handle;
+		} c;
+		struct drm_prime_handle p = {.flags = DRM_CLOEXEC};
 		char msg[32] = "exported by the child";
 		union {
 			char b[CMSG_SPACE(sizeof(int))];
 			struct cmsghdr a;
 		} cb;
-		struct iovec iov = { msg, 1 };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
-				     .msg_controllen = sizeof(cb.b) };
+		struct iovec iov = {msg, 1};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cb.b,
+				    .msg_controllen = sizeof(cb.b)};
 		struct cmsghdr *cm;
 
 		memset(&cb, 0, sizeof(cb));
@@ -171,10 +178,12 @@ KTEST(child_exports_through_prime)
 			struct cmsghdr a;
 		} cb;
 		char c;
-		struct iovec iov = { &c, 1 };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
-				     .msg_controllen = sizeof(cb.b) };
-		struct drm_prime_handle p = { 0 };
+		struct iovec iov = {&c, 1};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cb.b,
+				    .msg_controllen = sizeof(cb.b)};
+		struct drm_prime_handle p = {0};
 
 		ASSERT_EQ(recvmsg(sv[0], &mh, 0), 1);
 		ASSERT_NOT_NULL(CMSG_FIRSTHDR(&mh));
