@@ -790,11 +790,12 @@ static int eb_check_args(struct i915_device *i915, const struct i915_execbuffer 
 		size = bo->size;
 		if ((eo->flags & EXEC_OBJECT_PINNED) && vm) {
 			uint64_t start = i915_vm_noncanonical(eo->offset);
-			uint64_t end = (eo->flags & EXEC_OBJECT_SUPPORTS_48B_ADDRESS) ? vm->total
-										   : I915_VM_4G;
+			uint64_t end =
+			    (eo->flags & EXEC_OBJECT_SUPPORTS_48B_ADDRESS) ? vm->total : I915_VM_4G;
 
 			/* i915_gem_execbuffer.c eb_validate_vma() and i915_vma_insert(). */
-			if (eo->offset != i915_vm_canonical(eo->offset & ~(uint64_t)(TTM_PAGE_SIZE - 1)) ||
+			if (eo->offset !=
+				i915_vm_canonical(eo->offset & ~(uint64_t)(TTM_PAGE_SIZE - 1)) ||
 			    size > end || start > end - size)
 				return -EINVAL;
 		} else if (eo->flags & EXEC_OBJECT_PINNED) {
@@ -1108,8 +1109,9 @@ static int eb_validate_vm(struct i915_address_space *vm, struct i915_exec_object
 		if (ret)
 			return ret;
 	}
-	ret = i915_vm_bind(vm, bo, &offset, eo->flags & EXEC_OBJECT_PINNED,
-			   !(eo->flags & EXEC_OBJECT_SUPPORTS_48B_ADDRESS), ctx->interruptible, vma);
+	ret =
+	    i915_vm_bind(vm, bo, &offset, eo->flags & EXEC_OBJECT_PINNED,
+			 !(eo->flags & EXEC_OBJECT_SUPPORTS_48B_ADDRESS), ctx->interruptible, vma);
 	if (ret)
 		return ret;
 	*addr = i915_vm_canonical(offset);
@@ -1257,8 +1259,8 @@ retry:
 			} else {
 				ret = eb_validate_one(i915, eo, &ctx);
 				if (!ret)
-					ret = eb_object_address(i915, eo, &ctx, &local[i],
-								&addr[i]);
+					ret =
+					    eb_object_address(i915, eo, &ctx, &local[i], &addr[i]);
 			}
 			if (ret)
 				break;
@@ -1304,10 +1306,9 @@ retry:
 		 * other user, a reader for the writers only (several engines
 		 * may read one batch, igt's all-engine spinners do).
 		 */
-		ret = i915_bo_await_foreign(bo,
-					    written[i] ? DMA_RESV_USAGE_BOOKKEEP
-						       : DMA_RESV_USAGE_WRITE,
-					    engine->fence_context, true, false);
+		ret = i915_bo_await_foreign(
+		    bo, written[i] ? DMA_RESV_USAGE_BOOKKEEP : DMA_RESV_USAGE_WRITE,
+		    engine->fence_context, true, false);
 		if (!ret)
 			ret = dma_resv_reserve_fences(bo->resv, 1);
 		if (ret)

@@ -294,8 +294,7 @@ static int vm_evict_range_locked(struct i915_address_space *vm, uint64_t start, 
 	}
 	list_for_each_entry_safe (vma, tmp, &vm->vmas, struct i915_vma, vm_link) {
 		if (vma == keep || !drm_mm_node_allocated(&vma->node) ||
-		    !ranges_overlap(vma->node.start, vma->node.size, start, size) ||
-		    vma->pin_count)
+		    !ranges_overlap(vma->node.start, vma->node.size, start, size) || vma->pin_count)
 			continue;
 		vma_unbind_locked(vma);
 		drm_mm_remove_node(&vm->mm, &vma->node);
@@ -372,8 +371,8 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 				ret = drm_mm_reserve_node(&vm->mm, &vma->node);
 				if (ret == -ENOSPC) {
 					/* Occupied: evict what is in the way (a walk of the VM). */
-					ret = vm_evict_range_locked(vm, start, size, vma, false, &wait,
-								    drop, &ndrop);
+					ret = vm_evict_range_locked(vm, start, size, vma, false,
+								    &wait, drop, &ndrop);
 					if (!ret)
 						ret = drm_mm_reserve_node(&vm->mm, &vma->node);
 				}

@@ -27,9 +27,15 @@
 #define DROP_ALL 0x3ffull
 
 static const char *const gem_debugfs_names[] = {
-    "i915_gem_drop_caches",	    "i915_wedged",		  "i915_capabilities",
-    "i915_gem_objects",		    "i915_engine_info",		  "i915_params/reset",
-    "i915_params/enable_hangcheck", "i915_params/lmem_size",  "i915_forcewake_user",
+    "i915_gem_drop_caches",
+    "i915_wedged",
+    "i915_capabilities",
+    "i915_gem_objects",
+    "i915_engine_info",
+    "i915_params/reset",
+    "i915_params/enable_hangcheck",
+    "i915_params/lmem_size",
+    "i915_forcewake_user",
     NULL,
 };
 
@@ -47,7 +53,7 @@ struct gem_text {
 };
 
 static void gem_printf(struct gem_text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void gem_printf(struct gem_text *t, const char *fmt, ...)
 {
@@ -105,7 +111,8 @@ static void gem_set_wedged(struct i915_gem_dev *dev)
 	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++) {
 		i915_engine_set_wedged(&i915->engine[id], true);
 		/* Each recovery fails the oldest request; bounded by the ring. */
-		for (unsigned int n = 0; n < 4096 && i915_engine_wait_idle(&i915->engine[id], 0); n++)
+		for (unsigned int n = 0; n < 4096 && i915_engine_wait_idle(&i915->engine[id], 0);
+		     n++)
 			i915_engine_recover(&i915->engine[id]);
 	}
 	pthread_mutex_lock(&dev->lock);
@@ -149,7 +156,7 @@ static struct gem_obj **gem_all_objects(struct i915_gem_dev *dev, size_t *count)
 	size_t n = 0, cap = 0;
 
 	pthread_mutex_lock(&dev->lock);
-	list_for_each_entry(f, &dev->files, struct i915_gem_file, link) {
+	list_for_each_entry (f, &dev->files, struct i915_gem_file, link) {
 		struct gem_obj *obj;
 		uint32_t id = 0;
 
@@ -256,10 +263,10 @@ static void gem_objects_info(struct i915_gem_dev *dev, struct gem_text *t)
 	gem_printf(t, "%zu shrinkable [%llu free] objects, %llu bytes\n", n,
 		   (unsigned long long)ttm_device_flush_delayed(bdev, false),
 		   (unsigned long long)bytes);
-	gem_printf(t, "system0: total:%llu, available:%llu bytes\n",
-		   (unsigned long long)tt->size << TTM_PAGE_SHIFT,
-		   (unsigned long long)((tt->size << TTM_PAGE_SHIFT) -
-					ttm_resource_manager_usage(tt)));
+	gem_printf(
+	    t, "system0: total:%llu, available:%llu bytes\n",
+	    (unsigned long long)tt->size << TTM_PAGE_SHIFT,
+	    (unsigned long long)((tt->size << TTM_PAGE_SHIFT) - ttm_resource_manager_usage(tt)));
 	if (i915->has_lmem)
 		gem_printf(t, "local0: total:%llu, available:%llu bytes\n",
 			   (unsigned long long)dev->lmem_size,
@@ -282,10 +289,12 @@ static void gem_engine_info(struct i915_gem_dev *dev, struct gem_text *t)
 		pthread_mutex_unlock(&eng->lock);
 		gem_printf(t, "%s\n", eng->name);
 		gem_printf(t, "\tAwake? %d\n", !gem_engines_idle(i915));
-		gem_printf(t, "\tReset count: %lu\n", (unsigned long)atomic_load(&eng->stats.resets));
+		gem_printf(t, "\tReset count: %lu\n",
+			   (unsigned long)atomic_load(&eng->stats.resets));
 		gem_printf(t, "\tHangcheck: %u seqno, next %u\n", i915_engine_hws_seqno(eng), next);
-		gem_printf(t, "\tRING_TIMESTAMP: 0x%08x\n",
-			   i915_gem_mmio_read32(i915, eng->id == I915_ENGINE_BCS ? 0x22358 : 0x2358));
+		gem_printf(
+		    t, "\tRING_TIMESTAMP: 0x%08x\n",
+		    i915_gem_mmio_read32(i915, eng->id == I915_ENGINE_BCS ? 0x22358 : 0x2358));
 	}
 }
 

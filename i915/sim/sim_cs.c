@@ -133,8 +133,7 @@ static void *cs_resolve(struct cs_ctx *c, bool pp, uint64_t addr, size_t want, s
 }
 
 /* Copy @len bytes at @addr of the space @pp out: 0 or -EFAULT with *@fault. */
-static int cs_read(struct cs_ctx *c, bool pp, uint64_t addr, void *dst, size_t len,
-		   uint64_t *fault)
+static int cs_read(struct cs_ctx *c, bool pp, uint64_t addr, void *dst, size_t len, uint64_t *fault)
 {
 	uint8_t *d = dst;
 
@@ -199,7 +198,7 @@ static int cs_check(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
  */
 static void cs_backoff(unsigned int *round)
 {
-	struct timespec ts = { 0, 0 };
+	struct timespec ts = {0, 0};
 
 	if (*round < 16) {
 		(*round)++;
@@ -286,7 +285,8 @@ static int cs_decode(struct cs_ctx *c, uint32_t dw0, uint64_t acthd, unsigned in
 			*kind = CS_BB_START;
 			break;
 		default:
-			return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, &dw0, 1, "unknown MI opcode");
+			return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, &dw0, 1,
+					"unknown MI opcode");
 		}
 		break;
 	case I915_CLIENT_2D:
@@ -299,7 +299,8 @@ static int cs_decode(struct cs_ctx *c, uint32_t dw0, uint64_t acthd, unsigned in
 			want = I915_SRC_COPY_BLT_DWORDS;
 			break;
 		default:
-			return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, &dw0, 1, "unknown 2D opcode");
+			return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, &dw0, 1,
+					"unknown 2D opcode");
 		}
 		if (cls != SIM_CLASS_COPY)
 			return cs_error(c, SIM_ERR_WRONG_ENGINE, acthd, &dw0, 1,
@@ -310,7 +311,8 @@ static int cs_decode(struct cs_ctx *c, uint32_t dw0, uint64_t acthd, unsigned in
 	case I915_CLIENT_3D:
 		if ((dw0 & PIPE_CONTROL_OPCODE_MASK) !=
 		    (GFX_OP_PIPE_CONTROL(2) & PIPE_CONTROL_OPCODE_MASK))
-			return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, &dw0, 1, "unknown 3D command");
+			return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, &dw0, 1,
+					"unknown 3D command");
 		if (!pipe_control)
 			return cs_error(c, SIM_ERR_WRONG_ENGINE, acthd, &dw0, 1,
 					cls == SIM_CLASS_COPY ? "PIPE_CONTROL on the blitter"
@@ -336,8 +338,8 @@ static uint64_t qw(const uint32_t *dw)
  * Store @n (4 or 8) bytes at @addr of the GGTT or (@pp) the ppGTT, atomically
  * when aligned, as the driver polls it.
  */
-static int cs_store(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, unsigned int ndw,
-		    bool pp, uint64_t addr, uint64_t value, unsigned int n)
+static int cs_store(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, unsigned int ndw, bool pp,
+		    uint64_t addr, uint64_t value, unsigned int n)
 {
 	size_t run;
 	void *p;
@@ -346,7 +348,8 @@ static int cs_store(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, unsign
 		return 1;
 	p = cs_resolve(c, pp, addr, n, &run);
 	if (!p || run < n)
-		return cs_fault(c, acthd, dw, ndw, pp, p ? addr + run : addr, "store to unmapped page");
+		return cs_fault(c, acthd, dw, ndw, pp, p ? addr + run : addr,
+				"store to unmapped page");
 	if (n == 8)
 		__atomic_store_n((uint64_t *)p, value, __ATOMIC_RELEASE);
 	else
@@ -372,8 +375,8 @@ static int cs_hws_addr(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, uns
 }
 
 /* The registers LRI/SRM may touch: CCID and the GPRs of this engine. */
-static int cs_reg_ptr(struct cs_ctx *c, uint32_t reg, atomic_uint **ccid,
-		      _Atomic uint64_t **gpr, bool *hi)
+static int cs_reg_ptr(struct cs_ctx *c, uint32_t reg, atomic_uint **ccid, _Atomic uint64_t **gpr,
+		      bool *hi)
 {
 	uint32_t base = c->e->base;
 
@@ -422,7 +425,7 @@ static void cs_arb_point(struct cs_ctx *c)
 
 	c->progress_t0 = now;
 	if (now - c->batch_t0 > CS_ARB_YIELD_AFTER_NS) {
-		struct timespec ts = { 0, CS_ARB_YIELD_NS };
+		struct timespec ts = {0, CS_ARB_YIELD_NS};
 
 		nanosleep(&ts, NULL);
 	}
@@ -610,8 +613,7 @@ static bool rect_ok(uint32_t p1, uint32_t p2, uint32_t *w, uint32_t *h)
 static int cs_blit_copy(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, unsigned int cpp,
 			uint32_t dst_pitch, uint32_t src_pitch)
 {
-	uint32_t w, h, dx = dw[2] & 0xffff, dy = dw[2] >> 16, sx = dw[6] & 0xffff,
-		       sy = dw[6] >> 16;
+	uint32_t w, h, dx = dw[2] & 0xffff, dy = dw[2] >> 16, sx = dw[6] & 0xffff, sy = dw[6] >> 16;
 	uint64_t dst = qw(dw + 4), src = qw(dw + 8), row, fault = 0;
 	int ret = 0;
 
@@ -628,8 +630,8 @@ static int cs_blit_copy(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, un
 		ret = cs_copy(c, dst, src, row * h, &fault);
 	} else {
 		for (uint32_t y = 0; y < h && !ret; y++)
-			ret = cs_copy(c, dst + (uint64_t)y * dst_pitch, src + (uint64_t)y * src_pitch,
-				      row, &fault);
+			ret = cs_copy(c, dst + (uint64_t)y * dst_pitch,
+				      src + (uint64_t)y * src_pitch, row, &fault);
 	}
 	if (ret)
 		return cs_fault(c, acthd, dw, 10, c->ppgtt[c->depth], fault,
@@ -638,7 +640,7 @@ static int cs_blit_copy(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, un
 	return 0;
 }
 
-static const unsigned int br13_cpp[4] = { 1, 2, 2, 4 };
+static const unsigned int br13_cpp[4] = {1, 2, 2, 4};
 
 static int cs_color_blt(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw)
 {
@@ -794,7 +796,8 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 		addr = qw(dw + 1);
 		if (addr & (n == 5 ? 7 : 3))
 			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n, "misaligned store");
-		return cs_store(c, acthd, dw, n, !(dw[0] & MI_USE_GGTT), addr, n == 5 ? qw(dw + 3) : dw[3], n == 5 ? 8 : 4);
+		return cs_store(c, acthd, dw, n, !(dw[0] & MI_USE_GGTT), addr,
+				n == 5 ? qw(dw + 3) : dw[3], n == 5 ? 8 : 4);
 	case 0x21:
 		ret = cs_hws_addr(c, acthd, dw, n, dw[1], &addr);
 		return ret ? ret : cs_store(c, acthd, dw, n, false, addr, dw[2], 4);
@@ -821,7 +824,7 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 				uint64_t old = atomic_load(gpr);
 
 				atomic_store(gpr, hi ? (old & 0xffffffffull) |
-							       ((uint64_t)dw[i + 1] << 32)
+							   ((uint64_t)dw[i + 1] << 32)
 						     : (old & ~0xffffffffull) | dw[i + 1]);
 			}
 		}
@@ -838,12 +841,14 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 		    reg == SIM_RING_TIMESTAMP_UDW(c->e->base)) {
 			uint64_t t = sim_cs_timestamp();
 
-			v = reg == SIM_RING_TIMESTAMP(c->e->base) ? (uint32_t)t : (uint32_t)(t >> 32);
+			v = reg == SIM_RING_TIMESTAMP(c->e->base) ? (uint32_t)t
+								  : (uint32_t)(t >> 32);
 		} else if (cs_reg_ptr(c, reg, &ccid, &gpr, &hi)) {
 			return cs_error(c, SIM_ERR_BAD_CMD, acthd, dw, n,
 					"SRM of an unmodelled register");
 		} else {
-			v = ccid ? atomic_load(ccid) : (uint32_t)(atomic_load(gpr) >> (hi ? 32 : 0));
+			v = ccid ? atomic_load(ccid)
+				 : (uint32_t)(atomic_load(gpr) >> (hi ? 32 : 0));
 		}
 		addr = qw(dw + 2);
 		if (addr & 3)
@@ -869,7 +874,8 @@ static int cs_exec_simple(struct cs_ctx *c, uint64_t acthd, const uint32_t *dw, 
 			pp = !(dw[1] & MI_FLUSH_DW_USE_GTT);
 			addr = qw(dw + 1) & ~7ull;
 		}
-		return cs_store(c, acthd, dw, n, pp, addr, n == 5 ? qw(dw + 3) : dw[3], n == 5 ? 8 : 4);
+		return cs_store(c, acthd, dw, n, pp, addr, n == 5 ? qw(dw + 3) : dw[3],
+				n == 5 ? 8 : 4);
 	}
 	default:
 		return cs_error(c, SIM_ERR_UNKNOWN_CMD, acthd, dw, n, "unknown MI opcode");
@@ -907,8 +913,8 @@ static int cs_fetch(struct cs_ctx *c, uint64_t addr, uint32_t *dw, unsigned int 
  * The address space a MI_BATCH_BUFFER_START at @acthd selects for the batch
  * at nesting level @level: 0, or 1 (a ppGTT batch without a ppGTT).
  */
-static int cs_batch_space(struct cs_ctx *c, unsigned int level, uint64_t acthd,
-			  const uint32_t *dw, unsigned int n)
+static int cs_batch_space(struct cs_ctx *c, unsigned int level, uint64_t acthd, const uint32_t *dw,
+			  unsigned int n)
 {
 	bool pp = dw[0] & MI_BATCH_PPGTT;
 
@@ -983,8 +989,8 @@ static int cs_run_batch(struct cs_ctx *c, uint64_t pc)
 }
 
 /* Read @ndw dwords at ring offset @off, wrapping at the ring's end. */
-static int cs_ring_read(struct cs_ctx *c, uint64_t start, uint32_t size, uint32_t off,
-			uint32_t *dw, unsigned int ndw, uint64_t *fault)
+static int cs_ring_read(struct cs_ctx *c, uint64_t start, uint32_t size, uint32_t off, uint32_t *dw,
+			unsigned int ndw, uint64_t *fault)
 {
 	while (ndw) {
 		unsigned int chunk = (size - off) / 4;
@@ -1058,7 +1064,7 @@ static int cs_exec_ring(struct cs_ctx *c, uint32_t head, uint32_t tail, uint32_t
 int sim_cs_exec(struct sim_engine *e, uint32_t head, uint32_t tail, uint32_t *new_head,
 		struct sim_fault *f)
 {
-	struct cs_ctx c = { .e = e, .gpu = e->gpu, .f = f, .debt_ns = e->lat_debt_ns };
+	struct cs_ctx c = {.e = e, .gpu = e->gpu, .f = f, .debt_ns = e->lat_debt_ns};
 	int ret = cs_exec_ring(&c, head, tail, new_head);
 
 	atomic_fetch_add_explicit(&e->cmd_count, c.cmds, memory_order_relaxed);

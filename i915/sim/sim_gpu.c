@@ -140,8 +140,7 @@ int sim_ggtt_read(struct sim_gpu *gpu, uint64_t addr, void *dst, size_t len, uin
 	return 0;
 }
 
-int sim_ggtt_write(struct sim_gpu *gpu, uint64_t addr, const void *src, size_t len,
-		   uint64_t *fault)
+int sim_ggtt_write(struct sim_gpu *gpu, uint64_t addr, const void *src, size_t len, uint64_t *fault)
 {
 	const uint8_t *s = src;
 

@@ -175,7 +175,7 @@ enum sim_engine_id {
 	 SIM_ENGINE_BIT(SIM_VECS0))
 /* DG2 (dg2_info): TGL's plus vecs1 and ccs0..3. */
 #define SIM_ENGINES_DG2                                                                            \
-	(SIM_ENGINES_TGL | SIM_ENGINE_BIT(SIM_VECS1) | SIM_ENGINE_BIT(SIM_CCS0) |                   \
+	(SIM_ENGINES_TGL | SIM_ENGINE_BIT(SIM_VECS1) | SIM_ENGINE_BIT(SIM_CCS0) |                  \
 	 SIM_ENGINE_BIT(SIM_CCS1) | SIM_ENGINE_BIT(SIM_CCS2) | SIM_ENGINE_BIT(SIM_CCS3))
 
 /**
@@ -193,20 +193,20 @@ enum sim_engine_class {
 #define SIM_RCS_BASE 0x02000u
 #define SIM_BCS_BASE 0x22000u
 /* Ring registers relative to an engine's MMIO base. */
-#define SIM_RING_TAIL(base) ((base) + 0x30)	/* bits 20:3: tail offset */
-#define SIM_RING_HEAD(base) ((base) + 0x34)	/* bits 20:2: head offset */
-#define SIM_RING_START(base) ((base) + 0x38)	/* GGTT address, page aligned */
-#define SIM_RING_CTL(base) ((base) + 0x3c)	/* size and valid */
-#define SIM_RING_ACTHD(base) ((base) + 0x74)	/* RO: GGTT address being executed */
-#define SIM_RING_HWS_PGA(base) ((base) + 0x80)	/* status page GGTT address */
-#define SIM_RING_IMR(base) ((base) + 0xa8)	/* interrupt mask: set bits drop; resets to 0 */
-#define SIM_RING_CCID(base) ((base) + 0x180)	/* context tag, see below */
+#define SIM_RING_TAIL(base) ((base) + 0x30)    /* bits 20:3: tail offset */
+#define SIM_RING_HEAD(base) ((base) + 0x34)    /* bits 20:2: head offset */
+#define SIM_RING_START(base) ((base) + 0x38)   /* GGTT address, page aligned */
+#define SIM_RING_CTL(base) ((base) + 0x3c)     /* size and valid */
+#define SIM_RING_ACTHD(base) ((base) + 0x74)   /* RO: GGTT address being executed */
+#define SIM_RING_HWS_PGA(base) ((base) + 0x80) /* status page GGTT address */
+#define SIM_RING_IMR(base) ((base) + 0xa8)     /* interrupt mask: set bits drop; resets to 0 */
+#define SIM_RING_CCID(base) ((base) + 0x180)   /* context tag, see below */
 #define SIM_RING_GPR(base, n) ((base) + 0x600 + 8 * (n)) /* 16 x 64-bit, lo then hi */
 #define SIM_RING_NUM_GPRS 16
 #define SIM_RING_TIMESTAMP(base) ((base) + 0x358)     /* RO: command streamer clock, low */
 #define SIM_RING_TIMESTAMP_UDW(base) ((base) + 0x35c) /* RO: its high dword */
-#define SIM_RING_PDP0_LDW(base) ((base) + 0x270) /* ppGTT: low dword of the VM handle */
-#define SIM_RING_PDP0_UDW(base) ((base) + 0x274) /* ppGTT: its high dword */
+#define SIM_RING_PDP0_LDW(base) ((base) + 0x270)      /* ppGTT: low dword of the VM handle */
+#define SIM_RING_PDP0_UDW(base) ((base) + 0x274)      /* ppGTT: its high dword */
 
 /*
  * The command streamer timestamp: one 64-bit counter shared by the engines
@@ -225,7 +225,7 @@ enum sim_engine_class {
 #define SIM_RING_VALID (1u << 0)
 #define SIM_RING_NR_PAGES 0x1ff000u
 /* RING_CTL value for a ring of @size bytes (4 KiB .. 2 MiB, page multiple). */
-#define SIM_RING_CTL_SIZE(size) ((((size) - SIM_PAGE_SIZE) & SIM_RING_NR_PAGES) | SIM_RING_VALID)
+#define SIM_RING_CTL_SIZE(size) ((((size)-SIM_PAGE_SIZE) & SIM_RING_NR_PAGES) | SIM_RING_VALID)
 #define SIM_RING_MAX_SIZE (2u << 20)
 
 /*

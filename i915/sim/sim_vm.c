@@ -35,7 +35,8 @@ static void vm_free_table(uint64_t *table, unsigned int level)
 			uint64_t e = table[i];
 
 			if (e & SIM_PTE_PRESENT)
-				vm_free_table((uint64_t *)(uintptr_t)(e & SIM_PTE_ADDR_MASK), level - 1);
+				vm_free_table((uint64_t *)(uintptr_t)(e & SIM_PTE_ADDR_MASK),
+					      level - 1);
 		}
 	}
 	free(table);

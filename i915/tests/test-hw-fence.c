@@ -174,7 +174,7 @@ static void *signal_thread(void *arg)
 {
 	struct signaller *s = arg;
 	unsigned int *order = calloc(s->n, sizeof(*order));
-	struct prng rng = { s->seed };
+	struct prng rng = {s->seed};
 	unsigned int i;
 
 	if (!order)

@@ -171,7 +171,8 @@ KTEST(engine_cs_cycles_correlate_batch_timestamps)
 	EXPECT_LE(ns, signalled + 53 + ref.cpu_delta_ns);
 	EXPECT_EQ(i915_cs_cycles_to_ns(&ref, (uint32_t)t), ns);
 	/* Converting back from the later sample agrees within a tick or two. */
-	EXPECT_LE(llabs(i915_cs_cycles_to_ns(&later, t) - ns), 106 + later.cpu_delta_ns + ref.cpu_delta_ns);
+	EXPECT_LE(llabs(i915_cs_cycles_to_ns(&later, t) - ns),
+		  106 + later.cpu_delta_ns + ref.cpu_delta_ns);
 	dma_fence_put(f);
 	i915_test_buf_fini(&batch);
 	i915_test_buf_fini(&target);

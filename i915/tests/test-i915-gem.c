@@ -298,7 +298,8 @@ KTEST(gem_execbuffer_relocation_32bit_writes_one_dword)
 	struct i915_gem_object *data = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct i915_gem_object *target = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct i915_gem_object *batch = gem_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
-	uint32_t fill[4] = {0xaaaaaaaa, 0xaaaaaaaa, 0xaaaaaaaa, 0xaaaaaaaa}, end = MI_BATCH_BUFFER_END;
+	uint32_t fill[4] = {0xaaaaaaaa, 0xaaaaaaaa, 0xaaaaaaaa, 0xaaaaaaaa},
+		 end = MI_BATCH_BUFFER_END;
 	struct i915_exec_reloc rel = {.target = 1, .delta = 0x40, .offset = 4092};
 	struct i915_exec_object objs[3] = {
 	    {.obj = data, .relocs = &rel, .nreloc = 1},
@@ -403,7 +404,8 @@ KTEST(gem_execbuffer_long_list_duplicates_and_overlaps_rejected)
 	eb.count = N + 1;
 	ASSERT_EQ(gem_exec_wait(i915, objs, N + 1, NULL), 0);
 	for (unsigned int k = 0; k < N; k++)
-		EXPECT_EQ(obj[k]->base.resource->start, (base + (N - 1 - k) * stride) >> TTM_PAGE_SHIFT);
+		EXPECT_EQ(obj[k]->base.resource->start,
+			  (base + (N - 1 - k) * stride) >> TTM_PAGE_SHIFT);
 
 	/* The last object onto the first one's second page. */
 	objs[N - 1].offset = objs[0].offset + 4096;
@@ -1140,8 +1142,8 @@ static unsigned int gem_region_mem_type(enum i915_gem_region region)
  */
 KTEST(gem_object_create_alloc_failure_enomem)
 {
-	static const enum i915_gem_region regions[] = {
-	    I915_GEM_REGION_SMEM, I915_GEM_REGION_LMEM, I915_GEM_REGION_STOLEN};
+	static const enum i915_gem_region regions[] = {I915_GEM_REGION_SMEM, I915_GEM_REGION_LMEM,
+						       I915_GEM_REGION_STOLEN};
 	struct ttm_resource_manager *ggtt;
 	struct gem_fixture fx;
 	struct i915_device *i915;

@@ -440,8 +440,8 @@ KTEST(uapi_execbuffer_reloc_patches_32_bits_by_handle)
 	struct eb1 e;
 
 	uapi_client_init(&c);
-	ASSERT_EQ(uapi_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE, &data),
-		  0);
+	ASSERT_EQ(
+	    uapi_bo(c.fd, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE, &data), 0);
 	ASSERT_EQ(uapi_rw(&c, data, 64, words, sizeof(words), true), 0);
 	/* List: target, data, batch. The batch stores to the target as usual. */
 	eb1_init(&e, &c);
@@ -544,7 +544,8 @@ KTEST(uapi_execbuffer_bad_pointer_efault)
 		}
 		before = e;
 		EXPECT_EQ(ttm_drm_ioctl(c.fd, DRM_IOCTL_I915_EXECBUFFER, arg), -EFAULT);
-		if (memcmp(&e.eb, &before.eb, sizeof(e.eb)) || memcmp(e.op, before.op, sizeof(e.op)))
+		if (memcmp(&e.eb, &before.eb, sizeof(e.eb)) ||
+		    memcmp(e.op, before.op, sizeof(e.op)))
 			KTEST_CHECK_(false, false, "case %d changed the caller's arguments", k);
 		EXPECT_UEQ(uapi_target_dword(&c, 128), 0);
 		EXPECT_TRUE(uapi_unreserved(&c, c.target));
@@ -1026,8 +1027,7 @@ static int window_filler(struct uapi_client *c, uint64_t window)
  * BO_MAP @handle (@size bytes) and write random bytes through the mapping.
  * Return the mapping; *@expect is a malloc'ed copy of what was written.
  */
-static uint8_t *map_and_fill(struct uapi_client *c, uint32_t handle, size_t size,
-			     uint8_t **expect)
+static uint8_t *map_and_fill(struct uapi_client *c, uint32_t handle, size_t size, uint8_t **expect)
 {
 	uint8_t *p;
 	int err = 0;

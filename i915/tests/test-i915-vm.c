@@ -168,7 +168,9 @@ KTEST(vm_relocations_use_canonical_vm_addresses)
 	struct i915_context *ctx = vm_context(i915, &vm);
 	struct i915_gem_object *target = vm_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
 	struct i915_gem_object *batch = vm_fixture_obj(&fx, 4096, I915_GEM_REGION_SMEM);
-	struct i915_exec_reloc rel = {.target = 0, .delta = 8, .offset = 4,
+	struct i915_exec_reloc rel = {.target = 0,
+				      .delta = 8,
+				      .offset = 4,
 				      .presumed_offset = ~0ull, /* the batch holds no address yet */
 				      .write_domain = I915_GEM_DOMAIN_RENDER,
 				      .read_domains = I915_GEM_DOMAIN_RENDER};
@@ -333,9 +335,9 @@ KTEST(vm_softpin_errnos)
 	};
 	struct i915_execbuffer eb = {.objects = eo, .count = 2, .ctx = ctx};
 	static const uint64_t bad[] = {
-	    HIGH + 2048,		   /* misaligned */
-	    1ull << 47,			   /* bit 47 set but not sign-extended */
-	    (1ull << 48) - 4096,	   /* canonical form missing, and ends at the top */
+	    HIGH + 2048,		  /* misaligned */
+	    1ull << 47,			  /* bit 47 set but not sign-extended */
+	    (1ull << 48) - 4096,	  /* canonical form missing, and ends at the top */
 	    0xffffffffffffe000ull + 4096, /* canonical top page: the object runs past the end */
 	};
 
@@ -495,7 +497,8 @@ KTEST(vm_execbuffer_on_every_gen12_engine)
 		    {.obj = target, .flags = PIN48 | EXEC_OBJECT_WRITE, .offset = HIGH},
 		    {.obj = batch, .flags = PIN48, .offset = HIGH + 65536},
 		};
-		struct i915_execbuffer eb = {.objects = eo, .count = 2, .ctx = ctx, .engine = engine};
+		struct i915_execbuffer eb = {
+		    .objects = eo, .count = 2, .ctx = ctx, .engine = engine};
 
 		if (!engine)
 			continue;
@@ -764,8 +767,8 @@ KTEST(vm_igt_spinner_runs_until_the_cpu_ends_it)
 	 * i915_gem_object_access() would wait for the batch: read and write
 	 * through the pages as a CPU mapping (igt's mmap) does, while it runs.
 	 */
-	EXPECT_UEQ(__atomic_load_n((uint32_t *)ttm_tt_page_ptr(poll->base.ttm, 0), __ATOMIC_ACQUIRE),
-		   1);
+	EXPECT_UEQ(
+	    __atomic_load_n((uint32_t *)ttm_tt_page_ptr(poll->base.ttm, 0), __ATOMIC_ACQUIRE), 1);
 	EXPECT_EQ(atomic_load(&ctx->guilty), 0);
 	cond = (uint32_t *)ttm_tt_page_ptr(batch->base.ttm, COND / 4096) + (COND % 4096) / 4;
 	__atomic_store_n(cond, end, __ATOMIC_RELEASE);

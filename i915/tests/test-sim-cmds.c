@@ -47,7 +47,9 @@ static void fx_init(struct fx *fx, uint32_t hangcheck_ms)
 		perm[j] = t;
 	}
 	for (unsigned int i = 0; i < NPAGES; i++)
-		ASSERT_EQ(sim_ggtt_write_pte(fx->gpu, i, sim_pte_host(fx->host + (size_t)perm[i] * PG)), 0);
+		ASSERT_EQ(
+		    sim_ggtt_write_pte(fx->gpu, i, sim_pte_host(fx->host + (size_t)perm[i] * PG)),
+		    0);
 	sim_test_rings(fx->gpu);
 }
 
@@ -273,8 +275,8 @@ static void count_irq(void *data, enum sim_engine_id e, uint32_t iir)
 KTEST(cmd_user_interrupt_coalesced_in_sync_mode)
 {
 	struct fx fx;
-	uint32_t b[8] = { MI_NOOP, MI_ARB_CHECK, MI_USER_INTERRUPT, MI_USER_INTERRUPT,
-			  MI_USER_INTERRUPT, MI_NOOP };
+	uint32_t b[8] = {MI_NOOP,	    MI_ARB_CHECK,      MI_USER_INTERRUPT,
+			 MI_USER_INTERRUPT, MI_USER_INTERRUPT, MI_NOOP};
 
 	fx_init(&fx, 100);
 	sim_set_irq_handler(fx.gpu, count_irq, &fx);
@@ -292,7 +294,7 @@ KTEST(cmd_user_interrupt_coalesced_in_sync_mode)
 KTEST(cmd_malformed_length_stops_engine)
 {
 	struct fx fx;
-	uint32_t b[8] = { MI_INSTR(0x20, 5) | MI_USE_GGTT, DATA, 0, 1, 2, 3, 4, 5 };
+	uint32_t b[8] = {MI_INSTR(0x20, 5) | MI_USE_GGTT, DATA, 0, 1, 2, 3, 4, 5};
 	uint32_t ok[4];
 	struct sim_error_state es;
 
@@ -333,16 +335,16 @@ KTEST(cmd_length_crossing_tail)
 KTEST(cmd_unknown_opcodes)
 {
 	static const uint32_t bad[] = {
-		MI_INSTR(0x3f, 0),		      /* unknown MI */
-		(1u << 29) | 5,			      /* reserved client */
-		(I915_CLIENT_2D << 29) | (0x7fu << 22) | 8, /* unknown 2D */
-		(I915_CLIENT_3D << 29) | (0x1u << 24),	    /* 3D but not PIPE_CONTROL */
+	    MI_INSTR(0x3f, 0),				/* unknown MI */
+	    (1u << 29) | 5,				/* reserved client */
+	    (I915_CLIENT_2D << 29) | (0x7fu << 22) | 8, /* unknown 2D */
+	    (I915_CLIENT_3D << 29) | (0x1u << 24),	/* 3D but not PIPE_CONTROL */
 	};
 	struct fx fx;
 
 	fx_init(&fx, 100);
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		uint32_t b[2] = { bad[i], 0 };
+		uint32_t b[2] = {bad[i], 0};
 
 		EXPECT_EQ(run_ring(&fx, SIM_BCS, b, 2), -EIO);
 		EXPECT_EQ(last_reason(&fx, SIM_BCS), SIM_ERR_UNKNOWN_CMD);
@@ -519,11 +521,11 @@ KTEST(cmd_conditional_batch_end)
 		ASSERT_EQ(sim_aperture_write(fx.gpu, DATA, &zero, 4), 0);
 		ASSERT_EQ(sim_aperture_write(fx.gpu, DATA + 8, &zero, 4), 0);
 		ASSERT_EQ(sim_aperture_write(fx.gpu, DATA + 12, &zero, 4), 0);
-		s = emit_cond_end_ggtt(sub, MI_DO_COMPARE | (level ? MI_COND_BB_END_CURRENT_LEVEL : 0),
-				       0);
+		s = emit_cond_end_ggtt(
+		    sub, MI_DO_COMPARE | (level ? MI_COND_BB_END_CURRENT_LEVEL : 0), 0);
 		s = i915_emit_bb_end(s);
-		ASSERT_EQ(sim_aperture_write(fx.gpu, BATCH + 0x800, sub, 4 * (unsigned int)(s - sub)),
-			  0);
+		ASSERT_EQ(
+		    sim_aperture_write(fx.gpu, BATCH + 0x800, sub, 4 * (unsigned int)(s - sub)), 0);
 		cs = i915_emit_bb_call(b, BATCH + 0x800);
 		cs = i915_emit_store_dword_imm(cs, DATA + 12, 7);
 		cs = i915_emit_bb_end(cs);
@@ -585,7 +587,8 @@ static void blit_round(struct fx *fx, int kind, unsigned int cpp, uint8_t *src, 
 	if (kind == 0)
 		cs = i915_emit_color_blt(cs, cpp, dst, dpitch, dx, dy, w, h, color);
 	else if (kind == 1)
-		cs = i915_emit_src_copy_blt(cs, cpp, dst, dpitch, dx, dy, srca, spitch, sx, sy, w, h);
+		cs = i915_emit_src_copy_blt(cs, cpp, dst, dpitch, dx, dy, srca, spitch, sx, sy, w,
+					    h);
 	else
 		cs = i915_emit_fast_copy_blt(cs, dst + (uint64_t)dy * dpitch + dx * cpp, dpitch,
 					     srca + (uint64_t)sy * spitch + sx * cpp, spitch,
@@ -609,7 +612,7 @@ KTEST(cmd_blits_match_cpu_reference)
 {
 	struct fx fx;
 	uint8_t *src = malloc(REGION), *ref = malloc(REGION), *got = malloc(REGION);
-	static const unsigned int cpps[] = { 1, 2, 4 };
+	static const unsigned int cpps[] = {1, 2, 4};
 
 	ASSERT_NOT_NULL(src);
 	ASSERT_NOT_NULL(ref);
@@ -636,7 +639,7 @@ KTEST(cmd_blits_match_cpu_reference)
  */
 KTEST(cmd_color_blt_odd_base_pitch_each_depth)
 {
-	static const unsigned int cpps[] = { 1, 2, 4 };
+	static const unsigned int cpps[] = {1, 2, 4};
 	uint8_t *ref = malloc(REGION), *got = malloc(REGION);
 	struct fx fx;
 

@@ -97,7 +97,7 @@ KTEST(sim_gpu_create_rejects_bad_config)
 KTEST(sim_ggtt_pte_range_checks)
 {
 	struct sim_gpu *gpu = make_gpu(0);
-	uint64_t n = (64ull << 20) >> SIM_PAGE_SHIFT, ptes[2] = { 0, 0 };
+	uint64_t n = (64ull << 20) >> SIM_PAGE_SHIFT, ptes[2] = {0, 0};
 	void *page = aligned_alloc(SIM_PAGE_SIZE, SIM_PAGE_SIZE);
 
 	ASSERT_NOT_NULL(gpu);
@@ -132,11 +132,15 @@ KTEST(sim_aperture_rw_across_scattered_pages)
 	ASSERT_NOT_NULL(dst);
 	/* GGTT page i -> host page N-1-i: contiguous for the GPU, reversed for the CPU. */
 	for (int i = 0; i < N; i++)
-		ASSERT_EQ(sim_ggtt_write_pte(gpu, 16 + i, sim_pte_host(host + (N - 1 - i) * SIM_PAGE_SIZE)), 0);
+		ASSERT_EQ(sim_ggtt_write_pte(gpu, 16 + i,
+					     sim_pte_host(host + (N - 1 - i) * SIM_PAGE_SIZE)),
+			  0);
 	for (int i = 0; i < N * (int)SIM_PAGE_SIZE; i++)
 		src[i] = (uint8_t)(ktest_rand() >> 7);
-	ASSERT_EQ(sim_aperture_write(gpu, 16 * SIM_PAGE_SIZE + 100, src, N * SIM_PAGE_SIZE - 200), 0);
-	ASSERT_EQ(sim_aperture_read(gpu, 16 * SIM_PAGE_SIZE + 100, dst, N * SIM_PAGE_SIZE - 200), 0);
+	ASSERT_EQ(sim_aperture_write(gpu, 16 * SIM_PAGE_SIZE + 100, src, N * SIM_PAGE_SIZE - 200),
+		  0);
+	ASSERT_EQ(sim_aperture_read(gpu, 16 * SIM_PAGE_SIZE + 100, dst, N * SIM_PAGE_SIZE - 200),
+		  0);
 	EXPECT_MEMEQ(src, dst, N * SIM_PAGE_SIZE - 200);
 	/* Page 0 of the GGTT range is the host's last page. */
 	EXPECT_MEMEQ(host + (N - 1) * SIM_PAGE_SIZE + 100, src, SIM_PAGE_SIZE - 100);
@@ -245,7 +249,7 @@ KTEST(sim_reg_busy_while_work_queued)
 {
 	struct sim_gpu *gpu = make_gpu(0);
 	uint8_t *ring = aligned_alloc(SIM_PAGE_SIZE, SIM_PAGE_SIZE);
-	uint32_t noop[2] = { 0, 0 };
+	uint32_t noop[2] = {0, 0};
 
 	ASSERT_NOT_NULL(gpu);
 	ASSERT_NOT_NULL(ring);
@@ -259,7 +263,7 @@ KTEST(sim_reg_busy_while_work_queued)
 	EXPECT_EQ(sim_engine_get_head(gpu, SIM_RCS), 8);
 	EXPECT_TRUE(sim_engine_is_idle(gpu, SIM_RCS));
 	EXPECT_EQ(sim_engine_wait_idle(gpu, SIM_RCS, 10), -EINVAL);
-	EXPECT_EQ(sim_error_state_get(gpu, SIM_RCS, &(struct sim_error_state){ 0 }), -ENOENT);
+	EXPECT_EQ(sim_error_state_get(gpu, SIM_RCS, &(struct sim_error_state){0}), -ENOENT);
 	sim_gpu_destroy(gpu);
 	free(ring);
 }

@@ -302,7 +302,8 @@ KTEST(engine_set_per_configuration)
 	struct sim_gpu_config cfg;
 	struct sim_gpu *gpu;
 	uint8_t *host = sim_test_host(NPAGES), *mem = sim_test_host(4);
-	static const enum sim_engine_id ids[] = {SIM_VCS0, SIM_VCS2, SIM_VECS0, SIM_VECS1, SIM_CCS3};
+	static const enum sim_engine_id ids[] = {SIM_VCS0, SIM_VCS2, SIM_VECS0, SIM_VECS1,
+						 SIM_CCS3};
 	uint32_t ring[32], *cs;
 	uint64_t vm, pte = sim_pte_host(mem);
 
@@ -339,7 +340,8 @@ KTEST(engine_set_per_configuration)
 			cs = i915_emit_pipe_control_store(cs, (uint64_t)(48 + i) * PG + 0x80, 9);
 		else
 			cs = i915_emit_flush_dw_store(cs, (uint64_t)(48 + i) * PG + 0x80, 9);
-		ASSERT_EQ(run_ring(&(struct fx){.gpu = gpu}, e, ring, (unsigned int)(cs - ring)), 0);
+		ASSERT_EQ(run_ring(&(struct fx){.gpu = gpu}, e, ring, (unsigned int)(cs - ring)),
+			  0);
 		EXPECT_UEQ(rd(mem, 4 * i), 100 + i);
 		EXPECT_UEQ(sim_engine_read_hws(gpu, e, 0x10), 7 + i);
 		EXPECT_UEQ(sim_engine_read_hws(gpu, e, 0x20), 9);

@@ -88,8 +88,7 @@ static void on_irq(void *data, enum sim_engine_id e, uint32_t iir)
 	atomic_store(&fx->hws_seen, sim_engine_read_hws(fx->gpu, e, 0x10));
 }
 
-static void on_error(void *data, enum sim_engine_id e, enum sim_error_reason reason,
-		     uint32_t ctx)
+static void on_error(void *data, enum sim_engine_id e, enum sim_error_reason reason, uint32_t ctx)
 {
 	struct fx *fx = data;
 
@@ -101,7 +100,7 @@ static void on_error(void *data, enum sim_engine_id e, enum sim_error_reason rea
 
 static void sleep_ms(unsigned int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 
 	nanosleep(&ts, NULL);
 }
@@ -146,9 +145,9 @@ KTEST(threaded_submit_reaches_polling_and_sleeping_engine)
 				sleep_ms(2 * window_ms);
 			cs = i915_emit_store_dword_imm(cs, DATA, ++value);
 			if (round < 4) {
-				ASSERT_EQ(sim_engine_submit(fx.gpu, SIM_BCS, b,
-							    (unsigned int)(cs - b)),
-					  0);
+				ASSERT_EQ(
+				    sim_engine_submit(fx.gpu, SIM_BCS, b, (unsigned int)(cs - b)),
+				    0);
 			} else {
 				/* Write the ring by hand, then ring through TAIL. */
 				uint32_t tail = sim_reg_read(fx.gpu, SIM_RING_TAIL(SIM_BCS_BASE));
@@ -178,7 +177,8 @@ KTEST(threaded_interrupts_delivered_and_coalesced)
 
 		cs = i915_emit_store_dword_index(cs, 0x40, i);
 		cs = i915_emit_user_interrupt(cs);
-		while ((ret = sim_engine_submit(fx.gpu, SIM_BCS, b, (unsigned int)(cs - b))) == -ENOSPC)
+		while ((ret = sim_engine_submit(fx.gpu, SIM_BCS, b, (unsigned int)(cs - b))) ==
+		       -ENOSPC)
 			sleep_ms(1);
 		ASSERT_EQ(ret, 0);
 	}
@@ -332,8 +332,8 @@ KTEST(threaded_concurrent_submitters)
 
 	fx_init(&fx, 1000);
 	for (int i = 0; i < 4; i++) {
-		s[i] = (struct submitter){ &fx, i < 2 ? SIM_RCS : SIM_BCS, 500 * ktest_scale(),
-					   DATA + 8 * (uint64_t)i, 0 };
+		s[i] = (struct submitter){&fx, i < 2 ? SIM_RCS : SIM_BCS, 500 * ktest_scale(),
+					  DATA + 8 * (uint64_t)i, 0};
 		ASSERT_EQ(pthread_create(&t[i], NULL, submit_thread, &s[i]), 0);
 	}
 	for (int i = 0; i < 4; i++)
@@ -352,8 +352,8 @@ KTEST(threaded_concurrent_submitters)
 KTEST(threaded_latency_model_costs_time)
 {
 	struct fx fx;
-	struct sim_latency lat = { .cmd_ns = 0, .byte_ps = 0, .batch_ns = 3000000 };
-	uint32_t batch[2] = { MI_BATCH_BUFFER_END, MI_NOOP }, b[4];
+	struct sim_latency lat = {.cmd_ns = 0, .byte_ps = 0, .batch_ns = 3000000};
+	uint32_t batch[2] = {MI_BATCH_BUFFER_END, MI_NOOP}, b[4];
 	uint64_t t0;
 
 	fx_init_lat(&fx, 1000, &lat);

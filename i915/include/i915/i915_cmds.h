@@ -29,7 +29,7 @@
 #define MI_INSTR(opcode, flags) (((uint32_t)(opcode) << 23) | (uint32_t)(flags))
 #define MI_OPCODE(dw) (((dw) >> 23) & 0x3f)
 /* Length field of MI commands that have one: bits 7:0 (dwords - 2). */
-#define MI_LEN(dw) ((dw) & 0xff)
+#define MI_LEN(dw) ((dw)&0xff)
 
 #define MI_NOOP MI_INSTR(0x00, 0)
 #define MI_USER_INTERRUPT MI_INSTR(0x02, 0)
@@ -63,7 +63,7 @@
 #define MI_STORE_DWORD_INDEX MI_INSTR(0x21, 1)
 
 /* MI_LOAD_REGISTER_IMM(n): cmd then n (register offset, value) pairs. */
-#define MI_LOAD_REGISTER_IMM(n) MI_INSTR(0x22, 2 * (n) - 1)
+#define MI_LOAD_REGISTER_IMM(n) MI_INSTR(0x22, 2 * (n)-1)
 #define MI_LRI_REG_MASK 0x7ffffcu
 
 /* MI_STORE_REGISTER_MEM, gen8 4-dword form: cmd, register, addr lo, addr hi. */
@@ -117,7 +117,7 @@
 #define I915_COND_BB_END_DWORDS 4
 
 /* PIPE_CONTROL (render only), gen8 6 dwords: cmd, flags, addr lo, hi, data lo, hi. */
-#define GFX_OP_PIPE_CONTROL(len) ((0x3u << 29) | (0x3u << 27) | (0x2u << 24) | ((len) - 2))
+#define GFX_OP_PIPE_CONTROL(len) ((0x3u << 29) | (0x3u << 27) | (0x2u << 24) | ((len)-2))
 #define PIPE_CONTROL_OPCODE_MASK 0xffff0000u
 #define PIPE_CONTROL_GLOBAL_GTT_IVB (1u << 24)
 #define PIPE_CONTROL_STORE_DATA_INDEX (1u << 21)
@@ -128,7 +128,7 @@
 
 /* 2D (blitter) commands: opcode in bits 28:22, length (dwords - 2) in 7:0. */
 #define I915_2D_OPCODE(dw) (((dw) >> 22) & 0x7f)
-#define BLT_LEN(dw) ((dw) & 0xff)
+#define BLT_LEN(dw) ((dw)&0xff)
 #define BLT_WRITE_ALPHA (1u << 21)
 #define BLT_WRITE_RGB (1u << 20)
 #define BLT_WRITE_RGBA (BLT_WRITE_RGB | BLT_WRITE_ALPHA)
@@ -381,8 +381,8 @@ static inline uint32_t *i915_emit_src_copy_blt(uint32_t *cs, unsigned int cpp, u
 					       uint64_t src, uint32_t src_pitch, uint32_t sx,
 					       uint32_t sy, uint32_t w, uint32_t h)
 {
-	*cs++ = XY_SRC_COPY_BLT_CMD | (cpp == 4 ? BLT_WRITE_RGBA : 0) |
-		(I915_SRC_COPY_BLT_DWORDS - 2);
+	*cs++ =
+	    XY_SRC_COPY_BLT_CMD | (cpp == 4 ? BLT_WRITE_RGBA : 0) | (I915_SRC_COPY_BLT_DWORDS - 2);
 	*cs++ = i915_br13_depth(cpp) | (ROP_SRCCOPY << BR13_ROP_SHIFT) | (dst_pitch & 0xffffu);
 	*cs++ = (dy << 16) | dx;
 	*cs++ = ((dy + h) << 16) | (dx + w);

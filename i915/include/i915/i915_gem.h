@@ -184,7 +184,7 @@ struct i915_exec_reloc {
 #define EXEC_OBJECT_PINNED (1u << 4)
 #define EXEC_OBJECT_NEEDS_MAPPABLE (1u << 6) /* driver extension: in the aperture */
 #define EXEC_OBJECT_FLAGS_MASK                                                                     \
-	(EXEC_OBJECT_WRITE | EXEC_OBJECT_SUPPORTS_48B_ADDRESS | EXEC_OBJECT_PINNED |                 \
+	(EXEC_OBJECT_WRITE | EXEC_OBJECT_SUPPORTS_48B_ADDRESS | EXEC_OBJECT_PINNED |               \
 	 EXEC_OBJECT_NEEDS_MAPPABLE)
 
 /**
