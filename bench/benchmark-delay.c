@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-static const unsigned delays[] = { 1, 2, 3, 5, 10, 30, 100, 300, 1000, 3000 };
+static const unsigned delays[] = {1, 2, 3, 5, 10, 30, 100, 300, 1000, 3000};
 #define NDELAYS (sizeof(delays) / sizeof(delays[0]))
 
 /* The loop the knob sits in; @ns 0 is the loop without the call. */
@@ -83,8 +83,8 @@ int main(int argc, char **argv)
 				   (double)(run.opts.reps + run.opts.warmup));
 		for (unsigned d = 0; d < NDELAYS; d++) {
 			/* About 20 ms (2 with --quick) of calls per figure. */
-			unsigned long iters = (run.opts.quick ? 2000000ul : 20000000ul) /
-					      (delays[d] + 10);
+			unsigned long iters =
+			    (run.opts.quick ? 2000000ul : 20000000ul) / (delays[d] + 10);
 			double base = rep_loop(&sites[d], 0, iters);
 			double with = rep_loop(&sites[d], delays[d], iters);
 

@@ -165,11 +165,11 @@ struct ev_batch {
 /* The device of a run and how its BOs are validated and used. */
 struct ev_dev {
 	enum ev_use use;
-	struct testlib_mock_device *md;    /* core back end, else NULL */
-	struct i915_device *i915;    /* sim back end, else NULL */
-	struct hw_ttm_device *hwdev; /* hw back end, else NULL */
-	struct ttm_device *bdev;     /* its counters give the moves per access */
-	bool wait_idle;		     /* moves are pipelined: time a validate until the BO is idle */
+	struct testlib_mock_device *md; /* core back end, else NULL */
+	struct i915_device *i915;	/* sim back end, else NULL */
+	struct hw_ttm_device *hwdev;	/* hw back end, else NULL */
+	struct ttm_device *bdev;	/* its counters give the moves per access */
+	bool wait_idle; /* moves are pipelined: time a validate until the BO is idle */
 	uint64_t bo_size;
 	struct ttm_placement vram;
 	struct ttm_place vram_place;
@@ -219,7 +219,7 @@ struct ev_worker {
 	/* sim: when the blitter ran each of this client's use batches. */
 	struct ev_spans uses;
 	struct i915_cs_cycles cs_ref; /* puts the batches' timestamps on the CPU clock */
-	uint64_t sink; /* what the CPU reads add up to, so they are not elided */
+	uint64_t sink;		      /* what the CPU reads add up to, so they are not elided */
 	int err;
 	pthread_t thread;
 };
@@ -298,7 +298,8 @@ static uint32_t *batch_timestamp(struct ev_batch *b, uint32_t *cmds, uint32_t *c
 					     .offset = (uint64_t)(cs - cmds) * 4 + 8,
 					     .read_domains = I915_GEM_DOMAIN_RENDER,
 					     .write_domain = I915_GEM_DOMAIN_RENDER};
-		cs = i915_emit_store_register_mem(cs, k ? EV_BCS_TIMESTAMP_UDW : EV_BCS_TIMESTAMP, 0);
+		cs = i915_emit_store_register_mem(cs, k ? EV_BCS_TIMESTAMP_UDW : EV_BCS_TIMESTAMP,
+						  0);
 	}
 	return cs;
 }
@@ -673,7 +674,8 @@ static int ev_rep(struct bench_run *run, struct ev_set *s, enum pattern pat, uns
 	struct ev_worker *w = calloc(nclients, sizeof(*w));
 	atomic_bool stop;
 	unsigned long validates = 0, accesses = 0;
-	uint64_t copied = 0, move_ns = 0, validate_ns = 0, union_ns = 0, use_ns = 0, sink = 0, t0, t1;
+	uint64_t copied = 0, move_ns = 0, validate_ns = 0, union_ns = 0, use_ns = 0, sink = 0, t0,
+		 t1;
 	uint64_t wake_ns = 0, wakes = 0;
 	uint64_t ev0 = atomic_load(&st->evictions), mv0 = atomic_load(&st->bytes_moved);
 	unsigned long os0 = ttm_pool_os_pages(&s->dev->bdev->pool);
@@ -1043,9 +1045,9 @@ static int point_add(struct bench_run *run, const char *pat, unsigned pct, unsig
 	if (nclients > 1) {
 		snprintf(name, sizeof(name), "evict.%s.ws%u.copy_bw_per_client", pat, pct);
 		pm->cc = bench_metric_add(run, name, "GB/s", BENCH_HIGHER_IS_BETTER);
-		if (!pm->cc ||
-		    bench_metric_label(pm->cc, "counted",
-				       "bytes copied over the clients' summed copying-validate times"))
+		if (!pm->cc || bench_metric_label(
+				   pm->cc, "counted",
+				   "bytes copied over the clients' summed copying-validate times"))
 			return -ENOMEM;
 		bench_metric_reference(pm->cc, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
 	}

@@ -24,8 +24,7 @@
 #include <string.h>
 
 /* One repetition of @burst submissions per wait for @secs; ns per fence. */
-static int gpu_rep(struct i915_engine *e, uint64_t batch, unsigned burst, double secs,
-		   double *ns)
+static int gpu_rep(struct i915_engine *e, uint64_t batch, unsigned burst, double secs, double *ns)
 {
 	uint64_t t0 = testlib_now_raw_ns(), n = 0;
 
@@ -49,7 +48,7 @@ static int gpu_rep(struct i915_engine *e, uint64_t batch, unsigned burst, double
 
 int main(int argc, char **argv)
 {
-	const struct ttm_place place = { .mem_type = TTM_PL_TT };
+	const struct ttm_place place = {.mem_type = TTM_PL_TT};
 	struct bench_metric *sw, *q64;
 	struct ttm_resource *bres = NULL;
 	struct i915_device *i915 = NULL;

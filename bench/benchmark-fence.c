@@ -110,7 +110,7 @@ static const char *bname(struct dma_fence *f)
 	return "bench";
 }
 
-static const struct dma_fence_ops bops = { .get_driver_name = bname, .get_timeline_name = bname };
+static const struct dma_fence_ops bops = {.get_driver_name = bname, .get_timeline_name = bname};
 
 /* --- the measured operations, each returning ns per operation --- */
 
@@ -198,7 +198,7 @@ static void *pong_thread(void *p)
 
 static double rep_futex_rtt(unsigned long iters)
 {
-	struct pingpong pp = { .word = 0, .iters = iters };
+	struct pingpong pp = {.word = 0, .iters = iters};
 	pthread_t t;
 	uint64_t t0;
 
@@ -236,7 +236,7 @@ static void *fence_pong(void *p)
 
 static double rep_fence_rtt(unsigned long iters)
 {
-	struct fence_pp pp = { .iters = iters };
+	struct fence_pp pp = {.iters = iters};
 	uint64_t ctx = dma_fence_context_alloc(2);
 	pthread_t t;
 	uint64_t t0;
@@ -286,12 +286,12 @@ typedef int (*sweep_body_fn)(struct sweep *sw, unsigned index, unsigned long *op
 struct sweep {
 	struct bench_run *run;
 	sweep_body_fn body;
-	void *arg;		/* the case's own state, for @body */
+	void *arg; /* the case's own state, for @body */
 	atomic_bool stop;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;	/* @ready went up, or @open was set */
-	unsigned ready;		/* workers at the gate; protected by @lock */
-	bool open;		/* protected by @lock */
+	pthread_cond_t cond; /* @ready went up, or @open was set */
+	unsigned ready;	     /* workers at the gate; protected by @lock */
+	bool open;	     /* protected by @lock */
 };
 
 struct sweep_worker {
@@ -326,7 +326,7 @@ static void *sweep_thread(void *p)
 static int sweep_rep(struct bench_run *run, sweep_body_fn body, void *arg, unsigned nthreads,
 		     double secs, double *rate)
 {
-	struct sweep sw = { .run = run, .body = body, .arg = arg };
+	struct sweep sw = {.run = run, .body = body, .arg = arg};
 	struct sweep_worker *w = calloc(nthreads, sizeof(*w));
 	unsigned long total = 0;
 	unsigned started = 0;
@@ -357,7 +357,7 @@ static int sweep_rep(struct bench_run *run, sweep_body_fn body, void *arg, unsig
 	pthread_mutex_unlock(&sw.lock);
 	t0 = testlib_now_raw_ns();
 	while (!rc && testlib_now_raw_ns() - t0 < (uint64_t)(secs * 1e9)) {
-		struct timespec ts = { 0, 2000000 };
+		struct timespec ts = {0, 2000000};
 
 		nanosleep(&ts, NULL);
 	}
@@ -385,8 +385,8 @@ static bool sweep_stopped(struct sweep *sw)
 /* The core case: every thread on its own context (many_ctx) or on one shared. */
 struct core_sweep {
 	bool shared_ctx;
-	uint64_t ctx;		/* the shared context (one_ctx) */
-	atomic_ulong seqno;	/* next seqno on the shared context */
+	uint64_t ctx;	    /* the shared context (one_ctx) */
+	atomic_ulong seqno; /* next seqno on the shared context */
 };
 
 static int core_sweep_body(struct sweep *sw, unsigned index, unsigned long *ops)
@@ -468,20 +468,21 @@ static int sweep_point(struct bench_run *run, const char *name, unsigned threads
 /* Both core cases at 1 .. @max_threads threads, against the clock read. */
 static int sweep_all(struct bench_run *run, unsigned max_threads, double secs)
 {
-	static const char *const cases[] = { "many_ctx", "one_ctx" };
+	static const char *const cases[] = {"many_ctx", "one_ctx"};
 
 	for (unsigned c = 0; c < 2; c++) {
 		for (unsigned t = 1; t <= max_threads; t++) {
-			struct core_sweep cs = { .shared_ctx = c == 1 };
+			struct core_sweep cs = {.shared_ctx = c == 1};
 			struct bench_metric *tp;
 			int rc;
 
 			cs.ctx = dma_fence_context_alloc(1);
 			atomic_init(&cs.seqno, 0);
 			bench_progress(run, "threads sweep",
-				       (double)(c * max_threads + t - 1) / (double)(2 * max_threads));
-			rc = sweep_point(run, cases[c], t, BENCH_REF_CLOCK, core_sweep_body, &cs, secs,
-					 secs / 4, &tp);
+				       (double)(c * max_threads + t - 1) /
+					   (double)(2 * max_threads));
+			rc = sweep_point(run, cases[c], t, BENCH_REF_CLOCK, core_sweep_body, &cs,
+					 secs, secs / 4, &tp);
 			if (rc)
 				return rc;
 			if (t == 1)
@@ -564,7 +565,7 @@ static void *storm_waiter(void *p)
 /* ns from signal to the last of @n waiters awake, median-free mean over @rounds. */
 static double rep_waiters(unsigned n, unsigned rounds)
 {
-	struct storm st = { .rounds = rounds };
+	struct storm st = {.rounds = rounds};
 	pthread_t *t = calloc(n, sizeof(*t));
 	uint64_t ctx = dma_fence_context_alloc(1), total = 0;
 	unsigned started = 0;
@@ -598,7 +599,7 @@ static double rep_waiters(unsigned n, unsigned rounds)
 		n = started;
 	}
 	for (unsigned r = 0; r < rounds; r++) {
-		struct timespec ts = { 0, 200000 };
+		struct timespec ts = {0, 200000};
 		uint64_t t0;
 
 		/* Every waiter has called wait; give the last ones time to sleep. */
@@ -643,7 +644,7 @@ static int hw_nop_once(struct bench_hw *hw, struct hw_ttm_bo *batch)
 /* The hw case's state: one batch BO per submitting thread. */
 struct hw_sweep {
 	struct bench_hw *hw;
-	struct hw_ttm_bo **batches;	/* one per thread */
+	struct hw_ttm_bo **batches; /* one per thread */
 };
 
 static int hw_sweep_body(struct sweep *sw, unsigned index, unsigned long *ops)
@@ -716,7 +717,7 @@ static int hw_figures(struct bench_run *run, struct bench_hw *hw, struct hw_ttm_
 		 * the next, so the rate is what concurrent submit-and-wait
 		 * clients get, not queue depth.
 		 */
-		struct hw_sweep hs = { .hw = hw, .batches = batches };
+		struct hw_sweep hs = {.hw = hw, .batches = batches};
 
 		rc = sweep_point(run, "hw.nop", t, BENCH_REF_FUTEX_RTT, hw_sweep_body, &hs,
 				 run->opts.duration_s / 5, 0, NULL);
@@ -817,10 +818,10 @@ static void ub_signal_all(struct ub_dev *u)
 
 	INIT_LIST_HEAD(&done);
 	pthread_mutex_lock(&u->lock);
-	list_for_each_entry_safe(f, tmp, &u->pending, struct ub_fence, link)
+	list_for_each_entry_safe (f, tmp, &u->pending, struct ub_fence, link)
 		list_move_tail(&f->link, &done);
 	pthread_mutex_unlock(&u->lock);
-	list_for_each_entry_safe(f, tmp, &done, struct ub_fence, link) {
+	list_for_each_entry_safe (f, tmp, &done, struct ub_fence, link) {
 		list_del_init(&f->link);
 		dma_fence_signal(&f->base);
 		dma_fence_put(&f->base);
@@ -834,7 +835,7 @@ static void ub_fence_flush(struct ttm_drm_device *ddev, uint32_t fence_class, ui
 	ub_signal_all(container_of(ddev, struct ub_dev, ddev));
 }
 
-static const struct ttm_place ub_place_sys = { .mem_type = TTM_PL_SYSTEM };
+static const struct ttm_place ub_place_sys = {.mem_type = TTM_PL_SYSTEM};
 
 static void ub_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
@@ -843,12 +844,12 @@ static void ub_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *p
 	placement->placement = &ub_place_sys;
 }
 
-static const struct ttm_device_funcs ub_funcs = { .evict_flags = ub_evict_flags };
+static const struct ttm_device_funcs ub_funcs = {.evict_flags = ub_evict_flags};
 
 static const struct ttm_drm_driver ub_driver = {
-	.num_fence_classes = 1,
-	.fence_emit = ub_fence_emit,
-	.fence_flush = ub_fence_flush,
+    .num_fence_classes = 1,
+    .fence_emit = ub_fence_emit,
+    .fence_flush = ub_fence_flush,
 };
 
 static struct ub_dev *ub_start(void)
@@ -886,21 +887,21 @@ static double rep_uapi(int fd, unsigned long iters)
 	uint64_t t0 = testlib_now_raw_ns();
 
 	for (unsigned long i = 0; i < iters; i++) {
-		struct drm_fence_arg a = { .type = DRM_FENCE_TYPE_EXE, .flags = DRM_FENCE_FLAG_EMIT };
+		struct drm_fence_arg a = {.type = DRM_FENCE_TYPE_EXE, .flags = DRM_FENCE_FLAG_EMIT};
 		struct drm_fence_arg q;
 
 		if (ttm_drm_ioctl(fd, ub_ioc_create, &a))
 			return -1;
-		q = (struct drm_fence_arg){ .handle = a.handle, .type = DRM_FENCE_TYPE_EXE };
+		q = (struct drm_fence_arg){.handle = a.handle, .type = DRM_FENCE_TYPE_EXE};
 		if (ttm_drm_ioctl(fd, ub_ioc_flush, &q))
 			return -1;
-		q = (struct drm_fence_arg){ .handle = a.handle, .type = DRM_FENCE_TYPE_EXE };
+		q = (struct drm_fence_arg){.handle = a.handle, .type = DRM_FENCE_TYPE_EXE};
 		if (ttm_drm_ioctl(fd, ub_ioc_signaled, &q) || !(q.signaled & DRM_FENCE_TYPE_EXE))
 			return -1;
-		q = (struct drm_fence_arg){ .handle = a.handle, .type = DRM_FENCE_TYPE_EXE };
+		q = (struct drm_fence_arg){.handle = a.handle, .type = DRM_FENCE_TYPE_EXE};
 		if (ttm_drm_ioctl(fd, ub_ioc_wait, &q))
 			return -1;
-		q = (struct drm_fence_arg){ .handle = a.handle };
+		q = (struct drm_fence_arg){.handle = a.handle};
 		if (ttm_drm_ioctl(fd, ub_ioc_unref, &q))
 			return -1;
 	}
@@ -978,8 +979,8 @@ static int sample(struct bench_metric *m, double (*fn)(unsigned long), unsigned 
 }
 
 static const struct bench_opt fence_opts[] = {
-	BENCH_HW_OPT_DEVICE,
-	{ NULL, NULL, NULL, NULL },
+    BENCH_HW_OPT_DEVICE,
+    {NULL, NULL, NULL, NULL},
 };
 
 int main(int argc, char **argv)
@@ -999,7 +1000,8 @@ int main(int argc, char **argv)
 		return bench_exit_code(rc);
 	reps = run.opts.reps;
 	if (reps > BENCH_MAX_REPS_LOCAL) {
-		fprintf(stderr, "benchmark-fence: --reps must be at most %d\n", BENCH_MAX_REPS_LOCAL);
+		fprintf(stderr, "benchmark-fence: --reps must be at most %d\n",
+			BENCH_MAX_REPS_LOCAL);
 		bench_run_fini(&run);
 		return 2;
 	}
@@ -1068,7 +1070,8 @@ int main(int argc, char **argv)
 		cb1 = bench_metric_add(&run, "fence.callbacks.n1", "ns", BENCH_LOWER_IS_BETTER);
 		snprintf(name, sizeof(name), "fence.callbacks.n%u", many);
 		cbn = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
-		w1 = bench_metric_add(&run, "fence.waiters.n1.last_wake", "ns", BENCH_LOWER_IS_BETTER);
+		w1 = bench_metric_add(&run, "fence.waiters.n1.last_wake", "ns",
+				      BENCH_LOWER_IS_BETTER);
 		snprintf(name, sizeof(name), "fence.waiters.n%u.last_wake", many);
 		wn = bench_metric_add(&run, name, "ns", BENCH_LOWER_IS_BETTER);
 		snprintf(name, sizeof(name), "fence.waiters.n%u.per_waiter", many);
@@ -1106,7 +1109,8 @@ int main(int argc, char **argv)
 			/* 1000 waiters woken within 2x the single-waiter latency, per waiter. */
 			if (!bench_metric_stats(w1, &st)) {
 				bench_metric_target(wper, 2.0 * st.median, BENCH_TARGET_AT_MOST);
-				bench_metric_label(wper, "target", "<= 2x fence.waiters.n1.last_wake");
+				bench_metric_label(wper, "target",
+						   "<= 2x fence.waiters.n1.last_wake");
 			}
 		}
 	}

@@ -599,8 +599,9 @@ static int run_case(struct bench_run *run, struct mf_case *c, const char *mode, 
 	return ret;
 }
 
-static int run_mode(struct bench_run *run, struct testlib_mock_device *md, enum ttm_vm_fault_mode mode,
-		    unsigned long num_pages, unsigned long *const orders[2])
+static int run_mode(struct bench_run *run, struct testlib_mock_device *md,
+		    enum ttm_vm_fault_mode mode, unsigned long num_pages,
+		    unsigned long *const orders[2])
 {
 	static const char *const order_names[2] = {"seq", "random"};
 	const char *mname = ttm_vm_fault_mode_name(mode);
@@ -645,8 +646,9 @@ int main(int argc, char **argv)
 	if (rc)
 		return bench_exit_code(rc);
 	if (run.opts.backend == BENCH_BACKEND_HW) {
-		fprintf(stderr, "benchmark-map-fault: SKIP: not applicable to hw (a GEM buffer's CPU "
-				"faults are the kernel's, not this fault engine's)\n");
+		fprintf(stderr,
+			"benchmark-map-fault: SKIP: not applicable to hw (a GEM buffer's CPU "
+			"faults are the kernel's, not this fault engine's)\n");
 		bench_run_fini(&run);
 		return 77;
 	}

@@ -108,7 +108,7 @@ static unsigned long pl_scan(struct ttm_global_shrinker *s, unsigned long nr_pag
 		long n;
 
 		pthread_mutex_lock(&d->lru_lock);
-		list_for_each_entry(bo, &d->lru, struct pl_bo, lru) {
+		list_for_each_entry (bo, &d->lru, struct pl_bo, lru) {
 			if (!pthread_mutex_trylock(&bo->lock)) {
 				victim = bo;
 				list_del_init(&bo->lru);
@@ -171,7 +171,7 @@ static void *sampler_thread(void *p)
 	struct sampler *s = p;
 
 	while (!atomic_load(&s->stop)) {
-		struct timespec ts = { 0, 5000000 };
+		struct timespec ts = {0, 5000000};
 		struct ttm_global_stats st;
 		uint64_t rss = rss_pages();
 
@@ -197,7 +197,7 @@ struct pl_worker {
 	struct pl_dev *d;
 	struct bench_run *run;
 	unsigned index, nthreads;
-	uint64_t alloc_bytes, alloc_ns;	/* populates that did not reach the cap */
+	uint64_t alloc_bytes, alloc_ns;	  /* populates that did not reach the cap */
 	uint64_t swapin_bytes, swapin_ns; /* populates of swapped buffers, own swap-outs excluded */
 	int err;
 	pthread_t thread;
@@ -281,8 +281,8 @@ static int pl_rep(struct bench_run *run, struct pl_dev *d, unsigned nthreads, ui
 		  uint64_t rss_base, struct bench_series *series, struct pl_figures *fig)
 {
 	struct pl_worker *w = calloc(nthreads, sizeof(*w));
-	struct sampler s = { .d = d, .rss_base = rss_base, .cap_pages = cap_pages };
-	struct ttm_global_config cfg = { .limit_pages = cap_pages };
+	struct sampler s = {.d = d, .rss_base = rss_base, .cap_pages = cap_pages};
+	struct ttm_global_config cfg = {.limit_pages = cap_pages};
 	uint64_t ab = 0, an = 0, ib = 0, in = 0, ob0, on0;
 	struct ttm_global_stats st;
 	unsigned started;
@@ -314,8 +314,8 @@ static int pl_rep(struct bench_run *run, struct pl_dev *d, unsigned nthreads, ui
 		return -EAGAIN;
 	}
 	for (started = 0; started < nthreads; started++) {
-		w[started] = (struct pl_worker){ .d = d, .run = run, .index = started,
-						 .nthreads = nthreads };
+		w[started] =
+		    (struct pl_worker){.d = d, .run = run, .index = started, .nthreads = nthreads};
 		if (pthread_create(&w[started].thread, NULL, pl_worker_thread, &w[started])) {
 			rc = -EAGAIN;
 			break;
@@ -342,8 +342,8 @@ static int pl_rep(struct bench_run *run, struct pl_dev *d, unsigned nthreads, ui
 	on0 = atomic_load(&d->swapout_ns) - on0;
 	fig->swapout_bw = on0 ? (double)(atomic_load(&d->swapout_bytes) - ob0) / (double)on0 : 0.0;
 	fig->accounted_peak = (double)st.high_water / (double)cap_pages;
-	fig->rss_peak = s.peak_rss > rss_base ? (double)(s.peak_rss - rss_base) / (double)cap_pages
-					      : 0.0;
+	fig->rss_peak =
+	    s.peak_rss > rss_base ? (double)(s.peak_rss - rss_base) / (double)cap_pages : 0.0;
 	free(w);
 	free(s.rows);
 	pl_release_all(d);
@@ -353,7 +353,7 @@ static int pl_rep(struct bench_run *run, struct pl_dev *d, unsigned nthreads, ui
 /* Swap disabled: populate until the first -ENOMEM. */
 static int pl_nosw(struct pl_dev *d, uint64_t cap_pages, double *ms, double *fill)
 {
-	struct ttm_global_config cfg = { .limit_pages = cap_pages, .swap_disabled = true };
+	struct ttm_global_config cfg = {.limit_pages = cap_pages, .swap_disabled = true};
 	struct ttm_global_stats st;
 	uint64_t t0;
 	int rc = 0;
@@ -422,11 +422,11 @@ static int opt_device(void *ctx, const char *arg, char *err, size_t errlen)
 }
 
 static const struct bench_opt pl_extra[] = {
-	{ "cap-mib", "MIB", "page cap (default 256, 32 with --quick; at most RAM/2)", opt_cap },
-	{ "bo-kib", "KIB", "buffer size (default 1024, 256 with --quick)", opt_bo },
-	{ "overcommit", "X", "allocate X times the cap (default 2)", opt_over },
-	{ "device", "PATH", "ignored (--backend=hw does not apply to this benchmark)", opt_device },
-	{ NULL, NULL, NULL, NULL },
+    {"cap-mib", "MIB", "page cap (default 256, 32 with --quick; at most RAM/2)", opt_cap},
+    {"bo-kib", "KIB", "buffer size (default 1024, 256 with --quick)", opt_bo},
+    {"overcommit", "X", "allocate X times the cap (default 2)", opt_over},
+    {"device", "PATH", "ignored (--backend=hw does not apply to this benchmark)", opt_device},
+    {NULL, NULL, NULL, NULL},
 };
 
 static struct bench_metric *metric(struct bench_run *run, unsigned t, const char *what,
@@ -445,8 +445,8 @@ static struct bench_metric *metric(struct bench_run *run, unsigned t, const char
 
 int main(int argc, char **argv)
 {
-	struct pl_opts po = { 0 };
-	struct pl_dev d = { 0 };
+	struct pl_opts po = {0};
+	struct pl_dev d = {0};
 	struct bench_run run;
 	uint64_t cap_pages, rss_base;
 	unsigned tcounts[2], ntc;
@@ -469,7 +469,8 @@ int main(int argc, char **argv)
 		po.overcommit = 2.0;
 	if (po.cap_mib * MIB > run.machine.ram_bytes / 2) {
 		fprintf(stderr,
-			"benchmark-pagelimit: --cap-mib %llu is more than half of RAM (RAM: %llu MiB)\n",
+			"benchmark-pagelimit: --cap-mib %llu is more than half of RAM (RAM: %llu "
+			"MiB)\n",
 			(unsigned long long)po.cap_mib,
 			(unsigned long long)(run.machine.ram_bytes / MIB));
 		bench_run_fini(&run);
@@ -520,8 +521,8 @@ int main(int argc, char **argv)
 
 	for (unsigned c = 0; c < ntc && !rc; c++) {
 		unsigned t = tcounts[c];
-		static const char *const cols[] = { "accounted_pages", "rss_pages", "cap_pages",
-						    "swapouts" };
+		static const char *const cols[] = {"accounted_pages", "rss_pages", "cap_pages",
+						   "swapouts"};
 		struct bench_metric *alloc, *sout, *sin, *acc, *rss;
 		struct bench_series *series;
 		char sname[32];
@@ -541,7 +542,8 @@ int main(int argc, char **argv)
 		bench_metric_reference(sout, BENCH_REF_MEMFD_WRITE_BW, BENCH_RATIO_VALUE_OVER_REF);
 		bench_metric_reference(sin, BENCH_REF_MEMCPY_BW, BENCH_RATIO_VALUE_OVER_REF);
 		if (run.refs[BENCH_REF_MEMFD_WRITE_BW].measured)
-			bench_metric_target(sout, 0.5 * run.refs[BENCH_REF_MEMFD_WRITE_BW].stats.median,
+			bench_metric_target(sout,
+					    0.5 * run.refs[BENCH_REF_MEMFD_WRITE_BW].stats.median,
 					    BENCH_TARGET_AT_LEAST);
 		bench_metric_target(acc, 1.0, BENCH_TARGET_AT_MOST);
 		bench_metric_target(rss, 1.05, BENCH_TARGET_AT_MOST);

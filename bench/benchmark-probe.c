@@ -63,13 +63,13 @@
 #include <sys/sdt.h>
 
 __extension__ unsigned short ttmbench_gated_signal_semaphore
-	__attribute__((unused, section(".probes")));
+    __attribute__((unused, section(".probes")));
 /*
  * With semaphores on, every site of the file names one in its note; the nop
  * site's is never tested, so its code stays the core's: a nop, no branch.
  */
 __extension__ unsigned short ttmbench_nop_signal_semaphore
-	__attribute__((unused, section(".probes")));
+    __attribute__((unused, section(".probes")));
 #define GATED_ENABLED() __builtin_expect(ttmbench_gated_signal_semaphore, 0)
 #endif
 
@@ -103,9 +103,8 @@ static __attribute__((noinline)) int body(struct body_fence *f, int64_t ts, enum
 	do {
 		if (old & F_SIGNALED)
 			return -EINVAL;
-	} while (!atomic_compare_exchange_weak_explicit(&f->flags, &old, old | F_SIGNALED,
-							memory_order_acq_rel,
-							memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(
+	    &f->flags, &old, old | F_SIGNALED, memory_order_acq_rel, memory_order_relaxed));
 	f->timestamp = ts;
 	atomic_store_explicit(&f->timestamp_set, true, memory_order_release);
 	if (v == V_NOP) {
@@ -119,7 +118,7 @@ static __attribute__((noinline)) int body(struct body_fence *f, int64_t ts, enum
 
 static double rep_body(enum variant v, unsigned long iters)
 {
-	struct body_fence f = { .context = 7 };
+	struct body_fence f = {.context = 7};
 	uint64_t t0 = testlib_now_raw_ns();
 	long bad = 0;
 
@@ -139,7 +138,7 @@ static const char *pname(struct dma_fence *f)
 	return "probe";
 }
 
-static const struct dma_fence_ops pops = { .get_driver_name = pname, .get_timeline_name = pname };
+static const struct dma_fence_ops pops = {.get_driver_name = pname, .get_timeline_name = pname};
 
 static double rep_fence(unsigned long iters)
 {
@@ -209,7 +208,7 @@ static double rep_fault_site(struct bench_run *run, unsigned nthreads, unsigned 
 	bool bad = false;
 
 	for (unsigned i = 0; i < nthreads && i < 2; i++) {
-		w[i] = (struct site_worker){ run, i, iters, &go, 0, 0 };
+		w[i] = (struct site_worker){run, i, iters, &go, 0, 0};
 		if (pthread_create(&t[i], NULL, site_worker, &w[i]))
 			break;
 		started++;
@@ -228,9 +227,8 @@ static double rep_fault_site(struct bench_run *run, unsigned nthreads, unsigned 
 int main(int argc, char **argv)
 {
 #if TTM_HAVE_SDT
-	static const char *const names[V_COUNT] = { "probe.signal_body.bare",
-						     "probe.signal_body.nop_site",
-						     "probe.signal_body.gated" };
+	static const char *const names[V_COUNT] = {
+	    "probe.signal_body.bare", "probe.signal_body.nop_site", "probe.signal_body.gated"};
 	struct bench_metric *m[V_COUNT], *fence, *nop_over, *gated_over, *site[2];
 	unsigned long iters;
 	struct bench_run run;
@@ -252,10 +250,10 @@ int main(int argc, char **argv)
 	fence = bench_metric_add(&run, "probe.fence_signal_path", "ns", BENCH_LOWER_IS_BETTER);
 	nop_over = bench_metric_add(&run, "probe.nop_site.overhead", "ns", BENCH_LOWER_IS_BETTER);
 	gated_over = bench_metric_add(&run, "probe.gated.overhead", "ns", BENCH_LOWER_IS_BETTER);
-	site[0] = bench_metric_add(&run, "probe.fault_site.disarmed.t1", "ns",
-				   BENCH_LOWER_IS_BETTER);
-	site[1] = bench_metric_add(&run, "probe.fault_site.disarmed.t2", "ns",
-				   BENCH_LOWER_IS_BETTER);
+	site[0] =
+	    bench_metric_add(&run, "probe.fault_site.disarmed.t1", "ns", BENCH_LOWER_IS_BETTER);
+	site[1] =
+	    bench_metric_add(&run, "probe.fault_site.disarmed.t2", "ns", BENCH_LOWER_IS_BETTER);
 	if (!m[V_BARE] || !m[V_NOP] || !m[V_GATED] || !fence || !nop_over || !gated_over ||
 	    !site[0] || !site[1]) {
 		bench_run_fini(&run);

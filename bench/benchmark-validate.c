@@ -116,7 +116,8 @@ static int opt_sizes(void *ctx, const char *arg, char *err, size_t errlen)
 		if (o->nsizes == MAX_SIZES || parse_size(tok, &o->sizes[o->nsizes])) {
 			snprintf(err, errlen,
 				 "'%s': sizes are page multiples from 4k to 256m (k/m suffixes), "
-				 "at most %d", tok, MAX_SIZES);
+				 "at most %d",
+				 tok, MAX_SIZES);
 			return -EINVAL;
 		}
 		o->nsizes++;
@@ -134,12 +135,11 @@ static int opt_device(void *ctx, const char *arg, char *err, size_t errlen)
 }
 
 static const struct bench_opt val_extra[] = {
-	{ "sizes", "LIST", "BO sizes, e.g. 4k,64k,1m,16m,64m (default; 4k,64k,1m with --quick)",
-	  opt_sizes },
-	{ "device", "PATH",
-	  "render node for --backend=hw (default: $TTM_HW_DEVICE, else the first i915 one)",
-	  opt_device },
-	{ NULL, NULL, NULL, NULL },
+    {"sizes", "LIST", "BO sizes, e.g. 4k,64k,1m,16m,64m (default; 4k,64k,1m with --quick)",
+     opt_sizes},
+    {"device", "PATH",
+     "render node for --backend=hw (default: $TTM_HW_DEVICE, else the first i915 one)", opt_device},
+    {NULL, NULL, NULL, NULL},
 };
 
 static void size_name(uint64_t size, char *buf, size_t len)
@@ -390,7 +390,8 @@ static int evict_alternate(struct ttm_buffer_object *const bo[2],
 		if (!ret && i >= b->warmup) {
 			ret = bench_metric_record(lat, ns);
 			if (!ret && bw && ns)
-				ret = bench_metric_sample(bw, (double)ctx.bytes_copied / (double)ns);
+				ret =
+				    bench_metric_sample(bw, (double)ctx.bytes_copied / (double)ns);
 		}
 	}
 	return ret;
@@ -542,8 +543,8 @@ static int case_execbuf(struct bench_run *run, unsigned n, const struct budget *
 static struct ttm_placement *sim_place(struct ttm_placement *pl, struct ttm_place *p,
 				       uint32_t mem_type, uint32_t flags)
 {
-	*p = (struct ttm_place){ .mem_type = mem_type, .flags = flags };
-	*pl = (struct ttm_placement){ .num_placement = 1, .placement = p };
+	*p = (struct ttm_place){.mem_type = mem_type, .flags = flags};
+	*pl = (struct ttm_placement){.num_placement = 1, .placement = p};
 	return pl;
 }
 
@@ -611,7 +612,7 @@ static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const stru
 	struct ttm_placement target;
 	struct ttm_place pt;
 	struct bench_metric *lat, *bw = NULL;
-	struct i915_gem_object *obj[2] = { NULL, NULL };
+	struct i915_gem_object *obj[2] = {NULL, NULL};
 	struct i915_device *i915;
 	int ret, ret2;
 
@@ -628,11 +629,10 @@ static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const stru
 	else
 		sim_place(&target, &pt, TTM_PL_TT, TTM_PL_FLAG_MAPPABLE);
 	for (unsigned k = 0; k < 2 && !ret; k++)
-		ret = i915_gem_object_create(i915, size,
-					     copy ? I915_GEM_REGION_LMEM : I915_GEM_REGION_SMEM,
-					     &obj[k]);
+		ret = i915_gem_object_create(
+		    i915, size, copy ? I915_GEM_REGION_LMEM : I915_GEM_REGION_SMEM, &obj[k]);
 	if (!ret) {
-		struct ttm_buffer_object *const bo[2] = { &obj[0]->base, &obj[1]->base };
+		struct ttm_buffer_object *const bo[2] = {&obj[0]->base, &obj[1]->base};
 
 		ret = evict_alternate(bo, &target, sim_obj_idle, copy, b, lat, bw);
 	}
@@ -649,7 +649,7 @@ static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b
 	struct i915_exec_object *eo = calloc(n, sizeof(*eo));
 	struct bench_metric *lat, *per;
 	struct i915_device *i915 = NULL;
-	uint32_t bb[2] = { 0, 0 };
+	uint32_t bb[2] = {0, 0};
 	uint64_t t0;
 	int ret, ret2;
 
@@ -669,7 +669,7 @@ static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b
 		ret = i915_gem_object_access(eo[n - 1].obj, 0, bb, sizeof(bb), true);
 	t0 = testlib_now_raw_ns();
 	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		struct i915_execbuffer eb = { .objects = eo, .count = n, .flags = I915_EXEC_RENDER };
+		struct i915_execbuffer eb = {.objects = eo, .count = n, .flags = I915_EXEC_RENDER};
 		uint64_t s = testlib_now_raw_ns(), ns;
 
 		ret = i915_gem_execbuffer(i915, &eb);
@@ -726,7 +726,7 @@ static int hw_bo_new(struct bench_hw *hw, uint64_t size, struct hw_ttm_bo **out)
 static int hw_in_place_and_bind(struct bench_run *run, struct bench_hw *hw, uint64_t size,
 				const struct budget *b)
 {
-	struct bench_hw_args args = { .no_vram = true };
+	struct bench_hw_args args = {.no_vram = true};
 	struct bench_metric *inpl, *bind;
 	struct ttm_operation_ctx ctx;
 	struct hw_ttm_bo *bo = NULL;
@@ -753,7 +753,7 @@ static int hw_in_place_and_bind(struct bench_run *run, struct bench_hw *hw, uint
 /* Wait, reserved, until @bo's moves are done. */
 static int hw_bo_idle(struct ttm_buffer_object *bo)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_operation_ctx ctx = {.interruptible = false};
 	int ret = ttm_bo_reserve(bo, false, false, NULL);
 
 	if (ret)
@@ -772,16 +772,16 @@ static int hw_bo_idle(struct ttm_buffer_object *bo)
 static int hw_evict(struct bench_run *run, struct bench_hw *hw, uint64_t size, bool copy,
 		    const struct budget *b, bool *skipped)
 {
-	struct bench_hw_args args = { 0 };
+	struct bench_hw_args args = {0};
 	const struct ttm_placement *target = copy ? &hw_ttm_placement_vram : &hw_ttm_placement_tt;
 	struct bench_metric *lat, *bw = NULL;
-	struct hw_ttm_bo *bo[2] = { NULL, NULL };
+	struct hw_ttm_bo *bo[2] = {NULL, NULL};
 	int ret;
 
 	if (copy)
 		args.vram_size = size;
 	else
-		args = (struct bench_hw_args){ .tt_size = size, .no_vram = true };
+		args = (struct bench_hw_args){.tt_size = size, .no_vram = true};
 	ret = hw_reopen(run, hw, &args);
 	if (ret)
 		return ret;
@@ -797,7 +797,7 @@ static int hw_evict(struct bench_run *run, struct bench_hw *hw, uint64_t size, b
 	for (unsigned k = 0; k < 2 && !ret; k++)
 		ret = hw_bo_new(hw, size, &bo[k]);
 	if (!ret) {
-		struct ttm_buffer_object *const tbo[2] = { &bo[0]->tbo, &bo[1]->tbo };
+		struct ttm_buffer_object *const tbo[2] = {&bo[0]->tbo, &bo[1]->tbo};
 
 		ret = evict_alternate(tbo, target, hw_bo_idle, copy, b, lat, bw);
 	}
@@ -816,7 +816,7 @@ static int hw_evict(struct bench_run *run, struct bench_hw *hw, uint64_t size, b
 static int hw_execbuf(struct bench_run *run, struct bench_hw *hw, unsigned n,
 		      const struct budget *b, struct bench_metric **per_bo_out)
 {
-	struct bench_hw_args args = { .no_vram = true };
+	struct bench_hw_args args = {.no_vram = true};
 	struct hw_ttm_bo **bos = calloc(n, sizeof(*bos));
 	struct hw_ttm_bo *batch = NULL;
 	struct bench_metric *lat, *per;
@@ -877,8 +877,8 @@ static int hw_main(struct bench_run *run, struct bench_hw *hw, const struct val_
 		return bench_hw_exit(run, hw, "benchmark-validate", rc);
 #if TTM_HAVE_LIBDRM
 	{
-		static const unsigned lists[] = { 1, 16, HW_TTM_EXEC_MAX };
-		struct bench_metric *per_bo[3] = { NULL, NULL, NULL };
+		static const unsigned lists[] = {1, 16, HW_TTM_EXEC_MAX};
+		struct bench_metric *per_bo[3] = {NULL, NULL, NULL};
 		unsigned steps = 3 * vo->nsizes + 3, step = 0;
 		bool no_vram = false;
 
@@ -927,8 +927,10 @@ static int hw_main(struct bench_run *run, struct bench_hw *hw, const struct val_
 			struct bench_stats st;
 
 			if (!bench_metric_stats(per_bo[1], &st)) {
-				bench_metric_target(per_bo[2], 1.5 * st.median, BENCH_TARGET_AT_MOST);
-				bench_metric_label(per_bo[2], "target", "<= 1.5x execbuf.per_bo.n16");
+				bench_metric_target(per_bo[2], 1.5 * st.median,
+						    BENCH_TARGET_AT_MOST);
+				bench_metric_label(per_bo[2], "target",
+						   "<= 1.5x execbuf.per_bo.n16");
 			}
 		}
 		return bench_run_finish(run);
@@ -966,7 +968,7 @@ static int validate_round(struct bench_run *run, const struct val_opts *vo, bool
 			  const struct budget *small, const struct budget *big,
 			  struct bench_metric *per_bo[3], unsigned *step, unsigned steps)
 {
-	static const unsigned lists[] = { 1, 16, 256 };
+	static const unsigned lists[] = {1, 16, 256};
 	int rc = 0;
 
 	for (unsigned s = 0; s < vo->nsizes && !rc; s++) {
@@ -994,8 +996,8 @@ static int validate_round(struct bench_run *run, const struct val_opts *vo, bool
 
 int main(int argc, char **argv)
 {
-	struct bench_metric *per_bo[3] = { NULL, NULL, NULL };
-	struct val_opts vo = { .nsizes = 0 };
+	struct bench_metric *per_bo[3] = {NULL, NULL, NULL};
+	struct val_opts vo = {.nsizes = 0};
 	struct budget small, big, rsmall, rbig;
 	struct bench_run run;
 	char sizes[256] = "";
@@ -1008,7 +1010,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return bench_exit_code(rc);
 	if (!vo.nsizes) {
-		static const uint64_t full[] = { 4096, 65536, 1 << 20, 16 << 20, 64 << 20 };
+		static const uint64_t full[] = {4096, 65536, 1 << 20, 16 << 20, 64 << 20};
 
 		vo.nsizes = run.opts.quick ? 3 : 5;
 		memcpy(vo.sizes, full, vo.nsizes * sizeof(full[0]));
@@ -1022,9 +1024,11 @@ int main(int argc, char **argv)
 	}
 	bench_run_param(&run, "sizes", "%s", sizes);
 	/* A quarter of --duration per case and size; copies get fewer iterations. */
-	small = (struct budget){ .ns = (uint64_t)(run.opts.duration_s * 0.25e9),
-				 .min_iters = 200, .max_iters = 200000, .warmup = 20 };
-	big = (struct budget){ .ns = small.ns, .min_iters = 8, .max_iters = 200000, .warmup = 2 };
+	small = (struct budget){.ns = (uint64_t)(run.opts.duration_s * 0.25e9),
+				.min_iters = 200,
+				.max_iters = 200000,
+				.warmup = 20};
+	big = (struct budget){.ns = small.ns, .min_iters = 8, .max_iters = 200000, .warmup = 2};
 	if (run.opts.backend == BENCH_BACKEND_HW) {
 		bench_run_param(&run, "backend", "%s", "hw");
 		return hw_main(&run, &vo.hw, &vo, &small, &big);

@@ -46,8 +46,12 @@
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
 #else
-#define CALLGRIND_START_INSTRUMENTATION do { } while (0)
-#define CALLGRIND_STOP_INSTRUMENTATION do { } while (0)
+#define CALLGRIND_START_INSTRUMENTATION                                                            \
+	do {                                                                                       \
+	} while (0)
+#define CALLGRIND_STOP_INSTRUMENTATION                                                             \
+	do {                                                                                       \
+	} while (0)
 #endif
 
 static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
@@ -151,8 +155,8 @@ static const char *icount_fence_name(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops icount_fence_ops = {
-	.get_driver_name = icount_fence_name,
-	.get_timeline_name = icount_fence_name,
+    .get_driver_name = icount_fence_name,
+    .get_timeline_name = icount_fence_name,
 };
 
 #define RESV_FENCES 16
@@ -198,12 +202,9 @@ int main(int argc, char **argv)
 		unsigned nbos;
 		unsigned long ops;
 	} paths[] = {
-	    {"hit", 256, 4096, 1, 20000},
-	    {"sys_tt_sys", 256, 4096, 1, 20000},
-	    {"thrash_4k", 256, 4096, 512, 20000},
-	    {"thrash_64k", 1024, 65536, 128, 5000},
-	    {"create", 256, 4096, 0, 20000},
-	    {"resv_test", 0, 0, 0, 20000},
+	    {"hit", 256, 4096, 1, 20000},	  {"sys_tt_sys", 256, 4096, 1, 20000},
+	    {"thrash_4k", 256, 4096, 512, 20000}, {"thrash_64k", 1024, 65536, 128, 5000},
+	    {"create", 256, 4096, 0, 20000},	  {"resv_test", 0, 0, 0, 20000},
 	};
 	struct ttm_buffer_object *bos[512] = {0};
 	struct testlib_mock_device d;

@@ -576,7 +576,8 @@ static void drift_compute(const struct cmp_side *b, const struct cmp_side *c, st
 				snprintf(dr->name[dr->n], sizeof(dr->name[0]), "%s",
 					 b->ref_name[i]);
 				dr->u[dr->n] = fmax(b->ref_logmax[i] - b->ref_logmin[i],
-						    c->ref_logmax[j] - c->ref_logmin[j]) / 2.0;
+						    c->ref_logmax[j] - c->ref_logmin[j]) /
+					       2.0;
 				dr->d[dr->n++] = c->ref_logsum[j] / c->ref_count[j] -
 						 b->ref_logsum[i] / b->ref_count[i];
 			}
@@ -708,8 +709,8 @@ static int compare_entry(const struct cmp_entry *b, const struct cmp_entry *n, u
  * without a bound, or when it is not in both). The bound is a floor the
  * machine set in the same repetitions: @e may have moved as far with it.
  */
-static double bound_drift(struct cmp_side *bs, struct cmp_side *cs,
-			  const struct cmp_entry *e, uint64_t seed)
+static double bound_drift(struct cmp_side *bs, struct cmp_side *cs, const struct cmp_entry *e,
+			  uint64_t seed)
 {
 	const struct cmp_entry *bb, *cb;
 	struct cmp_result r;
@@ -796,7 +797,8 @@ static int parse_args(int argc, char **argv, struct cmp_opts *o, const char **pa
 			if (thr) {
 				o->threshold_pct = strtod(val, &end);
 				if (!*val || *end || errno || !isfinite(o->threshold_pct) ||
-				    o->threshold_pct < 0 || ((*val < '0' || *val > '9') && *val != '.')) {
+				    o->threshold_pct < 0 ||
+				    ((*val < '0' || *val > '9') && *val != '.')) {
 					fprintf(stderr,
 						"%s: --threshold: expected a percentage >= 0, got "
 						"'%s'\n",
@@ -938,9 +940,10 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (o.drift)
-			widen(&r, drift_halfwidth(&dr, b) +
-					  bound_drift(o.basis == CMP_AUTO ? &base_abs : &base,
-						      o.basis == CMP_AUTO ? &cur_abs : &cur, b, o.seed));
+			widen(&r,
+			      drift_halfwidth(&dr, b) +
+				  bound_drift(o.basis == CMP_AUTO ? &base_abs : &base,
+					      o.basis == CMP_AUTO ? &cur_abs : &cur, b, o.seed));
 		matched++;
 		v = verdict(b, &r, o.threshold_pct, &reg);
 		if (b->ratio && o.basis == CMP_AUTO) {
@@ -952,8 +955,9 @@ int main(int argc, char **argv)
 
 			if (ba && na && !compare_entry(ba, na, o.seed, &ra)) {
 				if (o.drift)
-					widen(&ra, drift_halfwidth(&dr, ba) +
-							   bound_drift(&base_abs, &cur_abs, ba, o.seed));
+					widen(&ra,
+					      drift_halfwidth(&dr, ba) +
+						  bound_drift(&base_abs, &cur_abs, ba, o.seed));
 				av = verdict(ba, &ra, o.threshold_pct, &areg);
 				snprintf(abs_col, sizeof(abs_col), "%+.1f%%%s", ra.change,
 					 areg ? "!" : "");

@@ -27,9 +27,9 @@
  * the next --window runs differs from the median of the previous --window by
  * more than --threshold percent and every one of those runs lies beyond every
  * previous one (the two groups do not overlap); of neighbouring candidates
- * the one where the group means differ most is kept. Each side needs at least two runs: one run that
- * differs from the one before is what noise looks like. The rule is deliberately blunt: it names the run
- * to look at, ttm-compare --run judges it.
+ * the one where the group means differ most is kept. Each side needs at least two runs: one run
+ * that differs from the one before is what noise looks like. The rule is deliberately blunt: it
+ * names the run to look at, ttm-compare --run judges it.
  *
  * Exit status: 0; 1 for a runtime failure (database, file); 2 for bad usage
  * or input.
@@ -146,8 +146,9 @@ static int db_exec(struct db *db, const char *sql, unsigned n, const char *const
 				ncols = 32;
 			for (int i = 0; i < PQntuples(res); i++) {
 				for (unsigned c = 0; c < ncols; c++)
-					vals[c] = PQgetisnull(res, i, (int)c) ? NULL
-									      : PQgetvalue(res, i, (int)c);
+					vals[c] = PQgetisnull(res, i, (int)c)
+						      ? NULL
+						      : PQgetvalue(res, i, (int)c);
 				if (rows_push(out, ncols, vals)) {
 					PQclear(res);
 					db_rows_free(out);
@@ -209,28 +210,28 @@ fail:
  * run.id is assigned by the engine: the two spellings differ only there.
  */
 static const char *const schema_common[] = {
-	"CREATE TABLE IF NOT EXISTS machine (id TEXT PRIMARY KEY, cpu_model TEXT, "
-	"cpu_signature TEXT, cores INTEGER, pus INTEGER, ram_bytes BIGINT, arch TEXT)",
-	"CREATE TABLE IF NOT EXISTS metric (run_id BIGINT NOT NULL REFERENCES run(id), "
-	"name TEXT NOT NULL, unit TEXT, direction TEXT, kind TEXT, n BIGINT, "
-	"median DOUBLE PRECISION, ci_lo DOUBLE PRECISION, ci_hi DOUBLE PRECISION, "
-	"min DOUBLE PRECISION, max DOUBLE PRECISION, mean DOUBLE PRECISION, "
-	"stddev DOUBLE PRECISION, p90 DOUBLE PRECISION, p99 DOUBLE PRECISION, "
-	"ref_name TEXT, ref_value DOUBLE PRECISION, ref_ratio DOUBLE PRECISION, "
-	"target_value DOUBLE PRECISION, target_cmp TEXT, target_pass INTEGER, "
-	"platform INTEGER, PRIMARY KEY (run_id, name))",
-	"CREATE TABLE IF NOT EXISTS reference (run_id BIGINT NOT NULL REFERENCES run(id), "
-	"name TEXT NOT NULL, unit TEXT, median DOUBLE PRECISION, ci_lo DOUBLE PRECISION, "
-	"ci_hi DOUBLE PRECISION, PRIMARY KEY (run_id, name))",
-	"CREATE INDEX IF NOT EXISTS metric_name ON metric (name)",
-	"CREATE INDEX IF NOT EXISTS run_started ON run (started_utc)",
+    "CREATE TABLE IF NOT EXISTS machine (id TEXT PRIMARY KEY, cpu_model TEXT, "
+    "cpu_signature TEXT, cores INTEGER, pus INTEGER, ram_bytes BIGINT, arch TEXT)",
+    "CREATE TABLE IF NOT EXISTS metric (run_id BIGINT NOT NULL REFERENCES run(id), "
+    "name TEXT NOT NULL, unit TEXT, direction TEXT, kind TEXT, n BIGINT, "
+    "median DOUBLE PRECISION, ci_lo DOUBLE PRECISION, ci_hi DOUBLE PRECISION, "
+    "min DOUBLE PRECISION, max DOUBLE PRECISION, mean DOUBLE PRECISION, "
+    "stddev DOUBLE PRECISION, p90 DOUBLE PRECISION, p99 DOUBLE PRECISION, "
+    "ref_name TEXT, ref_value DOUBLE PRECISION, ref_ratio DOUBLE PRECISION, "
+    "target_value DOUBLE PRECISION, target_cmp TEXT, target_pass INTEGER, "
+    "platform INTEGER, PRIMARY KEY (run_id, name))",
+    "CREATE TABLE IF NOT EXISTS reference (run_id BIGINT NOT NULL REFERENCES run(id), "
+    "name TEXT NOT NULL, unit TEXT, median DOUBLE PRECISION, ci_lo DOUBLE PRECISION, "
+    "ci_hi DOUBLE PRECISION, PRIMARY KEY (run_id, name))",
+    "CREATE INDEX IF NOT EXISTS metric_name ON metric (name)",
+    "CREATE INDEX IF NOT EXISTS run_started ON run (started_utc)",
 };
 
 #define RUN_COLUMNS                                                                                \
-	"file_hash TEXT NOT NULL UNIQUE, path TEXT, source TEXT, machine_id TEXT NOT NULL, "      \
-	"hostname TEXT, kernel TEXT, benchmark TEXT NOT NULL, started_utc TEXT NOT NULL, "        \
-	"elapsed_s DOUBLE PRECISION, git_rev TEXT, build_type TEXT, compiler TEXT, "              \
-	"sanitize TEXT, fault_inject INTEGER, validate_delay_ns BIGINT, backend TEXT, "           \
+	"file_hash TEXT NOT NULL UNIQUE, path TEXT, source TEXT, machine_id TEXT NOT NULL, "       \
+	"hostname TEXT, kernel TEXT, benchmark TEXT NOT NULL, started_utc TEXT NOT NULL, "         \
+	"elapsed_s DOUBLE PRECISION, git_rev TEXT, build_type TEXT, compiler TEXT, "               \
+	"sanitize TEXT, fault_inject INTEGER, validate_delay_ns BIGINT, backend TEXT, "            \
 	"quick INTEGER, reps BIGINT, seed BIGINT, params TEXT NOT NULL"
 
 static int db_open(struct db *db, const char *path, const char *conninfo)
@@ -247,7 +248,9 @@ static int db_open(struct db *db, const char *path, const char *conninfo)
 		}
 		/* Notices such as "relation already exists, skipping" are noise here. */
 		db_exec(db, "SET client_min_messages TO WARNING", 0, NULL, NULL);
-		if (db_exec(db, "CREATE TABLE IF NOT EXISTS run (id BIGSERIAL PRIMARY KEY, " RUN_COLUMNS ")",
+		if (db_exec(db,
+			    "CREATE TABLE IF NOT EXISTS run (id BIGSERIAL PRIMARY KEY, " RUN_COLUMNS
+			    ")",
 			    0, NULL, NULL))
 			return -1;
 #else
@@ -265,7 +268,9 @@ static int db_open(struct db *db, const char *path, const char *conninfo)
 		}
 		sqlite3_busy_timeout(db->lite, 10000);
 		if (db_exec(db, "PRAGMA foreign_keys = ON", 0, NULL, NULL) ||
-		    db_exec(db, "CREATE TABLE IF NOT EXISTS run (id INTEGER PRIMARY KEY, " RUN_COLUMNS ")",
+		    db_exec(db,
+			    "CREATE TABLE IF NOT EXISTS run (id INTEGER PRIMARY KEY, " RUN_COLUMNS
+			    ")",
 			    0, NULL, NULL))
 			return -1;
 	}
@@ -368,7 +373,8 @@ static char *params_text(json_object *params)
 
 	if (!params)
 		return strdup("");
-	json_object_object_foreach(params, k, v) len += strlen(k) + strlen(json_object_get_string(v)) + 2;
+	json_object_object_foreach(params, k, v) len +=
+	    strlen(k) + strlen(json_object_get_string(v)) + 2;
 	s = calloc(1, len);
 	if (!s)
 		return NULL;
@@ -400,7 +406,7 @@ static enum import_result import_file(struct db *db, const char *path, const cha
 		return rc == -EFBIG ? BAD_INPUT : FAILED;
 	}
 	{
-		const char *p[] = { hash };
+		const char *p[] = {hash};
 
 		if (db_exec(db, "SELECT id FROM run WHERE file_hash = $1", 1, p, &rows))
 			return FAILED;
@@ -430,46 +436,53 @@ static enum import_result import_file(struct db *db, const char *path, const cha
 	if (db_exec(db, "BEGIN", 0, NULL, NULL))
 		goto out;
 	{
-		const char *p[] = { jtext(&t[0], machine, "id"), jtext(&t[2], machine, "cpu_model"),
-				    jtext(&t[3], machine, "cpu_signature"),
-				    jtext(&t[4], machine, "cores"), jtext(&t[5], machine, "pus"),
-				    jtext(&t[6], machine, "ram_bytes"), jtext(&t[7], machine, "arch") };
+		const char *p[] = {jtext(&t[0], machine, "id"),
+				   jtext(&t[2], machine, "cpu_model"),
+				   jtext(&t[3], machine, "cpu_signature"),
+				   jtext(&t[4], machine, "cores"),
+				   jtext(&t[5], machine, "pus"),
+				   jtext(&t[6], machine, "ram_bytes"),
+				   jtext(&t[7], machine, "arch")};
 
-		if (db_exec(db,
-			    "INSERT INTO machine (id, cpu_model, cpu_signature, cores, pus, ram_bytes, "
-			    "arch) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
-			    7, p, NULL))
+		if (db_exec(
+			db,
+			"INSERT INTO machine (id, cpu_model, cpu_signature, cores, pus, ram_bytes, "
+			"arch) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+			7, p, NULL))
 			goto rollback;
 	}
 	{
-		const char *p[] = { hash,
-				    path,
-				    source,
-				    jtext(&t[0], machine, "id"),
-				    jtext(&t[2], machine, "hostname"),
-				    jtext(&t[3], machine, "kernel"),
-				    jtext(&t[4], root, "benchmark"),
-				    jtext(&t[1], root, "started_utc"),
-				    jtext(&t[5], root, "elapsed_s"),
-				    jtext(&t[6], build, "git_rev"),
-				    jtext(&t[7], build, "build_type"),
-				    jtext(&t[8], build, "compiler"),
-				    jtext(&t[9], build, "sanitize"),
-				    jtext(&t[10], build, "fault_inject"),
-				    jtext(&t[11], build, "validate_delay_ns"),
-				    jtext(&t[12], machine, "backend"),
-				    jtext(&t[13], options, "quick"),
-				    jtext(&t[14], options, "reps"),
-				    jtext(&t[15], options, "seed"),
-				    params };
+		const char *p[] = {hash,
+				   path,
+				   source,
+				   jtext(&t[0], machine, "id"),
+				   jtext(&t[2], machine, "hostname"),
+				   jtext(&t[3], machine, "kernel"),
+				   jtext(&t[4], root, "benchmark"),
+				   jtext(&t[1], root, "started_utc"),
+				   jtext(&t[5], root, "elapsed_s"),
+				   jtext(&t[6], build, "git_rev"),
+				   jtext(&t[7], build, "build_type"),
+				   jtext(&t[8], build, "compiler"),
+				   jtext(&t[9], build, "sanitize"),
+				   jtext(&t[10], build, "fault_inject"),
+				   jtext(&t[11], build, "validate_delay_ns"),
+				   jtext(&t[12], machine, "backend"),
+				   jtext(&t[13], options, "quick"),
+				   jtext(&t[14], options, "reps"),
+				   jtext(&t[15], options, "seed"),
+				   params};
 
-		if (db_exec(db,
-			    "INSERT INTO run (file_hash, path, source, machine_id, hostname, kernel, "
-			    "benchmark, started_utc, elapsed_s, git_rev, build_type, compiler, sanitize, "
-			    "fault_inject, validate_delay_ns, backend, quick, reps, seed, params) VALUES "
-			    "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, "
-			    "$17, $18, $19, $20) RETURNING id",
-			    20, p, &rows))
+		if (db_exec(
+			db,
+			"INSERT INTO run (file_hash, path, source, machine_id, hostname, kernel, "
+			"benchmark, started_utc, elapsed_s, git_rev, build_type, compiler, "
+			"sanitize, "
+			"fault_inject, validate_delay_ns, backend, quick, reps, seed, params) "
+			"VALUES "
+			"($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, "
+			"$17, $18, $19, $20) RETURNING id",
+			20, p, &rows))
 			goto rollback;
 	}
 	if (rows.nrows != 1 || !db_cell(&rows, 0, 0)) {
@@ -482,58 +495,64 @@ static enum import_result import_file(struct db *db, const char *path, const cha
 		json_object_object_foreach(refs, name, ref)
 		{
 			json_object *st = jobj(ref, "stats");
-			const char *p[] = { t[23].buf,
-					    name,
-					    jtext(&t[0], ref, "unit"),
-					    jtext(&t[1], st, "median"),
-					    jtext(&t[2], st, "ci_lo"),
-					    jtext(&t[3], st, "ci_hi") };
+			const char *p[] = {t[23].buf,
+					   name,
+					   jtext(&t[0], ref, "unit"),
+					   jtext(&t[1], st, "median"),
+					   jtext(&t[2], st, "ci_lo"),
+					   jtext(&t[3], st, "ci_hi")};
 
-			if (db_exec(db,
-				    "INSERT INTO reference (run_id, name, unit, median, ci_lo, ci_hi) "
-				    "VALUES ($1, $2, $3, $4, $5, $6)",
-				    6, p, NULL))
+			if (db_exec(
+				db,
+				"INSERT INTO reference (run_id, name, unit, median, ci_lo, ci_hi) "
+				"VALUES ($1, $2, $3, $4, $5, $6)",
+				6, p, NULL))
 				goto rollback;
 		}
 	}
 	for (size_t i = 0; i < json_object_array_length(metrics); i++) {
 		json_object *m = json_object_array_get_idx(metrics, i);
-		json_object *st = jobj(m, "stats"), *ref = jobj(m, "reference"), *tg = jobj(m, "target");
-		const char *p[] = { t[23].buf,
-				    jtext(&t[0], m, "name"),
-				    jtext(&t[1], m, "unit"),
-				    jtext(&t[2], m, "direction"),
-				    jtext(&t[3], m, "kind"),
-				    jtext(&t[4], st, "n"),
-				    jtext(&t[5], st, "median"),
-				    jtext(&t[6], st, "ci_lo"),
-				    jtext(&t[7], st, "ci_hi"),
-				    jtext(&t[8], st, "min"),
-				    jtext(&t[9], st, "max"),
-				    jtext(&t[10], st, "mean"),
-				    jtext(&t[11], st, "stddev"),
-				    jtext(&t[12], st, "p90"),
-				    jtext(&t[13], st, "p99"),
-				    jtext(&t[14], ref, "name"),
-				    jtext(&t[15], ref, "value"),
-				    jtext(&t[16], ref, "ratio"),
-				    jtext(&t[17], tg, "value"),
-				    jtext(&t[18], tg, "cmp"),
-				    jtext(&t[19], tg, "pass"),
-				    jtext(&t[20], m, "platform") };
+		json_object *st = jobj(m, "stats"), *ref = jobj(m, "reference"),
+			    *tg = jobj(m, "target");
+		const char *p[] = {t[23].buf,
+				   jtext(&t[0], m, "name"),
+				   jtext(&t[1], m, "unit"),
+				   jtext(&t[2], m, "direction"),
+				   jtext(&t[3], m, "kind"),
+				   jtext(&t[4], st, "n"),
+				   jtext(&t[5], st, "median"),
+				   jtext(&t[6], st, "ci_lo"),
+				   jtext(&t[7], st, "ci_hi"),
+				   jtext(&t[8], st, "min"),
+				   jtext(&t[9], st, "max"),
+				   jtext(&t[10], st, "mean"),
+				   jtext(&t[11], st, "stddev"),
+				   jtext(&t[12], st, "p90"),
+				   jtext(&t[13], st, "p99"),
+				   jtext(&t[14], ref, "name"),
+				   jtext(&t[15], ref, "value"),
+				   jtext(&t[16], ref, "ratio"),
+				   jtext(&t[17], tg, "value"),
+				   jtext(&t[18], tg, "cmp"),
+				   jtext(&t[19], tg, "pass"),
+				   jtext(&t[20], m, "platform")};
 
 		if (!p[1]) {
-			fprintf(stderr, "%s: %s: malformed: metric %zu has no name\n", prog, path, i);
+			fprintf(stderr, "%s: %s: malformed: metric %zu has no name\n", prog, path,
+				i);
 			ret = BAD_INPUT;
 			goto rollback;
 		}
-		if (db_exec(db,
-			    "INSERT INTO metric (run_id, name, unit, direction, kind, n, median, ci_lo, "
-			    "ci_hi, min, max, mean, stddev, p90, p99, ref_name, ref_value, ref_ratio, "
-			    "target_value, target_cmp, target_pass, platform) VALUES ($1, $2, $3, $4, "
-			    "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, "
-			    "$21, $22) ON CONFLICT (run_id, name) DO NOTHING",
-			    22, p, NULL))
+		if (db_exec(
+			db,
+			"INSERT INTO metric (run_id, name, unit, direction, kind, n, median, "
+			"ci_lo, "
+			"ci_hi, min, max, mean, stddev, p90, p99, ref_name, ref_value, ref_ratio, "
+			"target_value, target_cmp, target_pass, platform) VALUES ($1, $2, $3, $4, "
+			"$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, "
+			"$20, "
+			"$21, $22) ON CONFLICT (run_id, name) DO NOTHING",
+			22, p, NULL))
 			goto rollback;
 	}
 	if (db_exec(db, "COMMIT", 0, NULL, NULL))
@@ -585,11 +604,12 @@ static void import_path(struct db *db, const char *path, const char *source,
 			const char *name = names[i]->d_name;
 			char sub[PATH_MAX];
 
-			if (name[0] != '.' && (size_t)snprintf(sub, sizeof(sub), "%s/%s", path, name) <
-						      sizeof(sub)) {
+			if (name[0] != '.' &&
+			    (size_t)snprintf(sub, sizeof(sub), "%s/%s", path, name) < sizeof(sub)) {
 				struct stat s2;
 
-				if (!stat(sub, &s2) && (S_ISDIR(s2.st_mode) || ends_with(name, ".json")))
+				if (!stat(sub, &s2) &&
+				    (S_ISDIR(s2.st_mode) || ends_with(name, ".json")))
 					import_path(db, sub, source, c, depth + 1);
 			}
 			free(names[i]);
@@ -632,19 +652,21 @@ static int query_trend(struct db *db, const char *metric, const struct filters *
 		       struct db_rows *rows)
 {
 	char last[24];
-	const char *p[] = { metric, f->machine, f->benchmark, f->params, last };
+	const char *p[] = {metric, f->machine, f->benchmark, f->params, last};
 
 	snprintf(last, sizeof(last), "%u", f->last ? f->last : UINT_MAX);
 	/* Newest N first in the inner query, then oldest first for the reader. */
-	return db_exec(db,
-		       "SELECT started_utc, git_rev, median, ci_lo, ci_hi, ref_ratio, machine_id, "
-		       "benchmark, params, unit FROM (SELECT r.started_utc, r.git_rev, m.median, "
-		       "m.ci_lo, m.ci_hi, m.ref_ratio, r.machine_id, r.benchmark, r.params, m.unit, "
-		       "r.id FROM metric m JOIN run r ON r.id = m.run_id WHERE m.name = $1 AND "
-		       "(CAST($2 AS TEXT) IS NULL OR r.machine_id = $2) AND (CAST($3 AS TEXT) IS NULL OR "
-		       "r.benchmark = $3) AND (CAST($4 AS TEXT) IS NULL OR r.params = $4) ORDER BY r.started_utc DESC, r.id "
-		       "DESC LIMIT CAST($5 AS BIGINT)) AS t ORDER BY started_utc, id",
-		       5, p, rows);
+	return db_exec(
+	    db,
+	    "SELECT started_utc, git_rev, median, ci_lo, ci_hi, ref_ratio, machine_id, "
+	    "benchmark, params, unit FROM (SELECT r.started_utc, r.git_rev, m.median, "
+	    "m.ci_lo, m.ci_hi, m.ref_ratio, r.machine_id, r.benchmark, r.params, m.unit, "
+	    "r.id FROM metric m JOIN run r ON r.id = m.run_id WHERE m.name = $1 AND "
+	    "(CAST($2 AS TEXT) IS NULL OR r.machine_id = $2) AND (CAST($3 AS TEXT) IS NULL OR "
+	    "r.benchmark = $3) AND (CAST($4 AS TEXT) IS NULL OR r.params = $4) ORDER BY "
+	    "r.started_utc DESC, r.id "
+	    "DESC LIMIT CAST($5 AS BIGINT)) AS t ORDER BY started_utc, id",
+	    5, p, rows);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -789,12 +811,13 @@ static int cmd_trend(struct db *db, const char *metric, const struct filters *f)
 				changes++;
 			}
 			/* Both engines' numbers go through one format. */
-			printf("%-20s %-14.14s %12.5g %12.5g %12.5g  %s\n", or_dash(db_cell(&rows, i, 0)),
-			       or_dash(db_cell(&rows, i, 1)), v[i],
+			printf("%-20s %-14.14s %12.5g %12.5g %12.5g  %s\n",
+			       or_dash(db_cell(&rows, i, 0)), or_dash(db_cell(&rows, i, 1)), v[i],
 			       f->ratio ? NAN : cell_num(db_cell(&rows, i, 3)),
 			       f->ratio ? NAN : cell_num(db_cell(&rows, i, 4)), step);
 		}
-		printf("%s: %u runs, %u change points (step > %.3g%% between groups of %u runs that do "
+		printf("%s: %u runs, %u change points (step > %.3g%% between groups of %u runs "
+		       "that do "
 		       "not overlap)\n",
 		       metric, rows.nrows, changes, f->threshold_pct, f->window ? f->window : 3);
 	}
@@ -864,10 +887,13 @@ static int cmd_plot(struct db *db, const char *metric, const struct filters *f)
 	fprintf(gp, "set offsets 0.5, 0.5, graph 0.05, graph 0.05\n");
 	for (unsigned i = 0; i < rows.nrows; i++)
 		if (mark[i])
-			fprintf(gp, "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb 'red' dt 2\n",
-				i - 0.5, i - 0.5);
-	fprintf(gp, "plot '%s' using 1:2:3:4:xticlabels(5) with yerrorbars pt 7 lc rgb '#1f4e9a', "
-		    "'' using 1:($6 > 0 ? $2 : 1/0) with points pt 7 ps 2 lc rgb 'red'\n",
+			fprintf(
+			    gp,
+			    "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb 'red' dt 2\n",
+			    i - 0.5, i - 0.5);
+	fprintf(gp,
+		"plot '%s' using 1:2:3:4:xticlabels(5) with yerrorbars pt 7 lc rgb '#1f4e9a', "
+		"'' using 1:($6 > 0 ? $2 : 1/0) with points pt 7 ps 2 lc rgb 'red'\n",
 		data);
 	st = pclose(gp);
 	gp = NULL;
@@ -893,7 +919,7 @@ static int cmd_runs(struct db *db, const struct filters *f)
 {
 	struct db_rows rows;
 	char last[24];
-	const char *p[] = { last };
+	const char *p[] = {last};
 
 	snprintf(last, sizeof(last), "%u", f->last ? f->last : UINT_MAX);
 	if (db_exec(db,
@@ -918,22 +944,24 @@ static int cmd_runs(struct db *db, const struct filters *f)
 
 static void usage(FILE *to)
 {
-	fprintf(to,
-		"usage: %s [--db FILE | --pg CONNINFO] COMMAND ...\n"
-		"  import [--source NAME] PATH...      record results files (directories: every *.json)\n"
-		"  runs [--last N]                     list recorded runs, newest first\n"
-		"  trend METRIC [filters] [--ratio]    the metric across runs, change points marked\n"
-		"  plot METRIC -o OUT.png|.svg [filters] [--ratio]\n"
-		"filters: --machine ID --benchmark NAME --params K=V;... --last N --threshold PCT "
-		"--window N\n"
-		"database: --db (default $TTM_HISTORY_DB or results/history.sqlite), --pg (libpq "
-		"connection string, or $TTM_HISTORY_PG)\n",
-		prog);
+	fprintf(
+	    to,
+	    "usage: %s [--db FILE | --pg CONNINFO] COMMAND ...\n"
+	    "  import [--source NAME] PATH...      record results files (directories: every "
+	    "*.json)\n"
+	    "  runs [--last N]                     list recorded runs, newest first\n"
+	    "  trend METRIC [filters] [--ratio]    the metric across runs, change points marked\n"
+	    "  plot METRIC -o OUT.png|.svg [filters] [--ratio]\n"
+	    "filters: --machine ID --benchmark NAME --params K=V;... --last N --threshold PCT "
+	    "--window N\n"
+	    "database: --db (default $TTM_HISTORY_DB or results/history.sqlite), --pg (libpq "
+	    "connection string, or $TTM_HISTORY_PG)\n",
+	    prog);
 }
 
 int main(int argc, char **argv)
 {
-	struct filters f = { .threshold_pct = 5.0, .window = 3 };
+	struct filters f = {.threshold_pct = 5.0, .window = 3};
 	const char *dbpath = getenv("TTM_HISTORY_DB"), *pg = getenv("TTM_HISTORY_PG");
 	const char *cmd = NULL, *metric = NULL, *source = "import";
 	const char **paths = NULL;
@@ -978,8 +1006,8 @@ int main(int argc, char **argv)
 			if (bench_parse_uint(val, 0, 1000000,
 					     !strcmp(a, "--last") ? &f.last : &f.window) ||
 			    (!strcmp(a, "--window") && !f.window)) {
-				fprintf(stderr, "%s: %s takes a whole number from 1, not '%s'\n", prog, a,
-					val ? val : "");
+				fprintf(stderr, "%s: %s takes a whole number from 1, not '%s'\n",
+					prog, a, val ? val : "");
 				free(paths);
 				return EXIT_USAGE;
 			}
@@ -987,10 +1015,12 @@ int main(int argc, char **argv)
 			char *end;
 
 			f.threshold_pct = val ? strtod(val, &end) : NAN;
-			if (!val || !*val || *end || !isfinite(f.threshold_pct) || f.threshold_pct <= 0 ||
-			    f.threshold_pct > 1000) {
-				fprintf(stderr, "%s: --threshold takes a percentage in (0, 1000], not '%s'\n",
-					prog, val ? val : "");
+			if (!val || !*val || *end || !isfinite(f.threshold_pct) ||
+			    f.threshold_pct <= 0 || f.threshold_pct > 1000) {
+				fprintf(
+				    stderr,
+				    "%s: --threshold takes a percentage in (0, 1000], not '%s'\n",
+				    prog, val ? val : "");
 				free(paths);
 				return EXIT_USAGE;
 			}
@@ -1045,7 +1075,7 @@ int main(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (!strcmp(cmd, "import")) {
-		struct import_counts c = { 0 };
+		struct import_counts c = {0};
 
 		for (unsigned k = 0; k < npaths; k++)
 			import_path(&db, paths[k], source, &c, 0);

@@ -68,10 +68,10 @@ struct ours_dev {
 	bool has_tt;
 };
 
-static const struct ttm_place ours_sys_place = { .mem_type = TTM_PL_SYSTEM };
-static const struct ttm_place ours_tt_place = { .mem_type = TTM_PL_TT };
-static const struct ttm_placement ours_sys = { .num_placement = 1, .placement = &ours_sys_place };
-static const struct ttm_placement ours_tt = { .num_placement = 1, .placement = &ours_tt_place };
+static const struct ttm_place ours_sys_place = {.mem_type = TTM_PL_SYSTEM};
+static const struct ttm_place ours_tt_place = {.mem_type = TTM_PL_TT};
+static const struct ttm_placement ours_sys = {.num_placement = 1, .placement = &ours_sys_place};
+static const struct ttm_placement ours_tt = {.num_placement = 1, .placement = &ours_tt_place};
 
 static const struct ttm_placement *ours_placement(int domain)
 {
@@ -95,8 +95,8 @@ static int ours_move(struct ttm_buffer_object *bo, bool evict, struct ttm_operat
 	(void)evict;
 	(void)hop;
 	if (!old || (from == TTM_PL_SYSTEM && !bo->ttm) ||
-	    (from == TTM_PL_SYSTEM && to == TTM_PL_TT) || (from == TTM_PL_TT && to == TTM_PL_SYSTEM) ||
-	    from == to) {
+	    (from == TTM_PL_SYSTEM && to == TTM_PL_TT) ||
+	    (from == TTM_PL_TT && to == TTM_PL_SYSTEM) || from == to) {
 		ttm_bo_move_null(bo, new_mem);
 		return 0;
 	}
@@ -104,8 +104,8 @@ static int ours_move(struct ttm_buffer_object *bo, bool evict, struct ttm_operat
 }
 
 static const struct ttm_device_funcs ours_funcs = {
-	.evict_flags = ours_evict_flags,
-	.move = ours_move,
+    .evict_flags = ours_evict_flags,
+    .move = ours_move,
 };
 
 static struct ours_dev *ours_dev_create(unsigned long tt_pages)
@@ -155,7 +155,7 @@ static void ours_bo_destroy(struct ttm_buffer_object *bo)
 
 static int ours_validate(struct ttm_buffer_object *bo, const struct ttm_placement *pl)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false, .no_wait_gpu = false };
+	struct ttm_operation_ctx ctx = {.interruptible = false, .no_wait_gpu = false};
 	int ret = ttm_bo_reserve(bo, false, false, NULL);
 
 	if (ret)
@@ -168,10 +168,10 @@ static int ours_validate(struct ttm_buffer_object *bo, const struct ttm_placemen
 static int ours_bo_init(struct ours_dev *d, struct ttm_buffer_object *bo, unsigned long size,
 			int domain)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_operation_ctx ctx = {.interruptible = false};
 
-	return ttm_bo_init_validate(&d->bdev, bo, size, ttm_bo_type_kernel, ours_placement(domain), 0,
-				    &ctx, NULL, ours_bo_destroy);
+	return ttm_bo_init_validate(&d->bdev, bo, size, ttm_bo_type_kernel, ours_placement(domain),
+				    0, &ctx, NULL, ours_bo_destroy);
 }
 
 static struct ttm_buffer_object *ours_bo_create(struct ours_dev *d, unsigned long size, int domain,
@@ -252,7 +252,7 @@ static int ours_create_loop(struct ours_dev *d, unsigned long size, unsigned lon
 
 static int ours_pool_loop(struct ours_dev *d, unsigned long size, unsigned long n)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_operation_ctx ctx = {.interruptible = false};
 	struct ttm_tt tt;
 	int ret = ttm_tt_init(&tt, size, 0, ttm_cached, 0);
 
@@ -274,8 +274,8 @@ static const char *ours_fence_name(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops ours_fence_ops = {
-	.get_driver_name = ours_fence_name,
-	.get_timeline_name = ours_fence_name,
+    .get_driver_name = ours_fence_name,
+    .get_timeline_name = ours_fence_name,
 };
 
 static struct dma_fence *ours_fence(uint64_t context, uint64_t seqno)
@@ -453,30 +453,30 @@ enum kind { K_VALIDATE, K_PINGPONG, K_THRASH, K_CREATE, K_RESV, K_SIGNALED, K_PO
 struct kcase {
 	const char *name;
 	enum kind kind;
-	unsigned long size;   /* BO / tt bytes */
-	unsigned long tt;     /* TT domain bytes (0: none needed) */
-	int param;            /* pending index, page model, chain links */
-	unsigned long iters;  /* per side per repetition (full budget) */
+	unsigned long size;  /* BO / tt bytes */
+	unsigned long tt;    /* TT domain bytes (0: none needed) */
+	int param;	     /* pending index, page model, chain links */
+	unsigned long iters; /* per side per repetition (full budget) */
 };
 
 static const struct kcase cases[] = {
-	{ "a.validate_idle.4k", K_VALIDATE, 4096, 1u << 20, 0, 20000 },
-	{ "b.pingpong.4k", K_PINGPONG, 4096, 1u << 20, 0, 10000 },
-	{ "b.pingpong.1m", K_PINGPONG, 1u << 20, 4u << 20, 0, 10000 },
-	{ "b.pingpong.64m", K_PINGPONG, 64u << 20, 128u << 20, 0, 2000 },
-	{ "c.thrash.4k_in_1m", K_THRASH, 4096, 1u << 20, 0, 20000 },
-	{ "c.thrash.64k_in_4m", K_THRASH, 64u << 10, 4u << 20, 0, 10000 },
-	{ "d.create.4k", K_CREATE, 4096, 0, 0, 10000 },
-	{ "d.create.1m", K_CREATE, 1u << 20, 0, 0, 5000 },
-	{ "e.resv_test.16_pending_first", K_RESV, 0, 0, 0, 200000 },
-	{ "e.resv_test.16_pending_last", K_RESV, 0, 0, 15, 200000 },
-	{ "e.fence_signaled", K_SIGNALED, 0, 0, 0, 2000000 },
-	{ "f.pool.1m.warm", K_POOL, 1u << 20, 0, KREF_PAGES_WARM, 5000 },
-	{ "f.pool.2m.warm", K_POOL, 2u << 20, 0, KREF_PAGES_WARM, 5000 },
-	{ "f.pool.1m.aligned", K_POOL, 1u << 20, 0, KREF_PAGES_ALIGNED, 500 },
-	{ "f.pool.2m.aligned", K_POOL, 2u << 20, 0, KREF_PAGES_ALIGNED, 500 },
-	{ "g.chain_find.1000", K_CHAIN, 0, 0, 1000, 200 },
-	{ "g.chain_find.4000", K_CHAIN, 0, 0, 4000, 50 },
+    {"a.validate_idle.4k", K_VALIDATE, 4096, 1u << 20, 0, 20000},
+    {"b.pingpong.4k", K_PINGPONG, 4096, 1u << 20, 0, 10000},
+    {"b.pingpong.1m", K_PINGPONG, 1u << 20, 4u << 20, 0, 10000},
+    {"b.pingpong.64m", K_PINGPONG, 64u << 20, 128u << 20, 0, 2000},
+    {"c.thrash.4k_in_1m", K_THRASH, 4096, 1u << 20, 0, 20000},
+    {"c.thrash.64k_in_4m", K_THRASH, 64u << 10, 4u << 20, 0, 10000},
+    {"d.create.4k", K_CREATE, 4096, 0, 0, 10000},
+    {"d.create.1m", K_CREATE, 1u << 20, 0, 0, 5000},
+    {"e.resv_test.16_pending_first", K_RESV, 0, 0, 0, 200000},
+    {"e.resv_test.16_pending_last", K_RESV, 0, 0, 15, 200000},
+    {"e.fence_signaled", K_SIGNALED, 0, 0, 0, 2000000},
+    {"f.pool.1m.warm", K_POOL, 1u << 20, 0, KREF_PAGES_WARM, 5000},
+    {"f.pool.2m.warm", K_POOL, 2u << 20, 0, KREF_PAGES_WARM, 5000},
+    {"f.pool.1m.aligned", K_POOL, 1u << 20, 0, KREF_PAGES_ALIGNED, 500},
+    {"f.pool.2m.aligned", K_POOL, 2u << 20, 0, KREF_PAGES_ALIGNED, 500},
+    {"g.chain_find.1000", K_CHAIN, 0, 0, 1000, 200},
+    {"g.chain_find.4000", K_CHAIN, 0, 0, 4000, 50},
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -580,7 +580,8 @@ static int run_side(struct kstate *s, bool kernel, unsigned long n)
 		return kernel ? kref_validate_loop(s->kbos[0], KREF_TT, n)
 			      : ours_validate_loop(s->obos[0], KREF_TT, n);
 	case K_PINGPONG:
-		return kernel ? kref_pingpong_loop(s->kbos[0], n) : ours_pingpong_loop(s->obos[0], n);
+		return kernel ? kref_pingpong_loop(s->kbos[0], n)
+			      : ours_pingpong_loop(s->obos[0], n);
 	case K_THRASH:
 		return kernel ? kref_thrash_loop(s->kbos, s->nbos, &s->knext, n)
 			      : ours_thrash_loop(s->obos, s->nbos, &s->onext, n);
@@ -591,10 +592,12 @@ static int run_side(struct kstate *s, bool kernel, unsigned long n)
 		return kernel ? kref_resv_test_loop(s->kres, n, &sig)
 			      : ours_resv_test_loop(s->ores, n, &sig);
 	case K_SIGNALED:
-		return kernel ? kref_fence_signaled_loop(n, &cnt) : ours_fence_signaled_loop(n, &cnt);
+		return kernel ? kref_fence_signaled_loop(n, &cnt)
+			      : ours_fence_signaled_loop(n, &cnt);
 	case K_POOL:
 		kref_set_page_model(c->param);
-		return kernel ? kref_pool_loop(s->kd, c->size, n) : ours_pool_loop(s->od, c->size, n);
+		return kernel ? kref_pool_loop(s->kd, c->size, n)
+			      : ours_pool_loop(s->od, c->size, n);
 	case K_CHAIN:
 		return kernel ? kref_chain_find_loop(s->kchain, 1, n)
 			      : ours_chain_find_loop(s->ochain, 1, n);
@@ -666,12 +669,12 @@ static int opt_side(void *ctx, const char *arg, char *err, size_t errlen)
 }
 
 static const struct bench_opt kref_extra[] = {
-	{ "callgrind", NULL, "count instructions under valgrind --tool=callgrind --instr-atstart=no",
-	  opt_callgrind },
-	{ "only", "TEXT", "run only the cases whose name contains TEXT", opt_only },
-	{ "side", "ours|kernel",
-	  "run one side only (to profile it with perf; no vs_kernel ratios then)", opt_side },
-	{ NULL, NULL, NULL, NULL },
+    {"callgrind", NULL, "count instructions under valgrind --tool=callgrind --instr-atstart=no",
+     opt_callgrind},
+    {"only", "TEXT", "run only the cases whose name contains TEXT", opt_only},
+    {"side", "ours|kernel", "run one side only (to profile it with perf; no vs_kernel ratios then)",
+     opt_side},
+    {NULL, NULL, NULL, NULL},
 };
 
 static int run_callgrind(const struct kcase *c, unsigned long n)
@@ -688,7 +691,8 @@ static int run_callgrind(const struct kcase *c, unsigned long n)
 	for (int k = 0; k < 2 && !ret; k++) {
 		bool kernel = k == 1;
 
-		snprintf(label, sizeof(label), "kref %s %s %lu", c->name, kernel ? "kernel" : "ours", n);
+		snprintf(label, sizeof(label), "kref %s %s %lu", c->name,
+			 kernel ? "kernel" : "ours", n);
 #if KREF_HAVE_CALLGRIND
 		CALLGRIND_START_INSTRUMENTATION;
 		CALLGRIND_ZERO_STATS;
@@ -706,7 +710,7 @@ static int run_callgrind(const struct kcase *c, unsigned long n)
 
 int main(int argc, char **argv)
 {
-	struct kref_opts ko = { 0 };
+	struct kref_opts ko = {0};
 	struct bench_run run;
 	int rc = bench_setup(&run, "kref", argc, argv, kref_extra, &ko);
 	int ret = 0;
@@ -755,17 +759,21 @@ int main(int argc, char **argv)
 		for (int rep = -(int)run.opts.warmup; rep < (int)run.opts.reps && !ret; rep++) {
 			/* Even repetitions start with ours, odd ones with the kernel's. */
 			bool kernel_first = (rep & 1) != 0;
-			double t[2] = { 0, 0 };
+			double t[2] = {0, 0};
 
 			for (int k = 0; k < 2 && !ret; k++) {
 				bool kernel = kernel_first ? k == 0 : k == 1;
 
 				if (ko.side == (kernel ? 1 : 2))
 					continue;
-				ret = time_side(&s, kernel, n, &t[kernel], rep < 0 ? NULL : kernel ? mk : mo);
+				ret = time_side(&s, kernel, n, &t[kernel],
+						rep < 0	 ? NULL
+						: kernel ? mk
+							 : mo);
 			}
-			bench_progress(&run, c->name, (double)(rep + (int)run.opts.warmup + 1) /
-							      (double)(run.opts.reps + run.opts.warmup));
+			bench_progress(&run, c->name,
+				       (double)(rep + (int)run.opts.warmup + 1) /
+					   (double)(run.opts.reps + run.opts.warmup));
 			if (ret || rep < 0)
 				continue;
 			if (ko.side != 2)

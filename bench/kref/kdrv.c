@@ -31,14 +31,14 @@ struct kref_dev {
 	struct drm_vma_offset_manager vma;
 };
 
-static const struct ttm_place kdrv_sys_place = { .mem_type = TTM_PL_SYSTEM };
-static const struct ttm_place kdrv_tt_place = { .mem_type = TTM_PL_TT };
+static const struct ttm_place kdrv_sys_place = {.mem_type = TTM_PL_SYSTEM};
+static const struct ttm_place kdrv_tt_place = {.mem_type = TTM_PL_TT};
 
 static struct ttm_placement kdrv_placement(int domain)
 {
 	struct ttm_placement pl = {
-		.num_placement = 1,
-		.placement = domain == KREF_TT ? &kdrv_tt_place : &kdrv_sys_place,
+	    .num_placement = 1,
+	    .placement = domain == KREF_TT ? &kdrv_tt_place : &kdrv_sys_place,
 	};
 
 	return pl;
@@ -71,8 +71,8 @@ static int kdrv_move(struct ttm_buffer_object *bo, bool evict, struct ttm_operat
 	u32 to = new_mem->mem_type;
 
 	if (!old || (from == TTM_PL_SYSTEM && !bo->ttm) ||
-	    (from == TTM_PL_SYSTEM && to == TTM_PL_TT) || (from == TTM_PL_TT && to == TTM_PL_SYSTEM) ||
-	    from == to) {
+	    (from == TTM_PL_SYSTEM && to == TTM_PL_TT) ||
+	    (from == TTM_PL_TT && to == TTM_PL_SYSTEM) || from == to) {
 		ttm_bo_move_null(bo, new_mem);
 		return 0;
 	}
@@ -86,11 +86,11 @@ static void kdrv_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement 
 }
 
 static const struct ttm_device_funcs kdrv_funcs = {
-	.ttm_tt_create = kdrv_tt_create,
-	.ttm_tt_destroy = kdrv_tt_destroy,
-	.move = kdrv_move,
-	.eviction_valuable = ttm_bo_eviction_valuable,
-	.evict_flags = kdrv_evict_flags,
+    .ttm_tt_create = kdrv_tt_create,
+    .ttm_tt_destroy = kdrv_tt_destroy,
+    .move = kdrv_move,
+    .eviction_valuable = ttm_bo_eviction_valuable,
+    .evict_flags = kdrv_evict_flags,
 };
 
 KREF_API struct kref_dev *kref_dev_create(unsigned long tt_pages)
@@ -159,7 +159,7 @@ static int kdrv_bo_init(struct kref_dev *dev, struct ttm_buffer_object *bo, unsi
 
 static int kdrv_validate(struct ttm_buffer_object *bo, struct ttm_placement *pl)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false, .no_wait_gpu = false };
+	struct ttm_operation_ctx ctx = {.interruptible = false, .no_wait_gpu = false};
 	int ret = ttm_bo_reserve(bo, false, false, NULL);
 
 	if (ret)
@@ -273,7 +273,7 @@ KREF_API int kref_create_loop(struct kref_dev *dev, unsigned long size, unsigned
 
 KREF_API int kref_pool_loop(struct kref_dev *dev, unsigned long size, unsigned long n)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_operation_ctx ctx = {.interruptible = false};
 	struct ttm_buffer_object *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	struct ttm_tt *tt = kzalloc(sizeof(*tt), GFP_KERNEL);
 	unsigned long i;
@@ -307,8 +307,8 @@ static const char *kdrv_fence_name(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops kdrv_fence_ops = {
-	.get_driver_name = kdrv_fence_name,
-	.get_timeline_name = kdrv_fence_name,
+    .get_driver_name = kdrv_fence_name,
+    .get_timeline_name = kdrv_fence_name,
 };
 
 static struct dma_fence *kdrv_fence(u64 context, u64 seqno)

@@ -93,7 +93,8 @@ struct kref_resv *kref_resv_create(unsigned nfences, int pending_index);
 void kref_resv_destroy(struct kref_resv *r);
 /** kref_resv_test_loop() - @n x dma_resv_test_signaled(READ); *@signaled gets the last answer. */
 int kref_resv_test_loop(struct kref_resv *r, unsigned long n, int *signaled);
-/** kref_fence_signaled_loop() - @n x dma_fence_is_signaled() of a signalled fence; *@count gets the trues. */
+/** kref_fence_signaled_loop() - @n x dma_fence_is_signaled() of a signalled fence; *@count gets the
+ * trues. */
 int kref_fence_signaled_loop(unsigned long n, unsigned long *count);
 
 /**

@@ -63,8 +63,8 @@ static void read_cpu_model(char *buf, size_t len)
 static void read_cpu_signature(char *buf, size_t len)
 {
 	static const char *const keys[2][3] = {
-		{"cpu family", "model", "stepping"},
-		{"CPU implementer", "CPU part", "CPU variant"},
+	    {"cpu family", "model", "stepping"},
+	    {"CPU implementer", "CPU part", "CPU variant"},
 	};
 	char vals[2][3][32] = {{"", "", ""}, {"", "", ""}};
 	char line[512];
@@ -99,8 +99,9 @@ static void read_cpu_signature(char *buf, size_t len)
 	for (k = 0; k < 2; k++) {
 		if (!vals[k][0][0] && !vals[k][1][0])
 			continue;
-		snprintf(buf, len, "%s %s/%s/%s", k ? "arm" : "x86", vals[k][0][0] ? vals[k][0] : "-",
-			 vals[k][1][0] ? vals[k][1] : "-", vals[k][2][0] ? vals[k][2] : "-");
+		snprintf(buf, len, "%s %s/%s/%s", k ? "arm" : "x86",
+			 vals[k][0][0] ? vals[k][0] : "-", vals[k][1][0] ? vals[k][1] : "-",
+			 vals[k][2][0] ? vals[k][2] : "-");
 		break;
 	}
 }

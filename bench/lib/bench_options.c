@@ -184,7 +184,7 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 
 		if (parse_uint(val, &v) || (id != OPT_WARMUP && v == 0) || v > max) {
 			bench_set_err(err, errlen, "--%s: expected an integer in %u..%u, got '%s'",
-				name, id == OPT_WARMUP ? 0 : 1, max, val);
+				      name, id == OPT_WARMUP ? 0 : 1, max, val);
 			return -EINVAL;
 		}
 		if (id == OPT_REPS) {
@@ -203,10 +203,12 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 		errno = 0;
 		o->duration_s = strtod(val, &end);
 		if (!*val || *end || errno || !isfinite(o->duration_s) || o->duration_s <= 0.0 ||
-		    o->duration_s > BENCH_MAX_DURATION_S || ((*val < '0' || *val > '9') && *val != '.') ||
+		    o->duration_s > BENCH_MAX_DURATION_S ||
+		    ((*val < '0' || *val > '9') && *val != '.') ||
 		    val[strspn(val, "0123456789.eE+-")]) {
-			bench_set_err(err, errlen, "--duration: expected seconds in (0, %d], got '%s'",
-				BENCH_MAX_DURATION_S, val);
+			bench_set_err(err, errlen,
+				      "--duration: expected seconds in (0, %d], got '%s'",
+				      BENCH_MAX_DURATION_S, val);
 			return -EINVAL;
 		}
 		o->duration_set = true;
@@ -221,9 +223,10 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 	case OPT_CPUS:
 		n = bench_parse_cpu_list(val, o->cpus, BENCH_MAX_CPUS);
 		if (n < 0) {
-			bench_set_err(err, errlen,
-				"--cpus: bad CPU list '%s' (expected e.g. 0,2,4-7; no duplicates)",
-				val);
+			bench_set_err(
+			    err, errlen,
+			    "--cpus: bad CPU list '%s' (expected e.g. 0,2,4-7; no duplicates)",
+			    val);
 			return -EINVAL;
 		}
 		o->ncpus = (unsigned)n;
@@ -243,8 +246,8 @@ static int set_common(struct bench_options *o, int id, const char *val, char *er
 		return 0;
 	case OPT_SEED:
 		if (parse_u64(val, &o->seed)) {
-			bench_set_err(err, errlen, "--seed: expected a non-negative integer, got '%s'",
-				val);
+			bench_set_err(err, errlen,
+				      "--seed: expected a non-negative integer, got '%s'", val);
 			return -EINVAL;
 		}
 		return 0;
@@ -288,7 +291,8 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 				if (strlen(x->name) == len && !strncmp(x->name, a, len))
 					break;
 		if (id < 0 && (!x || !x->name)) {
-			bench_set_err(err, errlen, "unknown option '--%.*s' (see --help)", (int)len, a);
+			bench_set_err(err, errlen, "unknown option '--%.*s' (see --help)", (int)len,
+				      a);
 			return -EINVAL;
 		}
 		takes_arg = id >= 0 ? common_opts[id].arg != NULL : x->arg != NULL;
@@ -318,7 +322,7 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 
 			if (x->set && x->set(ctx, val, why, sizeof(why))) {
 				bench_set_err(err, errlen, "--%s: %s", x->name,
-					why[0] ? why : "bad value");
+					      why[0] ? why : "bad value");
 				return -EINVAL;
 			}
 		}
@@ -334,7 +338,7 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv,
 		o->duration_s = o->quick ? 0.2 : 1.0;
 	if (o->ncpus && o->threads > o->ncpus) {
 		bench_set_err(err, errlen, "--threads %u exceeds the %u CPUs given with --cpus",
-			o->threads, o->ncpus);
+			      o->threads, o->ncpus);
 		return -EINVAL;
 	}
 	return 0;

@@ -11,7 +11,7 @@
 
 /* Format a one-line error message into @err/@errlen (no-op when @err is NULL). */
 void bench_set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /**
  * struct bench_kv - one key -> value string (parameters, labels).

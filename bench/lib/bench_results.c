@@ -165,7 +165,7 @@ static json_object *jmachine(const struct bench_run *r, bool *ok)
 	}
 	jadd(o, "build", b, ok);
 	jadd(o, "backend",
-	     json_object_new_string(r->opts.backend == BENCH_BACKEND_HW     ? "hw"
+	     json_object_new_string(r->opts.backend == BENCH_BACKEND_HW	    ? "hw"
 				    : r->opts.backend == BENCH_BACKEND_CORE ? "core"
 									    : "sim"),
 	     ok);
@@ -274,12 +274,10 @@ static json_object *jmetric(const struct bench_metric *m, bool *ok)
 							? "value/reference"
 							: "reference/value"),
 			     ok);
-			jadd(x, "value",
-			     rf->measured ? jdouble(rf->stats.median) : JNULL, ok);
+			jadd(x, "value", rf->measured ? jdouble(rf->stats.median) : JNULL, ok);
 			jadd(x, "ratio",
-			     have && bench_metric_ratio(m, s.median, &ratio)
-				 ? jdouble(ratio)
-				 : JNULL,
+			     have && bench_metric_ratio(m, s.median, &ratio) ? jdouble(ratio)
+									     : JNULL,
 			     ok);
 		}
 		jadd(o, "reference", x, ok);
@@ -416,8 +414,8 @@ static json_object *run_to_json(struct bench_run *r)
  * file name, which must not exist yet: a results file never replaces a file,
  * and never anything that is not a regular file (a device node, a FIFO).
  */
-static int output_target(struct bench_run *r, const char *path, struct bench_output *o,
-			 char *err, size_t errlen)
+static int output_target(struct bench_run *r, const char *path, struct bench_output *o, char *err,
+			 size_t errlen)
 {
 	const char *p = path ? path : r->opts.out ? r->opts.out : ".";
 	struct stat st;
@@ -440,8 +438,9 @@ static int output_target(struct bench_run *r, const char *path, struct bench_out
 	}
 	if (!lstat(p, &st)) {
 		bench_set_err(err, errlen,
-			      S_ISREG(st.st_mode) ? "%s: exists; results are never written over a file"
-						  : "%s: exists and is not a regular file or directory",
+			      S_ISREG(st.st_mode)
+				  ? "%s: exists; results are never written over a file"
+				  : "%s: exists and is not a regular file or directory",
 			      p);
 		return -EEXIST;
 	}
@@ -463,8 +462,8 @@ static char *output_dir(const struct bench_output *o)
 
 static int output_open(struct bench_output *o, char *err, size_t errlen)
 {
-	if (asprintf(&o->tmp, "%s%s.tmp.%ld", o->base, o->in_dir ? ".json" : "",
-		     (long)getpid()) < 0) {
+	if (asprintf(&o->tmp, "%s%s.tmp.%ld", o->base, o->in_dir ? ".json" : "", (long)getpid()) <
+	    0) {
 		o->tmp = NULL;
 		return -ENOMEM;
 	}
@@ -529,7 +528,8 @@ static void sweep_stale(const char *dir, const char *prog)
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		if (!unlinkat(dirfd(d), e->d_name, 0))
-			fprintf(stderr, "%s: removed stale temporary file %s/%s (process %ld is gone)\n",
+			fprintf(stderr,
+				"%s: removed stale temporary file %s/%s (process %ld is gone)\n",
 				prog, dir, e->d_name, pid);
 	}
 	closedir(d);
@@ -675,7 +675,6 @@ out:
 
 /* ------------------------------------------------------------ loading */
 
-
 /*
  * Read a whole results file: a regular file (a FIFO or a device would block
  * or never end) of at most BENCH_RESULTS_MAX_BYTES, NUL-terminated.
@@ -766,7 +765,8 @@ static bool all_finite(json_object *o)
 				return false;
 		return true;
 	case json_type_object: {
-		json_object_object_foreach(o, k, v) {
+		json_object_object_foreach(o, k, v)
+		{
 			(void)k;
 			if (!all_finite(v))
 				return false;
@@ -824,7 +824,8 @@ static int check_metric(json_object *m, size_t i, const char *path, bool *usable
 	json_object_object_get_ex(m, "name", &name);
 	mname = json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "?";
 	signed_ok = json_object_object_get_ex(m, "unit", &x) &&
-		    json_object_is_type(x, json_type_string) && !strcmp(json_object_get_string(x), "ns");
+		    json_object_is_type(x, json_type_string) &&
+		    !strcmp(json_object_get_string(x), "ns");
 	for (k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
 		if (!json_object_object_get_ex(m, arrays[k], &x) || !x)
 			continue;
@@ -841,7 +842,8 @@ static int check_metric(json_object *m, size_t i, const char *path, bool *usable
 				bench_set_err(err, errlen,
 					      "%s: malformed: %s[%zu] of metric %s is %s, not a "
 					      "possible value",
-					      path, arrays[k], j, mname, json_object_to_json_string(v));
+					      path, arrays[k], j, mname,
+					      json_object_to_json_string(v));
 				return -EINVAL;
 			}
 		}
@@ -850,8 +852,9 @@ static int check_metric(json_object *m, size_t i, const char *path, bool *usable
 	}
 	if (json_object_object_get_ex(m, "stats", &x) && x) {
 		if (!json_object_is_type(x, json_type_object)) {
-			bench_set_err(err, errlen, "%s: malformed: stats of metric %s is not an object",
-				      path, mname);
+			bench_set_err(err, errlen,
+				      "%s: malformed: stats of metric %s is not an object", path,
+				      mname);
 			return -EINVAL;
 		}
 		for (k = 0; k < sizeof(stat_keys) / sizeof(stat_keys[0]); k++) {
@@ -862,7 +865,8 @@ static int check_metric(json_object *m, size_t i, const char *path, bool *usable
 				bench_set_err(err, errlen,
 					      "%s: malformed: stats.%s of metric %s is %s, not a "
 					      "possible value",
-					      path, stat_keys[k], mname, json_object_to_json_string(v));
+					      path, stat_keys[k], mname,
+					      json_object_to_json_string(v));
 				return -EINVAL;
 			}
 			if (nums && !strcmp(stat_keys[k], "median"))
@@ -934,33 +938,37 @@ int bench_results_load(const char *path, void **out, char *err, size_t errlen)
 	    !json_object_is_type(v, json_type_string) ||
 	    strcmp(json_object_get_string(v), BENCH_SCHEMA_NAME)) {
 		bench_set_err(err, errlen, "%s: schema mismatch: \"schema\" is not \"%s\"", path,
-			BENCH_SCHEMA_NAME);
+			      BENCH_SCHEMA_NAME);
 		rc = -EPROTO;
 		goto fail;
 	}
 	if (!json_object_object_get_ex(root, "schema_version", &v) ||
 	    !json_object_is_type(v, json_type_int) ||
 	    json_object_get_int64(v) != BENCH_SCHEMA_VERSION) {
-		bench_set_err(err, errlen, "%s: schema mismatch: schema_version %s, this tool reads %d",
-			path, v ? json_object_get_string(v) : "missing", BENCH_SCHEMA_VERSION);
+		bench_set_err(err, errlen,
+			      "%s: schema mismatch: schema_version %s, this tool reads %d", path,
+			      v ? json_object_get_string(v) : "missing", BENCH_SCHEMA_VERSION);
 		rc = -EPROTO;
 		goto fail;
 	}
 	if (!json_object_object_get_ex(root, "benchmark", &v) ||
 	    !json_object_is_type(v, json_type_string)) {
-		bench_set_err(err, errlen, "%s: malformed: \"benchmark\" missing or not a string", path);
+		bench_set_err(err, errlen, "%s: malformed: \"benchmark\" missing or not a string",
+			      path);
 		rc = -EINVAL;
 		goto fail;
 	}
 	if (!json_object_object_get_ex(root, "machine", &v) ||
 	    !json_object_is_type(v, json_type_object)) {
-		bench_set_err(err, errlen, "%s: malformed: \"machine\" missing or not an object", path);
+		bench_set_err(err, errlen, "%s: malformed: \"machine\" missing or not an object",
+			      path);
 		rc = -EINVAL;
 		goto fail;
 	}
 	if (!json_object_object_get_ex(root, "metrics", &v) ||
 	    !json_object_is_type(v, json_type_array)) {
-		bench_set_err(err, errlen, "%s: malformed: \"metrics\" missing or not an array", path);
+		bench_set_err(err, errlen, "%s: malformed: \"metrics\" missing or not an array",
+			      path);
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -1164,7 +1172,8 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 				fprintf(f, "\n\n");
 			}
 			free(h);
-		} else if (sscanf(name, "evict.%63[^.].ws%u.throughput%n", pattern, &ws, &end) == 2 &&
+		} else if (sscanf(name, "evict.%63[^.].ws%u.throughput%n", pattern, &ws, &end) ==
+			       2 &&
 			   end > 0 && !name[end]) {
 			f = dat_lazy(d, &d->evict, "eviction.dat",
 				     "# pattern ws_pct median min max ci_lo ci_hi unit");
@@ -1172,7 +1181,8 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 				fprintf(f, "%s %u %.17g %.17g %.17g %.17g %.17g %s\n", pattern, ws,
 					jnum(st, "median"), jnum(st, "min"), jnum(st, "max"),
 					jnum(st, "ci_lo"), jnum(st, "ci_hi"), unit);
-		} else if (sscanf(name, "fence.%63[^.].t%u.throughput%n", pattern, &thr, &end) == 2 &&
+		} else if (sscanf(name, "fence.%63[^.].t%u.throughput%n", pattern, &thr, &end) ==
+			       2 &&
 			   end > 0 && !name[end]) {
 			f = dat_lazy(d, &d->fence, "fence.dat",
 				     "# case threads median min max ci_lo ci_hi unit");
@@ -1230,7 +1240,7 @@ static int export_one(struct dat_files *d, json_object *root, const char *path, 
 	}
 	if (d->rc)
 		bench_set_err(err, errlen, "%s: cannot write into %s: %s", path, d->dir,
-			strerror(-d->rc));
+			      strerror(-d->rc));
 	return d->rc;
 }
 

@@ -159,7 +159,9 @@ int bench_setup(struct bench_run *r, const char *name, int argc, char **argv,
 	}
 	for (i = 0; i < o.ncpus; i++) {
 		if (o.cpus[i] >= CPU_SETSIZE || !CPU_ISSET(o.cpus[i], &r->priv->allowed)) {
-			fprintf(stderr, "%s: --cpus: CPU %u is not one this process may run on (%u CPUs online)\n",
+			fprintf(stderr,
+				"%s: --cpus: CPU %u is not one this process may run on (%u CPUs "
+				"online)\n",
 				prog, o.cpus[i], r->machine.pus);
 			bench_run_fini(r);
 			return BENCH_SETUP_USAGE;

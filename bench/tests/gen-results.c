@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	char err[128];
 	char *pargv[] = {"gen-results", "--quick", NULL};
 	uint64_t rng;
-	static const double round_scale[] = { 0.85, 1.15, 1.0, 0.9, 1.1 };
+	static const double round_scale[] = {0.85, 1.15, 1.0, 0.9, 1.1};
 	double scale, refscale, histscale = 1.0;
 	unsigned rounds = 1;
 	const char *bench = "gen";
@@ -112,8 +112,8 @@ int main(int argc, char **argv)
 	bench_metric_reference(m, BENCH_REF_SYSCALL, BENCH_RATIO_VALUE_OVER_REF);
 	bench_metric_reference(h, BENCH_REF_SYSCALL, BENCH_RATIO_VALUE_OVER_REF);
 	if (floor > 0.0) {
-		struct bench_metric *f = bench_metric_add(&r, "gen.floor", "ns",
-							  BENCH_LOWER_IS_BETTER);
+		struct bench_metric *f =
+		    bench_metric_add(&r, "gen.floor", "ns", BENCH_LOWER_IS_BETTER);
 
 		if (!f) {
 			bench_run_fini(&r);

@@ -40,8 +40,8 @@ KTEST(bench_hw_open_records_gpu)
 	EXPECT_TRUE(fx.hw.dev->bdev.man_drv[TTM_PL_TT] != NULL);
 
 	/* A results file needs a usable metric to load (bench_results_load()). */
-	ASSERT_EQ(bench_metric_sample(bench_metric_add(&fx.run, "probe", "ns", BENCH_LOWER_IS_BETTER),
-				      1.0),
+	ASSERT_EQ(bench_metric_sample(
+		      bench_metric_add(&fx.run, "probe", "ns", BENCH_LOWER_IS_BETTER), 1.0),
 		  0);
 	ASSERT_NOT_NULL(mkdtemp(dir));
 	ASSERT_EQ(bench_run_write(&fx.run, dir, &path), 0);
@@ -91,13 +91,13 @@ KTEST(bench_hw_open_skips)
 		const char *what;
 		int expect;
 	} cases[] = {
-		/* clang-format off */
+	    /* clang-format off */
 		{"not i915", -ENODEV},
 		{"no node", -ENODEV},
 		{"no softpin", -EOPNOTSUPP},
 		{"no exec fence", -EOPNOTSUPP},
 		{"permission", -EACCES},
-		/* clang-format on */
+	    /* clang-format on */
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

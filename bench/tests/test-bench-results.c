@@ -104,7 +104,7 @@ static json_object *find_metric(json_object *root, const char *name)
  */
 KTEST(bench_run_round_end_round_medians)
 {
-	static const uint64_t centre[3] = { 1000, 2000, 4000 };
+	static const uint64_t centre[3] = {1000, 2000, 4000};
 	char *dir = make_tmpdir(), *written = NULL, err[256];
 	struct bench_metric *mh, *idle, *ms;
 	struct bench_stats st;
@@ -353,10 +353,12 @@ KTEST(bench_results_load_errors)
 	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"stats\": null}]}", false);
 	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [-1e300]}]}", false);
 	/* A time may be negative (an overhead), but not beyond any possible run. */
-	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", \"samples\": [-3]}]}", true);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", \"samples\": [-3]}]}",
+		true);
 	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", \"samples\": [-1e300]}]}",
 		false);
-	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"unit\": \"GB/s\", \"samples\": [-3]}]}", false);
+	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"unit\": \"GB/s\", \"samples\": [-3]}]}",
+		false);
 	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [NaN]}]}", false);
 	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [1e999]}]}", false);
 	load_ok(path, "\"metrics\": [{\"name\": \"m\", \"samples\": [Infinity]}]}", false);
@@ -463,8 +465,8 @@ KTEST(bench_results_nulls_and_name_suffixes)
 	bench_metric_reference(m, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
 	bench_metric_sample(m, -0.5);
 	/* No samples at all: stats null. */
-	ASSERT_NOT_NULL(bench_metric_add(&r, "evict.x.ws50.copy_bw", "GB/s",
-					 BENCH_HIGHER_IS_BETTER));
+	ASSERT_NOT_NULL(
+	    bench_metric_add(&r, "evict.x.ws50.copy_bw", "GB/s", BENCH_HIGHER_IS_BETTER));
 	/* Same prefix as a throughput metric, other suffix: not a plot row. */
 	m = bench_metric_add(&r, "fence.c.t1.throughput", "fences/s", BENCH_HIGHER_IS_BETTER);
 	bench_metric_sample(m, 5.0);
@@ -475,17 +477,17 @@ KTEST(bench_results_nulls_and_name_suffixes)
 	ASSERT_EQ(bench_run_write(&r, dir, &written), 0);
 	ASSERT_EQ(bench_results_load(written, &loaded, err, sizeof(err)), 0);
 	root = loaded;
-	ASSERT_TRUE(json_object_object_get_ex(find_metric(root, "probe.overhead"), "reference",
-					      &ref));
+	ASSERT_TRUE(
+	    json_object_object_get_ex(find_metric(root, "probe.overhead"), "reference", &ref));
 	EXPECT_TRUE(json_object_object_get_ex(ref, "ratio", &ratio));
 	EXPECT_NULL(ratio);
-	EXPECT_TRUE(json_object_object_get_ex(find_metric(root, "evict.x.ws50.copy_bw"), "stats",
-					      &ratio));
+	EXPECT_TRUE(
+	    json_object_object_get_ex(find_metric(root, "evict.x.ws50.copy_bw"), "stats", &ratio));
 	EXPECT_NULL(ratio);
 	json_object_put(root);
 	snprintf(out, sizeof(out), "%s/plots", dir);
 	{
-		const char *paths[] = { written };
+		const char *paths[] = {written};
 
 		ASSERT_EQ(bench_results_to_csv(paths, 1, out, err, sizeof(err)), 0);
 	}
@@ -714,7 +716,8 @@ KTEST(bench_setup_checks_out_before_measuring)
 	free(dir);
 }
 
-/* A killed run's temporary file is swept by the next run; a live process's, or another kind of file, is not. */
+/* A killed run's temporary file is swept by the next run; a live process's, or another kind of
+ * file, is not. */
 KTEST(bench_setup_sweeps_stale_temporaries)
 {
 	char *dir = make_tmpdir(), stale[512], live[512], other[512];

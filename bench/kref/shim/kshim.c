@@ -620,8 +620,7 @@ void *dma_alloc_attrs(struct device *dev, size_t size, dma_addr_t *dma, gfp_t gf
 	return NULL;
 }
 
-void dma_free_attrs(struct device *dev, size_t size, void *cpu, dma_addr_t dma,
-		    unsigned long attrs)
+void dma_free_attrs(struct device *dev, size_t size, void *cpu, dma_addr_t dma, unsigned long attrs)
 {
 	(void)dev;
 	(void)size;
@@ -834,7 +833,7 @@ struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags, in
 }
 
 static struct workqueue_struct kshim_system_wq = {
-	.pending = { &kshim_system_wq.pending, &kshim_system_wq.pending },
+    .pending = {&kshim_system_wq.pending, &kshim_system_wq.pending},
 };
 
 static struct workqueue_struct *kshim_wq(struct workqueue_struct *wq)

@@ -108,36 +108,45 @@
 #define ARRAY_SIZE(arr) (sizeof(arr) / sizeof((arr)[0]))
 #define OPTIMIZER_HIDE_VAR(var) __asm__("" : "=r"(var) : "0"(var))
 #define unreachable() __builtin_unreachable()
-#define __is_constexpr(x) (sizeof(int) == sizeof(*(8 ? ((void *)((long)(x) * 0l)) : (int *)8)))
-#define __native_word(t) \
-	(sizeof(t) == sizeof(char) || sizeof(t) == sizeof(short) || sizeof(t) == sizeof(int) || \
+#define __is_constexpr(x) (sizeof(int) == sizeof(*(8 ? ((void *)((long)(x)*0l)) : (int *)8)))
+#define __native_word(t)                                                                           \
+	(sizeof(t) == sizeof(char) || sizeof(t) == sizeof(short) || sizeof(t) == sizeof(int) ||    \
 	 sizeof(t) == sizeof(long))
-#define __scalar_type_to_expr_cases(type) unsigned type : (unsigned type)0, signed type : (signed type)0
-#define __unqual_scalar_typeof(x) \
-	typeof(_Generic((x), char : (char)0, __scalar_type_to_expr_cases(char), \
-			__scalar_type_to_expr_cases(short), __scalar_type_to_expr_cases(int), \
-			__scalar_type_to_expr_cases(long), __scalar_type_to_expr_cases(long long), \
-			default : (x)))
+#define __scalar_type_to_expr_cases(type)                                                          \
+	unsigned type : (unsigned type)0, signed type : (signed type)0
+#define __unqual_scalar_typeof(x)                                                                  \
+	typeof(_Generic((x), char                                                                  \
+			: (char)0, __scalar_type_to_expr_cases(char),                              \
+			  __scalar_type_to_expr_cases(short), __scalar_type_to_expr_cases(int),    \
+			  __scalar_type_to_expr_cases(long),                                       \
+			  __scalar_type_to_expr_cases(long long), default                          \
+			: (x)))
 
 #define READ_ONCE(x) (*(const volatile __unqual_scalar_typeof(x) *)&(x))
-#define WRITE_ONCE(x, val) \
-	do { \
-		*(volatile typeof(x) *)&(x) = (val); \
+#define WRITE_ONCE(x, val)                                                                         \
+	do {                                                                                       \
+		*(volatile typeof(x) *)&(x) = (val);                                               \
 	} while (0)
 #define data_race(expr) (expr)
-#define ASSERT_EXCLUSIVE_WRITER(var) do { } while (0)
-#define kcsan_check_access(...) do { } while (0)
+#define ASSERT_EXCLUSIVE_WRITER(var)                                                               \
+	do {                                                                                       \
+	} while (0)
+#define kcsan_check_access(...)                                                                    \
+	do {                                                                                       \
+	} while (0)
 
 #define BUILD_BUG_ON_ZERO(e) ((int)(sizeof(struct { int : (-!!(e)); })))
 #define BUILD_BUG_ON_MSG(cond, msg) _Static_assert(!(cond), msg)
 /* As the kernel's compiletime_assert(): the optimiser must remove the call. */
 extern void kshim_build_bug(void) __attribute__((__error__("BUILD_BUG_ON failed")));
-#define BUILD_BUG_ON(condition) \
-	do { \
-		if (condition) \
-			kshim_build_bug(); \
+#define BUILD_BUG_ON(condition)                                                                    \
+	do {                                                                                       \
+		if (condition)                                                                     \
+			kshim_build_bug();                                                         \
 	} while (0)
-#define BUILD_BUG() do { } while (0)
+#define BUILD_BUG()                                                                                \
+	do {                                                                                       \
+	} while (0)
 #define BUILD_BUG_ON_INVALID(e) ((void)(sizeof((long)(e))))
 #define static_assert(expr, ...) __static_assert(expr, ##__VA_ARGS__, #expr)
 #define __static_assert(expr, msg, ...) _Static_assert(expr, msg)
@@ -201,7 +210,7 @@ typedef unsigned long vm_flags_t;
 typedef struct {
 	unsigned long pgprot;
 } pgprot_t;
-#define __pgprot(x) ((pgprot_t){ (x) })
+#define __pgprot(x) ((pgprot_t){(x)})
 #define pgprot_val(x) ((x).pgprot)
 
 #define NULL ((void *)0)
@@ -280,22 +289,40 @@ struct callback_head {
 
 #define MAX_ERRNO 4095
 #define IS_ERR_VALUE(x) unlikely((unsigned long)(void *)(x) >= (unsigned long)-MAX_ERRNO)
-static inline void *ERR_PTR(long error) { return (void *)error; }
-static inline long PTR_ERR(const void *ptr) { return (long)ptr; }
-static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE((unsigned long)ptr); }
-static inline bool IS_ERR_OR_NULL(const void *ptr) { return !ptr || IS_ERR_VALUE((unsigned long)ptr); }
-static inline void *ERR_CAST(const void *ptr) { return (void *)ptr; }
-static inline int PTR_ERR_OR_ZERO(const void *ptr) { return IS_ERR(ptr) ? (int)PTR_ERR(ptr) : 0; }
+static inline void *ERR_PTR(long error)
+{
+	return (void *)error;
+}
+static inline long PTR_ERR(const void *ptr)
+{
+	return (long)ptr;
+}
+static inline bool IS_ERR(const void *ptr)
+{
+	return IS_ERR_VALUE((unsigned long)ptr);
+}
+static inline bool IS_ERR_OR_NULL(const void *ptr)
+{
+	return !ptr || IS_ERR_VALUE((unsigned long)ptr);
+}
+static inline void *ERR_CAST(const void *ptr)
+{
+	return (void *)ptr;
+}
+static inline int PTR_ERR_OR_ZERO(const void *ptr)
+{
+	return IS_ERR(ptr) ? (int)PTR_ERR(ptr) : 0;
+}
 
 /* -------------------------------------------------------- kernel.h */
 #define __cmp_op_min <
 #define __cmp_op_max >
 #define __cmp(op, x, y) ((x)__cmp_op_##op(y) ? (x) : (y))
-#define __careful_cmp(op, x, y) \
-	({ \
-		typeof(x) __x = (x); \
-		typeof(y) __y = (y); \
-		__cmp(op, __x, __y); \
+#define __careful_cmp(op, x, y)                                                                    \
+	({                                                                                         \
+		typeof(x) __x = (x);                                                               \
+		typeof(y) __y = (y);                                                               \
+		__cmp(op, __x, __y);                                                               \
 	})
 #define min(x, y) __careful_cmp(min, x, y)
 #define max(x, y) __careful_cmp(max, x, y)
@@ -308,11 +335,11 @@ static inline int PTR_ERR_OR_ZERO(const void *ptr) { return IS_ERR(ptr) ? (int)P
 #define clamp(val, lo, hi) min((typeof(val))max(val, lo), hi)
 #define clamp_t(type, val, lo, hi) min_t(type, max_t(type, val, lo), hi)
 #define clamp_val(val, lo, hi) clamp_t(typeof(val), val, lo, hi)
-#define swap(a, b) \
-	do { \
-		typeof(a) __tmp = (a); \
-		(a) = (b); \
-		(b) = __tmp; \
+#define swap(a, b)                                                                                 \
+	do {                                                                                       \
+		typeof(a) __tmp = (a);                                                             \
+		(a) = (b);                                                                         \
+		(b) = __tmp;                                                                       \
 	} while (0)
 #define __ALIGN_KERNEL_MASK(x, mask) (((x) + (mask)) & ~(mask))
 #define __ALIGN_KERNEL(x, a) __ALIGN_KERNEL_MASK(x, (typeof(x))(a)-1)
@@ -330,16 +357,25 @@ static inline int PTR_ERR_OR_ZERO(const void *ptr) { return IS_ERR(ptr) ? (int)P
 #define upper_32_bits(n) ((u32)(((n) >> 16) >> 16))
 #define lower_32_bits(n) ((u32)((n)&0xffffffff))
 #define abs(x) __builtin_choose_expr(sizeof(x) == 8, __builtin_labs(x), __builtin_abs(x))
-#define do_div(n, base) \
-	({ \
-		u32 __base = (base); \
-		u32 __rem = (u32)((n) % __base); \
-		(n) = (n) / __base; \
-		__rem; \
+#define do_div(n, base)                                                                            \
+	({                                                                                         \
+		u32 __base = (base);                                                               \
+		u32 __rem = (u32)((n) % __base);                                                   \
+		(n) = (n) / __base;                                                                \
+		__rem;                                                                             \
 	})
-static inline u64 div_u64(u64 dividend, u32 divisor) { return dividend / divisor; }
-static inline u64 div64_u64(u64 dividend, u64 divisor) { return dividend / divisor; }
-static inline s64 div_s64(s64 dividend, s32 divisor) { return dividend / divisor; }
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+static inline s64 div_s64(s64 dividend, s32 divisor)
+{
+	return dividend / divisor;
+}
 static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *rem)
 {
 	*rem = dividend % divisor;
@@ -354,10 +390,10 @@ static inline u64 mul_u64_u32_div(u64 a, u32 mul, u32 divisor)
 {
 	return (u64)(((unsigned __int128)a * mul) / divisor);
 }
-#define container_of(ptr, type, member) \
-	({ \
-		void *__mptr = (void *)(ptr); \
-		((type *)(__mptr - offsetof(type, member))); \
+#define container_of(ptr, type, member)                                                            \
+	({                                                                                         \
+		void *__mptr = (void *)(ptr);                                                      \
+		((type *)(__mptr - offsetof(type, member)));                                       \
 	})
 #define container_of_const(ptr, type, member) container_of(ptr, type, member)
 
@@ -384,21 +420,63 @@ static inline u64 mul_u64_u32_div(u64 a, u32 mul, u32 divisor)
 #define SZ_1G 0x40000000
 
 /* ------------------------------------------------------------ bitops */
-static inline int fls(unsigned int x) { return x ? 32 - __builtin_clz(x) : 0; }
-static inline int fls64(u64 x) { return x ? 64 - __builtin_clzll(x) : 0; }
-static inline int fls_long(unsigned long l) { return fls64(l); }
-static inline unsigned long __fls(unsigned long word) { return 63 - __builtin_clzl(word); }
-static inline unsigned long __ffs(unsigned long word) { return __builtin_ctzl(word); }
-static inline int ffs(int x) { return __builtin_ffs(x); }
-static inline unsigned long ffz(unsigned long word) { return __builtin_ctzl(~word); }
-static inline unsigned int hweight32(unsigned int w) { return __builtin_popcount(w); }
-static inline unsigned long hweight64(u64 w) { return __builtin_popcountll(w); }
-static inline unsigned long hweight_long(unsigned long w) { return __builtin_popcountl(w); }
-static inline int ilog2(unsigned long n) { return (int)__fls(n); }
+static inline int fls(unsigned int x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+static inline int fls_long(unsigned long l)
+{
+	return fls64(l);
+}
+static inline unsigned long __fls(unsigned long word)
+{
+	return 63 - __builtin_clzl(word);
+}
+static inline unsigned long __ffs(unsigned long word)
+{
+	return __builtin_ctzl(word);
+}
+static inline int ffs(int x)
+{
+	return __builtin_ffs(x);
+}
+static inline unsigned long ffz(unsigned long word)
+{
+	return __builtin_ctzl(~word);
+}
+static inline unsigned int hweight32(unsigned int w)
+{
+	return __builtin_popcount(w);
+}
+static inline unsigned long hweight64(u64 w)
+{
+	return __builtin_popcountll(w);
+}
+static inline unsigned long hweight_long(unsigned long w)
+{
+	return __builtin_popcountl(w);
+}
+static inline int ilog2(unsigned long n)
+{
+	return (int)__fls(n);
+}
 #define order_base_2(n) ((n) > 1 ? ilog2((n)-1) + 1 : 0)
-static inline bool is_power_of_2(unsigned long n) { return n != 0 && ((n & (n - 1)) == 0); }
-static inline unsigned long roundup_pow_of_two(unsigned long n) { return 1UL << fls_long(n - 1); }
-static inline unsigned long rounddown_pow_of_two(unsigned long n) { return 1UL << (fls_long(n) - 1); }
+static inline bool is_power_of_2(unsigned long n)
+{
+	return n != 0 && ((n & (n - 1)) == 0);
+}
+static inline unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return 1UL << fls_long(n - 1);
+}
+static inline unsigned long rounddown_pow_of_two(unsigned long n)
+{
+	return 1UL << (fls_long(n) - 1);
+}
 
 /* Atomic bit operations (x86: lock-prefixed RMW, as the kernel's). */
 static inline void set_bit(long nr, volatile unsigned long *addr)
@@ -415,7 +493,8 @@ static inline void clear_bit_unlock(long nr, volatile unsigned long *addr)
 }
 static inline bool test_and_set_bit(long nr, volatile unsigned long *addr)
 {
-	return __atomic_fetch_or(&addr[BIT_WORD(nr)], BIT_MASK(nr), __ATOMIC_SEQ_CST) & BIT_MASK(nr);
+	return __atomic_fetch_or(&addr[BIT_WORD(nr)], BIT_MASK(nr), __ATOMIC_SEQ_CST) &
+	       BIT_MASK(nr);
 }
 static inline bool test_and_clear_bit(long nr, volatile unsigned long *addr)
 {
@@ -449,10 +528,10 @@ static inline bool test_bit(long nr, const volatile unsigned long *addr)
 #define smp_wmb() barrier()
 #define smp_mb__before_atomic() barrier()
 #define smp_mb__after_atomic() barrier()
-#define smp_store_mb(var, value) \
-	do { \
-		WRITE_ONCE(var, value); \
-		smp_mb(); \
+#define smp_store_mb(var, value)                                                                   \
+	do {                                                                                       \
+		WRITE_ONCE(var, value);                                                            \
+		smp_mb();                                                                          \
 	} while (0)
 #define smp_load_acquire(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
@@ -471,101 +550,147 @@ typedef struct {
 typedef struct {
 	long counter;
 } atomic_long_t;
-#define ATOMIC_INIT(i) { (i) }
-#define ATOMIC64_INIT(i) { (i) }
-#define ATOMIC_LONG_INIT(i) { (i) }
+#define ATOMIC_INIT(i)                                                                             \
+	{                                                                                          \
+		(i)                                                                                \
+	}
+#define ATOMIC64_INIT(i)                                                                           \
+	{                                                                                          \
+		(i)                                                                                \
+	}
+#define ATOMIC_LONG_INIT(i)                                                                        \
+	{                                                                                          \
+		(i)                                                                                \
+	}
 
-#define KSHIM_ATOMIC_OPS(pfx, T, V) \
-	static inline V pfx##_read(const T *v) { return __atomic_load_n(&v->counter, __ATOMIC_RELAXED); } \
-	static inline V pfx##_read_acquire(const T *v) \
-	{ \
-		return __atomic_load_n(&v->counter, __ATOMIC_ACQUIRE); \
-	} \
-	static inline void pfx##_set(T *v, V i) { __atomic_store_n(&v->counter, i, __ATOMIC_RELAXED); } \
-	static inline void pfx##_set_release(T *v, V i) \
-	{ \
-		__atomic_store_n(&v->counter, i, __ATOMIC_RELEASE); \
-	} \
-	static inline void pfx##_add(V i, T *v) { __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST); } \
-	static inline void pfx##_sub(V i, T *v) { __atomic_fetch_sub(&v->counter, i, __ATOMIC_SEQ_CST); } \
-	static inline void pfx##_inc(T *v) { pfx##_add(1, v); } \
-	static inline void pfx##_dec(T *v) { pfx##_sub(1, v); } \
-	static inline V pfx##_add_return(V i, T *v) \
-	{ \
-		return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST); \
-	} \
-	static inline V pfx##_sub_return(V i, T *v) \
-	{ \
-		return __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST); \
-	} \
-	static inline V pfx##_fetch_add(V i, T *v) \
-	{ \
-		return __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST); \
-	} \
-	static inline V pfx##_fetch_add_relaxed(V i, T *v) \
-	{ \
-		return __atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED); \
-	} \
-	static inline V pfx##_fetch_sub_release(V i, T *v) \
-	{ \
-		return __atomic_fetch_sub(&v->counter, i, __ATOMIC_RELEASE); \
-	} \
-	static inline V pfx##_inc_return(T *v) { return pfx##_add_return(1, v); } \
-	static inline V pfx##_dec_return(T *v) { return pfx##_sub_return(1, v); } \
-	static inline bool pfx##_dec_and_test(T *v) { return pfx##_sub_return(1, v) == 0; } \
-	static inline bool pfx##_inc_and_test(T *v) { return pfx##_add_return(1, v) == 0; } \
-	static inline V pfx##_xchg(T *v, V n) \
-	{ \
-		return __atomic_exchange_n(&v->counter, n, __ATOMIC_SEQ_CST); \
-	} \
-	static inline V pfx##_cmpxchg(T *v, V o, V n) \
-	{ \
-		__atomic_compare_exchange_n(&v->counter, &o, n, false, __ATOMIC_SEQ_CST, \
-					    __ATOMIC_SEQ_CST); \
-		return o; \
-	} \
-	static inline bool pfx##_try_cmpxchg(T *v, V *o, V n) \
-	{ \
-		return __atomic_compare_exchange_n(&v->counter, o, n, false, __ATOMIC_SEQ_CST, \
-						   __ATOMIC_SEQ_CST); \
-	} \
-	static inline bool pfx##_try_cmpxchg_acquire(T *v, V *o, V n) \
-	{ \
-		return __atomic_compare_exchange_n(&v->counter, o, n, false, __ATOMIC_ACQUIRE, \
-						   __ATOMIC_ACQUIRE); \
-	} \
-	static inline bool pfx##_try_cmpxchg_release(T *v, V *o, V n) \
-	{ \
-		return __atomic_compare_exchange_n(&v->counter, o, n, false, __ATOMIC_RELEASE, \
-						   __ATOMIC_RELAXED); \
-	} \
-	static inline bool pfx##_add_unless(T *v, V a, V u) \
-	{ \
-		V c = pfx##_read(v); \
-		do { \
-			if (c == u) \
-				return false; \
-		} while (!pfx##_try_cmpxchg(v, &c, c + a)); \
-		return true; \
-	} \
-	static inline bool pfx##_inc_not_zero(T *v) { return pfx##_add_unless(v, 1, 0); } \
-	static inline void pfx##_or(V i, T *v) { __atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST); } \
-	static inline void pfx##_andnot(V i, T *v) \
-	{ \
-		__atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST); \
+#define KSHIM_ATOMIC_OPS(pfx, T, V)                                                                \
+	static inline V pfx##_read(const T *v)                                                     \
+	{                                                                                          \
+		return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);                             \
+	}                                                                                          \
+	static inline V pfx##_read_acquire(const T *v)                                             \
+	{                                                                                          \
+		return __atomic_load_n(&v->counter, __ATOMIC_ACQUIRE);                             \
+	}                                                                                          \
+	static inline void pfx##_set(T *v, V i)                                                    \
+	{                                                                                          \
+		__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);                                \
+	}                                                                                          \
+	static inline void pfx##_set_release(T *v, V i)                                            \
+	{                                                                                          \
+		__atomic_store_n(&v->counter, i, __ATOMIC_RELEASE);                                \
+	}                                                                                          \
+	static inline void pfx##_add(V i, T *v)                                                    \
+	{                                                                                          \
+		__atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST);                              \
+	}                                                                                          \
+	static inline void pfx##_sub(V i, T *v)                                                    \
+	{                                                                                          \
+		__atomic_fetch_sub(&v->counter, i, __ATOMIC_SEQ_CST);                              \
+	}                                                                                          \
+	static inline void pfx##_inc(T *v)                                                         \
+	{                                                                                          \
+		pfx##_add(1, v);                                                                   \
+	}                                                                                          \
+	static inline void pfx##_dec(T *v)                                                         \
+	{                                                                                          \
+		pfx##_sub(1, v);                                                                   \
+	}                                                                                          \
+	static inline V pfx##_add_return(V i, T *v)                                                \
+	{                                                                                          \
+		return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);                       \
+	}                                                                                          \
+	static inline V pfx##_sub_return(V i, T *v)                                                \
+	{                                                                                          \
+		return __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST);                       \
+	}                                                                                          \
+	static inline V pfx##_fetch_add(V i, T *v)                                                 \
+	{                                                                                          \
+		return __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST);                       \
+	}                                                                                          \
+	static inline V pfx##_fetch_add_relaxed(V i, T *v)                                         \
+	{                                                                                          \
+		return __atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);                       \
+	}                                                                                          \
+	static inline V pfx##_fetch_sub_release(V i, T *v)                                         \
+	{                                                                                          \
+		return __atomic_fetch_sub(&v->counter, i, __ATOMIC_RELEASE);                       \
+	}                                                                                          \
+	static inline V pfx##_inc_return(T *v)                                                     \
+	{                                                                                          \
+		return pfx##_add_return(1, v);                                                     \
+	}                                                                                          \
+	static inline V pfx##_dec_return(T *v)                                                     \
+	{                                                                                          \
+		return pfx##_sub_return(1, v);                                                     \
+	}                                                                                          \
+	static inline bool pfx##_dec_and_test(T *v)                                                \
+	{                                                                                          \
+		return pfx##_sub_return(1, v) == 0;                                                \
+	}                                                                                          \
+	static inline bool pfx##_inc_and_test(T *v)                                                \
+	{                                                                                          \
+		return pfx##_add_return(1, v) == 0;                                                \
+	}                                                                                          \
+	static inline V pfx##_xchg(T *v, V n)                                                      \
+	{                                                                                          \
+		return __atomic_exchange_n(&v->counter, n, __ATOMIC_SEQ_CST);                      \
+	}                                                                                          \
+	static inline V pfx##_cmpxchg(T *v, V o, V n)                                              \
+	{                                                                                          \
+		__atomic_compare_exchange_n(&v->counter, &o, n, false, __ATOMIC_SEQ_CST,           \
+					    __ATOMIC_SEQ_CST);                                     \
+		return o;                                                                          \
+	}                                                                                          \
+	static inline bool pfx##_try_cmpxchg(T *v, V *o, V n)                                      \
+	{                                                                                          \
+		return __atomic_compare_exchange_n(&v->counter, o, n, false, __ATOMIC_SEQ_CST,     \
+						   __ATOMIC_SEQ_CST);                              \
+	}                                                                                          \
+	static inline bool pfx##_try_cmpxchg_acquire(T *v, V *o, V n)                              \
+	{                                                                                          \
+		return __atomic_compare_exchange_n(&v->counter, o, n, false, __ATOMIC_ACQUIRE,     \
+						   __ATOMIC_ACQUIRE);                              \
+	}                                                                                          \
+	static inline bool pfx##_try_cmpxchg_release(T *v, V *o, V n)                              \
+	{                                                                                          \
+		return __atomic_compare_exchange_n(&v->counter, o, n, false, __ATOMIC_RELEASE,     \
+						   __ATOMIC_RELAXED);                              \
+	}                                                                                          \
+	static inline bool pfx##_add_unless(T *v, V a, V u)                                        \
+	{                                                                                          \
+		V c = pfx##_read(v);                                                               \
+		do {                                                                               \
+			if (c == u)                                                                \
+				return false;                                                      \
+		} while (!pfx##_try_cmpxchg(v, &c, c + a));                                        \
+		return true;                                                                       \
+	}                                                                                          \
+	static inline bool pfx##_inc_not_zero(T *v)                                                \
+	{                                                                                          \
+		return pfx##_add_unless(v, 1, 0);                                                  \
+	}                                                                                          \
+	static inline void pfx##_or(V i, T *v)                                                     \
+	{                                                                                          \
+		__atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST);                               \
+	}                                                                                          \
+	static inline void pfx##_andnot(V i, T *v)                                                 \
+	{                                                                                          \
+		__atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST);                             \
 	}
 KSHIM_ATOMIC_OPS(atomic, atomic_t, int)
 KSHIM_ATOMIC_OPS(atomic64, atomic64_t, s64)
 KSHIM_ATOMIC_OPS(atomic_long, atomic_long_t, long)
 
 #define xchg(ptr, v) __atomic_exchange_n(ptr, v, __ATOMIC_SEQ_CST)
-#define cmpxchg(ptr, o, n) \
-	({ \
-		typeof(*(ptr)) __o = (o); \
-		__atomic_compare_exchange_n(ptr, &__o, n, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-		__o; \
+#define cmpxchg(ptr, o, n)                                                                         \
+	({                                                                                         \
+		typeof(*(ptr)) __o = (o);                                                          \
+		__atomic_compare_exchange_n(ptr, &__o, n, false, __ATOMIC_SEQ_CST,                 \
+					    __ATOMIC_SEQ_CST);                                     \
+		__o;                                                                               \
 	})
-#define try_cmpxchg(ptr, po, n) \
+#define try_cmpxchg(ptr, po, n)                                                                    \
 	__atomic_compare_exchange_n(ptr, po, n, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 #define cmpxchg_relaxed cmpxchg
 
@@ -573,10 +698,19 @@ KSHIM_ATOMIC_OPS(atomic_long, atomic_long_t, long)
 typedef struct refcount_struct {
 	atomic_t refs;
 } refcount_t;
-#define REFCOUNT_INIT(n) { .refs = ATOMIC_INIT(n) }
+#define REFCOUNT_INIT(n)                                                                           \
+	{                                                                                          \
+		.refs = ATOMIC_INIT(n)                                                             \
+	}
 void kshim_refcount_warn(refcount_t *r, const char *what);
-static inline void refcount_set(refcount_t *r, int n) { atomic_set(&r->refs, n); }
-static inline unsigned int refcount_read(const refcount_t *r) { return atomic_read(&r->refs); }
+static inline void refcount_set(refcount_t *r, int n)
+{
+	atomic_set(&r->refs, n);
+}
+static inline unsigned int refcount_read(const refcount_t *r)
+{
+	return atomic_read(&r->refs);
+}
 /* As the kernel's: one locked add, a saturation check on the old value. */
 static inline void refcount_inc(refcount_t *r)
 {
@@ -614,7 +748,10 @@ static inline bool refcount_sub_and_test(int i, refcount_t *r)
 		kshim_refcount_warn(r, "sub");
 	return false;
 }
-static inline bool refcount_dec_and_test(refcount_t *r) { return refcount_sub_and_test(1, r); }
+static inline bool refcount_dec_and_test(refcount_t *r)
+{
+	return refcount_sub_and_test(1, r);
+}
 static inline void refcount_dec(refcount_t *r)
 {
 	if (unlikely(atomic_fetch_sub_release(1, &r->refs) <= 1))
@@ -642,44 +779,58 @@ int kshim_printk(const char *fmt, ...) __printf(1, 2);
 #define pr_notice(fmt, ...) kshim_printk(pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_info(fmt, ...) kshim_printk(pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_cont(fmt, ...) kshim_printk(fmt, ##__VA_ARGS__)
-#define pr_debug(fmt, ...) do { if (0) kshim_printk(pr_fmt(fmt), ##__VA_ARGS__); } while (0)
+#define pr_debug(fmt, ...)                                                                         \
+	do {                                                                                       \
+		if (0)                                                                             \
+			kshim_printk(pr_fmt(fmt), ##__VA_ARGS__);                                  \
+	} while (0)
 #define pr_err_once pr_err
 #define pr_warn_once pr_warn
 #define pr_info_once pr_info
 #define pr_warn_ratelimited pr_warn
 #define pr_err_ratelimited pr_err
-#define no_printk(fmt, ...) do { if (0) kshim_printk(fmt, ##__VA_ARGS__); } while (0)
+#define no_printk(fmt, ...)                                                                        \
+	do {                                                                                       \
+		if (0)                                                                             \
+			kshim_printk(fmt, ##__VA_ARGS__);                                          \
+	} while (0)
 
 /* --------------------------------------------------------------- bug */
 void kshim_warn(const char *file, int line, const char *cond);
 void kshim_bug(const char *file, int line) __noreturn;
-#define WARN_ON(condition) \
-	({ \
-		int __ret_warn_on = !!(condition); \
-		if (unlikely(__ret_warn_on)) \
-			kshim_warn(__FILE__, __LINE__, #condition); \
-		unlikely(__ret_warn_on); \
+#define WARN_ON(condition)                                                                         \
+	({                                                                                         \
+		int __ret_warn_on = !!(condition);                                                 \
+		if (unlikely(__ret_warn_on))                                                       \
+			kshim_warn(__FILE__, __LINE__, #condition);                                \
+		unlikely(__ret_warn_on);                                                           \
 	})
 #define WARN_ON_ONCE(condition) WARN_ON(condition)
-#define WARN(condition, format...) \
-	({ \
-		int __ret_warn_on = !!(condition); \
-		if (unlikely(__ret_warn_on)) { \
-			kshim_printk(format); \
-			kshim_warn(__FILE__, __LINE__, #condition); \
-		} \
-		unlikely(__ret_warn_on); \
+#define WARN(condition, format...)                                                                 \
+	({                                                                                         \
+		int __ret_warn_on = !!(condition);                                                 \
+		if (unlikely(__ret_warn_on)) {                                                     \
+			kshim_printk(format);                                                      \
+			kshim_warn(__FILE__, __LINE__, #condition);                                \
+		}                                                                                  \
+		unlikely(__ret_warn_on);                                                           \
 	})
 #define WARN_ONCE(condition, format...) WARN(condition, format)
 #define BUG() kshim_bug(__FILE__, __LINE__)
-#define BUG_ON(condition) \
-	do { \
-		if (unlikely(condition)) \
-			BUG(); \
+#define BUG_ON(condition)                                                                          \
+	do {                                                                                       \
+		if (unlikely(condition))                                                           \
+			BUG();                                                                     \
 	} while (0)
-#define VM_BUG_ON(c) do { } while (0)
-#define VM_WARN_ON(c) do { } while (0)
-#define VM_WARN_ON_ONCE(c) do { } while (0)
+#define VM_BUG_ON(c)                                                                               \
+	do {                                                                                       \
+	} while (0)
+#define VM_WARN_ON(c)                                                                              \
+	do {                                                                                       \
+	} while (0)
+#define VM_WARN_ON_ONCE(c)                                                                         \
+	do {                                                                                       \
+	} while (0)
 #define CHECK_DATA_CORRUPTION(condition, fmt, ...) (unlikely(condition))
 
 /* ------------------------------------------------------- lockdep etc */
@@ -689,24 +840,62 @@ struct lock_class_key {
 struct lockdep_map {
 	int dummy;
 };
-#define lockdep_assert_held(l) do { (void)(l); } while (0)
-#define lockdep_assert_held_once(l) do { (void)(l); } while (0)
-#define lockdep_assert_not_held(l) do { (void)(l); } while (0)
-#define lockdep_assert_held_write(l) do { (void)(l); } while (0)
-#define lockdep_assert_none_held_once() do { } while (0)
+#define lockdep_assert_held(l)                                                                     \
+	do {                                                                                       \
+		(void)(l);                                                                         \
+	} while (0)
+#define lockdep_assert_held_once(l)                                                                \
+	do {                                                                                       \
+		(void)(l);                                                                         \
+	} while (0)
+#define lockdep_assert_not_held(l)                                                                 \
+	do {                                                                                       \
+		(void)(l);                                                                         \
+	} while (0)
+#define lockdep_assert_held_write(l)                                                               \
+	do {                                                                                       \
+		(void)(l);                                                                         \
+	} while (0)
+#define lockdep_assert_none_held_once()                                                            \
+	do {                                                                                       \
+	} while (0)
 #define lockdep_is_held(l) 1
-#define lockdep_set_class(l, k) do { } while (0)
-#define lockdep_init_map(...) do { } while (0)
-#define lock_map_acquire(l) do { } while (0)
-#define lock_map_release(l) do { } while (0)
-#define lock_acquire(...) do { } while (0)
-#define lock_release(...) do { } while (0)
-#define might_lock(l) do { } while (0)
-#define might_sleep() do { } while (0)
-#define might_fault() do { } while (0)
-#define might_sleep_if(c) do { } while (0)
-#define cant_sleep() do { } while (0)
-#define might_resched() do { } while (0)
+#define lockdep_set_class(l, k)                                                                    \
+	do {                                                                                       \
+	} while (0)
+#define lockdep_init_map(...)                                                                      \
+	do {                                                                                       \
+	} while (0)
+#define lock_map_acquire(l)                                                                        \
+	do {                                                                                       \
+	} while (0)
+#define lock_map_release(l)                                                                        \
+	do {                                                                                       \
+	} while (0)
+#define lock_acquire(...)                                                                          \
+	do {                                                                                       \
+	} while (0)
+#define lock_release(...)                                                                          \
+	do {                                                                                       \
+	} while (0)
+#define might_lock(l)                                                                              \
+	do {                                                                                       \
+	} while (0)
+#define might_sleep()                                                                              \
+	do {                                                                                       \
+	} while (0)
+#define might_fault()                                                                              \
+	do {                                                                                       \
+	} while (0)
+#define might_sleep_if(c)                                                                          \
+	do {                                                                                       \
+	} while (0)
+#define cant_sleep()                                                                               \
+	do {                                                                                       \
+	} while (0)
+#define might_resched()                                                                            \
+	do {                                                                                       \
+	} while (0)
 #define cond_resched() 0
 #define in_atomic() 0
 #define in_interrupt() 0
@@ -716,12 +905,24 @@ struct lockdep_map {
 #define preempt_enable() barrier()
 #define migrate_disable() barrier()
 #define migrate_enable() barrier()
-#define local_irq_save(f) do { (f) = 0; barrier(); } while (0)
-#define local_irq_restore(f) do { (void)(f); barrier(); } while (0)
+#define local_irq_save(f)                                                                          \
+	do {                                                                                       \
+		(f) = 0;                                                                           \
+		barrier();                                                                         \
+	} while (0)
+#define local_irq_restore(f)                                                                       \
+	do {                                                                                       \
+		(void)(f);                                                                         \
+		barrier();                                                                         \
+	} while (0)
 #define local_irq_disable() barrier()
 #define local_irq_enable() barrier()
-#define fs_reclaim_acquire(g) do { } while (0)
-#define fs_reclaim_release(g) do { } while (0)
+#define fs_reclaim_acquire(g)                                                                      \
+	do {                                                                                       \
+	} while (0)
+#define fs_reclaim_release(g)                                                                      \
+	do {                                                                                       \
+	} while (0)
 #define __lockdep_no_validate__ dummy
 #define LOCK_EVENT(...)
 #define DEFINE_LOCKDEP_MAP(...)
@@ -739,11 +940,20 @@ typedef spinlock_t raw_spinlock_t;
 typedef struct {
 	int cnt;
 } rwlock_t;
-#define __SPIN_LOCK_UNLOCKED(x) { 0 }
+#define __SPIN_LOCK_UNLOCKED(x)                                                                    \
+	{                                                                                          \
+		0                                                                                  \
+	}
 #define DEFINE_SPINLOCK(x) spinlock_t x = __SPIN_LOCK_UNLOCKED(x)
-#define __RW_LOCK_UNLOCKED(x) { 0 }
+#define __RW_LOCK_UNLOCKED(x)                                                                      \
+	{                                                                                          \
+		0                                                                                  \
+	}
 #define DEFINE_RWLOCK(x) rwlock_t x = __RW_LOCK_UNLOCKED(x)
-static inline void spin_lock_init(spinlock_t *l) { l->locked = 0; }
+static inline void spin_lock_init(spinlock_t *l)
+{
+	l->locked = 0;
+}
 #define raw_spin_lock_init spin_lock_init
 static inline void spin_lock(spinlock_t *l)
 {
@@ -755,10 +965,24 @@ static inline int spin_trylock(spinlock_t *l)
 {
 	return !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
 }
-static inline void spin_unlock(spinlock_t *l) { __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE); }
-static inline int spin_is_locked(spinlock_t *l) { return __atomic_load_n(&l->locked, __ATOMIC_RELAXED); }
-#define spin_lock_irqsave(l, f) do { (f) = 0; spin_lock(l); } while (0)
-#define spin_unlock_irqrestore(l, f) do { (void)(f); spin_unlock(l); } while (0)
+static inline void spin_unlock(spinlock_t *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+static inline int spin_is_locked(spinlock_t *l)
+{
+	return __atomic_load_n(&l->locked, __ATOMIC_RELAXED);
+}
+#define spin_lock_irqsave(l, f)                                                                    \
+	do {                                                                                       \
+		(f) = 0;                                                                           \
+		spin_lock(l);                                                                      \
+	} while (0)
+#define spin_unlock_irqrestore(l, f)                                                               \
+	do {                                                                                       \
+		(void)(f);                                                                         \
+		spin_unlock(l);                                                                    \
+	} while (0)
 #define spin_lock_irq(l) spin_lock(l)
 #define spin_unlock_irq(l) spin_unlock(l)
 #define spin_lock_bh(l) spin_lock(l)
@@ -768,17 +992,23 @@ static inline int spin_is_locked(spinlock_t *l) { return __atomic_load_n(&l->loc
 #define raw_spin_unlock spin_unlock
 #define raw_spin_lock_irqsave spin_lock_irqsave
 #define raw_spin_unlock_irqrestore spin_unlock_irqrestore
-#define assert_spin_locked(l) do { (void)(l); } while (0)
+#define assert_spin_locked(l)                                                                      \
+	do {                                                                                       \
+		(void)(l);                                                                         \
+	} while (0)
 
 /* Reader-writer lock: readers count up, a writer takes -1. */
-static inline void rwlock_init(rwlock_t *l) { l->cnt = 0; }
+static inline void rwlock_init(rwlock_t *l)
+{
+	l->cnt = 0;
+}
 static inline void read_lock(rwlock_t *l)
 {
 	int c = __atomic_load_n(&l->cnt, __ATOMIC_RELAXED);
 
 	for (;;) {
-		if (c >= 0 && __atomic_compare_exchange_n(&l->cnt, &c, c + 1, false, __ATOMIC_ACQUIRE,
-							  __ATOMIC_RELAXED))
+		if (c >= 0 && __atomic_compare_exchange_n(&l->cnt, &c, c + 1, false,
+							  __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return;
 		if (c < 0) {
 			cpu_relax();
@@ -786,17 +1016,24 @@ static inline void read_lock(rwlock_t *l)
 		}
 	}
 }
-static inline void read_unlock(rwlock_t *l) { __atomic_fetch_sub(&l->cnt, 1, __ATOMIC_RELEASE); }
+static inline void read_unlock(rwlock_t *l)
+{
+	__atomic_fetch_sub(&l->cnt, 1, __ATOMIC_RELEASE);
+}
 static inline void write_lock(rwlock_t *l)
 {
 	int z = 0;
 
-	while (!__atomic_compare_exchange_n(&l->cnt, &z, -1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+	while (!__atomic_compare_exchange_n(&l->cnt, &z, -1, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
 		z = 0;
 		cpu_relax();
 	}
 }
-static inline void write_unlock(rwlock_t *l) { __atomic_store_n(&l->cnt, 0, __ATOMIC_RELEASE); }
+static inline void write_unlock(rwlock_t *l)
+{
+	__atomic_store_n(&l->cnt, 0, __ATOMIC_RELEASE);
+}
 
 /* ------------------------------------------------------------ tasks */
 struct task_struct {
@@ -814,14 +1051,22 @@ extern __thread struct task_struct kshim_current;
 #define TASK_NORMAL (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
 #define __set_current_state(s) (current->state = (s))
 #define set_current_state(s) smp_store_mb(current->state, (s))
-static inline int signal_pending(struct task_struct *p) { (void)p; return 0; }
+static inline int signal_pending(struct task_struct *p)
+{
+	(void)p;
+	return 0;
+}
 static inline int signal_pending_state(unsigned int s, struct task_struct *p)
 {
 	(void)s;
 	(void)p;
 	return 0;
 }
-static inline int fatal_signal_pending(struct task_struct *p) { (void)p; return 0; }
+static inline int fatal_signal_pending(struct task_struct *p)
+{
+	(void)p;
+	return 0;
+}
 long schedule_timeout(long timeout);
 void schedule(void);
 int wake_up_state(struct task_struct *p, unsigned int state);
@@ -845,7 +1090,9 @@ int wake_up_process(struct task_struct *p);
 #define rcu_read_lock_held() 1
 #define rcu_read_lock_sched_held() 1
 #define rcu_read_lock_any_held() 1
-#define RCU_LOCKDEP_WARN(c, s) do { } while (0)
+#define RCU_LOCKDEP_WARN(c, s)                                                                     \
+	do {                                                                                       \
+	} while (0)
 #define rcu_dereference(p) READ_ONCE(p)
 #define rcu_dereference_raw(p) READ_ONCE(p)
 #define rcu_dereference_check(p, c) READ_ONCE(p)
@@ -855,16 +1102,19 @@ int wake_up_process(struct task_struct *p);
 #define rcu_assign_pointer(p, v) smp_store_release(&(p), (v))
 #define RCU_INIT_POINTER(p, v) WRITE_ONCE(p, v)
 #define RCU_INITIALIZER(v) (v)
-#define rcu_replace_pointer(rcu_ptr, ptr, c) \
-	({ \
-		typeof(ptr) __tmp = rcu_dereference_protected((rcu_ptr), (c)); \
-		rcu_assign_pointer((rcu_ptr), (ptr)); \
-		__tmp; \
+#define rcu_replace_pointer(rcu_ptr, ptr, c)                                                       \
+	({                                                                                         \
+		typeof(ptr) __tmp = rcu_dereference_protected((rcu_ptr), (c));                     \
+		rcu_assign_pointer((rcu_ptr), (ptr));                                              \
+		__tmp;                                                                             \
 	})
 #define rcu_pointer_handoff(p) (p)
 #define unrcu_pointer(p) (p)
 typedef void (*rcu_callback_t)(struct rcu_head *head);
-static inline void call_rcu(struct rcu_head *head, rcu_callback_t func) { func(head); }
+static inline void call_rcu(struct rcu_head *head, rcu_callback_t func)
+{
+	func(head);
+}
 void synchronize_rcu(void);
 void rcu_barrier(void);
 void kfree(const void *objp);
@@ -911,11 +1161,20 @@ static inline void write_seqcount_end(seqcount_t *s)
 struct mutex {
 	atomic_long_t owner;
 };
-#define __MUTEX_INITIALIZER(name) { .owner = ATOMIC_LONG_INIT(0) }
+#define __MUTEX_INITIALIZER(name)                                                                  \
+	{                                                                                          \
+		.owner = ATOMIC_LONG_INIT(0)                                                       \
+	}
 #define DEFINE_MUTEX(m) struct mutex m = __MUTEX_INITIALIZER(m)
-static inline void mutex_init(struct mutex *m) { atomic_long_set(&m->owner, 0); }
+static inline void mutex_init(struct mutex *m)
+{
+	atomic_long_set(&m->owner, 0);
+}
 #define __mutex_init(m, n, k) mutex_init(m)
-static inline void mutex_destroy(struct mutex *m) { (void)m; }
+static inline void mutex_destroy(struct mutex *m)
+{
+	(void)m;
+}
 void kshim_mutex_lock_slow(struct mutex *m);
 static inline bool kshim_mutex_trylock_fast(struct mutex *m)
 {
@@ -940,7 +1199,10 @@ static inline int mutex_lock_killable(struct mutex *m)
 	mutex_lock(m);
 	return 0;
 }
-static inline int mutex_trylock(struct mutex *m) { return kshim_mutex_trylock_fast(m); }
+static inline int mutex_trylock(struct mutex *m)
+{
+	return kshim_mutex_trylock_fast(m);
+}
 static inline void mutex_unlock(struct mutex *m)
 {
 	long cur = (long)current;
@@ -948,13 +1210,16 @@ static inline void mutex_unlock(struct mutex *m)
 	if (!atomic_long_try_cmpxchg_release(&m->owner, &cur, 0))
 		atomic_long_set_release(&m->owner, 0);
 }
-static inline bool mutex_is_locked(struct mutex *m) { return atomic_long_read(&m->owner) != 0; }
+static inline bool mutex_is_locked(struct mutex *m)
+{
+	return atomic_long_read(&m->owner) != 0;
+}
 
 /* Reader-writer semaphore (only ttm_pool's shrinker lock): an rwlock. */
 struct rw_semaphore {
 	rwlock_t l;
 };
-#define DECLARE_RWSEM(n) struct rw_semaphore n = { __RW_LOCK_UNLOCKED(n) }
+#define DECLARE_RWSEM(n) struct rw_semaphore n = {__RW_LOCK_UNLOCKED(n)}
 #define init_rwsem(s) rwlock_init(&(s)->l)
 #define down_read(s) read_lock(&(s)->l)
 #define up_read(s) read_unlock(&(s)->l)
@@ -968,32 +1233,101 @@ struct rw_semaphore {
 #define USEC_PER_SEC 1000000L
 #define MSEC_PER_SEC 1000L
 ktime_t ktime_get(void);
-static inline ktime_t ktime_get_raw(void) { return ktime_get(); }
-static inline ktime_t ktime_get_mono_fast_ns(void) { return ktime_get(); }
-static inline ktime_t ktime_get_real(void) { return ktime_get(); }
-static inline s64 ktime_to_ns(ktime_t kt) { return kt; }
-static inline s64 ktime_to_us(ktime_t kt) { return kt / 1000; }
-static inline s64 ktime_to_ms(ktime_t kt) { return kt / 1000000; }
-static inline ktime_t ns_to_ktime(u64 ns) { return ns; }
-static inline ktime_t ktime_add(ktime_t a, ktime_t b) { return a + b; }
-static inline ktime_t ktime_sub(ktime_t a, ktime_t b) { return a - b; }
-static inline ktime_t ktime_add_ns(ktime_t a, u64 b) { return a + b; }
-static inline ktime_t ktime_add_us(ktime_t a, u64 b) { return a + b * 1000; }
-static inline ktime_t ktime_add_ms(ktime_t a, u64 b) { return a + b * 1000000; }
-static inline int ktime_compare(ktime_t a, ktime_t b) { return a < b ? -1 : a > b; }
-static inline bool ktime_after(ktime_t a, ktime_t b) { return a > b; }
-static inline bool ktime_before(ktime_t a, ktime_t b) { return a < b; }
-static inline s64 ktime_us_delta(ktime_t a, ktime_t b) { return (a - b) / 1000; }
-static inline s64 ktime_ms_delta(ktime_t a, ktime_t b) { return (a - b) / 1000000; }
-static inline ktime_t ktime_set(s64 secs, unsigned long nsecs) { return secs * NSEC_PER_SEC + nsecs; }
-#define KTIME_MAX ((s64)~((u64)1 << 63))
+static inline ktime_t ktime_get_raw(void)
+{
+	return ktime_get();
+}
+static inline ktime_t ktime_get_mono_fast_ns(void)
+{
+	return ktime_get();
+}
+static inline ktime_t ktime_get_real(void)
+{
+	return ktime_get();
+}
+static inline s64 ktime_to_ns(ktime_t kt)
+{
+	return kt;
+}
+static inline s64 ktime_to_us(ktime_t kt)
+{
+	return kt / 1000;
+}
+static inline s64 ktime_to_ms(ktime_t kt)
+{
+	return kt / 1000000;
+}
+static inline ktime_t ns_to_ktime(u64 ns)
+{
+	return ns;
+}
+static inline ktime_t ktime_add(ktime_t a, ktime_t b)
+{
+	return a + b;
+}
+static inline ktime_t ktime_sub(ktime_t a, ktime_t b)
+{
+	return a - b;
+}
+static inline ktime_t ktime_add_ns(ktime_t a, u64 b)
+{
+	return a + b;
+}
+static inline ktime_t ktime_add_us(ktime_t a, u64 b)
+{
+	return a + b * 1000;
+}
+static inline ktime_t ktime_add_ms(ktime_t a, u64 b)
+{
+	return a + b * 1000000;
+}
+static inline int ktime_compare(ktime_t a, ktime_t b)
+{
+	return a < b ? -1 : a > b;
+}
+static inline bool ktime_after(ktime_t a, ktime_t b)
+{
+	return a > b;
+}
+static inline bool ktime_before(ktime_t a, ktime_t b)
+{
+	return a < b;
+}
+static inline s64 ktime_us_delta(ktime_t a, ktime_t b)
+{
+	return (a - b) / 1000;
+}
+static inline s64 ktime_ms_delta(ktime_t a, ktime_t b)
+{
+	return (a - b) / 1000000;
+}
+static inline ktime_t ktime_set(s64 secs, unsigned long nsecs)
+{
+	return secs * NSEC_PER_SEC + nsecs;
+}
+#define KTIME_MAX ((s64) ~((u64)1 << 63))
 #define ktime_compare_safe ktime_compare
 extern unsigned long volatile jiffies;
-static inline unsigned long msecs_to_jiffies(unsigned int m) { return m / (1000 / HZ); }
-static inline unsigned long usecs_to_jiffies(unsigned int u) { return u / (1000000 / HZ); }
-static inline unsigned int jiffies_to_msecs(unsigned long j) { return j * (1000 / HZ); }
-static inline u64 nsecs_to_jiffies64(u64 n) { return n / (NSEC_PER_SEC / HZ); }
-static inline unsigned long nsecs_to_jiffies(u64 n) { return n / (NSEC_PER_SEC / HZ); }
+static inline unsigned long msecs_to_jiffies(unsigned int m)
+{
+	return m / (1000 / HZ);
+}
+static inline unsigned long usecs_to_jiffies(unsigned int u)
+{
+	return u / (1000000 / HZ);
+}
+static inline unsigned int jiffies_to_msecs(unsigned long j)
+{
+	return j * (1000 / HZ);
+}
+static inline u64 nsecs_to_jiffies64(u64 n)
+{
+	return n / (NSEC_PER_SEC / HZ);
+}
+static inline unsigned long nsecs_to_jiffies(u64 n)
+{
+	return n / (NSEC_PER_SEC / HZ);
+}
 #define time_after(a, b) ((long)((b) - (a)) < 0)
 #define time_before(a, b) time_after(b, a)
 #define time_after_eq(a, b) ((long)((a) - (b)) >= 0)
@@ -1003,7 +1337,7 @@ struct timespec64 {
 };
 static inline struct timespec64 ktime_to_timespec64(ktime_t kt)
 {
-	struct timespec64 ts = { kt / NSEC_PER_SEC, kt % NSEC_PER_SEC };
+	struct timespec64 ts = {kt / NSEC_PER_SEC, kt % NSEC_PER_SEC};
 
 	return ts;
 }
@@ -1028,16 +1362,32 @@ void init_waitqueue_head(struct wait_queue_head *wq);
 void wake_up_all(struct wait_queue_head *wq);
 #define wake_up(wq) wake_up_all(wq)
 #define wake_up_interruptible(wq) wake_up_all(wq)
-#define wake_up_var(v) do { } while (0)
-#define wait_var_event(v, c) do { } while (!(c))
+#define wake_up_var(v)                                                                             \
+	do {                                                                                       \
+	} while (0)
+#define wait_var_event(v, c)                                                                       \
+	do {                                                                                       \
+	} while (!(c))
 
 struct completion {
 	unsigned int done;
 };
-static inline void init_completion(struct completion *c) { c->done = 0; }
-static inline void complete(struct completion *c) { c->done = 1; }
-static inline void complete_all(struct completion *c) { c->done = 1; }
-static inline bool completion_done(struct completion *c) { return c->done; }
+static inline void init_completion(struct completion *c)
+{
+	c->done = 0;
+}
+static inline void complete(struct completion *c)
+{
+	c->done = 1;
+}
+static inline void complete_all(struct completion *c)
+{
+	c->done = 1;
+}
+static inline bool completion_done(struct completion *c)
+{
+	return c->done;
+}
 
 /* ----------------------------------------------------------- workqueue */
 /*
@@ -1068,7 +1418,10 @@ struct irq_work {
 void kshim_init_work(struct work_struct *w, work_func_t fn);
 #define INIT_WORK(w, fn) kshim_init_work((w), (fn))
 #define INIT_DELAYED_WORK(dw, fn) kshim_init_work(&(dw)->work, (fn))
-#define __WORK_INITIALIZER(n, f) { .data = ATOMIC_LONG_INIT(0), .entry = { &(n).entry, &(n).entry }, .func = (f) }
+#define __WORK_INITIALIZER(n, f)                                                                   \
+	{                                                                                          \
+		.data = ATOMIC_LONG_INIT(0), .entry = {&(n).entry, &(n).entry}, .func = (f)        \
+	}
 #define DECLARE_WORK(n, f) struct work_struct n = __WORK_INITIALIZER(n, f)
 struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags, int max_active, ...);
 #define alloc_ordered_workqueue(fmt, flags, args...) alloc_workqueue(fmt, flags, 1, ##args)
@@ -1107,7 +1460,10 @@ static inline void init_irq_work(struct irq_work *w, void (*func)(struct irq_wor
 }
 bool irq_work_queue(struct irq_work *w);
 void irq_work_sync(struct irq_work *w);
-#define IRQ_WORK_INIT(f) { .func = (f) }
+#define IRQ_WORK_INIT(f)                                                                           \
+	{                                                                                          \
+		.func = (f)                                                                        \
+	}
 
 /* ------------------------------------------------------------- memory */
 #define ___GFP_DMA 0x01u
@@ -1158,7 +1514,8 @@ void irq_work_sync(struct irq_work *w);
 #define GFP_DMA32 __GFP_DMA32
 #define GFP_HIGHUSER (GFP_USER | __GFP_HIGHMEM)
 #define GFP_HIGHUSER_MOVABLE (GFP_HIGHUSER | __GFP_MOVABLE)
-#define GFP_TRANSHUGE_LIGHT ((GFP_HIGHUSER_MOVABLE | __GFP_COMP | __GFP_NOMEMALLOC | __GFP_NOWARN) & ~__GFP_RECLAIM)
+#define GFP_TRANSHUGE_LIGHT                                                                        \
+	((GFP_HIGHUSER_MOVABLE | __GFP_COMP | __GFP_NOMEMALLOC | __GFP_NOWARN) & ~__GFP_RECLAIM)
 #define GFP_KERNEL_ACCOUNT (GFP_KERNEL | __GFP_ACCOUNT)
 static inline bool gfpflags_allow_blocking(const gfp_t gfp_flags)
 {
@@ -1187,7 +1544,11 @@ void *kmemdup(const void *src, size_t len, gfp_t gfp);
 #define kmalloc_node(s, f, n) kmalloc(s, f)
 #define kzalloc_node(s, f, n) kzalloc(s, f)
 #define kvmalloc_node(s, f, n) kvmalloc(s, f)
-static inline bool is_vmalloc_addr(const void *x) { (void)x; return false; }
+static inline bool is_vmalloc_addr(const void *x)
+{
+	(void)x;
+	return false;
+}
 struct kmem_cache {
 	size_t size;
 	const char *name;
@@ -1198,8 +1559,9 @@ void kmem_cache_destroy(struct kmem_cache *s);
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t flags) __malloc;
 void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t flags) __malloc;
 void kmem_cache_free(struct kmem_cache *s, void *objp);
-#define KMEM_CACHE(__struct, __flags) \
-	kmem_cache_create(#__struct, sizeof(struct __struct), __alignof__(struct __struct), (__flags), NULL)
+#define KMEM_CACHE(__struct, __flags)                                                              \
+	kmem_cache_create(#__struct, sizeof(struct __struct), __alignof__(struct __struct),        \
+			  (__flags), NULL)
 #define SLAB_HWCACHE_ALIGN 0x2000UL
 #define SLAB_TYPESAFE_BY_RCU 0x80000UL
 #define SLAB_RECLAIM_ACCOUNT 0x20000UL
@@ -1247,24 +1609,46 @@ struct folio {
 };
 #define page_private(page) ((page)->private)
 #define set_page_private(page, v) ((page)->private = (v))
-static inline void *page_address(const struct page *page) { return page->virtual; }
+static inline void *page_address(const struct page *page)
+{
+	return page->virtual;
+}
 #define lowmem_page_address page_address
 unsigned long kshim_page_to_pfn(const struct page *page);
 #define page_to_pfn(p) kshim_page_to_pfn(p)
 struct page *pfn_to_page(unsigned long pfn);
 #define page_to_phys(p) PFN_PHYS(page_to_pfn(p))
-static inline int page_count(const struct page *p) { return atomic_read(&p->_refcount); }
-static inline void get_page(struct page *p) { atomic_inc(&p->_refcount); }
+static inline int page_count(const struct page *p)
+{
+	return atomic_read(&p->_refcount);
+}
+static inline void get_page(struct page *p)
+{
+	atomic_inc(&p->_refcount);
+}
 void put_page(struct page *p);
 #define PageHighMem(p) 0
 static inline void copy_highpage(struct page *to, struct page *from)
 {
 	__builtin_memcpy(page_address(to), page_address(from), PAGE_SIZE);
 }
-static inline void set_page_dirty(struct page *p) { (void)p; }
-static inline void mark_page_accessed(struct page *p) { (void)p; }
-static inline gfp_t mapping_gfp_mask(struct address_space *m) { (void)m; return GFP_HIGHUSER_MOVABLE; }
-static inline bool want_init_on_free(void) { return false; }
+static inline void set_page_dirty(struct page *p)
+{
+	(void)p;
+}
+static inline void mark_page_accessed(struct page *p)
+{
+	(void)p;
+}
+static inline gfp_t mapping_gfp_mask(struct address_space *m)
+{
+	(void)m;
+	return GFP_HIGHUSER_MOVABLE;
+}
+static inline bool want_init_on_free(void)
+{
+	return false;
+}
 struct page *virt_to_page(const void *addr);
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
 #define alloc_pages_node(nid, gfp, order) alloc_pages((gfp), (order))
@@ -1276,12 +1660,40 @@ unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
 #define free_page(a) free_pages((a), 0)
 #define clear_page(p) __builtin_memset((p), 0, PAGE_SIZE)
-static inline void clear_highpage(struct page *p) { clear_page(page_address(p)); }
-static inline int set_pages_wb(struct page *page, int numpages) { (void)page; (void)numpages; return 0; }
-static inline int set_pages_array_wc(struct page **pages, int n) { (void)pages; (void)n; return 0; }
-static inline int set_pages_array_uc(struct page **pages, int n) { (void)pages; (void)n; return 0; }
-static inline int set_pages_array_wb(struct page **pages, int n) { (void)pages; (void)n; return 0; }
-static inline int set_memory_wb(unsigned long a, int n) { (void)a; (void)n; return 0; }
+static inline void clear_highpage(struct page *p)
+{
+	clear_page(page_address(p));
+}
+static inline int set_pages_wb(struct page *page, int numpages)
+{
+	(void)page;
+	(void)numpages;
+	return 0;
+}
+static inline int set_pages_array_wc(struct page **pages, int n)
+{
+	(void)pages;
+	(void)n;
+	return 0;
+}
+static inline int set_pages_array_uc(struct page **pages, int n)
+{
+	(void)pages;
+	(void)n;
+	return 0;
+}
+static inline int set_pages_array_wb(struct page **pages, int n)
+{
+	(void)pages;
+	(void)n;
+	return 0;
+}
+static inline int set_memory_wb(unsigned long a, int n)
+{
+	(void)a;
+	(void)n;
+	return 0;
+}
 struct sysinfo {
 	unsigned long totalram;
 	unsigned long freeram;
@@ -1295,7 +1707,10 @@ struct sysinfo {
 };
 void si_meminfo(struct sysinfo *val);
 extern unsigned long totalram_pages_value;
-static inline unsigned long totalram_pages(void) { return totalram_pages_value; }
+static inline unsigned long totalram_pages(void)
+{
+	return totalram_pages_value;
+}
 #define PAGE_KERNEL __pgprot(0x163)
 #define PAGE_KERNEL_IO PAGE_KERNEL
 #define pgprot_writecombine(p) (p)
@@ -1305,17 +1720,35 @@ static inline unsigned long totalram_pages(void) { return totalram_pages_value; 
 #define VM_MAP 0x4
 void *vmap(struct page **pages, unsigned int count, unsigned long flags, pgprot_t prot);
 void vunmap(const void *addr);
-static inline void *kmap(struct page *p) { return page_address(p); }
-static inline void kunmap(struct page *p) { (void)p; }
-static inline void *kmap_local_page(struct page *p) { return page_address(p); }
+static inline void *kmap(struct page *p)
+{
+	return page_address(p);
+}
+static inline void kunmap(struct page *p)
+{
+	(void)p;
+}
+static inline void *kmap_local_page(struct page *p)
+{
+	return page_address(p);
+}
 static inline void *kmap_local_page_prot(struct page *p, pgprot_t prot)
 {
 	(void)prot;
 	return page_address(p);
 }
-static inline void kunmap_local(const void *a) { (void)a; }
-static inline void *kmap_atomic(struct page *p) { return page_address(p); }
-static inline void kunmap_atomic(void *a) { (void)a; }
+static inline void kunmap_local(const void *a)
+{
+	(void)a;
+}
+static inline void *kmap_atomic(struct page *p)
+{
+	return page_address(p);
+}
+static inline void kunmap_atomic(void *a)
+{
+	(void)a;
+}
 void *ioremap(resource_size_t off, unsigned long size);
 #define ioremap_wc ioremap
 #define ioremap_cache ioremap
@@ -1440,14 +1873,20 @@ static inline void debugfs_create_atomic_t(const char *n, umode_t m, struct dent
 	(void)p;
 	(void)v;
 }
-static inline void debugfs_remove(struct dentry *d) { (void)d; }
+static inline void debugfs_remove(struct dentry *d)
+{
+	(void)d;
+}
 #define debugfs_remove_recursive debugfs_remove
-#define DEFINE_SHOW_ATTRIBUTE(name) \
-	static const struct file_operations name##_fops __maybe_unused = { .owner = THIS_MODULE }
+#define DEFINE_SHOW_ATTRIBUTE(name)                                                                \
+	static const struct file_operations name##_fops __maybe_unused = {.owner = THIS_MODULE}
 #define DEFINE_SHOW_STORE_ATTRIBUTE DEFINE_SHOW_ATTRIBUTE
 void seq_printf(struct seq_file *m, const char *fmt, ...) __printf(2, 3);
 void seq_puts(struct seq_file *m, const char *s);
-#define seq_putc(m, c) do { (void)(m); } while (0)
+#define seq_putc(m, c)                                                                             \
+	do {                                                                                       \
+		(void)(m);                                                                         \
+	} while (0)
 
 /* Stack depot: CONFIG_DRM_DEBUG_MM is off. */
 typedef u32 depot_stack_handle_t;
@@ -1464,7 +1903,11 @@ enum cc_attr {
 	CC_ATTR_HOST_MEM_ENCRYPT,
 	CC_ATTR_GUEST_MEM_ENCRYPT,
 };
-static inline bool cc_platform_has(enum cc_attr attr) { (void)attr; return false; }
+static inline bool cc_platform_has(enum cc_attr attr)
+{
+	(void)attr;
+	return false;
+}
 
 /* DMA API: the pools the benchmark makes have no device. */
 enum dma_data_direction {
@@ -1479,8 +1922,7 @@ enum dma_data_direction {
 #define DMA_MAPPING_ERROR (~(dma_addr_t)0)
 dma_addr_t dma_map_page(struct device *dev, struct page *page, size_t off, size_t size,
 			enum dma_data_direction dir);
-void dma_unmap_page(struct device *dev, dma_addr_t addr, size_t size,
-		    enum dma_data_direction dir);
+void dma_unmap_page(struct device *dev, dma_addr_t addr, size_t size, enum dma_data_direction dir);
 static inline int dma_mapping_error(struct device *dev, dma_addr_t a)
 {
 	(void)dev;
@@ -1514,7 +1956,7 @@ void unmap_mapping_range(struct address_space *m, loff_t const holebegin, loff_t
 struct cpuinfo_x86 {
 	u8 x86;
 };
-static const struct cpuinfo_x86 boot_cpu_data = { .x86 = 6 };
+static const struct cpuinfo_x86 boot_cpu_data = {.x86 = 6};
 #define _PAGE_PCD 0x010UL
 #define _PAGE_PWT 0x008UL
 #define _PAGE_PAT 0x080UL
@@ -1525,17 +1967,17 @@ static const struct cpuinfo_x86 boot_cpu_data = { .x86 = 6 };
 #define O_CLOEXEC 02000000
 
 /* ----------------------------------------------------- llist (needs atomics) */
-#define smp_cond_load_relaxed(ptr, cond_expr) \
-	({ \
-		typeof(ptr) __PTR = (ptr); \
-		__unqual_scalar_typeof(*ptr) VAL; \
-		for (;;) { \
-			VAL = READ_ONCE(*__PTR); \
-			if (cond_expr) \
-				break; \
-			cpu_relax(); \
-		} \
-		(typeof(*ptr))VAL; \
+#define smp_cond_load_relaxed(ptr, cond_expr)                                                      \
+	({                                                                                         \
+		typeof(ptr) __PTR = (ptr);                                                         \
+		__unqual_scalar_typeof(*ptr) VAL;                                                  \
+		for (;;) {                                                                         \
+			VAL = READ_ONCE(*__PTR);                                                   \
+			if (cond_expr)                                                             \
+				break;                                                             \
+			cpu_relax();                                                               \
+		}                                                                                  \
+		(typeof(*ptr))VAL;                                                                 \
 	})
 
 /* ------------------------------------------------------- ww_mutex */
@@ -1556,9 +1998,11 @@ struct ww_mutex {
 	struct mutex base;
 	struct ww_acquire_ctx *ctx;
 };
-#define __WW_CLASS_INITIALIZER(ww_class, _is_wait_die) \
-	{ .stamp = ATOMIC_LONG_INIT(0), .acquire_name = #ww_class "_acquire", \
-	  .mutex_name = #ww_class "_mutex", .is_wait_die = _is_wait_die }
+#define __WW_CLASS_INITIALIZER(ww_class, _is_wait_die)                                             \
+	{                                                                                          \
+		.stamp = ATOMIC_LONG_INIT(0), .acquire_name = #ww_class "_acquire",                \
+		.mutex_name = #ww_class "_mutex", .is_wait_die = _is_wait_die                      \
+	}
 #define DEFINE_WD_CLASS(classname) struct ww_class classname = __WW_CLASS_INITIALIZER(classname, 1)
 #define DEFINE_WW_CLASS(classname) struct ww_class classname = __WW_CLASS_INITIALIZER(classname, 0)
 static inline void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class)
@@ -1575,8 +2019,14 @@ static inline void ww_acquire_init(struct ww_acquire_ctx *ctx, struct ww_class *
 	ctx->wounded = 0;
 	ctx->is_wait_die = ww_class->is_wait_die;
 }
-static inline void ww_acquire_done(struct ww_acquire_ctx *ctx) { (void)ctx; }
-static inline void ww_acquire_fini(struct ww_acquire_ctx *ctx) { (void)ctx; }
+static inline void ww_acquire_done(struct ww_acquire_ctx *ctx)
+{
+	(void)ctx;
+}
+static inline void ww_acquire_fini(struct ww_acquire_ctx *ctx)
+{
+	(void)ctx;
+}
 /* The kernel's out-of-line ww_mutex_lock(): a fast trylock, the context
  * recorded; -EALREADY and wait-die only on the slow path. */
 int ww_mutex_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
@@ -1585,14 +2035,21 @@ static inline void ww_mutex_lock_slow(struct ww_mutex *lock, struct ww_acquire_c
 {
 	(void)ww_mutex_lock(lock, ctx);
 }
-static inline int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
+static inline int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock,
+						   struct ww_acquire_ctx *ctx)
 {
 	return ww_mutex_lock_interruptible(lock, ctx);
 }
 void ww_mutex_unlock(struct ww_mutex *lock);
 int ww_mutex_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
-static inline void ww_mutex_destroy(struct ww_mutex *lock) { (void)lock; }
-static inline bool ww_mutex_is_locked(struct ww_mutex *lock) { return mutex_is_locked(&lock->base); }
+static inline void ww_mutex_destroy(struct ww_mutex *lock)
+{
+	(void)lock;
+}
+static inline bool ww_mutex_is_locked(struct ww_mutex *lock)
+{
+	return mutex_is_locked(&lock->base);
+}
 
 typedef struct seqcount_ww_mutex {
 	seqcount_t seqcount;
@@ -1611,13 +2068,18 @@ typedef struct seqcount_ww_mutex {
 #define this_cpu_ptr(p) (p)
 #define per_cpu_ptr(p, cpu) (p)
 #define get_cpu() 0
-#define put_cpu() do { } while (0)
+#define put_cpu()                                                                                  \
+	do {                                                                                       \
+	} while (0)
 #define nr_cpu_ids 1
 #define U32_C(x) x##U
 #define array_size(a, b) ((size_t)(a) * (size_t)(b))
 #define struct_size(p, member, count) (sizeof(*(p)) + sizeof(*(p)->member) * (count))
 #define flex_array_size(p, member, count) (sizeof(*(p)->member) * (count))
-static inline bool check_add_overflow_u64(u64 a, u64 b, u64 *d) { return __builtin_add_overflow(a, b, d); }
+static inline bool check_add_overflow_u64(u64 a, u64 b, u64 *d)
+{
+	return __builtin_add_overflow(a, b, d);
+}
 #define check_add_overflow(a, b, d) __builtin_add_overflow(a, b, d)
 #define check_mul_overflow(a, b, d) __builtin_mul_overflow(a, b, d)
 #define check_sub_overflow(a, b, d) __builtin_sub_overflow(a, b, d)

@@ -7,5 +7,8 @@ struct iosys_map;
 void drm_clflush_pages(struct page *pages[], unsigned long num_pages);
 bool drm_need_swiotlb(int dma_bits);
 void drm_memcpy_from_wc(struct iosys_map *dst, const struct iosys_map *src, unsigned long len);
-static inline bool drm_arch_can_wc_memory(void) { return true; }
+static inline bool drm_arch_can_wc_memory(void)
+{
+	return true;
+}
 #endif

@@ -28,11 +28,10 @@ enum drm_debug_category {
 	DRM_UT_DP,
 	DRM_UT_DRMRES
 };
-static inline struct drm_printer drm_dbg_printer(struct drm_device *drm,
-						 enum drm_debug_category category,
-						 const char *prefix)
+static inline struct drm_printer
+drm_dbg_printer(struct drm_device *drm, enum drm_debug_category category, const char *prefix)
 {
-	struct drm_printer p = { 0, 0, prefix };
+	struct drm_printer p = {0, 0, prefix};
 
 	(void)drm;
 	(void)category;
@@ -40,15 +39,19 @@ static inline struct drm_printer drm_dbg_printer(struct drm_device *drm,
 }
 static inline struct drm_printer drm_seq_file_printer(struct seq_file *f)
 {
-	struct drm_printer p = { 0, f, 0 };
+	struct drm_printer p = {0, f, 0};
 
 	return p;
 }
 #define DRM_ERROR(fmt, ...) kshim_printk("[drm] " fmt, ##__VA_ARGS__)
-#define DRM_DEBUG(fmt, ...) do { } while (0)
+#define DRM_DEBUG(fmt, ...)                                                                        \
+	do {                                                                                       \
+	} while (0)
 #define DRM_INFO(fmt, ...) kshim_printk("[drm] " fmt, ##__VA_ARGS__)
 #define drm_info_once(d, fmt, ...) kshim_printk("[drm] " fmt, ##__VA_ARGS__)
 #define drm_err(d, fmt, ...) kshim_printk("[drm] " fmt, ##__VA_ARGS__)
 #define drm_warn(d, fmt, ...) kshim_printk("[drm] " fmt, ##__VA_ARGS__)
-#define drm_dbg(d, fmt, ...) do { } while (0)
+#define drm_dbg(d, fmt, ...)                                                                       \
+	do {                                                                                       \
+	} while (0)
 #endif

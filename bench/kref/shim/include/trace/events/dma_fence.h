@@ -8,8 +8,11 @@
 #define KSHIM_TRACE_EVENTS_DMA_FENCE_H
 #include <kshim.h>
 struct dma_fence;
-#define KSHIM_TRACE(name) \
-	static inline void trace_##name(struct dma_fence *f) { (void)f; }
+#define KSHIM_TRACE(name)                                                                          \
+	static inline void trace_##name(struct dma_fence *f)                                       \
+	{                                                                                          \
+		(void)f;                                                                           \
+	}
 KSHIM_TRACE(dma_fence_emit)
 KSHIM_TRACE(dma_fence_init)
 KSHIM_TRACE(dma_fence_destroy)
