@@ -148,7 +148,7 @@ long dma_fence_live_count(void)
 
 	pthread_mutex_lock(&fence_threads_lock);
 	sum = atomic_load_explicit(&fence_live_retired, memory_order_relaxed);
-	list_for_each_entry(t, &fence_threads, struct fence_thread, link)
+	list_for_each_entry (t, &fence_threads, struct fence_thread, link)
 		sum += atomic_load_explicit(&t->live, memory_order_relaxed);
 	pthread_mutex_unlock(&fence_threads_lock);
 	return sum;
@@ -248,7 +248,8 @@ static unsigned __attribute__((noinline)) fence_signal_callbacks(struct dma_fenc
 	fence_lock(fence);
 	fence_cb_depth++;
 	while (!list_empty(&fence->cb_list)) {
-		struct dma_fence_cb *cb = list_first_entry(&fence->cb_list, struct dma_fence_cb, node);
+		struct dma_fence_cb *cb =
+		    list_first_entry(&fence->cb_list, struct dma_fence_cb, node);
 
 		list_del_init(&cb->node);
 		cb->func(fence, cb);
@@ -309,8 +310,8 @@ static inline int fence_signal(struct dma_fence *fence, int64_t timestamp_ns)
 		set = DMA_FENCE_FLAG_SIGNALED;
 		if (!(old & DMA_FENCE_FLAG_HAS_CB))
 			set |= DMA_FENCE_FLAG_CALLBACKS_DONE;
-	} while (!atomic_compare_exchange_weak_explicit(&fence->flags, &old, old | set,
-							memory_order_acq_rel, memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(
+	    &fence->flags, &old, old | set, memory_order_acq_rel, memory_order_relaxed));
 	fence->timestamp = timestamp_ns;
 	atomic_store_explicit(&fence->timestamp_set, true, memory_order_release);
 	TTM_PROBE2(fence_signal, fence->context, fence->seqno);
@@ -388,8 +389,7 @@ void dma_fence_enable_sw_signaling(struct dma_fence *fence)
 		dma_fence_signal(fence);
 }
 
-int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb,
-			   dma_fence_func_t func)
+int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb, dma_fence_func_t func)
 {
 	unsigned old;
 
@@ -474,7 +474,7 @@ static void set_waiting_on(struct dma_fence_interrupt *intr, struct dma_fence *f
 
 static struct timespec ns_to_ts(int64_t ns)
 {
-	struct timespec ts = { .tv_sec = ns / 1000000000ll, .tv_nsec = ns % 1000000000ll };
+	struct timespec ts = {.tv_sec = ns / 1000000000ll, .tv_nsec = ns % 1000000000ll};
 
 	return ts;
 }
@@ -641,7 +641,8 @@ int64_t dma_fence_wait_any_timeout(struct dma_fence **fences, unsigned count, bo
 				fence_await_callbacks(fences[i], atomic_load(&fences[i]->flags));
 				if (idx)
 					*idx = i;
-				ret = deadline ? deadline - dma_fence_now_ns() : MAX_SCHEDULE_TIMEOUT;
+				ret =
+				    deadline ? deadline - dma_fence_now_ns() : MAX_SCHEDULE_TIMEOUT;
 				if (ret < 1)
 					ret = 1;
 				goto out;
@@ -686,14 +687,14 @@ static void stub_release_static(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops stub_static_ops = {
-	.get_driver_name = stub_name,
-	.get_timeline_name = stub_name,
-	.release = stub_release_static,
+    .get_driver_name = stub_name,
+    .get_timeline_name = stub_name,
+    .release = stub_release_static,
 };
 
 static const struct dma_fence_ops stub_ops = {
-	.get_driver_name = stub_name,
-	.get_timeline_name = stub_name,
+    .get_driver_name = stub_name,
+    .get_timeline_name = stub_name,
 };
 
 static struct dma_fence stub_fence;

@@ -96,7 +96,8 @@ static bool chain_arm(struct dma_fence_chain *head)
 	struct dma_fence *iter;
 
 	dma_fence_get(&head->base);
-	dma_fence_chain_for_each(iter, &head->base) {
+	dma_fence_chain_for_each(iter, &head->base)
+	{
 		struct dma_fence *f = dma_fence_get(dma_fence_chain_contained(iter));
 
 		if (!dma_fence_add_callback(f, &head->cb, chain_cb)) {
@@ -133,7 +134,8 @@ static bool chain_signaled(struct dma_fence *f)
 {
 	struct dma_fence *iter;
 
-	dma_fence_chain_for_each(iter, f) {
+	dma_fence_chain_for_each(iter, f)
+	{
 		if (!dma_fence_is_signaled(dma_fence_chain_contained(iter))) {
 			dma_fence_put(iter);
 			return false;
@@ -168,11 +170,11 @@ static void chain_release(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops chain_ops = {
-	.get_driver_name = chain_name,
-	.get_timeline_name = chain_name,
-	.enable_signaling = chain_enable_signaling,
-	.signaled = chain_signaled,
-	.release = chain_release,
+    .get_driver_name = chain_name,
+    .get_timeline_name = chain_name,
+    .enable_signaling = chain_enable_signaling,
+    .signaled = chain_signaled,
+    .release = chain_release,
 };
 
 struct dma_fence_chain *dma_fence_chain_alloc(void)
@@ -216,7 +218,8 @@ int dma_fence_chain_find_seqno(struct dma_fence **pfence, uint64_t seqno)
 	chain = to_dma_fence_chain(*pfence);
 	if (!chain || __dma_fence_is_later(seqno, chain->base.seqno))
 		return -EINVAL;
-	dma_fence_chain_for_each(*pfence, &chain->base) {
+	dma_fence_chain_for_each(*pfence, &chain->base)
+	{
 		if ((*pfence)->context != chain->base.context ||
 		    to_dma_fence_chain(*pfence)->prev_seqno < seqno)
 			break;

@@ -88,11 +88,11 @@ static void ttm_range_man_debug(struct ttm_resource_manager *man, FILE *f)
 }
 
 static const struct ttm_resource_manager_func ttm_range_manager_func = {
-	.alloc = ttm_range_man_alloc,
-	.free = ttm_range_man_free,
-	.intersects = ttm_range_man_intersects,
-	.compatible = ttm_range_man_compatible,
-	.debug = ttm_range_man_debug,
+    .alloc = ttm_range_man_alloc,
+    .free = ttm_range_man_free,
+    .intersects = ttm_range_man_intersects,
+    .compatible = ttm_range_man_compatible,
+    .debug = ttm_range_man_debug,
 };
 
 int ttm_range_manager_init(struct ttm_range_manager *rman, bool use_tt, uint64_t p_size)

@@ -29,8 +29,8 @@ static void ttm_sys_man_free(struct ttm_resource_manager *man, struct ttm_resour
 }
 
 static const struct ttm_resource_manager_func ttm_sys_manager_func = {
-	.alloc = ttm_sys_man_alloc,
-	.free = ttm_sys_man_free,
+    .alloc = ttm_sys_man_alloc,
+    .free = ttm_sys_man_free,
 };
 
 int ttm_sys_manager_init(struct ttm_resource_manager *man)

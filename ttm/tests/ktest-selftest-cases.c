@@ -66,7 +66,7 @@ KTEST_F(counting, selftest_fixture_assert)
 	ASSERT_EQ(*(int *)ktest_priv(), -1); /* fails: exit() must still run */
 }
 
-static const int values[] = { 1, 2, 3, 4 };
+static const int values[] = {1, 2, 3, 4};
 
 static void value_desc(const int *v, char *desc)
 {

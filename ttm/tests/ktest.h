@@ -112,7 +112,7 @@ struct ktest_case {
 
 void ktest_register(struct ktest_case *c);
 void ktest_fail(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void ktest_skip(const char *file, int line, const char *why) __attribute__((noreturn));
 void ktest_abort_case(void) __attribute__((noreturn));
 /* Seed for randomized cases: KTEST_SEED from the environment or time; printed. */
@@ -174,8 +174,7 @@ void *ktest_zalloc(size_t size);
 #define KTEST_CASE_(fname, suite_ptr, gen)                                                         \
 	static void fname(void);                                                                   \
 	static struct ktest_case ktest_case_##fname = {                                            \
-		.name = #fname, .fn = fname, .suite = (suite_ptr), .gen_params = (gen)             \
-	};                                                                                         \
+	    .name = #fname, .fn = fname, .suite = (suite_ptr), .gen_params = (gen)};               \
 	static void __attribute__((constructor)) ktest_register_##fname(void)                      \
 	{                                                                                          \
 		ktest_register(&ktest_case_##fname);                                               \
@@ -188,7 +187,7 @@ void *ktest_zalloc(size_t size);
 #define KTEST_PARAM_F(suite, fname, gen) KTEST_CASE_(fname, &ktest_suite_##suite, gen)
 
 #define KTEST_SUITE(sname, ...)                                                                    \
-	static const struct ktest_suite ktest_suite_##sname = { .name = #sname, __VA_ARGS__ }
+	static const struct ktest_suite ktest_suite_##sname = {.name = #sname, __VA_ARGS__}
 
 /*
  * Defines name##_gen_params() walking @array; @get_desc(const T *, char *desc)
@@ -197,8 +196,8 @@ void *ktest_zalloc(size_t size);
 #define KTEST_ARRAY_PARAM(name, array, get_desc)                                                   \
 	static const void *name##_gen_params(const void *prev, char *desc)                         \
 	{                                                                                          \
-		__typeof__(&(array)[0]) next_ = prev ? ((__typeof__(&(array)[0]))prev) + 1         \
-						     : &(array)[0];                                \
+		__typeof__(&(array)[0]) next_ =                                                    \
+		    prev ? ((__typeof__(&(array)[0]))prev) + 1 : &(array)[0];                      \
 		void (*desc_)(__typeof__(&(array)[0]), char *) = (get_desc);                       \
 		if (next_ - &(array)[0] >= (ptrdiff_t)(sizeof(array) / sizeof((array)[0])))        \
 			return NULL;                                                               \
@@ -230,8 +229,9 @@ void *ktest_zalloc(size_t size);
 	do {                                                                                       \
 		unsigned long long ktest_a_ = (unsigned long long)(a);                             \
 		unsigned long long ktest_b_ = (unsigned long long)(b);                             \
-		KTEST_CHECK_(ktest_a_ op ktest_b_, fatal, "%s %s %s (%llu / 0x%llx vs %llu / 0x%llx)", \
-			     #a, #op, #b, ktest_a_, ktest_a_, ktest_b_, ktest_b_);                 \
+		KTEST_CHECK_(ktest_a_ op ktest_b_, fatal,                                          \
+			     "%s %s %s (%llu / 0x%llx vs %llu / 0x%llx)", #a, #op, #b, ktest_a_,   \
+			     ktest_a_, ktest_b_, ktest_b_);                                        \
 	} while (0)
 
 #define EXPECT_TRUE(c) KTEST_CHECK_((c), false, "expected true: %s", #c)
@@ -260,11 +260,13 @@ void *ktest_zalloc(size_t size);
 #define EXPECT_STREQ(a, b)                                                                         \
 	do {                                                                                       \
 		const char *ktest_sa_ = (a), *ktest_sb_ = (b);                                     \
-		KTEST_CHECK_(ktest_sa_ && ktest_sb_ && !strcmp(ktest_sa_, ktest_sb_), false,       \
-			     "%s == %s (\"%s\" vs \"%s\")", #a, #b, ktest_sa_ ? ktest_sa_ : "(null)", \
-			     ktest_sb_ ? ktest_sb_ : "(null)");                                    \
+		KTEST_CHECK_(ktest_sa_ &&ktest_sb_ && !strcmp(ktest_sa_, ktest_sb_), false,        \
+			     "%s == %s (\"%s\" vs \"%s\")", #a, #b,                                \
+			     ktest_sa_ ? ktest_sa_ : "(null)", ktest_sb_ ? ktest_sb_ : "(null)");  \
 	} while (0)
-#define EXPECT_MEMEQ(a, b, n) KTEST_CHECK_(!memcmp((a), (b), (n)), false, "memory differs: %s vs %s", #a, #b)
-#define ASSERT_MEMEQ(a, b, n) KTEST_CHECK_(!memcmp((a), (b), (n)), true, "memory differs: %s vs %s", #a, #b)
+#define EXPECT_MEMEQ(a, b, n)                                                                      \
+	KTEST_CHECK_(!memcmp((a), (b), (n)), false, "memory differs: %s vs %s", #a, #b)
+#define ASSERT_MEMEQ(a, b, n)                                                                      \
+	KTEST_CHECK_(!memcmp((a), (b), (n)), true, "memory differs: %s vs %s", #a, #b)
 
 #endif /* KTEST_H */

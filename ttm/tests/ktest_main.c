@@ -45,7 +45,7 @@ struct ktest_progress {
 	int current;	   /* index of the case being run and not yet reported, or -1 */
 	unsigned int next; /* first index not yet run */
 	unsigned int passed, failed, skipped;
-	int done;	   /* the child ran its last case and is exiting */
+	int done; /* the child ran its last case and is exiting */
 };
 
 static struct ktest_case *ktest_head, **ktest_tail = &ktest_head;
@@ -142,8 +142,8 @@ uint64_t ktest_rand(void)
 	if (!ktest_rng_seeded) {
 		uint64_t idx = atomic_fetch_add(&ktest_rng_threads, 1);
 
-		prng_seed(&ktest_rng, prng_mix64(ktest_seed_value + ktest_case_number) +
-					      idx * PRNG_GOLDEN);
+		prng_seed(&ktest_rng,
+			  prng_mix64(ktest_seed_value + ktest_case_number) + idx * PRNG_GOLDEN);
 		ktest_rng_seeded = true;
 	}
 	return prng_next(&ktest_rng);
@@ -347,7 +347,7 @@ static enum ktest_result ktest_run_once(const struct ktest_case *c)
 	atomic_store(&ktest_rng_threads, 0);
 	ktest_set_actions(&ktest_case_actions);
 	if (s && s->init) {
-		struct ktest_init_call ic = { .suite = s };
+		struct ktest_init_call ic = {.suite = s};
 
 		how = ktest_guard(ktest_call_init, &ic);
 		if (how == 0 && ic.ret) {
@@ -405,7 +405,8 @@ static enum ktest_result ktest_run_case(const struct ktest_case *c, unsigned int
 		if (desc[0])
 			snprintf(ktest_ctx.param_desc, sizeof(ktest_ctx.param_desc), "%s", desc);
 		else
-			snprintf(ktest_ctx.param_desc, sizeof(ktest_ctx.param_desc), "param-%u", k - 1);
+			snprintf(ktest_ctx.param_desc, sizeof(ktest_ctx.param_desc), "param-%u",
+				 k - 1);
 		r = ktest_run_once(c);
 		fails += r == KTEST_FAIL;
 		skips += r == KTEST_SKIPPED;
@@ -435,7 +436,8 @@ static bool ktest_selected(const struct ktest_case *c, int argc, char **argv)
 		if (argv[i][0] == '-')
 			continue;
 		any = true;
-		if (!fnmatch(argv[i], c->name, 0) || (qualified[0] && !fnmatch(argv[i], qualified, 0)))
+		if (!fnmatch(argv[i], c->name, 0) ||
+		    (qualified[0] && !fnmatch(argv[i], qualified, 0)))
 			return true;
 	}
 	return !any;
@@ -476,8 +478,8 @@ static void ktest_run_from(struct ktest_case **sel, unsigned int n, unsigned int
 				if (how)
 					st->init_err = -ECANCELED;
 				if (st->init_err)
-					printf("# suite %s: suite_init failed: %d\n", c->suite->name,
-					       st->init_err);
+					printf("# suite %s: suite_init failed: %d\n",
+					       c->suite->name, st->init_err);
 			}
 		}
 		if (st && st->init_err) {
@@ -600,7 +602,7 @@ static bool ktest_fork_wanted(void)
 int main(int argc, char **argv)
 {
 	const char *seed = getenv("KTEST_SEED");
-	struct ktest_progress local = { .current = -1 }, *pr = &local;
+	struct ktest_progress local = {.current = -1}, *pr = &local;
 	struct ktest_case **sel;
 	unsigned int n = 0, total = 0;
 	int extra = -1;
@@ -637,8 +639,8 @@ int main(int argc, char **argv)
 	printf("KTAP version 1\n# KTEST_SEED=%llu\n", (unsigned long long)ktest_seed_value);
 
 	if (ktest_fork_wanted() && n) {
-		void *m = mmap(NULL, sizeof(*pr), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			       -1, 0);
+		void *m = mmap(NULL, sizeof(*pr), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 		if (m != MAP_FAILED) {
 			pr = m;

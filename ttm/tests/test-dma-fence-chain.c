@@ -14,7 +14,7 @@ static const char *cname(struct dma_fence *f)
 	return "chain-test";
 }
 
-static const struct dma_fence_ops cops = { .get_driver_name = cname, .get_timeline_name = cname };
+static const struct dma_fence_ops cops = {.get_driver_name = cname, .get_timeline_name = cname};
 
 static struct dma_fence *mk(void)
 {
@@ -222,7 +222,8 @@ KTEST(dma_fence_chain_walk_collects_signaled_links)
 
 	dma_fence_signal(p[1]);
 	dma_fence_signal(p[2]);
-	dma_fence_chain_for_each(iter, head) {
+	dma_fence_chain_for_each(iter, head)
+	{
 		ASSERT_LT(n, 5);
 		seen[n++] = iter->seqno;
 		EXPECT_TRUE(dma_fence_chain_contained(iter) == p[iter->seqno - 1]);
@@ -269,7 +270,7 @@ KTEST(dma_fence_chain_wait_backward)
 	static struct dma_fence *p[WAIT_CHAIN_LINKS];
 	long live = dma_fence_live_count();
 	struct dma_fence *head = build(WAIT_CHAIN_LINKS, p);
-	struct chain_waiter w = { .head = head, .ret = -1 };
+	struct chain_waiter w = {.head = head, .ret = -1};
 	pthread_t t;
 
 	/* Armed the way the waiter arms it, before any payload signals. */

@@ -22,9 +22,9 @@ static bool test_enable(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops test_ops = {
-	.get_driver_name = ttm_test_fence_name,
-	.get_timeline_name = ttm_test_fence_name,
-	.enable_signaling = test_enable,
+    .get_driver_name = ttm_test_fence_name,
+    .get_timeline_name = ttm_test_fence_name,
+    .enable_signaling = test_enable,
 };
 
 static struct dma_fence *new_fence(uint64_t ctx, uint64_t seqno)
@@ -105,7 +105,7 @@ KTEST(dma_fence_set_error_visible_after_signal)
 KTEST(dma_fence_add_callback_runs_once)
 {
 	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
-	struct counting_cb cb = { .calls = 0 };
+	struct counting_cb cb = {.calls = 0};
 
 	atomic_store(&enable_calls, 0);
 	EXPECT_EQ(dma_fence_add_callback(f, &cb.base, count_cb), 0);
@@ -121,7 +121,7 @@ KTEST(dma_fence_add_callback_runs_once)
 KTEST(dma_fence_add_callback_signaled_returns_enoent)
 {
 	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
-	struct counting_cb cb = { .calls = 0 };
+	struct counting_cb cb = {.calls = 0};
 
 	dma_fence_signal(f);
 	EXPECT_EQ(dma_fence_add_callback(f, &cb.base, count_cb), -ENOENT);
@@ -134,7 +134,7 @@ KTEST(dma_fence_add_callback_signaled_returns_enoent)
 KTEST(dma_fence_remove_callback_pending_and_done)
 {
 	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
-	struct counting_cb a = { .calls = 0 }, b = { .calls = 0 };
+	struct counting_cb a = {.calls = 0}, b = {.calls = 0};
 
 	EXPECT_EQ(dma_fence_add_callback(f, &a.base, count_cb), 0);
 	EXPECT_EQ(dma_fence_add_callback(f, &b.base, count_cb), 0);
@@ -229,7 +229,7 @@ static void *wait_interruptible(void *p)
 
 KTEST(dma_fence_wait_interruptible_returns_eintr)
 {
-	struct intr_arg a = { .f = new_fence(dma_fence_context_alloc(1), 1), .installed = 0 };
+	struct intr_arg a = {.f = new_fence(dma_fence_context_alloc(1), 1), .installed = 0};
 	pthread_t t;
 
 	dma_fence_interrupt_init(&a.intr);
@@ -283,7 +283,7 @@ KTEST(dma_fence_alloc_fault_point_fails_cleanly)
 KTEST(dma_fence_wait_any_returns_signaled_index)
 {
 	uint64_t ctx = dma_fence_context_alloc(1);
-	struct dma_fence *f[3] = { new_fence(ctx, 1), new_fence(ctx, 2), new_fence(ctx, 3) };
+	struct dma_fence *f[3] = {new_fence(ctx, 1), new_fence(ctx, 2), new_fence(ctx, 3)};
 	unsigned idx = 99;
 	pthread_t t;
 
@@ -322,7 +322,7 @@ KTEST(dma_fence_add_callback_races_signal)
 	unsigned iters = 2000 * ktest_scale(), ran = 0, refused = 0;
 
 	for (unsigned i = 0; i < iters; i++) {
-		struct race r = { .f = new_fence(dma_fence_context_alloc(1), 1), .go = 0 };
+		struct race r = {.f = new_fence(dma_fence_context_alloc(1), 1), .go = 0};
 		pthread_t t;
 
 		r.cb.calls = 0;
@@ -359,7 +359,7 @@ KTEST(dma_fence_wait_races_signal_no_lost_wakeup)
 	unsigned iters = 2000 * ktest_scale();
 
 	for (unsigned i = 0; i < iters; i++) {
-		struct race r = { .f = new_fence(dma_fence_context_alloc(1), 1), .go = 0 };
+		struct race r = {.f = new_fence(dma_fence_context_alloc(1), 1), .go = 0};
 		pthread_t t;
 
 		ASSERT_EQ(pthread_create(&t, NULL, race_waiter, &r), 0);
@@ -394,7 +394,7 @@ KTEST(dma_fence_cache_reuse_is_a_fresh_fence)
 {
 	long live = dma_fence_live_count();
 	uint64_t ctx = dma_fence_context_alloc(1);
-	struct counting_cb cb = { .calls = 0 };
+	struct counting_cb cb = {.calls = 0};
 	struct dma_fence *f = new_fence(ctx, 1), *g;
 	unsigned cached;
 
@@ -470,7 +470,7 @@ static void *cache_thread_fn(void *p)
 KTEST(dma_fence_cache_across_threads)
 {
 	long live = dma_fence_live_count();
-	struct cache_thread ct = { .cached_after = 0 };
+	struct cache_thread ct = {.cached_after = 0};
 	pthread_t t;
 
 	ASSERT_EQ(pthread_create(&t, NULL, cache_thread_fn, &ct), 0);
@@ -510,9 +510,9 @@ static void put_race_release(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops put_race_ops = {
-	.get_driver_name = ttm_test_fence_name,
-	.get_timeline_name = ttm_test_fence_name,
-	.release = put_race_release,
+    .get_driver_name = ttm_test_fence_name,
+    .get_timeline_name = ttm_test_fence_name,
+    .release = put_race_release,
 };
 
 static void *put_race_thread(void *arg)
@@ -532,7 +532,7 @@ KTEST(dma_fence_put_last_reference_releases_once)
 	unsigned iters = 500 * ktest_scale();
 
 	for (unsigned i = 0; i < iters; i++) {
-		struct put_race p = { .released = 0, .holders = T + 1, .go = 0, .early = 0 };
+		struct put_race p = {.released = 0, .holders = T + 1, .go = 0, .early = 0};
 		pthread_t t[T];
 
 		dma_fence_init(&p.base, &put_race_ops, dma_fence_context_alloc(1), 1);
@@ -570,7 +570,7 @@ static void *ts_waiter(void *arg)
 
 KTEST(dma_fence_get_timestamp_seen_by_woken_waiter)
 {
-	struct ts_wait w = { .f = new_fence(dma_fence_context_alloc(1), 1), .waiting = 0 };
+	struct ts_wait w = {.f = new_fence(dma_fence_context_alloc(1), 1), .waiting = 0};
 	int64_t before, after;
 	pthread_t t;
 
@@ -613,7 +613,7 @@ static void *many_waiter(void *arg)
 KTEST(dma_fence_wait_many_waiters_all_woken)
 {
 	enum { W = 16 };
-	struct many_wait m = { .f = new_fence(dma_fence_context_alloc(1), 1), .entered = 0 };
+	struct many_wait m = {.f = new_fence(dma_fence_context_alloc(1), 1), .entered = 0};
 	pthread_t t[W];
 
 	ASSERT_NOT_NULL(m.f);
@@ -652,7 +652,7 @@ static void self_check_func(struct dma_fence *f, struct dma_fence_cb *cb)
 KTEST(dma_fence_signal_callback_sees_own_fence_signaled)
 {
 	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
-	struct self_check_cb s = { .status = -1 };
+	struct self_check_cb s = {.status = -1};
 
 	ASSERT_NOT_NULL(f);
 	ASSERT_EQ(dma_fence_add_callback(f, &s.base, self_check_func), 0);
@@ -677,9 +677,9 @@ static int64_t custom_wait(struct dma_fence *f, bool intr, int64_t timeout)
 }
 
 static const struct dma_fence_ops custom_wait_ops = {
-	.get_driver_name = ttm_test_fence_name,
-	.get_timeline_name = ttm_test_fence_name,
-	.wait = custom_wait,
+    .get_driver_name = ttm_test_fence_name,
+    .get_timeline_name = ttm_test_fence_name,
+    .wait = custom_wait,
 };
 
 KTEST(dma_fence_wait_timeout_uses_ops_wait)
@@ -771,9 +771,9 @@ static void *signaller_thread(void *arg)
  */
 static int observe_round(enum observe_mode mode, bool during, unsigned spin)
 {
-	struct sibling_cb sib = { .spin = spin, .running = 0, .arrived = 0, .effect = 0 };
-	struct signaller s = { .f = new_fence(dma_fence_context_alloc(1), 1), .started = 0 };
-	struct counting_cb late = { .calls = 0 };
+	struct sibling_cb sib = {.spin = spin, .running = 0, .arrived = 0, .effect = 0};
+	struct signaller s = {.f = new_fence(dma_fence_context_alloc(1), 1), .started = 0};
+	struct counting_cb late = {.calls = 0};
 	struct dma_fence *one[1];
 	pthread_t t;
 	bool failed = false;
@@ -819,17 +819,17 @@ static int observe_round(enum observe_mode mode, bool during, unsigned spin)
 }
 
 static const char *const observe_names[OBSERVE_MODES] = {
-	[OBSERVE_WAIT] = "wait",
-	[OBSERVE_POLL] = "poll",
-	[OBSERVE_ADD_CALLBACK] = "add_callback_enoent",
-	[OBSERVE_WAIT_ANY] = "wait_any",
+    [OBSERVE_WAIT] = "wait",
+    [OBSERVE_POLL] = "poll",
+    [OBSERVE_ADD_CALLBACK] = "add_callback_enoent",
+    [OBSERVE_WAIT_ANY] = "wait_any",
 };
 
 static const enum observe_mode observe_modes[] = {
-	OBSERVE_WAIT,
-	OBSERVE_POLL,
-	OBSERVE_ADD_CALLBACK,
-	OBSERVE_WAIT_ANY,
+    OBSERVE_WAIT,
+    OBSERVE_POLL,
+    OBSERVE_ADD_CALLBACK,
+    OBSERVE_WAIT_ANY,
 };
 
 static void observe_desc(const enum observe_mode *m, char *desc)
@@ -876,7 +876,7 @@ static void self_wait_func(struct dma_fence *f, struct dma_fence_cb *cb)
 KTEST(dma_fence_callback_waits_on_own_fence_without_deadlock)
 {
 	struct dma_fence *f = new_fence(dma_fence_context_alloc(1), 1);
-	struct self_wait_cb s = { .wait_ret = 0 };
+	struct self_wait_cb s = {.wait_ret = 0};
 
 	ASSERT_NOT_NULL(f);
 	ASSERT_EQ(dma_fence_add_callback(f, &s.base, self_wait_func), 0);
@@ -929,9 +929,9 @@ KTEST(dma_fence_callbacks_cross_signalling_threads_no_deadlock)
 	for (unsigned i = 0; i < rounds; i++) {
 		struct dma_fence *a = new_fence(dma_fence_context_alloc(1), 1);
 		struct dma_fence *b = new_fence(dma_fence_context_alloc(1), 1);
-		struct cross_cb ca = { .other = b }, cb = { .other = a };
+		struct cross_cb ca = {.other = b}, cb = {.other = a};
 		atomic_int go = 0;
-		struct cross_signal sa = { .f = a, .go = &go }, sb = { .f = b, .go = &go };
+		struct cross_signal sa = {.f = a, .go = &go}, sb = {.f = b, .go = &go};
 		pthread_t ta, tb;
 
 		ASSERT_NOT_NULL(a);

@@ -131,11 +131,12 @@ KTEST(dma_resv_for_each_fence_locked_iteration)
 
 	for (int k = 0; k < 3; k++) {
 		fs[k] = ttm_test_fence_create();
-		EXPECT_EQ(dma_resv_add_fence(&r, fs[k],
-					     k == 0 ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_BOOKKEEP), 0);
+		EXPECT_EQ(dma_resv_add_fence(
+			      &r, fs[k], k == 0 ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_BOOKKEEP),
+			  0);
 	}
 	EXPECT_EQ(r.num_fences, 3);
-	dma_resv_for_each_fence(&r, DMA_RESV_USAGE_READ, i, fence) {
+	dma_resv_for_each_fence (&r, DMA_RESV_USAGE_READ, i, fence) {
 		EXPECT_TRUE(fence != NULL);
 		seen++;
 	}
@@ -239,9 +240,9 @@ static bool polled_signaled(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops polled_ops = {
-	.get_driver_name = ttm_test_fence_name,
-	.get_timeline_name = ttm_test_fence_name,
-	.signaled = polled_signaled,
+    .get_driver_name = ttm_test_fence_name,
+    .get_timeline_name = ttm_test_fence_name,
+    .signaled = polled_signaled,
 };
 
 KTEST(dma_resv_test_signaled_stops_at_first_pending)

@@ -44,8 +44,8 @@ static void check_copy(size_t len, size_t soff, size_t doff)
 		if (dst[i] != want)
 			bad = i;
 	}
-	KTEST_CHECK_(bad == SIZE_MAX, false, "len %zu soff %zu doff %zu: byte %zu differs", len, soff, doff,
-	       bad);
+	KTEST_CHECK_(bad == SIZE_MAX, false, "len %zu soff %zu doff %zu: byte %zu differs", len,
+		     soff, doff, bad);
 	free(src);
 	free(dst);
 }
@@ -82,6 +82,7 @@ KTEST(drm_memcpy_stream_native_matches_the_build)
 #if defined(__SSE2__)
 	KTEST_CHECK_(drm_memcpy_stream_native(), false, "an SSE2 build must stream");
 #else
-	KTEST_CHECK_(!drm_memcpy_stream_native(), false, "a build without SSE2 falls back to memcpy");
+	KTEST_CHECK_(!drm_memcpy_stream_native(), false,
+		     "a build without SSE2 falls back to memcpy");
 #endif
 }

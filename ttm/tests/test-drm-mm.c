@@ -351,7 +351,8 @@ KTEST(drm_mm_insert_best_equal_size_holes)
 
 			EXPECT_EQ(ret, fits ? 0 : -ENOSPC);
 			if (!ret) {
-				EXPECT_UEQ(hole_around(&mm, n, 0, (uint64_t)N * 3 * 4096), want_hole);
+				EXPECT_UEQ(hole_around(&mm, n, 0, (uint64_t)N * 3 * 4096),
+					   want_hole);
 				best_checked++;
 			}
 		}

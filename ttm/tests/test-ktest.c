@@ -71,7 +71,8 @@ KTEST_F(fixtures, ktest_fixtures_run_around_each_case)
 
 KTEST_F(fixtures, ktest_fixtures_exit_then_actions_lifo)
 {
-	/* The previous case: released 3 at once, then exit() (100), then action 1; 2 was removed. */
+	/* The previous case: released 3 at once, then exit() (100), then action 1; 2 was removed.
+	 */
 	EXPECT_EQ(norder, 3);
 	EXPECT_EQ(order[0], 3);
 	EXPECT_EQ(order[1], 100);
@@ -98,7 +99,7 @@ struct range_param {
 /* A generator (not an array): 1..5, describing each. */
 static const void *counter_gen(const void *prev, char *desc)
 {
-	static const unsigned int v[] = { 1, 2, 3, 4, 5 };
+	static const unsigned int v[] = {1, 2, 3, 4, 5};
 	const unsigned int *p = prev ? (const unsigned int *)prev + 1 : v;
 
 	if (p == v + 5)
@@ -215,7 +216,8 @@ static bool has_line(const char *out, const char *line)
 
 #define EXPECT_LINE(out, l) KTEST_CHECK_(has_line((out), (l)), false, "no line \"%s\"", (l))
 #define EXPECT_NOT_NULL_(p) KTEST_CHECK_((p) != NULL, false, "expected non-NULL: %s", #p)
-#define EXPECT_NO_LINE(out, l) KTEST_CHECK_(!has_line((out), (l)), false, "unexpected line \"%s\"", (l))
+#define EXPECT_NO_LINE(out, l)                                                                     \
+	KTEST_CHECK_(!has_line((out), (l)), false, "unexpected line \"%s\"", (l))
 
 KTEST(ktest_failed_assert_releases_lock_and_later_cases_run)
 {

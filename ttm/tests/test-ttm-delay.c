@@ -29,7 +29,8 @@ KTEST(ttm_delay_site_starts_uncalibrated_and_keeps_its_steps)
 
 KTEST(ttm_delay_steps_grow_with_the_asked_time)
 {
-	static const uint64_t asked[] = { 0, 1, 2, 3, 5, 10, 30, 100, 300, 1000, 3000, 10000, 100000 };
+	static const uint64_t asked[] = {0,   1,   2,	 3,    5,     10,    30,
+					 100, 300, 1000, 3000, 10000, 100000};
 	int64_t prev = -1;
 
 	for (unsigned i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {

@@ -184,7 +184,7 @@ static void *hammer_thread(void *arg)
 {
 	struct hammer *h = arg;
 	unsigned long i;
-	struct prng rng = { h->seed };
+	struct prng rng = {h->seed};
 	uint64_t x;
 
 	/* Both threads start together so their reservations really overlap. */

@@ -15,7 +15,7 @@
 
 #define PG TTM_PAGE_SIZE
 
-static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
+static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
 
 KTEST(ttm_resource_manager_init_usage_starts_zero)
 {
@@ -71,7 +71,7 @@ KTEST(ttm_resource_manager_fini_busy_while_resource_remains)
 	struct ttm_resource_manager man;
 	struct ttm_range_manager rman;
 	struct ttm_buddy_manager bman;
-	struct ttm_place tt = { .mem_type = TTM_PL_TT }, vram = { .mem_type = TTM_PL_VRAM };
+	struct ttm_place tt = {.mem_type = TTM_PL_TT}, vram = {.mem_type = TTM_PL_VRAM};
 	struct ttm_resource *a, *b, *c;
 
 	ASSERT_EQ(ttm_sys_manager_init(&man), 0);
@@ -96,7 +96,7 @@ KTEST(ttm_resource_alloc_fault_point_enomem_usage_unchanged)
 {
 	struct ttm_resource_manager man;
 	struct ttm_range_manager rman;
-	struct ttm_place tt = { .mem_type = TTM_PL_TT };
+	struct ttm_place tt = {.mem_type = TTM_PL_TT};
 	struct ttm_resource *a = NULL, *r;
 
 	if (!FAULT_INJECT_ENABLED)
@@ -126,11 +126,11 @@ KTEST(ttm_range_manager_alloc_range_topdown_alignment)
 {
 	struct ttm_range_manager rman;
 	struct ttm_resource_manager *man = &rman.manager;
-	struct ttm_place low = { .mem_type = TTM_PL_TT };
-	struct ttm_place top = { .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN };
-	struct ttm_place win = { .fpfn = 100, .lpfn = 110, .mem_type = TTM_PL_TT };
-	struct ttm_place wintop = { .fpfn = 100, .lpfn = 110, .mem_type = TTM_PL_TT,
-				    .flags = TTM_PL_FLAG_TOPDOWN };
+	struct ttm_place low = {.mem_type = TTM_PL_TT};
+	struct ttm_place top = {.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN};
+	struct ttm_place win = {.fpfn = 100, .lpfn = 110, .mem_type = TTM_PL_TT};
+	struct ttm_place wintop = {
+	    .fpfn = 100, .lpfn = 110, .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_TOPDOWN};
 	struct ttm_resource *a, *b, *c, *d, *e;
 
 	ASSERT_EQ(ttm_range_manager_init(&rman, true, 1024), 0);
@@ -161,8 +161,8 @@ KTEST(ttm_range_manager_alloc_full_enospc)
 {
 	struct ttm_range_manager rman;
 	struct ttm_resource_manager *man = &rman.manager;
-	struct ttm_place tt = { .mem_type = TTM_PL_TT };
-	struct ttm_place win = { .fpfn = 4, .lpfn = 8, .mem_type = TTM_PL_TT };
+	struct ttm_place tt = {.mem_type = TTM_PL_TT};
+	struct ttm_place win = {.fpfn = 4, .lpfn = 8, .mem_type = TTM_PL_TT};
 	struct ttm_resource *r[16], *x = NULL;
 
 	ASSERT_EQ(ttm_range_manager_init(&rman, false, 16), 0);
@@ -184,8 +184,7 @@ KTEST(ttm_range_manager_alloc_full_enospc)
 	EXPECT_EQ(ttm_range_manager_fini(&rman), 0);
 }
 
-static uint64_t blocks_lo_hi(struct ttm_buddy_manager *bman, struct ttm_resource *res,
-			     uint64_t *hi)
+static uint64_t blocks_lo_hi(struct ttm_buddy_manager *bman, struct ttm_resource *res, uint64_t *hi)
 {
 	struct drm_buddy_block *b;
 	uint64_t lo = UINT64_MAX;
@@ -205,12 +204,12 @@ KTEST(ttm_buddy_manager_alloc_contiguous_topdown_visible)
 {
 	struct ttm_buddy_manager bman;
 	struct ttm_resource_manager *man = &bman.manager;
-	struct ttm_place any = { .mem_type = TTM_PL_VRAM };
-	struct ttm_place top = { .mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_TOPDOWN };
-	struct ttm_place vis = { .mem_type = TTM_PL_VRAM,
-				 .flags = TTM_PL_FLAG_MAPPABLE | TTM_PL_FLAG_TOPDOWN };
-	struct ttm_place contig = { .mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_CONTIGUOUS };
-	struct ttm_place win = { .fpfn = 512, .lpfn = 600, .mem_type = TTM_PL_VRAM };
+	struct ttm_place any = {.mem_type = TTM_PL_VRAM};
+	struct ttm_place top = {.mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_TOPDOWN};
+	struct ttm_place vis = {.mem_type = TTM_PL_VRAM,
+				.flags = TTM_PL_FLAG_MAPPABLE | TTM_PL_FLAG_TOPDOWN};
+	struct ttm_place contig = {.mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_CONTIGUOUS};
+	struct ttm_place win = {.fpfn = 512, .lpfn = 600, .mem_type = TTM_PL_VRAM};
 	struct ttm_resource *a, *b, *c, *d, *e;
 	uint64_t lo, hi;
 
@@ -249,8 +248,8 @@ KTEST(ttm_buddy_manager_alloc_full_enospc)
 {
 	struct ttm_buddy_manager bman;
 	struct ttm_resource_manager *man = &bman.manager;
-	struct ttm_place any = { .mem_type = TTM_PL_VRAM };
-	struct ttm_place vis = { .mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_MAPPABLE };
+	struct ttm_place any = {.mem_type = TTM_PL_VRAM};
+	struct ttm_place vis = {.mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_MAPPABLE};
 	struct ttm_resource *a, *b, *x = NULL;
 
 	ASSERT_EQ(ttm_buddy_manager_init(&bman, 64, 16, 0), 0);
@@ -312,7 +311,7 @@ KTEST(ttm_resource_lru_order_per_priority_move_tail)
 KTEST(ttm_lru_bulk_move_tail_keeps_range_adjacent)
 {
 	struct ttm_resource_manager man;
-	struct ttm_resource_manager *mans[TTM_NUM_MEM_TYPES] = { &man };
+	struct ttm_resource_manager *mans[TTM_NUM_MEM_TYPES] = {&man};
 	struct ttm_lru_bulk_move bulk;
 	struct ttm_resource *r[5];
 
@@ -360,17 +359,17 @@ KTEST(ttm_resource_compatible_decisions)
 {
 	struct ttm_range_manager rman;
 	struct ttm_buddy_manager bman;
-	struct ttm_place tt_any = { .mem_type = TTM_PL_TT };
-	struct ttm_place tt_low = { .fpfn = 0, .lpfn = 8, .mem_type = TTM_PL_TT };
-	struct ttm_place tt_hi = { .fpfn = 512, .mem_type = TTM_PL_TT };
-	struct ttm_place vram_any = { .mem_type = TTM_PL_VRAM };
-	struct ttm_place vram_contig = { .mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_CONTIGUOUS };
-	struct ttm_place vram_vis = { .mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_MAPPABLE };
-	struct ttm_place vram_top = { .mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_TOPDOWN };
-	struct ttm_place hi_fallback = { .fpfn = 512, .mem_type = TTM_PL_TT,
-					 .flags = TTM_PL_FLAG_FALLBACK };
-	struct ttm_place hi_desired = { .fpfn = 512, .mem_type = TTM_PL_TT,
-					.flags = TTM_PL_FLAG_DESIRED };
+	struct ttm_place tt_any = {.mem_type = TTM_PL_TT};
+	struct ttm_place tt_low = {.fpfn = 0, .lpfn = 8, .mem_type = TTM_PL_TT};
+	struct ttm_place tt_hi = {.fpfn = 512, .mem_type = TTM_PL_TT};
+	struct ttm_place vram_any = {.mem_type = TTM_PL_VRAM};
+	struct ttm_place vram_contig = {.mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_CONTIGUOUS};
+	struct ttm_place vram_vis = {.mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_MAPPABLE};
+	struct ttm_place vram_top = {.mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_TOPDOWN};
+	struct ttm_place hi_fallback = {
+	    .fpfn = 512, .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_FALLBACK};
+	struct ttm_place hi_desired = {
+	    .fpfn = 512, .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_DESIRED};
 	struct ttm_placement p;
 	struct ttm_resource *t, *v, *w;
 	struct drm_buddy_block *blk;
@@ -381,17 +380,17 @@ KTEST(ttm_resource_compatible_decisions)
 	ASSERT_EQ(ttm_resource_alloc(&rman.manager, NULL, &tt_hi, 4 * PG, 0, &t), 0);
 	EXPECT_UEQ(t->start, 512);
 
-	p = (struct ttm_placement){ 1, &tt_any };
+	p = (struct ttm_placement){1, &tt_any};
 	EXPECT_TRUE(ttm_resource_compatible(&rman.manager, t, &p, false));
-	p = (struct ttm_placement){ 1, &tt_low };
+	p = (struct ttm_placement){1, &tt_low};
 	EXPECT_FALSE(ttm_resource_compatible(&rman.manager, t, &p, false));
-	p = (struct ttm_placement){ 1, &vram_any }; /* other type */
+	p = (struct ttm_placement){1, &vram_any}; /* other type */
 	EXPECT_FALSE(ttm_resource_compatible(&rman.manager, t, &p, false));
-	const struct ttm_place pl2[] = { tt_low, hi_fallback };
-	p = (struct ttm_placement){ 2, pl2 };
+	const struct ttm_place pl2[] = {tt_low, hi_fallback};
+	p = (struct ttm_placement){2, pl2};
 	EXPECT_FALSE(ttm_resource_compatible(&rman.manager, t, &p, false));
 	EXPECT_TRUE(ttm_resource_compatible(&rman.manager, t, &p, true));
-	p = (struct ttm_placement){ 1, &hi_desired };
+	p = (struct ttm_placement){1, &hi_desired};
 	EXPECT_TRUE(ttm_resource_compatible(&rman.manager, t, &p, false));
 	EXPECT_FALSE(ttm_resource_compatible(&rman.manager, t, &p, true));
 	EXPECT_TRUE(ttm_resource_intersects(&rman.manager, t, &tt_hi, PG));
@@ -402,14 +401,14 @@ KTEST(ttm_resource_compatible_decisions)
 	ASSERT_EQ(ttm_resource_alloc(&bman.manager, NULL, &vram_any, 3 * PG, 0, &v), 0);
 	list_for_each_entry (blk, &to_ttm_buddy_resource(v)->blocks, struct drm_buddy_block, link)
 		nblocks++;
-	p = (struct ttm_placement){ 1, &vram_any };
+	p = (struct ttm_placement){1, &vram_any};
 	EXPECT_TRUE(ttm_resource_compatible(&bman.manager, v, &p, false));
-	p = (struct ttm_placement){ 1, &vram_vis };
+	p = (struct ttm_placement){1, &vram_vis};
 	EXPECT_TRUE(ttm_resource_compatible(&bman.manager, v, &p, false));
-	p = (struct ttm_placement){ 1, &vram_vis };
+	p = (struct ttm_placement){1, &vram_vis};
 	EXPECT_FALSE(ttm_resource_compatible(&bman.manager, w, &p, false));
 	EXPECT_TRUE(ttm_resource_intersects(&bman.manager, w, &vram_vis, PG));
-	p = (struct ttm_placement){ 1, &vram_contig };
+	p = (struct ttm_placement){1, &vram_contig};
 	/* The 3 pages are contiguous here (0..2) even in two blocks. */
 	EXPECT_TRUE(ttm_resource_compatible(&bman.manager, v, &p, false));
 	EXPECT_GE(nblocks, 1);
@@ -433,7 +432,7 @@ KTEST(ttm_resource_manager_debug_prints_size_usage)
 {
 	struct ttm_range_manager rman;
 	struct ttm_buddy_manager bman;
-	struct ttm_place tt = { .mem_type = TTM_PL_TT }, vram = { .mem_type = TTM_PL_VRAM };
+	struct ttm_place tt = {.mem_type = TTM_PL_TT}, vram = {.mem_type = TTM_PL_VRAM};
 	struct ttm_resource *r, *v;
 	char buf[8192];
 	FILE *f;
@@ -504,7 +503,7 @@ struct churn_arg {
 static void *churn_thread(void *p)
 {
 	struct churn_arg *a = p;
-	struct ttm_resource *held[8] = { NULL };
+	struct ttm_resource *held[8] = {NULL};
 
 	for (unsigned i = 0; i < a->iters; i++) {
 		unsigned slot = i % 8;
@@ -531,8 +530,8 @@ KTEST(ttm_resource_alloc_two_threads_usage_balanced)
 	ASSERT_EQ(ttm_buddy_manager_init(&bman, 64, 0, 0), 0);
 	for (int i = 0; i < 4; i++) {
 		args[i].man = i < 2 ? &rman.manager : &bman.manager;
-		args[i].place = (struct ttm_place){ .mem_type = i < 2 ? TTM_PL_TT : TTM_PL_VRAM,
-						    .flags = i % 2 ? TTM_PL_FLAG_TOPDOWN : 0 };
+		args[i].place = (struct ttm_place){.mem_type = i < 2 ? TTM_PL_TT : TTM_PL_VRAM,
+						   .flags = i % 2 ? TTM_PL_FLAG_TOPDOWN : 0};
 		args[i].iters = 2000 * ktest_scale();
 		args[i].errors = 0;
 		ASSERT_EQ(pthread_create(&th[i], NULL, churn_thread, &args[i]), 0);
@@ -553,7 +552,7 @@ KTEST(ttm_buddy_manager_alloc_alignment_blocks_aligned)
 {
 	struct ttm_buddy_manager bman;
 	struct ttm_resource_manager *man = &bman.manager;
-	struct ttm_place any = { .mem_type = TTM_PL_VRAM };
+	struct ttm_place any = {.mem_type = TTM_PL_VRAM};
 	struct ttm_resource *a, *b, *x = NULL;
 	struct drm_buddy_block *blk;
 
@@ -576,7 +575,7 @@ KTEST(ttm_buddy_manager_alloc_alignment_blocks_aligned)
 KTEST(ttm_range_manager_alloc_bad_alignment_einval)
 {
 	struct ttm_range_manager rman;
-	struct ttm_place tt = { .mem_type = TTM_PL_TT };
+	struct ttm_place tt = {.mem_type = TTM_PL_TT};
 	struct ttm_resource *x = NULL;
 
 	ASSERT_EQ(ttm_range_manager_init(&rman, true, 64), 0);

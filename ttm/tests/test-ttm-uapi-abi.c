@@ -58,40 +58,40 @@ struct abi_number {
 	unsigned long system;
 };
 
-#define NUM(n, e, sys) { #n, n, e, sys }
+#define NUM(n, e, sys)                                                                             \
+	{                                                                                          \
+#n, n, e, sys                                                                      \
+	}
 
 KTEST(ttm_drm_abi_ioctl_numbers)
 {
 	static const struct abi_number nums[] = {
-		NUM(DRM_IOCTL_MM_INIT, 0xc02064c0ul, _IOWR('d', 0xc0, struct drm_mm_init_arg)),
-		NUM(DRM_IOCTL_MM_TAKEDOWN, 0xc00864c1ul, _IOWR('d', 0xc1, struct drm_mm_type_arg)),
-		NUM(DRM_IOCTL_MM_LOCK, 0xc00864c2ul, _IOWR('d', 0xc2, struct drm_mm_type_arg)),
-		NUM(DRM_IOCTL_MM_UNLOCK, 0xc00864c3ul, _IOWR('d', 0xc3, struct drm_mm_type_arg)),
-		NUM(DRM_IOCTL_FENCE_CREATE, 0xc03064c4ul, _IOWR('d', 0xc4, struct drm_fence_arg)),
-		NUM(DRM_IOCTL_FENCE_REFERENCE, 0xc03064c6ul, _IOWR('d', 0xc6, struct drm_fence_arg)),
-		NUM(DRM_IOCTL_FENCE_UNREFERENCE, 0xc03064c7ul,
-		    _IOWR('d', 0xc7, struct drm_fence_arg)),
-		NUM(DRM_IOCTL_FENCE_SIGNALED, 0xc03064c8ul, _IOWR('d', 0xc8, struct drm_fence_arg)),
-		NUM(DRM_IOCTL_FENCE_FLUSH, 0xc03064c9ul, _IOWR('d', 0xc9, struct drm_fence_arg)),
-		NUM(DRM_IOCTL_FENCE_WAIT, 0xc03064caul, _IOWR('d', 0xca, struct drm_fence_arg)),
-		NUM(DRM_IOCTL_FENCE_EMIT, 0xc03064cbul, _IOWR('d', 0xcb, struct drm_fence_arg)),
-		NUM(DRM_IOCTL_FENCE_BUFFERS, 0xc03064ccul, _IOWR('d', 0xcc, struct drm_fence_arg)),
-		NUM(DRM_IOCTL_BO_CREATE, 0xc07064cdul, _IOWR('d', 0xcd, struct drm_bo_create_arg)),
-		NUM(DRM_IOCTL_BO_MAP, 0xc07064cful,
-		    _IOWR('d', 0xcf, struct drm_bo_map_wait_idle_arg)),
-		NUM(DRM_IOCTL_BO_UNMAP, 0xc00464d0ul, _IOWR('d', 0xd0, struct drm_bo_handle_arg)),
-		NUM(DRM_IOCTL_BO_REFERENCE, 0xc07064d1ul,
-		    _IOWR('d', 0xd1, struct drm_bo_reference_info_arg)),
-		NUM(DRM_IOCTL_BO_UNREFERENCE, 0xc00464d2ul,
-		    _IOWR('d', 0xd2, struct drm_bo_handle_arg)),
-		NUM(DRM_IOCTL_BO_SETSTATUS, 0xc07064d3ul,
-		    _IOWR('d', 0xd3, struct drm_bo_map_wait_idle_arg)),
-		NUM(DRM_IOCTL_BO_INFO, 0xc07064d4ul,
-		    _IOWR('d', 0xd4, struct drm_bo_reference_info_arg)),
-		NUM(DRM_IOCTL_BO_WAIT_IDLE, 0xc07064d5ul,
-		    _IOWR('d', 0xd5, struct drm_bo_map_wait_idle_arg)),
-		NUM(DRM_IOCTL_BO_VERSION, 0x800c64d6ul, _IOR('d', 0xd6, struct drm_bo_version_arg)),
-		NUM(DRM_IOCTL_MM_INFO, 0xc01064d7ul, _IOWR('d', 0xd7, struct drm_mm_info_arg)),
+	    NUM(DRM_IOCTL_MM_INIT, 0xc02064c0ul, _IOWR('d', 0xc0, struct drm_mm_init_arg)),
+	    NUM(DRM_IOCTL_MM_TAKEDOWN, 0xc00864c1ul, _IOWR('d', 0xc1, struct drm_mm_type_arg)),
+	    NUM(DRM_IOCTL_MM_LOCK, 0xc00864c2ul, _IOWR('d', 0xc2, struct drm_mm_type_arg)),
+	    NUM(DRM_IOCTL_MM_UNLOCK, 0xc00864c3ul, _IOWR('d', 0xc3, struct drm_mm_type_arg)),
+	    NUM(DRM_IOCTL_FENCE_CREATE, 0xc03064c4ul, _IOWR('d', 0xc4, struct drm_fence_arg)),
+	    NUM(DRM_IOCTL_FENCE_REFERENCE, 0xc03064c6ul, _IOWR('d', 0xc6, struct drm_fence_arg)),
+	    NUM(DRM_IOCTL_FENCE_UNREFERENCE, 0xc03064c7ul, _IOWR('d', 0xc7, struct drm_fence_arg)),
+	    NUM(DRM_IOCTL_FENCE_SIGNALED, 0xc03064c8ul, _IOWR('d', 0xc8, struct drm_fence_arg)),
+	    NUM(DRM_IOCTL_FENCE_FLUSH, 0xc03064c9ul, _IOWR('d', 0xc9, struct drm_fence_arg)),
+	    NUM(DRM_IOCTL_FENCE_WAIT, 0xc03064caul, _IOWR('d', 0xca, struct drm_fence_arg)),
+	    NUM(DRM_IOCTL_FENCE_EMIT, 0xc03064cbul, _IOWR('d', 0xcb, struct drm_fence_arg)),
+	    NUM(DRM_IOCTL_FENCE_BUFFERS, 0xc03064ccul, _IOWR('d', 0xcc, struct drm_fence_arg)),
+	    NUM(DRM_IOCTL_BO_CREATE, 0xc07064cdul, _IOWR('d', 0xcd, struct drm_bo_create_arg)),
+	    NUM(DRM_IOCTL_BO_MAP, 0xc07064cful, _IOWR('d', 0xcf, struct drm_bo_map_wait_idle_arg)),
+	    NUM(DRM_IOCTL_BO_UNMAP, 0xc00464d0ul, _IOWR('d', 0xd0, struct drm_bo_handle_arg)),
+	    NUM(DRM_IOCTL_BO_REFERENCE, 0xc07064d1ul,
+		_IOWR('d', 0xd1, struct drm_bo_reference_info_arg)),
+	    NUM(DRM_IOCTL_BO_UNREFERENCE, 0xc00464d2ul, _IOWR('d', 0xd2, struct drm_bo_handle_arg)),
+	    NUM(DRM_IOCTL_BO_SETSTATUS, 0xc07064d3ul,
+		_IOWR('d', 0xd3, struct drm_bo_map_wait_idle_arg)),
+	    NUM(DRM_IOCTL_BO_INFO, 0xc07064d4ul,
+		_IOWR('d', 0xd4, struct drm_bo_reference_info_arg)),
+	    NUM(DRM_IOCTL_BO_WAIT_IDLE, 0xc07064d5ul,
+		_IOWR('d', 0xd5, struct drm_bo_map_wait_idle_arg)),
+	    NUM(DRM_IOCTL_BO_VERSION, 0x800c64d6ul, _IOR('d', 0xd6, struct drm_bo_version_arg)),
+	    NUM(DRM_IOCTL_MM_INFO, 0xc01064d7ul, _IOWR('d', 0xd7, struct drm_mm_info_arg)),
 	};
 
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {

@@ -69,7 +69,7 @@ KTEST(drm2008_client_create_map_validate_fence_share)
 	/* A shareable VRAM buffer the client fills through a CPU mapping. */
 	ASSERT_EQ(drmBOCreate(fd, BO_SIZE, 0, NULL,
 			      DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE | DRM_BO_FLAG_SHAREABLE |
-				      DRM_BO_FLAG_MEM_VRAM,
+				  DRM_BO_FLAG_MEM_VRAM,
 			      DRM_BO_HINT_DONT_FENCE, &bo),
 		  0);
 	EXPECT_NE(bo.handle, 0);
@@ -153,8 +153,8 @@ KTEST(drm2008_client_lock_evicts_and_unlock)
 	fd = drmOpen("compat-lock", NULL);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(drmMMInit(fd, 16, 64, DRM_BO_MEM_TT), 0);
-	ASSERT_EQ(drmBOCreate(fd, 8192, 0, NULL, DRM_BO_FLAG_READ | DRM_BO_FLAG_MEM_TT |
-					       DRM_BO_FLAG_MEM_LOCAL, 0, &a),
+	ASSERT_EQ(drmBOCreate(fd, 8192, 0, NULL,
+			      DRM_BO_FLAG_READ | DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 0, &a),
 		  0);
 	EXPECT_TRUE(a.flags & DRM_BO_FLAG_MEM_TT);
 	EXPECT_GE(a.offset, 16ul * 4096);

@@ -229,8 +229,9 @@ static void run_shared(enum ttm_vm_fault_mode mode)
 	fb = ttm_drm_open(dev);
 	ASSERT_EQ(uapi_mm_init(fa, DRM_BO_MEM_VRAM, 0, 256), 0);
 	ASSERT_EQ(uapi_mm_init(fa, DRM_BO_MEM_TT, 0, 256), 0);
-	ASSERT_EQ(uapi_create_bo(fa, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo),
-		  0);
+	ASSERT_EQ(
+	    uapi_create_bo(fa, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, pages * PG, &bo),
+	    0);
 	ASSERT_EQ(uapi_bo_ref(fb, bo.handle, NULL), 0);
 	a = uapi_bo_map(fa, bo.handle, NULL, &err);
 	ASSERT_NOT_NULL(a);

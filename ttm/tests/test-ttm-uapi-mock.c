@@ -50,7 +50,6 @@ struct mock_uapi {
 	char *vram;
 };
 
-
 static struct mock_uapi *to_mock(struct ttm_drm_device *ddev)
 {
 	return container_of(ddev, struct mock_uapi, ddev);
@@ -67,8 +66,8 @@ static const char *mock_fence_timeline_name(struct dma_fence *f)
 }
 
 static const struct dma_fence_ops mock_fence_ops = {
-	.get_driver_name = mock_fence_driver_name,
-	.get_timeline_name = mock_fence_timeline_name,
+    .get_driver_name = mock_fence_driver_name,
+    .get_timeline_name = mock_fence_timeline_name,
 };
 
 static struct dma_fence *mock_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
@@ -99,12 +98,12 @@ static void mock_signal(struct mock_uapi *m, uint32_t fence_class)
 
 	INIT_LIST_HEAD(&done);
 	pthread_mutex_lock(&m->lock);
-	list_for_each_entry_safe(f, tmp, &m->pending, struct mock_fence, link) {
+	list_for_each_entry_safe (f, tmp, &m->pending, struct mock_fence, link) {
 		if (fence_class == UINT32_MAX || f->fence_class == fence_class)
 			list_move_tail(&f->link, &done);
 	}
 	pthread_mutex_unlock(&m->lock);
-	list_for_each_entry_safe(f, tmp, &done, struct mock_fence, link) {
+	list_for_each_entry_safe (f, tmp, &done, struct mock_fence, link) {
 		list_del_init(&f->link);
 		dma_fence_signal(&f->base);
 		dma_fence_put(&f->base);
@@ -122,8 +121,8 @@ static uint32_t mock_fence_type(struct ttm_drm_device *ddev, uint64_t access)
 	       (access & (DRM_BO_FLAG_READ | DRM_BO_FLAG_WRITE) ? MOCK_FENCE_TYPE_RW : 0);
 }
 
-static const struct ttm_place mock_place_tt = { .mem_type = TTM_PL_TT };
-static const struct ttm_place mock_place_sys = { .mem_type = TTM_PL_SYSTEM };
+static const struct ttm_place mock_place_tt = {.mem_type = TTM_PL_TT};
+static const struct ttm_place mock_place_sys = {.mem_type = TTM_PL_SYSTEM};
 
 static void mock_evict_flags(struct ttm_buffer_object *bo, struct ttm_placement *placement)
 {
@@ -170,18 +169,18 @@ static uint64_t mock_cpu_visible_pages(struct ttm_drm_device *ddev, uint32_t mem
 }
 
 static const struct ttm_device_funcs mock_funcs = {
-	.evict_flags = mock_evict_flags,
-	.move = mock_move,
-	.io_mem_reserve = mock_io_mem_reserve,
+    .evict_flags = mock_evict_flags,
+    .move = mock_move,
+    .io_mem_reserve = mock_io_mem_reserve,
 };
 
 static const struct ttm_drm_driver mock_driver = {
-	.num_fence_classes = 2,
-	.fence_types = MOCK_FENCE_TYPE_RW,
-	.fence_emit = mock_fence_emit,
-	.fence_flush = mock_fence_flush,
-	.fence_type = mock_fence_type,
-	.cpu_visible_pages = mock_cpu_visible_pages,
+    .num_fence_classes = 2,
+    .fence_types = MOCK_FENCE_TYPE_RW,
+    .fence_emit = mock_fence_emit,
+    .fence_flush = mock_fence_flush,
+    .fence_type = mock_fence_type,
+    .cpu_visible_pages = mock_cpu_visible_pages,
 };
 
 struct ttm_drm_device *mock_uapi_start(const char *name)
@@ -219,7 +218,7 @@ unsigned long mock_uapi_pending(struct ttm_drm_device *ddev)
 	struct mock_fence *f;
 
 	pthread_mutex_lock(&m->lock);
-	list_for_each_entry(f, &m->pending, struct mock_fence, link)
+	list_for_each_entry (f, &m->pending, struct mock_fence, link)
 		n++;
 	pthread_mutex_unlock(&m->lock);
 	return n;
@@ -234,7 +233,7 @@ unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev)
 	 * the list: give it up to a second to finish before counting it.
 	 */
 	for (int i = 0; i < 1000; i++) {
-		struct timespec ts = { 0, 1000000 };
+		struct timespec ts = {0, 1000000};
 
 		ttm_device_flush_delayed(&ddev->bdev, true);
 		n = (unsigned long)atomic_load(&ddev->bdev.stats.bo_count);

@@ -68,7 +68,7 @@ KTEST(ttm_drm_ioctl_bad_descriptor_and_request)
 {
 	struct ttm_drm_device *dev = mock_uapi_start("uapi-req");
 	struct drm_bo_version_arg ver;
-	unsigned char small[8] = { 0 };
+	unsigned char small[8] = {0};
 	int fd;
 
 	ASSERT_NOT_NULL(dev);
@@ -80,8 +80,7 @@ KTEST(ttm_drm_ioctl_bad_descriptor_and_request)
 	/* Right number, wrong size; the unused 0xce slot; a foreign type. */
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOWR(0xcd, small), small), -ENOTTY);
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOWR(0xce, struct drm_bo_op_arg), small), -ENOTTY);
-	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_VERSION ^ ('d' << 8) ^ ('x' << 8), &ver),
-		  -ENOTTY);
+	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_VERSION ^ ('d' << 8) ^ ('x' << 8), &ver), -ENOTTY);
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOWR(0xd8, struct drm_fence_arg), small), -ENOTTY);
 	EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_BO_VERSION, NULL), -EFAULT);
 	/* No driver commands in the mock. */
@@ -99,9 +98,9 @@ KTEST(ttm_drm_ioctl_bad_descriptor_and_request)
 
 /* What the hostile table's entries build on: valid handles of every kind. */
 struct hctx {
-	uint32_t bo;       /* a VRAM buffer holding a pattern */
+	uint32_t bo;	   /* a VRAM buffer holding a pattern */
 	uint32_t other_bo; /* another client's non-shareable buffer */
-	uint32_t fence;    /* an emitted fence */
+	uint32_t fence;	   /* an emitted fence */
 	uint32_t unemitted;
 	uint32_t other_fence; /* another client's non-shareable fence */
 	uint32_t shared_bo;   /* a shareable buffer of this client */
@@ -131,7 +130,10 @@ struct hostile {
 		(void)c;                                                                           \
 		body;                                                                              \
 	}
-#define HE(name, req, err) { #name, req, err, build_##name }
+#define HE(name, req, err)                                                                         \
+	{                                                                                          \
+#name, req, err, build_##name                                                      \
+	}
 
 /* Valid bases, each mutated by one entry. */
 static void base_create(union harg *a)
@@ -167,73 +169,126 @@ static void base_init(union harg *a)
 	a->init.p_size = 16;
 }
 
-H(create_unknown_flag, DRM_IOCTL_BO_CREATE, -EINVAL,
-  { base_create(a); a->create.d.req.flags |= 1ull << 40; })
-H(create_driver_flag, DRM_IOCTL_BO_CREATE, -EINVAL,
-  { base_create(a); a->create.d.req.flags |= 1ull << 63; })
-H(create_no_memory_type, DRM_IOCTL_BO_CREATE, -EINVAL,
-  { base_create(a); a->create.d.req.flags = RW; })
-H(create_memory_type_without_manager, DRM_IOCTL_BO_CREATE, -EINVAL,
-  { base_create(a); a->create.d.req.flags = DRM_BO_FLAG_MEM_PRIV3; })
-H(create_zero_size, DRM_IOCTL_BO_CREATE, -EINVAL, { base_create(a); a->create.d.req.size = 0; })
-H(create_overflowing_size, DRM_IOCTL_BO_CREATE, -EINVAL,
-  { base_create(a); a->create.d.req.size = UINT64_MAX - 100; })
-H(create_size_beyond_type, DRM_IOCTL_BO_CREATE, -ENOMEM,
-  {
-	  base_create(a);
-	  a->create.d.req.flags = DRM_BO_FLAG_MEM_VRAM;
-	  a->create.d.req.size = 1ull << 40;
-  })
-H(create_alignment_not_pow2, DRM_IOCTL_BO_CREATE, -EINVAL,
-  { base_create(a); a->create.d.req.page_alignment = 3; })
-H(create_unknown_hint, DRM_IOCTL_BO_CREATE, -EINVAL,
-  { base_create(a); a->create.d.req.hint = 0x100; })
-H(create_misaligned_user_buffer, DRM_IOCTL_BO_CREATE, -EINVAL,
-  { base_create(a); a->create.d.req.buffer_start = 0x1001; })
-H(create_user_buffer_in_vram, DRM_IOCTL_BO_CREATE, -EINVAL,
-  {
-	  base_create(a);
-	  a->create.d.req.buffer_start = 0x10000;
-	  a->create.d.req.flags = DRM_BO_FLAG_MEM_VRAM;
-  })
-H(setstatus_bad_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.handle = 0x7fff; })
-H(setstatus_zero_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.handle = 0; })
-H(setstatus_fence_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.handle = c->fence; })
-H(setstatus_other_clients_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.handle = c->other_bo; })
-H(setstatus_unknown_flag, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.mask |= 1ull << 41; a->mwi.d.req.flags |= 1ull << 41; })
-H(setstatus_flags_outside_mask, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.flags |= DRM_BO_FLAG_NO_EVICT; })
-H(setstatus_no_memory_type, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.flags = 0; })
-H(setstatus_type_without_manager, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.flags = DRM_BO_FLAG_MEM_PRIV2; })
-H(setstatus_bad_fence_class, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.fence_class = 2; })
-H(setstatus_unknown_hint, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.hint = 1; })
-H(setstatus_pad, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  { base_setstatus(a, c); a->mwi.d.req.pad64 = 1; })
-H(setstatus_unshare, DRM_IOCTL_BO_SETSTATUS, -EINVAL,
-  {
-	  base_setstatus(a, c);
-	  a->mwi.d.req.handle = c->shared_bo;
-	  a->mwi.d.req.mask |= DRM_BO_FLAG_SHAREABLE;
-  })
-H(map_bad_handle, DRM_IOCTL_BO_MAP, -EINVAL, { base_map(a, c); a->mwi.d.req.handle = 999; })
-H(map_other_clients_handle, DRM_IOCTL_BO_MAP, -EINVAL,
-  { base_map(a, c); a->mwi.d.req.handle = c->other_bo; })
-H(map_no_access, DRM_IOCTL_BO_MAP, -EINVAL, { base_map(a, c); a->mwi.d.req.mask = 0; })
-H(map_exe_access, DRM_IOCTL_BO_MAP, -EINVAL,
-  { base_map(a, c); a->mwi.d.req.mask = DRM_BO_FLAG_EXE; })
-H(map_flags_set, DRM_IOCTL_BO_MAP, -EINVAL,
-  { base_map(a, c); a->mwi.d.req.flags = DRM_BO_FLAG_MEM_TT; })
-H(map_fence_hint, DRM_IOCTL_BO_MAP, -EINVAL,
-  { base_map(a, c); a->mwi.d.req.hint = DRM_BO_HINT_DONT_FENCE; })
+H(create_unknown_flag, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.flags |= 1ull << 40;
+})
+H(create_driver_flag, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.flags |= 1ull << 63;
+})
+H(create_no_memory_type, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.flags = RW;
+})
+H(create_memory_type_without_manager, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.flags = DRM_BO_FLAG_MEM_PRIV3;
+})
+H(create_zero_size, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.size = 0;
+})
+H(create_overflowing_size, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.size = UINT64_MAX - 100;
+})
+H(create_size_beyond_type, DRM_IOCTL_BO_CREATE, -ENOMEM, {
+	base_create(a);
+	a->create.d.req.flags = DRM_BO_FLAG_MEM_VRAM;
+	a->create.d.req.size = 1ull << 40;
+})
+H(create_alignment_not_pow2, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.page_alignment = 3;
+})
+H(create_unknown_hint, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.hint = 0x100;
+})
+H(create_misaligned_user_buffer, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.buffer_start = 0x1001;
+})
+H(create_user_buffer_in_vram, DRM_IOCTL_BO_CREATE, -EINVAL, {
+	base_create(a);
+	a->create.d.req.buffer_start = 0x10000;
+	a->create.d.req.flags = DRM_BO_FLAG_MEM_VRAM;
+})
+H(setstatus_bad_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.handle = 0x7fff;
+})
+H(setstatus_zero_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.handle = 0;
+})
+H(setstatus_fence_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.handle = c->fence;
+})
+H(setstatus_other_clients_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.handle = c->other_bo;
+})
+H(setstatus_unknown_flag, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.mask |= 1ull << 41;
+	a->mwi.d.req.flags |= 1ull << 41;
+})
+H(setstatus_flags_outside_mask, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.flags |= DRM_BO_FLAG_NO_EVICT;
+})
+H(setstatus_no_memory_type, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.flags = 0;
+})
+H(setstatus_type_without_manager, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.flags = DRM_BO_FLAG_MEM_PRIV2;
+})
+H(setstatus_bad_fence_class, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.fence_class = 2;
+})
+H(setstatus_unknown_hint, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.hint = 1;
+})
+H(setstatus_pad, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.pad64 = 1;
+})
+H(setstatus_unshare, DRM_IOCTL_BO_SETSTATUS, -EINVAL, {
+	base_setstatus(a, c);
+	a->mwi.d.req.handle = c->shared_bo;
+	a->mwi.d.req.mask |= DRM_BO_FLAG_SHAREABLE;
+})
+H(map_bad_handle, DRM_IOCTL_BO_MAP, -EINVAL, {
+	base_map(a, c);
+	a->mwi.d.req.handle = 999;
+})
+H(map_other_clients_handle, DRM_IOCTL_BO_MAP, -EINVAL, {
+	base_map(a, c);
+	a->mwi.d.req.handle = c->other_bo;
+})
+H(map_no_access, DRM_IOCTL_BO_MAP, -EINVAL, {
+	base_map(a, c);
+	a->mwi.d.req.mask = 0;
+})
+H(map_exe_access, DRM_IOCTL_BO_MAP, -EINVAL, {
+	base_map(a, c);
+	a->mwi.d.req.mask = DRM_BO_FLAG_EXE;
+})
+H(map_flags_set, DRM_IOCTL_BO_MAP, -EINVAL, {
+	base_map(a, c);
+	a->mwi.d.req.flags = DRM_BO_FLAG_MEM_TT;
+})
+H(map_fence_hint, DRM_IOCTL_BO_MAP, -EINVAL, {
+	base_map(a, c);
+	a->mwi.d.req.hint = DRM_BO_HINT_DONT_FENCE;
+})
 H(unmap_not_mapped, DRM_IOCTL_BO_UNMAP, -EINVAL, { a->h.handle = c->bo; })
 H(unmap_bad_handle, DRM_IOCTL_BO_UNMAP, -EINVAL, { a->h.handle = 12345; })
 H(reference_non_shareable, DRM_IOCTL_BO_REFERENCE, -EINVAL, { a->ri.d.req.handle = c->other_bo; })
@@ -242,25 +297,43 @@ H(reference_fence_as_bo, DRM_IOCTL_BO_REFERENCE, -EINVAL, { a->ri.d.req.handle =
 H(unreference_other_clients, DRM_IOCTL_BO_UNREFERENCE, -EINVAL, { a->h.handle = c->other_bo; })
 H(unreference_fence_as_bo, DRM_IOCTL_BO_UNREFERENCE, -EINVAL, { a->h.handle = c->fence; })
 H(info_other_clients, DRM_IOCTL_BO_INFO, -EINVAL, { a->ri.d.req.handle = c->other_bo; })
-H(wait_idle_unknown_hint, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL,
-  { a->mwi.d.req.handle = c->bo; a->mwi.d.req.hint = DRM_BO_HINT_DONT_FENCE; })
-H(wait_idle_mask, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL,
-  { a->mwi.d.req.handle = c->bo; a->mwi.d.req.mask = 1; })
-H(wait_idle_other_clients, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL,
-  { a->mwi.d.req.handle = c->other_bo; })
-H(fence_create_bad_class, DRM_IOCTL_FENCE_CREATE, -EINVAL,
-  { base_fence_create(a); a->fence.fence_class = 2; })
-H(fence_create_no_type, DRM_IOCTL_FENCE_CREATE, -EINVAL,
-  { base_fence_create(a); a->fence.type = 0; })
-H(fence_create_unknown_type, DRM_IOCTL_FENCE_CREATE, -EINVAL,
-  { base_fence_create(a); a->fence.type |= 0x4; })
-H(fence_create_unknown_flag, DRM_IOCTL_FENCE_CREATE, -EINVAL,
-  { base_fence_create(a); a->fence.flags |= 0x8; })
-H(fence_create_driver_flag, DRM_IOCTL_FENCE_CREATE, -EINVAL,
-  { base_fence_create(a); a->fence.flags |= 0x1000000; })
-H(fence_create_pad, DRM_IOCTL_FENCE_CREATE, -EINVAL, { base_fence_create(a); a->fence.pad64 = 1; })
-H(fence_create_expand_pad, DRM_IOCTL_FENCE_CREATE, -EINVAL,
-  { base_fence_create(a); a->fence.expand_pad[1] = 1; })
+H(wait_idle_unknown_hint, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL, {
+	a->mwi.d.req.handle = c->bo;
+	a->mwi.d.req.hint = DRM_BO_HINT_DONT_FENCE;
+})
+H(wait_idle_mask, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL, {
+	a->mwi.d.req.handle = c->bo;
+	a->mwi.d.req.mask = 1;
+})
+H(wait_idle_other_clients, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL, { a->mwi.d.req.handle = c->other_bo; })
+H(fence_create_bad_class, DRM_IOCTL_FENCE_CREATE, -EINVAL, {
+	base_fence_create(a);
+	a->fence.fence_class = 2;
+})
+H(fence_create_no_type, DRM_IOCTL_FENCE_CREATE, -EINVAL, {
+	base_fence_create(a);
+	a->fence.type = 0;
+})
+H(fence_create_unknown_type, DRM_IOCTL_FENCE_CREATE, -EINVAL, {
+	base_fence_create(a);
+	a->fence.type |= 0x4;
+})
+H(fence_create_unknown_flag, DRM_IOCTL_FENCE_CREATE, -EINVAL, {
+	base_fence_create(a);
+	a->fence.flags |= 0x8;
+})
+H(fence_create_driver_flag, DRM_IOCTL_FENCE_CREATE, -EINVAL, {
+	base_fence_create(a);
+	a->fence.flags |= 0x1000000;
+})
+H(fence_create_pad, DRM_IOCTL_FENCE_CREATE, -EINVAL, {
+	base_fence_create(a);
+	a->fence.pad64 = 1;
+})
+H(fence_create_expand_pad, DRM_IOCTL_FENCE_CREATE, -EINVAL, {
+	base_fence_create(a);
+	a->fence.expand_pad[1] = 1;
+})
 H(fence_signaled_bad_handle, DRM_IOCTL_FENCE_SIGNALED, -EINVAL, { a->fence.handle = 777; })
 H(fence_signaled_bo_handle, DRM_IOCTL_FENCE_SIGNALED, -EINVAL, { a->fence.handle = c->bo; })
 H(fence_signaled_other_clients, DRM_IOCTL_FENCE_SIGNALED, -EINVAL,
@@ -269,134 +342,170 @@ H(fence_reference_non_shareable, DRM_IOCTL_FENCE_REFERENCE, -EINVAL,
   { a->fence.handle = c->other_fence; })
 H(fence_unreference_other_clients, DRM_IOCTL_FENCE_UNREFERENCE, -EINVAL,
   { a->fence.handle = c->other_fence; })
-H(fence_flush_type_not_in_fence, DRM_IOCTL_FENCE_FLUSH, -EINVAL,
-  { a->fence.handle = c->fence; a->fence.type = 0x2; })
-H(fence_flush_unemitted, DRM_IOCTL_FENCE_FLUSH, -EINVAL,
-  { a->fence.handle = c->unemitted; a->fence.type = DRM_FENCE_TYPE_EXE; })
-H(fence_wait_unemitted, DRM_IOCTL_FENCE_WAIT, -EINVAL,
-  { a->fence.handle = c->unemitted; a->fence.type = DRM_FENCE_TYPE_EXE; })
+H(fence_flush_type_not_in_fence, DRM_IOCTL_FENCE_FLUSH, -EINVAL, {
+	a->fence.handle = c->fence;
+	a->fence.type = 0x2;
+})
+H(fence_flush_unemitted, DRM_IOCTL_FENCE_FLUSH, -EINVAL, {
+	a->fence.handle = c->unemitted;
+	a->fence.type = DRM_FENCE_TYPE_EXE;
+})
+H(fence_wait_unemitted, DRM_IOCTL_FENCE_WAIT, -EINVAL, {
+	a->fence.handle = c->unemitted;
+	a->fence.type = DRM_FENCE_TYPE_EXE;
+})
 H(fence_wait_no_type, DRM_IOCTL_FENCE_WAIT, -EINVAL, { a->fence.handle = c->fence; })
-H(fence_wait_emit_flag, DRM_IOCTL_FENCE_WAIT, -EINVAL,
-  {
-	  a->fence.handle = c->fence;
-	  a->fence.type = DRM_FENCE_TYPE_EXE;
-	  a->fence.flags = DRM_FENCE_FLAG_EMIT;
-  })
-H(fence_emit_bad_class, DRM_IOCTL_FENCE_EMIT, -EINVAL,
-  { a->fence.handle = c->unemitted; a->fence.type = DRM_FENCE_TYPE_EXE; a->fence.fence_class = 9; })
-H(fence_emit_make_shareable, DRM_IOCTL_FENCE_EMIT, -EINVAL,
-  {
-	  a->fence.handle = c->unemitted;
-	  a->fence.type = DRM_FENCE_TYPE_EXE;
-	  a->fence.flags = DRM_FENCE_FLAG_SHAREABLE;
-  })
+H(fence_wait_emit_flag, DRM_IOCTL_FENCE_WAIT, -EINVAL, {
+	a->fence.handle = c->fence;
+	a->fence.type = DRM_FENCE_TYPE_EXE;
+	a->fence.flags = DRM_FENCE_FLAG_EMIT;
+})
+H(fence_emit_bad_class, DRM_IOCTL_FENCE_EMIT, -EINVAL, {
+	a->fence.handle = c->unemitted;
+	a->fence.type = DRM_FENCE_TYPE_EXE;
+	a->fence.fence_class = 9;
+})
+H(fence_emit_make_shareable, DRM_IOCTL_FENCE_EMIT, -EINVAL, {
+	a->fence.handle = c->unemitted;
+	a->fence.type = DRM_FENCE_TYPE_EXE;
+	a->fence.flags = DRM_FENCE_FLAG_SHAREABLE;
+})
 H(fence_buffers_bad_class, DRM_IOCTL_FENCE_BUFFERS, -EINVAL, { a->fence.fence_class = 5; })
 H(fence_buffers_emit_flag, DRM_IOCTL_FENCE_BUFFERS, -EINVAL,
   { a->fence.flags = DRM_FENCE_FLAG_EMIT; })
-H(mm_init_bad_magic, DRM_IOCTL_MM_INIT, -EINVAL, { base_init(a); a->init.magic = 1; })
-H(mm_init_bad_major, DRM_IOCTL_MM_INIT, -EINVAL, { base_init(a); a->init.major = 2; })
-H(mm_init_newer_minor, DRM_IOCTL_MM_INIT, -EINVAL, { base_init(a); a->init.minor = 1; })
-H(mm_init_local, DRM_IOCTL_MM_INIT, -EINVAL, { base_init(a); a->init.mem_type = 0; })
-H(mm_init_unknown_type, DRM_IOCTL_MM_INIT, -EINVAL, { base_init(a); a->init.mem_type = 8; })
-H(mm_init_zero_size, DRM_IOCTL_MM_INIT, -EINVAL, { base_init(a); a->init.p_size = 0; })
-H(mm_init_overflowing_range, DRM_IOCTL_MM_INIT, -EINVAL,
-  { base_init(a); a->init.p_offset = UINT64_MAX - 4; })
-H(mm_init_twice, DRM_IOCTL_MM_INIT, -EINVAL, { base_init(a); a->init.mem_type = DRM_BO_MEM_TT; })
+H(mm_init_bad_magic, DRM_IOCTL_MM_INIT, -EINVAL, {
+	base_init(a);
+	a->init.magic = 1;
+})
+H(mm_init_bad_major, DRM_IOCTL_MM_INIT, -EINVAL, {
+	base_init(a);
+	a->init.major = 2;
+})
+H(mm_init_newer_minor, DRM_IOCTL_MM_INIT, -EINVAL, {
+	base_init(a);
+	a->init.minor = 1;
+})
+H(mm_init_local, DRM_IOCTL_MM_INIT, -EINVAL, {
+	base_init(a);
+	a->init.mem_type = 0;
+})
+H(mm_init_unknown_type, DRM_IOCTL_MM_INIT, -EINVAL, {
+	base_init(a);
+	a->init.mem_type = 8;
+})
+H(mm_init_zero_size, DRM_IOCTL_MM_INIT, -EINVAL, {
+	base_init(a);
+	a->init.p_size = 0;
+})
+H(mm_init_overflowing_range, DRM_IOCTL_MM_INIT, -EINVAL, {
+	base_init(a);
+	a->init.p_offset = UINT64_MAX - 4;
+})
+H(mm_init_twice, DRM_IOCTL_MM_INIT, -EINVAL, {
+	base_init(a);
+	a->init.mem_type = DRM_BO_MEM_TT;
+})
 H(mm_takedown_uninitialised, DRM_IOCTL_MM_TAKEDOWN, -EINVAL,
   { a->type.mem_type = DRM_BO_MEM_PRIV1; })
-H(mm_takedown_flags, DRM_IOCTL_MM_TAKEDOWN, -EINVAL,
-  { a->type.mem_type = DRM_BO_MEM_TT; a->type.lock_flags = 1; })
+H(mm_takedown_flags, DRM_IOCTL_MM_TAKEDOWN, -EINVAL, {
+	a->type.mem_type = DRM_BO_MEM_TT;
+	a->type.lock_flags = 1;
+})
 H(mm_takedown_busy, DRM_IOCTL_MM_TAKEDOWN, -EBUSY, { a->type.mem_type = DRM_BO_MEM_TT; })
 H(mm_lock_busy, DRM_IOCTL_MM_LOCK, -EBUSY, { a->type.mem_type = DRM_BO_MEM_TT; })
-H(mm_lock_unknown_flag, DRM_IOCTL_MM_LOCK, -EINVAL,
-  { a->type.mem_type = DRM_BO_MEM_TT; a->type.lock_flags = 4; })
+H(mm_lock_unknown_flag, DRM_IOCTL_MM_LOCK, -EINVAL, {
+	a->type.mem_type = DRM_BO_MEM_TT;
+	a->type.lock_flags = 4;
+})
 H(mm_lock_local, DRM_IOCTL_MM_LOCK, -EINVAL, { a->type.mem_type = DRM_BO_MEM_LOCAL; })
 H(mm_unlock_not_locked, DRM_IOCTL_MM_UNLOCK, -EINVAL, { a->type.mem_type = DRM_BO_MEM_TT; })
 H(mm_info_unknown_type, DRM_IOCTL_MM_INFO, -EINVAL, { a->info.mem_type = 8; })
 H(mm_info_uninitialised, DRM_IOCTL_MM_INFO, -EINVAL, { a->info.mem_type = DRM_BO_MEM_PRIV4; })
-H(mm_info_pad, DRM_IOCTL_MM_INFO, -EINVAL,
-  { a->info.mem_type = DRM_BO_MEM_TT; a->info.pad64 = 1; })
+H(mm_info_pad, DRM_IOCTL_MM_INFO, -EINVAL, {
+	a->info.mem_type = DRM_BO_MEM_TT;
+	a->info.pad64 = 1;
+})
 
 static const struct hostile hostile_table[] = {
-	HE(create_unknown_flag, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(create_driver_flag, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(create_no_memory_type, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(create_memory_type_without_manager, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(create_zero_size, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(create_overflowing_size, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(create_size_beyond_type, DRM_IOCTL_BO_CREATE, -ENOMEM),
-	HE(create_alignment_not_pow2, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(create_unknown_hint, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(create_misaligned_user_buffer, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(create_user_buffer_in_vram, DRM_IOCTL_BO_CREATE, -EINVAL),
-	HE(setstatus_bad_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_zero_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_fence_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_other_clients_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_unknown_flag, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_flags_outside_mask, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_no_memory_type, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_type_without_manager, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_bad_fence_class, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_unknown_hint, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_pad, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(setstatus_unshare, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
-	HE(map_bad_handle, DRM_IOCTL_BO_MAP, -EINVAL),
-	HE(map_other_clients_handle, DRM_IOCTL_BO_MAP, -EINVAL),
-	HE(map_no_access, DRM_IOCTL_BO_MAP, -EINVAL),
-	HE(map_exe_access, DRM_IOCTL_BO_MAP, -EINVAL),
-	HE(map_flags_set, DRM_IOCTL_BO_MAP, -EINVAL),
-	HE(map_fence_hint, DRM_IOCTL_BO_MAP, -EINVAL),
-	HE(unmap_not_mapped, DRM_IOCTL_BO_UNMAP, -EINVAL),
-	HE(unmap_bad_handle, DRM_IOCTL_BO_UNMAP, -EINVAL),
-	HE(reference_non_shareable, DRM_IOCTL_BO_REFERENCE, -EINVAL),
-	HE(reference_bad_handle, DRM_IOCTL_BO_REFERENCE, -EINVAL),
-	HE(reference_fence_as_bo, DRM_IOCTL_BO_REFERENCE, -EINVAL),
-	HE(unreference_other_clients, DRM_IOCTL_BO_UNREFERENCE, -EINVAL),
-	HE(unreference_fence_as_bo, DRM_IOCTL_BO_UNREFERENCE, -EINVAL),
-	HE(info_other_clients, DRM_IOCTL_BO_INFO, -EINVAL),
-	HE(wait_idle_unknown_hint, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL),
-	HE(wait_idle_mask, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL),
-	HE(wait_idle_other_clients, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL),
-	HE(fence_create_bad_class, DRM_IOCTL_FENCE_CREATE, -EINVAL),
-	HE(fence_create_no_type, DRM_IOCTL_FENCE_CREATE, -EINVAL),
-	HE(fence_create_unknown_type, DRM_IOCTL_FENCE_CREATE, -EINVAL),
-	HE(fence_create_unknown_flag, DRM_IOCTL_FENCE_CREATE, -EINVAL),
-	HE(fence_create_driver_flag, DRM_IOCTL_FENCE_CREATE, -EINVAL),
-	HE(fence_create_pad, DRM_IOCTL_FENCE_CREATE, -EINVAL),
-	HE(fence_create_expand_pad, DRM_IOCTL_FENCE_CREATE, -EINVAL),
-	HE(fence_signaled_bad_handle, DRM_IOCTL_FENCE_SIGNALED, -EINVAL),
-	HE(fence_signaled_bo_handle, DRM_IOCTL_FENCE_SIGNALED, -EINVAL),
-	HE(fence_signaled_other_clients, DRM_IOCTL_FENCE_SIGNALED, -EINVAL),
-	HE(fence_reference_non_shareable, DRM_IOCTL_FENCE_REFERENCE, -EINVAL),
-	HE(fence_unreference_other_clients, DRM_IOCTL_FENCE_UNREFERENCE, -EINVAL),
-	HE(fence_flush_type_not_in_fence, DRM_IOCTL_FENCE_FLUSH, -EINVAL),
-	HE(fence_flush_unemitted, DRM_IOCTL_FENCE_FLUSH, -EINVAL),
-	HE(fence_wait_unemitted, DRM_IOCTL_FENCE_WAIT, -EINVAL),
-	HE(fence_wait_no_type, DRM_IOCTL_FENCE_WAIT, -EINVAL),
-	HE(fence_wait_emit_flag, DRM_IOCTL_FENCE_WAIT, -EINVAL),
-	HE(fence_emit_bad_class, DRM_IOCTL_FENCE_EMIT, -EINVAL),
-	HE(fence_emit_make_shareable, DRM_IOCTL_FENCE_EMIT, -EINVAL),
-	HE(fence_buffers_bad_class, DRM_IOCTL_FENCE_BUFFERS, -EINVAL),
-	HE(fence_buffers_emit_flag, DRM_IOCTL_FENCE_BUFFERS, -EINVAL),
-	HE(mm_init_bad_magic, DRM_IOCTL_MM_INIT, -EINVAL),
-	HE(mm_init_bad_major, DRM_IOCTL_MM_INIT, -EINVAL),
-	HE(mm_init_newer_minor, DRM_IOCTL_MM_INIT, -EINVAL),
-	HE(mm_init_local, DRM_IOCTL_MM_INIT, -EINVAL),
-	HE(mm_init_unknown_type, DRM_IOCTL_MM_INIT, -EINVAL),
-	HE(mm_init_zero_size, DRM_IOCTL_MM_INIT, -EINVAL),
-	HE(mm_init_overflowing_range, DRM_IOCTL_MM_INIT, -EINVAL),
-	HE(mm_init_twice, DRM_IOCTL_MM_INIT, -EINVAL),
-	HE(mm_takedown_uninitialised, DRM_IOCTL_MM_TAKEDOWN, -EINVAL),
-	HE(mm_takedown_flags, DRM_IOCTL_MM_TAKEDOWN, -EINVAL),
-	HE(mm_takedown_busy, DRM_IOCTL_MM_TAKEDOWN, -EBUSY),
-	HE(mm_lock_busy, DRM_IOCTL_MM_LOCK, -EBUSY),
-	HE(mm_lock_unknown_flag, DRM_IOCTL_MM_LOCK, -EINVAL),
-	HE(mm_lock_local, DRM_IOCTL_MM_LOCK, -EINVAL),
-	HE(mm_unlock_not_locked, DRM_IOCTL_MM_UNLOCK, -EINVAL),
-	HE(mm_info_unknown_type, DRM_IOCTL_MM_INFO, -EINVAL),
-	HE(mm_info_uninitialised, DRM_IOCTL_MM_INFO, -EINVAL),
-	HE(mm_info_pad, DRM_IOCTL_MM_INFO, -EINVAL),
+    HE(create_unknown_flag, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(create_driver_flag, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(create_no_memory_type, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(create_memory_type_without_manager, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(create_zero_size, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(create_overflowing_size, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(create_size_beyond_type, DRM_IOCTL_BO_CREATE, -ENOMEM),
+    HE(create_alignment_not_pow2, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(create_unknown_hint, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(create_misaligned_user_buffer, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(create_user_buffer_in_vram, DRM_IOCTL_BO_CREATE, -EINVAL),
+    HE(setstatus_bad_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_zero_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_fence_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_other_clients_handle, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_unknown_flag, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_flags_outside_mask, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_no_memory_type, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_type_without_manager, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_bad_fence_class, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_unknown_hint, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_pad, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(setstatus_unshare, DRM_IOCTL_BO_SETSTATUS, -EINVAL),
+    HE(map_bad_handle, DRM_IOCTL_BO_MAP, -EINVAL),
+    HE(map_other_clients_handle, DRM_IOCTL_BO_MAP, -EINVAL),
+    HE(map_no_access, DRM_IOCTL_BO_MAP, -EINVAL),
+    HE(map_exe_access, DRM_IOCTL_BO_MAP, -EINVAL),
+    HE(map_flags_set, DRM_IOCTL_BO_MAP, -EINVAL),
+    HE(map_fence_hint, DRM_IOCTL_BO_MAP, -EINVAL),
+    HE(unmap_not_mapped, DRM_IOCTL_BO_UNMAP, -EINVAL),
+    HE(unmap_bad_handle, DRM_IOCTL_BO_UNMAP, -EINVAL),
+    HE(reference_non_shareable, DRM_IOCTL_BO_REFERENCE, -EINVAL),
+    HE(reference_bad_handle, DRM_IOCTL_BO_REFERENCE, -EINVAL),
+    HE(reference_fence_as_bo, DRM_IOCTL_BO_REFERENCE, -EINVAL),
+    HE(unreference_other_clients, DRM_IOCTL_BO_UNREFERENCE, -EINVAL),
+    HE(unreference_fence_as_bo, DRM_IOCTL_BO_UNREFERENCE, -EINVAL),
+    HE(info_other_clients, DRM_IOCTL_BO_INFO, -EINVAL),
+    HE(wait_idle_unknown_hint, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL),
+    HE(wait_idle_mask, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL),
+    HE(wait_idle_other_clients, DRM_IOCTL_BO_WAIT_IDLE, -EINVAL),
+    HE(fence_create_bad_class, DRM_IOCTL_FENCE_CREATE, -EINVAL),
+    HE(fence_create_no_type, DRM_IOCTL_FENCE_CREATE, -EINVAL),
+    HE(fence_create_unknown_type, DRM_IOCTL_FENCE_CREATE, -EINVAL),
+    HE(fence_create_unknown_flag, DRM_IOCTL_FENCE_CREATE, -EINVAL),
+    HE(fence_create_driver_flag, DRM_IOCTL_FENCE_CREATE, -EINVAL),
+    HE(fence_create_pad, DRM_IOCTL_FENCE_CREATE, -EINVAL),
+    HE(fence_create_expand_pad, DRM_IOCTL_FENCE_CREATE, -EINVAL),
+    HE(fence_signaled_bad_handle, DRM_IOCTL_FENCE_SIGNALED, -EINVAL),
+    HE(fence_signaled_bo_handle, DRM_IOCTL_FENCE_SIGNALED, -EINVAL),
+    HE(fence_signaled_other_clients, DRM_IOCTL_FENCE_SIGNALED, -EINVAL),
+    HE(fence_reference_non_shareable, DRM_IOCTL_FENCE_REFERENCE, -EINVAL),
+    HE(fence_unreference_other_clients, DRM_IOCTL_FENCE_UNREFERENCE, -EINVAL),
+    HE(fence_flush_type_not_in_fence, DRM_IOCTL_FENCE_FLUSH, -EINVAL),
+    HE(fence_flush_unemitted, DRM_IOCTL_FENCE_FLUSH, -EINVAL),
+    HE(fence_wait_unemitted, DRM_IOCTL_FENCE_WAIT, -EINVAL),
+    HE(fence_wait_no_type, DRM_IOCTL_FENCE_WAIT, -EINVAL),
+    HE(fence_wait_emit_flag, DRM_IOCTL_FENCE_WAIT, -EINVAL),
+    HE(fence_emit_bad_class, DRM_IOCTL_FENCE_EMIT, -EINVAL),
+    HE(fence_emit_make_shareable, DRM_IOCTL_FENCE_EMIT, -EINVAL),
+    HE(fence_buffers_bad_class, DRM_IOCTL_FENCE_BUFFERS, -EINVAL),
+    HE(fence_buffers_emit_flag, DRM_IOCTL_FENCE_BUFFERS, -EINVAL),
+    HE(mm_init_bad_magic, DRM_IOCTL_MM_INIT, -EINVAL),
+    HE(mm_init_bad_major, DRM_IOCTL_MM_INIT, -EINVAL),
+    HE(mm_init_newer_minor, DRM_IOCTL_MM_INIT, -EINVAL),
+    HE(mm_init_local, DRM_IOCTL_MM_INIT, -EINVAL),
+    HE(mm_init_unknown_type, DRM_IOCTL_MM_INIT, -EINVAL),
+    HE(mm_init_zero_size, DRM_IOCTL_MM_INIT, -EINVAL),
+    HE(mm_init_overflowing_range, DRM_IOCTL_MM_INIT, -EINVAL),
+    HE(mm_init_twice, DRM_IOCTL_MM_INIT, -EINVAL),
+    HE(mm_takedown_uninitialised, DRM_IOCTL_MM_TAKEDOWN, -EINVAL),
+    HE(mm_takedown_flags, DRM_IOCTL_MM_TAKEDOWN, -EINVAL),
+    HE(mm_takedown_busy, DRM_IOCTL_MM_TAKEDOWN, -EBUSY),
+    HE(mm_lock_busy, DRM_IOCTL_MM_LOCK, -EBUSY),
+    HE(mm_lock_unknown_flag, DRM_IOCTL_MM_LOCK, -EINVAL),
+    HE(mm_lock_local, DRM_IOCTL_MM_LOCK, -EINVAL),
+    HE(mm_unlock_not_locked, DRM_IOCTL_MM_UNLOCK, -EINVAL),
+    HE(mm_info_unknown_type, DRM_IOCTL_MM_INFO, -EINVAL),
+    HE(mm_info_uninitialised, DRM_IOCTL_MM_INFO, -EINVAL),
+    HE(mm_info_pad, DRM_IOCTL_MM_INFO, -EINVAL),
 };
 
 /* Everything a failed request must leave as it was. */
@@ -531,7 +640,8 @@ KTEST(ttm_drm_bo_reference_shareable_only_and_last_reference_frees)
 	a = ttm_drm_open(dev);
 	b = ttm_drm_open(dev);
 	ASSERT_EQ(uapi_create_bo(a, DRM_BO_FLAG_MEM_LOCAL, 4096, &priv), 0);
-	ASSERT_EQ(uapi_create_bo(a, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_SHAREABLE, 8192, &shared), 0);
+	ASSERT_EQ(uapi_create_bo(a, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_SHAREABLE, 8192, &shared),
+		  0);
 	EXPECT_NE(priv.handle, shared.handle);
 	EXPECT_EQ(mock_uapi_bo_count(dev), 2);
 
@@ -603,7 +713,8 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	dev = start_two_clients("uapi-map", &fd, &fd2);
 	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 64), 0);
 	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_VRAM, 0, 64), 0);
-	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, 8192, &vram), 0);
+	ASSERT_EQ(
+	    uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_VRAM, 8192, &vram), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 8192, &local), 0);
 
 	p = uapi_bo_map(fd, vram.handle, NULL, &err);
@@ -615,13 +726,13 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	 * lands there, and a move back keeps it.
 	 */
 	EXPECT_EQ(uapi_bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM,
-			       DRM_BO_HINT_DONT_FENCE, NULL),
+				    DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	EXPECT_EQ(p[0], 0x5a);
 	EXPECT_EQ(p[8191], 0x5a);
 	p[4096] = 0xa5;
 	EXPECT_EQ(uapi_bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
-			       DRM_BO_HINT_DONT_FENCE, NULL),
+				    DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	EXPECT_EQ(p[4096], 0xa5);
 	p[4096] = 0x5a;
@@ -638,7 +749,8 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 	EXPECT_NULL(ttm_drm_mmap(fd, vram.arg_handle, 8193, &err));
 	EXPECT_EQ(err, -EINVAL);
 	EXPECT_EQ(uapi_bo_unmap(fd, vram.handle), 0);
-	EXPECT_EQ(uapi_bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
+	EXPECT_EQ(uapi_bo_setstatus(fd, vram.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL),
+		  0);
 
 	/* System pages map too (ttm_bo_vm), and the content follows a move. */
 	p = uapi_bo_map(fd, local.handle, NULL, &err);
@@ -647,10 +759,10 @@ KTEST(ttm_drm_bo_map_follows_moves_in_every_memory_type)
 		p[i] = (unsigned char)(i * 7);
 	EXPECT_EQ(uapi_bo_unmap(fd, local.handle), 0);
 	ASSERT_EQ(uapi_bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_LOCAL | DRM_BO_FLAG_MEM_TT,
-			       DRM_BO_MASK_MEM, DRM_BO_HINT_DONT_FENCE, NULL),
+				    DRM_BO_MASK_MEM, DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	ASSERT_EQ(uapi_bo_setstatus(fd, local.handle, DRM_BO_FLAG_MEM_VRAM, DRM_BO_MASK_MEM,
-			       DRM_BO_HINT_DONT_FENCE, NULL),
+				    DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	q = uapi_bo_map(fd, local.handle, NULL, &err);
 	ASSERT_TRUE(q == p);
@@ -670,7 +782,7 @@ struct signaller {
 static void *signal_later(void *data)
 {
 	struct signaller *s = data;
-	struct timespec ts = { 0, (long)s->delay_ms * 1000000 };
+	struct timespec ts = {0, (long)s->delay_ms * 1000000};
 
 	nanosleep(&ts, NULL);
 	mock_uapi_signal_all(s->dev);
@@ -680,7 +792,7 @@ static void *signal_later(void *data)
 KTEST(ttm_drm_fence_create_emit_flush_wait)
 {
 	struct ttm_drm_device *dev = mock_uapi_start("uapi-fence");
-	struct signaller s = { dev, 20 };
+	struct signaller s = {dev, 20};
 	struct drm_fence_arg f, g;
 	pthread_t thr;
 	int fd;
@@ -739,10 +851,12 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	ASSERT_EQ(uapi_create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_LOCAL, 4096, &ro), 0);
 	ASSERT_EQ(uapi_create_bo(fd, RW | DRM_BO_FLAG_MEM_LOCAL, 4096, &nf), 0);
 	/* Creation does not put buffers on the list; validation does. */
-	ASSERT_EQ(uapi_bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
-	ASSERT_EQ(uapi_bo_setstatus(fd, ro.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL), 0);
+	ASSERT_EQ(uapi_bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL),
+		  0);
+	ASSERT_EQ(uapi_bo_setstatus(fd, ro.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL),
+		  0);
 	ASSERT_EQ(uapi_bo_setstatus(fd, nf.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM,
-			       DRM_BO_HINT_DONT_FENCE, NULL),
+				    DRM_BO_HINT_DONT_FENCE, NULL),
 		  0);
 	/* Another client's fence covers only its own list (empty): an EXE fence. */
 	memset(&f, 0, sizeof(f));
@@ -766,7 +880,7 @@ KTEST(ttm_drm_fence_buffers_fences_the_unfenced)
 	/* Busy: DONT_BLOCK says so, and a move with DONT_BLOCK too. */
 	EXPECT_EQ(wait_idle_nonblock(fd, rw.handle, &w), -EBUSY);
 	EXPECT_EQ(uapi_bo_setstatus(fd, rw.handle, DRM_BO_FLAG_MEM_LOCAL, DRM_BO_MASK_MEM,
-			       DRM_BO_HINT_DONT_BLOCK, NULL),
+				    DRM_BO_HINT_DONT_BLOCK, NULL),
 		  -EBUSY);
 	ASSERT_EQ(uapi_bo_info(fd, rw.handle, &rep), 0);
 	EXPECT_UEQ(rep.flags & DRM_BO_MASK_MEM, DRM_BO_FLAG_MEM_TT);
@@ -902,12 +1016,20 @@ static bool is_errno(int ret)
  */
 static unsigned sweep_session(struct ttm_drm_device *dev, bool *bad)
 {
-	struct drm_bo_info_rep rep = { 0 }, rep2 = { 0 };
+	struct drm_bo_info_rep rep = {0}, rep2 = {0};
 	struct drm_fence_arg f;
 	unsigned failed = 0;
 	int fd, fd2, ret;
 
-#define STEP(expr)                                                                                 	do {                                                                                       		ret = (expr);                                                                      		if (ret) {                                                                         			failed++;                                                                  			if (!is_errno(ret))                                                        				*bad = true;                                                       		}                                                                                  	} while (0)
+#define STEP(expr)                                                                                 \
+	do {                                                                                       \
+		ret = (expr);                                                                      \
+		if (ret) {                                                                         \
+			failed++;                                                                  \
+			if (!is_errno(ret))                                                        \
+				*bad = true;                                                       \
+		}                                                                                  \
+	} while (0)
 
 	fd = ttm_drm_open(dev);
 	fd2 = ttm_drm_open(dev);
@@ -924,14 +1046,15 @@ static unsigned sweep_session(struct ttm_drm_device *dev, bool *bad)
 	STEP(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 64));
 	STEP(uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL, 8192, &rep));
 	STEP(uapi_create_bo(fd, DRM_BO_FLAG_EXE | DRM_BO_FLAG_MEM_TT | DRM_BO_FLAG_MEM_LOCAL, 4096,
-		       &rep2));
+			    &rep2));
 	if (rep.handle) {
-		STEP(uapi_bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL));
+		STEP(uapi_bo_setstatus(fd, rep.handle, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0,
+				       NULL));
 		STEP(uapi_bo_ref(fd2, rep.handle, NULL));
 	}
 	if (rep2.handle)
-		STEP(uapi_bo_setstatus(fd, rep2.handle, DRM_BO_FLAG_NO_EVICT, DRM_BO_FLAG_NO_EVICT, 0,
-				  NULL));
+		STEP(uapi_bo_setstatus(fd, rep2.handle, DRM_BO_FLAG_NO_EVICT, DRM_BO_FLAG_NO_EVICT,
+				       0, NULL));
 	memset(&f, 0, sizeof(f));
 	f.type = DRM_FENCE_TYPE_EXE;
 	f.flags = DRM_FENCE_FLAG_EMIT | DRM_FENCE_FLAG_SHAREABLE;
@@ -940,15 +1063,15 @@ static unsigned sweep_session(struct ttm_drm_device *dev, bool *bad)
 	f.flags = DRM_FENCE_FLAG_SHAREABLE;
 	STEP(fence_op(fd, DRM_IOCTL_FENCE_BUFFERS, &f));
 	if (!ret) {
-		struct drm_fence_arg g = { .handle = f.handle };
+		struct drm_fence_arg g = {.handle = f.handle};
 
 		STEP(fence_op(fd2, DRM_IOCTL_FENCE_REFERENCE, &g));
 	}
 	/* The mock's GPU is done (its fences signal only when told). */
 	mock_uapi_signal_all(dev);
 	{
-		struct drm_mm_type_arg lock = { .mem_type = DRM_BO_MEM_TT,
-						.lock_flags = DRM_BO_LOCK_IGNORE_NO_EVICT };
+		struct drm_mm_type_arg lock = {.mem_type = DRM_BO_MEM_TT,
+					       .lock_flags = DRM_BO_LOCK_IGNORE_NO_EVICT};
 
 		STEP(ttm_drm_ioctl(fd, DRM_IOCTL_MM_LOCK, &lock));
 		if (!ret) {
@@ -989,7 +1112,7 @@ KTEST(ttm_drm_fault_sweep_cleans_up)
 		EXPECT_EQ(mock_uapi_bo_count(dev), 0);
 		EXPECT_EQ(dev->objects.count, 0);
 		if (dev->mem[DRM_BO_MEM_TT].rman) {
-			struct drm_mm_type_arg t = { .mem_type = DRM_BO_MEM_TT };
+			struct drm_mm_type_arg t = {.mem_type = DRM_BO_MEM_TT};
 			int fd = ttm_drm_open(dev);
 
 			EXPECT_EQ(ttm_drm_ioctl(fd, DRM_IOCTL_MM_TAKEDOWN, &t), 0);
@@ -1051,14 +1174,16 @@ static void *share_worker(void *data)
 
 		switch (op) {
 		case 0: /* publish a new buffer in one of our slots, drop the old one */
-			ret = uapi_create_bo(fd, RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL |
-						    DRM_BO_FLAG_MEM_TT,
-					4096, &rep);
+			ret = uapi_create_bo(fd,
+					     RW | DRM_BO_FLAG_SHAREABLE | DRM_BO_FLAG_MEM_LOCAL |
+						 DRM_BO_FLAG_MEM_TT,
+					     4096, &rep);
 			if (ret) {
 				atomic_fetch_add(&ctx->errors, 1);
 				break;
 			}
-			slot = t->id * (SHARE_SLOTS / SHARE_THREADS) + slot % (SHARE_SLOTS / SHARE_THREADS);
+			slot = t->id * (SHARE_SLOTS / SHARE_THREADS) +
+			       slot % (SHARE_SLOTS / SHARE_THREADS);
 			h = atomic_exchange(&ctx->slots[slot], rep.handle);
 			/* The creator's reference goes: only referencers keep the old one. */
 			if (h && uapi_bo_unref(fd, h))
@@ -1069,7 +1194,8 @@ static void *share_worker(void *data)
 			if (!h || uapi_bo_ref(fd, h, NULL))
 				break; /* gone meanwhile: -EINVAL is the right answer */
 			atomic_fetch_add(&ctx->refs_ok, 1);
-			ret = uapi_bo_setstatus(fd, h, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL);
+			ret =
+			    uapi_bo_setstatus(fd, h, DRM_BO_FLAG_MEM_TT, DRM_BO_MASK_MEM, 0, NULL);
 			if (ret && ret != -EBUSY && ret != -ENOMEM)
 				atomic_fetch_add(&ctx->errors, 1);
 			if (uapi_bo_unref(fd, h))
@@ -1094,7 +1220,7 @@ static void *share_worker(void *data)
 
 KTEST(ttm_drm_clients_share_concurrently)
 {
-	struct share_ctx ctx = { 0 };
+	struct share_ctx ctx = {0};
 	struct share_thread t[SHARE_THREADS];
 	pthread_t thr[SHARE_THREADS];
 	int fd;
@@ -1104,7 +1230,7 @@ KTEST(ttm_drm_clients_share_concurrently)
 	fd = ttm_drm_open(ctx.dev);
 	ASSERT_EQ(uapi_mm_init(fd, DRM_BO_MEM_TT, 0, 32), 0);
 	for (unsigned i = 0; i < SHARE_THREADS; i++) {
-		t[i] = (struct share_thread){ &ctx, i, ktest_rand() | 1 };
+		t[i] = (struct share_thread){&ctx, i, ktest_rand() | 1};
 		ASSERT_EQ(pthread_create(&thr[i], NULL, share_worker, &t[i]), 0);
 	}
 	for (unsigned i = 0; i < SHARE_THREADS; i++)

@@ -390,7 +390,7 @@ struct race {
 static void *race_writer(void *arg)
 {
 	struct race *r = arg;
-	struct prng rng = { r->seed };
+	struct prng rng = {r->seed};
 	unsigned long it;
 
 	for (it = 1; it <= r->iters; it++) {

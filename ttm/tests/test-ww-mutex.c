@@ -136,7 +136,7 @@ static int run_txn(struct txn_arg *a, const unsigned *idx, unsigned n)
 {
 	struct ww_acquire_ctx ctx;
 	struct ww_mutex *contended = NULL;
-	bool held[64] = { false };
+	bool held[64] = {false};
 	int ret;
 
 	ww_acquire_init(&ctx, a->cls);
@@ -222,10 +222,14 @@ static void run_threads(struct ww_class *cls, unsigned nthreads, unsigned nlocks
 	for (unsigned i = 0; i < nlocks; i++)
 		ww_mutex_init(&locks[i], cls);
 	for (unsigned i = 0; i < nthreads; i++) {
-		args[i] = (struct txn_arg){ .locks = locks, .nlocks = nlocks, .cls = cls,
-					    .iters = iters, .seed = (unsigned)ktest_rand() | 1,
-					    .order_mode = mode, .start = i * (nlocks / nthreads),
-					    .shared = shared };
+		args[i] = (struct txn_arg){.locks = locks,
+					   .nlocks = nlocks,
+					   .cls = cls,
+					   .iters = iters,
+					   .seed = (unsigned)ktest_rand() | 1,
+					   .order_mode = mode,
+					   .start = i * (nlocks / nthreads),
+					   .shared = shared};
 		pthread_create(&t[i], NULL, txn_thread, &args[i]);
 	}
 	for (unsigned i = 0; i < nthreads; i++) {
@@ -293,7 +297,7 @@ KTEST(ww_mutex_lock_slow_waits_for_release)
 {
 	struct ww_mutex m;
 	struct ww_acquire_ctx ctx;
-	struct slow_arg a = { .m = &m, .locked = 0 };
+	struct slow_arg a = {.m = &m, .locked = 0};
 	pthread_t t;
 
 	ww_mutex_init(&m, &wd_class);

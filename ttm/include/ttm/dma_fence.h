@@ -264,8 +264,7 @@ int dma_fence_get_status(struct dma_fence *fence);
  * @func is never called, and every callback armed before the signal has
  * run, see the protocol above), -EINVAL on a NULL argument.
  */
-int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb,
-			   dma_fence_func_t func);
+int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb, dma_fence_func_t func);
 
 /* Remove a queued callback. Returns true when it was still pending. */
 bool dma_fence_remove_callback(struct dma_fence *fence, struct dma_fence_cb *cb);
@@ -314,8 +313,7 @@ int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t 
  * The signalled case is inline: pipelines wait mostly on fences that have
  * signalled, and a call cost as much as the test itself.
  */
-static inline int64_t dma_fence_wait_timeout(struct dma_fence *fence, bool intr,
-					     int64_t timeout_ns)
+static inline int64_t dma_fence_wait_timeout(struct dma_fence *fence, bool intr, int64_t timeout_ns)
 {
 	if (fence && timeout_ns >= 0 && dma_fence_test_callbacks_done(fence))
 		return timeout_ns ? timeout_ns : 1;

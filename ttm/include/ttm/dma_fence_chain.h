@@ -66,7 +66,7 @@ struct dma_fence *dma_fence_chain_walk(struct dma_fence *fence);
  *	caller breaking out of the loop must put.
  * @head: where to start (a reference is taken).
  */
-#define dma_fence_chain_for_each(iter, head) \
+#define dma_fence_chain_for_each(iter, head)                                                       \
 	for (iter = dma_fence_get(head); iter; iter = dma_fence_chain_walk(iter))
 
 /* Allocate a link (fault point fence_alloc). NULL on failure. */

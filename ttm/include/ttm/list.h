@@ -14,7 +14,10 @@ struct list_head {
 	struct list_head *next, *prev;
 };
 
-#define LIST_HEAD_INIT(name) { &(name), &(name) }
+#define LIST_HEAD_INIT(name)                                                                       \
+	{                                                                                          \
+		&(name), &(name)                                                                   \
+	}
 
 static inline void INIT_LIST_HEAD(struct list_head *l)
 {
@@ -74,7 +77,7 @@ static inline void list_splice_tail_init(struct list_head *from, struct list_hea
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
 #define list_for_each_entry(pos, head, type, member)                                               \
-	for (pos = list_entry((head)->next, type, member); &pos->member != (head);                  \
+	for (pos = list_entry((head)->next, type, member); &pos->member != (head);                 \
 	     pos = list_entry(pos->member.next, type, member))
 #define list_for_each_entry_safe(pos, n, head, type, member)                                       \
 	for (pos = list_entry((head)->next, type, member),                                         \

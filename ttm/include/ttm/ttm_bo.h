@@ -310,8 +310,8 @@ long ttm_bo_swapout(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)
  * Return: 0; -EINVAL (range outside the BO, no resource); -EIO (resource
  * not CPU-reachable); -EBUSY; -EINTR; -ENOMEM (swap-in).
  */
-int ttm_bo_access(struct ttm_buffer_object *bo, uint64_t offset, void *buf, size_t len,
-		  bool write, struct ttm_operation_ctx *ctx);
+int ttm_bo_access(struct ttm_buffer_object *bo, uint64_t offset, void *buf, size_t len, bool write,
+		  struct ttm_operation_ctx *ctx);
 
 /**
  * ttm_bo_unmap_virtual() - remove every CPU view of @bo so the next access
@@ -362,8 +362,8 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
  * Return: 0; the fence error (only when it waited: @bo keeps its old
  * resource). A ghost that cannot be allocated falls back to waiting.
  */
-int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fence,
-			      bool evict, bool pipeline, struct ttm_resource *new_mem);
+int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fence, bool evict,
+			      bool pipeline, struct ttm_resource *new_mem);
 
 /**
  * ttm_bo_pipeline_gutting() - drop @bo's resource without waiting: the old

@@ -195,8 +195,7 @@ struct ttm_device {
  * Return: 0; -EINVAL for NULL @funcs or a missing @evict_flags; -ENOMEM
  * or -EAGAIN (thread) with nothing left behind.
  */
-int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *funcs,
-		    bool use_dma32);
+int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *funcs, bool use_dma32);
 
 /**
  * ttm_device_fini() - tear @bdev down: flushes the delayed-destroy list
@@ -218,8 +217,7 @@ int ttm_set_driver_manager(struct ttm_device *bdev, unsigned type,
 			   struct ttm_resource_manager *man);
 
 /** ttm_manager_type() - the manager of @type, or NULL (also for a bad type). */
-static inline struct ttm_resource_manager *ttm_manager_type(struct ttm_device *bdev,
-							    unsigned type)
+static inline struct ttm_resource_manager *ttm_manager_type(struct ttm_device *bdev, unsigned type)
 {
 	return type < TTM_NUM_MEM_TYPES ? bdev->man_drv[type] : NULL;
 }

@@ -26,11 +26,31 @@
 #define TTM_PROBE3(n, a, b, c) STAP_PROBE3(ttm, n, a, b, c)
 #define TTM_PROBE4(n, a, b, c, d) STAP_PROBE4(ttm, n, a, b, c, d)
 #else
-#define TTM_PROBE0(n) do { } while (0)
-#define TTM_PROBE1(n, a) do { (void)(a); } while (0)
-#define TTM_PROBE2(n, a, b) do { (void)(a); (void)(b); } while (0)
-#define TTM_PROBE3(n, a, b, c) do { (void)(a); (void)(b); (void)(c); } while (0)
-#define TTM_PROBE4(n, a, b, c, d) do { (void)(a); (void)(b); (void)(c); (void)(d); } while (0)
+#define TTM_PROBE0(n)                                                                              \
+	do {                                                                                       \
+	} while (0)
+#define TTM_PROBE1(n, a)                                                                           \
+	do {                                                                                       \
+		(void)(a);                                                                         \
+	} while (0)
+#define TTM_PROBE2(n, a, b)                                                                        \
+	do {                                                                                       \
+		(void)(a);                                                                         \
+		(void)(b);                                                                         \
+	} while (0)
+#define TTM_PROBE3(n, a, b, c)                                                                     \
+	do {                                                                                       \
+		(void)(a);                                                                         \
+		(void)(b);                                                                         \
+		(void)(c);                                                                         \
+	} while (0)
+#define TTM_PROBE4(n, a, b, c, d)                                                                  \
+	do {                                                                                       \
+		(void)(a);                                                                         \
+		(void)(b);                                                                         \
+		(void)(c);                                                                         \
+		(void)(d);                                                                         \
+	} while (0)
 #endif
 
 #endif /* TTM_TRACE_H */

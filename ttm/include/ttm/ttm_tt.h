@@ -92,8 +92,8 @@ int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_ca
 
 /*
  * ttm_tt_fini - release everything @tt still holds: pages (back to @pool),
- * the page array (also of a tt never populated) and swap storage (back to @pool's spares, or closed when @pool
- * is NULL). @pool may be NULL only when @tt is not populated with pool pages.
+ * the page array (also of a tt never populated) and swap storage (back to @pool's spares, or closed
+ * when @pool is NULL). @pool may be NULL only when @tt is not populated with pool pages.
  */
 void ttm_tt_fini(struct ttm_pool *pool, struct ttm_tt *tt);
 

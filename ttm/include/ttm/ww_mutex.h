@@ -41,8 +41,8 @@ struct ww_class {
 	const char *name;
 };
 
-#define DEFINE_WD_CLASS(var) struct ww_class var = { .is_wait_die = true, .name = #var }
-#define DEFINE_WW_CLASS(var) struct ww_class var = { .is_wait_die = false, .name = #var }
+#define DEFINE_WD_CLASS(var) struct ww_class var = {.is_wait_die = true, .name = #var}
+#define DEFINE_WW_CLASS(var) struct ww_class var = {.is_wait_die = false, .name = #var}
 
 /**
  * struct ww_acquire_ctx - one transaction's ticket.
