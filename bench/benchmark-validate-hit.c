@@ -11,6 +11,11 @@
  *  validate.hit_system     the same for a 4 KiB BO in SYSTEM (no range to
  *                          check); reference: a bare system call (getppid)
  *                          measured in the same run, ratio = validate / syscall
+ *  validate.hit_cycle      ttm_bo_reserve() + ttm_bo_validate() +
+ *                          ttm_bo_unreserve() of the idle 4 KiB VRAM BO, what
+ *                          a submission pays per BO it names (the kernel
+ *                          reference's row a); reference: the mutex, ratio =
+ *                          cycle / mutex
  *  bo.metadata.4k          bytes of core metadata of a populated 4 KiB SYSTEM
  *                          BO (ttm_bo_metadata_size()); target <= 512
  *  bo.metadata.1m          the same for a 1 MiB BO (its page array grows
@@ -61,6 +66,30 @@ static int hit_rep(void *arg, int rep, double *value)
 	return 0;
 }
 
+/* The same loop with the reservation taken and dropped around each call. */
+static int cycle_rep(void *arg, int rep, double *value)
+{
+	struct hit_loop *l = arg;
+	struct ttm_operation_ctx ctx = {0};
+	uint64_t t0;
+	int ret = 0;
+
+	(void)rep;
+	bench_icount_start();
+	t0 = testlib_now_raw_ns();
+	for (unsigned long i = 0; i < l->iters; i++) {
+		ret |= ttm_bo_reserve(l->bo, false, false, NULL);
+		ret |= ttm_bo_validate(l->bo, l->placement, &ctx);
+		ttm_bo_unreserve(l->bo);
+	}
+	*value = (double)(testlib_now_raw_ns() - t0) / (double)l->iters;
+	if (bench_icount_stop(l->m, l->iters))
+		return -EIO;
+	if (ret || ctx.moves || ctx.bytes_moved)
+		return -EPROTO;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct ttm_place vram_place = {.mem_type = TTM_PL_VRAM};
@@ -68,7 +97,7 @@ int main(int argc, char **argv)
 	const struct ttm_placement vram = {1, &vram_place};
 	const struct ttm_placement sys = {1, &sys_place};
 	struct ttm_buffer_object *in_vram = NULL, *in_sys = NULL, *big = NULL;
-	struct bench_metric *hit, *hit_fb, *meta4k, *meta1m;
+	struct bench_metric *hit, *hit_fb, *cycle, *meta4k, *meta1m;
 	struct ttm_operation_ctx ctx = {0};
 	struct hit_loop loop;
 	struct bench_run run;
@@ -101,9 +130,10 @@ int main(int argc, char **argv)
 	testlib_mock_bo_create(&dev.bdev, 1 << 20, &sys, NULL, true, &big);
 	hit = bench_metric_add(&run, "validate.hit", "ns", BENCH_LOWER_IS_BETTER);
 	hit_fb = bench_metric_add(&run, "validate.hit_system", "ns", BENCH_LOWER_IS_BETTER);
+	cycle = bench_metric_add(&run, "validate.hit_cycle", "ns", BENCH_LOWER_IS_BETTER);
 	meta4k = bench_metric_add(&run, "bo.metadata.4k", "bytes", BENCH_LOWER_IS_BETTER);
 	meta1m = bench_metric_add(&run, "bo.metadata.1m", "bytes", BENCH_LOWER_IS_BETTER);
-	if (!in_vram || !in_sys || !big || !hit || !hit_fb || !meta4k || !meta1m) {
+	if (!in_vram || !in_sys || !big || !hit || !hit_fb || !cycle || !meta4k || !meta1m) {
 		fprintf(stderr, "benchmark-validate-hit: setup failed\n");
 		rc = 1;
 		goto out;
@@ -119,6 +149,16 @@ int main(int argc, char **argv)
 		loop.placement = &sys;
 		rc = bench_repeat(&run, hit_fb, hit_rep, &loop);
 	}
+	if (!rc) {
+		/* The cycle takes the reservation itself; the BO is reserved again after. */
+		loop.m = cycle;
+		loop.bo = in_vram;
+		loop.placement = &vram;
+		ttm_bo_unreserve(in_vram);
+		rc = bench_repeat(&run, cycle, cycle_rep, &loop);
+		if (ttm_bo_reserve(in_vram, false, false, NULL) && !rc)
+			rc = -EDEADLK;
+	}
 	if (rc) {
 		fprintf(stderr, "benchmark-validate-hit: validate loop failed (%d)\n", rc);
 		rc = 1;
@@ -127,6 +167,7 @@ int main(int argc, char **argv)
 	bench_metric_reference(hit, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
 	bench_metric_target(hit, 100.0, BENCH_TARGET_AT_MOST);
 	bench_metric_reference(hit_fb, BENCH_REF_SYSCALL, BENCH_RATIO_VALUE_OVER_REF);
+	bench_metric_reference(cycle, BENCH_REF_MUTEX, BENCH_RATIO_VALUE_OVER_REF);
 
 	/* Metadata of populated BOs: the page array is part of the cost. */
 	rc = ttm_bo_populate(in_sys, &ctx) || ttm_bo_populate(big, &ctx);
