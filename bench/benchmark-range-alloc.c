@@ -21,7 +21,7 @@
  * tables of median/min/max over --reps repetitions (default 5, at most
  * MAX_REPS).
  *
- * Usage: benchmark-range-alloc [common options] | --callgrind NODES
+ * Usage: benchmark-range-alloc [common options] [--pairs N] | --callgrind NODES
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -335,8 +335,14 @@ static int run_callgrind(size_t n)
 	return done == CALLGRIND_PAIRS ? 0 : 1;
 }
 
-/* --callgrind NODES: the node count, checked whole (1..16 Mi). */
-static int set_callgrind(void *ctx, const char *arg, char *err, size_t errlen)
+/* The extra options' values. */
+struct ra_opts {
+	size_t callgrind;
+	size_t pairs;
+};
+
+/* A whole count 1..16 Mi into *@out. */
+static int parse_count(const char *arg, size_t *out, const char *what, char *err, size_t errlen)
 {
 	char *end;
 	unsigned long v;
@@ -344,15 +350,30 @@ static int set_callgrind(void *ctx, const char *arg, char *err, size_t errlen)
 	errno = 0;
 	v = arg && *arg >= '0' && *arg <= '9' ? strtoul(arg, &end, 10) : 0;
 	if (!v || errno || *end || v > 16ul * 1024 * 1024) {
-		snprintf(err, errlen, "expected a node count 1..16Mi, got '%s'", arg ? arg : "");
+		snprintf(err, errlen, "expected a %s 1..16Mi, got '%s'", what, arg ? arg : "");
 		return -EINVAL;
 	}
-	*(size_t *)ctx = v;
+	*out = v;
 	return 0;
+}
+
+/* --callgrind NODES: the node count. */
+static int set_callgrind(void *ctx, const char *arg, char *err, size_t errlen)
+{
+	return parse_count(arg, &((struct ra_opts *)ctx)->callgrind, "node count", err, errlen);
+}
+
+/* --pairs N: pairs per repetition (a short run under callgrind). */
+static int set_pairs(void *ctx, const char *arg, char *err, size_t errlen)
+{
+	return parse_count(arg, &((struct ra_opts *)ctx)->pairs, "pair count", err, errlen);
 }
 
 static const struct bench_opt ra_extra[] = {
     {"callgrind", "NODES", "count one pair's instructions under callgrind instead", set_callgrind},
+    {"pairs", "N",
+     "pairs per repetition (default 20000 with --quick, else 200000; the buddy tables run N/4)",
+     set_pairs},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -360,21 +381,22 @@ int main(int argc, char **argv)
 {
 	static const size_t sizes[] = {1024, 64 * 1024, 1024 * 1024};
 	struct bench_metric *mmm[3], *mts[3], *mratio[3];
-	size_t pairs, mm_nodes, callgrind = 0;
+	struct ra_opts xo = {0, 0};
+	size_t pairs, mm_nodes;
 	double mm_best[2][2] = {{0}};
 	struct bench_run run;
 	unsigned reps;
 	char name[64];
 	int rc;
 
-	rc = bench_setup(&run, "range-alloc", argc, argv, ra_extra, &callgrind);
+	rc = bench_setup(&run, "range-alloc", argc, argv, ra_extra, &xo);
 	if (rc)
 		return bench_exit_code(rc);
-	if (callgrind) {
+	if (xo.callgrind) {
 		bench_run_fini(&run);
-		return run_callgrind(callgrind);
+		return run_callgrind(xo.callgrind);
 	}
-	pairs = run.opts.quick ? 20000 : 200000;
+	pairs = xo.pairs ? xo.pairs : run.opts.quick ? 20000 : 200000;
 	reps = run.opts.reps_set ? run.opts.reps : 5;
 	if (reps > MAX_REPS) {
 		fprintf(stderr, "%s: --reps: at most %d for this benchmark\n", argv[0], MAX_REPS);
@@ -498,7 +520,8 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			for (unsigned r = 0; r < reps; r++) {
-				v[r] = measure_buddy((enum buddy_mode)m, fills[f], pairs / 4, mb);
+				v[r] = measure_buddy((enum buddy_mode)m, fills[f],
+						     pairs < 4 ? 1 : pairs / 4, mb);
 				if (v[r] < 0) {
 					fprintf(stderr, "buddy setup failed\n");
 					bench_run_fini(&run);
