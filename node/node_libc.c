@@ -78,6 +78,14 @@ void node_range_add(void *addr, size_t len)
 	node_ranges[node_nranges++] = (struct node_range){ (uintptr_t)addr, (uintptr_t)addr + len };
 	atomic_store(&node_nranges_hint, node_nranges);
 	pthread_mutex_unlock(&node_range_lock);
+	/* Forked children take this mapping over through the device server. */
+	node_server_range_added();
+}
+
+void node_range_foreach_unlocked(void (*fn)(uintptr_t start, uintptr_t end, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < node_nranges; i++)
+		fn(node_ranges[i].start, node_ranges[i].end, ctx);
 }
 
 /* Forget [addr, addr+len) of the recorded ranges; true when it held any. */

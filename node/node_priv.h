@@ -412,4 +412,11 @@ uint64_t node_pci_resource_size(unsigned int bar);
  */
 void node_range_add(void *addr, size_t len);
 
+/**
+ * node_range_foreach_unlocked() - call @fn for every recorded driver mapping
+ * [@start, @end), without the list's lock: only for a fork child in its atfork
+ * handler (one thread; the list is its copy of the parent's).
+ */
+void node_range_foreach_unlocked(void (*fn)(uintptr_t start, uintptr_t end, void *ctx), void *ctx);
+
 #endif /* NODE_PRIV_H */

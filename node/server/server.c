@@ -89,7 +89,8 @@ struct srv_mm {
 /**
  * struct srv_map - one CPU mapping of a client process: the server's view
  * @saddr (@len bytes; one map of its object, released with the last
- * reference). Under srv->lock: @refs (the list, each fault running),
+ * reference, unless @borrowed: the server's own mapping, taken over by a
+ * fork child with SRV_OP_ADOPT). Under srv->lock: @refs (the list, each fault running),
  * @bo (the BO's cookie from its first fault), @rev (revocations so far),
  * @faulting (faults running), @token (the unmap hook's marker), @next.
  */
@@ -103,6 +104,7 @@ struct srv_map {
 	uint64_t token;
 	int faulting;
 	int refs;
+	bool borrowed;
 	struct srv_map *next;
 };
 
@@ -610,7 +612,7 @@ static void srv_map_put(struct srv *s, struct srv_map *m)
 	pthread_mutex_unlock(&s->lock);
 	if (!last)
 		return;
-	if (srv_begin(s)) {
+	if (!m->borrowed && srv_begin(s)) {
 		i915_gem_munmap(s->i915, m->saddr, m->len);
 		srv_end(s);
 	}
@@ -631,7 +633,7 @@ static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, bool borrowe
 
 		pthread_mutex_unlock(&s->lock);
 		free(m);
-		if (srv_begin(s)) {
+		if (!borrowed && srv_begin(s)) {
 			i915_gem_munmap(s->i915, saddr, len);
 			srv_end(s);
 		}
@@ -642,6 +644,7 @@ static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, bool borrowe
 	mm->refs++;
 	m->saddr = saddr;
 	m->len = len;
+	m->borrowed = borrowed;
 	m->refs = 1;
 	m->next = s->maps;
 	s->maps = m;
@@ -910,6 +913,51 @@ static int srv_op_fault(struct srv_conn *c, const struct srv_req *req, struct sr
 	return ret;
 }
 
+
+/* Is @pid a descendant of this process (fork children and theirs)? */
+static bool srv_pid_descends(pid_t pid)
+{
+	pid_t self = getpid();
+
+	for (int depth = 0; depth < 64 && pid > 1; depth++) {
+		char path[48], buf[512], *p;
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		n = read(fd, buf, sizeof(buf) - 1);
+		srv_close(fd);
+		if (n <= 0)
+			return false;
+		buf[n] = '\0';
+		/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 1, " %*c %d", &pid) != 1)
+			return false;
+		if (pid == self)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A fork descendant's copy of one of our mappings: its address space was a
+ * copy of ours, so the address names our view of the object. Only a
+ * descendant may ask (an unrelated client naming our addresses would reach
+ * objects it has no handle of).
+ */
+static int srv_op_adopt(struct srv_conn *c, const struct srv_req *req, struct srv_rep *rep)
+{
+	if (!req->arg || req->arg % 4096 || !req->request || req->request % 4096 ||
+	    req->request > SIZE_MAX || req->arg + req->request < req->arg)
+		return -EINVAL;
+	if (c->pid == getpid() || !srv_pid_descends(c->pid))
+		return -EPERM;
+	return srv_map_add(c, (void *)(uintptr_t)req->arg, (size_t)req->request, true, &rep->map);
+}
 static int srv_op_munmap(struct srv_conn *c, const struct srv_req *req)
 {
 	struct srv *s = c->s;
@@ -1070,6 +1118,9 @@ static void srv_conn_loop(struct srv_conn *c)
 				break;
 			case SRV_OP_MUNMAP:
 				rep.ret = nfds ? -EINVAL : srv_op_munmap(c, &req);
+				break;
+			case SRV_OP_ADOPT:
+				rep.ret = nfds ? -EINVAL : srv_op_adopt(c, &req, &rep);
 				break;
 			case SRV_OP_STATS:
 				srv_get_stats(s, &rep.stats);

@@ -330,3 +330,19 @@ void srv_client_revoke_serve(int conn, void (*revoke)(uint64_t map, uint64_t rev
 			return;
 	}
 }
+
+int srv_client_adopt(int conn, uint64_t addr, uint64_t len, uint64_t *map)
+{
+	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_ADOPT, .request = len, .arg = addr };
+	struct srv_rep rep;
+	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, 1);
+
+	if (fd >= 0)
+		srv_sys_close(fd);
+	if (ret)
+		return ret;
+	if (rep.ret < 0)
+		return rep.ret;
+	*map = rep.map;
+	return 0;
+}

@@ -329,11 +329,12 @@ static int node_remote_attach(int conn, const struct node_obj *obj, uint64_t *id
  * copy) faults with SIGBUS, said once on stderr.
  */
 struct node_rmap {
-	uint64_t id;
+	_Atomic uint64_t id;
 	struct ttm_vm_range range;
 	pthread_mutex_t lock;
 	uint64_t rev_seen;
 	pid_t pid;
+	bool adopted;
 	struct node_rmap *next;
 };
 
@@ -342,6 +343,8 @@ struct node_rmap {
 /* node_rmap_lock: the list, the channel and the memfd cache. */
 static pthread_mutex_t node_rmap_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct node_rmap *node_rmaps;
+/* Inherited adoptions between the two atfork handlers of a fork child. */
+static struct node_rmap *node_rmaps_stale;
 static struct ttm_vm_fault_engine node_rmap_eng;
 static pid_t node_rmap_eng_pid;
 static int node_mm_conn = -1;
@@ -445,6 +448,43 @@ static int node_memfd_get(uint64_t ino, int received)
 
 #define NODE_RMAP_RUN 512
 
+static int node_rmap_begin(int *conn)
+{
+	int ret;
+
+	pthread_mutex_lock(&node_rmap_lock);
+	ret = node_rmap_setup_locked();
+	pthread_mutex_unlock(&node_rmap_lock);
+	if (ret)
+		return ret;
+	*conn = node_conn();
+	return *conn < 0 ? node_remote_gone(*conn) : 0;
+}
+
+/*
+ * The first touch of a mapping this process inherited from the device's
+ * creator: the server names it to us (SRV_OP_ADOPT of its own address).
+ */
+static int node_rmap_adopt(struct node_rmap *m)
+{
+	uint64_t id;
+	int conn, ret;
+
+	ret = node_rmap_begin(&conn);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&m->lock);
+	ret = 0;
+	if (!atomic_load(&m->id)) {
+		ret = srv_client_adopt(conn, (uint64_t)(uintptr_t)m->range.addr,
+				       (uint64_t)m->range.num_pages * 4096, &id);
+		if (!ret)
+			atomic_store(&m->id, id);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return ret == -EIO ? node_remote_gone(ret) : ret;
+}
+
 static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
 {
 	struct ttm_vm_page pages[NODE_RMAP_RUN];
@@ -455,6 +495,13 @@ static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
 	if (m->pid != getpid())
 		return -EFAULT;
 	node_in_driver++;
+	if (!atomic_load(&m->id)) {
+		ret = node_rmap_adopt(m);
+		if (ret) {
+			node_in_driver--;
+			return ret;
+		}
+	}
 	for (;;) {
 		int conn = node_conn(), memfd, fd;
 		unsigned long n;
@@ -465,7 +512,7 @@ static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
 			ret = node_remote_gone(conn);
 			break;
 		}
-		ret = srv_client_fault(conn, m->id, (uint64_t)page * 4096, &rep, &memfd);
+		ret = srv_client_fault(conn, atomic_load(&m->id), (uint64_t)page * 4096, &rep, &memfd);
 		if (ret)
 			break;
 		fd = node_memfd_get(rep.map_ino, memfd);
@@ -527,19 +574,6 @@ static int node_rmap_new(uint64_t id, size_t len, void **out)
 	pthread_mutex_unlock(&node_rmap_lock);
 	*out = m->range.addr;
 	return 0;
-}
-
-static int node_rmap_begin(int *conn)
-{
-	int ret;
-
-	pthread_mutex_lock(&node_rmap_lock);
-	ret = node_rmap_setup_locked();
-	pthread_mutex_unlock(&node_rmap_lock);
-	if (ret)
-		return ret;
-	*conn = node_conn();
-	return *conn < 0 ? node_remote_gone(*conn) : 0;
 }
 
 /* Is @fd a dma-buf of the device (a memfd the driver named so)? */
@@ -629,8 +663,8 @@ bool node_remote_munmap(void *addr, size_t len, int *ret)
 	if (!m)
 		return false;
 	conn = node_conn();
-	if (conn >= 0 && m->pid == getpid())
-		srv_client_munmap(conn, m->id);
+	if (conn >= 0 && m->pid == getpid() && atomic_load(&m->id))
+		srv_client_munmap(conn, atomic_load(&m->id));
 	NODE_DRIVER_CALL((ttm_vm_range_fini(&m->range), 0));
 	pthread_mutex_destroy(&m->lock);
 	free(m);
@@ -647,14 +681,101 @@ bool node_remote_munmap(void *addr, size_t len, int *ret)
  */
 static void node_rmap_child(void)
 {
+	struct node_rmap **p = &node_rmaps;
+
 	pthread_mutex_init(&node_rmap_lock, NULL);
 	node_sys_close(node_mm_conn);
 	node_mm_conn = -1;
-	for (struct node_rmap *m = node_rmaps; m; m = m->next) {
-		pthread_mutex_init(&m->lock, NULL);
+	while (*p) {
+		struct node_rmap *m = *p;
+
 		syscall(SYS_mmap, m->range.addr, m->range.num_pages * 4096, PROT_NONE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+		/*
+		 * The creator's mappings are adopted again (node_adopt_child(),
+		 * which frees these once the range table let go of them).
+		 */
+		if (m->adopted) {
+			*p = m->next;
+			m->next = node_rmaps_stale;
+			node_rmaps_stale = m;
+			continue;
+		}
+		pthread_mutex_init(&m->lock, NULL);
+		p = &m->next;
 	}
+}
+
+/*
+ * A fork child's copies of the creator's own mappings (node_range_add()):
+ * the pages there are the creator's view, which nothing would revoke in
+ * this process before a move. Each becomes a reserved range of ours at the
+ * same address (pointers into it stay valid, as the kernel's copied vmas),
+ * adopted through the server at its first touch. Runs in the child's
+ * atfork handler after the fault engine's (which emptied the range table).
+ */
+static void node_adopt_one(uintptr_t start, uintptr_t end, void *ctx)
+{
+	struct node_rmap *m;
+
+	(void)ctx;
+	if (end <= start || (start & 4095) || ((end - start) & 4095))
+		return;
+	/* One record per address: the list repeats a range mapped twice. */
+	for (m = node_rmaps; m; m = m->next)
+		if (m->pid == getpid() && (uintptr_t)m->range.addr == start)
+			return;
+	m = calloc(1, sizeof(*m));
+	if (m) {
+		m->pid = getpid();
+		m->adopted = true;
+		pthread_mutex_init(&m->lock, NULL);
+		if (!NODE_DRIVER_CALL(ttm_vm_range_init_at(&node_rmap_eng, &m->range,
+							   (end - start) / 4096, &node_rmap_ops, m,
+							   (void *)start, MAP_FIXED))) {
+			m->next = node_rmaps;
+			node_rmaps = m;
+			return;
+		}
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+	}
+	/* No range of ours: at least never the creator's stale view. */
+	syscall(SYS_mmap, start, end - start, PROT_NONE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+}
+
+static void node_adopt_child(void)
+{
+	while (node_rmaps_stale) {
+		struct node_rmap *m = node_rmaps_stale;
+
+		node_rmaps_stale = m->next;
+		free(m->range.state);
+		free(m);
+	}
+	if (!node_srv_path[0] || !atomic_load(&node_dev.created))
+		return;
+	if (node_rmap_eng_pid != getpid()) {
+		if (NODE_DRIVER_CALL(ttm_vm_fault_engine_init(&node_rmap_eng, TTM_VM_FAULT_AUTO)))
+			node_rmap_eng_pid = 0;
+		else
+			node_rmap_eng_pid = getpid();
+	}
+	/* Without an engine node_adopt_one() only drops the stale views. */
+	node_range_foreach_unlocked(node_adopt_one, NULL);
+}
+
+static pthread_once_t node_adopt_once = PTHREAD_ONCE_INIT;
+
+static void node_adopt_register(void)
+{
+	pthread_atfork(NULL, NULL, node_adopt_child);
+}
+
+void node_server_range_added(void)
+{
+	pthread_once(&node_adopt_once, node_adopt_register);
 }
 int node_remote_ioctl(struct node_obj *obj, unsigned long request, void *arg)
 {

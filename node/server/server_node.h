@@ -71,6 +71,14 @@ int node_remote_mmap(struct node_obj *obj, int dmabuf, size_t len, int prot, int
  */
 bool node_remote_munmap(void *addr, size_t len, int *ret);
 
+/**
+ * node_server_range_added() - the creator recorded a driver mapping
+ * (node_range_add()): from now on its forked children take their copies of
+ * such mappings over through the server at fork (their pages were the
+ * parent's view: they fault back in through the server, revoked before moves).
+ */
+void node_server_range_added(void);
+
 /** node_remote_active() - this process is a forked child with a server to talk to. */
 bool node_remote_active(void);
 

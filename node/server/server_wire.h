@@ -71,6 +71,10 @@
  * @SRV_OP_REVOKE: server to client, on the mapping channel: drop every page
  *	of mapping @file (back to reserved), revocation number @arg; the client
  *	answers with a reply whose @map is @file once it is done.
+ * @SRV_OP_ADOPT: a fork descendant of the server's process takes over its copy of
+ *	the server's mapping at address @arg (@request bytes): a mapping of the
+ *	calling process (@map in the reply) over the server's own view, which
+ *	keeps the object (-EPERM for any other client).
  */
 enum srv_op {
 	SRV_OP_OPEN = 1,
@@ -83,6 +87,7 @@ enum srv_op {
 	SRV_OP_FAULT,
 	SRV_OP_MUNMAP,
 	SRV_OP_REVOKE,
+	SRV_OP_ADOPT,
 	SRV_OP_MAX,
 };
 
@@ -305,6 +310,9 @@ int srv_client_fault(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, 
 
 /** srv_client_munmap() - SRV_OP_MUNMAP of @map. Return: 0 or -errno. */
 int srv_client_munmap(int conn, uint64_t map);
+
+/** srv_client_adopt() - SRV_OP_ADOPT of [@addr, @addr + @len). Return: 0 with *@map; -errno. */
+int srv_client_adopt(int conn, uint64_t addr, uint64_t len, uint64_t *map);
 
 /**
  * srv_client_revoke_serve() - serve revocations on mapping channel @conn

@@ -361,3 +361,64 @@ KTEST(child_mmap_bad_offset)
 	EXPECT_EQ(wait_child(pid), 0);
 	close(fd);
 }
+
+/*
+ * A mapping the parent made before fork: the child's copy is taken over
+ * through the server at the same address, so it stays coherent when the
+ * parent swaps the object out (the kernel's copied vma).
+ */
+KTEST(child_inherits_parents_mapping)
+{
+	int fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC), to_child[2], to_parent[2];
+	char *buf = calloc(1, BO_SIZE), *p, c;
+	struct srv_stats before, after;
+	uint32_t handle;
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_NOT_NULL(buf);
+	ASSERT_EQ(create_bo(fd, &handle), 0);
+	p = map_offset(fd, handle);
+	ASSERT_NOT_NULL(p);
+	fill(p, 'i');
+	ASSERT_EQ(pipe(to_child), 0);
+	ASSERT_EQ(pipe(to_parent), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int ret = 0;
+
+		if (!check(p, 'i'))
+			_exit(1);
+		fill(p, 'I');
+		if (write(to_parent[1], "m", 1) != 1 || read(to_child[0], &c, 1) != 1)
+			_exit(2);
+		if (!check(p, 'I') || memcmp(p + 3 * 4096 + 64, "parent", 6))
+			ret = 3;
+		if (munmap(p, BO_SIZE))
+			ret = 4;
+		if (write(to_parent[1], "d", 1) != 1)
+			ret = 5;
+		_exit(ret);
+	}
+	ASSERT_EQ(read(to_parent[0], &c, 1), 1);
+	ASSERT_EQ(server_stats(&before), 0);
+	EXPECT_EQ(drop_caches(), 0);
+	ASSERT_EQ(server_stats(&after), 0);
+	EXPECT_GT(after.revokes, before.revokes);
+	ASSERT_EQ(pwrite_bo(fd, handle, 3 * 4096 + 64, "parent", 6), 0);
+	ASSERT_EQ(write(to_child[1], "g", 1), 1);
+	ASSERT_EQ(read(to_parent[0], &c, 1), 1);
+	EXPECT_EQ(wait_child(pid), 0);
+	/* The parent's own view: the child's writes. */
+	EXPECT_TRUE(check(p, 'I'));
+	EXPECT_EQ(munmap(p, BO_SIZE), 0);
+	ASSERT_EQ(pread_bo(fd, handle, 0, buf, BO_SIZE), 0);
+	EXPECT_TRUE(check(buf, 'I'));
+	free(buf);
+	close(fd);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+}
