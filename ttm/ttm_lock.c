@@ -9,6 +9,8 @@
 
 /* Spins before sleeping: a holder of the LRU lock keeps it a few hundred ns. */
 #define TTM_LOCK_SPINS 100
+/* A sleeper looks again after this long even without a wake-up. */
+#define TTM_LOCK_SLEEP_NS 1000000
 
 static inline void ttm_cpu_relax(void)
 {
@@ -25,21 +27,26 @@ static long ttm_futex(atomic_uint *word, int op, unsigned val, const struct time
 
 void ttm_lock_contended(struct ttm_lock *lock)
 {
-	unsigned seen;
+	/* Bounds a sleep whose wake-up was missed (see ttm_lock.h). */
+	static const struct timespec nap = {0, TTM_LOCK_SLEEP_NS};
 
 	for (unsigned i = 0; i < TTM_LOCK_SPINS; i++) {
-		seen = atomic_load_explicit(&lock->word, memory_order_relaxed);
-		if (seen == 0 &&
-		    atomic_compare_exchange_weak_explicit(&lock->word, &seen, 1, memory_order_acquire,
-							  memory_order_relaxed))
+		if (!atomic_load_explicit(&lock->word, memory_order_relaxed) &&
+		    !atomic_exchange_explicit(&lock->word, 1, memory_order_acquire))
 			return;
-		if (seen == 2)
+		if (atomic_load_explicit(&lock->sleepers, memory_order_relaxed))
 			break;
 		ttm_cpu_relax();
 	}
-	/* From here on the word says 2, so our unlock wakes whoever sleeps after us. */
-	while (atomic_exchange_explicit(&lock->word, 2, memory_order_acquire) != 0)
-		ttm_futex(&lock->word, FUTEX_WAIT_PRIVATE, 2, NULL, 0);
+	/*
+	 * Registered before the exchange below (both sequentially
+	 * consistent): an unlock after our failed exchange sees us, bar the
+	 * store-buffer window the bounded sleep covers.
+	 */
+	atomic_fetch_add(&lock->sleepers, 1);
+	while (atomic_exchange(&lock->word, 1))
+		ttm_futex(&lock->word, FUTEX_WAIT_PRIVATE, 1, &nap, 0);
+	atomic_fetch_sub_explicit(&lock->sleepers, 1, memory_order_relaxed);
 }
 
 void ttm_lock_wake(struct ttm_lock *lock)

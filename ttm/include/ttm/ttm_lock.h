@@ -2,11 +2,19 @@
 /*
  * ttm_lock: the sleeping lock of the core's short critical sections (the
  * device's LRU lock, a range manager's allocator, a manager's move fence),
- * where the kernel uses a spinlock. Uncontended, taking it is one
- * compare-and-swap and dropping it one exchange, both inline; a contended
- * taker spins briefly, then sleeps on a futex. The word is 0 (free),
- * 1 (held) or 2 (held, maybe with sleepers), as in Drepper's "Futexes are
- * tricky" mutex. Not recursive; no owner tracking.
+ * where the kernel uses a spinlock. Uncontended it costs what the kernel's
+ * spinlock does: taking it is one exchange, dropping it a release store
+ * (and a plain load of the sleeper count), both inline. A contended taker
+ * spins briefly, then counts itself a sleeper and sleeps on a futex; the
+ * unlock that sees a sleeper wakes one. Not recursive; no owner tracking.
+ *
+ * The unlock's store and its look at the sleeper count are not ordered
+ * against each other (that would take a fence as dear as the exchange the
+ * store replaces), so a sleeper that registered just as the holder let go
+ * may not be woken by that unlock: the futex wait of a sleeper is bounded
+ * (TTM_LOCK_SLEEP_NS in ttm_lock.c), after which it looks again. That
+ * window is the unlocking CPU's store-buffer drain, far shorter than the
+ * sleeper's way into the futex, which refuses to sleep on a free lock.
  *
  * ttm_event: a wake-up for a thread that sleeps with a ttm_lock dropped,
  * in place of a condition variable: ttm_event_wait() reads the event's
@@ -22,19 +30,26 @@
 #include <stdbool.h>
 #include <time.h>
 
-/** struct ttm_lock - the lock word (0 free, 1 held, 2 held and contended). */
+/**
+ * struct ttm_lock - a short-section lock.
+ * @word: 0 free, 1 held; the futex word.
+ * @sleepers: threads between their registration as sleepers and their
+ *	taking of the lock.
+ */
 struct ttm_lock {
 	atomic_uint word;
+	atomic_uint sleepers;
 };
 
 static inline void ttm_lock_init(struct ttm_lock *lock)
 {
 	atomic_init(&lock->word, 0);
+	atomic_init(&lock->sleepers, 0);
 }
 
 /**
- * ttm_lock_contended() - the slow half of ttm_lock(): mark @lock contended
- * and sleep on its word until it is taken. Call ttm_lock(), not this.
+ * ttm_lock_contended() - the slow half of ttm_lock(): spin, then sleep as
+ * a registered sleeper until @lock is taken. Call ttm_lock(), not this.
  * @lock: the lock whose fast path failed.
  */
 void ttm_lock_contended(struct ttm_lock *lock);
@@ -42,33 +57,28 @@ void ttm_lock_contended(struct ttm_lock *lock);
 /**
  * ttm_lock_wake() - the slow half of ttm_unlock(): wake one sleeper of
  * @lock. Call ttm_unlock(), not this.
- * @lock: the lock just released with sleepers possibly waiting.
+ * @lock: the lock just released with sleepers registered.
  */
 void ttm_lock_wake(struct ttm_lock *lock);
 
 /** ttm_lock() - take @lock, sleeping while another thread holds it. */
 static inline void ttm_lock(struct ttm_lock *lock)
 {
-	unsigned free = 0;
-
-	if (!atomic_compare_exchange_strong_explicit(&lock->word, &free, 1, memory_order_acquire,
-						     memory_order_relaxed))
+	if (atomic_exchange_explicit(&lock->word, 1, memory_order_acquire))
 		ttm_lock_contended(lock);
 }
 
 /** ttm_trylock() - take @lock if free. Return: true when taken. */
 static inline bool ttm_trylock(struct ttm_lock *lock)
 {
-	unsigned free = 0;
-
-	return atomic_compare_exchange_strong_explicit(&lock->word, &free, 1, memory_order_acquire,
-						       memory_order_relaxed);
+	return !atomic_exchange_explicit(&lock->word, 1, memory_order_acquire);
 }
 
-/** ttm_unlock() - drop @lock; wakes one sleeper when there may be one. */
+/** ttm_unlock() - drop @lock; wakes one sleeper when it sees one. */
 static inline void ttm_unlock(struct ttm_lock *lock)
 {
-	if (atomic_exchange_explicit(&lock->word, 0, memory_order_release) == 2)
+	atomic_store_explicit(&lock->word, 0, memory_order_release);
+	if (__builtin_expect(atomic_load_explicit(&lock->sleepers, memory_order_relaxed), 0))
 		ttm_lock_wake(lock);
 }
 
