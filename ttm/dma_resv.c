@@ -164,8 +164,9 @@ bool dma_resv_test_signaled(struct dma_resv *obj, enum dma_resv_usage usage)
 	/*
 	 * Walk in order and stop at the first fence of @usage that is still
 	 * pending, as the kernel's unlocked iterator does: no snapshot. A
-	 * fence whose bit is clear gets one poll of its class (outside our
-	 * lock, on a reference of its own); when that signals it, the walk
+	 * fence whose bit is clear is pending when its class has no poll;
+	 * otherwise it gets one poll (outside our lock, on a reference of
+	 * its own, as the poll may signal it); when that signals it, the walk
 	 * starts over, since the array may have been compacted meanwhile
 	 * (the fences already passed are skipped on their bit alone), as the
 	 * kernel's iterator restarts when the fences changed under it.
@@ -178,6 +179,11 @@ restart:
 
 		if (obj->usages[i] > usage || dma_fence_test_signaled_flag(f))
 			continue;
+		/* No poll of its own: the bit is the whole answer, no reference needed. */
+		if (!f->ops || !f->ops->signaled) {
+			ttm_unlock(&obj->fences_lock);
+			return false;
+		}
 		dma_fence_get(f);
 		ttm_unlock(&obj->fences_lock);
 		done = dma_fence_is_signaled(f);
