@@ -20,7 +20,9 @@
 
 #include "ttm_bo_internal.h"
 
-int ttm_bo_init_common(struct ttm_device *bdev, struct ttm_buffer_object *bo, uint64_t size,
+/* ttm_bo_init_common()'s body, inline in ttm_bo_init_reserved() (BO creation). */
+static inline __attribute__((always_inline)) int
+ttm_bo_init_common_inl(struct ttm_device *bdev, struct ttm_buffer_object *bo, uint64_t size,
 		       enum ttm_bo_type type, uint32_t page_alignment, struct dma_resv *resv,
 		       void (*destroy)(struct ttm_buffer_object *bo))
 {
@@ -55,6 +57,13 @@ int ttm_bo_init_common(struct ttm_device *bdev, struct ttm_buffer_object *bo, ui
 	return 0;
 }
 
+int ttm_bo_init_common(struct ttm_device *bdev, struct ttm_buffer_object *bo, uint64_t size,
+		       enum ttm_bo_type type, uint32_t page_alignment, struct dma_resv *resv,
+		       void (*destroy)(struct ttm_buffer_object *bo))
+{
+	return ttm_bo_init_common_inl(bdev, bo, size, type, page_alignment, resv, destroy);
+}
+
 /* A userptr BO is an EXTERNAL tt over the creator's pages: only tt types. */
 static bool ttm_bo_userptr_placement_ok(const struct ttm_placement *placement)
 {
@@ -87,7 +96,7 @@ int ttm_bo_init_reserved(struct ttm_device *bdev, struct ttm_buffer_object *bo, 
 		destroy(bo);
 		return -ENOMEM;
 	}
-	ret = ttm_bo_init_common(bdev, bo, size, type, page_alignment, resv, destroy);
+	ret = ttm_bo_init_common_inl(bdev, bo, size, type, page_alignment, resv, destroy);
 	if (ret) {
 		destroy(bo);
 		return ret;
