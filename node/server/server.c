@@ -913,7 +913,6 @@ static int srv_op_fault(struct srv_conn *c, const struct srv_req *req, struct sr
 	return ret;
 }
 
-
 /* Is @pid a descendant of this process (fork children and theirs)? */
 static bool srv_pid_descends(pid_t pid)
 {

@@ -512,7 +512,8 @@ static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
 			ret = node_remote_gone(conn);
 			break;
 		}
-		ret = srv_client_fault(conn, atomic_load(&m->id), (uint64_t)page * 4096, &rep, &memfd);
+		ret = srv_client_fault(conn, atomic_load(&m->id), (uint64_t)page * 4096, &rep,
+				       &memfd);
 		if (ret)
 			break;
 		fd = node_memfd_get(rep.map_ino, memfd);
