@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <i915/i915_drv.h>
 #include <i915/i915_vm.h>
@@ -306,6 +307,9 @@ static int vm_evict_range_locked(struct i915_address_space *vm, uint64_t start, 
 	return 0;
 }
 
+/* Retries, 1 ms apart, of a softpin whose range another execbuffer holds pinned. */
+#define I915_VM_PIN_WAIT_TRIES 1000
+
 int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, uint64_t *offset,
 		 bool fixed, bool zone_4g, bool interruptible, struct i915_vma **out)
 {
@@ -328,9 +332,10 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 			return -EINVAL;
 	}
 
-	for (;;) {
+	for (unsigned int busy_tries = 0;; busy_tries++) {
 		struct dma_fence *wait = NULL, *drop[8];
 		unsigned int ndrop = 0;
+		bool pinned_elsewhere = false;
 
 		pthread_mutex_lock(&i915->vm_lock);
 		vma = vma_find_locked(vm, bo);
@@ -355,6 +360,7 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 			/* Misplaced: move it, once the GPU is done with the old range. */
 			if (vma->pin_count) {
 				ret = -ENOSPC;
+				pinned_elsewhere = true;
 			} else if (vma->active && !dma_fence_is_signaled(vma->active)) {
 				wait = dma_fence_get(vma->active);
 				ret = 1;
@@ -373,6 +379,7 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 					/* Occupied: evict what is in the way (a walk of the VM). */
 					ret = vm_evict_range_locked(vm, start, size, vma, false,
 								    &wait, drop, &ndrop);
+					pinned_elsewhere = ret == -ENOSPC;
 					if (!ret)
 						ret = drm_mm_reserve_node(&vm->mm, &vma->node);
 				}
@@ -428,6 +435,20 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 		pthread_mutex_unlock(&i915->vm_lock);
 		for (unsigned int i = 0; i < ndrop; i++)
 			dma_fence_put(drop[i]);
+		if (ret == -ENOSPC && pinned_elsewhere && busy_tries < I915_VM_PIN_WAIT_TRIES) {
+			/*
+			 * The range is pinned by an execbuffer of another
+			 * thread in flight (the same call's own softpins do
+			 * not overlap, its caller checked): its pins go once it
+			 * has submitted, as the kernel's do within its
+			 * reservation passes. Wait for that, bounded, instead
+			 * of failing a softpin that a moment later fits.
+			 */
+			struct timespec ts = {0, 1000000};
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		if (ret != 1)
 			return ret;
 		ret = dma_fence_wait(wait, interruptible);

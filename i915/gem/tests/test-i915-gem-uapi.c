@@ -20,6 +20,7 @@
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem_uapi.h>
 #include <i915/i915_vm.h>
+#include <ttm/ttm_bo.h>
 #include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_global.h>
 
@@ -1703,6 +1704,70 @@ KTEST(root_only_answers_follow_the_caller_euid)
 	mine = query_lmem(&fx);
 	EXPECT_TRUE(mine.unallocated_size < mine.probed_size);
 	i915_gem_munmap(fx.i915, (void *)p, 64 * 1024);
+	fx_close(&fx);
+}
+
+/* Ends another "execbuffer's" use of a vma after a while. */
+struct unpin_later {
+	struct i915_vma *vma;
+	atomic_bool unpinned;
+};
+
+static void *unpin_later_fn(void *arg)
+{
+	struct unpin_later *u = arg;
+
+	usleep(50000);
+	atomic_store(&u->unpinned, true);
+	i915_vma_unpin(u->vma, NULL);
+	return NULL;
+}
+
+/* @handle's BO, populated, bound at @offset of @vm and pinned there. */
+static int bind_fixed(struct uapi_fx *fx, struct i915_address_space *vm, uint32_t handle,
+		      uint64_t offset, struct i915_vma **vma)
+{
+	struct ttm_operation_ctx ctx = {.interruptible = false};
+	struct gem_obj *obj = gem_lookup(fx->file, handle);
+	struct ttm_buffer_object *bo = &obj->bo->base;
+	int ret;
+
+	ret = ttm_bo_reserve(bo, false, false, NULL);
+	if (!ret) {
+		ret = ttm_bo_populate(bo, &ctx);
+		if (!ret)
+			ret = i915_vm_bind(vm, bo, &offset, true, false, false, vma);
+		ttm_bo_unreserve(bo);
+	}
+	gem_obj_put(obj);
+	return ret;
+}
+
+KTEST(softpin_waits_for_another_execbuffers_pin)
+{
+	struct uapi_fx fx;
+	const uint64_t at = 0x100000;
+	struct i915_address_space *vm = NULL;
+	struct i915_vma *va = NULL, *vb = NULL;
+	struct unpin_later u = {0};
+	pthread_t thread;
+	uint32_t a, b;
+
+	fx_open(&fx, "tgl", true);
+	a = gem_create(fx.file, 4096);
+	b = gem_create(fx.file, 4096);
+	ASSERT_EQ(i915_vm_create(fx.i915, &vm), 0);
+	/* One execbuffer (igt's forked child on one engine) holds @a at the address... */
+	ASSERT_EQ(bind_fixed(&fx, vm, a, at, &va), 0);
+	u.vma = va;
+	ASSERT_EQ(pthread_create(&thread, NULL, unpin_later_fn, &u), 0);
+	/* ...another softpins @b there: it gets the range once the first submitted. */
+	EXPECT_EQ(bind_fixed(&fx, vm, b, at, &vb), 0);
+	EXPECT_TRUE(atomic_load(&u.unpinned));
+	pthread_join(thread, NULL);
+	if (vb)
+		i915_vma_unpin(vb, NULL);
+	i915_vm_put(vm);
 	fx_close(&fx);
 }
 

@@ -187,10 +187,12 @@ struct i915_address_space *i915_context_get_vm(struct i915_context *ctx);
  * @zone_4g; a new one goes to *@offset when that range is free (the
  * caller's presumed offset, 0 included, tried without eviction as the kernel does),
  * else to the lowest free range above page 0.
+ * A softpin whose range (or whose own vma elsewhere) another thread's
+ * execbuffer holds pinned waits for that pin to go, up to about a second.
  * Return: 0 with the vma pinned in *@out (i915_vma_unpin() it);
  * -EINVAL (misaligned, non-canonical or outside the VM, softpin above 4 GiB
- * with @zone_4g, bad resource); -ENOSPC (the range is held by a pinned vma,
- * or no free range); -ENOMEM; -EINTR.
+ * with @zone_4g, bad resource); -ENOSPC (the range stayed held by a pinned
+ * vma, or no free range); -ENOMEM; -EINTR.
  */
 int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, uint64_t *offset,
 		 bool fixed, bool zone_4g, bool interruptible, struct i915_vma **out);
