@@ -124,6 +124,12 @@ struct srv {
 	struct srv_mm *mms;
 	struct srv_map *maps;
 	uint64_t nmaps, next_map, revokes;
+	/*
+	 * Creating and releasing our views of objects never overlap: a release
+	 * unmaps by address, which must not meet a view created meanwhile at
+	 * the address it just freed.
+	 */
+	pthread_mutex_t maplock;
 	struct srv *all_next;
 };
 
@@ -494,8 +500,15 @@ static int srv_op_ioctl(struct srv_conn *c, const struct srv_req *req, struct sr
 	if (!srv_begin(c->s))
 		return -EIO;
 	if (f) {
+		/* A legacy CPU mmap creates a view: never while another goes (srv->maplock). */
+		bool map = req->request == DRM_IOCTL_I915_GEM_MMAP;
+
+		if (map)
+			pthread_mutex_lock(&c->s->maplock);
 		ret = i915_gem_ioctl(f->file, (unsigned long)req->request,
 				     (void *)(uintptr_t)req->arg);
+		if (map)
+			pthread_mutex_unlock(&c->s->maplock);
 	} else {
 		enum drm_fd_kind kind = drm_fd_kind(target);
 
@@ -613,7 +626,9 @@ static void srv_map_put(struct srv *s, struct srv_map *m)
 	if (!last)
 		return;
 	if (!m->borrowed && srv_begin(s)) {
+		pthread_mutex_lock(&s->maplock);
 		i915_gem_munmap(s->i915, m->saddr, m->len);
+		pthread_mutex_unlock(&s->maplock);
 		srv_end(s);
 	}
 	free(m);
@@ -634,7 +649,9 @@ static int srv_map_add(struct srv_conn *c, void *saddr, size_t len, bool borrowe
 		pthread_mutex_unlock(&s->lock);
 		free(m);
 		if (!borrowed && srv_begin(s)) {
+			pthread_mutex_lock(&s->maplock);
 			i915_gem_munmap(s->i915, saddr, len);
+			pthread_mutex_unlock(&s->maplock);
 			srv_end(s);
 		}
 		return err;
@@ -831,6 +848,7 @@ static int srv_op_mmap(struct srv_conn *c, const struct srv_req *req, int dmabuf
 	}
 	if (!srv_begin(s))
 		return -EIO;
+	pthread_mutex_lock(&s->maplock);
 	if (f) {
 		ret = i915_gem_mmap(f->file, NULL, (size_t)req->arg, (int)req->aux, MAP_SHARED,
 				    (off_t)req->request, &saddr);
@@ -841,6 +859,7 @@ static int srv_op_mmap(struct srv_conn *c, const struct srv_req *req, int dmabuf
 		rep->flags |= SRV_REP_NOT_MINE;
 		ret = -ENODEV;
 	}
+	pthread_mutex_unlock(&s->maplock);
 	srv_end(s);
 	if (ret)
 		return ret;
@@ -1302,6 +1321,7 @@ int srv_create(struct i915_device *i915, const char *path, const struct srv_hook
 	strcpy(sa.sun_path, path);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->idle, NULL);
+	pthread_mutex_init(&s->maplock, NULL);
 	s->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	s->stopfd = eventfd(0, EFD_CLOEXEC);
@@ -1398,6 +1418,7 @@ void srv_destroy(struct srv *s)
 	srv_close(s->stopfd);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->idle);
+	pthread_mutex_destroy(&s->maplock);
 	free(s);
 }
 
