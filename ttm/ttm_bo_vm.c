@@ -630,11 +630,17 @@ static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
 			goto out;
 		}
 	}
-	/* The CPU must not see the page before the GPU finished writing it. */
-	lret = dma_resv_wait_timeout(bo->resv, DMA_RESV_USAGE_WRITE, false, INT64_MAX);
-	if (lret < 0) {
-		ret = (int)lret;
-		goto out;
+	/*
+	 * The CPU must not see the page before the GPU finished writing it,
+	 * unless the owner's faults are asynchronous as the kernel's (which
+	 * wait for moves only, below).
+	 */
+	if (!vm->fops || !vm->fops->no_gpu_wait) {
+		lret = dma_resv_wait_timeout(bo->resv, DMA_RESV_USAGE_WRITE, false, INT64_MAX);
+		if (lret < 0) {
+			ret = (int)lret;
+			goto out;
+		}
 	}
 	if (!ttm_bo_vm_in_place(vm)) {
 		ret = dma_resv_get_fences(bo->resv, DMA_RESV_USAGE_KERNEL, &n_before, &before);

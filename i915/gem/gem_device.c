@@ -583,6 +583,7 @@ static const struct ttm_bo_vm_fault_ops gem_fault_ops = {
     .end = gem_fault_end,
     .open = gem_vma_open,
     .close = gem_vma_close,
+    .no_gpu_wait = true,
 };
 
 /* The mmap offset whose range holds @offset. Device lock held. */

@@ -216,6 +216,13 @@ struct ttm_bo_vm_fault_ops {
 	 * reference of @priv).
 	 */
 	void (*close)(void *priv);
+	/**
+	 * @no_gpu_wait: faults do not wait for the GPU's pending writes (as
+	 * the kernel's i915 and TTM fault handlers, which wait only for a
+	 * move's copy): a program touching a busy object sees memory as it
+	 * is and orders itself with the domain ioctls.
+	 */
+	bool no_gpu_wait;
 };
 
 /**
