@@ -540,8 +540,9 @@ static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
 	}
 	node_in_driver--;
 	if (node_trace && ret)
-		node_say("ttm-i915-node: pid %d remote fault map %llu page %lu: %d (%s)\n", (int)getpid(),
-			 (unsigned long long)atomic_load(&m->id), page, ret, strerror(-ret));
+		node_say("ttm-i915-node: pid %d remote fault map %llu page %lu: %d (%s)\n",
+			 (int)getpid(), (unsigned long long)atomic_load(&m->id), page, ret,
+			 strerror(-ret));
 	if (ret == -EOPNOTSUPP && !atomic_exchange(&node_rmap_unshared_said, true))
 		node_say(
 		    "ttm-i915-node: pid %d: a CPU mapping of memory a forked child cannot share "
