@@ -12,7 +12,10 @@
  *   server: a client thread sends DRM_IOCTL_I915_GETPARAM on a connection,
  *           the server's connection thread runs it (copying in the client's
  *           memory) and replies.
- * Prints one "name value unit" line per metric and the ratio.
+ * Then gem_exec_nop's loop (execbuffers of one nop batch, a wait for the
+ * last) direct and through the server: the submission rate ratio (issue
+ * goal: >= 0.5x).
+ * Prints one "name value unit" line per metric and the ratios.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -75,6 +78,54 @@ static double futex_roundtrip(long iters)
 	return (double)t0 / (double)iters;
 }
 
+
+/* A batch of MI_BATCH_BUFFER_END in a new object of @file (direct) or @fid (server). */
+static int nop_batch(struct i915_gem_file *file, int conn, uint64_t fid, uint32_t *handle)
+{
+	uint32_t bbe[2] = {0x0a << 23, 0};
+	struct drm_i915_gem_create c = {.size = 4096};
+	struct drm_i915_gem_pwrite pw = {.size = sizeof(bbe), .data_ptr = (uint64_t)(uintptr_t)bbe};
+	int ret;
+
+	ret = file ? i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_CREATE, &c)
+		   : srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_CREATE, &c, NULL);
+	if (ret)
+		return ret;
+	pw.handle = c.handle;
+	*handle = c.handle;
+	return file ? i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_PWRITE, &pw)
+		    : srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_PWRITE, &pw, NULL);
+}
+
+/*
+ * gem_exec_nop's basic loop: @iters execbuffers of one nop batch, then a
+ * wait for the last. Return: submissions per second, or a negative errno.
+ */
+static double nop_rate(struct i915_gem_file *file, int conn, uint64_t fid, long iters)
+{
+	struct drm_i915_gem_exec_object2 obj = {0};
+	struct drm_i915_gem_execbuffer2 eb = {.buffers_ptr = (uint64_t)(uintptr_t)&obj,
+					      .buffer_count = 1};
+	struct drm_i915_gem_wait w = {.timeout_ns = -1};
+	uint64_t t0;
+	int ret = nop_batch(file, conn, fid, &obj.handle);
+
+	if (ret)
+		return ret;
+	w.bo_handle = obj.handle;
+	t0 = testlib_now_ns();
+	for (long i = 0; i < iters; i++) {
+		ret = file ? i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb)
+			   : srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb, NULL);
+		if (ret)
+			return ret;
+	}
+	ret = file ? i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_WAIT, &w)
+		   : srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_WAIT, &w, NULL);
+	if (ret)
+		return ret;
+	return (double)iters * 1e9 / (double)(testlib_now_ns() - t0);
+}
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/ttm-srv-bench.XXXXXX", path[96];
@@ -141,6 +192,22 @@ int main(int argc, char **argv)
 	printf("direct-ioctl %.0f ns\n", direct);
 	printf("server-ioctl %.0f ns\n", server);
 	printf("server/futex %.2f x (goal <= 3)\n", server / fx);
+	{
+		/* The execbuffer rate of gem_exec_nop's loop, through the server and direct. */
+		long n = iters / 10 + 1;
+		double nd = nop_rate(file, -1, 0, n / 10 + 1), ns;
+
+		nd = nop_rate(file, -1, 0, n);
+		ns = nop_rate(NULL, conn, fid, n / 10 + 1);
+		ns = nop_rate(NULL, conn, fid, n);
+		if (nd <= 0 || ns <= 0) {
+			fprintf(stderr, "benchmark-server: nop execbuffer failed\n");
+			return 1;
+		}
+		printf("direct-exec-nop %.0f /s\n", nd);
+		printf("server-exec-nop %.0f /s\n", ns);
+		printf("server/direct exec-nop %.2f x (goal >= 0.5)\n", ns / nd);
+	}
 	close(anchor);
 	close(conn);
 	i915_gem_file_close(file);
