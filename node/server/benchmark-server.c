@@ -5,6 +5,7 @@
  * direct in-process call for scale.
  *
  *   benchmark-server [--quick] [--iters N]
+ *   benchmark-server --thrash SECONDS
  *
  * The server runs in this process (its threads); the client is a thread of
  * this process too, so both round trips cross the same two threads' wakeups:
@@ -15,6 +16,10 @@
  * Then gem_exec_nop's loop (execbuffers of one nop batch, a wait for the
  * last) direct and through the server: the submission rate ratio (issue
  * goal: >= 0.5x).
+ * --thrash SECONDS: eviction thrash instead: 4 client processes of a dg2
+ * device with 64 MiB of lmem, each keeping 32 MiB of lmem objects in every
+ * execbuffer (2x over-subscribed); bytes TTM moved per second against the
+ * memcpy bandwidth of the same run (issue goal: >= 0.5x).
  * Prints one "name value unit" line per metric and the ratios.
  */
 #include <errno.h>
@@ -24,11 +29,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <testlib/clock.h>
+
+#include <i915/i915_drv.h>
 
 #include "server.h"
 
@@ -126,6 +135,142 @@ static double nop_rate(struct i915_gem_file *file, int conn, uint64_t fid, long 
 		return ret;
 	return (double)iters * 1e9 / (double)(testlib_now_ns() - t0);
 }
+
+/* ---- eviction thrash: 4 client processes over-subscribing lmem 2x ---- */
+
+#define THRASH_PROCS 4
+#define THRASH_LMEM_MIB 64
+#define THRASH_BO_MIB 4
+
+/* One client process: its objects (half of lmem) in every execbuffer until @deadline. */
+static int thrash_client(const char *path, int batch_fd, uint64_t deadline_ns)
+{
+	struct drm_i915_gem_memory_class_instance lmem = {.memory_class = I915_MEMORY_CLASS_DEVICE};
+	struct drm_i915_gem_create_ext_memory_regions ext = {
+	    .base.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS,
+	    .num_regions = 1,
+	    .regions = (uint64_t)(uintptr_t)&lmem,
+	};
+	enum { NBO = THRASH_LMEM_MIB / 2 / THRASH_BO_MIB };
+	struct drm_i915_gem_exec_object2 obj[NBO + 1];
+	struct drm_i915_gem_execbuffer2 eb = {.buffers_ptr = (uint64_t)(uintptr_t)obj,
+					      .buffer_count = NBO + 1};
+	struct drm_prime_handle ph = {.fd = batch_fd};
+	int conn = srv_connect(path), anchor;
+	uint64_t fid;
+
+	memset(obj, 0, sizeof(obj));
+	if (conn < 0 || srv_client_open(conn, 128, 1, &anchor, &fid))
+		return 1;
+	for (int i = 0; i < NBO; i++) {
+		struct drm_i915_gem_create_ext c = {.size = (uint64_t)THRASH_BO_MIB << 20,
+						    .extensions = (uint64_t)(uintptr_t)&ext};
+
+		if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_CREATE_EXT, &c, NULL))
+			return 2;
+		obj[i].handle = c.handle;
+	}
+	if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph, NULL))
+		return 3;
+	obj[NBO].handle = ph.handle;
+	while (testlib_now_ns() < deadline_ns)
+		if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb, NULL))
+			return 4;
+	return 0;
+}
+
+/* bytes/s of memcpy over a buffer as large as lmem, the reference. */
+static double memcpy_bw(void)
+{
+	size_t n = (size_t)THRASH_LMEM_MIB << 20;
+	char *a = malloc(n), *b = malloc(n);
+	uint64_t t0;
+	double bw = 0;
+
+	if (a && b) {
+		memset(a, 1, n);
+		memcpy(b, a, n);
+		t0 = testlib_now_ns();
+		for (int i = 0; i < 4; i++)
+			memcpy(i & 1 ? a : b, i & 1 ? b : a, n);
+		bw = 4.0 * (double)n * 1e9 / (double)(testlib_now_ns() - t0);
+	}
+	free(a);
+	free(b);
+	return bw;
+}
+
+static int thrash(double seconds)
+{
+	char dir[] = "/tmp/ttm-srv-thrash.XXXXXX", path[96], params[32];
+	uint32_t bbe[2] = {0x0a << 23, 0};
+	struct drm_i915_gem_create c = {.size = 4096};
+	struct i915_device *i915;
+	struct i915_gem_file *file;
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_FIXED};
+	struct drm_prime_handle ph = {.flags = DRM_CLOEXEC};
+	pid_t pids[THRASH_PROCS];
+	uint64_t moved, t0, deadline;
+	struct srv *s;
+	void *p;
+	int bad = 0;
+	double bw, rate;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	snprintf(params, sizeof(params), "lmem_size=%d", THRASH_LMEM_MIB);
+	if (i915_gem_device_create_params("dg2", params, &i915) ||
+	    srv_create(i915, path, NULL, &s) || i915_gem_file_open(i915, true, &file)) {
+		fprintf(stderr, "benchmark-server: thrash setup failed\n");
+		return 1;
+	}
+	/* The shared nop batch: written through a CPU mapping, passed by PRIME. */
+	if (i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_CREATE, &c))
+		return 1;
+	mo.handle = c.handle;
+	ph.handle = c.handle;
+	if (i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo) ||
+	    i915_gem_mmap(file, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, (off_t)mo.offset,
+			  &p) ||
+	    i915_gem_ioctl(file, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph)) {
+		fprintf(stderr, "benchmark-server: thrash batch failed\n");
+		return 1;
+	}
+	memcpy(p, bbe, sizeof(bbe));
+	i915_gem_munmap(i915, p, 4096);
+	bw = memcpy_bw();
+	moved = atomic_load(&i915->drm.bdev.stats.bytes_moved);
+	t0 = testlib_now_ns();
+	deadline = t0 + (uint64_t)(seconds * 1e9);
+	for (int i = 0; i < THRASH_PROCS; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			_exit(thrash_client(path, ph.fd, deadline));
+	}
+	for (int i = 0; i < THRASH_PROCS; i++) {
+		int st;
+
+		if (pids[i] < 0 || waitpid(pids[i], &st, 0) != pids[i] || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			bad++;
+	}
+	rate = (double)(atomic_load(&i915->drm.bdev.stats.bytes_moved) - moved) * 1e9 /
+	       (double)(testlib_now_ns() - t0);
+	printf("memcpy-bandwidth %.0f MB/s\n", bw / 1e6);
+	printf("thrash-moved %.0f MB/s (%d processes, lmem %d MiB, 2x over-subscribed)\n", rate / 1e6,
+	       THRASH_PROCS, THRASH_LMEM_MIB);
+	printf("thrash/memcpy %.2f x (goal >= 0.5)\n", bw > 0 ? rate / bw : 0.0);
+	close(ph.fd);
+	i915_gem_file_close(file);
+	srv_destroy(s);
+	i915_gem_device_destroy(i915);
+	unlink(path);
+	rmdir(dir);
+	if (bad)
+		fprintf(stderr, "benchmark-server: %d thrash clients failed\n", bad);
+	return bad ? 1 : 0;
+}
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/ttm-srv-bench.XXXXXX", path[96];
@@ -141,10 +286,20 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			iters = 20000;
+		else if (!strcmp(argv[i], "--thrash") && i + 1 < argc) {
+			char *end;
+			double sec = strtod(argv[++i], &end);
+
+			if (*end || !(sec > 0 && sec <= 86400)) {
+				fprintf(stderr, "benchmark-server: --thrash needs seconds in (0, 86400]\n");
+				return 2;
+			}
+			return thrash(sec);
+		}
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = strtol(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: %s [--quick] [--iters N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--iters N] | --thrash SECONDS\n", argv[0]);
 			return 2;
 		}
 	}
