@@ -411,7 +411,7 @@ static int ttm_bo_vm_migrate(struct ttm_bo_vm *vm, struct ttm_operation_ctx *ctx
  * adjacent in the arena in general). A larger window is installed in
  * several calls; 64-page batches (eight times the remaps) cost a migrating
  * fault of a 64 MiB BO about 2 ms more CPU time (of 16-20). The array
- * (12 KiB) lives on the stack of the thread serving the fault (the fault
+ * (24 KiB at order 10) lives on the stack of the thread serving the fault (the fault
  * engine's, never the accessing thread's signal handler).
  */
 #define BO_VM_BATCH (1ul << TTM_POOL_MAX_ORDER)

@@ -471,57 +471,6 @@ KTEST(pci_bar_timestamp_ticks)
 	EXPECT_EQ(munmap((void *)bar, 2 << 20), 0);
 }
 
-KTEST(gem_create_mmap_offset_write_pread)
-{
-	int fd = open_node("/dev/dri/renderD128");
-	struct drm_i915_gem_create create = {.size = 8192};
-	struct drm_i915_gem_mmap_offset mmo = {0};
-	struct drm_gem_close gclose = {0};
-	uint32_t readback[64];
-	uint32_t *map;
-
-	if (ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, &create)) {
-		if (errno == ENOTTY)
-			KTEST_SKIP("the driver has no GEM_CREATE yet");
-		ASSERT_EQ(errno, 0);
-	}
-	ASSERT_NE(create.handle, 0);
-	mmo.handle = create.handle;
-	mmo.flags = I915_MMAP_OFFSET_WC;
-	if (ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo) && errno == ENODEV) {
-		/* Discrete parts take only FIXED (the placement decides). */
-		mmo.flags = I915_MMAP_OFFSET_FIXED;
-		ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo), 0);
-	}
-	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)mmo.offset);
-	ASSERT_TRUE(map != MAP_FAILED);
-	for (unsigned int i = 0; i < 2048; i++)
-		map[i] = 0xc0de0000u + i;
-	EXPECT_EQ(munmap(map, 8192), 0);
-
-	struct drm_i915_gem_pread pread = {
-	    .handle = create.handle,
-	    .offset = 4096,
-	    .size = sizeof(readback),
-	    .data_ptr = (uintptr_t)readback,
-	};
-	if (ioctl(fd, DRM_IOCTL_I915_GEM_PREAD, &pread)) {
-		/* After Tiger Lake the kernel refuses PREAD: read through a new mapping. */
-		ASSERT_EQ(errno, EOPNOTSUPP);
-		map = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, (off_t)mmo.offset);
-		ASSERT_TRUE(map != MAP_FAILED);
-		memcpy(readback, map + 1024, sizeof(readback));
-		EXPECT_EQ(munmap(map, 8192), 0);
-	}
-	for (unsigned int i = 0; i < 64; i++)
-		EXPECT_UEQ(readback[i], 0xc0de0000u + 1024 + i);
-	gclose.handle = create.handle;
-	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), 0);
-	/* Closed: the handle is gone. */
-	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), -1);
-	EXPECT_EQ(errno, EINVAL);
-}
-
 /* A new object of @size and an mmap offset for it (WC, or FIXED on discrete parts). */
 static uint32_t object_with_offset(int fd, uint64_t size, uint64_t *offset)
 {
@@ -537,6 +486,46 @@ static uint32_t object_with_offset(int fd, uint64_t size, uint64_t *offset)
 	}
 	*offset = mmo.offset;
 	return create.handle;
+}
+
+KTEST(gem_create_mmap_offset_write_pread)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	struct drm_i915_gem_create create = {.size = 8192};
+	struct drm_gem_close gclose = {0};
+	uint32_t readback[64];
+	uint64_t offset;
+	uint32_t *map;
+
+	create.handle = object_with_offset(fd, create.size, &offset);
+	ASSERT_NE(create.handle, 0);
+	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+	ASSERT_TRUE(map != MAP_FAILED);
+	for (unsigned int i = 0; i < 2048; i++)
+		map[i] = 0xc0de0000u + i;
+	EXPECT_EQ(munmap(map, 8192), 0);
+
+	struct drm_i915_gem_pread pread = {
+	    .handle = create.handle,
+	    .offset = 4096,
+	    .size = sizeof(readback),
+	    .data_ptr = (uintptr_t)readback,
+	};
+	if (ioctl(fd, DRM_IOCTL_I915_GEM_PREAD, &pread)) {
+		/* After Tiger Lake the kernel refuses PREAD: read through a new mapping. */
+		ASSERT_EQ(errno, EOPNOTSUPP);
+		map = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, (off_t)offset);
+		ASSERT_TRUE(map != MAP_FAILED);
+		memcpy(readback, map + 1024, sizeof(readback));
+		EXPECT_EQ(munmap(map, 8192), 0);
+	}
+	for (unsigned int i = 0; i < 64; i++)
+		EXPECT_UEQ(readback[i], 0xc0de0000u + 1024 + i);
+	gclose.handle = create.handle;
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), 0);
+	/* Closed: the handle is gone. */
+	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), -1);
+	EXPECT_EQ(errno, EINVAL);
 }
 
 /*
@@ -656,20 +645,13 @@ KTEST(ioctl_args_in_write_only_and_read_only_memory)
 KTEST(mremap_cannot_grow_a_device_mapping)
 {
 	int fd = open_node("/dev/dri/renderD128");
-	struct drm_i915_gem_create create = {.size = 8192};
-	struct drm_i915_gem_mmap_offset mmo = {0};
 	struct drm_gem_close gclose = {0};
+	uint64_t offset;
 	uint32_t *map;
 	void *moved;
 
-	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CREATE, &create), 0);
-	mmo.handle = create.handle;
-	mmo.flags = I915_MMAP_OFFSET_WC;
-	if (ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo) && errno == ENODEV) {
-		mmo.flags = I915_MMAP_OFFSET_FIXED;
-		ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mmo), 0);
-	}
-	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)mmo.offset);
+	gclose.handle = object_with_offset(fd, 8192, &offset);
+	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
 	ASSERT_TRUE(map != MAP_FAILED);
 	map[0] = 0x600d;
 	errno = 0;
@@ -686,7 +668,6 @@ KTEST(mremap_cannot_grow_a_device_mapping)
 	EXPECT_UEQ(map[0], 0x600du);
 	map[2047] = 1;
 	EXPECT_EQ(munmap(map, 8192), 0);
-	gclose.handle = create.handle;
 	EXPECT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gclose), 0);
 	close(fd);
 }
