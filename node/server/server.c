@@ -374,8 +374,22 @@ static int srv_send(int fd, const struct srv_rep *rep, int pass_fd)
 	return n == (ssize_t)sizeof(*rep) ? 0 : -EIO;
 }
 
+/*
+ * Attach @f to @c (its reference is the caller's). Files closed since they
+ * were attached go first: a client that opens and closes files in a loop
+ * on one connection would otherwise keep every one (and its socket). Server
+ * lock held.
+ */
 static int srv_conn_attach(struct srv_conn *c, struct srv_file *f)
 {
+	for (size_t i = 0; i < c->natt;) {
+		if (c->att[i]->closed) {
+			srv_unref_locked(c->att[i]);
+			c->att[i] = c->att[--c->natt];
+		} else {
+			i++;
+		}
+	}
 	if (c->natt == c->catt) {
 		size_t cap = c->catt ? 2 * c->catt : 8;
 		struct srv_file **a = realloc(c->att, cap * sizeof(*a));
@@ -1139,6 +1153,11 @@ static void srv_conn_loop(struct srv_conn *c)
 				break;
 			case SRV_OP_ADOPT:
 				rep.ret = nfds ? -EINVAL : srv_op_adopt(c, &req, &rep);
+				break;
+			case SRV_OP_CLOSE:
+				/* Only a dead anchor's file closes: nothing to prove. */
+				srv_file_put(s, req.file);
+				rep.ret = nfds ? -EINVAL : 0;
 				break;
 			case SRV_OP_STATS:
 				srv_get_stats(s, &rep.stats);

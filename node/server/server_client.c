@@ -346,3 +346,14 @@ int srv_client_adopt(int conn, uint64_t addr, uint64_t len, uint64_t *map)
 	*map = rep.map;
 	return 0;
 }
+
+int srv_client_close(int conn, uint64_t file)
+{
+	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_CLOSE, .file = file };
+	struct srv_rep rep;
+	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, 1);
+
+	if (fd >= 0)
+		srv_sys_close(fd);
+	return ret ? ret : rep.ret;
+}

@@ -228,6 +228,8 @@ static bool node_anchor_find(const struct node_obj *obj, int *anchor, uint64_t *
 	return found;
 }
 
+static int node_conn(void);
+
 bool node_server_obj_release(struct node_obj *obj)
 {
 	struct node_anchor *a = node_anchor_take(obj);
@@ -235,8 +237,19 @@ bool node_server_obj_release(struct node_obj *obj)
 	if (!a)
 		return false;
 	node_sys_close(a->anchor);
-	if (node_srv && getpid() == node_srv_owner)
+	if (node_srv && getpid() == node_srv_owner) {
 		NODE_DRIVER_CALL((srv_file_put(node_srv, a->id), 0));
+	} else if (node_remote_active()) {
+		/*
+		 * A child's close of the file's last copy releases it before close()
+		 * returns, as the kernel does: a child opening and closing in a loop
+		 * must not pile up files the server has yet to close.
+		 */
+		int conn = node_conn();
+
+		if (conn >= 0)
+			srv_client_close(conn, a->id);
+	}
 	free(a);
 	return true;
 }

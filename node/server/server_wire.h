@@ -75,6 +75,9 @@
  *	the server's mapping at address @arg (@request bytes): a mapping of the
  *	calling process (@map in the reply) over the server's own view, which
  *	keeps the object (-EPERM for any other client).
+ * @SRV_OP_CLOSE: the client closed its copy of file @file's anchor: when that
+ *	was the last copy anywhere, the file is released before the reply (as
+ *	close(2) of a drm_file's last descriptor releases it before it returns).
  */
 enum srv_op {
 	SRV_OP_OPEN = 1,
@@ -88,6 +91,7 @@ enum srv_op {
 	SRV_OP_MUNMAP,
 	SRV_OP_REVOKE,
 	SRV_OP_ADOPT,
+	SRV_OP_CLOSE,
 	SRV_OP_MAX,
 };
 
@@ -310,6 +314,9 @@ int srv_client_fault(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, 
 
 /** srv_client_munmap() - SRV_OP_MUNMAP of @map. Return: 0 or -errno. */
 int srv_client_munmap(int conn, uint64_t map);
+
+/** srv_client_close() - SRV_OP_CLOSE of file @file. Return: 0 or -errno. */
+int srv_client_close(int conn, uint64_t file);
 
 /** srv_client_adopt() - SRV_OP_ADOPT of [@addr, @addr + @len). Return: 0 with *@map; -errno. */
 int srv_client_adopt(int conn, uint64_t addr, uint64_t len, uint64_t *map);
