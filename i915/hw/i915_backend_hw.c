@@ -11,9 +11,10 @@
  *    placement's own caching on discrete parts);
  *  - a request (i915_request_submit_objects()) is one execbuffer2 on the
  *    render or blitter engine with every object softpinned at the address
- *    the caller chose and an out-fence turned into a dma_fence. Fences to
- *    await are waited for on the CPU first: a fence of this project is no
- *    sync_file the kernel could await.
+ *    the caller chose and an out-fence turned into a dma_fence. The driver
+ *    holds a request until the fences it awaits signalled; any still in
+ *    @args are waited for on the CPU (a fence of this project is no
+ *    sync_file the kernel could await).
  */
 #include <errno.h>
 #include <stdlib.h>
