@@ -134,6 +134,9 @@ static unsigned int mc_threads_from_env(void)
 	char *end;
 	unsigned long n;
 
+	/* --threads N first, then the variable. */
+	if (igt_opt_count(IGT_THREADS, 0, MC_MAX_THREADS))
+		return igt_opt_count(IGT_THREADS, 0, MC_MAX_THREADS);
 	if (!s || !*s)
 		return 4;
 	errno = 0;

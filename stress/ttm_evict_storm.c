@@ -403,7 +403,8 @@ igt_main_description("Validates far beyond VRAM and TT capacity from several cli
 {
 	igt_subtest("basic") storm(1, 128, 0, 40000);
 	igt_subtest("pinned-mixed") storm(1, 128, 6, 40000);
-	igt_subtest("multi-client") storm(4, 40, 0, 15000);
-	igt_subtest("multi-client-pinned") storm(4, 40, 2, 15000);
+	igt_subtest("multi-client") storm(igt_opt_count(IGT_CLIENTS, 4, MAX_CLIENTS), 40, 0, 15000);
+	igt_subtest("multi-client-pinned")
+	    storm(igt_opt_count(IGT_CLIENTS, 4, MAX_CLIENTS), 40, 2, 15000);
 	igt_subtest("pinned-full") subtest_pinned_full();
 }

@@ -498,7 +498,8 @@ static void *mw_waiter(void *arg)
 static void subtest_many_waiters(void)
 {
 	long live0 = dma_fence_live_count();
-	pthread_t *tids = calloc(MW_WAITERS, sizeof(*tids));
+	const unsigned int nwait = igt_opt_count(IGT_WAITERS, MW_WAITERS, 1000);
+	pthread_t *tids = calloc(nwait, sizeof(*tids));
 	struct storm_clock clk;
 	uint64_t ops = 0;
 	unsigned rounds = 0;
@@ -510,24 +511,24 @@ static void subtest_many_waiters(void)
 
 		r.fence = stress_fence_create(dma_fence_context_alloc(1), 1);
 		igt_assert(r.fence);
-		for (unsigned i = 0; i < MW_WAITERS; i++)
+		for (unsigned i = 0; i < nwait; i++)
 			igt_assert_eq(pthread_create(&tids[i], NULL, mw_waiter, &r), 0);
 		/*
 		 * Signal once all have arrived; some are asleep on the futex,
 		 * some still on their way in: both must come out.
 		 */
-		while (atomic_load(&r.arrived) < MW_WAITERS)
+		while (atomic_load(&r.arrived) < nwait)
 			sched_yield();
 		igt_assert_eq(dma_fence_signal(r.fence), 0);
-		storm_join_threads(tids, MW_WAITERS);
+		storm_join_threads(tids, nwait);
 		igt_assert_eq(atomic_load(&r.failed), 0);
-		igt_assert_eq(atomic_load(&r.woken), MW_WAITERS);
+		igt_assert_eq(atomic_load(&r.woken), nwait);
 		dma_fence_put(r.fence);
-		ops += MW_WAITERS;
+		ops += nwait;
 		rounds++;
 	} while (rounds < stress_cap(MW_MAX_ROUNDS) && !storm_clock_expired(&clk));
 	free(tids);
-	igt_info("many-waiters: %u rounds of %d waiters\n", rounds, MW_WAITERS);
+	igt_info("many-waiters: %u rounds of %u waiters\n", rounds, nwait);
 	storm_finish(ops, live0);
 }
 

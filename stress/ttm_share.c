@@ -571,7 +571,8 @@ igt_main_description("Buffers shared between clients by handle: references, maps
 		     "buffers stay private.")
 {
 	igt_subtest("basic") share_basic();
-	igt_subtest("reference-storm") share_storm(
-	    SHARE_MAX_CLIENTS, igt_stress_budget_s() > 3 ? 3 : igt_stress_budget_s(), 100000);
+	igt_subtest("reference-storm")
+	    share_storm((int)igt_opt_count(IGT_CLIENTS, SHARE_MAX_CLIENTS, SHARE_MAX_CLIENTS),
+			igt_stress_budget_s() > 3 ? 3 : igt_stress_budget_s(), 100000);
 	igt_subtest("close-while-mapped") share_close_while_mapped();
 }

@@ -51,6 +51,7 @@ static struct {
 	bool debug;
 	double budget_s;
 	uint64_t seed;
+	unsigned int counts[IGT_NUM_COUNTS]; /* --clients, --threads, --waiters; 0: not given */
 
 	bool matched_any;
 	unsigned int passed, failed, skipped;
@@ -175,6 +176,22 @@ void igt_report_checks(uint64_t operations, uint64_t bytes_verified, uint64_t fa
 double igt_stress_budget_s(void)
 {
 	return igt.budget_s;
+}
+
+static const char *const igt_count_names[IGT_NUM_COUNTS] = {"clients", "threads", "waiters"};
+
+unsigned int igt_opt_count(enum igt_count_kind kind, unsigned int def, unsigned int max)
+{
+	unsigned int n = igt.counts[kind];
+
+	if (!n)
+		return def;
+	if (n > max) {
+		fprintf(stderr, "Invalid --%s: %u (this program takes 1..%u) (see --help)\n",
+			igt_count_names[kind], n, max);
+		exit(IGT_EXIT_INVALID);
+	}
+	return n;
 }
 
 bool igt_soak(void)
@@ -320,6 +337,7 @@ static void igt_usage(FILE *out)
 		"  --duration <seconds>\n"
 		"  --soak\n"
 		"  --seed <n>\n"
+		"  --clients <n>, --threads <n>, --waiters <n>\n"
 		"  --help-description\n"
 		"  --help|-h\n",
 		igt_test_name());
@@ -385,6 +403,7 @@ void igt_subtest_init_(int argc, char **argv, const char *description)
 		OPT_SOAK,
 		OPT_SEED,
 		OPT_HELP_DESC,
+		OPT_COUNT, /* + enum igt_count_kind */
 	};
 	static const struct option opts[] = {
 	    {"list-subtests", no_argument, NULL, OPT_LIST},
@@ -396,6 +415,9 @@ void igt_subtest_init_(int argc, char **argv, const char *description)
 	    {"soak", no_argument, NULL, OPT_SOAK},
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"help-description", no_argument, NULL, OPT_HELP_DESC},
+	    {"clients", required_argument, NULL, OPT_COUNT + IGT_CLIENTS},
+	    {"threads", required_argument, NULL, OPT_COUNT + IGT_THREADS},
+	    {"waiters", required_argument, NULL, OPT_COUNT + IGT_WAITERS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -448,6 +470,20 @@ void igt_subtest_init_(int argc, char **argv, const char *description)
 		case 'h':
 			igt_usage(stdout);
 			exit(IGT_EXIT_SUCCESS);
+		case OPT_COUNT + IGT_CLIENTS:
+		case OPT_COUNT + IGT_THREADS:
+		case OPT_COUNT + IGT_WAITERS: {
+			uint64_t v;
+
+			/* Each program checks its own upper bound (igt_opt_count()). */
+			if (!igt_parse_u64(optarg, &v) || v < 1 || v > 4096)
+				igt_invalid(c == OPT_COUNT + IGT_CLIENTS   ? "Invalid --clients"
+					    : c == OPT_COUNT + IGT_THREADS ? "Invalid --threads"
+									   : "Invalid --waiters",
+					    optarg);
+			igt.counts[c - OPT_COUNT] = (unsigned int)v;
+			break;
+		}
 		default:
 			igt_invalid("Unknown option", argv[optind - 1]);
 		}

@@ -67,6 +67,9 @@
  *                            the whole budget (3600 s unless given), ignoring
  *                            the caps of a default run.
  *   --seed N                 seed (igt_seed()); env IGT_SEED otherwise.
+ *   --clients N, --threads N, --waiters N
+ *                            concurrency of the stress loops (igt_opt_count()):
+ *                            1..4096, and at most what the program supports.
  *   --help-description, --help
  *   Unknown options: usage on stderr, exit 79.
  *
@@ -294,6 +297,25 @@ double igt_stress_budget_s(void);
  * default run short (stress_budget_init(), stress_cap()).
  */
 bool igt_soak(void);
+/**
+ * enum igt_count_kind - the concurrency options every stress program takes.
+ * : --clients N, clients (files, devices users) of a subtest.
+ * : --threads N, worker threads of a subtest.
+ * : --waiters N, threads blocking on fences in a subtest.
+ * : how many there are.
+ */
+enum igt_count_kind { IGT_CLIENTS, IGT_THREADS, IGT_WAITERS, IGT_NUM_COUNTS };
+/**
+ * igt_opt_count - the count the command line gave for  (1..4096 checked at
+ * parse time), or  when it gave none. A count above , this program's
+ * bound, ends the run with one line on stderr and IGT_EXIT_INVALID.
+ * : which option.
+ * : the program's default.
+ * : the most the program supports.
+ *
+ * Return: the count to use.
+ */
+unsigned int igt_opt_count(enum igt_count_kind kind, unsigned int def, unsigned int max);
 /** igt_seed - --seed N, else env IGT_SEED, else a fixed default (1). */
 uint64_t igt_seed(void);
 /** igt_only_list_subtests - true under --list-subtests / --show-testlist. */
