@@ -87,7 +87,6 @@ static double futex_roundtrip(long iters)
 	return (double)t0 / (double)iters;
 }
 
-
 /* A batch of MI_BATCH_BUFFER_END in a new object of @file (direct) or @fid (server). */
 static int nop_batch(struct i915_gem_file *file, int conn, uint64_t fid, uint32_t *handle)
 {
@@ -125,7 +124,8 @@ static double nop_rate(struct i915_gem_file *file, int conn, uint64_t fid, long 
 	t0 = testlib_now_ns();
 	for (long i = 0; i < iters; i++) {
 		ret = file ? i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb)
-			   : srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb, NULL);
+			   : srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb,
+					      NULL);
 		if (ret)
 			return ret;
 	}
@@ -258,8 +258,8 @@ static int thrash(double seconds)
 	rate = (double)(atomic_load(&i915->drm.bdev.stats.bytes_moved) - moved) * 1e9 /
 	       (double)(testlib_now_ns() - t0);
 	printf("memcpy-bandwidth %.0f MB/s\n", bw / 1e6);
-	printf("thrash-moved %.0f MB/s (%d processes, lmem %d MiB, 2x over-subscribed)\n", rate / 1e6,
-	       THRASH_PROCS, THRASH_LMEM_MIB);
+	printf("thrash-moved %.0f MB/s (%d processes, lmem %d MiB, 2x over-subscribed)\n",
+	       rate / 1e6, THRASH_PROCS, THRASH_LMEM_MIB);
 	printf("thrash/memcpy %.2f x (goal >= 0.5)\n", bw > 0 ? rate / bw : 0.0);
 	close(ph.fd);
 	i915_gem_file_close(file);
@@ -291,15 +291,16 @@ int main(int argc, char **argv)
 			double sec = strtod(argv[++i], &end);
 
 			if (*end || !(sec > 0 && sec <= 86400)) {
-				fprintf(stderr, "benchmark-server: --thrash needs seconds in (0, 86400]\n");
+				fprintf(stderr,
+					"benchmark-server: --thrash needs seconds in (0, 86400]\n");
 				return 2;
 			}
 			return thrash(sec);
-		}
-		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+		} else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = strtol(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: %s [--quick] [--iters N] | --thrash SECONDS\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--iters N] | --thrash SECONDS\n",
+				argv[0]);
 			return 2;
 		}
 	}
