@@ -2,7 +2,10 @@
 /*
  * benchmark-map-fault: the cost of the first CPU touch of a mapped BO, per
  * 4 KiB page, in both fault mechanisms (sigsegv and uffd; uffd is left out
- * when the kernel refuses userfaultfd).
+ * when the kernel refuses userfaultfd and under valgrind, whose one-thread-at-a-time
+ * scheduling a userfaultfd fault would deadlock). Under callgrind each case's
+ * first touch of every page is a region of the instruction axis
+ * (instructions per page).
  *
  *  map_fault.<mode>.sys.<order>      ns per page of the first write to every
  *                                    page of a SYSTEM BO through ttm_bo_mmap()
@@ -118,6 +121,10 @@
 #include <ttm/ttm_pool.h>
 
 #include "bench_mockdev.h"
+#include "ttm_config.h"
+#if TTM_HAVE_CALLGRIND_H
+#include <valgrind/valgrind.h>
+#endif
 
 #define PG 4096ul
 
@@ -145,6 +152,7 @@
  */
 struct mf_case {
 	struct bench_run *run;
+	struct bench_metric *m; /* the case's own metric: its instructions per page */
 	struct testlib_mock_device *md;
 	unsigned long num_pages;
 	const unsigned long *order;
@@ -318,6 +326,7 @@ static int bo_touch_ns(const struct mf_case *c, struct mf_times *t)
 	}
 	p = addr;
 	fresh = ttm_pool_os_pages(&c->md->bdev.pool);
+	bench_icount_start();
 	t0 = testlib_now_raw_ns();
 	p[c->order[0] * PG] = 0;
 	t1 = testlib_now_raw_ns();
@@ -326,6 +335,8 @@ static int bo_touch_ns(const struct mf_case *c, struct mf_times *t)
 	t->total_ns = testlib_now_raw_ns() - t0;
 	t->touch_kfaults = thread_kfaults() - kf;
 	t->fault_ns = t1 - t0;
+	if (bench_icount_stop(c->m, c->num_pages))
+		ret = -EIO;
 	fresh = ttm_pool_os_pages(&c->md->bdev.pool) - fresh;
 	/* A migration case that did not migrate would measure the wrong thing. */
 	if (ttm_bo_vm_get_stats(bo, &st) || st.migrations != (c->migrate ? 1u : 0u))
@@ -594,6 +605,7 @@ static int run_case(struct bench_run *run, struct mf_case *c, const char *mode, 
 	} else if (!strcmp(order, "seq")) {
 		bench_metric_target(c->ratio, 3.0, BENCH_TARGET_AT_MOST);
 	}
+	c->m = m;
 	ret = bench_repeat(run, m, mf_rep, c);
 	floor_release(c);
 	return ret;
@@ -605,7 +617,19 @@ static int run_mode(struct bench_run *run, struct testlib_mock_device *md,
 {
 	static const char *const order_names[2] = {"seq", "random"};
 	const char *mname = ttm_vm_fault_mode_name(mode);
-	int ret = ttm_bo_vm_set_mode(mode);
+	int ret;
+
+#if TTM_HAVE_CALLGRIND_H
+	/*
+	 * valgrind runs one thread at a time: a userfaultfd fault would wait
+	 * for the handler thread while holding the only turn to run.
+	 */
+	if (mode == TTM_VM_FAULT_UFFD && RUNNING_ON_VALGRIND) {
+		printf("map_fault: under valgrind, uffd mode skipped\n");
+		return 0;
+	}
+#endif
+	ret = ttm_bo_vm_set_mode(mode);
 
 	if (mode == TTM_VM_FAULT_UFFD && (ret == -EPERM || ret == -ENOSYS)) {
 		printf("map_fault: userfaultfd refused by this kernel (%d), uffd mode skipped\n",
