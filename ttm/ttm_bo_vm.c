@@ -27,6 +27,8 @@ struct ttm_bo_vm;
  * @link: entry in the BO's @vm->maps (BO reservation).
  * @all: entry in ttm_bo_vm_vmas, process mappings only (ttm_bo_vm_lock).
  * @is_vma: a process mapping.
+ * @seq: when the mapping was made (ttm_bo_vm_lock; a split keeps it): a
+ *	munmap leaves mappings made after it started alone.
  * @gone: unlinked, torn down once unreserved; faults SIGBUS (reservation).
  */
 struct ttm_bo_vm_map {
@@ -38,6 +40,7 @@ struct ttm_bo_vm_map {
 	struct list_head link;
 	struct list_head all;
 	bool is_vma;
+	uint64_t seq;
 	bool gone;
 };
 
@@ -110,6 +113,7 @@ static enum ttm_vm_fault_mode ttm_bo_vm_want = TTM_VM_FAULT_AUTO;
 static unsigned long ttm_bo_vm_ranges;
 /* Every process mapping (struct ttm_bo_vm_map.all), for munmap by address. */
 static struct list_head ttm_bo_vm_vmas = LIST_HEAD_INIT(ttm_bo_vm_vmas);
+static uint64_t ttm_bo_vm_vma_seq;
 
 static int ttm_bo_vm_engine_get(struct ttm_vm_fault_engine **eng)
 {
@@ -632,15 +636,16 @@ static int ttm_bo_vm_populate(struct ttm_vm_range *range, unsigned long page)
 	}
 	/*
 	 * The CPU must not see the page before the GPU finished writing it,
-	 * unless the owner's faults are asynchronous as the kernel's (which
-	 * wait for moves only, below).
+	 * unless the owner's faults are asynchronous as the kernel's: those
+	 * wait only for a pending move or clear (KERNEL usage).
 	 */
-	if (!vm->fops || !vm->fops->no_gpu_wait) {
-		lret = dma_resv_wait_timeout(bo->resv, DMA_RESV_USAGE_WRITE, false, INT64_MAX);
-		if (lret < 0) {
-			ret = (int)lret;
-			goto out;
-		}
+	lret = dma_resv_wait_timeout(bo->resv,
+				     vm->fops && vm->fops->no_gpu_wait ? DMA_RESV_USAGE_KERNEL
+								       : DMA_RESV_USAGE_WRITE,
+				     false, INT64_MAX);
+	if (lret < 0) {
+		ret = (int)lret;
+		goto out;
 	}
 	if (!ttm_bo_vm_in_place(vm)) {
 		ret = dma_resv_get_fences(bo->resv, DMA_RESV_USAGE_KERNEL, &n_before, &before);
@@ -1001,6 +1006,7 @@ int ttm_bo_vm_mmap_vma(struct ttm_buffer_object *bo, const struct ttm_bo_vm_faul
 		goto err_unreserve;
 	vm->nr_vma_maps++;
 	pthread_mutex_lock(&ttm_bo_vm_lock);
+	map->seq = ++ttm_bo_vm_vma_seq;
 	list_add_tail(&map->all, &ttm_bo_vm_vmas);
 	pthread_mutex_unlock(&ttm_bo_vm_lock);
 	if (fops && fops->open)
@@ -1040,6 +1046,7 @@ static struct ttm_bo_vm_map *ttm_bo_vm_map_split(struct ttm_bo_vm_map *map, unsi
 	tail->fops = map->fops;
 	tail->fpriv = map->fpriv;
 	tail->is_vma = true;
+	tail->seq = map->seq;
 	list_add(&tail->link, &map->link);
 	map->vm->nr_maps++;
 	map->vm->nr_vma_maps++;
@@ -1080,15 +1087,18 @@ static bool ttm_bo_vm_map_overlaps(const struct ttm_bo_vm_map *map, uintptr_t a,
 	return a < s + map->range.num_pages * BO_VM_PAGE_SIZE && s < b;
 }
 
-/* A process mapping overlapping [@a, @b) with a reference on its BO, or NULL. */
-static struct ttm_buffer_object *ttm_bo_vm_vma_lookup(uintptr_t a, uintptr_t b)
+/*
+ * A process mapping made no later than @limit overlapping [@a, @b), with a
+ * reference on its BO, or NULL.
+ */
+static struct ttm_buffer_object *ttm_bo_vm_vma_lookup(uintptr_t a, uintptr_t b, uint64_t limit)
 {
 	struct ttm_buffer_object *bo = NULL;
 	struct ttm_bo_vm_map *map;
 
 	pthread_mutex_lock(&ttm_bo_vm_lock);
 	list_for_each_entry (map, &ttm_bo_vm_vmas, struct ttm_bo_vm_map, all) {
-		if (ttm_bo_vm_map_overlaps(map, a, b)) {
+		if (map->seq <= limit && ttm_bo_vm_map_overlaps(map, a, b)) {
 			bo = map->vm->bo;
 			ttm_bo_get(bo);
 			break;
@@ -1117,12 +1127,20 @@ int ttm_bo_vm_munmap_vma(void *addr, size_t len)
 	uintptr_t a = (uintptr_t)addr, b;
 	struct ttm_buffer_object *bo;
 	bool found = false;
+	uint64_t limit;
 	int ret = 0;
 
 	if ((a & (BO_VM_PAGE_SIZE - 1)) || !len || len > UINTPTR_MAX - a - BO_VM_PAGE_SIZE)
 		return -EINVAL;
 	b = (a + len + BO_VM_PAGE_SIZE - 1) & ~(uintptr_t)(BO_VM_PAGE_SIZE - 1);
-	while (!ret && (bo = ttm_bo_vm_vma_lookup(a, b))) {
+	/*
+	 * Only what was mapped when the munmap started: another thread's
+	 * mmap may reuse the freed addresses at once, and is not ours to take.
+	 */
+	pthread_mutex_lock(&ttm_bo_vm_lock);
+	limit = ttm_bo_vm_vma_seq;
+	pthread_mutex_unlock(&ttm_bo_vm_lock);
+	while (!ret && (bo = ttm_bo_vm_vma_lookup(a, b, limit))) {
 		struct ttm_bo_vm *gone = NULL, *vm;
 		struct ttm_bo_vm_map *map, *next;
 		struct list_head dead = LIST_HEAD_INIT(dead);
@@ -1139,7 +1157,7 @@ int ttm_bo_vm_munmap_vma(void *addr, size_t len)
 		list_for_each_entry_safe (map, next, &vm->maps, struct ttm_bo_vm_map, link) {
 			struct ttm_bo_vm_map *part;
 
-			if (!map->is_vma || !ttm_bo_vm_map_overlaps(map, a, b))
+			if (!map->is_vma || map->seq > limit || !ttm_bo_vm_map_overlaps(map, a, b))
 				continue;
 			part = ttm_bo_vm_map_isolate(map, a, b);
 			if (!part) {
@@ -1202,7 +1220,7 @@ int ttm_bo_vm_move_vma(void *old, size_t len, void *new_addr, void **out)
 	/* The kernel refuses overlapping old and new ranges. */
 	if (n < b && a < n + len)
 		return -EINVAL;
-	bo = ttm_bo_vm_vma_lookup(a, b);
+	bo = ttm_bo_vm_vma_lookup(a, b, UINT64_MAX);
 	if (!bo)
 		return -ENOENT;
 	moved = fault_should_fail(&ttm_fault_map_alloc, sizeof(*moved)) ? NULL
@@ -1238,6 +1256,7 @@ int ttm_bo_vm_move_vma(void *old, size_t len, void *new_addr, void **out)
 		/* @moved takes over @part's open: no hook runs for either. */
 		vm->nr_vma_maps++;
 		pthread_mutex_lock(&ttm_bo_vm_lock);
+		moved->seq = ++ttm_bo_vm_vma_seq;
 		list_add_tail(&moved->all, &ttm_bo_vm_vmas);
 		pthread_mutex_unlock(&ttm_bo_vm_lock);
 		ttm_bo_vm_invalidate(bo, part);
