@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../i915_priv.h"
 #include "gem_priv.h"
+/* After gem_priv.h, which settles the uAPI names both headers spell. */
+#include "../i915_priv.h"
 
 #define DROP_UNBOUND (1u << 0)
 #define DROP_BOUND (1u << 1)
