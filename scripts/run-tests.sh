@@ -190,7 +190,7 @@ for r in $runs; do
 		;;
 	tsan)
 		CC=clang build_and_run tsan build-tsan \
-			"-Dwerror=$werror -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debug -Doptimization=1" \
+			"-Dwerror=$werror -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debug -Doptimization=1 -Dww_lockdep=true" \
 			tsan
 		;;
 	fuzz)
