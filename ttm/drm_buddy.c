@@ -35,19 +35,19 @@ static uint64_t block_size(const struct drm_buddy *mm, const struct drm_buddy_bl
 static struct drm_buddy_block *block_new(struct drm_buddy *mm, struct drm_buddy_block *parent,
 					 uint64_t offset, unsigned int order)
 {
-	struct drm_buddy_block *b;
+	struct drm_buddy_block *b = mm->spare;
 
+	/* The kernel's slab allocation can fail whether or not it had a free object. */
 	if (fault_should_fail(&ttm_fault_resource_alloc, sizeof(*b)))
 		return NULL;
-	b = mm->spare;
-	if (b) {
-		mm->spare = b->parent;
-		b->left = b->right = NULL;
-		b->state = DRM_BUDDY_FREE;
-	} else {
+	if (!b) {
 		b = calloc(1, sizeof(*b));
 		if (!b)
 			return NULL;
+	} else {
+		mm->spare = b->parent;
+		b->left = b->right = NULL;
+		b->state = DRM_BUDDY_FREE;
 	}
 	b->offset = offset;
 	b->order = order;
