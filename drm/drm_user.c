@@ -85,7 +85,7 @@ pid_t drm_user_target(void)
 }
 
 /* The per-thread pipe of DRM_USER_COPY_PIPE mode. */
-static __thread int tl_pipe[2] = { -1, -1 };
+static __thread int tl_pipe[2] = {-1, -1};
 static pthread_key_t pipe_key;
 static pthread_once_t pipe_once = PTHREAD_ONCE_INIT;
 
@@ -219,7 +219,7 @@ static long guard_rt_sigaction(int sig, const struct guard_ksigaction *act,
  */
 static void guard_sys_default(int sig)
 {
-	struct guard_ksigaction k = { .handler = SIG_DFL };
+	struct guard_ksigaction k = {.handler = SIG_DFL};
 
 	guard_rt_sigaction(sig, &k, NULL);
 }
@@ -359,7 +359,8 @@ bool drm_user_guard_sigaction(int sig, const struct sigaction *act, struct sigac
 	if (oldact)
 		*oldact = *cur;
 	if (act) {
-		next = cur == &guard_old_slots[i][0] ? &guard_old_slots[i][1] : &guard_old_slots[i][0];
+		next =
+		    cur == &guard_old_slots[i][0] ? &guard_old_slots[i][1] : &guard_old_slots[i][0];
 		*next = *act;
 		atomic_store(&guard_old[i], next);
 	}
@@ -463,7 +464,7 @@ static bool vm_calls_work(void)
 
 	if (w < 0) {
 		char src = 1, dst = 0;
-		struct iovec l = { &dst, 1 }, r = { &src, 1 };
+		struct iovec l = {&dst, 1}, r = {&src, 1};
 
 		w = process_vm_readv(getpid(), &l, 1, &r, 1, 0) == 1 && dst == 1;
 		atomic_store_explicit(&works, w, memory_order_relaxed);
@@ -516,7 +517,6 @@ int drm_user_set_copy_mode(enum drm_user_copy_mode mode)
 	return 0;
 }
 
-
 void drm_user_set_fault_resolver(drm_user_fault_resolver_t fn)
 {
 	atomic_store(&fault_resolver, fn);
@@ -530,7 +530,7 @@ void drm_user_set_fault_resolver(drm_user_fault_resolver_t fn)
 static size_t vm_pass(char *local, uintptr_t remote, size_t n, bool to_user)
 {
 	struct iovec riov[DRM_USER_MAX_IOV];
-	struct iovec liov = { local, 0 };
+	struct iovec liov = {local, 0};
 	unsigned cnt = 0;
 	size_t len = 0;
 	ssize_t r;
@@ -604,7 +604,8 @@ static size_t slow_copy(char *local, uintptr_t remote, size_t n, bool to_user)
 
 			/* One resolution per page: a resolver that claims success
 			 * without making the page reachable cannot loop us. */
-			if (!fn || target_pid || page == last_resolved || !fn(remote + done, to_user))
+			if (!fn || target_pid || page == last_resolved ||
+			    !fn(remote + done, to_user))
 				break;
 			last_resolved = page;
 		}

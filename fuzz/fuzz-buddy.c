@@ -64,8 +64,8 @@ static void op_alloc(struct buddy_fuzz *f, struct fuzz_input *in)
 		fuzz_check(list_empty(&blocks));
 		fuzz_check(drm_buddy_avail(&f->mm) == avail_before);
 		/* Chunk-granular, anywhere, not contiguous: free bytes suffice. */
-		if (min_block == chunk && !(flags & (DRM_BUDDY_RANGE_ALLOCATION |
-						    DRM_BUDDY_CONTIGUOUS_ALLOCATION)))
+		if (min_block == chunk &&
+		    !(flags & (DRM_BUDDY_RANGE_ALLOCATION | DRM_BUDDY_CONTIGUOUS_ALLOCATION)))
 			fuzz_check(ret != -ENOSPC || size > avail_before);
 		return;
 	}
@@ -74,7 +74,7 @@ static void op_alloc(struct buddy_fuzz *f, struct fuzz_input *in)
 	 * rounded up and the last block trimmed back, and a contiguous run
 	 * found across adjacent free blocks may hold smaller ones.
 	 */
-	list_for_each_entry(b, &blocks, struct drm_buddy_block, link) {
+	list_for_each_entry (b, &blocks, struct drm_buddy_block, link) {
 		uint64_t bsz = drm_buddy_block_size(&f->mm, b), off = drm_buddy_block_offset(b);
 
 		fuzz_check(b->state == DRM_BUDDY_ALLOCATED);
@@ -108,7 +108,7 @@ static void slot_free(struct buddy_fuzz *f, int s, bool one_by_one)
 	struct drm_buddy_block *b, *tmp;
 	uint64_t avail_before = drm_buddy_avail(&f->mm);
 
-	list_for_each_entry(b, &f->slot[s], struct drm_buddy_block, link) {
+	list_for_each_entry (b, &f->slot[s], struct drm_buddy_block, link) {
 		uint64_t off = drm_buddy_block_offset(b);
 		uint64_t bsz = drm_buddy_block_size(&f->mm, b);
 
@@ -118,7 +118,7 @@ static void slot_free(struct buddy_fuzz *f, int s, bool one_by_one)
 		}
 	}
 	if (one_by_one) {
-		list_for_each_entry_safe(b, tmp, &f->slot[s], struct drm_buddy_block, link) {
+		list_for_each_entry_safe (b, tmp, &f->slot[s], struct drm_buddy_block, link) {
 			list_del_init(&b->link);
 			drm_buddy_free_block(&f->mm, b);
 		}
@@ -148,7 +148,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_check_flags(*argc, *argv);
 	return 0;
 }
-
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {

@@ -75,7 +75,7 @@ void node_range_add(void *addr, size_t len)
 		node_ranges = r;
 		node_ranges_cap = cap;
 	}
-	node_ranges[node_nranges++] = (struct node_range){ (uintptr_t)addr, (uintptr_t)addr + len };
+	node_ranges[node_nranges++] = (struct node_range){(uintptr_t)addr, (uintptr_t)addr + len};
 	atomic_store(&node_nranges_hint, node_nranges);
 	pthread_mutex_unlock(&node_range_lock);
 	/* Forked children take this mapping over through the device server. */
@@ -130,7 +130,6 @@ static bool node_range_remove(void *addr, size_t len)
 	pthread_mutex_unlock(&node_range_lock);
 	return hit;
 }
-
 
 /* Whether [@addr, @addr + @len) overlaps a recorded driver mapping. */
 static bool node_range_overlaps(const void *addr, size_t len)
@@ -194,8 +193,8 @@ static int node_open_device(int minor, int flags)
 		}
 		return fd;
 	}
-	ret = NODE_DRIVER_CALL(i915_gem_file_open(node_dev.i915, minor == NODE_MINOR_RENDER,
-						  &obj->file));
+	ret = NODE_DRIVER_CALL(
+	    i915_gem_file_open(node_dev.i915, minor == NODE_MINOR_RENDER, &obj->file));
 	if (ret) {
 		obj->file = NULL;
 		node_obj_put(obj);
@@ -555,9 +554,10 @@ NODE_EXPORT int ioctl(int fd, unsigned long request, ...)
 			return REAL(ioctl)(fd, request, arg);
 		if (node_fork_refuse())
 			return -1;
-		ret = NODE_DRIVER_CALL(kind == DRM_FD_SYNC_FILE ? drm_sync_file_ioctl(fd, request, arg)
-				       : kind == DRM_FD_DMA_BUF ? drm_dma_buf_ioctl(fd, request, arg)
-								: drm_sw_sync_ioctl(fd, request, arg));
+		ret = NODE_DRIVER_CALL(
+		    kind == DRM_FD_SYNC_FILE ? drm_sync_file_ioctl(fd, request, arg)
+		    : kind == DRM_FD_DMA_BUF ? drm_dma_buf_ioctl(fd, request, arg)
+					     : drm_sw_sync_ioctl(fd, request, arg));
 		if (ret < 0) {
 			errno = -ret;
 			return -1;
@@ -1011,9 +1011,8 @@ NODE_EXPORT char *realpath(const char *restrict path, char *restrict resolved)
 		errno = -ret;
 		return NULL;
 	}
-	if (!REAL(realpath)(np.kind == NODE_PATH_REAL || np.kind == NODE_PATH_PROCFD ? path
-										   : np.tree,
-			    out))
+	if (!REAL(realpath)(
+		np.kind == NODE_PATH_REAL || np.kind == NODE_PATH_PROCFD ? path : np.tree, out))
 		return NULL;
 	node_tree_strip(out);
 	if (resolved)
@@ -1050,7 +1049,7 @@ NODE_EXPORT DIR *opendir(const char *path)
 		return NULL;
 	}
 	return REAL(opendir)(np.kind == NODE_PATH_REAL || np.kind == NODE_PATH_PROCFD ? path
-										     : np.tree);
+										      : np.tree);
 }
 
 /* Is @path /sys/bus/pci/devices (the listing libpciaccess scans)? */
@@ -1105,7 +1104,7 @@ static int node_scandir(enum node_real_id id, const char *path, struct dirent **
 			node_dirent_filter filter, node_dirent_compar compar)
 {
 	int (*real)(const char *, struct dirent ***, node_dirent_filter, node_dirent_compar) =
-		node_real(id);
+	    node_real(id);
 	struct node_path np;
 	int n, ret;
 
@@ -1224,10 +1223,10 @@ static FILE *node_fopen(enum node_real_id id, const char *restrict path, const c
 		return NULL;
 	if (np.kind == NODE_PATH_DEBUGFS) {
 		static const cookie_io_functions_t io = {
-			.read = node_cookie_read,
-			.write = node_cookie_write,
-			.seek = node_cookie_seek,
-			.close = node_cookie_close,
+		    .read = node_cookie_read,
+		    .write = node_cookie_write,
+		    .seek = node_cookie_seek,
+		    .close = node_cookie_close,
 		};
 
 		f = fopencookie((void *)(intptr_t)fd, mode, io);
@@ -1282,7 +1281,7 @@ static int node_poll_mixed(struct pollfd *fds, nfds_t n, const struct timespec *
 			   const sigset_t *sigmask)
 {
 	int *saved = malloc(n * sizeof(*saved));
-	struct timespec now, end = { 0 };
+	struct timespec now, end = {0};
 	bool any = false;
 	int ret;
 
@@ -1310,14 +1309,15 @@ static int node_poll_mixed(struct pollfd *fds, nfds_t n, const struct timespec *
 		}
 	}
 	for (;;) {
-		struct timespec slice = { 0, NODE_POLL_SLICE_NS };
+		struct timespec slice = {0, NODE_POLL_SLICE_NS};
 		int ready = node_poll_dma_bufs(fds, saved, n);
 
 		if (timeout) {
 			long long left;
 
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			left = (end.tv_sec - now.tv_sec) * 1000000000ll + (end.tv_nsec - now.tv_nsec);
+			left =
+			    (end.tv_sec - now.tv_sec) * 1000000000ll + (end.tv_nsec - now.tv_nsec);
 			if (left < 0)
 				left = 0;
 			if (left < NODE_POLL_SLICE_NS)
@@ -1343,7 +1343,7 @@ static int node_poll_mixed(struct pollfd *fds, nfds_t n, const struct timespec *
 
 NODE_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
-	struct timespec ts = { timeout_ms / 1000, (timeout_ms % 1000) * 1000000L };
+	struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
 
 	if (node_in_driver || !n || !NODE_DRIVER_CALL(drm_fd_live_count()))
 		return REAL(poll)(fds, n, timeout_ms);
@@ -1395,5 +1395,5 @@ NODE_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 	if (!drm_user_guard_sigaction(sig, &act, &old))
 		return REAL(signal)(sig, handler);
 	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void *)old.sa_sigaction
-					  : old.sa_handler;
+					   : old.sa_handler;
 }

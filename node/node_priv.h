@@ -52,7 +52,6 @@
 #define NODE_MINOR_PRIMARY 0
 #define NODE_MINOR_RENDER 128
 
-
 /* ---- node_real.c ------------------------------------------------------ */
 
 /* One id per libc function the node forwards to. */
@@ -108,12 +107,12 @@ void *node_real(enum node_real_id id);
  */
 extern __thread int node_in_driver;
 
-#define NODE_DRIVER_CALL(expr)                                                                    \
-	({                                                                                        \
-		node_in_driver++;                                                                 \
-		__typeof__(expr) node_ret__ = (expr);                                             \
-		node_in_driver--;                                                                 \
-		node_ret__;                                                                       \
+#define NODE_DRIVER_CALL(expr)                                                                     \
+	({                                                                                         \
+		node_in_driver++;                                                                  \
+		__typeof__(expr) node_ret__ = (expr);                                              \
+		node_in_driver--;                                                                  \
+		node_ret__;                                                                        \
 	})
 
 /* ---- node_device.c ---------------------------------------------------- */

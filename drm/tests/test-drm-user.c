@@ -39,7 +39,6 @@ static void each_mode(void (*fn)(void))
 	drm_user_set_copy_mode(DRM_USER_COPY_GUARD);
 }
 
-
 /*
  * Must stay the first case: it installs a handler before the first copy
  * installs the guard over it, and checks that a fault outside any copy
@@ -400,7 +399,7 @@ KTEST(drm_copy_user_guard_is_per_thread)
 	ASSERT_NOT_NULL(p);
 	ASSERT_EQ(drm_user_set_copy_mode(DRM_USER_COPY_GUARD), 0);
 	for (int i = 0; i < 4; i++) {
-		c[i] = (struct copier){ .bad = p + PAGE };
+		c[i] = (struct copier){.bad = p + PAGE};
 		ASSERT_EQ(pthread_create(&t[i], NULL, copier_thread, &c[i]), 0);
 	}
 	for (int i = 0; i < 4; i++) {
@@ -421,8 +420,8 @@ KTEST(drm_ioctl_args_zero_extend_and_copy_back)
 {
 	unsigned cmd_old = _IOWR('d', 0x40, struct old_arg);
 	unsigned cmd_new = _IOWR('d', 0x40, struct new_arg);
-	struct old_arg u = { 1, 2 };
-	struct new_arg un = { 1, 2, 3, 4 };
+	struct old_arg u = {1, 2};
+	struct new_arg un = {1, 2, 3, 4};
 	struct drm_ioctl_args a;
 	struct new_arg *k;
 
@@ -512,7 +511,7 @@ KTEST(drm_user_guard_survives_a_raw_rt_sigaction)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		struct raw_ksigaction dfl = { .handler = SIG_DFL }, cur;
+		struct raw_ksigaction dfl = {.handler = SIG_DFL}, cur;
 		char buf[16];
 		int bad = 0;
 

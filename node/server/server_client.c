@@ -23,7 +23,7 @@ static void srv_sys_close(int fd)
 
 int srv_connect(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -50,8 +50,8 @@ int srv_call(int conn, const struct srv_req *req, const int *fds, int nfds, stru
 		char buf[CMSG_SPACE(sizeof(int) * SRV_MAX_FDS)];
 		struct cmsghdr align;
 	} c;
-	struct iovec iov = { (void *)req, sizeof(*req) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {(void *)req, sizeof(*req)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	struct cmsghdr *cm;
 	ssize_t n;
 
@@ -112,7 +112,7 @@ int srv_call(int conn, const struct srv_req *req, const int *fds, int nfds, stru
 
 size_t srv_read_self(void *dst, const void *addr, size_t n)
 {
-	struct iovec l = { dst, n }, r = { (void *)addr, n };
+	struct iovec l = {dst, n}, r = {(void *)addr, n};
 	ssize_t got;
 
 	/* Page by page would find the readable prefix; the callers need all or nothing. */
@@ -122,7 +122,7 @@ size_t srv_read_self(void *dst, const void *addr, size_t n)
 
 size_t srv_write_self(void *addr, const void *src, size_t n)
 {
-	struct iovec l = { (void *)src, n }, r = { addr, n };
+	struct iovec l = {(void *)src, n}, r = {addr, n};
 	ssize_t got = process_vm_writev(getpid(), &l, 1, &r, 1, 0);
 
 	return got < 0 ? 0 : (size_t)got;
@@ -132,11 +132,11 @@ static int srv_client_ioctl_rep(int conn, uint64_t file, int target, unsigned lo
 				void *arg, int *not_mine, uint64_t *map)
 {
 	struct srv_req req = {
-		.magic = SRV_MAGIC,
-		.op = target >= 0 ? SRV_OP_FD_IOCTL : SRV_OP_IOCTL,
-		.file = file,
-		.request = request,
-		.arg = (uint64_t)(uintptr_t)arg,
+	    .magic = SRV_MAGIC,
+	    .op = target >= 0 ? SRV_OP_FD_IOCTL : SRV_OP_IOCTL,
+	    .file = file,
+	    .request = request,
+	    .arg = (uint64_t)(uintptr_t)arg,
 	};
 	unsigned char head[SRV_FD_HEAD];
 	size_t size = _IOC_SIZE(request), n = 0;
@@ -173,7 +173,8 @@ static int srv_client_ioctl_rep(int conn, uint64_t file, int target, unsigned lo
 	if (fd_out >= 0) {
 		int32_t v = fd_out;
 
-		if (!(rep.flags & SRV_REP_FD) || rep.fd_off > size - 4 || rep.fd_off != (uint32_t)out_off ||
+		if (!(rep.flags & SRV_REP_FD) || rep.fd_off > size - 4 ||
+		    rep.fd_off != (uint32_t)out_off ||
 		    srv_write_self((char *)arg + rep.fd_off, &v, sizeof(v)) != sizeof(v)) {
 			srv_sys_close(fd_out);
 			return rep.ret < 0 ? rep.ret : -EFAULT;
@@ -197,7 +198,7 @@ int srv_client_gem_mmap(int conn, uint64_t file, void *arg, uint64_t *map)
 
 int srv_client_open(int conn, int minor, int cloexec, int *anchor, uint64_t *file)
 {
-	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_OPEN, .request = (uint64_t)minor };
+	struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_OPEN, .request = (uint64_t)minor};
 	struct srv_rep rep;
 	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, cloexec);
 
@@ -215,7 +216,7 @@ int srv_client_open(int conn, int minor, int cloexec, int *anchor, uint64_t *fil
 
 int srv_client_attach(int conn, uint64_t file, int anchor)
 {
-	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_ATTACH, .file = file };
+	struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_ATTACH, .file = file};
 	struct srv_rep rep;
 	int fd, ret = srv_call(conn, &req, &anchor, 1, &rep, &fd, 1);
 
@@ -226,7 +227,7 @@ int srv_client_attach(int conn, uint64_t file, int anchor)
 
 int srv_client_stats(int conn, struct srv_stats *st)
 {
-	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_STATS };
+	struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_STATS};
 	struct srv_rep rep;
 	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, 1);
 
@@ -240,7 +241,7 @@ int srv_client_stats(int conn, struct srv_stats *st)
 
 int srv_client_mm(int conn)
 {
-	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_MM };
+	struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_MM};
 	struct srv_rep rep;
 	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, 1);
 
@@ -252,8 +253,12 @@ int srv_client_mm(int conn)
 int srv_client_mmap(int conn, uint64_t file, int dmabuf, uint64_t offset, uint64_t len, int prot,
 		    uint64_t *map, int *not_mine)
 {
-	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_MMAP, .file = file,
-			       .request = offset, .arg = len, .aux = (uint32_t)prot };
+	struct srv_req req = {.magic = SRV_MAGIC,
+			      .op = SRV_OP_MMAP,
+			      .file = file,
+			      .request = offset,
+			      .arg = len,
+			      .aux = (uint32_t)prot};
 	struct srv_rep rep;
 	int fd, ret;
 
@@ -277,7 +282,7 @@ int srv_client_mmap(int conn, uint64_t file, int dmabuf, uint64_t offset, uint64
 
 int srv_client_fault(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, int *memfd)
 {
-	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_FAULT, .file = map, .arg = off };
+	struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_FAULT, .file = map, .arg = off};
 	int fd, ret = srv_call(conn, &req, NULL, 0, rep, &fd, 1);
 
 	*memfd = -1;
@@ -296,7 +301,7 @@ int srv_client_fault(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, 
 
 int srv_client_munmap(int conn, uint64_t map)
 {
-	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_MUNMAP, .file = map };
+	struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_MUNMAP, .file = map};
 	struct srv_rep rep;
 	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, 1);
 
@@ -310,14 +315,15 @@ void srv_client_revoke_serve(int conn, void (*revoke)(uint64_t map, uint64_t rev
 {
 	for (;;) {
 		struct srv_req req;
-		struct srv_rep rep = { .magic = SRV_MAGIC };
+		struct srv_rep rep = {.magic = SRV_MAGIC};
 		ssize_t n = recv(conn, &req, sizeof(req), 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return;
-		if (n != (ssize_t)sizeof(req) || req.magic != SRV_MAGIC || req.op != SRV_OP_REVOKE) {
+		if (n != (ssize_t)sizeof(req) || req.magic != SRV_MAGIC ||
+		    req.op != SRV_OP_REVOKE) {
 			rep.ret = -EPROTO;
 		} else {
 			revoke(req.file, req.arg, ctx);
@@ -333,7 +339,7 @@ void srv_client_revoke_serve(int conn, void (*revoke)(uint64_t map, uint64_t rev
 
 int srv_client_adopt(int conn, uint64_t addr, uint64_t len, uint64_t *map)
 {
-	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_ADOPT, .request = len, .arg = addr };
+	struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_ADOPT, .request = len, .arg = addr};
 	struct srv_rep rep;
 	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, 1);
 
@@ -349,7 +355,7 @@ int srv_client_adopt(int conn, uint64_t addr, uint64_t len, uint64_t *map)
 
 int srv_client_close(int conn, uint64_t file)
 {
-	struct srv_req req = { .magic = SRV_MAGIC, .op = SRV_OP_CLOSE, .file = file };
+	struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_CLOSE, .file = file};
 	struct srv_rep rep;
 	int fd, ret = srv_call(conn, &req, NULL, 0, &rep, &fd, 1);
 

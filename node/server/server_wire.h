@@ -95,9 +95,9 @@ enum srv_op {
 	SRV_OP_MAX,
 };
 
-#define SRV_REQ_FD (1u << 0)	  /* an input descriptor rides along */
-#define SRV_REP_FD (1u << 0)	  /* an output descriptor rides along, store at @fd_off */
-#define SRV_REP_ANCHOR (1u << 1)  /* the descriptor is a new file's anchor */
+#define SRV_REQ_FD (1u << 0)	   /* an input descriptor rides along */
+#define SRV_REP_FD (1u << 0)	   /* an output descriptor rides along, store at @fd_off */
+#define SRV_REP_ANCHOR (1u << 1)   /* the descriptor is a new file's anchor */
 #define SRV_REP_NOT_MINE (1u << 2) /* FD_IOCTL, MMAP: not a sync_file nor a dma-buf */
 #define SRV_REP_MAP (1u << 3)	   /* IOCTL (legacy GEM_MMAP): @map names the mapping */
 #define SRV_REP_MEMFD (1u << 4)	   /* FAULT: the memfd @map_ino rides along */
@@ -206,7 +206,8 @@ static inline void srv_fd_fields(unsigned long request, const void *head, size_t
 
 		if (n < offsetof(struct drm_i915_gem_execbuffer2, rsvd1))
 			break;
-		memcpy(&flags, (const char *)head + offsetof(struct drm_i915_gem_execbuffer2, flags),
+		memcpy(&flags,
+		       (const char *)head + offsetof(struct drm_i915_gem_execbuffer2, flags),
 		       sizeof(flags));
 		/* rsvd2: the input fence in the low half, the output in the high. */
 		if (flags & (I915_EXEC_FENCE_IN | I915_EXEC_FENCE_SUBMIT))

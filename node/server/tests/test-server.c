@@ -67,7 +67,7 @@ KTEST_SUITE(server, .init = fix_init, .exit = fix_exit);
 /* Wait (2 s at most) for the server's open files to come down to @want. */
 static uint64_t wait_files(struct srv *s, uint64_t want)
 {
-	struct timespec ms = { 0, 1000000 };
+	struct timespec ms = {0, 1000000};
 	struct srv_stats st;
 
 	for (int i = 0; i < 2000; i++) {
@@ -81,7 +81,7 @@ static uint64_t wait_files(struct srv *s, uint64_t want)
 
 static int bo_create(int conn, uint64_t file, uint64_t size, uint32_t *handle)
 {
-	struct drm_i915_gem_create c = { .size = size };
+	struct drm_i915_gem_create c = {.size = size};
 	int ret = srv_client_ioctl(conn, file, -1, DRM_IOCTL_I915_GEM_CREATE, &c, NULL);
 
 	*handle = c.handle;
@@ -91,18 +91,19 @@ static int bo_create(int conn, uint64_t file, uint64_t size, uint32_t *handle)
 static int bo_rw(int conn, uint64_t file, uint32_t handle, void *buf, uint64_t size, bool write)
 {
 	struct drm_i915_gem_pwrite p = {
-		.handle = handle, .size = size, .data_ptr = (uint64_t)(uintptr_t)buf,
+	    .handle = handle,
+	    .size = size,
+	    .data_ptr = (uint64_t)(uintptr_t)buf,
 	};
 
-	return srv_client_ioctl(conn, file, -1,
-				write ? DRM_IOCTL_I915_GEM_PWRITE : DRM_IOCTL_I915_GEM_PREAD, &p,
-				NULL);
+	return srv_client_ioctl(
+	    conn, file, -1, write ? DRM_IOCTL_I915_GEM_PWRITE : DRM_IOCTL_I915_GEM_PREAD, &p, NULL);
 }
 
 /* A batch of MI_BATCH_BUFFER_END in a new object. */
 static int batch_create(int conn, uint64_t file, uint32_t *handle)
 {
-	uint32_t bbe[2] = { 0x0a << 23, 0 };
+	uint32_t bbe[2] = {0x0a << 23, 0};
 	int ret = bo_create(conn, file, 4096, handle);
 
 	return ret ? ret : bo_rw(conn, file, *handle, bbe, sizeof(bbe), true);
@@ -110,15 +111,16 @@ static int batch_create(int conn, uint64_t file, uint32_t *handle)
 
 static int submit(int conn, uint64_t file, uint32_t batch, uint64_t flags, uint64_t *rsvd2)
 {
-	struct drm_i915_gem_exec_object2 obj = { .handle = batch };
+	struct drm_i915_gem_exec_object2 obj = {.handle = batch};
 	struct drm_i915_gem_execbuffer2 eb = {
-		.buffers_ptr = (uint64_t)(uintptr_t)&obj, .buffer_count = 1, .flags = flags,
-		.rsvd2 = rsvd2 ? *rsvd2 : 0,
+	    .buffers_ptr = (uint64_t)(uintptr_t)&obj,
+	    .buffer_count = 1,
+	    .flags = flags,
+	    .rsvd2 = rsvd2 ? *rsvd2 : 0,
 	};
-	int ret = srv_client_ioctl(conn, file, -1,
-				   rsvd2 ? DRM_IOCTL_I915_GEM_EXECBUFFER2_WR
-					 : DRM_IOCTL_I915_GEM_EXECBUFFER2,
-				   &eb, NULL);
+	int ret = srv_client_ioctl(
+	    conn, file, -1,
+	    rsvd2 ? DRM_IOCTL_I915_GEM_EXECBUFFER2_WR : DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb, NULL);
 
 	if (rsvd2)
 		*rsvd2 = eb.rsvd2;
@@ -128,7 +130,7 @@ static int submit(int conn, uint64_t file, uint32_t batch, uint64_t flags, uint6
 KTEST_F(server, open_create_rw_close)
 {
 	struct fix *f = ktest_current()->priv;
-	char out[64] = "the server copies in the client's memory", in[64] = { 0 };
+	char out[64] = "the server copies in the client's memory", in[64] = {0};
 	uint32_t handle;
 	uint64_t file;
 	int conn, anchor;
@@ -217,8 +219,8 @@ static int send_raw(int conn, const void *buf, size_t len, int pass_fd, struct s
 		char b[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} c;
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {(void *)buf, len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 
 	if (pass_fd >= 0) {
 		struct cmsghdr *cm;
@@ -240,7 +242,7 @@ static int send_raw(int conn, const void *buf, size_t len, int pass_fd, struct s
 KTEST_F(server, malformed_requests)
 {
 	struct fix *f = ktest_current()->priv;
-	struct srv_req req = { .magic = SRV_MAGIC };
+	struct srv_req req = {.magic = SRV_MAGIC};
 	struct srv_rep rep;
 	int conn = srv_connect(f->path), p[2], anchor, nm;
 	uint64_t file;
@@ -288,12 +290,12 @@ KTEST_F(server, malformed_requests)
 KTEST_F(server, prime_and_fence_descriptors)
 {
 	struct fix *f = ktest_current()->priv;
-	char out[128] = "shared through a dma-buf", in[128] = { 0 };
+	char out[128] = "shared through a dma-buf", in[128] = {0};
 	int conn = srv_connect(f->path), a1, a2;
 	uint64_t f1, f2, rsvd2 = 0;
 	uint32_t h1, batch;
-	struct drm_prime_handle ph = { 0 };
-	struct sync_file_info info = { 0 };
+	struct drm_prime_handle ph = {0};
+	struct sync_file_info info = {0};
 	struct pollfd pfd;
 	int nm, fence;
 
@@ -319,7 +321,7 @@ KTEST_F(server, prime_and_fence_descriptors)
 	ASSERT_EQ(submit(conn, f1, batch, I915_EXEC_FENCE_OUT, &rsvd2), 0);
 	fence = (int)(rsvd2 >> 32);
 	ASSERT_GE(fence, 0);
-	pfd = (struct pollfd){ .fd = fence, .events = POLLIN };
+	pfd = (struct pollfd){.fd = fence, .events = POLLIN};
 	EXPECT_EQ(poll(&pfd, 1, 5000), 1);
 	EXPECT_EQ(srv_client_ioctl(conn, 0, fence, SYNC_IOC_FILE_INFO, &info, &nm), 0);
 	EXPECT_EQ(nm, 0);
@@ -351,7 +353,7 @@ static pid_t busy_child(const char *path, bool wait)
 		    batch_create(conn, file, &batch))
 			_exit(2);
 		for (;;) {
-			struct drm_i915_gem_wait w = { .bo_handle = batch, .timeout_ns = 1000000000 };
+			struct drm_i915_gem_wait w = {.bo_handle = batch, .timeout_ns = 1000000000};
 
 			if (submit(conn, file, batch, 0, NULL))
 				_exit(3);
@@ -377,7 +379,7 @@ static void killed_client(bool wait)
 		out[i] = (char)(i ^ 0xa5);
 	ASSERT_EQ(bo_rw(conn, file, handle, out, sizeof(out), true), 0);
 	for (int round = 0; round < 8; round++) {
-		struct timespec d = { 0, (long)(1 + round * 3) * 1000000 };
+		struct timespec d = {0, (long)(1 + round * 3) * 1000000};
 		pid_t pids[4];
 
 		for (int i = 0; i < 4; i++)
@@ -440,7 +442,7 @@ KTEST(server_death_is_eio)
 			pause();
 	}
 	close(ready[1]);
-	pfd = (struct pollfd){ .fd = ready[0], .events = POLLIN };
+	pfd = (struct pollfd){.fd = ready[0], .events = POLLIN};
 	ASSERT_EQ(poll(&pfd, 1, 20000), 1);
 	ASSERT_EQ(read(ready[0], &c, 1), 1);
 	close(ready[0]);
@@ -508,8 +510,8 @@ static int fault_in(int conn, struct revoke_state *rs, uint64_t off, int *memfd)
 	}
 	if (*memfd < 0 || !rep.map_pages || rep.map_rev < atomic_load(&rs->rev))
 		return -EIO;
-	if (mmap(rs->addr + off, rep.map_pages * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		 *memfd, (off_t)rep.map_off) == MAP_FAILED)
+	if (mmap(rs->addr + off, rep.map_pages * 4096, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, *memfd, (off_t)rep.map_off) == MAP_FAILED)
 		return -errno;
 	return 0;
 }
@@ -517,8 +519,8 @@ static int fault_in(int conn, struct revoke_state *rs, uint64_t off, int *memfd)
 static int mapping_child(const char *path, int to_parent, int from_parent)
 {
 	enum { SIZE = 16 * 4096 };
-	struct revoke_state rs = { .len = SIZE };
-	struct drm_i915_gem_mmap_offset mo = { .flags = I915_MMAP_OFFSET_WB };
+	struct revoke_state rs = {.len = SIZE};
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_WB};
 	char buf[SIZE], c;
 	struct chan ch;
 	pthread_t t;
@@ -595,7 +597,7 @@ static int mapping_child(const char *path, int to_parent, int from_parent)
 KTEST_F(server, child_mappings)
 {
 	struct fix *f = ktest_current()->priv;
-	struct timespec ms = { 0, 1000000 };
+	struct timespec ms = {0, 1000000};
 	struct srv_stats before, st;
 	int to_parent[2], from_parent[2], status;
 	char c;
