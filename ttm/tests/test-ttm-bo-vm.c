@@ -1317,12 +1317,11 @@ static void ttm_bo_vma_partial_munmap(enum ttm_vm_fault_mode mode, uint32_t mem_
 	EXPECT_EQ(memcmp(v, p, 2 * PG), 0);
 	EXPECT_EQ(memcmp(v + 6 * PG, p + 6 * PG, 10 * PG), 0);
 	EXPECT_EQ(v[10 * PG], 0x22);
-	/* The hole is free address space again. */
-	void *hole = mmap(v + 2 * PG, 4 * PG, PROT_READ,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	EXPECT_TRUE(hole == v + 2 * PG);
-	if (hole != MAP_FAILED)
-		munmap(hole, 4 * PG);
+	/*
+	 * The hole is no mapping of ours any more. (Whether the address space is
+	 * free is not ours to say: under ASan its allocator maps into it at once.)
+	 */
+	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + 2 * PG, 4 * PG), -ENOENT);
 	/* Trim the tail part at both ends, then write what is left. */
 	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + 6 * PG, PG), 0);
 	EXPECT_EQ(ttm_bo_vm_munmap_vma(v + 15 * PG, PG), 0);
@@ -1371,11 +1370,13 @@ static void ttm_bo_vma_fixed_and_move(enum ttm_vm_fault_mode mode)
 	vma_opens = 0;
 	bo = bo_create_filled(8 * PG, TTM_PL_VRAM, 43);
 	p = bo_view(bo);
-	/* Free address space to place mappings in. */
+	/*
+	 * Address space to place mappings in, kept reserved: freed, another
+	 * thread (ASan's allocator, a fault worker) may map into it first.
+	 */
 	hint = mmap(NULL, 32 * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(hint != MAP_FAILED);
-	munmap(hint, 32 * PG);
-	v = vma_map(bo, 0, 8, hint, MAP_FIXED_NOREPLACE);
+	v = vma_map(bo, 0, 8, hint, MAP_FIXED);
 	EXPECT_TRUE(v == hint);
 	EXPECT_EQ(ttm_bo_vm_mmap_vma(bo, &vma_ops, NULL, 0, 8, hint + 4 * PG, MAP_FIXED_NOREPLACE,
 				     &ctx, &out),
@@ -1406,6 +1407,7 @@ static void ttm_bo_vma_fixed_and_move(enum ttm_vm_fault_mode mode)
 	EXPECT_EQ(ttm_bo_vm_move_vma(hint + 12 * PG, PG, hint + 24 * PG, &out), -ENOENT);
 	EXPECT_EQ(ttm_bo_vm_munmap_vma(hint, 32 * PG), 0);
 	EXPECT_EQ(vma_opens, 0);
+	munmap(hint, 32 * PG); /* what is left of the reservation */
 	bo_unmap_put(bo);
 	teardown();
 }
