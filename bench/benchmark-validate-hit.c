@@ -43,6 +43,7 @@ struct hit_loop {
 	struct ttm_buffer_object *bo;
 	const struct ttm_placement *placement;
 	unsigned long iters;
+	bool cycle; /* take and drop the reservation around each call */
 };
 
 static int hit_rep(void *arg, int rep, double *value)
@@ -55,36 +56,20 @@ static int hit_rep(void *arg, int rep, double *value)
 	(void)rep;
 	bench_icount_start();
 	t0 = testlib_now_raw_ns();
-	for (unsigned long i = 0; i < l->iters; i++)
-		ret |= ttm_bo_validate(l->bo, l->placement, &ctx);
-	*value = (double)(testlib_now_raw_ns() - t0) / (double)l->iters;
-	if (bench_icount_stop(l->m, l->iters))
-		return -EIO;
-	/* A hit moves nothing; anything else would measure a different path. */
-	if (ret || ctx.moves || ctx.bytes_moved)
-		return -EPROTO;
-	return 0;
-}
-
-/* The same loop with the reservation taken and dropped around each call. */
-static int cycle_rep(void *arg, int rep, double *value)
-{
-	struct hit_loop *l = arg;
-	struct ttm_operation_ctx ctx = {0};
-	uint64_t t0;
-	int ret = 0;
-
-	(void)rep;
-	bench_icount_start();
-	t0 = testlib_now_raw_ns();
-	for (unsigned long i = 0; i < l->iters; i++) {
-		ret |= ttm_bo_reserve(l->bo, false, false, NULL);
-		ret |= ttm_bo_validate(l->bo, l->placement, &ctx);
-		ttm_bo_unreserve(l->bo);
+	if (l->cycle) {
+		for (unsigned long i = 0; i < l->iters; i++) {
+			ret |= ttm_bo_reserve(l->bo, false, false, NULL);
+			ret |= ttm_bo_validate(l->bo, l->placement, &ctx);
+			ttm_bo_unreserve(l->bo);
+		}
+	} else {
+		for (unsigned long i = 0; i < l->iters; i++)
+			ret |= ttm_bo_validate(l->bo, l->placement, &ctx);
 	}
 	*value = (double)(testlib_now_raw_ns() - t0) / (double)l->iters;
 	if (bench_icount_stop(l->m, l->iters))
 		return -EIO;
+	/* A hit moves nothing; anything else would measure a different path. */
 	if (ret || ctx.moves || ctx.bytes_moved)
 		return -EPROTO;
 	return 0;
@@ -99,7 +84,7 @@ int main(int argc, char **argv)
 	struct ttm_buffer_object *in_vram = NULL, *in_sys = NULL, *big = NULL;
 	struct bench_metric *hit, *hit_fb, *cycle, *meta4k, *meta1m;
 	struct ttm_operation_ctx ctx = {0};
-	struct hit_loop loop;
+	struct hit_loop loop = {0};
 	struct bench_run run;
 	struct testlib_mock_device dev;
 	int rc;
@@ -155,7 +140,8 @@ int main(int argc, char **argv)
 		loop.bo = in_vram;
 		loop.placement = &vram;
 		ttm_bo_unreserve(in_vram);
-		rc = bench_repeat(&run, cycle, cycle_rep, &loop);
+		loop.cycle = true;
+		rc = bench_repeat(&run, cycle, hit_rep, &loop);
 		if (ttm_bo_reserve(in_vram, false, false, NULL) && !rc)
 			rc = -EDEADLK;
 	}
