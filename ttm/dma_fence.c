@@ -295,7 +295,7 @@ static inline int fence_signal(struct dma_fence *fence, int64_t timestamp_ns)
 
 #if TTM_FENCE_DELAY_NS > 0
 	/* The regression the benchmarks must notice (-Dfence_delay_ns). */
-	ttm_delay_ns(TTM_FENCE_DELAY_NS);
+	fence = ttm_delay_after(TTM_FENCE_DELAY_NS, fence, old);
 #endif
 	do {
 		if (old & DMA_FENCE_FLAG_SIGNALED)

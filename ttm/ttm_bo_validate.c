@@ -204,7 +204,8 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo, struct ttm_operation_ctx *
 
 #if TTM_EVICT_DELAY_NS > 0
 	/* The regression the benchmarks must notice (-Devict_delay_ns). */
-	ttm_delay_ns(TTM_EVICT_DELAY_NS);
+	bo = ttm_delay_after(TTM_EVICT_DELAY_NS, bo, from);
+	bdev = bo->bdev;
 #endif
 	bdev->funcs->evict_flags(bo, &placement);
 	if (!placement.num_placement) {
@@ -690,7 +691,7 @@ int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placeme
 	TTM_PROBE2(validate_begin, bo, bo->size);
 #if TTM_VALIDATE_DELAY_NS > 0
 	/* The regression the benchmarks must notice (-Dvalidate_delay_ns). */
-	ttm_delay_ns(TTM_VALIDATE_DELAY_NS);
+	bo = ttm_delay_after(TTM_VALIDATE_DELAY_NS, bo, bo->resource);
 #endif
 	/* What most calls find: the BO sits in a first-pass place, pages in. */
 	fits0 = placement && placement->num_placement && placement->placement && bo->resource &&

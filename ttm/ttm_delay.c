@@ -3,13 +3,11 @@
  * ttm_delay: the calibration of the regression knobs' busy-wait, see
  * ttm_delay.h.
  *
- * What n steps add to a loop is not a + b n at small n: the core runs the
- * short chain of one use beside the next iterations' work (each use's chain
- * is independent), and the loop's exit branch is predicted for short trip
- * counts and mispredicted for long ones. So the calibration measures what
- * a use adds at a grid of step counts, the way a use runs (inline, once per
- * iteration of a loop, against the same loop without it), and a site's
- * step count is interpolated in that table for the asked time.
+ * A use sits on a dependent path, so what n steps add is linear in n: a
+ * fixed cost (tying the object to the chain) plus n times the latency of
+ * one add. Both are measured once per process on a dependent walk, the
+ * shape of the paths the knobs slow down, and a site's step count is
+ * solved from them for the asked time.
  */
 #include <math.h>
 #include <pthread.h>
@@ -25,41 +23,33 @@
 
 #include <ttm/ttm_delay.h>
 
-static const int64_t ttm_delay_grid[] = {
-    0,	 1,   2,    3,	  4,	5,    6,    8,	  10,	12,    16,    20,
-    24,	 32,  40,   48,	  64,	80,   96,   128,  160,	192,   256,   384,
-    512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384,
-};
-#define TTM_DELAY_GRID (sizeof(ttm_delay_grid) / sizeof(ttm_delay_grid[0]))
-
 static pthread_once_t ttm_delay_once = PTHREAD_ONCE_INIT;
 /* Written once under ttm_delay_once, read after it. */
-static double ttm_delay_added[TTM_DELAY_GRID];
-/* ns per step of long uses: the least-squares slope from 512 steps up. */
-static double ttm_delay_slope;
+static double ttm_delay_fixed; /* ns a use of 0 steps adds to a dependent path */
+static double ttm_delay_step;  /* ns one step adds */
 
 /*
- * ns per iteration of a loop that does what a use does, @steps read from
- * a site each time (@steps < 0: the loop without the use). noinline keeps
- * every measured loop in the same shape whatever the caller.
+ * ns per iteration of a dependent walk (each iteration loads the pointer
+ * the previous one left) with a use of @steps on it, or without the use
+ * (@steps < 0). The cell points to itself: every load hits L1, so the walk
+ * is a chain of load latencies that a use lengthens by exactly its own
+ * latency. noinline keeps every measured loop in the same shape.
  */
 __attribute__((noinline)) static double ttm_delay_loop(int64_t steps, unsigned iters)
 {
-	struct ttm_delay_site site = {.steps = steps < 0 ? 0 : steps};
+	static void *cell = &cell;
+	void **p = &cell;
 	double t0 = (double)testlib_now_ns();
 
 	for (unsigned i = 0; i < iters; i++) {
-		if (steps >= 0)
-			ttm_delay_spin(atomic_load_explicit(&site.steps, memory_order_relaxed));
-		__asm__ volatile("" ::: "memory");
-	}
-	return ((double)testlib_now_ns() - t0) / iters;
-}
+		void **q = *p;
 
-/* Iterations for a batch of about 100 us (steps of about 0.3 ns). */
-static unsigned ttm_delay_iters(int64_t steps)
-{
-	return (unsigned)(300000 / (steps + 30));
+		if (steps >= 0)
+			q = (void **)ttm_delay_chain(steps, (uintptr_t)q, (uintptr_t)q);
+		p = q;
+	}
+	__asm__ volatile("" ::"r"(p));
+	return ((double)testlib_now_ns() - t0) / iters;
 }
 
 /*
@@ -81,97 +71,83 @@ static double ttm_delay_nominal_ghz(void)
 }
 
 /*
+ * Per step count of a small grid, the fastest of nine batches (a batch that
+ * was preempted or met a slower clock loses) minus the fastest bare walk,
+ * the rounds interleaved so every point sees the same machine. On the path,
+ * a use adds fixed + n * step exactly: the step is the slope between the
+ * long uses, the fixed cost the median residue of the short ones.
+ *
  * Under valgrind the emulated CPU is tens of times slower and its clock says
- * nothing about the native one: a measured table would ask for no steps at
- * all, and a delay build would leave no trace on the instruction axis. So a
- * step is taken to be one cycle of the nominal clock, and a use of @ns adds
- * about ns * GHz steps, as it would natively for long uses.
- */
-static void ttm_delay_nominal(void)
-{
-	double ghz = ttm_delay_nominal_ghz();
-
-	for (unsigned i = 0; i < TTM_DELAY_GRID; i++)
-		ttm_delay_added[i] = (double)ttm_delay_grid[i] / ghz;
-	ttm_delay_slope = 1 / ghz;
-}
-
-/*
- * Per grid point, the fastest of nine batches (a batch that was preempted
- * or met a slower clock loses) minus the fastest bare loop, the rounds
- * interleaved so every point sees the same machine; then made
- * non-decreasing, so the table inverts.
+ * nothing about the native one: a step is taken to be one cycle of the
+ * nominal clock, and a use of 0 steps two (the two subtractions that tie
+ * @obj to the chain), so a delay build leaves its trace on the instruction
+ * axis.
  */
 static void ttm_delay_calibrate(void)
 {
-	double bare[TTM_DELAY_GRID], with[TTM_DELAY_GRID];
+	static const int64_t grid[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 1024, 2048, 4096};
+	enum { NGRID = sizeof(grid) / sizeof(grid[0]), NSHORT = 9 };
+	double bare = INFINITY, with[NGRID], resid[NSHORT];
 
 #if TTM_HAVE_CALLGRIND_H
 	if (RUNNING_ON_VALGRIND) {
-		ttm_delay_nominal();
+		ttm_delay_step = 1 / ttm_delay_nominal_ghz();
+		ttm_delay_fixed = 2 * ttm_delay_step;
 		return;
 	}
 #endif
-	for (unsigned i = 0; i < TTM_DELAY_GRID; i++)
-		bare[i] = with[i] = INFINITY;
+	for (unsigned i = 0; i < NGRID; i++)
+		with[i] = INFINITY;
 	ttm_delay_loop(4096, 200); /* warm up: frequency, caches, predictors */
 	for (unsigned rep = 0; rep < 9; rep++) {
-		for (unsigned i = 0; i < TTM_DELAY_GRID; i++) {
-			unsigned iters = ttm_delay_iters(ttm_delay_grid[i]);
+		for (unsigned i = 0; i < NGRID; i++) {
+			unsigned iters = (unsigned)(200000 / (grid[i] + 8));
 
-			bare[i] = fmin(bare[i], ttm_delay_loop(-1, iters));
-			with[i] = fmin(with[i], ttm_delay_loop(ttm_delay_grid[i], iters));
+			bare = fmin(bare, ttm_delay_loop(-1, iters));
+			with[i] = fmin(with[i], ttm_delay_loop(grid[i], iters));
 		}
 	}
-	double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
+	ttm_delay_step =
+	    (with[NGRID - 1] - with[NSHORT]) / (double)(grid[NGRID - 1] - grid[NSHORT]);
+	if (!(ttm_delay_step > 0.01 && ttm_delay_step < 10))
+		ttm_delay_step = 1 / ttm_delay_nominal_ghz(); /* a preempted calibration */
+	for (unsigned i = 0; i < NSHORT; i++)
+		resid[i] = with[i] - bare - (double)grid[i] * ttm_delay_step;
+	/* Median of the residues (insertion sort of nine). */
+	for (unsigned i = 1; i < NSHORT; i++)
+		for (unsigned j = i; j > 0 && resid[j - 1] > resid[j]; j--) {
+			double t = resid[j];
 
-	for (unsigned i = 0; i < TTM_DELAY_GRID; i++) {
-		double added = fmax(0.0, with[i] - bare[i]), x = (double)ttm_delay_grid[i];
-
-		ttm_delay_added[i] = i ? fmax(added, ttm_delay_added[i - 1]) : added;
-		if (ttm_delay_grid[i] >= 512) {
-			sx += x;
-			sy += with[i] - bare[i];
-			sxx += x * x;
-			sxy += x * (with[i] - bare[i]);
-			k++;
+			resid[j] = resid[j - 1];
+			resid[j - 1] = t;
 		}
-	}
-	ttm_delay_slope = (k * sxy - sx * sy) / (k * sxx - sx * sx);
-	if (!(ttm_delay_slope > 0.01))
-		ttm_delay_slope = 0.3; /* a preempted calibration: one cycle at 3.3 GHz */
+	ttm_delay_fixed = fmax(0.0, resid[NSHORT / 2]);
 }
 
 int64_t ttm_delay_site_steps(struct ttm_delay_site *site, uint64_t ns)
 {
-	const unsigned last = TTM_DELAY_GRID - 1;
-	double t = (double)ns, n;
-	unsigned i;
+	double s;
+	int64_t whole;
+	uint32_t frac;
 
 	pthread_once(&ttm_delay_once, ttm_delay_calibrate);
-	if (t <= ttm_delay_added[0]) {
-		n = 0;
-	} else if (t > ttm_delay_added[last]) {
-		n = (double)ttm_delay_grid[last] + (t - ttm_delay_added[last]) / ttm_delay_slope;
-	} else {
-		/* The first point at or above t; added[last] is, in this branch. */
-		for (i = 1; i < last && ttm_delay_added[i] < t; i++)
-			;
-		/* Between grid points i-1 and i. */
-		double a0 = ttm_delay_added[i - 1], a1 = ttm_delay_added[i];
-		double n0 = (double)ttm_delay_grid[i - 1], n1 = (double)ttm_delay_grid[i];
-
-		n = a1 > a0 ? n0 + (t - a0) * (n1 - n0) / (a1 - a0) : n1;
-	}
-	int64_t steps = n > 0 ? (int64_t)llround(n) : 0;
-
-	atomic_store_explicit(&site->steps, steps, memory_order_relaxed);
-	return steps;
+	s = ((double)ns - ttm_delay_fixed) / ttm_delay_step;
+	/*
+	 * Half steps: a site that alternates n and n + 1 steps keeps the loop's
+	 * exit branch predictable (period two), where a finer dither would
+	 * mispredict it, at a cost far above the step it refines.
+	 */
+	s = s > 0 ? round(2 * s) / 2 : 0;
+	whole = (int64_t)s;
+	frac = s - (double)whole >= 0.5 ? UINT32_C(0x80000000) : 0;
+	atomic_store_explicit(&site->frac, frac, memory_order_relaxed);
+	atomic_store_explicit(&site->steps, whole, memory_order_relaxed);
+	return whole;
 }
 
 void ttm_delay_calibration(double *fixed_ns, double *step_ns)
 {
 	pthread_once(&ttm_delay_once, ttm_delay_calibrate);
-	*fixed_ns = ttm_delay_added[0];
-	*step_ns = ttm_delay_slope;
+	*fixed_ns = ttm_delay_fixed;
+	*step_ns = ttm_delay_step;
 }

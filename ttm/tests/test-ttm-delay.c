@@ -6,6 +6,7 @@
  * longer delays never get fewer steps, every thread's first use of a site
  * agrees, and the calibration's figures are usable.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 
@@ -23,8 +24,50 @@ KTEST(ttm_delay_site_starts_uncalibrated_and_keeps_its_steps)
 	EXPECT_GT(n, 0);
 	EXPECT_EQ(atomic_load(&site.steps), n);
 	/* A use after the first runs the stored count: nothing recomputes it. */
-	ttm_delay_at(&site, 1000);
+	ttm_delay_on(&site, 1000, 0, 0);
 	EXPECT_EQ(atomic_load(&site.steps), n);
+}
+
+KTEST(ttm_delay_on_yields_the_object_whatever_the_steps)
+{
+	int obj;
+
+	for (int64_t n = 0; n < 40; n++)
+		EXPECT_EQ(ttm_delay_chain(n, (uintptr_t)&obj, (uintptr_t)n * 7919u),
+			  (uintptr_t)&obj);
+	for (unsigned ns = 0; ns < 64; ns++) {
+		struct ttm_delay_site site = TTM_DELAY_SITE_INIT;
+
+		EXPECT_EQ(ttm_delay_on(&site, ns, (uintptr_t)&obj, ns), (uintptr_t)&obj);
+	}
+	EXPECT_TRUE(ttm_delay_after(5, &obj, obj = 3) == &obj);
+}
+
+KTEST(ttm_delay_half_steps_alternate)
+{
+	double fixed_ns, step_ns;
+
+	ttm_delay_calibration(&fixed_ns, &step_ns);
+	/* Times asked between whole steps land on the nearest half step. */
+	for (unsigned k = 1; k < 8; k++) {
+		struct ttm_delay_site site = TTM_DELAY_SITE_INIT;
+		uint64_t ns = (uint64_t)llround(fixed_ns + ((double)k * 40 + 0.5) * step_ns);
+		int64_t n = ttm_delay_site_steps(&site, ns);
+		double s = n + (atomic_load(&site.frac) ? 0.5 : 0.0);
+
+		/* Whole ns cannot ask for exactly n + 0.5: within a half step. */
+		EXPECT_TRUE(fabs(s * step_ns + fixed_ns - (double)ns) <= 0.5 * step_ns + 1e-9);
+	}
+	{
+		struct ttm_delay_site site = {.steps = 3, .frac = UINT32_C(0x80000000), .acc = 0};
+
+		/* Two uses carry exactly once: the mean is 3.5 steps. */
+		ttm_delay_on(&site, 0, 0, 0);
+		EXPECT_EQ(atomic_load(&site.acc), UINT32_C(0x80000000));
+		ttm_delay_on(&site, 0, 0, 0);
+		EXPECT_EQ(atomic_load(&site.acc), 0u);
+		EXPECT_EQ(atomic_load(&site.steps), 3);
+	}
 }
 
 KTEST(ttm_delay_steps_grow_with_the_asked_time)
@@ -41,7 +84,7 @@ KTEST(ttm_delay_steps_grow_with_the_asked_time)
 		EXPECT_GE(n, prev);
 		prev = n;
 	}
-	/* Past the calibrated grid the count extrapolates rather than saturating. */
+	/* Far past the calibration grid the count still grows. */
 	{
 		struct ttm_delay_site a = TTM_DELAY_SITE_INIT, b = TTM_DELAY_SITE_INIT;
 
@@ -64,8 +107,8 @@ static struct ttm_delay_site shared_site = TTM_DELAY_SITE_INIT;
 static void *first_use(void *arg)
 {
 	(void)arg;
-	ttm_delay_ns(0); /* a zero use expands and returns */
-	ttm_delay_at(&shared_site, 500);
+	(void)ttm_delay_after(0, arg, 0); /* a zero use expands and returns */
+	ttm_delay_on(&shared_site, 500, 0, 0);
 	return NULL;
 }
 
