@@ -289,6 +289,15 @@ int testlib_mock_bo_create(struct ttm_device *bdev, uint64_t size,
 			   const struct ttm_placement *placement, struct ttm_operation_ctx *ctx,
 			   bool reserved, struct ttm_buffer_object **out)
 {
+	return testlib_mock_bo_create_type(bdev, size, ttm_bo_type_device, placement, ctx, reserved,
+					   out);
+}
+
+int testlib_mock_bo_create_type(struct ttm_device *bdev, uint64_t size, enum ttm_bo_type type,
+				const struct ttm_placement *placement,
+				struct ttm_operation_ctx *ctx, bool reserved,
+				struct ttm_buffer_object **out)
+{
 	struct ttm_operation_ctx local = {0};
 	struct ttm_buffer_object *bo = calloc(1, sizeof(*bo));
 	int ret;
@@ -296,8 +305,8 @@ int testlib_mock_bo_create(struct ttm_device *bdev, uint64_t size,
 	*out = NULL;
 	if (!bo)
 		return -ENOMEM;
-	ret = ttm_bo_init_reserved(bdev, bo, size, ttm_bo_type_device, placement, 0,
-				   ctx ? ctx : &local, NULL, testlib_mock_bo_destroy);
+	ret = ttm_bo_init_reserved(bdev, bo, size, type, placement, 0, ctx ? ctx : &local, NULL,
+				   testlib_mock_bo_destroy);
 	if (ret)
 		return ret; /* destroy() already freed it */
 	if (!reserved)

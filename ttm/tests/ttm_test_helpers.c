@@ -44,21 +44,7 @@ int ttm_test_bo_create(struct ttm_device *bdev, uint64_t size, enum ttm_bo_type 
 		       const struct ttm_placement *placement, struct ttm_operation_ctx *ctx,
 		       bool reserved, struct ttm_buffer_object **out)
 {
-	struct ttm_operation_ctx local = {0};
-	struct ttm_buffer_object *bo = calloc(1, sizeof(*bo));
-	int ret;
-
-	*out = NULL;
-	if (!bo)
-		return -ENOMEM;
-	ret = ttm_bo_init_reserved(bdev, bo, size, type, placement, 0, ctx ? ctx : &local, NULL,
-				   ttm_test_bo_destroy);
-	if (ret)
-		return ret; /* destroy() already freed it */
-	if (!reserved)
-		ttm_bo_unreserve(bo);
-	*out = bo;
-	return 0;
+	return testlib_mock_bo_create_type(bdev, size, type, placement, ctx, reserved, out);
 }
 
 int ttm_test_bo_create_in(struct ttm_device *bdev, uint64_t size, uint32_t mem_type,

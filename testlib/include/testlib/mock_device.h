@@ -207,6 +207,24 @@ int testlib_mock_bo_create(struct ttm_device *bdev, uint64_t size,
 			   bool reserved, struct ttm_buffer_object **out);
 
 /**
+ * testlib_mock_bo_create_type() - testlib_mock_bo_create() for a BO of any
+ * type (kernel, sg as well as device).
+ * @bdev: the device.
+ * @size: bytes.
+ * @type: the BO type ttm_bo_init_reserved() gets.
+ * @placement: where it may go.
+ * @ctx: may be NULL (a zeroed, non-interruptible context is used).
+ * @reserved: leave it reserved (else unreserved).
+ * @out: the BO, with one reference (ttm_bo_put()); NULL on failure.
+ *
+ * Return: 0; -ENOMEM; the init error (nothing leaked).
+ */
+int testlib_mock_bo_create_type(struct ttm_device *bdev, uint64_t size, enum ttm_bo_type type,
+				const struct ttm_placement *placement,
+				struct ttm_operation_ctx *ctx, bool reserved,
+				struct ttm_buffer_object **out);
+
+/**
  * testlib_mock_bo_destroy() - the destroy callback of testlib_mock_bo_create()'s
  * BOs: free().
  * @bo: the BO.
