@@ -84,6 +84,12 @@
  * bench/<b>/benchmark-<b> for a benchmark with a directory of its own (the
  * kernel reference, bench/kref).
  */
+/*
+ * PATHF() - format a path into the array @buf; true when it fits. A path
+ * that does not fit names another file: callers fail rather than use it.
+ */
+#define PATHF(buf, ...) (snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
+
 static void bench_path(const char *b, char *out, size_t len)
 {
 	static const char *const own_dir[] = {"kref"};
@@ -101,6 +107,8 @@ static void bench_path(const char *b, char *out, size_t len)
 #define EXIT_BAD_INPUT 2
 #define RUN_MAX_ROUNDS 1000
 #define RUN_TIMEOUT_S 900
+/* Pairs up to which the signed-rank interval is exact (normal beyond). */
+#define WILCOXON_EXACT_MAX 60
 
 static const char *prog = "ttm-compare --run";
 
@@ -304,7 +312,10 @@ static int resolve_side(const char *spec, const char *bench, char *dir, size_t l
 				return -1;
 			}
 		}
-		snprintf(log, sizeof(log), "%s/build.ninja", dir);
+		if (!PATHF(log, "%s/build.ninja", dir)) {
+			fprintf(stderr, "%s: path too long: %s\n", prog, dir);
+			return -1;
+		}
 		if (access(log, R_OK)) {
 			char *setup[] = {"muon-meson",	    "setup", "-Dbuildtype=release",
 					 "-Db_ndebug=true", dir,     NULL};
@@ -335,8 +346,7 @@ static int resolve_side(const char *spec, const char *bench, char *dir, size_t l
 		targets[nt++] = t;
 	}
 	targets[nt] = NULL;
-	snprintf(log, sizeof(log), "%s/.ab-build.log", dir);
-	rc = run_cmd(targets, log, NULL, 1800);
+	rc = PATHF(log, "%s/.ab-build.log", dir) ? run_cmd(targets, log, NULL, 1800) : -1;
 	for (unsigned i = 3; i < nt; i++)
 		free(targets[i]);
 	free(list);
@@ -445,7 +455,10 @@ static int collect(struct run_table *t, const char *dir, int side, unsigned r, u
 
 		if (nlen < 6 || strcmp(e->d_name + nlen - 5, ".json"))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!PATHF(path, "%s/%s", dir, e->d_name)) {
+			fprintf(stderr, "%s: path too long: %s/%s\n", prog, dir, e->d_name);
+			continue;
+		}
 		if (bench_results_load(path, (void **)&root, err, sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", prog, err);
 			continue;
@@ -518,13 +531,19 @@ static double hodges_lehmann(const double *d, size_t n, double *walsh)
  * signed-rank statistic T+ (exact up to 60 pairs, normal beyond). 0 when
  * n pairs cannot give an interval at that confidence: with all n
  * differences of one sign the null probability is still 2^-n per side.
+ * The exact table needs no allocation (at most 1,831 terms, on the stack)
+ * and each n is computed once per confidence: every metric of a comparison
+ * asks for the same few n.
  */
 static size_t wilcoxon_rank(size_t n, double conf)
 {
+	static double memo_conf = -1;
+	static size_t memo_k[WILCOXON_EXACT_MAX + 1];
+	static bool memo_set[WILCOXON_EXACT_MAX + 1];
 	double half_alpha = (1.0 - conf / 100.0) / 2.0, cum = 0;
 	size_t m = n * (n + 1) / 2, k = 0;
 
-	if (n > 60) {
+	if (n > WILCOXON_EXACT_MAX) {
 		double lo = 0, hi = 10, sd = sqrt((double)n * (n + 1) * (2 * n + 1) / 24.0), kk;
 
 		/* z with P(Z > z) = alpha/2, by bisection on erfc. */
@@ -539,10 +558,14 @@ static size_t wilcoxon_rank(size_t n, double conf)
 		kk = floor((double)m / 2 + 0.5 - lo * sd);
 		return kk > 0 ? (size_t)kk : 0;
 	}
-	double *p = calloc(m + 1, sizeof(*p));
+	double p[WILCOXON_EXACT_MAX * (WILCOXON_EXACT_MAX + 1) / 2 + 1] = {0};
 
-	if (!p)
-		return 0;
+	if (conf != memo_conf) {
+		memset(memo_set, 0, sizeof(memo_set));
+		memo_conf = conf;
+	}
+	if (memo_set[n])
+		return memo_k[n];
 	/* p[t] = P(T+ = t): rank i joins the positive side with probability 1/2. */
 	p[0] = 1;
 	for (size_t i = 1; i <= n; i++)
@@ -550,7 +573,8 @@ static size_t wilcoxon_rank(size_t n, double conf)
 			p[t] = 0.5 * (p[t] + (t >= i ? p[t - i] : 0));
 	while (k <= m && cum + p[k] <= half_alpha)
 		cum += p[k++];
-	free(p);
+	memo_k[n] = k;
+	memo_set[n] = true;
 	return k;
 }
 
@@ -720,10 +744,15 @@ static int icount_side(const struct run_opts *o, const char *dir, const char *ou
 			break;
 		}
 		bench_path(b, rel, sizeof(rel));
-		snprintf(exe, sizeof(exe), "%s/%s", dir, rel);
-		snprintf(log, sizeof(log), "%s/callgrind.%s.log", outdir, b);
-		snprintf(cg, sizeof(cg), "%s/callgrind.%s.out", outdir, b);
-		snprintf(cgopt, sizeof(cgopt), "--callgrind-out-file=%s", cg);
+		if (!PATHF(exe, "%s/%s", dir, rel) ||
+		    !PATHF(log, "%s/callgrind.%s.log", outdir, b) ||
+		    !PATHF(cg, "%s/callgrind.%s.out", outdir, b) ||
+		    !PATHF(cgopt, "--callgrind-out-file=%s", cg)) {
+			fprintf(stderr, "%s: path too long under %s\n", prog, outdir);
+			free(copy);
+			rc = -1;
+			break;
+		}
 		argv[k++] = "valgrind";
 		argv[k++] = "--tool=callgrind";
 		argv[k++] = cgopt;
@@ -789,7 +818,10 @@ static int icount_metrics(const char *dir, struct micount *out, unsigned max)
 
 		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!PATHF(path, "%s/%s", dir, e->d_name)) {
+			fprintf(stderr, "%s: path too long: %s/%s\n", prog, dir, e->d_name);
+			continue;
+		}
 		root = json_object_from_file(path);
 		if (!root)
 			continue;
@@ -1077,8 +1109,13 @@ static int run_side(const struct run_opts *o, const char *dir, const char *outdi
 			break;
 		}
 		bench_path(b, rel, sizeof(rel));
-		snprintf(exe, sizeof(exe), "%s/%s", dir, rel);
-		snprintf(log, sizeof(log), "%s/benchmark-%s.log", outdir, b);
+		if (!PATHF(exe, "%s/%s", dir, rel) ||
+		    !PATHF(log, "%s/benchmark-%s.log", outdir, b)) {
+			fprintf(stderr, "%s: path too long under %s\n", prog, outdir);
+			free(copy);
+			rc = -1;
+			break;
+		}
 		argv[n++] = exe;
 		for (char *t = strtok_r(copy, " ", &asave); t && n < 56;
 		     t = strtok_r(NULL, " ", &asave))
@@ -1130,8 +1167,7 @@ static void record_history(const char *out)
 		char *argv[] = {hist, "import", "--source", "compare-run", (char *)out, NULL};
 		char log[PATH_MAX];
 
-		snprintf(log, sizeof(log), "%s/history.log", out);
-		if (run_cmd(argv, log, NULL, 300))
+		if (!PATHF(log, "%s/history.log", out) || run_cmd(argv, log, NULL, 300))
 			fprintf(stderr, "%s: recording the runs in the history failed (see %s)\n",
 				prog, log);
 	}
