@@ -368,24 +368,40 @@ static int i915_ttm_move(struct ttm_buffer_object *bo, bool evict, struct ttm_op
 	}
 	if (!old) {
 		/*
-		 * A new object in lmem/stolen: clear it on the GPU and wait.
-		 * The kernel pipelines this clear as the move fence; here that
-		 * still leaves freed objects' lmem accounted (igt
-		 * i915_query@query-regions-unallocated), so it stays synchronous.
+		 * A new object in lmem/stolen: cleared by the blitter, pipelined
+		 * as the kernel's i915_ttm_move(): the clear's fence is the move
+		 * fence (KERNEL usage), which every CPU access, execbuffer and
+		 * later move of the object waits for; nobody waits here.
 		 */
-		struct ttm_resource *range = NULL;
-
-		ret = i915_map_local(i915, new_mem, &i915_tt_hop, &range);
+		unmap = fault_should_fail(&i915_fault_move_alloc, sizeof(*unmap))
+			    ? NULL
+			    : calloc(1, sizeof(*unmap));
+		if (!unmap)
+			return -ENOMEM;
+		unmap->i915 = i915;
+		ret = i915_map_local(i915, new_mem, &i915_tt_hop, &unmap->range[0]);
 		if (!ret)
-			ret = i915_blt_clear(i915, NULL, i915_ggtt_offset(range), bo->size, &fence);
-		if (!ret) {
+			ret = i915_blt_clear(i915, NULL, i915_ggtt_offset(unmap->range[0]),
+					     bo->size, &fence);
+		if (!ret && dma_resv_reserve_fences(bo->resv, 1)) {
+			/* No slot to publish the fence in: wait for the clear. */
 			dma_fence_wait(fence, false);
 			ret = dma_fence_get_status(fence) < 0 ? -EIO : 0;
 			dma_fence_put(fence);
+			fence = NULL;
 		}
-		i915_unmap_local(i915, &range);
-		if (ret)
-			return ttm_bo_move_memcpy(bo, ctx, new_mem);
+		if (!fence) {
+			i915_unmap_local(i915, &unmap->range[0]);
+			free(unmap);
+			if (ret)
+				return ttm_bo_move_memcpy(bo, ctx, new_mem);
+			ttm_bo_move_null(bo, new_mem);
+			return 0;
+		}
+		dma_resv_add_fence(bo->resv, fence, DMA_RESV_USAGE_KERNEL);
+		if (dma_fence_add_callback(fence, &unmap->cb, i915_blit_unmap_cb))
+			i915_blit_unmap_cb(fence, &unmap->cb);
+		dma_fence_put(fence);
 		ttm_bo_move_null(bo, new_mem);
 		return 0;
 	}

@@ -198,6 +198,13 @@ static int gem_drop_caches(struct i915_gem_dev *dev, uint64_t val)
 	if (val & DROP_RETIRE)
 		for (unsigned int id = 0; id < I915_NUM_ENGINES; id++)
 			i915_engine_retire(&i915->engine[id]);
+	/*
+	 * Idle means every request, those still waiting for their fences
+	 * too (the kernel's intel_gt_wait_for_idle()): a queued batch holds
+	 * its objects, which DROP_FREED below must find released.
+	 */
+	if ((val & (DROP_IDLE | DROP_ACTIVE)) && gem_async_wait(dev, UINT32_MAX / 2))
+		return -ETIMEDOUT;
 	if (val & (DROP_IDLE | DROP_ACTIVE))
 		for (unsigned int id = 0; id < I915_NUM_ENGINES; id++)
 			if (i915_engine_wait_idle(&i915->engine[id], UINT32_MAX / 2))

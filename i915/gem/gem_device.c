@@ -271,10 +271,8 @@ void i915_gem_device_destroy(struct i915_device *i915)
 	/* Mappings the caller never unmapped hold their objects: drop them now. */
 	ttm_bo_vm_munmap_device(&i915->drm.bdev);
 	/* Queued batches hold objects and contexts until they are submitted. */
-	pthread_mutex_lock(&dev->lock);
-	while (dev->async_jobs)
-		pthread_cond_wait(&dev->async_cond, &dev->lock);
-	pthread_mutex_unlock(&dev->lock);
+	while (gem_async_wait(dev, UINT32_MAX / 2))
+		;
 	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++)
 		i915_engine_wait_idle(&i915->engine[id], UINT32_MAX / 2);
 	i915_gem_fini(i915);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ttm/dma_fence_chain.h>
 
@@ -384,6 +385,26 @@ static void *gem_async_run(void *arg)
 		pthread_cond_broadcast(&dev->async_cond);
 	pthread_mutex_unlock(&dev->lock);
 	return NULL;
+}
+
+int gem_async_wait(struct i915_gem_dev *dev, uint32_t timeout_ms)
+{
+	struct timespec until;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&dev->lock);
+	while (dev->async_jobs && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&dev->async_cond, &dev->lock, &until);
+	ret = dev->async_jobs ? -ETIMEDOUT : 0;
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
 }
 
 /*

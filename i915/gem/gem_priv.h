@@ -218,6 +218,8 @@ struct gem_ctx {
  * @was_master: it has been the master: SET_MASTER needs no root then.
  * @recent, @recent_ns, @recent_next: its last batches' fences and
  *	submission times, for THROTTLE.
+ * @past_runtime: per uAPI engine class, the run time of its destroyed
+ *	contexts (fdinfo drm-engine-<class>); protected by @lock.
  */
 struct i915_gem_file {
 	struct drm_file drm;
@@ -235,6 +237,7 @@ struct i915_gem_file {
 	struct dma_fence *recent[GEM_THROTTLE_SLOTS];
 	int64_t recent_ns[GEM_THROTTLE_SLOTS];
 	unsigned int recent_next;
+	uint64_t past_runtime[I915_ENGINE_CLASS_COMPUTE + 1];
 };
 
 #define GEM_MMO_HASH 256
@@ -373,6 +376,8 @@ void gem_obj_set_pending(struct gem_obj *obj, struct dma_fence *fence, uint16_t 
 struct dma_fence *gem_obj_pending_get(struct gem_obj *obj);
 void gem_context_set_pending(struct i915_gem_file *file, uint32_t id, struct dma_fence *fence);
 struct dma_fence *gem_context_pending_get(struct i915_gem_file *file, uint32_t id);
+/* Wait up to @timeout_ms for every queued batch to be submitted: 0 or -ETIMEDOUT. */
+int gem_async_wait(struct i915_gem_dev *dev, uint32_t timeout_ms);
 
 /* --- ioctl handlers --- */
 

@@ -20,6 +20,8 @@
 #include <i915/i915_cmds.h>
 #include <i915/i915_gem_uapi.h>
 #include <i915/i915_vm.h>
+#include <drmcore/sync_file.h>
+#include <ttm/dma_fence.h>
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_global.h>
@@ -1624,6 +1626,166 @@ KTEST(root_only_answers_follow_the_caller_euid)
 	mine = query_lmem(&fx);
 	EXPECT_TRUE(mine.unallocated_size < mine.probed_size);
 	i915_gem_munmap(fx.i915, (void *)p, 64 * 1024);
+	fx_close(&fx);
+}
+
+/* A system-memory object mapped through FIXED (every object on dg2), holding @cs. */
+static volatile uint32_t *smem_batch(struct uapi_fx *fx, const uint32_t *cs, size_t len,
+				     uint32_t *handle)
+{
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_FIXED};
+	void *ptr = NULL;
+
+	mo.handle = *handle = gem_create(fx->file, 4096);
+	EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	EXPECT_EQ(i915_gem_mmap(fx->file, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+				(off_t)mo.offset, &ptr),
+		  0);
+	if (ptr)
+		memcpy(ptr, cs, len);
+	return ptr;
+}
+
+KTEST(lmem_clear_is_pipelined_behind_a_busy_blitter)
+{
+	struct uapi_fx fx;
+	const uint64_t b_at = 0x200000, size = 64 * 1024;
+	uint32_t spin_cs[] = {MI_ARB_CHECK, MI_BATCH_BUFFER_START_GEN8 | MI_BATCH_PPGTT,
+			      (uint32_t)b_at, 0};
+	struct drm_i915_gem_memory_class_instance r = {.memory_class = I915_MEMORY_CLASS_DEVICE};
+	struct drm_i915_gem_create_ext_memory_regions ext = {.base.name =
+								 I915_GEM_CREATE_EXT_MEMORY_REGIONS,
+							     .num_regions = 1,
+							     .regions = (uintptr_t)&r};
+	struct drm_i915_gem_create_ext c = {.size = size, .extensions = (uintptr_t)&ext};
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_FIXED};
+	struct drm_i915_gem_exec_object2 obj = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_busy busy = {0};
+	struct end_later end = {0};
+	volatile uint32_t *old, *p;
+	uint32_t old_handle;
+	pthread_t thread;
+	void *ptr = NULL;
+
+	fx_open(&fx, "dg2", true);
+	/* Leave stale bytes in device memory for the next object to inherit. */
+	old = lmem_touch(&fx, size, 0xdeadbeef, &old_handle);
+	ASSERT_TRUE(old != NULL);
+	i915_gem_munmap(fx.i915, (void *)old, size);
+	EXPECT_EQ(gem_close(fx.file, old_handle), 0);
+
+	/* The blitter, which clears new lmem objects, spins. */
+	end.batch = smem_batch(&fx, spin_cs, sizeof(spin_cs), &obj.handle);
+	ASSERT_TRUE(end.batch != NULL);
+	obj.offset = b_at;
+	obj.flags = EXEC_OBJECT_PINNED;
+	eb.buffers_ptr = (uintptr_t)&obj;
+	eb.buffer_count = 1;
+	eb.flags = I915_EXEC_BLT;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	ASSERT_EQ(pthread_create(&thread, NULL, end_later_fn, &end), 0);
+
+	/* Creation returns with the clear queued behind the spinner, as the object's move fence. */
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE_EXT, &c), 0);
+	EXPECT_FALSE(atomic_load(&end.ended));
+	busy.handle = c.handle;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_BUSY, &busy), 0);
+	EXPECT_TRUE(busy.busy & (0x10000u << I915_ENGINE_CLASS_COPY));
+
+	atomic_store(&end.done, true);
+	pthread_join(thread, NULL);
+	end.batch[0] = MI_BATCH_BUFFER_END;
+	/* The CPU sees the object only once cleared. */
+	mo.handle = c.handle;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	ASSERT_EQ(i915_gem_mmap(fx.file, NULL, size, PROT_READ, MAP_SHARED, (off_t)mo.offset, &ptr),
+		  0);
+	p = ptr;
+	for (uint64_t off = 0; off < size; off += 4096)
+		EXPECT_EQ(p[off / 4], 0u);
+	i915_gem_munmap(fx.i915, ptr, size);
+	i915_gem_munmap(fx.i915, (void *)end.batch, 4096);
+	fx_close(&fx);
+}
+
+static const char *test_fence_name(struct dma_fence *fence)
+{
+	(void)fence;
+	return "test";
+}
+
+static const struct dma_fence_ops test_fence_ops = {
+    .get_driver_name = test_fence_name,
+    .get_timeline_name = test_fence_name,
+};
+
+/* Signals a fence after 100 ms and drops the thread's reference. */
+static void *signal_soon_fn(void *arg)
+{
+	struct dma_fence *fence = arg;
+
+	usleep(100000);
+	dma_fence_signal(fence);
+	dma_fence_put(fence);
+	return NULL;
+}
+
+/*
+ * DROP_IDLE waits for the batches still held behind fences too (the
+ * kernel's intel_gt_wait_for_idle()): an lmem object whose only user is a
+ * batch queued behind an in-fence is freed by the same drop_caches (igt
+ * i915_query@query-regions-unallocated, where the fence is the clear's).
+ */
+KTEST(drop_caches_frees_the_objects_of_queued_batches)
+{
+	struct uapi_fx fx;
+	const uint64_t size = 1 << 20;
+	uint32_t end_cs[] = {MI_BATCH_BUFFER_END, 0};
+	struct drm_i915_gem_memory_class_instance r = {.memory_class = I915_MEMORY_CLASS_DEVICE};
+	struct drm_i915_gem_create_ext_memory_regions ext = {.base.name =
+								 I915_GEM_CREATE_EXT_MEMORY_REGIONS,
+							     .num_regions = 1,
+							     .regions = (uintptr_t)&r};
+	struct drm_i915_gem_create_ext c = {.size = size, .extensions = (uintptr_t)&ext};
+	struct drm_i915_gem_exec_object2 objs[2] = {{0}};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_memory_region_info before, after;
+	volatile uint32_t *end_map;
+	struct dma_fence *in;
+	pthread_t thread;
+	int in_fd = -1;
+
+	if (geteuid() != 0)
+		KTEST_SKIP("needs root: only root is told the lmem in use");
+	fx_open(&fx, "dg2", true);
+	before = query_lmem(&fx);
+	in = dma_fence_alloc(sizeof(*in));
+	ASSERT_TRUE(in != NULL);
+	dma_fence_init(in, &test_fence_ops, dma_fence_context_alloc(1), 1);
+	ASSERT_EQ(drm_sync_file_create(in, O_CLOEXEC, &in_fd), 0);
+
+	/* A new lmem object whose only user is a batch held behind @in. */
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CREATE_EXT, &c), 0);
+	end_map = smem_batch(&fx, end_cs, sizeof(end_cs), &objs[1].handle);
+	ASSERT_TRUE(end_map != NULL);
+	objs[0].handle = c.handle;
+	eb.buffers_ptr = (uintptr_t)objs;
+	eb.buffer_count = 2;
+	eb.flags = I915_EXEC_RENDER | I915_EXEC_FENCE_IN;
+	eb.rsvd2 = (uint32_t)in_fd;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	close(in_fd);
+	EXPECT_EQ(gem_close(fx.file, c.handle), 0);
+	EXPECT_TRUE(query_lmem(&fx).unallocated_size < before.unallocated_size);
+
+	/* ACTIVE | IDLE | FREED: the held batch is submitted, runs and lets go. */
+	ASSERT_EQ(pthread_create(&thread, NULL, signal_soon_fn, in), 0);
+	EXPECT_EQ(i915_gem_debugfs_write(fx.i915, "i915_gem_drop_caches", "0x58\n", 5), 5);
+	after = query_lmem(&fx);
+	EXPECT_UEQ(after.unallocated_size, before.unallocated_size);
+	pthread_join(thread, NULL);
+	i915_gem_munmap(fx.i915, (void *)end_map, 4096);
 	fx_close(&fx);
 }
 
