@@ -34,7 +34,12 @@ struct dma_fence_chain {
 	atomic_flag prev_lock;
 };
 
-/* The link behind @fence, or NULL when @fence is not a chain link. */
+/**
+ * to_dma_fence_chain() - the chain link a fence is.
+ * @fence: any fence, or NULL.
+ *
+ * Return: the link behind @fence; NULL when @fence is NULL or not a link.
+ */
 struct dma_fence_chain *to_dma_fence_chain(struct dma_fence *fence);
 
 /* The fence a link wraps, or @fence itself when it is not a link. */
@@ -46,7 +51,7 @@ static inline struct dma_fence *dma_fence_chain_contained(struct dma_fence *fenc
 }
 
 /**
- * dma_fence_chain_walk - step from one link to the next pending one.
+ * dma_fence_chain_walk() - step from one link to the next pending one.
  * @fence: the current link; the caller's reference is consumed.
  *
  * Unlinks (garbage-collects) the links after @fence whose wrapped fence has
@@ -69,13 +74,27 @@ struct dma_fence *dma_fence_chain_walk(struct dma_fence *fence);
 #define dma_fence_chain_for_each(iter, head)                                                       \
 	for (iter = dma_fence_get(head); iter; iter = dma_fence_chain_walk(iter))
 
-/* Allocate a link (fault point fence_alloc). NULL on failure. */
+/**
+ * dma_fence_chain_alloc() - allocate a link for dma_fence_chain_init().
+ *
+ * Return: the uninitialised link; NULL when out of memory (fault point
+ * fence_alloc).
+ */
 struct dma_fence_chain *dma_fence_chain_alloc(void);
-/* Free a link that was never initialised. */
+/**
+ * dma_fence_chain_free() - free a link that was never initialised (an
+ * initialised one goes with its last dma_fence_put()).
+ * @chain: the link, or NULL.
+ */
 void dma_fence_chain_free(struct dma_fence_chain *chain);
 
 /**
- * dma_fence_chain_init - make @chain the point @seqno after @prev.
+ * dma_fence_chain_init() - make @chain the point @seqno after @prev.
+ * @chain: a link from dma_fence_chain_alloc().
+ * @prev: the previous point (a link or any fence), or NULL.
+ * @fence: the fence this point waits for.
+ * @seqno: the point's number in the timeline.
+ *
  * Takes over the caller's references to @prev (may be NULL) and @fence.
  * When @prev is a link and @seqno is later than it, the link joins @prev's
  * context; otherwise it starts a new context, at @prev's seqno when that
@@ -85,7 +104,7 @@ void dma_fence_chain_init(struct dma_fence_chain *chain, struct dma_fence *prev,
 			  struct dma_fence *fence, uint64_t seqno);
 
 /**
- * dma_fence_chain_find_seqno - find the link that signals point @seqno.
+ * dma_fence_chain_find_seqno() - find the link that signals point @seqno.
  * @pfence: in: the newest link (a reference the caller owns); out: the link
  *	to wait on for point @seqno, with the reference moved to it: walking
  *	down from @pfence (see dma_fence_chain_walk(), which skips and
@@ -95,7 +114,8 @@ void dma_fence_chain_init(struct dma_fence_chain *chain, struct dma_fence *prev,
  *	the link of @seqno when later points signalled out of order; NULL when
  *	nothing the point depends on is pending any more.
  * @seqno: 0 is a no-op.
- * Returns 0, or -EINVAL when @pfence is not a link or @seqno is beyond it.
+ *
+ * Return: 0, or -EINVAL when @pfence is not a link or @seqno is beyond it.
  */
 int dma_fence_chain_find_seqno(struct dma_fence **pfence, uint64_t seqno);
 

@@ -118,6 +118,13 @@ struct drm_buddy {
 
 /**
  * drm_buddy_init() - manage [0, @size), rounded down to @chunk_size.
+ * @mm: the allocator to set up (its memory is the caller's).
+ * @size: bytes managed.
+ * @chunk_size: the smallest block in bytes.
+ *
+ * The allocator has no lock of its own: its owner serializes every call
+ * on one @mm, as the kernel's drm_buddy users do.
+ *
  * Return: 0; -EINVAL when @chunk_size is not a power of two of at least
  * 4096 or @size < @chunk_size; -ENOMEM.
  */
@@ -127,17 +134,23 @@ int drm_buddy_init(struct drm_buddy *mm, uint64_t size, uint64_t chunk_size);
  * drm_buddy_fini() - release the allocator. Every block must be free;
  * leftovers are reported on stderr and their memory is leaked rather than
  * freed under their owner.
+ * @mm: the allocator.
  */
 void drm_buddy_fini(struct drm_buddy *mm);
 
 /**
  * drm_buddy_alloc_blocks() - allocate @size bytes as blocks appended to @blocks.
- * @start, @end: with DRM_BUDDY_RANGE_ALLOCATION, every block lies in
- *	[@start, @end) (chunk-aligned); otherwise ignored.
+ * @mm: the allocator.
+ * @start: with DRM_BUDDY_RANGE_ALLOCATION, the first byte a block may use.
+ * @end: with DRM_BUDDY_RANGE_ALLOCATION, the byte past the last one.
+ * @size: bytes to hand out, a multiple of the chunk size.
+ * With DRM_BUDDY_RANGE_ALLOCATION every block lies in [@start, @end)
+ * (chunk-aligned); otherwise both are ignored.
  * @min_block_size: blocks are searched in multiples of this (power of two
  *	>= chunk_size); a @size that is no multiple of it is rounded up for the
  *	search and the last block trimmed back, as in the kernel, so exactly
  *	@size (a multiple of chunk_size) is handed out.
+ * @blocks: the list the blocks are appended to (left as it was on failure).
  * @flags: DRM_BUDDY_*_ALLOCATION.
  * Return: 0; -EINVAL for bad sizes, alignment or range; -ENOSPC when the
  * space is not there (nothing is taken); -ENOMEM.
@@ -201,13 +214,28 @@ static inline uint64_t drm_buddy_avail(const struct drm_buddy *mm)
 	return mm->avail;
 }
 
-/** drm_buddy_largest_free() - size of the largest free block, 0 when full. */
+/**
+ * drm_buddy_largest_free() - the size of the largest free block.
+ * @mm: the allocator.
+ *
+ * Return: bytes; 0 when nothing is free.
+ */
 uint64_t drm_buddy_largest_free(const struct drm_buddy *mm);
 
-/** drm_buddy_free_count() - number of free blocks of @order. */
+/**
+ * drm_buddy_free_count() - count the free blocks of one order.
+ * @mm: the allocator.
+ * @order: the order (block size chunk_size << @order).
+ *
+ * Return: the number of free blocks of @order; 0 above the largest order.
+ */
 unsigned long drm_buddy_free_count(const struct drm_buddy *mm, unsigned int order);
 
-/** drm_buddy_print() - sizes, availability and per-order free counts to @f. */
+/**
+ * drm_buddy_print() - write sizes, availability and per-order free counts.
+ * @mm: the allocator.
+ * @f: the stream written to.
+ */
 void drm_buddy_print(const struct drm_buddy *mm, FILE *f);
 
 #endif /* TTM_DRM_BUDDY_H */

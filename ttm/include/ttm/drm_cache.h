@@ -40,6 +40,8 @@ void drm_memcpy_stream_fence(void);
 /**
  * drm_memcpy_stream_native() - true when drm_memcpy_stream() really streams
  * (the build targets SSE2); false when it falls back to memcpy().
+ *
+ * Return: whether streaming stores are used.
  */
 bool drm_memcpy_stream_native(void);
 

@@ -49,12 +49,23 @@ struct ttm_buddy_resource {
  * ttm_buddy_manager_init() - manage @p_size pages, of which the first
  * @visible_pages are CPU-visible (0: all), in blocks of at least
  * @chunk_size bytes (0: one page). @use_type is set, @use_tt is not.
+ * @bman: the manager to set up (its memory is the caller's).
+ * @p_size: the number of pages managed (rounded down to whole chunks).
+ * @visible_pages: how many of them, from page 0, the CPU can reach; 0 for all.
+ * @chunk_size: the smallest block in bytes, a power of two of at least a page;
+ * 0 for one page.
+ *
  * Return: 0; -EINVAL for a zero size or a bad chunk size; -ENOMEM.
  */
 int ttm_buddy_manager_init(struct ttm_buddy_manager *bman, uint64_t p_size, uint64_t visible_pages,
 			   uint64_t chunk_size);
 
-/** ttm_buddy_manager_fini() - Return: 0; -EBUSY while resources remain. */
+/**
+ * ttm_buddy_manager_fini() - take down a buddy manager with nothing left in it.
+ * @bman: the manager (unregister it from its device first).
+ *
+ * Return: 0; -EBUSY while resources remain (nothing is torn down).
+ */
 int ttm_buddy_manager_fini(struct ttm_buddy_manager *bman);
 
 /** to_ttm_buddy_manager() - the buddy manager embedding @man. */

@@ -26,7 +26,12 @@ enum ttm_caching {
 /* Number of caching modes, for arrays indexed by enum ttm_caching. */
 #define TTM_NUM_CACHING_TYPES 3
 
-/* Name of @c for statistics ("cached", "wc", "uncached"; "?" when invalid). */
+/**
+ * ttm_caching_name() - the name of a caching mode, for statistics.
+ * @c: the mode.
+ *
+ * Return: "cached", "wc" or "uncached"; "?" for a value outside the enum.
+ */
 const char *ttm_caching_name(enum ttm_caching c);
 
 #endif /* TTM_CACHING_H */

@@ -192,6 +192,10 @@ struct ttm_device {
  * ttm_device_init() - set up @bdev: SYSTEM manager, page pool (DMA32 when
  * @use_dma32), LRU lock, delayed-destroy worker, swap shrinker. Several
  * devices may live in one process; they share ttm_global's page cap.
+ * @bdev: the device to set up (its memory is the driver's).
+ * @funcs: the driver's callbacks; must outlive the device.
+ * @use_dma32: allocate tt pages from the DMA32 pool.
+ *
  * Return: 0; -EINVAL for NULL @funcs or a missing @evict_flags; -ENOMEM
  * or -EAGAIN (thread) with nothing left behind.
  */
@@ -202,6 +206,8 @@ int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *func
  * (waiting for its fences), stops the worker, unregisters the shrinker,
  * finishes the SYSTEM manager and the pool. Driver managers must have been
  * unregistered (ttm_set_driver_manager(.., NULL)) and finished first.
+ * @bdev: the device.
+ *
  * Return: 0; -EBUSY while BOs of the device are alive (nothing torn down,
  * the call may be repeated).
  */
@@ -210,8 +216,13 @@ int ttm_device_fini(struct ttm_device *bdev);
 /**
  * ttm_set_driver_manager() - register (@man non-NULL) or unregister @man as
  * the manager of @type (TTM_PL_TT .. TTM_NUM_MEM_TYPES - 1; SYSTEM is
- * fixed). Return: 0; -EINVAL for a bad type, for SYSTEM, or when a manager
- * is registered already.
+ * fixed).
+ * @bdev: the device.
+ * @type: the memory type.
+ * @man: the manager, or NULL to unregister the current one.
+ *
+ * Return: 0; -EINVAL for a bad type, for SYSTEM, or when a manager is
+ * registered already.
  */
 int ttm_set_driver_manager(struct ttm_device *bdev, unsigned type,
 			   struct ttm_resource_manager *man);
@@ -225,14 +236,23 @@ static inline struct ttm_resource_manager *ttm_manager_type(struct ttm_device *b
 /**
  * ttm_device_swapout() - swap out LRU BOs of @bdev (idle, unpinned, with a
  * populated tt; reservations only trylocked) until about @nr_pages pages
- * were freed. Return: pages freed (0 when nothing could be swapped).
+ * were freed.
+ * @bdev: the device.
+ * @ctx: the operation context of the moves to SYSTEM.
+ * @nr_pages: how many pages to free, at least.
+ *
+ * Return: pages freed (0 when nothing could be swapped).
  */
 unsigned long ttm_device_swapout(struct ttm_device *bdev, struct ttm_operation_ctx *ctx,
 				 unsigned long nr_pages);
 
 /**
  * ttm_device_flush_delayed() - free every deleted BO that is idle now; with
- * @wait, wait for the busy ones too. Return: BOs still on the list.
+ * @wait, wait for the busy ones too.
+ * @bdev: the device.
+ * @wait: wait for the fences of busy BOs instead of skipping them.
+ *
+ * Return: BOs still on the list.
  */
 unsigned long ttm_device_flush_delayed(struct ttm_device *bdev, bool wait);
 
@@ -240,7 +260,11 @@ unsigned long ttm_device_flush_delayed(struct ttm_device *bdev, bool wait);
  * ttm_device_print() - the info dump: one block per registered manager
  * (type, size, usage, LRU length per priority, allocator state), pinned,
  * swapped, delayed-destroy, BO and ghost counts, eviction and move
- * counters, the page pool and the global page-cap usage. Takes the LRU lock.
+ * counters, the page pool and the global page-cap usage.
+ * @bdev: the device.
+ * @f: the stream written to.
+ *
+ * Context: takes the LRU lock; call it without.
  */
 void ttm_device_print(struct ttm_device *bdev, FILE *f);
 

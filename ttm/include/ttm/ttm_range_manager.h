@@ -38,12 +38,24 @@ struct ttm_range_mgr_node {
 };
 
 /**
- * ttm_range_manager_init() - manage @p_size pages. @use_type is set.
+ * ttm_range_manager_init() - manage @p_size pages with a drm_mm.
+ * @rman: the manager to set up (its memory is the caller's).
+ * @use_tt: whether BOs placed here need a ttm_tt (system-memory apertures).
+ * @p_size: the number of pages managed, offsets 0 to @p_size - 1.
+ *
+ * The manager is returned with use_type set; register it with
+ * ttm_set_driver_manager().
+ *
  * Return: 0; -EINVAL for a zero size; -ENOMEM.
  */
 int ttm_range_manager_init(struct ttm_range_manager *rman, bool use_tt, uint64_t p_size);
 
-/** ttm_range_manager_fini() - Return: 0; -EBUSY while resources remain. */
+/**
+ * ttm_range_manager_fini() - take down a range manager with nothing left in it.
+ * @rman: the manager (unregister it from its device first).
+ *
+ * Return: 0; -EBUSY while resources remain (nothing is torn down).
+ */
 int ttm_range_manager_fini(struct ttm_range_manager *rman);
 
 /** to_ttm_range_manager() - the range manager embedding @man. */
