@@ -41,6 +41,12 @@ static unsigned int order_for(unsigned long n)
 	return order;
 }
 
+/* The pool whose buckets and arena hold @pool's blocks of caching @c. */
+static inline struct ttm_pool *pool_for(struct ttm_pool *pool, enum ttm_caching c)
+{
+	return c != ttm_cached && pool->shared ? pool->shared : pool;
+}
+
 /**
  * struct ttm_pool_block - where one OS block of the arena lives.
  * @node: in ttm_pool.blocks, ordered by @addr.
@@ -114,7 +120,9 @@ static void *block_map(struct ttm_pool *pool, unsigned int order)
 	 */
 	pthread_mutex_lock(&pool->arena_lock);
 	blk->offset = pool->arena_size;
-	if (ftruncate(pool->arena_fd, (off_t)(blk->offset + bytes))) {
+	/* A DMA32 device cannot address DMA (arena) offsets from 4 GiB on. */
+	if ((pool->use_dma_alloc && pool->use_dma32 && blk->offset + bytes > (1ull << 32)) ||
+	    ftruncate(pool->arena_fd, (off_t)(blk->offset + bytes))) {
 		pthread_mutex_unlock(&pool->arena_lock);
 		free(blk);
 		return NULL;
@@ -159,13 +167,14 @@ static void block_unmap(struct ttm_pool *pool, void *p, unsigned int order)
 	}
 }
 
-int ttm_pool_page_backing(struct ttm_pool *pool, const void *page, int *fd, uint64_t *offset)
+/* ttm_pool_page_backing() in  own arena only: 0 or -ENOENT. */
+static int arena_backing(struct ttm_pool *pool, const void *page, int *fd, uint64_t *offset)
 {
 	struct ttm_pool_block *blk;
 	int ret = -ENOENT;
 
-	if (pool->arena_fd < 0 || !page || ((uintptr_t)page & (TTM_PAGE_SIZE - 1)))
-		return pool->arena_fd < 0 ? -ENOENT : -EINVAL;
+	if (pool->arena_fd < 0)
+		return -ENOENT;
 	pthread_mutex_lock(&pool->arena_lock);
 	blk = arena_find(pool, page);
 	if (blk) {
@@ -174,6 +183,18 @@ int ttm_pool_page_backing(struct ttm_pool *pool, const void *page, int *fd, uint
 		ret = 0;
 	}
 	pthread_mutex_unlock(&pool->arena_lock);
+	return ret;
+}
+
+int ttm_pool_page_backing(struct ttm_pool *pool, const void *page, int *fd, uint64_t *offset)
+{
+	int ret;
+
+	if (pool->arena_fd < 0 || !page || ((uintptr_t)page & (TTM_PAGE_SIZE - 1)))
+		return pool->arena_fd < 0 ? -ENOENT : -EINVAL;
+	ret = arena_backing(pool, page, fd, offset);
+	if (ret && pool->shared)
+		ret = arena_backing(pool->shared, page, fd, offset);
 	return ret;
 }
 
@@ -357,28 +378,29 @@ static bool pool_claim_take(void *arg)
 }
 
 /*
- * One block of 2^@order pages in caching @c: recycled from its bucket, or
+ * One block of 2^@order pages in caching @c for @pool, from the buckets and
+ * arena of @bp = pool_for(@pool, @c): recycled from its bucket, or
  * charged to ttm_global and mapped from the OS. While the reservation runs
  * the shrinkers, the pool's claim is open: a block a swap-out of this pool
  * parks in the bucket is taken as it is (see ttm_global_reserve_claim()).
  * Zeroes recycled blocks when @zero; fresh anonymous mappings are zero
  * already.
  */
-static int block_alloc(struct ttm_pool *pool, enum ttm_caching c, unsigned int order, bool zero,
+static int block_alloc(struct ttm_pool *bp, enum ttm_caching c, unsigned int order, bool zero,
 		       struct ttm_operation_ctx *ctx, void **out)
 {
-	struct pool_claim cl = {.pool = pool, .caching = c, .order = order};
+	struct pool_claim cl = {.pool = bp, .caching = c, .order = order};
 	const struct ttm_global_claim claim = {.take = pool_claim_take, .arg = &cl};
 	void *p;
 	int r;
 
 	if (fault_should_fail(&ttm_fault_pool_alloc, block_bytes(order)))
 		return -ENOMEM;
-	p = bucket_take(pool, c, order);
+	p = bucket_take(bp, c, order);
 	if (!p) {
-		atomic_fetch_add(&pool->claims, 1);
-		r = ttm_global_reserve_claim(1ul << order, pool->use_dma32, ctx, &claim);
-		atomic_fetch_sub(&pool->claims, 1);
+		atomic_fetch_add(&bp->claims, 1);
+		r = ttm_global_reserve_claim(1ul << order, bp->use_dma32, ctx, &claim);
+		atomic_fetch_sub(&bp->claims, 1);
 		if (r < 0)
 			return r;
 		p = cl.block;
@@ -391,14 +413,14 @@ static int block_alloc(struct ttm_pool *pool, enum ttm_caching c, unsigned int o
 		*out = p;
 		return 0;
 	}
-	p = block_map(pool, order);
+	p = block_map(bp, order);
 	if (!p) {
-		ttm_global_unreserve(1ul << order, pool->use_dma32);
+		ttm_global_unreserve(1ul << order, bp->use_dma32);
 		return -ENOMEM;
 	}
-	pthread_mutex_lock(&pool->lock);
-	pool->types[c][order].os_allocs++;
-	pthread_mutex_unlock(&pool->lock);
+	pthread_mutex_lock(&bp->lock);
+	bp->types[c][order].os_allocs++;
+	pthread_mutex_unlock(&bp->lock);
 	*out = p;
 	return 0;
 }
@@ -406,6 +428,7 @@ static int block_alloc(struct ttm_pool *pool, enum ttm_caching c, unsigned int o
 static void tt_blocks_free(struct ttm_pool *pool, struct ttm_tt *tt, unsigned long end,
 			   bool reclaim)
 {
+	struct ttm_pool *bp = pool_for(pool, tt->caching);
 	unsigned long i = 0;
 
 	while (i < end) {
@@ -413,27 +436,45 @@ static void tt_blocks_free(struct ttm_pool *pool, struct ttm_tt *tt, unsigned lo
 		unsigned long j;
 
 		/* An allocation of this pool waiting for room takes the block as it is. */
-		if (reclaim && !atomic_load(&pool->claims)) {
-			block_unmap(pool, tt->pages[i], order);
+		if (reclaim && !atomic_load(&bp->claims)) {
+			block_unmap(bp, tt->pages[i], order);
 			ttm_global_unreserve(1ul << order, tt->dma32);
 		} else {
-			bucket_give(pool, tt->caching, order, tt->pages[i]);
+			bucket_give(bp, tt->caching, order, tt->pages[i]);
 		}
 		for (j = 0; j < (1ul << order); j++)
 			tt->pages[i + j] = NULL;
+		if (tt->dma_address)
+			memset(&tt->dma_address[i], 0, sizeof(*tt->dma_address) << order);
 		i += 1ul << order;
 	}
+}
+
+/*
+ * The DMA address of block @p: its offset in a DMA-allocating pool's arena,
+ * else its CPU address (a device with no IOMMU in between).
+ */
+static uint64_t block_dma_address(struct ttm_pool *pool, void *p)
+{
+	uint64_t off;
+	int fd;
+
+	if (pool->use_dma_alloc && !arena_backing(pool, p, &fd, &off))
+		return off;
+	return (uint64_t)(uintptr_t)p;
 }
 
 int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation_ctx *ctx)
 {
 	bool zero = tt->page_flags & TTM_TT_FLAG_ZERO_ALLOC;
+	struct ttm_pool *bp;
 	unsigned int order = TTM_POOL_MAX_ORDER;
 	unsigned long i = 0;
 
 	if ((unsigned int)tt->caching >= TTM_NUM_CACHING_TYPES)
 		return -EINVAL;
 	tt->dma32 = pool->use_dma32;
+	bp = pool_for(pool, tt->caching);
 	while (i < tt->num_pages) {
 		unsigned int fit = order_for(tt->num_pages - i);
 		unsigned long j;
@@ -442,7 +483,7 @@ int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operatio
 
 		if (order > fit)
 			order = fit;
-		r = block_alloc(pool, tt->caching, order, zero, ctx, &p);
+		r = block_alloc(bp, tt->caching, order, zero, ctx, &p);
 		if (r) {
 			/* As the kernel does: small blocks may exist where big ones do not. */
 			if (order > 0) {
@@ -455,6 +496,12 @@ int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operatio
 		tt->orders[i] = (uint8_t)order;
 		for (j = 0; j < (1ul << order); j++)
 			tt->pages[i + j] = (char *)p + j * TTM_PAGE_SIZE;
+		if (tt->dma_address) {
+			uint64_t dma = block_dma_address(pool, p);
+
+			for (j = 0; j < (1ul << order); j++)
+				tt->dma_address[i + j] = dma + j * TTM_PAGE_SIZE;
+		}
 		i += 1ul << order;
 	}
 	return 0;
@@ -505,7 +552,11 @@ static unsigned long ttm_pool_scan(struct ttm_global_shrinker *shrinker, unsigne
 	return ttm_pool_shrink(container_of(shrinker, struct ttm_pool, shrinker), nr_pages);
 }
 
-int ttm_pool_init(struct ttm_pool *pool, bool use_dma32)
+/*
+ * Set up one pool object (a device's or a global one) without touching the
+ * global pools. Returns 0 or -ENOMEM.
+ */
+static int pool_setup(struct ttm_pool *pool, bool use_dma_alloc, bool use_dma32, const char *name)
 {
 	int c;
 	unsigned int o;
@@ -519,8 +570,20 @@ int ttm_pool_init(struct ttm_pool *pool, bool use_dma32)
 	}
 	rb_init(&pool->blocks, NULL);
 	atomic_init(&pool->claims, 0);
-	/* Without memfd the pool still works, only without zero-copy mappings. */
-	pool->arena_fd = memfd_create("ttm-pool", MFD_CLOEXEC);
+	/*
+	 * Without memfd the pool still works, only without zero-copy mappings;
+	 * a DMA-allocating pool cannot: its DMA addresses are arena offsets.
+	 */
+	pool->arena_fd = memfd_create(name, MFD_CLOEXEC);
+	if (use_dma_alloc && pool->arena_fd < 0) {
+		pthread_mutex_destroy(&pool->arena_lock);
+		pthread_mutex_destroy(&pool->lock);
+		return -ENOMEM;
+	}
+	/* DMA address 0 is never handed out: a zero entry means "no page". */
+	if (use_dma_alloc)
+		pool->arena_size = TTM_PAGE_SIZE;
+	pool->use_dma_alloc = use_dma_alloc;
 	pool->use_dma32 = use_dma32;
 	for (c = 0; c < TTM_NUM_CACHING_TYPES; c++)
 		for (o = 0; o <= TTM_POOL_MAX_ORDER; o++)
@@ -531,7 +594,8 @@ int ttm_pool_init(struct ttm_pool *pool, bool use_dma32)
 	return 0;
 }
 
-void ttm_pool_fini(struct ttm_pool *pool)
+/* Undo pool_setup(): every free block back to the OS, files closed. */
+static void pool_teardown(struct ttm_pool *pool)
 {
 	ttm_global_unregister_shrinker(&pool->shrinker);
 	ttm_pool_shrink(pool, ULONG_MAX);
@@ -549,15 +613,105 @@ void ttm_pool_fini(struct ttm_pool *pool)
 	pthread_mutex_destroy(&pool->lock);
 }
 
+/*
+ * The global pools of write-combined and uncached blocks, [0] for pools
+ * without DMA32, [1] for DMA32 ones (the kernel's global_write_combined,
+ * global_uncached and their dma32 twins). Process-wide like the ttm_global
+ * page accounting they are charged to: a block one device frees serves the
+ * next request of any device. Each lives while a pool without DMA
+ * allocation of its kind does (@global_users); @global_lock serialises
+ * their set-up and teardown and nests outside everything of the pools.
+ */
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ttm_pool global_pools[2];
+static unsigned int global_users[2];
+
+static struct ttm_pool *global_get(bool use_dma32)
+{
+	struct ttm_pool *g = &global_pools[use_dma32];
+
+	pthread_mutex_lock(&global_lock);
+	if (!global_users[use_dma32] &&
+	    pool_setup(g, false, use_dma32,
+		       use_dma32 ? "ttm-pool-global-dma32" : "ttm-pool-global")) {
+		pthread_mutex_unlock(&global_lock);
+		return NULL;
+	}
+	global_users[use_dma32]++;
+	pthread_mutex_unlock(&global_lock);
+	return g;
+}
+
+static void global_put(struct ttm_pool *g)
+{
+	bool dma32 = g->use_dma32;
+
+	pthread_mutex_lock(&global_lock);
+	if (!--global_users[dma32])
+		pool_teardown(g);
+	pthread_mutex_unlock(&global_lock);
+}
+
+int ttm_pool_init_dma(struct ttm_pool *pool, bool use_dma_alloc, bool use_dma32)
+{
+	struct ttm_pool *g = NULL;
+	int ret;
+
+	if (!use_dma_alloc) {
+		g = global_get(use_dma32);
+		if (!g)
+			return -ENOMEM;
+	}
+	ret = pool_setup(pool, use_dma_alloc, use_dma32, "ttm-pool");
+	if (ret) {
+		if (g)
+			global_put(g);
+		return ret;
+	}
+	pool->shared = g;
+	return 0;
+}
+
+int ttm_pool_init(struct ttm_pool *pool, bool use_dma32)
+{
+	return ttm_pool_init_dma(pool, false, use_dma32);
+}
+
+void ttm_pool_fini(struct ttm_pool *pool)
+{
+	struct ttm_pool *g = pool->shared;
+
+	pool_teardown(pool);
+	pool->shared = NULL;
+	if (g)
+		global_put(g);
+}
+
 unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, unsigned int order)
 {
 	unsigned long n;
 
 	if ((unsigned int)caching >= TTM_NUM_CACHING_TYPES || order > TTM_POOL_MAX_ORDER)
 		return 0;
+	pool = pool_for(pool, caching);
 	pthread_mutex_lock(&pool->lock);
 	n = pool->types[caching][order].nr_free;
 	pthread_mutex_unlock(&pool->lock);
+	return n;
+}
+
+unsigned long ttm_pool_free_pages(struct ttm_pool *pool)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&pool->lock);
+	n = pool->nr_free_pages;
+	pthread_mutex_unlock(&pool->lock);
+	if (pool->shared) {
+		pthread_mutex_lock(&pool->shared->lock);
+		n += pool->shared->nr_free_pages;
+		pthread_mutex_unlock(&pool->shared->lock);
+	}
 	return n;
 }
 
@@ -574,32 +728,54 @@ unsigned long ttm_pool_os_pages(struct ttm_pool *pool)
 	unsigned int o;
 	int c;
 
-	pthread_mutex_lock(&pool->lock);
-	for (c = 0; c < TTM_NUM_CACHING_TYPES; c++)
+	for (c = 0; c < TTM_NUM_CACHING_TYPES; c++) {
+		struct ttm_pool *bp = pool_for(pool, (enum ttm_caching)c);
+
+		pthread_mutex_lock(&bp->lock);
 		for (o = 0; o <= TTM_POOL_MAX_ORDER; o++)
-			n += pool->types[c][o].os_allocs << o;
-	pthread_mutex_unlock(&pool->lock);
+			n += bp->types[c][o].os_allocs << o;
+		pthread_mutex_unlock(&bp->lock);
+	}
 	return n;
+}
+
+/* The rows of caching @c in @bp's buckets, marked when @bp is a global pool; @bp's lock taken. */
+static unsigned long print_caching(struct ttm_pool *bp, int c, bool global, FILE *out)
+{
+	unsigned long pages = 0;
+	unsigned int o;
+
+	pthread_mutex_lock(&bp->lock);
+	for (o = 0; o <= TTM_POOL_MAX_ORDER; o++) {
+		struct ttm_pool_type *pt = &bp->types[c][o];
+
+		pages += pt->nr_free << o;
+		if (!pt->nr_free && !pt->allocs && !pt->os_allocs)
+			continue;
+		fprintf(out, "%-9s %5u %8lu %10lu %10lu%s\n", ttm_caching_name((enum ttm_caching)c),
+			o, pt->nr_free, pt->allocs, pt->os_allocs, global ? " global" : "");
+	}
+	pthread_mutex_unlock(&bp->lock);
+	return pages;
 }
 
 void ttm_pool_print(struct ttm_pool *pool, FILE *out)
 {
+	unsigned long own = 0, shared = 0;
 	int c;
-	unsigned int o;
 
-	pthread_mutex_lock(&pool->lock);
 	fprintf(out, "%-9s %5s %8s %10s %10s\n", "caching", "order", "free", "reused", "os_allocs");
 	for (c = 0; c < TTM_NUM_CACHING_TYPES; c++) {
-		for (o = 0; o <= TTM_POOL_MAX_ORDER; o++) {
-			struct ttm_pool_type *pt = &pool->types[c][o];
+		struct ttm_pool *bp = pool_for(pool, (enum ttm_caching)c);
 
-			if (!pt->nr_free && !pt->allocs && !pt->os_allocs)
-				continue;
-			fprintf(out, "%-9s %5u %8lu %10lu %10lu\n",
-				ttm_caching_name((enum ttm_caching)c), o, pt->nr_free, pt->allocs,
-				pt->os_allocs);
-		}
+		if (bp == pool)
+			own += print_caching(bp, c, false, out);
+		else
+			shared += print_caching(bp, c, true, out);
 	}
-	fprintf(out, "free pages: %lu%s\n", pool->nr_free_pages, pool->use_dma32 ? " (dma32)" : "");
-	pthread_mutex_unlock(&pool->lock);
+	fprintf(out, "free pages: %lu%s%s", own + shared, pool->use_dma32 ? " (dma32)" : "",
+		pool->use_dma_alloc ? " (dma alloc)" : "");
+	if (pool->shared)
+		fprintf(out, " (%lu of them wc/uncached in the global pool)", shared);
+	fputc('\n', out);
 }

@@ -14,20 +14,28 @@
 	(TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_EXTERNAL | TTM_TT_FLAG_EXTERNAL_MAPPABLE)
 
 /*
- * The page directory and the pool's order bytes in one zeroed block (pages
- * first, @orders right after them): one allocation per tt, as the kernel's
- * one kvcalloc() of the directory.
+ * The page directory, the DMA addresses when @dma, and the pool's order
+ * bytes in one zeroed block (pages first, then @dma_address, then
+ * @orders): one allocation per tt, as the kernel's one kvcalloc() of the
+ * directory.
  */
-static int tt_alloc_arrays(struct ttm_tt *tt)
+static int tt_alloc_arrays(struct ttm_tt *tt, bool dma)
 {
 	size_t n = tt->num_pages;
+	size_t each =
+	    sizeof(*tt->pages) + sizeof(*tt->orders) + (dma ? sizeof(*tt->dma_address) : 0);
 
 	if (fault_should_fail(&ttm_fault_tt_alloc, n * sizeof(void *)))
 		return -ENOMEM;
-	tt->pages = calloc(n, sizeof(*tt->pages) + sizeof(*tt->orders));
+	tt->pages = calloc(n, each);
 	if (!tt->pages)
 		return -ENOMEM;
-	tt->orders = (uint8_t *)(tt->pages + n);
+	if (dma) {
+		tt->dma_address = (uint64_t *)(tt->pages + n);
+		tt->orders = (uint8_t *)(tt->dma_address + n);
+	} else {
+		tt->orders = (uint8_t *)(tt->pages + n);
+	}
 	return 0;
 }
 
@@ -36,10 +44,11 @@ static void tt_free_arrays(struct ttm_tt *tt)
 	free(tt->pages);
 	tt->pages = NULL;
 	tt->orders = NULL;
+	tt->dma_address = NULL;
 }
 
-int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching,
-		unsigned long extra_pages)
+static int tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching,
+		   unsigned long extra_pages, bool dma)
 {
 	uint64_t pages;
 
@@ -55,7 +64,18 @@ int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_ca
 	tt->caching = caching;
 	tt->swap_storage = -1;
 	/* The kernel's ttm_tt_init() allocates the page directory here, too. */
-	return tt_alloc_arrays(tt);
+	return tt_alloc_arrays(tt, dma);
+}
+
+int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching,
+		unsigned long extra_pages)
+{
+	return tt_init(tt, size, page_flags, caching, extra_pages, false);
+}
+
+int ttm_sg_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching)
+{
+	return tt_init(tt, size, page_flags, caching, 0, true);
 }
 
 int ttm_tt_populate(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation_ctx *ctx)

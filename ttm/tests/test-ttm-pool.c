@@ -184,17 +184,21 @@ KTEST(ttm_pool_shrink_frees_to_os)
 	ASSERT_EQ(ttm_pool_alloc(&pool, &b, NULL), 0);
 	ttm_pool_free(&pool, &a, false);
 	ttm_pool_free(&pool, &b, false);
-	EXPECT_EQ(pool.nr_free_pages, 9);
-	/* Largest block first, whole blocks only. */
+	/* The cached block stays in the pool, the uncached page goes to the global pool. */
+	EXPECT_EQ(pool.nr_free_pages, 8);
+	EXPECT_EQ(ttm_pool_free_pages(&pool), 9);
+	/* Largest block first, whole blocks only, from the pool's own buckets. */
 	EXPECT_EQ(ttm_pool_shrink(&pool, 1), 8);
 	EXPECT_EQ(ttm_pool_nr_free(&pool, ttm_cached, 3), 0);
 	EXPECT_EQ(global_pages(), 1);
-	EXPECT_EQ(ttm_pool_shrink(&pool, 100), 1);
 	EXPECT_EQ(ttm_pool_shrink(&pool, 100), 0);
+	/* The global stage-1 shrink reaches the global pool... */
+	EXPECT_GE(ttm_global_shrink(1), 1);
 	EXPECT_EQ(global_pages(), 0);
-	/* The global stage-1 shrink reaches the pool too. */
-	ASSERT_EQ(ttm_pool_alloc(&pool, &b, NULL), 0);
-	ttm_pool_free(&pool, &b, false);
+	EXPECT_EQ(ttm_pool_free_pages(&pool), 0);
+	/* ... and the pool's own buckets. */
+	ASSERT_EQ(ttm_pool_alloc(&pool, &a, NULL), 0);
+	ttm_pool_free(&pool, &a, false);
 	EXPECT_GE(ttm_global_shrink(1), 1);
 	EXPECT_EQ(pool.nr_free_pages, 0);
 	fake_tt_fini(&a);
@@ -443,4 +447,173 @@ KTEST(ttm_pool_arena_release_punches_hole)
 	EXPECT_UEQ(arena_bytes(&pool), 0);
 	fake_tt_fini(&tt);
 	ttm_pool_fini(&pool);
+}
+
+/*
+ * The kernel's ttm_pool_free_no_dma_alloc, checked where the block goes: a
+ * pool without DMA allocation gives uncached and write-combined blocks back
+ * to the global pool of its kind, where any other such pool takes them
+ * without an OS allocation of its own; cached blocks stay in their pool; a
+ * DMA32 pool has a global pool of its own; the pages (and their arena) stay
+ * valid when the pool that freed them is gone.
+ */
+KTEST(ttm_pool_free_no_dma_alloc)
+{
+	struct ttm_pool a, b, d32;
+	struct ttm_tt t1, t2, t3;
+	unsigned long os;
+	uint64_t off = 0;
+	void *first;
+	int fd = -1;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init(&a, false), 0);
+	ASSERT_EQ(ttm_pool_init(&b, false), 0);
+	ASSERT_EQ(ttm_pool_init(&d32, true), 0);
+	fake_tt(&t1, 4, ttm_cached, 0);
+	fake_tt(&t2, 4, ttm_uncached, 0);
+	fake_tt(&t3, 4, ttm_uncached, 0);
+
+	/* Cached: back to its own pool only. */
+	ASSERT_EQ(ttm_pool_alloc(&a, &t1, NULL), 0);
+	ttm_pool_free(&a, &t1, false);
+	EXPECT_EQ(ttm_pool_nr_free(&a, ttm_cached, 2), 1);
+	EXPECT_EQ(ttm_pool_nr_free(&b, ttm_cached, 2), 0);
+
+	/* Uncached: to the global pool, shared by a and b, not by the DMA32 pool. */
+	ASSERT_EQ(ttm_pool_alloc(&a, &t1, NULL), 0); /* the cached block again */
+	t2.caching = ttm_uncached;
+	ASSERT_EQ(ttm_pool_alloc(&a, &t2, NULL), 0);
+	first = t2.pages[0];
+	ttm_pool_free(&a, &t2, false);
+	EXPECT_EQ(a.nr_free_pages, 0);
+	EXPECT_EQ(ttm_pool_nr_free(&a, ttm_uncached, 2), 1);
+	EXPECT_EQ(ttm_pool_nr_free(&b, ttm_uncached, 2), 1);
+	EXPECT_EQ(ttm_pool_nr_free(&d32, ttm_uncached, 2), 0);
+	ASSERT_EQ(ttm_pool_alloc(&d32, &t3, NULL), 0);
+	EXPECT_TRUE(t3.pages[0] != first);
+	EXPECT_EQ(ttm_pool_nr_free(&b, ttm_uncached, 2), 1);
+
+	os = ttm_pool_os_pages(&b);
+	ASSERT_EQ(ttm_pool_alloc(&b, &t2, NULL), 0);
+	EXPECT_TRUE(t2.pages[0] == first);
+	EXPECT_EQ(ttm_pool_os_pages(&b), os);
+	EXPECT_EQ(ttm_pool_nr_free(&a, ttm_uncached, 2), 0);
+
+	/* a's fini takes its cached block back to the OS, not b's pages. */
+	ttm_pool_free(&a, &t1, false);
+	ttm_pool_fini(&a);
+	memset(t2.pages[3], 0x3c, TTM_PAGE_SIZE);
+	if (!ttm_pool_page_backing(&b, t2.pages[3], &fd, &off)) {
+		uint8_t *view = mmap(NULL, TTM_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)off);
+
+		ASSERT_TRUE(view != MAP_FAILED);
+		EXPECT_EQ(view[100], 0x3c);
+		munmap(view, TTM_PAGE_SIZE);
+	}
+	ttm_pool_free(&b, &t2, false);
+	ttm_pool_free(&d32, &t3, false);
+	EXPECT_EQ(global_pages(), 8);
+	ttm_pool_fini(&b);
+	ttm_pool_fini(&d32);
+	/* The last users gone, the global pools gave their blocks to the OS. */
+	EXPECT_EQ(global_pages(), 0);
+	fake_tt_fini(&t1);
+	fake_tt_fini(&t2);
+	fake_tt_fini(&t3);
+}
+
+/*
+ * The kernel's ttm_pool_free_dma_alloc: a pool with DMA allocation keeps
+ * every caching mode in its own buckets, out of reach of other pools.
+ */
+KTEST(ttm_pool_free_dma_alloc)
+{
+	struct ttm_pool dma, other;
+	struct ttm_tt tt;
+
+	default_cap();
+	ASSERT_EQ(ttm_pool_init_dma(&dma, true, false), 0);
+	ASSERT_EQ(ttm_pool_init(&other, false), 0);
+	EXPECT_TRUE(dma.use_dma_alloc);
+	fake_tt(&tt, 4, ttm_uncached, 0);
+	ASSERT_EQ(ttm_pool_alloc(&dma, &tt, NULL), 0);
+	EXPECT_EQ(ttm_pool_nr_free(&dma, ttm_uncached, 2), 0);
+	ttm_pool_free(&dma, &tt, false);
+	EXPECT_EQ(ttm_pool_nr_free(&dma, ttm_uncached, 2), 1);
+	EXPECT_EQ(dma.nr_free_pages, 4);
+	EXPECT_EQ(ttm_pool_nr_free(&other, ttm_uncached, 2), 0);
+	ttm_pool_fini(&dma);
+	EXPECT_EQ(global_pages(), 0);
+	ttm_pool_fini(&other);
+	fake_tt_fini(&tt);
+}
+
+static const unsigned int dma_addr_orders[] = {0, 2, TTM_POOL_MAX_ORDER, TTM_POOL_MAX_ORDER + 1};
+
+static void dma_addr_desc(const unsigned int *order, char *desc)
+{
+	snprintf(desc, KTEST_PARAM_DESC_SIZE, "order %u", *order);
+}
+
+KTEST_ARRAY_PARAM(dma_addr, dma_addr_orders, dma_addr_desc);
+
+/*
+ * The kernel's ttm_pool_alloc_basic_dma_addr: a tt with DMA addresses
+ * (ttm_sg_tt_init()) populated from a DMA-allocating pool has one for every
+ * page, never 0, page aligned, consecutive within a block, and each is the
+ * page's place in the pool's arena (the memory the device addresses); the
+ * free clears them. A DMA32 pool's addresses are below 4 GiB; a pool without
+ * DMA allocation gives the pages' CPU addresses.
+ */
+KTEST_PARAM(ttm_pool_alloc_basic_dma_addr, dma_addr_gen_params)
+{
+	const unsigned int order = *(const unsigned int *)ktest_param();
+	unsigned long n = 1ul << (order > TTM_POOL_MAX_ORDER ? TTM_POOL_MAX_ORDER : order);
+	struct ttm_pool dma, dma32, plain;
+	struct ttm_tt tt;
+
+	if (order > TTM_POOL_MAX_ORDER)
+		n += 1; /* one block of the largest order and one page */
+	default_cap();
+	ASSERT_EQ(ttm_pool_init_dma(&dma, true, false), 0);
+	ASSERT_EQ(ttm_pool_init_dma(&dma32, true, true), 0);
+	ASSERT_EQ(ttm_pool_init(&plain, false), 0);
+	ASSERT_EQ(ttm_sg_tt_init(&tt, n * TTM_PAGE_SIZE, 0, ttm_uncached), 0);
+	ASSERT_NOT_NULL(tt.dma_address);
+	ASSERT_EQ(tt.num_pages, n);
+
+	ASSERT_EQ(ttm_pool_alloc(&dma, &tt, NULL), 0);
+	for (unsigned long i = 0; i < n; i++) {
+		uint64_t off = 0;
+		int fd = -1;
+
+		ASSERT_NE(tt.dma_address[i], 0);
+		ASSERT_EQ(tt.dma_address[i] % TTM_PAGE_SIZE, 0);
+		ASSERT_EQ(ttm_pool_page_backing(&dma, tt.pages[i], &fd, &off), 0);
+		ASSERT_UEQ(tt.dma_address[i], off);
+		if (i && (char *)tt.pages[i] == (char *)tt.pages[i - 1] + TTM_PAGE_SIZE)
+			ASSERT_UEQ(tt.dma_address[i], tt.dma_address[i - 1] + TTM_PAGE_SIZE);
+	}
+	EXPECT_EQ(tt.orders[0], order > TTM_POOL_MAX_ORDER ? TTM_POOL_MAX_ORDER : order);
+	ttm_pool_free(&dma, &tt, false);
+	EXPECT_EQ(tt.dma_address[0], 0);
+	EXPECT_EQ(tt.dma_address[n - 1], 0);
+
+	ASSERT_EQ(ttm_pool_alloc(&dma32, &tt, NULL), 0);
+	EXPECT_TRUE(tt.dma32);
+	for (unsigned long i = 0; i < n; i++)
+		ASSERT_LT(tt.dma_address[i] + TTM_PAGE_SIZE, (1ull << 32) + 1);
+	ttm_pool_free(&dma32, &tt, false);
+
+	ASSERT_EQ(ttm_pool_alloc(&plain, &tt, NULL), 0);
+	for (unsigned long i = 0; i < n; i++)
+		ASSERT_UEQ(tt.dma_address[i], (uint64_t)(uintptr_t)tt.pages[i]);
+	ttm_pool_free(&plain, &tt, false);
+
+	ttm_tt_fini(NULL, &tt);
+	ttm_pool_fini(&dma);
+	ttm_pool_fini(&dma32);
+	ttm_pool_fini(&plain);
+	EXPECT_EQ(global_pages(), 0);
 }

@@ -349,7 +349,7 @@ KTEST(ttm_tt_swapin_fault_keeps_swap_copy)
 	EXPECT_FALSE(ttm_tt_is_populated(&tt));
 	EXPECT_EQ(tt.swap_storage, fd);
 	/* The pages it took are back in the pool (still charged, reclaimable). */
-	EXPECT_EQ(global_pages(), pool.nr_free_pages);
+	EXPECT_EQ(global_pages(), ttm_pool_free_pages(&pool));
 
 	/* A page-allocation failure during swapin leaves it swapped as well. */
 	ttm_pool_shrink(&pool, ~0ul);
@@ -681,7 +681,7 @@ KTEST(ttm_tt_two_threads_share_pool_under_cap)
 	EXPECT_EQ(c[0].bad_content + c[1].bad_content, 0);
 	EXPECT_EQ(c[0].bad_error + c[1].bad_error, 0);
 	/* Everything left is on the free lists. */
-	EXPECT_EQ(s.pages, pool.nr_free_pages);
+	EXPECT_EQ(s.pages, ttm_pool_free_pages(&pool));
 	teardown();
 	cfg.limit_pages = 0;
 	ttm_global_config(&cfg);

@@ -10,6 +10,17 @@
  * back whole, on free, to the bucket of its own caching mode and order: a page
  * freed write-combined only comes back for a write-combined allocation.
  *
+ * Global pools (as the kernel's on x86): a pool without DMA allocation
+ * keeps only its cached blocks; write-combined and uncached blocks go back to
+ * process-wide pools shared by every such pool (one set for DMA32 pools, one
+ * for the others), so a WC page one device freed serves the next WC request
+ * of any device. They live from the first such pool's init to the last
+ * one's fini and have their own arena and stage-1 shrinker. A pool with DMA
+ * allocation (@use_dma_alloc) keeps every caching mode in its own buckets and
+ * gives each page a DMA address (see ttm_pool_init_dma()). Cached blocks
+ * stay per pool in both kinds (the kernel pools them per NUMA node only and
+ * frees them otherwise; here the pool stands for one node).
+ *
  * Accounting: the pool charges ttm_global for each block before mapping it
  * and uncharges it when the block goes back to the OS (shrink, fini, or a
  * free with @reclaim that no waiting allocation of the pool takes over). Pages on the free lists
@@ -72,8 +83,15 @@ struct ttm_pool_type {
 
 /**
  * struct ttm_pool - a device's page pool.
+ * @use_dma_alloc: every caching mode is pooled here and each page gets a DMA
+ *	address: its byte offset in @arena_fd (the kernel's dma_alloc_attrs()
+ *	pools); fixed at init.
  * @use_dma32: pages are charged against the DMA32 cap too (a device that can
- *	only address 32 bits).
+ *	only address 32 bits); a DMA-allocating pool also keeps its DMA
+ *	addresses below 4 GiB.
+ * @shared: the global pool this pool's write-combined and uncached blocks
+ *	come from and go back to; NULL for a DMA-allocating pool (and for the
+ *	global pools themselves).
  * @lock: protects @types and @nr_free_pages.
  * @types: buckets indexed by [caching][order].
  * @nr_free_pages: 4 KiB pages on all free lists.
@@ -93,7 +111,9 @@ struct ttm_pool_type {
  *	blocks on the free lists for them instead of giving them to the OS.
  */
 struct ttm_pool {
+	bool use_dma_alloc;
 	bool use_dma32;
+	struct ttm_pool *shared;
 	pthread_mutex_t lock;
 	struct ttm_pool_type types[TTM_NUM_CACHING_TYPES][TTM_POOL_MAX_ORDER + 1];
 	unsigned long nr_free_pages;
@@ -110,18 +130,41 @@ struct ttm_pool {
 };
 
 /*
- * ttm_pool_init - set up @pool and register its shrinker. Returns 0 or
- * -ENOMEM (mutex). Not to be called from a ttm_global shrinker scan.
+ * ttm_pool_init - ttm_pool_init_dma(@pool, false, @use_dma32): a pool
+ * without DMA allocation.
  */
 int ttm_pool_init(struct ttm_pool *pool, bool use_dma32);
-/* ttm_pool_fini - unregister and give every free page back to the OS. */
+
+/**
+ * ttm_pool_init_dma() - set up @pool and register its shrinker, as the
+ * kernel's ttm_pool_init() with @use_dma_alloc and @use_dma32. Without
+ * DMA allocation the pool takes a reference on the global pool of its kind
+ * (DMA32 or not), set up by the first such pool. With DMA allocation the
+ * pool needs its arena (the DMA addresses are offsets in it). Not to be
+ * called from a ttm_global shrinker scan.
+ * @pool: the pool to set up.
+ * @use_dma_alloc: pool every caching mode here and give pages DMA addresses.
+ * @use_dma32: charge the DMA32 cap (and keep DMA addresses below 4 GiB).
+ * Return: 0; -ENOMEM (a mutex or, with @use_dma_alloc, the arena could not
+ * be had).
+ */
+int ttm_pool_init_dma(struct ttm_pool *pool, bool use_dma_alloc, bool use_dma32);
+
+/*
+ * ttm_pool_fini - unregister and give every free page of @pool's own
+ * buckets back to the OS; the last pool using a global pool gives that's
+ * back too.
+ */
 void ttm_pool_fini(struct ttm_pool *pool);
 
 /*
  * ttm_pool_alloc - fill tt->pages (array already allocated, tt->orders too)
  * in tt->caching, zeroing recycled pages when TTM_TT_FLAG_ZERO_ALLOC is set.
- * Fault point "pool_alloc" is asked once per block. Returns 0, or -ENOMEM
- * with every page taken given back (to the free lists).
+ * Fault point "pool_alloc" is asked once per block. When @tt has DMA
+ * addresses (ttm_sg_tt_init()) they are filled too: a DMA-allocating pool's
+ * page offsets in its arena, else the pages' CPU addresses (no IOMMU between
+ * this process and its pages). Returns 0, or -ENOMEM with every page taken
+ * given back (to the free lists).
  */
 int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation_ctx *ctx);
 
@@ -132,21 +175,25 @@ int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operatio
  * blocks in their buckets instead, still charged, for that allocation to
  * take (see ttm_global_reserve_claim()); what it cannot use the stage-1
  * shrinkers give back before anything more is swapped. Clears the page
- * pointers.
+ * pointers (and DMA addresses). Write-combined and uncached blocks of a pool
+ * without DMA allocation go to the global pool (@shared).
  */
 void ttm_pool_free(struct ttm_pool *pool, struct ttm_tt *tt, bool reclaim);
 
 /*
  * ttm_pool_shrink - give at least @nr_pages free pages back to the OS if the
- * pool has them (highest orders first, whole blocks). Returns the pages freed.
+ * pool has them in its own buckets (highest orders first, whole blocks; a
+ * global pool is shrunk through its own stage-1 shrinker, ttm_global_shrink()).
+ * Returns the pages freed.
  */
 unsigned long ttm_pool_shrink(struct ttm_pool *pool, unsigned long nr_pages);
 
 /**
  * ttm_pool_page_backing() - where page @page (a page pointer this pool
  * handed out and that is still allocated) lives in the arena: *@fd, the
- * arena memfd (owned by the pool: do not close; valid until
- * ttm_pool_fini()) and *@offset, page-aligned. Mapping that range
+ * arena memfd (owned by the pool, or by its global pool for a WC or UC page:
+ * do not close; valid until ttm_pool_fini() of @pool) and *@offset,
+ * page-aligned. Mapping that range
  * MAP_SHARED gives a second view of the same memory. Takes @arena_lock.
  * Return: 0; -ENOENT (the pool has no arena or @page is not one of its
  * pages); -EINVAL (@page not page aligned).
@@ -194,15 +241,31 @@ int ttm_pool_copy_file(struct ttm_pool *pool, struct ttm_tt *tt, int fd, bool to
 
 /**
  * ttm_pool_os_pages() - 4 KiB pages @pool has taken fresh from the OS since
- * init (blocks no free list could serve), over every bucket. A caller that
+ * init (blocks no free list could serve), over every bucket it takes from
+ * (for WC and UC blocks of a pool without DMA allocation, the global pool's,
+ * which counts the fresh blocks of every pool sharing it). A caller that
  * times an allocation reads it before and after to tell recycled pages,
  * already faulted in, from new ones the kernel still has to allocate and
  * zero. Takes @lock.
  */
 unsigned long ttm_pool_os_pages(struct ttm_pool *pool);
 
-/* Free blocks in bucket [@caching][@order]; 0 for invalid arguments. */
+/*
+ * Free blocks in the bucket @pool takes [@caching][@order] blocks from (the
+ * global pool's for WC and UC blocks of a pool without DMA allocation: shared
+ * with every such pool); 0 for invalid arguments.
+ */
 unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, unsigned int order);
+
+/**
+ * ttm_pool_free_pages() - 4 KiB pages on the free lists @pool takes from:
+ * its own and, for a pool without DMA allocation, the global pool's (shared
+ * with every pool of its kind). Takes @lock and then the global pool's lock,
+ * one at a time.
+ * @pool: the pool.
+ * Return: the number of free pages.
+ */
+unsigned long ttm_pool_free_pages(struct ttm_pool *pool);
 
 /**
  * ttm_pool_can_serve() - could ttm_pool_alloc() start @tt from @pool's free

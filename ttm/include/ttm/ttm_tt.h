@@ -63,6 +63,10 @@ struct ttm_operation_ctx;
  *	Consecutive pointers of one higher-order block are contiguous.
  * @orders: private to the pool: at the index of each block's first page, the
  *	block's order (so that each block goes back whole to its own bucket).
+ * @dma_address: for a tt set up with ttm_sg_tt_init(), the DMA address of
+ *	each page (0 while not populated), set by the pool (see
+ *	ttm_pool_alloc()); NULL for a tt from ttm_tt_init(). Lives as long as
+ *	@pages.
  * @num_pages: pages in the tt (size rounded up plus @extra_pages).
  * @page_flags: TTM_TT_FLAG_*.
  * @caching: caching mode of the pages.
@@ -72,6 +76,7 @@ struct ttm_operation_ctx;
 struct ttm_tt {
 	void **pages;
 	uint8_t *orders;
+	uint64_t *dma_address;
 	uint32_t num_pages;
 	uint32_t page_flags;
 	enum ttm_caching caching;
@@ -89,6 +94,19 @@ struct ttm_tt {
  */
 int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching,
 		unsigned long extra_pages);
+
+/**
+ * ttm_sg_tt_init() - ttm_tt_init() of @size bytes without extra pages, with
+ * a DMA address array besides the page array (one allocation, fault point
+ * "tt_alloc"), as the kernel's ttm_sg_tt_init() for devices that program
+ * DMA addresses.
+ * @tt: the tt to set up.
+ * @size: bytes, rounded up to whole pages.
+ * @page_flags: TTM_TT_FLAG_ZERO_ALLOC, EXTERNAL, EXTERNAL_MAPPABLE.
+ * @caching: caching mode of the pages.
+ * Return: 0, -ENOMEM (nothing held), or -EINVAL as ttm_tt_init().
+ */
+int ttm_sg_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching);
 
 /*
  * ttm_tt_fini - release everything @tt still holds: pages (back to @pool),
