@@ -49,7 +49,11 @@ struct rb_root {
 	bool (*augment)(struct rb_root *tree, struct rb_node *node);
 };
 
-/** rb_init() - make @tree empty; @augment may be NULL. */
+/**
+ * rb_init() - make @tree empty.
+ * @tree: the tree.
+ * @augment: the summary callback (see struct rb_root), or NULL.
+ */
 void rb_init(struct rb_root *tree, bool (*augment)(struct rb_root *, struct rb_node *));
 
 /** rb_is_nil() - true when @n is @tree's sentinel (an absent child). */
@@ -65,12 +69,19 @@ static inline bool rb_empty(const struct rb_root *tree)
 
 /**
  * rb_insert() - link @node as the @left or right child of @parent and rebalance.
+ * @tree: the tree.
+ * @node: the node to link (not in any tree).
  * @parent: the leaf position found by the caller's descent, or the sentinel
  *	(rb_is_nil) when the tree is empty.
+ * @left: link as @parent's left child (else its right).
  */
 void rb_insert(struct rb_root *tree, struct rb_node *node, struct rb_node *parent, bool left);
 
-/** rb_erase() - unlink @node (which must be in @tree) and rebalance. */
+/**
+ * rb_erase() - unlink @node and rebalance.
+ * @tree: the tree.
+ * @node: a node of @tree.
+ */
 void rb_erase(struct rb_root *tree, struct rb_node *node);
 
 /**
@@ -78,6 +89,9 @@ void rb_erase(struct rb_root *tree, struct rb_node *node);
  * parent, children and colour, no rebalancing. The caller guarantees that
  * @new sorts where @old did and copies @old's summary into @new itself (the
  * tree cannot, it does not know the summary); @old is left unlinked.
+ * @tree: the tree.
+ * @old: a node of @tree.
+ * @new: the node taking its place.
  */
 void rb_replace(struct rb_root *tree, struct rb_node *old, struct rb_node *new);
 
@@ -85,19 +99,50 @@ void rb_replace(struct rb_root *tree, struct rb_node *old, struct rb_node *new);
  * rb_propagate() - the caller changed @node's own contribution to its summary
  * (not its position in the order): recompute @node and its ancestors, stopping
  * at the first whose summary is unchanged. No-op without @augment.
+ * @tree: the tree.
+ * @node: the node whose own value changed.
  */
 void rb_propagate(struct rb_root *tree, struct rb_node *node);
 
-/** rb_first()/rb_last() - in-order extremes, NULL when empty. */
+/**
+ * rb_first() - the first node in order.
+ * @tree: the tree.
+ *
+ * Return: the leftmost node; NULL when @tree is empty.
+ */
 struct rb_node *rb_first(const struct rb_root *tree);
+
+/**
+ * rb_last() - the last node in order.
+ * @tree: the tree.
+ *
+ * Return: the rightmost node; NULL when @tree is empty.
+ */
 struct rb_node *rb_last(const struct rb_root *tree);
-/** rb_next()/rb_prev() - in-order neighbours, NULL at the ends. */
+
+/**
+ * rb_next() - the in-order successor.
+ * @tree: the tree.
+ * @n: a node of @tree.
+ *
+ * Return: the next node; NULL after the last.
+ */
 struct rb_node *rb_next(const struct rb_root *tree, const struct rb_node *n);
+
+/**
+ * rb_prev() - the in-order predecessor.
+ * @tree: the tree.
+ * @n: a node of @tree.
+ *
+ * Return: the previous node; NULL before the first.
+ */
 struct rb_node *rb_prev(const struct rb_root *tree, const struct rb_node *n);
 
 /**
  * rb_validate() - check the red-black shape: parent links, no red node with a
  * red child, equal black height on every path, black root.
+ * @tree: the tree.
+ *
  * Return: the number of nodes, or -1 on the first violation.
  */
 long rb_validate(const struct rb_root *tree);

@@ -109,29 +109,41 @@ struct ttm_global_shrinker {
 	struct list_head link;
 };
 
-/*
- * ttm_global_config - set the limits. Fields at 0 select the defaults. May be
- * called at any time; a lower cap than the current count does not free pages,
- * it only makes the next reservations reclaim first. Returns 0, or -EINVAL when
- * @cfg is NULL.
+/**
+ * ttm_global_config() - set the limits.
+ * @cfg: the limits; fields at 0 select the defaults.
+ *
+ * May be called at any time; a lower cap than the current count does not
+ * free pages, it only makes the next reservations reclaim first.
+ *
+ * Return: 0, or -EINVAL when @cfg is NULL.
  */
 int ttm_global_config(const struct ttm_global_config *cfg);
 
-/* Snapshot of the counters and limits; never fails. */
+/**
+ * ttm_global_get_stats() - a snapshot of the counters and limits.
+ * @stats: filled in; the call never fails.
+ */
 void ttm_global_get_stats(struct ttm_global_stats *stats);
 
-/* Restart the high-water marks from the current counts (tests). */
+/**
+ * ttm_global_reset_high_water() - restart the high-water marks from the
+ * current counts (for tests that measure one phase).
+ */
 void ttm_global_reset_high_water(void);
 
-/*
- * ttm_global_reserve - charge @pages pages against the cap.
+/**
+ * ttm_global_reserve() - charge @pages pages against the cap.
  * @pages: pages to charge (0 succeeds at once).
  * @dma32: also charge them against the DMA32 cap.
  * @ctx: passed to the shrinkers.
  *
- * Reclaims through the shrinkers when the cap is reached (see above). Returns
- * 0 when charged, -ENOMEM when the pages cannot fit (at once when @pages is
- * larger than the cap itself). May sleep in the shrinkers.
+ * Reclaims through the shrinkers when the cap is reached (see above).
+ *
+ * Context: may sleep in the shrinkers; call it holding no reservation a
+ * shrinker would need.
+ * Return: 0 when charged, -ENOMEM when the pages cannot fit (at once when
+ * @pages is larger than the cap itself).
  */
 int ttm_global_reserve(unsigned long pages, bool dma32, struct ttm_operation_ctx *ctx);
 
@@ -148,33 +160,57 @@ struct ttm_global_claim {
 	void *arg;
 };
 
-/*
- * ttm_global_reserve_claim - ttm_global_reserve() that @claim (may be NULL)
- * can end early. Returns 0 when @pages were charged, 1 when @claim->take()
- * succeeded (nothing charged: the caller uses what it took), -ENOMEM as
+/**
+ * ttm_global_reserve_claim() - ttm_global_reserve() that @claim can end early.
+ * @pages: pages to charge.
+ * @dma32: also charge them against the DMA32 cap.
+ * @ctx: passed to the shrinkers.
+ * @claim: tried after each stage-2 scan that freed something; may be NULL.
+ *
+ * Return: 0 when @pages were charged, 1 when @claim->take() succeeded
+ * (nothing charged: the caller uses what it took), -ENOMEM as
  * ttm_global_reserve().
  */
 int ttm_global_reserve_claim(unsigned long pages, bool dma32, struct ttm_operation_ctx *ctx,
 			     const struct ttm_global_claim *claim);
 
-/* Uncharge @pages pages charged by ttm_global_reserve() with the same @dma32. */
+/**
+ * ttm_global_unreserve() - uncharge pages charged by ttm_global_reserve().
+ * @pages: how many.
+ * @dma32: as they were charged.
+ */
 void ttm_global_unreserve(unsigned long pages, bool dma32);
 
-/*
- * ttm_global_register_shrinker - add @shrinker (with @scan and @swaps set).
- * Must not be called from a scan. ttm_global_unregister_shrinker() removes it
- * and returns once no scan of it runs any more.
+/**
+ * ttm_global_register_shrinker() - add a shrinker.
+ * @shrinker: with @scan and @swaps set.
+ *
+ * Context: not from a scan.
  */
 void ttm_global_register_shrinker(struct ttm_global_shrinker *shrinker);
+
+/**
+ * ttm_global_unregister_shrinker() - remove a shrinker; returns once no scan
+ * of it runs any more.
+ * @shrinker: a registered shrinker.
+ *
+ * Context: not from a scan.
+ */
 void ttm_global_unregister_shrinker(struct ttm_global_shrinker *shrinker);
 
-/*
- * ttm_global_shrink - run the stage-1 shrinkers (the pools) for @nr_pages,
- * without reserving anything. Returns the pages freed.
+/**
+ * ttm_global_shrink() - run the stage-1 shrinkers (the pools) without
+ * reserving anything.
+ * @nr_pages: how many pages to free.
+ *
+ * Return: the pages freed.
  */
 unsigned long ttm_global_shrink(unsigned long nr_pages);
 
-/* One line per counter, for the info dump. */
+/**
+ * ttm_global_print() - one line per counter, for the info dump.
+ * @out: the stream written to.
+ */
 void ttm_global_print(FILE *out);
 
 #endif /* TTM_GLOBAL_H */
