@@ -48,13 +48,12 @@
 
 #include <ttm/dma_fence.h>
 
-struct hw_sys_ops;
+#include "hw_sys.h"
+
 struct hw_gpu;
 
 /* Environment variable naming the render node to use (like --device). */
 #define HW_DEVICE_ENV "TTM_HW_DEVICE"
-/* Longest device path kept. */
-#define HW_PATH_MAX 64
 /* Memory regions kept from the query (system + a few device-local). */
 #define HW_MAX_REGIONS 8
 

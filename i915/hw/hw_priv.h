@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hw_priv.h - the device structure shared by the hw back end's files.
- * Not installed; callers see struct hw_gpu as opaque.
+ * hw_priv.h - the device structure shared by hw_device.c, hw_bo.c and
+ * hw_exec.c, which implement hw_gpu.h. Not installed; callers see struct
+ * hw_gpu as opaque.
  */
 #ifndef I915_HW_PRIV_H
 #define I915_HW_PRIV_H

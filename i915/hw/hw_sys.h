@@ -2,7 +2,7 @@
 /*
  * hw_sys - the one table through which the hw back end reaches the kernel.
  *
- * Everything hw_gpu.c, hw_bo.c, hw_exec.c and hw_fence.c ask of the kernel
+ * Everything hw_device.c, hw_bo.c, hw_exec.c and hw_fence.c ask of the kernel
  * (enumerating render nodes, open/close, the DRM version, ioctls, mmap) is
  * a call through struct hw_sys_ops, so a test can substitute a recording
  * fake (i915/hw/tests/hw_fake.c, never linked into the library) and check
@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hw_gpu.h"
+/* Longest device path kept (render node paths, struct hw_gpu_info::path). */
+#define HW_PATH_MAX 64
 
 /**
  * struct hw_drm_version - the drmGetVersion() facts the back end keeps.

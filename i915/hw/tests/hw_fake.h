@@ -25,6 +25,7 @@
 
 #include <i915_drm.h>
 
+#include "hw_gpu.h"
 #include "hw_sys.h"
 
 #define HW_FAKE_MAX_CALLS 256

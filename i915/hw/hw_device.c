@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Device discovery, chip parameters, memory regions and contexts.
+ * Device discovery, chip parameters, memory regions and contexts: the part
+ * of the hw_gpu.h interface that opens and describes the device (hw_bo.c
+ * and hw_exec.c implement its objects and submission; hw_priv.h holds the
+ * structure the three share).
  */
 #include <errno.h>
 #include <stdarg.h>
