@@ -735,3 +735,167 @@ KTEST(drm_buddy_reset_clear_merges_and_marks)
 	EXPECT_TRUE(only_roots_free(&mm));
 	drm_buddy_fini(&mm);
 }
+
+/* One allocation of exactly one block of 2^@order chunks, anywhere in @mm; moved to @to. */
+static int alloc_order(struct drm_buddy *mm, unsigned int order, struct list_head *to)
+{
+	uint64_t size = mm->chunk_size << order;
+	struct list_head tmp;
+	int ret;
+
+	INIT_LIST_HEAD(&tmp);
+	ret = drm_buddy_alloc_blocks(mm, 0, mm->size, size, size, &tmp, 0);
+	if (ret)
+		return ret;
+	if (list_empty(&tmp) || tmp.next->next != &tmp) {
+		drm_buddy_free_list(mm, &tmp, 0);
+		return -EPROTO;
+	}
+	list_splice_tail_init(&tmp, to);
+	return 0;
+}
+
+/* Free the first block of @blocks (the largest still held, in these cases). */
+static void free_first(struct drm_buddy *mm, struct list_head *blocks)
+{
+	struct drm_buddy_block *b = list_first_entry(blocks, struct drm_buddy_block, link);
+
+	list_del_init(&b->link);
+	drm_buddy_free_block(mm, b);
+}
+
+/*
+ * The kernel's KUnit drm_test_buddy_alloc_limit: the largest possible space
+ * (size U64_MAX) has max_order DRM_BUDDY_MAX_ORDER, and its biggest block,
+ * 2^63 bytes, is handed out as one block of that order.
+ */
+KTEST(drm_test_buddy_alloc_limit)
+{
+	struct drm_buddy mm;
+	struct drm_buddy_block *b;
+	struct list_head blocks;
+	uint64_t size;
+
+	INIT_LIST_HEAD(&blocks);
+	ASSERT_EQ(drm_buddy_init(&mm, UINT64_MAX, SZ_4K), 0);
+	EXPECT_EQ(mm.max_order, DRM_BUDDY_MAX_ORDER);
+	size = mm.chunk_size << mm.max_order;
+	EXPECT_EQ(drm_buddy_alloc_blocks(&mm, 0, size, size, mm.chunk_size, &blocks, 0), 0);
+	ASSERT_FALSE(list_empty(&blocks));
+	b = list_first_entry(&blocks, struct drm_buddy_block, link);
+	EXPECT_EQ(drm_buddy_block_order(b), mm.max_order);
+	EXPECT_UEQ(drm_buddy_block_size(&mm, b), 1ull << 63);
+	EXPECT_TRUE(b->link.next == &blocks);
+	drm_buddy_free_list(&mm, &blocks, 0);
+	drm_buddy_fini(&mm);
+}
+
+/*
+ * The kernel's KUnit drm_test_buddy_alloc_optimistic: a space with one free
+ * root of every order 0..16 serves one block of every order, then is full.
+ */
+KTEST(drm_test_buddy_alloc_optimistic)
+{
+	const unsigned int max_order = 16;
+	struct list_head blocks, tmp;
+	struct drm_buddy mm;
+
+	INIT_LIST_HEAD(&blocks);
+	INIT_LIST_HEAD(&tmp);
+	ASSERT_EQ(drm_buddy_init(&mm, SZ_4K * ((1ull << (max_order + 1)) - 1), SZ_4K), 0);
+	EXPECT_EQ(mm.max_order, max_order);
+	for (unsigned int order = 0; order <= max_order; order++)
+		ASSERT_EQ(alloc_order(&mm, order, &blocks), 0);
+	EXPECT_NE(drm_buddy_alloc_blocks(&mm, 0, mm.size, SZ_4K, SZ_4K, &tmp, 0), 0);
+	EXPECT_TRUE(list_empty(&tmp));
+	EXPECT_UEQ(drm_buddy_avail(&mm), 0);
+	drm_buddy_free_list(&mm, &blocks, 0);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
+
+/*
+ * The kernel's KUnit drm_test_buddy_alloc_pessimistic: one block of every
+ * order below 16 and one last page fill a 2^16-page space; nothing more fits.
+ * Freeing the last page and then the blocks smallest first makes a block of
+ * the next order allocatable after each free (the merges happen), and at the
+ * end the whole space is one block again.
+ */
+KTEST(drm_test_buddy_alloc_pessimistic)
+{
+	const unsigned int max_order = 16;
+	struct list_head blocks, tmp;
+	struct drm_buddy mm;
+	unsigned int order;
+
+	INIT_LIST_HEAD(&blocks);
+	INIT_LIST_HEAD(&tmp);
+	ASSERT_EQ(drm_buddy_init(&mm, SZ_4K << max_order, SZ_4K), 0);
+	EXPECT_EQ(mm.max_order, max_order);
+	for (order = 0; order < max_order; order++)
+		ASSERT_EQ(alloc_order(&mm, order, &blocks), 0);
+	ASSERT_EQ(alloc_order(&mm, 0, &blocks), 0);
+	for (order = max_order; order--;)
+		EXPECT_NE(alloc_order(&mm, order, &tmp), 0);
+	EXPECT_TRUE(list_empty(&tmp));
+
+	/* The last page first, then the blocks in increasing size. */
+	{
+		struct drm_buddy_block *last =
+		    list_entry(blocks.prev, struct drm_buddy_block, link);
+
+		list_del_init(&last->link);
+		drm_buddy_free_block(&mm, last);
+	}
+	order = 1;
+	while (!list_empty(&blocks)) {
+		free_first(&mm, &blocks);
+		ASSERT_EQ(alloc_order(&mm, order, &tmp), 0);
+		free_first(&mm, &tmp);
+		order++;
+	}
+	EXPECT_EQ(order, max_order + 1);
+	ASSERT_EQ(alloc_order(&mm, max_order, &tmp), 0);
+	free_first(&mm, &tmp);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}
+
+/*
+ * The kernel's KUnit drm_test_buddy_alloc_pathological: in a 2^3-page space,
+ * allocate one block of every order below the top, then the one page left;
+ * the top order no longer fits. Free the largest block and whittle down again
+ * to one order less, until the space is fragmented: with the single pages
+ * ("holes") freed, no block above one page can be had, although three pages
+ * are free.
+ */
+KTEST(drm_test_buddy_alloc_pathological)
+{
+	const unsigned int max_order = 3;
+	struct list_head blocks, holes, tmp;
+	struct drm_buddy mm;
+	unsigned int top, order;
+
+	INIT_LIST_HEAD(&blocks);
+	INIT_LIST_HEAD(&holes);
+	INIT_LIST_HEAD(&tmp);
+	ASSERT_EQ(drm_buddy_init(&mm, SZ_4K << max_order, SZ_4K), 0);
+	EXPECT_EQ(mm.max_order, max_order);
+	for (top = max_order; top; top--) {
+		if (!list_empty(&blocks))
+			free_first(&mm, &blocks);
+		for (order = top; order--;)
+			ASSERT_EQ(alloc_order(&mm, order, &blocks), 0);
+		ASSERT_EQ(alloc_order(&mm, 0, &holes), 0);
+		EXPECT_NE(alloc_order(&mm, top, &tmp), 0);
+	}
+	drm_buddy_free_list(&mm, &holes, 0);
+	/* Free now: the three holes, none next to another. */
+	EXPECT_UEQ(drm_buddy_avail(&mm), max_order * SZ_4K);
+	for (order = 1; order <= max_order; order++)
+		EXPECT_NE(alloc_order(&mm, order, &tmp), 0);
+	EXPECT_TRUE(list_empty(&tmp));
+	drm_buddy_free_list(&mm, &blocks, 0);
+	EXPECT_TRUE(only_roots_free(&mm));
+	drm_buddy_fini(&mm);
+}

@@ -22,6 +22,12 @@
 
 #include <ttm/list.h>
 
+/*
+ * Largest block order with 4 KiB chunks: a block of 2^63 bytes, the largest
+ * power of two a 64-bit size holds (the kernel's DRM_BUDDY_MAX_ORDER).
+ */
+#define DRM_BUDDY_MAX_ORDER (63 - 12)
+
 /* Allocate within [start, end) instead of anywhere. */
 #define DRM_BUDDY_RANGE_ALLOCATION (1u << 0)
 /* Prefer the highest addresses (blocks the CPU rarely maps). */
