@@ -39,6 +39,8 @@ static int ttm_buddy_man_alloc(struct ttm_resource_manager *man, struct ttm_buff
 		flags |= DRM_BUDDY_TOPDOWN_ALLOCATION;
 	if (place->flags & TTM_PL_FLAG_CONTIGUOUS)
 		flags |= DRM_BUDDY_CONTIGUOUS_ALLOCATION;
+	if (bman->want_cleared && bman->want_cleared(bo))
+		flags |= DRM_BUDDY_CLEAR_ALLOCATION;
 	/* Alignment is a minimum block size: every block starts on it. */
 	if (page_alignment > 1) {
 		if (page_alignment & (page_alignment - 1))
@@ -54,6 +56,7 @@ static int ttm_buddy_man_alloc(struct ttm_resource_manager *man, struct ttm_buff
 	if (!vres)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&vres->blocks);
+	vres->flags = flags;
 	pthread_mutex_lock(&bman->lock);
 	ret = drm_buddy_alloc_blocks(&bman->mm, fpfn << TTM_PAGE_SHIFT, lpfn << TTM_PAGE_SHIFT,
 				     size, min_block, &vres->blocks, flags);
@@ -78,10 +81,26 @@ static void ttm_buddy_man_free(struct ttm_resource_manager *man, struct ttm_reso
 	struct ttm_buddy_resource *vres = to_ttm_buddy_resource(res);
 
 	pthread_mutex_lock(&bman->lock);
-	drm_buddy_free_list(&bman->mm, &vres->blocks, 0);
+	drm_buddy_free_list(&bman->mm, &vres->blocks, vres->flags & DRM_BUDDY_CLEARED);
 	pthread_mutex_unlock(&bman->lock);
 	ttm_resource_fini(man, res);
 	free(vres);
+}
+
+bool ttm_buddy_resource_is_cleared(struct ttm_resource *res)
+{
+	struct ttm_buddy_resource *vres = to_ttm_buddy_resource(res);
+	struct drm_buddy_block *block;
+
+	list_for_each_entry (block, &vres->blocks, struct drm_buddy_block, link)
+		if (!drm_buddy_block_is_clear(block))
+			return false;
+	return true;
+}
+
+void ttm_buddy_resource_set_cleared(struct ttm_resource *res)
+{
+	to_ttm_buddy_resource(res)->flags |= DRM_BUDDY_CLEARED;
 }
 
 /* True when any block overlaps the window (@all: every block inside it). */
@@ -212,6 +231,7 @@ int ttm_buddy_manager_init(struct ttm_buddy_manager *bman, uint64_t p_size, uint
 	}
 	pthread_mutex_init(&bman->lock, NULL);
 	bman->chunk_size = chunk_size;
+	bman->want_cleared = NULL;
 	bman->visible_size = visible_pages && visible_pages < p_size ? visible_pages : p_size;
 	bman->manager.use_type = true;
 	return 0;

@@ -60,3 +60,61 @@ KTEST(ttm_buddy_manager_compatible_contiguous_needs_list_order)
 	EXPECT_UEQ(drm_buddy_avail(&bman.mm), 8 * PG);
 	EXPECT_EQ(ttm_buddy_manager_fini(&bman), 0);
 }
+
+static bool want_cleared_answer;
+
+static bool test_want_cleared(struct ttm_buffer_object *bo)
+{
+	(void)bo;
+	return want_cleared_answer;
+}
+
+/*
+ * Cleared state passes through the manager as the kernel's amdgpu VRAM
+ * manager passes it: a resource its owner zeroed (set_cleared) goes back to
+ * the buddy as cleared blocks, an allocation for a BO that wants zeroed
+ * memory gets them (is_cleared: the owner may skip its clear), and other
+ * allocations take dirty blocks first, keeping the cleared ones.
+ */
+KTEST(ttm_buddy_manager_cleared_blocks_pass_through)
+{
+	struct ttm_buddy_manager bman;
+	struct ttm_resource_manager *man = &bman.manager;
+	const struct ttm_place any = {.mem_type = TTM_PL_VRAM};
+	struct ttm_resource *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+
+	ASSERT_EQ(ttm_buddy_manager_init(&bman, 16, 0, 0), 0);
+	EXPECT_TRUE(bman.want_cleared == NULL);
+	bman.want_cleared = test_want_cleared;
+	want_cleared_answer = false;
+	/* Nothing was ever cleared: a fresh manager's memory is dirty. */
+	ASSERT_EQ(ttm_resource_alloc(man, NULL, &any, 8 * PG, 0, &a), 0);
+	ASSERT_EQ(ttm_resource_alloc(man, NULL, &any, 8 * PG, 0, &b), 0);
+	EXPECT_FALSE(ttm_buddy_resource_is_cleared(a));
+	EXPECT_UEQ(bman.mm.clear_avail, 0);
+
+	/* a was zeroed by its owner: its pages come back cleared; b's dirty. */
+	ttm_buddy_resource_set_cleared(a);
+	ttm_resource_free(man, &a);
+	EXPECT_UEQ(bman.mm.clear_avail, 8 * PG);
+	ttm_resource_free(man, &b);
+	EXPECT_UEQ(bman.mm.clear_avail, 8 * PG);
+	EXPECT_UEQ(drm_buddy_avail(&bman.mm), 16 * PG);
+
+	/* A BO that does not care takes the dirty half first. */
+	ASSERT_EQ(ttm_resource_alloc(man, NULL, &any, 4 * PG, 0, &c), 0);
+	EXPECT_FALSE(ttm_buddy_resource_is_cleared(c));
+	EXPECT_UEQ(bman.mm.clear_avail, 8 * PG);
+
+	/* A BO that wants zeroed memory gets cleared blocks and may skip its clear. */
+	want_cleared_answer = true;
+	ASSERT_EQ(ttm_resource_alloc(man, NULL, &any, 8 * PG, 0, &d), 0);
+	EXPECT_TRUE(ttm_buddy_resource_is_cleared(d));
+	EXPECT_UEQ(bman.mm.clear_avail, 0);
+	/* Written since (not set_cleared): back as dirty. */
+	ttm_resource_free(man, &d);
+	EXPECT_UEQ(bman.mm.clear_avail, 0);
+	ttm_resource_free(man, &c);
+	EXPECT_UEQ(drm_buddy_avail(&bman.mm), 16 * PG);
+	EXPECT_EQ(ttm_buddy_manager_fini(&bman), 0);
+}

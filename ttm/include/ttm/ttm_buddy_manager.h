@@ -8,6 +8,15 @@
  * order); io_segment tells the CPU copy code where each piece lies, relative
  * to the lowest block (the resource's start).
  *
+ * Cleared memory (zero-filled device memory, as the kernel's amdgpu VRAM
+ * manager tracks it): an owner that zeroed a resource says so with
+ * ttm_buddy_resource_set_cleared(), and its blocks go back to the buddy as
+ * cleared; a BO for which @want_cleared answers true is allocated with
+ * DRM_BUDDY_CLEAR_ALLOCATION (cleared blocks first), and
+ * ttm_buddy_resource_is_cleared() tells its owner whether it may skip the
+ * clear. Other allocations prefer dirty blocks, keeping cleared ones for
+ * those who want them.
+ *
  * Locking: @lock serialises the drm_buddy; alloc and free may run on any
  * thread. The base manager's rules apply to the rest.
  */
@@ -26,6 +35,10 @@
  * @mm: the bytes [0, size pages).
  * @visible_size: pages of the CPU-visible window [0, @visible_size).
  * @chunk_size: the smallest block, in bytes (a power of two >= 4 KiB).
+ * @want_cleared: the driver's answer to "does @bo want zeroed memory" (the
+ *	kernel's amdgpu asks its VRAM_CLEARED BO flag; @bo is NULL for an
+ *	allocation without a BO); NULL: no BO does. Set after
+ *	ttm_buddy_manager_init(), before the first allocation.
  */
 struct ttm_buddy_manager {
 	struct ttm_resource_manager manager;
@@ -33,16 +46,20 @@ struct ttm_buddy_manager {
 	struct drm_buddy mm;
 	uint64_t visible_size;
 	uint64_t chunk_size;
+	bool (*want_cleared)(struct ttm_buffer_object *bo);
 };
 
 /**
  * struct ttm_buddy_resource - the resource the buddy manager hands out.
  * @base: the resource; start is the lowest block's page.
  * @blocks: the drm_buddy_blocks held, linked by their @link.
+ * @flags: DRM_BUDDY_* the blocks were allocated with, plus DRM_BUDDY_CLEARED
+ *	once the owner zeroed them (passed to drm_buddy_free_list() on free).
  */
 struct ttm_buddy_resource {
 	struct ttm_resource base;
 	struct list_head blocks;
+	unsigned long flags;
 };
 
 /**
@@ -67,6 +84,26 @@ int ttm_buddy_manager_init(struct ttm_buddy_manager *bman, uint64_t p_size, uint
  * Return: 0; -EBUSY while resources remain (nothing is torn down).
  */
 int ttm_buddy_manager_fini(struct ttm_buddy_manager *bman);
+
+/**
+ * ttm_buddy_resource_is_cleared() - are all blocks of buddy resource @res
+ * known to be zero (handed out cleared by the buddy)? As the kernel's
+ * amdgpu_vram_mgr_is_cleared(): the owner may skip zeroing them. Call with
+ * the BO reserved (the resource does not change under it).
+ * @res: a resource of a buddy manager.
+ * Return: true when every block is clear.
+ */
+bool ttm_buddy_resource_is_cleared(struct ttm_resource *res);
+
+/**
+ * ttm_buddy_resource_set_cleared() - the owner zeroed every byte of @res:
+ * its blocks go back to the buddy as cleared (DRM_BUDDY_CLEARED) when it is
+ * freed, as the kernel's amdgpu_vram_mgr_set_cleared(). Only for memory the
+ * owner really zeroed and did not write since: a later allocation that wants
+ * cleared memory trusts it.
+ * @res: a resource of a buddy manager.
+ */
+void ttm_buddy_resource_set_cleared(struct ttm_resource *res);
 
 /** to_ttm_buddy_manager() - the buddy manager embedding @man. */
 static inline struct ttm_buddy_manager *to_ttm_buddy_manager(struct ttm_resource_manager *man)
