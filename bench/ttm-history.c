@@ -231,7 +231,7 @@ static const char *const schema_common[] = {
 	"file_hash TEXT NOT NULL UNIQUE, path TEXT, source TEXT, machine_id TEXT NOT NULL, "       \
 	"hostname TEXT, kernel TEXT, benchmark TEXT NOT NULL, started_utc TEXT NOT NULL, "         \
 	"elapsed_s DOUBLE PRECISION, git_rev TEXT, build_type TEXT, compiler TEXT, "               \
-	"sanitize TEXT, fault_inject INTEGER, validate_delay_ns BIGINT, backend TEXT, "            \
+	"sanitize TEXT, fault_inject INTEGER, validate_delay_ns DOUBLE PRECISION, backend TEXT, "  \
 	"quick INTEGER, reps BIGINT, seed BIGINT, params TEXT NOT NULL"
 
 static int db_open(struct db *db, const char *path, const char *conninfo)
@@ -251,6 +251,10 @@ static int db_open(struct db *db, const char *path, const char *conninfo)
 		if (db_exec(db,
 			    "CREATE TABLE IF NOT EXISTS run (id BIGSERIAL PRIMARY KEY, " RUN_COLUMNS
 			    ")",
+			    0, NULL, NULL) ||
+		    /* Delays became fractional (0.75 ns): widen a database made before. */
+		    db_exec(db,
+			    "ALTER TABLE run ALTER COLUMN validate_delay_ns TYPE DOUBLE PRECISION",
 			    0, NULL, NULL))
 			return -1;
 #else

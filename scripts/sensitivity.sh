@@ -133,15 +133,15 @@ for k in ${kinds//,/ }; do
 	validate)
 		bench=validate-hit metric=validate.hit_cycle
 		f=$(base_figure validate-hit validate.hit_cycle) || exit 2
-		delay=$(awk -v f="$f" 'BEGIN { d = int(f * 0.03 + 0.5); print d < 1 ? 1 : d }') ;;
+		delay=$(awk -v f="$f" 'BEGIN { printf "%.2f", f * 0.03 }') ;;
 	fence)
 		bench=fence metric=fence.create_signal_put
 		f=$(base_figure fence fence.create_signal_put) || exit 2
-		delay=$(awk -v f="$f" 'BEGIN { d = int(f * 0.03 + 0.5); print d < 1 ? 1 : d }') ;;
+		delay=$(awk -v f="$f" 'BEGIN { printf "%.2f", f * 0.03 }') ;;
 	evict)
 		bench=evict metric=evict.cyclic.ws200.throughput
 		f=$(base_figure evict evict.cyclic.ws200.validate_rate) || exit 2
-		delay=$(awk -v f="$f" 'BEGIN { d = int(0.05 * 1e9 / f + 0.5); print d < 1 ? 1 : d }') ;;
+		delay=$(awk -v f="$f" 'BEGIN { printf "%.2f", 0.05 * 1e9 / f }') ;;
 	esac
 	[ -n "$delay" ] || { echo "sensitivity.sh: no base figure for $k" >&2; exit 2; }
 	if [ "$k" = aa ]; then

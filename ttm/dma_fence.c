@@ -293,7 +293,7 @@ static inline int fence_signal(struct dma_fence *fence, int64_t timestamp_ns)
 	unsigned old = atomic_load_explicit(&fence->flags, memory_order_relaxed);
 	unsigned set;
 
-#if TTM_FENCE_DELAY_NS > 0
+#if TTM_FENCE_DELAY
 	/* The regression the benchmarks must notice (-Dfence_delay_ns). */
 	fence = ttm_delay_after(TTM_FENCE_DELAY_NS, fence, old);
 #endif

@@ -202,7 +202,7 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo, struct ttm_operation_ctx *
 	bool busy = false;
 	int ret;
 
-#if TTM_EVICT_DELAY_NS > 0
+#if TTM_EVICT_DELAY
 	/* The regression the benchmarks must notice (-Devict_delay_ns). */
 	bo = ttm_delay_after(TTM_EVICT_DELAY_NS, bo, from);
 	bdev = bo->bdev;
@@ -689,7 +689,7 @@ int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placeme
 	int ret;
 
 	TTM_PROBE2(validate_begin, bo, bo->size);
-#if TTM_VALIDATE_DELAY_NS > 0
+#if TTM_VALIDATE_DELAY
 	/* The regression the benchmarks must notice (-Dvalidate_delay_ns). */
 	bo = ttm_delay_after(TTM_VALIDATE_DELAY_NS, bo, bo->resource);
 #endif

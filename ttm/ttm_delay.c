@@ -124,14 +124,14 @@ static void ttm_delay_calibrate(void)
 	ttm_delay_fixed = fmax(0.0, resid[NSHORT / 2]);
 }
 
-int64_t ttm_delay_site_steps(struct ttm_delay_site *site, uint64_t ns)
+int64_t ttm_delay_site_steps(struct ttm_delay_site *site, double ns)
 {
 	double s;
 	int64_t whole;
 	uint32_t frac;
 
 	pthread_once(&ttm_delay_once, ttm_delay_calibrate);
-	s = ((double)ns - ttm_delay_fixed) / ttm_delay_step;
+	s = (ns - ttm_delay_fixed) / ttm_delay_step;
 	/*
 	 * Half steps: a site that alternates n and n + 1 steps keeps the loop's
 	 * exit branch predictable (period two), where a finer dither would

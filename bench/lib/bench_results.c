@@ -159,9 +159,9 @@ static json_object *jmachine(const struct bench_run *r, bool *ok)
 		jadd(b, "build_type", json_object_new_string(TTM_BUILD_TYPE), ok);
 		jadd(b, "sanitize", json_object_new_string(TTM_SANITIZE), ok);
 		jadd(b, "fault_inject", json_object_new_boolean(FAULT_INJECT_ENABLED), ok);
-		jadd(b, "validate_delay_ns", json_object_new_int64(TTM_VALIDATE_DELAY_NS), ok);
-		jadd(b, "fence_delay_ns", json_object_new_int64(TTM_FENCE_DELAY_NS), ok);
-		jadd(b, "evict_delay_ns", json_object_new_int64(TTM_EVICT_DELAY_NS), ok);
+		jadd(b, "validate_delay_ns", json_object_new_double(TTM_VALIDATE_DELAY_NS), ok);
+		jadd(b, "fence_delay_ns", json_object_new_double(TTM_FENCE_DELAY_NS), ok);
+		jadd(b, "evict_delay_ns", json_object_new_double(TTM_EVICT_DELAY_NS), ok);
 	}
 	jadd(o, "build", b, ok);
 	jadd(o, "backend",

@@ -6,7 +6,6 @@
  * longer delays never get fewer steps, every thread's first use of a site
  * agrees, and the calibration's figures are usable.
  */
-#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 
@@ -48,15 +47,18 @@ KTEST(ttm_delay_half_steps_alternate)
 	double fixed_ns, step_ns;
 
 	ttm_delay_calibration(&fixed_ns, &step_ns);
-	/* Times asked between whole steps land on the nearest half step. */
+	/* A time of 40k + 0.5 steps past the fixed cost: 40k whole and a half. */
 	for (unsigned k = 1; k < 8; k++) {
 		struct ttm_delay_site site = TTM_DELAY_SITE_INIT;
-		uint64_t ns = (uint64_t)llround(fixed_ns + ((double)k * 40 + 0.5) * step_ns);
-		int64_t n = ttm_delay_site_steps(&site, ns);
-		double s = n + (atomic_load(&site.frac) ? 0.5 : 0.0);
+		double ns = fixed_ns + ((double)k * 40 + 0.5) * step_ns;
 
-		/* Whole ns cannot ask for exactly n + 0.5: within a half step. */
-		EXPECT_TRUE(fabs(s * step_ns + fixed_ns - (double)ns) <= 0.5 * step_ns + 1e-9);
+		EXPECT_EQ(ttm_delay_site_steps(&site, ns), (int64_t)k * 40);
+		EXPECT_EQ(atomic_load(&site.frac), UINT32_C(0x80000000));
+		/* A quarter step off rounds to the nearest half. */
+		EXPECT_EQ(ttm_delay_site_steps(&site, ns + 0.2 * step_ns), (int64_t)k * 40);
+		EXPECT_EQ(atomic_load(&site.frac), UINT32_C(0x80000000));
+		EXPECT_EQ(ttm_delay_site_steps(&site, ns + 0.3 * step_ns), (int64_t)k * 40 + 1);
+		EXPECT_EQ(atomic_load(&site.frac), 0u);
 	}
 	{
 		struct ttm_delay_site site = {.steps = 3, .frac = UINT32_C(0x80000000), .acc = 0};

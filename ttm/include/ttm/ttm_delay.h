@@ -53,7 +53,7 @@ struct ttm_delay_site {
  * Return: the whole steps now stored in @site (0 when @ns is below what an
  * empty use costs); the fraction is stored in @site->frac.
  */
-int64_t ttm_delay_site_steps(struct ttm_delay_site *site, uint64_t ns);
+int64_t ttm_delay_site_steps(struct ttm_delay_site *site, double ns);
 
 /*
  * @n dependent single-cycle steps starting from @seed; returns @obj made
@@ -84,7 +84,7 @@ static inline __attribute__((always_inline)) uintptr_t ttm_delay_chain(int64_t n
  * Return: @obj, available only once the delay has run.
  */
 static inline __attribute__((always_inline)) uintptr_t
-ttm_delay_on(struct ttm_delay_site *site, uint64_t ns, uintptr_t obj, uintptr_t seed)
+ttm_delay_on(struct ttm_delay_site *site, double ns, uintptr_t obj, uintptr_t seed)
 {
 	int64_t n = atomic_load_explicit(&site->steps, memory_order_relaxed);
 	uint32_t acc, sum;
@@ -100,8 +100,8 @@ ttm_delay_on(struct ttm_delay_site *site, uint64_t ns, uintptr_t obj, uintptr_t 
 /**
  * ttm_delay_after() - delay the path of @obj by about @ns nanoseconds at
  * this call site.
- * @ns: the time to add, the same on every run of this call site (a
- *      configuration constant).
+ * @ns: the time to add, a double (0.75 is a valid delay), the same on
+ *       every run of this call site (a configuration constant).
  * @obj: a pointer the path uses next; the expression yields it back, to be
  *       assigned over the original so the path waits for the delay.
  * @seed: a value the path has just loaded (an integer or pointer).
