@@ -47,8 +47,16 @@ struct dma_resv {
 	unsigned max_fences;
 };
 
+/**
+ * dma_resv_init() - an empty, unlocked reservation object.
+ * @obj: the object (its memory is the caller's).
+ */
 void dma_resv_init(struct dma_resv *obj);
-/* Drops every fence. The object must be unlocked. */
+
+/**
+ * dma_resv_fini() - drop every fence and release the object's memory.
+ * @obj: the object; it must be unlocked.
+ */
 void dma_resv_fini(struct dma_resv *obj);
 
 static inline int dma_resv_lock(struct dma_resv *obj, struct ww_acquire_ctx *ctx)
@@ -85,21 +93,37 @@ static inline bool dma_resv_is_locked(struct dma_resv *obj)
 }
 
 /**
- * dma_resv_reserve_fences - make room for @num more fences. Locked.
- * Returns 0 or -ENOMEM (fault point resv_reserve); nothing changes on error.
+ * dma_resv_reserve_fences() - make room for @num more fences.
+ * @obj: the object.
+ * @num: how many dma_resv_add_fence() calls must not fail for lack of room.
+ *
+ * Context: @obj locked.
+ * Return: 0 or -ENOMEM (fault point resv_reserve); nothing changes on error.
  */
 int dma_resv_reserve_fences(struct dma_resv *obj, unsigned num);
 
 /**
- * dma_resv_add_fence - attach @fence with @usage. Locked.
+ * dma_resv_add_fence() - attach @fence with @usage.
+ * @obj: the object.
+ * @fence: the fence; the object takes a reference of its own.
+ * @usage: what the fence's work does with the buffer.
+ *
  * A fence of the same context that is not later than @fence and whose usage
  * is not stronger, or a signalled fence, is replaced in place; otherwise a
- * reserved slot is used. Returns 0, or -ENOSPC when no slot was reserved
- * (a caller bug; the fence is not added), -EINVAL on bad arguments.
+ * reserved slot is used.
+ *
+ * Context: @obj locked.
+ * Return: 0, or -ENOSPC when no slot was reserved (a caller bug; the fence
+ * is not added), -EINVAL on bad arguments.
  */
 int dma_resv_add_fence(struct dma_resv *obj, struct dma_fence *fence, enum dma_resv_usage usage);
 
-/* Drop signalled fences. Locked. */
+/**
+ * dma_resv_prune() - drop the signalled fences.
+ * @obj: the object.
+ *
+ * Context: @obj locked.
+ */
 void dma_resv_prune(struct dma_resv *obj);
 
 /*
@@ -111,25 +135,55 @@ void dma_resv_prune(struct dma_resv *obj);
 		if (((fence) = (obj)->fences[i]), (obj)->usages[i] <= (usage))
 
 /**
- * dma_resv_get_fences - snapshot the fences with usage <= @usage, with a
- * reference each, without holding the lock. *@fences is malloc'ed (NULL when
- * *@num is 0); release with dma_resv_put_fences(). Returns 0 or -ENOMEM.
+ * dma_resv_get_fences() - snapshot the fences with usage <= @usage, with a
+ * reference each, without holding the lock.
+ * @obj: the object.
+ * @usage: the strongest usage included.
+ * @num: out: the number of fences.
+ * @fences: out: a malloc'ed array (NULL when *@num is 0); release it with
+ *	dma_resv_put_fences().
+ *
+ * Return: 0 or -ENOMEM.
  */
 int dma_resv_get_fences(struct dma_resv *obj, enum dma_resv_usage usage, unsigned *num,
 			struct dma_fence ***fences);
+
+/**
+ * dma_resv_put_fences() - put every fence of a dma_resv_get_fences() snapshot
+ * and free the array.
+ * @fences: the array (NULL when @num is 0).
+ * @num: its length.
+ */
 void dma_resv_put_fences(struct dma_fence **fences, unsigned num);
 
-/* True when every fence with usage <= @usage has signalled. Unlocked. */
+/**
+ * dma_resv_test_signaled() - whether the fences up to a usage have signalled.
+ * @obj: the object; the caller need not hold its lock.
+ * @usage: the strongest usage looked at.
+ *
+ * Return: true when every fence with usage <= @usage has signalled.
+ */
 bool dma_resv_test_signaled(struct dma_resv *obj, enum dma_resv_usage usage);
 
-/*
- * Wait for every fence with usage <= @usage. Unlocked. Returns the time left
- * (> 0), 0 on timeout, -EINTR, -ENOMEM; as dma_fence_wait_timeout().
+/**
+ * dma_resv_wait_timeout() - wait for every fence with usage <= @usage.
+ * @obj: the object; not locked by the caller (the fences are snapshot).
+ * @usage: the strongest usage waited for.
+ * @intr: whether a signal may end the wait (-EINTR).
+ * @timeout_ns: how long at most.
+ *
+ * Return: the time left (> 0), 0 on timeout, -EINTR, -ENOMEM; as
+ * dma_fence_wait_timeout().
  */
 int64_t dma_resv_wait_timeout(struct dma_resv *obj, enum dma_resv_usage usage, bool intr,
 			      int64_t timeout_ns);
 
-/* Number of unsignalled fences (for the info dump). Unlocked. */
+/**
+ * dma_resv_count_pending() - count the unsignalled fences, for the info dump.
+ * @obj: the object; the caller need not hold its lock.
+ *
+ * Return: the number of fences not signalled yet.
+ */
 unsigned dma_resv_count_pending(struct dma_resv *obj);
 
 #endif /* TTM_DMA_RESV_H */
