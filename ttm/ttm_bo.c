@@ -348,6 +348,21 @@ int ttm_bo_reserve_slowpath(struct ttm_buffer_object *bo, bool interruptible,
 }
 
 /*
+ * The list the common LRU bump moves @res to the tail of: @bo unpinned and
+ * outside any bulk, @res keeping its priority. NULL when not that case.
+ * Reads only what @bo's reservation keeps stable.
+ */
+static inline struct list_head *ttm_bo_lru_simple_head(struct ttm_buffer_object *bo,
+						       struct ttm_resource *res)
+{
+	if (bo->pin_count || res->priority != bo->priority || res->bulk_move || bo->bulk_move)
+		return NULL;
+	return &bo->bdev->man_drv[res->mem_type]
+		    ->lru[res->priority < TTM_MAX_BO_PRIORITY ? res->priority
+							      : TTM_MAX_BO_PRIORITY - 1];
+}
+
+/*
  * The common LRU bump: an unpinned BO outside any bulk whose resource keeps
  * its priority goes to the tail of its list with one list_move_tail() (as
  * the kernel's ttm_resource_move_to_lru_tail()), or stays when it is there
@@ -355,13 +370,10 @@ int ttm_bo_reserve_slowpath(struct ttm_buffer_object *bo, bool interruptible,
  */
 static inline bool ttm_bo_lru_bump_simple(struct ttm_buffer_object *bo, struct ttm_resource *res)
 {
-	struct list_head *head;
+	struct list_head *head = ttm_bo_lru_simple_head(bo, res);
 
-	if (bo->pin_count || res->priority != bo->priority || res->bulk_move || bo->bulk_move)
+	if (!head)
 		return false;
-	head = &bo->bdev->man_drv[res->mem_type]
-		    ->lru[res->priority < TTM_MAX_BO_PRIORITY ? res->priority
-							      : TTM_MAX_BO_PRIORITY - 1];
 	if (head->prev != &res->lru)
 		list_move_tail(&res->lru, head);
 	return true;
@@ -404,11 +416,23 @@ void ttm_bo_move_to_lru_tail(struct ttm_buffer_object *bo)
 void ttm_bo_unreserve(struct ttm_buffer_object *bo)
 {
 	struct ttm_resource *res = bo->resource;
+	struct list_head *head;
 
-	ttm_lock(&bo->bdev->lru_lock);
-	if (res && !ttm_bo_lru_bump_simple(bo, res))
-		ttm_bo_lru_update_locked(bo);
-	ttm_unlock(&bo->bdev->lru_lock);
+	/*
+	 * A resource already last on its list would not move: the bump is
+	 * skipped without the LRU lock (its writers store ->prev atomically).
+	 * The reservation keeps @res on that list; a writer adding behind it
+	 * meanwhile orders after this bump. No resource: nothing to bump.
+	 */
+	if (res) {
+		head = ttm_bo_lru_simple_head(bo, res);
+		if (!head || !list_is_tail_lockless(&res->lru, head)) {
+			ttm_lock(&bo->bdev->lru_lock);
+			if (!ttm_bo_lru_bump_simple(bo, res))
+				ttm_bo_lru_update_locked(bo);
+			ttm_unlock(&bo->bdev->lru_lock);
+		}
+	}
 	dma_resv_unlock(bo->resv);
 }
 

@@ -621,12 +621,11 @@ static int ttm_bo_validate_in_place(struct ttm_buffer_object *bo, struct ttm_ope
 
 /*
  * @fits0 tells whether the resource fits the first pass, which the caller
- * found out already; kept out of line so that the common case of
- * ttm_bo_validate_nospc() (it fits) needs no frame of this size.
+ * found out already.
  */
-static __attribute__((noinline)) int ttm_bo_validate_impl(struct ttm_buffer_object *bo,
-							  const struct ttm_placement *placement,
-							  struct ttm_operation_ctx *ctx, bool fits0)
+static inline int ttm_bo_validate_impl(struct ttm_buffer_object *bo,
+				       const struct ttm_placement *placement,
+				       struct ttm_operation_ctx *ctx, bool fits0)
 {
 	struct ttm_device *bdev = bo->bdev;
 	bool busy = false;
@@ -681,36 +680,65 @@ static __attribute__((noinline)) int ttm_bo_validate_impl(struct ttm_buffer_obje
 	return busy ? -EBUSY : -ENOSPC;
 }
 
-int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
-			  struct ttm_operation_ctx *ctx)
+/*
+ * Everything but an in-place hit, @fits0 as found by the caller; with
+ * @enomem, "nothing fits" reads -ENOMEM (ttm_bo_validate()). A tail call of
+ * both entry points, so their hit path needs no frame.
+ */
+static __attribute__((noinline)) int ttm_bo_validate_miss(struct ttm_buffer_object *bo,
+							  const struct ttm_placement *placement,
+							  struct ttm_operation_ctx *ctx, bool fits0,
+							  bool enomem)
 {
 	uint64_t moved = ctx->bytes_moved;
+	int ret = ttm_bo_validate_impl(bo, placement, ctx, fits0);
+
+	if (enomem && ret == -ENOSPC)
+		ret = -ENOMEM;
+	TTM_PROBE3(validate_end, bo, ret, ctx->bytes_moved - moved);
+	return ret;
+}
+
+/*
+ * Both entry points: the hit, the BO sitting in a first-pass place with its
+ * pages in, answered inline; the rest in ttm_bo_validate_miss(). The two
+ * validate_end sites pass the same argument sizes (registers, never an
+ * immediate: the hit's zeroes are hidden from the compiler).
+ */
+static inline __attribute__((always_inline)) int
+ttm_bo_validate_common(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+		       struct ttm_operation_ctx *ctx, bool enomem)
+{
 	bool fits0;
-	int ret;
 
 	TTM_PROBE2(validate_begin, bo, bo->size);
 #if TTM_VALIDATE_DELAY
 	/* The regression the benchmarks must notice (-Dvalidate_delay_ns). */
 	bo = ttm_delay_after(TTM_VALIDATE_DELAY_NS, bo, bo->resource);
 #endif
-	/* What most calls find: the BO sits in a first-pass place, pages in. */
 	fits0 = placement && placement->num_placement && placement->placement && bo->resource &&
 		ttm_bo_res_compatible(bo->bdev, bo->resource, placement, false);
-	if (fits0 && !(bo->ttm && ttm_tt_is_swapped(bo->ttm)))
-		ret = 0;
-	else
-		ret = ttm_bo_validate_impl(bo, placement, ctx, fits0);
-	/* One site: probe tools want the same argument sizes everywhere. */
-	TTM_PROBE3(validate_end, bo, ret, ctx->bytes_moved - moved);
-	return ret;
+	if (__builtin_expect(fits0 && !(bo->ttm && ttm_tt_is_swapped(bo->ttm)), 1)) {
+		int ret = 0;
+		uint64_t moved = 0;
+
+		__asm__("" : "+r"(ret), "+r"(moved));
+		TTM_PROBE3(validate_end, bo, ret, moved);
+		return ret;
+	}
+	return ttm_bo_validate_miss(bo, placement, ctx, fits0, enomem);
+}
+
+int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
+			  struct ttm_operation_ctx *ctx)
+{
+	return ttm_bo_validate_common(bo, placement, ctx, false);
 }
 
 int ttm_bo_validate(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
 		    struct ttm_operation_ctx *ctx)
 {
-	int ret = ttm_bo_validate_nospc(bo, placement, ctx);
-
-	return ret == -ENOSPC ? -ENOMEM : ret;
+	return ttm_bo_validate_common(bo, placement, ctx, true);
 }
 
 int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type, struct ttm_operation_ctx *ctx)

@@ -381,11 +381,11 @@ void ttm_lru_bulk_move_tail(struct ttm_lru_bulk_move *bulk,
 				continue;
 			/* Cut [first, last] out and splice it before @head. */
 			first->prev->next = last->next;
-			last->next->prev = first->prev;
-			first->prev = head->prev;
+			list_set_prev_(last->next, first->prev);
+			list_set_prev_(first, head->prev);
 			head->prev->next = first;
 			last->next = head;
-			head->prev = last;
+			list_set_prev_(head, last);
 		}
 	}
 }

@@ -19,10 +19,19 @@ struct list_head {
 		&(name), &(name)                                                                   \
 	}
 
+/*
+ * Every store to a ->prev is a relaxed atomic store (a plain mov): a list's
+ * head->prev may be read without the list's lock by list_is_tail_lockless().
+ */
+static inline void list_set_prev_(struct list_head *l, struct list_head *prev)
+{
+	__atomic_store_n(&l->prev, prev, __ATOMIC_RELAXED);
+}
+
 static inline void INIT_LIST_HEAD(struct list_head *l)
 {
 	l->next = l;
-	l->prev = l;
+	list_set_prev_(l, l);
 }
 
 static inline bool list_empty(const struct list_head *l)
@@ -30,11 +39,24 @@ static inline bool list_empty(const struct list_head *l)
 	return l->next == l;
 }
 
+/*
+ * Whether @e was the last entry of @head at some instant of this call, read
+ * without the lock that serialises @head's writers (their ->prev stores are
+ * atomic). The answer is a snapshot: the caller must hold what keeps @e
+ * itself from being moved off @head, and must be content with an answer a
+ * concurrent writer may change at once (an LRU bump that finds its entry
+ * last already: the writer's later add orders after the bump).
+ */
+static inline bool list_is_tail_lockless(const struct list_head *e, const struct list_head *head)
+{
+	return __atomic_load_n(&head->prev, __ATOMIC_RELAXED) == e;
+}
+
 static inline void list_insert_(struct list_head *n, struct list_head *prev, struct list_head *next)
 {
-	next->prev = n;
+	list_set_prev_(next, n);
 	n->next = next;
-	n->prev = prev;
+	list_set_prev_(n, prev);
 	prev->next = n;
 }
 
@@ -52,7 +74,7 @@ static inline void list_add_tail(struct list_head *n, struct list_head *head)
 static inline void list_del_init(struct list_head *e)
 {
 	e->prev->next = e->next;
-	e->next->prev = e->prev;
+	list_set_prev_(e->next, e->prev);
 	INIT_LIST_HEAD(e);
 }
 
@@ -67,10 +89,10 @@ static inline void list_splice_tail_init(struct list_head *from, struct list_hea
 {
 	if (list_empty(from))
 		return;
-	from->next->prev = to->prev;
+	list_set_prev_(from->next, to->prev);
 	to->prev->next = from->next;
 	from->prev->next = to;
-	to->prev = from->prev;
+	list_set_prev_(to, from->prev);
 	INIT_LIST_HEAD(from);
 }
 
