@@ -28,6 +28,10 @@
  * these figures on a shared machine is 10-30%, far more than one
  * histogram's median interval). The hw back end measures in one round.
  *
+ * The cases run one code path on every back end; a back end (struct
+ * val_backend) supplies only its device and BOs for a case, how its moves
+ * are waited for and how it submits an execbuffer list.
+ *
  * Back ends (parameter "backend"):
  *  sim   (default) the i915 driver on the simulated GPU, latency model off.
  *        TT is the GGTT: bind = PTE writes over the tt pages, evict_unbind
@@ -289,40 +293,6 @@ static int measure_in_place_and_bind(struct ttm_buffer_object *bo, const struct 
 	return ret;
 }
 
-/* Cases (a) and (b): one BO on a device with room to spare. */
-static int case_in_place_and_bind(struct bench_run *run, uint64_t size, const struct budget *b)
-{
-	struct ttm_placement tt, sys;
-	struct ttm_place ptt, psys;
-	struct bench_metric *inpl, *bind;
-	struct ttm_buffer_object *bo;
-	struct testlib_mock_device md;
-	uint64_t pages = size / TTM_PAGE_SIZE;
-	int ret;
-
-	ret = in_place_and_bind_metrics(run, size, &inpl, &bind);
-	if (ret)
-		return ret;
-	bench_metric_target(inpl, 100.0, BENCH_TARGET_AT_MOST);
-	bench_metric_target(bind, 2000.0 + 20.0 * (double)pages, BENCH_TARGET_AT_MOST);
-	ret = bench_mockdev_init(&md, 2 * pages, 0);
-	if (ret)
-		return ret;
-	bench_mockdev_place(&tt, &ptt, TTM_PL_TT);
-	bench_mockdev_place(&sys, &psys, TTM_PL_SYSTEM);
-	bo = bench_mockdev_bo_create(&md, size, &tt);
-	if (!bo) {
-		testlib_mock_device_fini(&md);
-		return -ENOMEM;
-	}
-	if (!ret)
-		ret = measure_in_place_and_bind(bo, &tt, &sys, inpl, bind, b);
-	ttm_bo_put(bo);
-	if (testlib_mock_device_fini(&md) && !ret)
-		ret = -EBUSY;
-	return ret;
-}
-
 /*
  * The metrics of cases (c) and (d): the latency of one eviction and, with
  * @copy, the bandwidth of the copies. *@bw_out stays NULL without @copy.
@@ -397,46 +367,6 @@ static int evict_alternate(struct ttm_buffer_object *const bo[2],
 	return ret;
 }
 
-/*
- * Cases (c) and (d): two BOs, room for one in @mem_type; each validate of
- * the other one evicts the resident one.
- */
-static int case_evict(struct bench_run *run, uint64_t size, bool copy, const struct budget *b)
-{
-	struct ttm_placement target, sys;
-	struct ttm_place pt, ps;
-	struct bench_metric *lat, *bw;
-	struct ttm_buffer_object *bo[2];
-	struct testlib_mock_device md;
-	uint64_t pages = size / TTM_PAGE_SIZE;
-	uint32_t mem = copy ? TTM_PL_VRAM : TTM_PL_TT;
-	int ret;
-
-	ret = evict_metrics_add(run, size, copy, &lat, &bw);
-	if (ret)
-		return ret;
-	ret = copy ? bench_mockdev_init(&md, 0, pages) : bench_mockdev_init(&md, pages, 0);
-	if (ret)
-		return ret;
-	bench_mockdev_place(&target, &pt, mem);
-	bench_mockdev_place(&sys, &ps, TTM_PL_SYSTEM);
-	/* bo[1] is resident first: the loop starts with bo[0] evicting it. */
-	bo[1] = bench_mockdev_bo_create(&md, size, &target);
-	bo[0] = bo[1] ? bench_mockdev_bo_create(&md, size, &sys) : NULL;
-	if (!bo[0]) {
-		if (bo[1])
-			ttm_bo_put(bo[1]);
-		testlib_mock_device_fini(&md);
-		return -ENOMEM;
-	}
-	ret = evict_alternate(bo, &target, NULL, false, b, lat, bw);
-	ttm_bo_put(bo[1]);
-	ttm_bo_put(bo[0]);
-	if (testlib_mock_device_fini(&md) && !ret)
-		ret = -EBUSY;
-	return ret;
-}
-
 static void unreserve_all(struct ttm_buffer_object **bos, bool *held, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++) {
@@ -485,273 +415,346 @@ static int execbuf_once(struct ttm_buffer_object **bos, bool *held, unsigned n,
 	return ret;
 }
 
-static int case_execbuf(struct bench_run *run, unsigned n, const struct budget *b,
-			struct bench_metric **per_bo_out)
-{
-	struct ttm_buffer_object **bos = calloc(n, sizeof(*bos));
-	bool *held = calloc(n, sizeof(*held));
-	struct bench_metric *lat, *per;
-	struct ttm_placement tt;
-	struct ttm_place ptt;
-	struct testlib_mock_device md;
-	uint64_t t0;
-	int ret;
+/* ------------------------------------------- the back ends' devices */
 
-	ret = execbuf_metrics(run, n, &lat, &per);
-	if (!bos || !held || ret) {
-		free(bos);
-		free(held);
-		return -ENOMEM;
-	}
-	*per_bo_out = per;
-	ret = bench_mockdev_init(&md, 2ull * n, 0);
-	if (ret) {
-		free(bos);
-		free(held);
-		return ret;
-	}
-	bench_mockdev_place(&tt, &ptt, TTM_PL_TT);
-	for (unsigned k = 0; k < n && !ret; k++) {
-		bos[k] = bench_mockdev_bo_create(&md, TTM_PAGE_SIZE, &tt);
-		if (!bos[k])
-			ret = -ENOMEM;
-	}
-	t0 = testlib_now_raw_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		uint64_t s = testlib_now_raw_ns(), ns;
+/* A hung GPU must end the run, not block it. */
+#define HW_WAIT_NS 2000000000LL
 
-		ret = execbuf_once(bos, held, n, &tt);
-		ns = testlib_now_raw_ns() - s;
-		if (!ret && i >= b->warmup) {
-			ret = bench_metric_record(lat, ns);
-			if (!ret)
-				ret = bench_metric_record(per, (ns + n / 2) / n);
-		}
-	}
-	for (unsigned k = 0; k < n; k++)
-		if (bos[k])
-			ttm_bo_put(bos[k]);
-	free(bos);
-	free(held);
-	if (testlib_mock_device_fini(&md) && !ret)
-		ret = -EBUSY;
-	return ret;
-}
+/* The case a device is opened for. */
+enum val_case {
+	VAL_BIND,	  /* (a) and (b): one BO, room to spare in TT */
+	VAL_EVICT_UNBIND, /* (c): two BOs, TT room for one */
+	VAL_EVICT_COPY,	  /* (d): two BOs, device-local room for one */
+	VAL_EXECBUF,	  /* (e): a list of 4 KiB BOs */
+};
 
-/* ------------------------------------------------- sim: the i915 driver */
-
-static struct ttm_placement *sim_place(struct ttm_placement *pl, struct ttm_place *p,
-				       uint32_t mem_type, uint32_t flags)
-{
-	*p = (struct ttm_place){.mem_type = mem_type, .flags = flags};
-	*pl = (struct ttm_placement){.num_placement = 1, .placement = p};
-	return pl;
-}
-
-/* Cases (a) and (b) on the driver: one SMEM object, GGTT with room. */
-static int sim_in_place_and_bind(struct bench_run *run, uint64_t size, const struct budget *b)
-{
-	struct ttm_placement tt, sys;
-	struct ttm_place ptt, psys;
-	struct bench_metric *inpl, *bind;
-	struct ttm_operation_ctx ctx;
-	struct i915_gem_object *obj = NULL;
-	struct i915_device *i915;
-	uint64_t pages = size / TTM_PAGE_SIZE, ns;
-	int ret, ret2;
-
-	ret = in_place_and_bind_metrics(run, size, &inpl, &bind);
-	if (ret)
-		return ret;
-	bench_metric_target(inpl, 100.0, BENCH_TARGET_AT_MOST);
-	bench_metric_target(bind, 2000.0 + 20.0 * (double)pages, BENCH_TARGET_AT_MOST);
-	ret = bench_simdev_open(run, 1, 0, 0, &i915);
-	if (ret)
-		return ret;
-	sim_place(&tt, &ptt, TTM_PL_TT, 0);
-	sim_place(&sys, &psys, TTM_PL_SYSTEM, 0);
-	ret = i915_gem_object_create(i915, size, I915_GEM_REGION_SMEM, &obj);
-	/* The first bind populates the pages; the cases start from there. */
-	if (!ret)
-		ret = timed_validate(&obj->base, &tt, &ns, &ctx);
-	if (!ret)
-		ret = measure_in_place_and_bind(&obj->base, &tt, &sys, inpl, bind, b);
-	i915_gem_object_put(obj);
-	ret2 = bench_simdev_close(i915);
-	return ret ? ret : ret2;
-}
+struct val_backend;
 
 /*
- * evict_metrics_add() for the GPU back ends (sim and hw), whose samples
- * also wait for the blits: labelled to say so.
+ * One case's device and BOs, as a back end made them: the cases run one
+ * code path over it. @tt and @sys are the placements of (a) and (b),
+ * @target the one (c) and (d) evict into (SYSTEM is where evicted BOs go).
  */
-static int evict_metrics(struct bench_run *run, uint64_t size, bool copy,
-			 struct bench_metric **lat_out, struct bench_metric **bw_out)
-{
-	int ret = evict_metrics_add(run, size, copy, lat_out, bw_out);
+struct val_dev {
+	const struct val_backend *be;
+	struct bench_run *run;
+	struct bench_hw *hw;
+	struct testlib_mock_device md;
+	struct i915_device *i915;
+	struct ttm_placement tt, sys, target;
+	struct ttm_place ptt, psys, ptarget;
+	/* (e): the back end's view of the list, made by bos_create(). */
+	bool *held;
+	struct i915_exec_object *eo;
+	struct hw_ttm_bo **hw_bos;
+};
 
-	if (ret || !copy)
+/*
+ * struct val_backend - what differs between back ends: how a case's
+ * device and BOs are made (and in which state the case starts), how the
+ * end of asynchronous moves is waited for, how an execbuffer list runs.
+ * @open: a device for @c with BOs of @size (@size = the list length for
+ *	VAL_EXECBUF); placements set. 0; 1 (the device cannot run @c: the
+ *	case is skipped; call @close); a negative errno (nothing to close).
+ * @bos_create: the @n BOs of @c, each of @size: in TT for VAL_BIND, one
+ *	resident in @target and one not for the evictions, the list for
+ *	VAL_EXECBUF (its last BO the batch). 0 or a negative errno; what was
+ *	made is in @bos (NULL elsewhere).
+ * @bos_put: release @bos (NULL entries skipped).
+ * @close: release the device; 0 or -EBUSY (BOs left).
+ * @idle: wait for @bo's moves; NULL where moves are synchronous.
+ * @exec: one execbuffer of the list, timed by the caller; *@fence gets
+ *	what to wait for outside the timed region (NULL: nothing).
+ * @wait_ns: how long to wait for that fence (0: without limit).
+ * @bind_first: the BO of VAL_BIND starts in SYSTEM: an untimed validate
+ *	into TT populates it before the cases.
+ * @targets: cases (a) and (b) carry their targets.
+ * @gpu_labels: evict_copy says its samples also wait for the blits.
+ * @bind_label, @unbind_label, @exec_label: what a bind, an eviction of
+ *	(c) and an execbuffer are on this back end (NULL: no label).
+ */
+struct val_backend {
+	int (*open)(struct val_dev *d, enum val_case c, uint64_t size);
+	int (*bos_create)(struct val_dev *d, enum val_case c, uint64_t size, unsigned n,
+			  struct ttm_buffer_object **bos);
+	void (*bos_put)(struct val_dev *d, struct ttm_buffer_object **bos, unsigned n);
+	int (*close)(struct val_dev *d);
+	int (*idle)(struct ttm_buffer_object *bo);
+	int (*exec)(struct val_dev *d, struct ttm_buffer_object **bos, unsigned n,
+		    struct dma_fence **fence);
+	int64_t wait_ns;
+	bool bind_first, targets, gpu_labels;
+	const char *bind_label, *unbind_label, *exec_label;
+};
+
+/* core: the TTM core over testlib's mock device (memcpy moves, no GPU). */
+static int core_open(struct val_dev *d, enum val_case c, uint64_t size)
+{
+	uint64_t pages = size / TTM_PAGE_SIZE;
+	int ret;
+
+	switch (c) {
+	case VAL_BIND:
+		ret = bench_mockdev_init(&d->md, 2 * pages, 0);
+		break;
+	case VAL_EVICT_UNBIND:
+		ret = bench_mockdev_init(&d->md, pages, 0);
+		break;
+	case VAL_EVICT_COPY:
+		ret = bench_mockdev_init(&d->md, 0, pages);
+		break;
+	default:
+		/* The list of @size BOs of one page each, twice over in TT. */
+		d->held = calloc(size, sizeof(*d->held));
+		ret = d->held ? bench_mockdev_init(&d->md, 2 * size, 0) : -ENOMEM;
+		break;
+	}
+	if (ret) {
+		free(d->held);
+		d->held = NULL;
 		return ret;
-	bench_metric_label(*lat_out, "timed", "validate + wait for the blits");
-	bench_metric_label(*bw_out, "counted", "bytes moved per hop");
+	}
+	bench_mockdev_place(&d->tt, &d->ptt, TTM_PL_TT);
+	bench_mockdev_place(&d->sys, &d->psys, TTM_PL_SYSTEM);
+	bench_mockdev_place(&d->target, &d->ptarget, c == VAL_EVICT_COPY ? TTM_PL_VRAM : TTM_PL_TT);
 	return 0;
 }
 
-static int sim_obj_idle(struct ttm_buffer_object *bo)
+static int core_bos_create(struct val_dev *d, enum val_case c, uint64_t size, unsigned n,
+			   struct ttm_buffer_object **bos)
+{
+	if (c == VAL_EVICT_UNBIND || c == VAL_EVICT_COPY) {
+		/* bos[1] is resident first: the loop starts with bos[0] evicting it. */
+		bos[1] = bench_mockdev_bo_create(&d->md, size, &d->target);
+		bos[0] = bos[1] ? bench_mockdev_bo_create(&d->md, size, &d->sys) : NULL;
+		return bos[0] ? 0 : -ENOMEM;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		bos[k] = bench_mockdev_bo_create(&d->md, size, &d->tt);
+		if (!bos[k])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ttm_bos_put(struct val_dev *d, struct ttm_buffer_object **bos, unsigned n)
+{
+	(void)d;
+	for (unsigned k = 0; k < n; k++)
+		if (bos[k])
+			ttm_bo_put(bos[k]);
+}
+
+static int core_close(struct val_dev *d)
+{
+	free(d->held);
+	d->held = NULL;
+	return testlib_mock_device_fini(&d->md) ? -EBUSY : 0;
+}
+
+/* A 2007-style execbuffer: reserve all under one ticket, validate each, unreserve. */
+static int core_exec(struct val_dev *d, struct ttm_buffer_object **bos, unsigned n,
+		     struct dma_fence **fence)
+{
+	*fence = NULL;
+	return execbuf_once(bos, d->held, n, &d->tt);
+}
+
+static const struct val_backend val_core = {
+    .open = core_open,
+    .bos_create = core_bos_create,
+    .bos_put = ttm_bos_put,
+    .close = core_close,
+    .exec = core_exec,
+    .targets = true,
+};
+
+/* sim: the i915 driver on the simulated GPU. */
+static void sim_place(struct ttm_placement *pl, struct ttm_place *p, uint32_t mem_type,
+		      uint32_t flags)
+{
+	*p = (struct ttm_place){.mem_type = mem_type, .flags = flags};
+	*pl = (struct ttm_placement){.num_placement = 1, .placement = p};
+}
+
+/*
+ * (a), (b) and (e): a GGTT with room; (c) an aperture of one BO above the
+ * guard page (MAPPABLE placements); (d) lmem of exactly one BO.
+ */
+static int sim_open(struct val_dev *d, enum val_case c, uint64_t size)
+{
+	int ret;
+
+	if (c == VAL_EXECBUF) {
+		d->eo = calloc(size, sizeof(*d->eo));
+		if (!d->eo)
+			return -ENOMEM;
+	}
+	if (c == VAL_EVICT_COPY)
+		ret = bench_simdev_open(d->run, 1, 0, size, &d->i915);
+	else if (c == VAL_EVICT_UNBIND)
+		ret = bench_simdev_open(d->run, 1, size + TTM_PAGE_SIZE, 0, &d->i915);
+	else
+		ret = bench_simdev_open(d->run, 1, 0, 0, &d->i915);
+	if (ret) {
+		free(d->eo);
+		d->eo = NULL;
+		d->i915 = NULL;
+		return ret;
+	}
+	sim_place(&d->tt, &d->ptt, TTM_PL_TT, 0);
+	sim_place(&d->sys, &d->psys, TTM_PL_SYSTEM, 0);
+	if (c == VAL_EVICT_COPY)
+		sim_place(&d->target, &d->ptarget, TTM_PL_VRAM, 0);
+	else
+		sim_place(&d->target, &d->ptarget, TTM_PL_TT, TTM_PL_FLAG_MAPPABLE);
+	return 0;
+}
+
+static int sim_bos_create(struct val_dev *d, enum val_case c, uint64_t size, unsigned n,
+			  struct ttm_buffer_object **bos)
+{
+	enum i915_gem_region region =
+	    c == VAL_EVICT_COPY ? I915_GEM_REGION_LMEM : I915_GEM_REGION_SMEM;
+	struct i915_gem_object *obj = NULL;
+	int ret = 0;
+
+	for (unsigned k = 0; k < n && !ret; k++) {
+		obj = NULL;
+		ret = i915_gem_object_create(d->i915, size, region, &obj);
+		bos[k] = ret ? NULL : &obj->base;
+		if (d->eo)
+			d->eo[k].obj = bos[k] ? obj : NULL;
+	}
+	if (!ret && c == VAL_EXECBUF) {
+		uint32_t bb[2] = {0, 0};
+
+		i915_emit_bb_end(bb);
+		ret = i915_gem_object_access(d->eo[n - 1].obj, 0, bb, sizeof(bb), true);
+	}
+	return ret;
+}
+
+static void sim_bos_put(struct val_dev *d, struct ttm_buffer_object **bos, unsigned n)
+{
+	(void)d;
+	for (unsigned k = 0; k < n; k++)
+		if (bos[k])
+			i915_gem_object_put(container_of(bos[k], struct i915_gem_object, base));
+}
+
+static int sim_close(struct val_dev *d)
+{
+	int ret = bench_simdev_close(d->i915);
+
+	free(d->eo);
+	d->eo = NULL;
+	d->i915 = NULL;
+	return ret;
+}
+
+static int sim_idle(struct ttm_buffer_object *bo)
 {
 	return i915_gem_object_wait(container_of(bo, struct i915_gem_object, base));
 }
 
-/*
- * Cases (c) and (d) on the driver: two objects, room for one (in the
- * aperture, or in lmem); each validate of the other one evicts the
- * resident one, by unbind or by blit.
- */
-static int sim_evict(struct bench_run *run, uint64_t size, bool copy, const struct budget *b)
+/* i915_gem_execbuffer() of the list, the batch its last object. */
+static int sim_exec(struct val_dev *d, struct ttm_buffer_object **bos, unsigned n,
+		    struct dma_fence **fence)
 {
-	struct ttm_placement target;
-	struct ttm_place pt;
-	struct bench_metric *lat, *bw = NULL;
-	struct i915_gem_object *obj[2] = {NULL, NULL};
-	struct i915_device *i915;
-	int ret, ret2;
-
-	ret = evict_metrics(run, size, copy, &lat, &bw);
-	if (ret)
-		return ret;
-	/* lmem of one BO, or an aperture of one BO above the guard page. */
-	ret = copy ? bench_simdev_open(run, 1, 0, size, &i915)
-		   : bench_simdev_open(run, 1, size + TTM_PAGE_SIZE, 0, &i915);
-	if (ret)
-		return ret;
-	if (copy)
-		sim_place(&target, &pt, TTM_PL_VRAM, 0);
-	else
-		sim_place(&target, &pt, TTM_PL_TT, TTM_PL_FLAG_MAPPABLE);
-	for (unsigned k = 0; k < 2 && !ret; k++)
-		ret = i915_gem_object_create(
-		    i915, size, copy ? I915_GEM_REGION_LMEM : I915_GEM_REGION_SMEM, &obj[k]);
-	if (!ret) {
-		struct ttm_buffer_object *const bo[2] = {&obj[0]->base, &obj[1]->base};
-
-		ret = evict_alternate(bo, &target, sim_obj_idle, copy, b, lat, bw);
-	}
-	i915_gem_object_put(obj[0]);
-	i915_gem_object_put(obj[1]);
-	ret2 = bench_simdev_close(i915);
-	return ret ? ret : ret2;
-}
-
-/* (e) on the driver: N-1 4 KiB SMEM objects and a batch, one execbuffer each. */
-static int sim_execbuf(struct bench_run *run, unsigned n, const struct budget *b,
-		       struct bench_metric **per_bo_out)
-{
-	struct i915_exec_object *eo = calloc(n, sizeof(*eo));
-	struct bench_metric *lat, *per;
-	struct i915_device *i915 = NULL;
-	uint32_t bb[2] = {0, 0};
-	uint64_t t0;
-	int ret, ret2;
-
-	ret = execbuf_metrics(run, n, &lat, &per);
-	if (!ret)
-		ret = eo ? bench_simdev_open(run, 1, 0, 0, &i915) : -ENOMEM;
-	if (ret) {
-		free(eo);
-		return ret;
-	}
-	*per_bo_out = per;
-	bench_metric_label(lat, "path", "i915_gem_execbuffer, batch = last object");
-	for (unsigned k = 0; k < n && !ret; k++)
-		ret = i915_gem_object_create(i915, TTM_PAGE_SIZE, I915_GEM_REGION_SMEM, &eo[k].obj);
-	i915_emit_bb_end(bb);
-	if (!ret)
-		ret = i915_gem_object_access(eo[n - 1].obj, 0, bb, sizeof(bb), true);
-	t0 = testlib_now_raw_ns();
-	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
-		struct i915_execbuffer eb = {.objects = eo, .count = n, .flags = I915_EXEC_RENDER};
-		uint64_t s = testlib_now_raw_ns(), ns;
-
-		ret = i915_gem_execbuffer(i915, &eb);
-		ns = testlib_now_raw_ns() - s;
-		if (ret)
-			break;
-		ret = dma_fence_wait(eb.out_fence, false);
-		if (!ret && eb.out_fence->error)
-			ret = eb.out_fence->error;
-		dma_fence_put(eb.out_fence);
-		if (!ret && i >= b->warmup) {
-			ret = bench_metric_record(lat, ns);
-			if (!ret)
-				ret = bench_metric_record(per, (ns + n / 2) / n);
-		}
-	}
-	for (unsigned k = 0; k < n; k++)
-		i915_gem_object_put(eo[k].obj);
-	free(eo);
-	ret2 = bench_simdev_close(i915);
-	return ret ? ret : ret2;
-}
-
-/* ----------------------------------------------- hw: a real Intel GPU */
-
-#if TTM_HAVE_LIBDRM
-/* A hung GPU must end the run, not block it. */
-#define HW_WAIT_NS 2000000000LL
-
-/* Close the device of the previous case and open one built with @args. */
-static int hw_reopen(struct bench_run *run, struct bench_hw *hw, struct bench_hw_args *args)
-{
-	int ret = bench_hw_close(hw);
-
-	if (ret)
-		return ret;
-	args->need_exec_fence = true;
-	ret = bench_hw_open(run, hw, args);
-	if (ret)
-		fprintf(stderr, "benchmark-validate: --backend=hw: %s\n", hw->why);
-	return ret;
-}
-
-static int hw_bo_new(struct bench_hw *hw, uint64_t size, struct hw_ttm_bo **out)
-{
-	*out = NULL;
-	return hw_ttm_bo_create(hw->dev, size, &hw_ttm_placement_system, out);
-}
-
-/*
- * Cases (a) and (b) on the GPU: TT is the whole ppGTT, so a bind is an
- * address assignment (plus the GEM object's creation on the first one).
- */
-static int hw_in_place_and_bind(struct bench_run *run, struct bench_hw *hw, uint64_t size,
-				const struct budget *b)
-{
-	struct bench_hw_args args = {.no_vram = true};
-	struct bench_metric *inpl, *bind;
-	struct ttm_operation_ctx ctx;
-	struct hw_ttm_bo *bo = NULL;
-	uint64_t ns;
+	struct i915_execbuffer eb = {.objects = d->eo, .count = n, .flags = I915_EXEC_RENDER};
 	int ret;
 
-	ret = in_place_and_bind_metrics(run, size, &inpl, &bind);
-	if (ret)
-		return ret;
-	bench_metric_label(bind, "bind", "GPU address assignment (softpin at the next exec)");
-	ret = hw_reopen(run, hw, &args);
-	if (!ret)
-		ret = hw_bo_new(hw, size, &bo);
-	if (!ret)
-		ret = timed_validate(&bo->tbo, &hw_ttm_placement_tt, &ns, &ctx);
-	if (!ret)
-		ret = measure_in_place_and_bind(&bo->tbo, &hw_ttm_placement_tt,
-						&hw_ttm_placement_system, inpl, bind, b);
-	if (bo)
-		ttm_bo_put(&bo->tbo);
+	(void)bos;
+	ret = i915_gem_execbuffer(d->i915, &eb);
+	*fence = ret ? NULL : eb.out_fence;
 	return ret;
+}
+
+static const struct val_backend val_sim = {
+    .open = sim_open,
+    .bos_create = sim_bos_create,
+    .bos_put = sim_bos_put,
+    .close = sim_close,
+    .idle = sim_idle,
+    .exec = sim_exec,
+    .bind_first = true,
+    .targets = true,
+    .gpu_labels = true,
+    .exec_label = "i915_gem_execbuffer, batch = last object",
+};
+
+#if TTM_HAVE_LIBDRM
+/*
+ * hw: a real Intel GPU under hw_ttm. TT is a range manager over the
+ * ppGTT (a bind is an address assignment); (c) runs under a TT range of
+ * one BO, (d) in VRAM of one BO (skipped without VRAM). The device of a
+ * case stays open until the next case's open (or the end of the run).
+ */
+static int hw_open(struct val_dev *d, enum val_case c, uint64_t size)
+{
+	struct bench_hw_args args = {.no_vram = true};
+	int ret;
+
+	if (c == VAL_EVICT_UNBIND)
+		args.tt_size = size;
+	else if (c == VAL_EVICT_COPY)
+		args = (struct bench_hw_args){.vram_size = size};
+	if (c == VAL_EXECBUF) {
+		d->hw_bos = calloc(size, sizeof(*d->hw_bos));
+		if (!d->hw_bos)
+			return -ENOMEM;
+	}
+	ret = bench_hw_close(d->hw);
+	if (!ret) {
+		args.need_exec_fence = true;
+		ret = bench_hw_open(d->run, d->hw, &args);
+		if (ret)
+			fprintf(stderr, "benchmark-validate: --backend=hw: %s\n", d->hw->why);
+	}
+	if (ret) {
+		free(d->hw_bos);
+		d->hw_bos = NULL;
+		return ret;
+	}
+	if (c == VAL_EVICT_COPY && !d->hw->dev->has_vram)
+		return 1;
+	d->tt = hw_ttm_placement_tt;
+	d->sys = hw_ttm_placement_system;
+	d->target = c == VAL_EVICT_COPY ? hw_ttm_placement_vram : hw_ttm_placement_tt;
+	return 0;
+}
+
+/* Every BO starts in SYSTEM; the list's batch is an empty one. */
+static int hw_bos_create(struct val_dev *d, enum val_case c, uint64_t size, unsigned n,
+			 struct ttm_buffer_object **bos)
+{
+	struct hw_ttm_bo *bo = NULL;
+	int ret = 0;
+
+	if (c == VAL_EXECBUF) {
+		ret = bench_hw_nop_batch(d->hw, &bo);
+		bos[n - 1] = ret ? NULL : &bo->tbo;
+		n--;
+	}
+	for (unsigned k = 0; k < n && !ret; k++) {
+		ret = hw_ttm_bo_create(d->hw->dev, size, &hw_ttm_placement_system, &bo);
+		bos[k] = ret ? NULL : &bo->tbo;
+		if (d->hw_bos)
+			d->hw_bos[k] = ret ? NULL : bo;
+	}
+	return ret;
+}
+
+static int hw_close(struct val_dev *d)
+{
+	free(d->hw_bos);
+	d->hw_bos = NULL;
+	return 0;
 }
 
 /* Wait, reserved, until @bo's moves are done. */
-static int hw_bo_idle(struct ttm_buffer_object *bo)
+static int hw_idle(struct ttm_buffer_object *bo)
 {
 	struct ttm_operation_ctx ctx = {.interruptible = false};
 	int ret = ttm_bo_reserve(bo, false, false, NULL);
@@ -763,186 +766,159 @@ static int hw_bo_idle(struct ttm_buffer_object *bo)
 	return ret;
 }
 
-/*
- * Cases (c) and (d) on the GPU: a TT range of one BO (evict = the
- * resident BO loses its address, nothing copied), or VRAM of one BO on a
- * discrete part (evict = blit out, blit in; timed until both are idle).
- * Without VRAM, case (d) is skipped with a note: *@skipped set.
- */
-static int hw_evict(struct bench_run *run, struct bench_hw *hw, uint64_t size, bool copy,
-		    const struct budget *b, bool *skipped)
+/* hw_ttm_exec(): every object softpinned, the batch one of the N. */
+static int hw_exec(struct val_dev *d, struct ttm_buffer_object **bos, unsigned n,
+		   struct dma_fence **fence)
 {
-	struct bench_hw_args args = {0};
-	const struct ttm_placement *target = copy ? &hw_ttm_placement_vram : &hw_ttm_placement_tt;
-	struct bench_metric *lat, *bw = NULL;
-	struct hw_ttm_bo *bo[2] = {NULL, NULL};
-	int ret;
+	*fence = NULL;
+	return hw_ttm_exec(d->hw->dev, d->hw_bos, n - 1, to_hw_ttm_bo(bos[n - 1]), fence);
+}
 
-	if (copy)
-		args.vram_size = size;
-	else
-		args = (struct bench_hw_args){.tt_size = size, .no_vram = true};
-	ret = hw_reopen(run, hw, &args);
+static const struct val_backend val_hw = {
+    .open = hw_open,
+    .bos_create = hw_bos_create,
+    .bos_put = ttm_bos_put,
+    .close = hw_close,
+    .idle = hw_idle,
+    .exec = hw_exec,
+    .wait_ns = HW_WAIT_NS,
+    .bind_first = true,
+    .gpu_labels = true,
+    .bind_label = "GPU address assignment (softpin at the next exec)",
+    .unbind_label = "GPU address taken away (TT range of one BO)",
+    .exec_label = "hw_ttm_exec, softpinned, batch = one of the N",
+};
+#endif /* TTM_HAVE_LIBDRM */
+
+/* -------------------------------------- the cases, one path for all */
+
+/* Cases (a) and (b): one BO on a device with room to spare. */
+static int case_in_place_and_bind(struct val_dev *d, uint64_t size, const struct budget *b)
+{
+	const struct val_backend *be = d->be;
+	struct ttm_buffer_object *bo = NULL;
+	struct bench_metric *inpl, *bind;
+	struct ttm_operation_ctx ctx;
+	uint64_t ns;
+	int ret, ret2;
+
+	ret = in_place_and_bind_metrics(d->run, size, &inpl, &bind);
 	if (ret)
 		return ret;
-	if (copy && !hw->dev->has_vram) {
-		*skipped = true;
-		return 0;
+	if (be->targets) {
+		bench_metric_target(inpl, 100.0, BENCH_TARGET_AT_MOST);
+		bench_metric_target(bind, 2000.0 + 20.0 * (double)(size / TTM_PAGE_SIZE),
+				    BENCH_TARGET_AT_MOST);
 	}
-	ret = evict_metrics(run, size, copy, &lat, &bw);
+	if (be->bind_label)
+		bench_metric_label(bind, "bind", be->bind_label);
+	ret = be->open(d, VAL_BIND, size);
 	if (ret)
-		return ret;
-	if (!copy)
-		bench_metric_label(lat, "evict", "GPU address taken away (TT range of one BO)");
-	for (unsigned k = 0; k < 2 && !ret; k++)
-		ret = hw_bo_new(hw, size, &bo[k]);
-	if (!ret) {
-		struct ttm_buffer_object *const tbo[2] = {&bo[0]->tbo, &bo[1]->tbo};
-
-		ret = evict_alternate(tbo, target, hw_bo_idle, copy, b, lat, bw);
-	}
-	for (unsigned k = 0; k < 2; k++)
-		if (bo[k])
-			ttm_bo_put(&bo[k]->tbo);
-	return ret;
+		return ret < 0 ? ret : be->close(d);
+	ret = be->bos_create(d, VAL_BIND, size, 1, &bo);
+	/* The first bind populates the pages; the cases start from there. */
+	if (!ret && be->bind_first)
+		ret = timed_validate(bo, &d->tt, &ns, &ctx);
+	if (!ret)
+		ret = measure_in_place_and_bind(bo, &d->tt, &d->sys, inpl, bind, b);
+	be->bos_put(d, &bo, 1);
+	ret2 = be->close(d);
+	return ret ? ret : ret2;
 }
 
 /*
- * (e) on the GPU: N-1 4 KiB BOs and an empty batch through hw_ttm_exec(),
- * timed over the call (reserve, validate = address assignment, the
- * execbuffer ioctl with every object softpinned, fence attachment); the
- * wait for the batch is outside it.
+ * Cases (c) and (d): two BOs, room for one in the target; each validate of
+ * the other one evicts the resident one, by unbind or by copy. On a back
+ * end that cannot run (d) (no VRAM) *@skipped is set and nothing measured.
  */
-static int hw_execbuf(struct bench_run *run, struct bench_hw *hw, unsigned n,
-		      const struct budget *b, struct bench_metric **per_bo_out)
+static int case_evict(struct val_dev *d, uint64_t size, bool copy, const struct budget *b,
+		      bool *skipped)
 {
-	struct bench_hw_args args = {.no_vram = true};
-	struct hw_ttm_bo **bos = calloc(n, sizeof(*bos));
-	struct hw_ttm_bo *batch = NULL;
+	const struct val_backend *be = d->be;
+	struct ttm_buffer_object *bo[2] = {NULL, NULL};
+	struct bench_metric *lat, *bw;
+	int ret, ret2;
+
+	ret = be->open(d, copy ? VAL_EVICT_COPY : VAL_EVICT_UNBIND, size);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		*skipped = true;
+	if (!ret)
+		ret = evict_metrics_add(d->run, size, copy, &lat, &bw);
+	if (!ret && copy && be->gpu_labels) {
+		bench_metric_label(lat, "timed", "validate + wait for the blits");
+		bench_metric_label(bw, "counted", "bytes moved per hop");
+	}
+	if (!ret && !copy && be->unbind_label)
+		bench_metric_label(lat, "evict", be->unbind_label);
+	if (!ret)
+		ret = be->bos_create(d, copy ? VAL_EVICT_COPY : VAL_EVICT_UNBIND, size, 2, bo);
+	if (!ret)
+		ret = evict_alternate(bo, &d->target, be->idle, copy && be->idle, b, lat, bw);
+	be->bos_put(d, bo, 2);
+	ret2 = be->close(d);
+	if (ret == 1)
+		ret = 0;
+	return ret ? ret : ret2;
+}
+
+/*
+ * (e): an execbuffer list of @n 4 KiB BOs, timed over the back end's
+ * submission (reservation, validation, and on the GPU back ends the
+ * submission and fence attachment); the wait for the batch is outside it.
+ */
+static int case_execbuf(struct val_dev *d, unsigned n, const struct budget *b,
+			struct bench_metric **per_bo_out)
+{
+	const struct val_backend *be = d->be;
+	struct ttm_buffer_object **bos = calloc(n, sizeof(*bos));
 	struct bench_metric *lat, *per;
 	uint64_t t0;
-	int ret;
+	int ret, ret2;
 
-	ret = execbuf_metrics(run, n, &lat, &per);
-	if (!ret)
-		ret = bos ? hw_reopen(run, hw, &args) : -ENOMEM;
-	if (ret) {
+	ret = execbuf_metrics(d->run, n, &lat, &per);
+	if (!bos || ret) {
 		free(bos);
-		return ret;
+		return -ENOMEM;
 	}
 	*per_bo_out = per;
-	bench_metric_label(lat, "path", "hw_ttm_exec, softpinned, batch = one of the N");
-	ret = bench_hw_nop_batch(hw, &batch);
-	for (unsigned k = 0; k + 1 < n && !ret; k++)
-		ret = hw_bo_new(hw, TTM_PAGE_SIZE, &bos[k]);
+	ret = be->open(d, VAL_EXECBUF, n);
+	if (ret) {
+		free(bos);
+		return ret < 0 ? ret : be->close(d);
+	}
+	if (be->exec_label)
+		bench_metric_label(lat, "path", be->exec_label);
+	ret = be->bos_create(d, VAL_EXECBUF, TTM_PAGE_SIZE, n, bos);
 	t0 = testlib_now_raw_ns();
 	for (unsigned i = 0; !ret && budget_more(b, i, t0); i++) {
 		struct dma_fence *f = NULL;
 		uint64_t s = testlib_now_raw_ns(), ns;
-		int64_t left;
 
-		ret = hw_ttm_exec(hw->dev, bos, n - 1, batch, &f);
+		ret = be->exec(d, bos, n, &f);
 		ns = testlib_now_raw_ns() - s;
-		if (ret)
-			break;
-		left = dma_fence_wait_timeout(f, false, HW_WAIT_NS);
-		ret = left < 0 ? (int)left : left == 0 ? -ETIME : f->error;
-		dma_fence_put(f);
+		if (!ret && f && !be->wait_ns) {
+			ret = dma_fence_wait(f, false);
+			if (!ret && f->error)
+				ret = f->error;
+		} else if (!ret && f) {
+			int64_t left = dma_fence_wait_timeout(f, false, be->wait_ns);
+
+			ret = left < 0 ? (int)left : left == 0 ? -ETIME : f->error;
+		}
+		if (f)
+			dma_fence_put(f);
 		if (!ret && i >= b->warmup) {
 			ret = bench_metric_record(lat, ns);
 			if (!ret)
 				ret = bench_metric_record(per, (ns + n / 2) / n);
 		}
 	}
-	for (unsigned k = 0; k + 1 < n; k++)
-		if (bos[k])
-			ttm_bo_put(&bos[k]->tbo);
-	if (batch)
-		ttm_bo_put(&batch->tbo);
+	be->bos_put(d, bos, n);
 	free(bos);
-	return ret;
-}
-#endif /* TTM_HAVE_LIBDRM */
-
-/*
- * --backend=hw: the same cases on the GPU; returns main()'s status. Lists
- * are capped at HW_TTM_EXEC_MAX objects (the largest is 64, not 256).
- */
-static int hw_main(struct bench_run *run, struct bench_hw *hw, const struct val_opts *vo,
-		   const struct budget *small, const struct budget *bigb)
-{
-	int rc = bench_hw_open(run, hw, NULL);
-
-	if (rc)
-		return bench_hw_exit(run, hw, "benchmark-validate", rc);
-#if TTM_HAVE_LIBDRM
-	{
-		static const unsigned lists[] = {1, 16, HW_TTM_EXEC_MAX};
-		struct bench_metric *per_bo[3] = {NULL, NULL, NULL};
-		unsigned steps = 3 * vo->nsizes + 3, step = 0;
-		bool no_vram = false;
-
-		bench_run_param(run, "lists", "1,16,%u (hw_ttm_exec takes at most %u objects)",
-				HW_TTM_EXEC_MAX, HW_TTM_EXEC_MAX);
-		bench_run_backend_param(run, "tt", "%s",
-					"range manager over the ppGTT: bind = address "
-					"assignment; evict_unbind: a TT range of one BO");
-		rc = bench_references_measure(run);
-		if (rc)
-			fprintf(stderr, "benchmark-validate: a reference failed (%d)\n", rc);
-		bench_pin_thread(run, 0);
-		rc = 0;
-		for (unsigned s = 0; s < vo->nsizes && !rc; s++) {
-			const struct budget *b = vo->sizes[s] >= (16u << 20) ? bigb : small;
-
-			bench_progress(run, "validate", (double)step++ / steps);
-			rc = hw_in_place_and_bind(run, hw, vo->sizes[s], b);
-			bench_progress(run, "validate", (double)step++ / steps);
-			if (!rc)
-				rc = hw_evict(run, hw, vo->sizes[s], false, b, &no_vram);
-			bench_progress(run, "validate", (double)step++ / steps);
-			if (!rc)
-				rc = hw_evict(run, hw, vo->sizes[s], true, b, &no_vram);
-		}
-		for (unsigned l = 0; l < 3 && !rc; l++) {
-			bench_progress(run, "validate", (double)step++ / steps);
-			rc = hw_execbuf(run, hw, lists[l], small, &per_bo[l]);
-		}
-		bench_progress_done(run);
-		if (no_vram) {
-			fprintf(stderr, "benchmark-validate: note: integrated GPU, no VRAM: "
-					"validate.evict_copy.* skipped\n");
-			bench_run_backend_param(run, "evict_copy", "%s",
-						"skipped: no VRAM (integrated part)");
-		}
-		if (bench_hw_close(hw) && !rc)
-			rc = -EBUSY;
-		if (rc) {
-			fprintf(stderr, "benchmark-validate: --backend=hw: failed (%s)\n",
-				strerror(-rc));
-			bench_run_fini(run);
-			return 1;
-		}
-		{
-			struct bench_stats st;
-
-			if (!bench_metric_stats(per_bo[1], &st)) {
-				bench_metric_target(per_bo[2], 1.5 * st.median,
-						    BENCH_TARGET_AT_MOST);
-				bench_metric_label(per_bo[2], "target",
-						   "<= 1.5x execbuf.per_bo.n16");
-			}
-		}
-		return bench_run_finish(run);
-	}
-#else
-	(void)vo;
-	(void)small;
-	(void)bigb;
-	bench_hw_close(hw);
-	bench_run_fini(run);
-	return 1; /* not reached: the open fails without libdrm */
-#endif
+	ret2 = be->close(d);
+	return ret ? ret : ret2;
 }
 
 /* One round's share of @b: the time and the iteration bounds divided by @rounds. */
@@ -960,49 +936,93 @@ static struct budget round_budget(const struct budget *b, unsigned rounds)
 }
 
 /*
- * One round on the sim or core back end: cases (a) to (d) at every size,
- * then the three execbuf lists, each on a device of its own. @per_bo is set
- * to the execbuf.per_bo.n<N> metrics; *@step advances the progress line.
+ * One round: cases (a) to (d) at every size, then the execbuf lists
+ * @lists, each on a device of its own. @per_bo is set to the
+ * execbuf.per_bo.n<N> metrics; *@step advances the progress line;
+ * *@skipped is set when the back end could not run (d).
  */
-static int validate_round(struct bench_run *run, const struct val_opts *vo, bool sim,
+static int validate_round(struct val_dev *d, const struct val_opts *vo, const unsigned lists[3],
 			  const struct budget *small, const struct budget *big,
-			  struct bench_metric *per_bo[3], unsigned *step, unsigned steps)
+			  struct bench_metric *per_bo[3], unsigned *step, unsigned steps,
+			  bool *skipped)
 {
-	static const unsigned lists[] = {1, 16, 256};
 	int rc = 0;
 
 	for (unsigned s = 0; s < vo->nsizes && !rc; s++) {
 		const struct budget *b = vo->sizes[s] >= (16u << 20) ? big : small;
 
-		bench_progress(run, "validate", (double)(*step)++ / steps);
-		rc = sim ? sim_in_place_and_bind(run, vo->sizes[s], b)
-			 : case_in_place_and_bind(run, vo->sizes[s], b);
-		bench_progress(run, "validate", (double)(*step)++ / steps);
+		bench_progress(d->run, "validate", (double)(*step)++ / steps);
+		rc = case_in_place_and_bind(d, vo->sizes[s], b);
+		bench_progress(d->run, "validate", (double)(*step)++ / steps);
 		if (!rc)
-			rc = sim ? sim_evict(run, vo->sizes[s], false, b)
-				 : case_evict(run, vo->sizes[s], false, b);
-		bench_progress(run, "validate", (double)(*step)++ / steps);
+			rc = case_evict(d, vo->sizes[s], false, b, skipped);
+		bench_progress(d->run, "validate", (double)(*step)++ / steps);
 		if (!rc)
-			rc = sim ? sim_evict(run, vo->sizes[s], true, b)
-				 : case_evict(run, vo->sizes[s], true, b);
+			rc = case_evict(d, vo->sizes[s], true, b, skipped);
 	}
 	for (unsigned l = 0; l < 3 && !rc; l++) {
-		bench_progress(run, "validate", (double)(*step)++ / steps);
-		rc = sim ? sim_execbuf(run, lists[l], small, &per_bo[l])
-			 : case_execbuf(run, lists[l], small, &per_bo[l]);
+		bench_progress(d->run, "validate", (double)(*step)++ / steps);
+		rc = case_execbuf(d, lists[l], small, &per_bo[l]);
 	}
 	return rc;
 }
 
+/*
+ * The back end's parameters of the run. hw opens its device here first, so
+ * that a machine without one skips: returns bench_hw_exit()'s status then,
+ * -1 otherwise.
+ */
+static int backend_params(struct bench_run *run, struct val_dev *d, const unsigned lists[3])
+{
+	int rc;
+
+	if (d->be == &val_core) {
+		bench_run_param(run, "backend", "%s", "core");
+		bench_run_backend_param(run, "device", "%s",
+					"bench_mockdev: SYSTEM, range TT, host-memory VRAM, "
+					"memcpy moves");
+		return -1;
+	}
+	if (d->be == &val_sim) {
+		bench_run_param(run, "backend", "%s", "sim");
+		bench_run_backend_param(run, "device", "%s",
+					"i915 on the simulated GPU, gen 12, 1 GiB GGTT");
+		bench_run_backend_param(run, "latency_model", "%s", "off");
+		bench_run_backend_param(run, "aperture", "%s",
+					"256 MiB; evict_unbind: one BO + the 4 KiB guard page");
+		bench_run_backend_param(run, "lmem", "%s",
+					"none; evict_copy: one BO, not CPU-visible (blits)");
+		return -1;
+	}
+	bench_run_param(run, "backend", "%s", "hw");
+	rc = bench_hw_open(run, d->hw, NULL);
+	if (rc)
+		return bench_hw_exit(run, d->hw, "benchmark-validate", rc);
+	if (!d->be) { /* not reached: the open fails without libdrm */
+		bench_hw_close(d->hw);
+		bench_run_fini(run);
+		return 1;
+	}
+	bench_run_param(run, "lists", "1,16,%u (hw_ttm_exec takes at most %u objects)", lists[2],
+			lists[2]);
+	bench_run_backend_param(run, "tt", "%s",
+				"range manager over the ppGTT: bind = address "
+				"assignment; evict_unbind: a TT range of one BO");
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
+	static const unsigned lists[] = {1, 16, 256};
+	unsigned hw_lists[] = {1, 16, 64};
 	struct bench_metric *per_bo[3] = {NULL, NULL, NULL};
 	struct val_opts vo = {.nsizes = 0};
 	struct budget small, big, rsmall, rbig;
+	struct val_dev d = {.be = &val_sim};
 	struct bench_run run;
 	char sizes[256] = "";
 	unsigned steps, step = 0, rounds;
-	bool sim;
+	bool hw, no_vram = false;
 	int rc;
 
 	bench_hw_init(&vo.hw);
@@ -1029,25 +1049,22 @@ int main(int argc, char **argv)
 				.max_iters = 200000,
 				.warmup = 20};
 	big = (struct budget){.ns = small.ns, .min_iters = 8, .max_iters = 200000, .warmup = 2};
-	if (run.opts.backend == BENCH_BACKEND_HW) {
-		bench_run_param(&run, "backend", "%s", "hw");
-		return hw_main(&run, &vo.hw, &vo, &small, &big);
+	hw = run.opts.backend == BENCH_BACKEND_HW;
+	d.run = &run;
+	d.hw = &vo.hw;
+	if (hw) {
+		d.be = NULL;
+#if TTM_HAVE_LIBDRM
+		d.be = &val_hw;
+		/* hw_ttm_exec() takes at most HW_TTM_EXEC_MAX objects. */
+		hw_lists[2] = HW_TTM_EXEC_MAX;
+#endif
+	} else if (run.opts.backend != BENCH_BACKEND_SIM) {
+		d.be = &val_core;
 	}
-	sim = run.opts.backend == BENCH_BACKEND_SIM;
-	bench_run_param(&run, "backend", "%s", sim ? "sim" : "core");
-	if (sim) {
-		bench_run_backend_param(&run, "device", "%s",
-					"i915 on the simulated GPU, gen 12, 1 GiB GGTT");
-		bench_run_backend_param(&run, "latency_model", "%s", "off");
-		bench_run_backend_param(&run, "aperture", "%s",
-					"256 MiB; evict_unbind: one BO + the 4 KiB guard page");
-		bench_run_backend_param(&run, "lmem", "%s",
-					"none; evict_copy: one BO, not CPU-visible (blits)");
-	} else {
-		bench_run_backend_param(&run, "device", "%s",
-					"bench_mockdev: SYSTEM, range TT, host-memory VRAM, "
-					"memcpy moves");
-	}
+	rc = backend_params(&run, &d, hw ? hw_lists : lists);
+	if (rc >= 0)
+		return rc;
 	rc = bench_references_measure(&run);
 	if (rc)
 		fprintf(stderr, "benchmark-validate: a reference failed (%d)\n", rc);
@@ -1057,29 +1074,41 @@ int main(int argc, char **argv)
 	 * Every case once per round, --reps rounds, each with its share of
 	 * the case's budget: the round medians show how the figures move over
 	 * the run (other tenants, frequency), which one histogram's order
-	 * statistics cannot, and ttm-compare judges them by that spread.
+	 * statistics cannot, and ttm-compare judges them by that spread. The
+	 * hw back end measures in one round.
 	 */
-	rounds = run.opts.reps ? run.opts.reps : 1;
+	rounds = run.opts.reps && !hw ? run.opts.reps : 1;
 	rsmall = round_budget(&small, rounds);
 	rbig = round_budget(&big, rounds);
-	bench_run_param(&run, "rounds", "%u", rounds);
+	if (!hw)
+		bench_run_param(&run, "rounds", "%u", rounds);
 	steps = rounds * (3 * vo.nsizes + 3);
 	rc = 0;
 	for (unsigned r = 0; r < rounds && !rc; r++) {
-		rc = validate_round(&run, &vo, sim, &rsmall, &rbig, per_bo, &step, steps);
-		if (!rc)
+		rc = validate_round(&d, &vo, hw ? hw_lists : lists, &rsmall, &rbig, per_bo, &step,
+				    steps, &no_vram);
+		if (!rc && !hw)
 			rc = bench_run_round_end(&run);
 	}
 	bench_progress_done(&run);
+	if (no_vram) {
+		fprintf(stderr, "benchmark-validate: note: integrated GPU, no VRAM: "
+				"validate.evict_copy.* skipped\n");
+		bench_run_backend_param(&run, "evict_copy", "%s",
+					"skipped: no VRAM (integrated part)");
+	}
+	if (hw && bench_hw_close(&vo.hw) && !rc)
+		rc = -EBUSY;
 	if (rc) {
-		fprintf(stderr, "benchmark-validate: failed (%s)\n", strerror(-rc));
+		fprintf(stderr, "benchmark-validate: %sfailed (%s)\n", hw ? "--backend=hw: " : "",
+			strerror(-rc));
 		bench_run_fini(&run);
 		return 1;
 	}
 	{
 		struct bench_stats st;
 
-		/* Target (e): the per-BO cost at 256 within 1.5x of the one at 16. */
+		/* Target (e): the per-BO cost of the longest list within 1.5x of the one at 16. */
 		if (!bench_metric_stats(per_bo[1], &st)) {
 			bench_metric_target(per_bo[2], 1.5 * st.median, BENCH_TARGET_AT_MOST);
 			bench_metric_label(per_bo[2], "target", "<= 1.5x execbuf.per_bo.n16");
