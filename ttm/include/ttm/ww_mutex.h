@@ -86,33 +86,104 @@ struct ww_mutex {
 #define WW_MUTEX_WAITERS ((uintptr_t)2)
 #define WW_MUTEX_FLAGS (WW_MUTEX_LOCKED | WW_MUTEX_WAITERS)
 
+/**
+ * ww_mutex_init() - an unlocked lock of a class.
+ * @lock: the lock (its memory is the caller's).
+ * @ww_class: the family it is taken with; must outlive the lock.
+ */
 void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class);
+
+/**
+ * ww_mutex_destroy() - release what ww_mutex_init() set up.
+ * @lock: an unlocked lock nobody waits on.
+ */
 void ww_mutex_destroy(struct ww_mutex *lock);
 
+/**
+ * ww_acquire_init() - begin a transaction: a ticket with a new, youngest stamp.
+ * @ctx: the ticket (its memory is the caller's, usually the stack).
+ * @ww_class: the class of every lock the transaction takes.
+ */
 void ww_acquire_init(struct ww_acquire_ctx *ctx, struct ww_class *ww_class);
-/* No more locks will be taken under @ctx (a debugging aid, as in the kernel). */
+
+/**
+ * ww_acquire_done() - no more locks will be taken under @ctx (a debugging
+ * aid, as in the kernel: a later lock is -EINVAL).
+ * @ctx: the ticket.
+ */
 void ww_acquire_done(struct ww_acquire_ctx *ctx);
-/* End the transaction; every lock must have been released. */
+
+/**
+ * ww_acquire_fini() - end the transaction.
+ * @ctx: the ticket; every lock taken under it must have been released.
+ */
 void ww_acquire_fini(struct ww_acquire_ctx *ctx);
 
 /**
- * ww_mutex_lock - take @lock under @ctx (NULL: as a plain mutex).
- * Returns 0; -EALREADY when @ctx already holds @lock; -EDEADLK when the
+ * ww_mutex_lock() - take @lock under @ctx (NULL: as a plain mutex).
+ * @lock: the lock.
+ * @ctx: the transaction's ticket, or NULL.
+ *
+ * Context: may sleep.
+ * Return: 0; -EALREADY when @ctx already holds @lock; -EDEADLK when the
  * transaction must back off (only ever when @ctx holds another lock);
  * -EINVAL on a class mismatch or after ww_acquire_done().
  */
 int ww_mutex_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
-/*
- * As ww_mutex_lock(), and -EINTR when the thread's dma_fence interrupt (see
- * dma_fence.h) is raised while waiting.
+
+/**
+ * ww_mutex_lock_interruptible() - ww_mutex_lock() that a signal may end.
+ * @lock: the lock.
+ * @ctx: the transaction's ticket, or NULL.
+ *
+ * Context: may sleep.
+ * Return: as ww_mutex_lock(), and -EINTR when the thread's dma_fence
+ * interrupt (see dma_fence.h) is raised while waiting.
  */
 int ww_mutex_lock_interruptible(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
-/* After -EDEADLK with every other lock released: sleep until @lock is ours. */
+
+/**
+ * ww_mutex_lock_slow() - after -EDEADLK, with every other lock of the
+ * transaction released: sleep until @lock is ours (never fails).
+ * @lock: the contended lock.
+ * @ctx: the ticket that got -EDEADLK.
+ *
+ * Context: may sleep.
+ */
 void ww_mutex_lock_slow(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+
+/**
+ * ww_mutex_lock_slow_interruptible() - ww_mutex_lock_slow() that a signal
+ * may end.
+ * @lock: the contended lock.
+ * @ctx: the ticket that got -EDEADLK.
+ *
+ * Context: may sleep.
+ * Return: 0, or -EINTR when the thread's dma_fence interrupt is raised.
+ */
 int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
-/* Take @lock if free. Returns true on success. @ctx may be NULL. */
+
+/**
+ * ww_mutex_trylock() - take @lock if it is free, never waiting.
+ * @lock: the lock.
+ * @ctx: the ticket to hold it under, or NULL.
+ *
+ * Return: true when taken; false when held, or for a ticket of another class.
+ */
 bool ww_mutex_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+
+/**
+ * ww_mutex_unlock() - release @lock and wake a waiter.
+ * @lock: a lock the caller holds.
+ */
 void ww_mutex_unlock(struct ww_mutex *lock);
+
+/**
+ * ww_mutex_is_locked() - whether anyone holds @lock (a snapshot).
+ * @lock: the lock.
+ *
+ * Return: true while held.
+ */
 bool ww_mutex_is_locked(struct ww_mutex *lock);
 
 /*
@@ -143,7 +214,12 @@ static inline bool ww_mutex_unlock_fast(struct ww_mutex *lock)
 	return atomic_compare_exchange_strong_explicit(&lock->owner, &held, 0, memory_order_release,
 						       memory_order_relaxed);
 }
-/* The ticket holding @lock, NULL when free or held without one. */
+/**
+ * ww_mutex_owner_ctx() - the ticket holding a lock.
+ * @lock: the lock.
+ *
+ * Return: the holder's ticket; NULL when free or held without one.
+ */
 struct ww_acquire_ctx *ww_mutex_owner_ctx(struct ww_mutex *lock);
 
 #endif /* TTM_WW_MUTEX_H */
