@@ -97,6 +97,12 @@ struct drm_mm {
 
 /**
  * drm_mm_init() - manage [@start, @start + @size).
+ * @mm: the allocator (its memory is the caller's).
+ * @start: the first offset managed.
+ * @size: how many offsets.
+ *
+ * The allocator has no lock of its own: its owner serializes every call.
+ *
  * Return: 0, or -EINVAL when @size is 0 or the range overflows 64 bits.
  */
 int drm_mm_init(struct drm_mm *mm, uint64_t start, uint64_t size);
@@ -104,15 +110,27 @@ int drm_mm_init(struct drm_mm *mm, uint64_t start, uint64_t size);
 /**
  * drm_mm_takedown() - finish with @mm. Every node must have been removed;
  * leftovers are reported on stderr (the kernel WARNs) and left untouched.
+ * @mm: the allocator.
  */
 void drm_mm_takedown(struct drm_mm *mm);
 
-/** drm_mm_clean() - true when no node is allocated. */
+/**
+ * drm_mm_clean() - whether the allocator is empty.
+ * @mm: the allocator.
+ *
+ * Return: true when no node is allocated.
+ */
 bool drm_mm_clean(const struct drm_mm *mm);
 
 /**
  * drm_mm_insert_node_in_range() - place @node inside [@range_start, @range_end).
+ * @mm: the allocator.
+ * @node: an unallocated node (its memory is the caller's).
+ * @size: the interval's length.
  * @alignment: 0 or 1 for none, otherwise a power of two the start is a multiple of.
+ * @color: stored in @node (no colour adjustment is made).
+ * @range_start: the first offset the interval may use.
+ * @range_end: the offset past the last one it may use.
  * @mode: see enum drm_mm_insert_mode.
  * Return: 0 with @node filled in and allocated; -EINVAL for a zero size, a
  * non-power-of-two alignment, an inverted range or one outside the managed
@@ -123,19 +141,36 @@ int drm_mm_insert_node_in_range(struct drm_mm *mm, struct drm_mm_node *node, uin
 				uint64_t alignment, unsigned long color, uint64_t range_start,
 				uint64_t range_end, enum drm_mm_insert_mode mode);
 
-/** drm_mm_insert_node() - drm_mm_insert_node_in_range() over the whole managed area. */
+/**
+ * drm_mm_insert_node() - drm_mm_insert_node_in_range() over the whole managed area.
+ * @mm: the allocator.
+ * @node: an unallocated node.
+ * @size: the interval's length.
+ * @alignment: 0 or 1 for none, otherwise a power of two.
+ * @color: stored in @node.
+ * @mode: see enum drm_mm_insert_mode.
+ *
+ * Return: as drm_mm_insert_node_in_range().
+ */
 int drm_mm_insert_node(struct drm_mm *mm, struct drm_mm_node *node, uint64_t size,
 		       uint64_t alignment, unsigned long color, enum drm_mm_insert_mode mode);
 
 /**
  * drm_mm_reserve_node() - place @node exactly at its preset @start/@size
  * (softpin, firmware-reserved ranges); @color is taken as preset too.
+ * @mm: the allocator.
+ * @node: an unallocated node with start, size and color set.
+ *
  * Return: 0; -EINVAL for zero size, overflow or a range outside the managed
  * area; -ENOSPC when any part of it is occupied; -EBUSY while a scan is active.
  */
 int drm_mm_reserve_node(struct drm_mm *mm, struct drm_mm_node *node);
 
-/** drm_mm_remove_node() - free @node's interval; @node must be allocated. */
+/**
+ * drm_mm_remove_node() - free a node's interval.
+ * @mm: the allocator.
+ * @node: an allocated node of @mm.
+ */
 void drm_mm_remove_node(struct drm_mm *mm, struct drm_mm_node *node);
 
 /** drm_mm_node_allocated() - true while @node holds an interval. */
@@ -144,8 +179,21 @@ static inline bool drm_mm_node_allocated(const struct drm_mm_node *node)
 	return node->allocated;
 }
 
-/** drm_mm_first_node()/drm_mm_next_node() - address-ordered walk; NULL at the end. */
+/**
+ * drm_mm_first_node() - the allocated node at the lowest address.
+ * @mm: the allocator.
+ *
+ * Return: the node; NULL when none is allocated.
+ */
 struct drm_mm_node *drm_mm_first_node(const struct drm_mm *mm);
+
+/**
+ * drm_mm_next_node() - the next allocated node in address order.
+ * @mm: the allocator.
+ * @node: an allocated node of @mm.
+ *
+ * Return: the node; NULL after the last.
+ */
 struct drm_mm_node *drm_mm_next_node(const struct drm_mm *mm, const struct drm_mm_node *node);
 
 /**
@@ -162,11 +210,17 @@ struct drm_mm_node *drm_mm_next_node(const struct drm_mm *mm, const struct drm_m
  * drm_mm_check() - verify every invariant: nodes ordered and disjoint inside
  * the range, every hole recorded with its true size in both trees and nothing
  * else there, tree orderings, red-black shape and subtree maxima.
+ * @mm: the allocator.
+ *
  * Return: 0, or -EINVAL after printing the first inconsistency to stderr.
  */
 int drm_mm_check(const struct drm_mm *mm);
 
-/** drm_mm_print() - one line per node and hole to @f. */
+/**
+ * drm_mm_print() - one line per node and hole.
+ * @mm: the allocator.
+ * @f: the stream written to.
+ */
 void drm_mm_print(const struct drm_mm *mm, FILE *f);
 
 /**
@@ -203,6 +257,15 @@ struct drm_mm_scan {
  * drm_mm_scan_init_with_range() - start a scan for a (@size, @alignment)
  * placement within [@start, @end). Arguments are validated as by
  * drm_mm_insert_node_in_range().
+ * @scan: the roster (its memory is the caller's).
+ * @mm: the allocator scanned.
+ * @size: the length of the interval to make room for.
+ * @alignment: 0 or 1 for none, otherwise a power of two.
+ * @color: the colour of the node to be placed.
+ * @start: the first offset the interval may use.
+ * @end: the offset past the last one it may use.
+ * @mode: see enum drm_mm_insert_mode.
+ *
  * Return: 0 or -EINVAL.
  */
 int drm_mm_scan_init_with_range(struct drm_mm_scan *scan, struct drm_mm *mm, uint64_t size,
@@ -211,6 +274,9 @@ int drm_mm_scan_init_with_range(struct drm_mm_scan *scan, struct drm_mm *mm, uin
 
 /**
  * drm_mm_scan_add_block() - pretend @node is gone.
+ * @scan: the roster.
+ * @node: an allocated node of the scanned allocator, not added yet.
+ *
  * Return: true once the space freed by the added blocks, merged with the
  * holes around them, fits the request (further adds keep returning true).
  */
@@ -218,6 +284,9 @@ bool drm_mm_scan_add_block(struct drm_mm_scan *scan, struct drm_mm_node *node);
 
 /**
  * drm_mm_scan_remove_block() - take @node (the last one added) back.
+ * @scan: the roster.
+ * @node: the block added last and not yet removed.
+ *
  * Return: true when @node overlaps the chosen interval and must be evicted.
  */
 bool drm_mm_scan_remove_block(struct drm_mm_scan *scan, struct drm_mm_node *node);
