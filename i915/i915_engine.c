@@ -189,6 +189,47 @@ static void i915_request_finish(struct i915_request *rq, int error)
 	dma_fence_put(&rq->fence);
 }
 
+/* @rq leaves @engine at @now: its run time goes to its context. Under @lock. */
+static void i915_request_account(struct i915_request *rq, int64_t now)
+{
+	struct i915_engine *engine = rq->engine;
+	int64_t start = rq->submit_ns > engine->last_end_ns ? rq->submit_ns : engine->last_end_ns;
+
+	if (now > start)
+		atomic_fetch_add(&rq->ctx->runtime_ns[engine->id],
+				 (unsigned long long)(now - start));
+	if (now > engine->last_end_ns)
+		engine->last_end_ns = now;
+}
+
+uint64_t i915_context_runtime_ns(struct i915_context *ctx, enum i915_engine_id id)
+{
+	struct i915_engine *engine;
+	struct i915_request *rq;
+	uint64_t total;
+
+	if (!ctx || (unsigned int)id >= I915_NUM_ENGINES)
+		return 0;
+	engine = i915_engine_get(ctx->i915, id);
+	if (!engine)
+		return 0;
+	pthread_mutex_lock(&engine->lock);
+	total = atomic_load(&ctx->runtime_ns[id]);
+	if (!list_empty(&engine->requests)) {
+		rq = list_first_entry(&engine->requests, struct i915_request, link);
+		if (rq->ctx == ctx) {
+			int64_t now = dma_fence_now_ns();
+			int64_t start = rq->submit_ns > engine->last_end_ns ? rq->submit_ns
+									    : engine->last_end_ns;
+
+			if (now > start)
+				total += (uint64_t)(now - start);
+		}
+	}
+	pthread_mutex_unlock(&engine->lock);
+	return total;
+}
+
 /*
  * Pop the completed requests under @lock, signal them after dropping it.
  * @signal_lock spans both so that two retirers (interrupt thread, reset
@@ -199,14 +240,18 @@ void i915_engine_retire(struct i915_engine *engine)
 	struct i915_request *rq, *tmp;
 	struct list_head done;
 	uint32_t hws;
+	int64_t now;
 
 	INIT_LIST_HEAD(&done);
 	pthread_mutex_lock(&engine->signal_lock);
 	pthread_mutex_lock(&engine->lock);
+	/* Read under @lock: a submission that held it is older than now. */
+	now = dma_fence_now_ns();
 	hws = i915_engine_hws_seqno(engine);
 	list_for_each_entry_safe (rq, tmp, &engine->requests, struct i915_request, link) {
 		if (!i915_seqno_passed(hws, rq->seqno))
 			break;
+		i915_request_account(rq, now);
 		list_move_tail(&rq->link, &done);
 	}
 	pthread_mutex_unlock(&engine->lock);
@@ -230,6 +275,7 @@ void i915_engine_recover(struct i915_engine *engine)
 	engine->reset_pending = false;
 	if (!list_empty(&engine->requests)) {
 		guilty = list_first_entry(&engine->requests, struct i915_request, link);
+		i915_request_account(guilty, dma_fence_now_ns());
 		list_del_init(&guilty->link);
 		head = guilty->ring_tail;
 	}
@@ -389,6 +435,7 @@ static int i915_request_submit_common(struct i915_engine *engine, struct i915_co
 	engine->next_seqno++;
 	engine->tail = (engine->tail + n * 4) % engine->ring_size;
 	rq->ring_tail = engine->tail;
+	rq->submit_ns = dma_fence_now_ns();
 	atomic_fetch_add(&ctx->active, 1);
 	/* The list's reference; the caller's comes below. */
 	list_add_tail(&rq->link, &engine->requests);

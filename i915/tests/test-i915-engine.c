@@ -584,3 +584,53 @@ KTEST(blt_copy_alloc_failure_submits_nothing)
 	i915_test_buf_fini(&src);
 	EXPECT_EQ(i915_device_destroy(i915), 0);
 }
+
+/*
+ * Run time per context and engine: a context's requests count on the
+ * engine they ran on and nowhere else, another context's not at all; a
+ * request queued behind another counts from when that one ended, so the
+ * contexts of one engine never add up to more than the time that passed.
+ */
+KTEST(context_runtime_counts_its_requests_on_their_engine)
+{
+	struct i915_device *i915 = i915_test_device(false);
+	struct i915_context *a, *b;
+	struct i915_engine *rcs;
+	struct dma_fence *f = NULL;
+	int64_t t0, t1;
+	uint64_t ra, rb;
+
+	ASSERT_NOT_NULL(i915);
+	rcs = i915_engine_get(i915, I915_ENGINE_RCS);
+	ASSERT_EQ(i915_context_create(i915, &a), 0);
+	ASSERT_EQ(i915_context_create(i915, &b), 0);
+	EXPECT_EQ(i915_context_runtime_ns(a, I915_ENGINE_RCS), 0);
+	t0 = dma_fence_now_ns();
+	for (int i = 0; i < 16; i++) {
+		dma_fence_put(f);
+		ASSERT_EQ(i915_request_submit(rcs, i & 1 ? b : a, NULL, 0, 0, &f), 0);
+	}
+	EXPECT_EQ(dma_fence_wait(f, false), 0);
+	dma_fence_put(f);
+	t1 = dma_fence_now_ns();
+	ra = i915_context_runtime_ns(a, I915_ENGINE_RCS);
+	rb = i915_context_runtime_ns(b, I915_ENGINE_RCS);
+	EXPECT_GT(ra, 0);
+	EXPECT_GT(rb, 0);
+	EXPECT_LE(ra + rb, (uint64_t)(t1 - t0));
+	EXPECT_EQ(i915_context_runtime_ns(a, I915_ENGINE_BCS), 0);
+	EXPECT_EQ(i915_context_runtime_ns(b, I915_ENGINE_BCS), 0);
+	/* Idle: nothing grows. */
+	EXPECT_EQ(i915_context_runtime_ns(a, I915_ENGINE_RCS), ra);
+	/* Only the submitting context gains. */
+	ASSERT_EQ(i915_request_submit(rcs, b, NULL, 0, 0, &f), 0);
+	EXPECT_EQ(dma_fence_wait(f, false), 0);
+	dma_fence_put(f);
+	EXPECT_EQ(i915_context_runtime_ns(a, I915_ENGINE_RCS), ra);
+	EXPECT_GT(i915_context_runtime_ns(b, I915_ENGINE_RCS), rb);
+	EXPECT_EQ(i915_context_runtime_ns(NULL, I915_ENGINE_RCS), 0);
+	EXPECT_EQ(i915_context_runtime_ns(a, I915_NUM_ENGINES), 0);
+	i915_context_put(a);
+	i915_context_put(b);
+	EXPECT_EQ(i915_device_destroy(i915), 0);
+}

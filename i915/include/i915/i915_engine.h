@@ -87,6 +87,8 @@ enum i915_engine_class_id {
  * @refcount: references.
  * @guilty: requests of this context reset for hanging; atomic.
  * @active: requests of this context in flight; atomic.
+ * @runtime_ns: per engine (enum i915_engine_id), the time its retired
+ *	requests ran there (i915_context_runtime_ns()); atomic.
  * @vm: the ppGTT its requests run in (a reference), NULL for the GGTT;
  *	protected by i915_device.vm_lock, set with i915_context_set_vm()
  *	(i915_vm.h).
@@ -97,6 +99,7 @@ struct i915_context {
 	atomic_int refcount;
 	atomic_uint guilty;
 	atomic_uint active;
+	atomic_ullong runtime_ns[I915_NUM_ENGINES];
 	struct i915_address_space *vm;
 };
 
@@ -124,6 +127,19 @@ struct i915_context *i915_context_get(struct i915_context *ctx);
 void i915_context_put(struct i915_context *ctx);
 
 /**
+ * i915_context_runtime_ns() - how long @ctx has run on engine @id, as the
+ * kernel's intel_context_get_total_runtime_ns(): its retired requests' time
+ * there, plus the time so far of its request running there now. A request
+ * runs from its submission or the end of the one before it on the engine,
+ * whichever is later, to its retirement.
+ * @ctx: the context.
+ * @id: the engine.
+ *
+ * Return: nanoseconds; 0 for a bad @id or an engine the part lacks.
+ */
+uint64_t i915_context_runtime_ns(struct i915_context *ctx, enum i915_engine_id id);
+
+/**
  * struct i915_request - one submission.
  * @fence: the completion fence (engine timeline, seqno = @seqno).
  * @engine: where it runs.
@@ -131,6 +147,7 @@ void i915_context_put(struct i915_context *ctx);
  * @vm: the VM the request runs in (a reference), NULL for the GGTT.
  * @seqno: the 32-bit value stored to the status page on completion.
  * @ring_tail: ring offset just past this request's dwords (reset target).
+ * @submit_ns: when it was written to the ring (dma_fence_now_ns()).
  * @link: in the engine's request list, protected by the engine lock.
  */
 struct i915_request {
@@ -140,6 +157,7 @@ struct i915_request {
 	struct i915_address_space *vm;
 	uint32_t seqno;
 	uint32_t ring_tail;
+	int64_t submit_ns;
 	struct list_head link;
 };
 
@@ -184,6 +202,9 @@ struct i915_engine_stats {
  * @next_seqno: seqno of the next request.
  * @tail: ring offset where the next request goes.
  * @reset_pending: the engine stopped; the reset worker will recover it.
+ * @last_end_ns: when the engine last finished a request as the retirer saw
+ *	it (dma_fence_now_ns()): the next request started then or at its
+ *	submission, whichever is later.
  * @wedged: submissions are refused with -EIO (i915_engine_set_wedged());
  *	atomic, read without @lock.
  * @stats: counters.
@@ -212,6 +233,7 @@ struct i915_engine {
 	uint32_t next_seqno;
 	uint32_t tail;
 	bool reset_pending;
+	int64_t last_end_ns;
 
 	atomic_bool wedged;
 	struct i915_engine_stats stats;
