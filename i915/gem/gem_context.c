@@ -335,6 +335,13 @@ int gem_context_destroy_ioctl(struct i915_gem_file *file, void *data)
 		return -ENOENT;
 	pthread_mutex_lock(&file->lock);
 	c = ttm_drm_idr_remove(&file->contexts, args->ctx_id);
+	/* Its run time stays the file's (fdinfo), as the kernel's client past_runtime. */
+	for (unsigned int e = 0; c && e < I915_NUM_ENGINES; e++) {
+		struct i915_engine *engine = i915_engine_get(file->dev->i915, e);
+
+		if (engine && engine->class <= I915_ENGINE_CLASS_COMPUTE)
+			file->past_runtime[engine->class] += i915_context_runtime_ns(c->pub.hw, e);
+	}
 	pthread_mutex_unlock(&file->lock);
 	if (!c)
 		return -ENOENT;

@@ -104,6 +104,30 @@ int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_fi
 void i915_gem_file_close(struct i915_gem_file *file);
 
 /**
+ * i915_gem_file_client_id() - the file's drm-client-id: unique among the
+ * files of the device, never reused while it is open.
+ * @file: the file.
+ *
+ * Return: the id.
+ */
+uint64_t i915_gem_file_client_id(struct i915_gem_file *file);
+
+/**
+ * i915_gem_file_show_fdinfo() - the driver's lines of the file's fdinfo,
+ * as the kernel's i915_drm_client_fdinfo() prints them: per memory region
+ * (system0, local0, stolen-*) drm-total/shared/active/resident/purgeable
+ * of the objects the file has handles on, then drm-engine-<class> (ns the
+ * file's contexts, live and destroyed, ran on that class) and
+ * drm-engine-capacity-<class> where a class has several engines.
+ * @file: the file.
+ * @text: set to the malloc()ed text (not NUL-terminated).
+ * @len: its length.
+ *
+ * Return: 0; -ENOMEM (nothing allocated).
+ */
+int i915_gem_file_show_fdinfo(struct i915_gem_file *file, char **text, size_t *len);
+
+/**
  * i915_gem_ioctl() - one ioctl(2) on a descriptor of @file: @request is
  * the DRM_IOCTL_* value, @arg the caller's pointer, read and written as
  * the kernel's drm_ioctl() does (the size encoded in @request is copied in
