@@ -348,6 +348,8 @@ struct node_rmap {
 	uint64_t rev_seen;
 	pid_t pid;
 	bool adopted;
+	/* Inherited: mincore() of the copy at fork, one byte a page (node_adopt_child()). */
+	unsigned char *present;
 	struct node_rmap *next;
 };
 
@@ -498,22 +500,21 @@ static int node_rmap_adopt(struct node_rmap *m)
 	return ret == -EIO ? node_remote_gone(ret) : ret;
 }
 
-static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
+/*
+ * Install the run of pages around @page that the server names for mapping
+ * @m (SRV_OP_FAULT: the object's own fault path). Return: 0 or -errno
+ * (-EOPNOTSUPP: memory a child cannot share).
+ */
+static int node_rmap_fault(struct node_rmap *m, unsigned long page)
 {
 	struct ttm_vm_page pages[NODE_RMAP_RUN];
-	struct node_rmap *m = range->priv;
+	struct ttm_vm_range *range = &m->range;
 	int ret;
 
-	/* Inherited from a parent: not this process's at the server (see node_rmap_child()). */
-	if (m->pid != getpid())
-		return -EFAULT;
-	node_in_driver++;
 	if (!atomic_load(&m->id)) {
 		ret = node_rmap_adopt(m);
-		if (ret) {
-			node_in_driver--;
+		if (ret)
 			return ret;
-		}
 	}
 	for (;;) {
 		int conn = node_conn(), memfd, fd;
@@ -551,6 +552,19 @@ static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
 		if (done)
 			break;
 	}
+	return ret;
+}
+
+static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
+{
+	struct node_rmap *m = range->priv;
+	int ret;
+
+	/* Inherited from a parent: not this process's at the server (see node_rmap_child()). */
+	if (m->pid != getpid())
+		return -EFAULT;
+	node_in_driver++;
+	ret = node_rmap_fault(m, page);
 	node_in_driver--;
 	if (node_trace && ret)
 		node_say("ttm-i915-node: pid %d remote fault map %llu page %lu: %d (%s)\n",
@@ -707,11 +721,10 @@ static void node_rmap_child(void)
 	while (*p) {
 		struct node_rmap *m = *p;
 
-		syscall(SYS_mmap, m->range.addr, m->range.num_pages * 4096, PROT_NONE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 		/*
 		 * The creator's mappings are adopted again (node_adopt_child(),
-		 * which frees these once the range table let go of them).
+		 * which reads which pages are present and drops the views the
+		 * creator no longer maps, before fork() returns).
 		 */
 		if (m->adopted) {
 			*p = m->next;
@@ -719,6 +732,8 @@ static void node_rmap_child(void)
 			node_rmaps_stale = m;
 			continue;
 		}
+		syscall(SYS_mmap, m->range.addr, m->range.num_pages * 4096, PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 		pthread_mutex_init(&m->lock, NULL);
 		p = &m->next;
 	}
@@ -729,8 +744,12 @@ static void node_rmap_child(void)
  * the pages there are the creator's view, which nothing would revoke in
  * this process before a move. Each becomes a reserved range of ours at the
  * same address (pointers into it stay valid, as the kernel's copied vmas),
- * adopted through the server at its first touch. Runs in the child's
- * atfork handler after the fault engine's (which emptied the range table).
+ * adopted through the server before fork() returns, and the pages the
+ * copy had present are faulted in at once, as the kernel copies a
+ * PFN-mapped vma's page table entries at fork: a parent may read and
+ * write them with ptrace() or process_vm_readv() while the child is
+ * stopped and cannot serve a fault. Runs in the child's atfork handler
+ * after the fault engine's (which emptied the range table).
  */
 static void node_adopt_one(uintptr_t start, uintptr_t end, void *ctx)
 {
@@ -747,6 +766,12 @@ static void node_adopt_one(uintptr_t start, uintptr_t end, void *ctx)
 	if (m) {
 		m->pid = getpid();
 		m->adopted = true;
+		/* Installed pages are resident (memfd or copy); reserved ones are not. */
+		m->present = malloc((end - start) / 4096);
+		if (m->present && mincore((void *)start, end - start, m->present)) {
+			free(m->present);
+			m->present = NULL;
+		}
 		pthread_mutex_init(&m->lock, NULL);
 		if (!NODE_DRIVER_CALL(ttm_vm_range_init_at(&node_rmap_eng, &m->range,
 							   (end - start) / 4096, &node_rmap_ops, m,
@@ -756,6 +781,7 @@ static void node_adopt_one(uintptr_t start, uintptr_t end, void *ctx)
 			return;
 		}
 		pthread_mutex_destroy(&m->lock);
+		free(m->present);
 		free(m);
 	}
 	/* No range of ours: at least never the creator's stale view. */
@@ -763,25 +789,72 @@ static void node_adopt_one(uintptr_t start, uintptr_t end, void *ctx)
 		MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 }
 
+struct node_span {
+	uintptr_t start, end;
+};
+
+/* node_range_foreach_unlocked(): clears @ctx's start when [start, end) holds it. */
+static void node_span_covered(uintptr_t start, uintptr_t end, void *ctx)
+{
+	struct node_span *span = ctx;
+
+	if (start == span->start && span->end <= end)
+		span->start = 0;
+}
+
+/* Adopt @m now and fault in the pages its copy had present at fork. */
+static void node_adopt_populate(struct node_rmap *m)
+{
+	unsigned char *present = m->present;
+
+	m->present = NULL;
+	if (node_rmap_adopt(m) || !present) {
+		free(present);
+		return;
+	}
+	for (unsigned long i = 0; i < m->range.num_pages; i++) {
+		/* Memory the server cannot share stays reserved (SIGBUS at a touch). */
+		if ((present[i] & 1) && !ttm_vm_range_page_present(&m->range, i) &&
+		    node_rmap_fault(m, i))
+			break;
+	}
+	free(present);
+}
+
 static void node_adopt_child(void)
 {
-	while (node_rmaps_stale) {
-		struct node_rmap *m = node_rmaps_stale;
-
-		node_rmaps_stale = m->next;
-		free(m->range.state);
-		free(m);
-	}
-	if (!node_srv_path[0] || !atomic_load(&node_dev.created))
-		return;
-	if (node_rmap_eng_pid != getpid()) {
+	if (node_srv_path[0] && atomic_load(&node_dev.created) && node_rmap_eng_pid != getpid()) {
 		if (NODE_DRIVER_CALL(ttm_vm_fault_engine_init(&node_rmap_eng, TTM_VM_FAULT_AUTO)))
 			node_rmap_eng_pid = 0;
 		else
 			node_rmap_eng_pid = getpid();
 	}
-	/* Without an engine node_adopt_one() only drops the stale views. */
-	node_range_foreach_unlocked(node_adopt_one, NULL);
+	/*
+	 * Our parent's adoptions of mappings the creator still has are adopted
+	 * again below (node_adopt_one() reads the view, then replaces it); the
+	 * others are views of memory since given away: never read again.
+	 */
+	while (node_rmaps_stale) {
+		struct node_rmap *m = node_rmaps_stale;
+		struct node_span span = {(uintptr_t)m->range.addr,
+					 (uintptr_t)m->range.addr + m->range.num_pages * 4096};
+
+		node_rmaps_stale = m->next;
+		node_range_foreach_unlocked(node_span_covered, &span);
+		if (span.start)
+			syscall(SYS_mmap, m->range.addr, m->range.num_pages * 4096, PROT_NONE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+		free(m->range.state);
+		free(m);
+	}
+	/* Without an engine node_adopt_one() only drops the creator's views. */
+	if (node_srv_path[0] && atomic_load(&node_dev.created))
+		node_range_foreach_unlocked(node_adopt_one, NULL);
+	node_in_driver++;
+	for (struct node_rmap *m = node_rmaps; m; m = m->next)
+		if (m->adopted && m->pid == getpid() && !atomic_load(&m->id))
+			node_adopt_populate(m);
+	node_in_driver--;
 }
 
 static pthread_once_t node_adopt_once = PTHREAD_ONCE_INIT;

@@ -7,7 +7,10 @@
  * parent and the GPU; the parent swaps the object out while a child has it
  * mapped and the child's next touch sees the content intact (its mapping
  * was revoked before the move and faulted back); a child killed while
- * holding a mapping leaves the server with no mapping of it.
+ * holding a mapping leaves the server with no mapping of it; a parent
+ * reads and writes a stopped child's inherited copy of its mapping with
+ * ptrace() and process_vm_readv() (the pages present at fork are present
+ * in the child, as the kernel copies the page table entries).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +20,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -421,4 +426,67 @@ KTEST(child_inherits_parents_mapping)
 	close(to_child[1]);
 	close(to_parent[0]);
 	close(to_parent[1]);
+}
+
+/*
+ * igt gem_mmap_offset@ptrace: a child stops itself at once; its parent
+ * reads and writes the child's copy of the parent's mapping through the
+ * kernel (PEEKDATA/POKEDATA, process_vm_readv), which cannot fault pages
+ * in for a stopped process: they must be there since fork() returned.
+ */
+KTEST(parent_ptraces_childs_inherited_mapping)
+{
+	int fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC), status;
+	char *buf = calloc(1, BO_SIZE), *p;
+	struct iovec local, remote;
+	uint32_t handle;
+	long aa;
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_NOT_NULL(buf);
+	ASSERT_EQ(create_bo(fd, &handle), 0);
+	p = map_offset(fd, handle);
+	ASSERT_NOT_NULL(p);
+	memset(p, 0x55, BO_SIZE);
+	memset(&aa, 0xaa, sizeof(aa));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		/* The parent's pokes are in this process's view. */
+		for (size_t i = 0; i < 3 * 4096; i++)
+			if ((unsigned char)p[i] != 0xaa)
+				_exit(1);
+		_exit(p[3 * 4096] == 0x55 ? 0 : 2);
+	}
+	ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+	ASSERT_TRUE(WIFSTOPPED(status));
+	for (size_t i = 0; i < 3 * 4096 / sizeof(long); i++) {
+		long *at = (long *)p + i;
+
+		errno = 0;
+		EXPECT_EQ(ptrace(PTRACE_PEEKDATA, pid, at, NULL), 0x5555555555555555l);
+		EXPECT_EQ(errno, 0);
+		EXPECT_EQ(ptrace(PTRACE_POKEDATA, pid, at, (void *)aa), 0l);
+		if (errno)
+			break;
+	}
+	local = (struct iovec){buf, BO_SIZE};
+	remote = (struct iovec){p, BO_SIZE};
+	EXPECT_EQ(process_vm_readv(pid, &local, 1, &remote, 1, 0), (ssize_t)BO_SIZE);
+	EXPECT_EQ((unsigned char)buf[0], 0xaa);
+	EXPECT_EQ((unsigned char)buf[3 * 4096 - 1], 0xaa);
+	EXPECT_EQ((unsigned char)buf[3 * 4096], 0x55);
+	EXPECT_EQ((unsigned char)buf[BO_SIZE - 1], 0x55);
+	EXPECT_EQ(ptrace(PTRACE_DETACH, pid, NULL, NULL), 0l);
+	EXPECT_EQ(wait_child(pid), 0);
+	/* The child's view is the object: the parent sees the pokes. */
+	EXPECT_EQ((unsigned char)p[0], 0xaa);
+	EXPECT_EQ((unsigned char)p[3 * 4096 - 1], 0xaa);
+	EXPECT_EQ((unsigned char)p[3 * 4096], 0x55);
+	EXPECT_EQ(munmap(p, BO_SIZE), 0);
+	free(buf);
+	close(fd);
 }
