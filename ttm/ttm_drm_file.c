@@ -24,6 +24,8 @@
 #include <ttm/ttm_faults.h>
 #include <ttm_drm.h>
 
+#include "ttm_drm_priv.h"
+
 /* ---- id table ---------------------------------------------------------- */
 
 void ttm_drm_idr_init(struct ttm_drm_idr *idr)

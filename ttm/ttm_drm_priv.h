@@ -47,4 +47,42 @@ int ttm_drm_mm_lock_ioctl(struct ttm_drm_file *file, void *data);
 int ttm_drm_mm_unlock_ioctl(struct ttm_drm_file *file, void *data);
 int ttm_drm_mm_info_ioctl(struct ttm_drm_file *file, void *data);
 
+/* ttm_drm_file.c, for the buffer code */
+
+/**
+ * ttm_drm_ref_map() - count one map or unmap of a client on a handle.
+ * @file: the client.
+ * @handle: a handle it holds a reference to.
+ * @delta: +1 for a map, -1 for an unmap.
+ *
+ * Return: 0; -EINVAL (no reference, or an unmap without a map).
+ */
+int ttm_drm_ref_map(struct ttm_drm_file *file, uint32_t handle, int delta);
+
+/**
+ * ttm_drm_file_maps() - the BO_MAPs a client holds on a handle.
+ * @file: the client.
+ * @handle: the handle.
+ *
+ * Return: the count; 0 when none or no reference.
+ */
+int ttm_drm_file_maps(struct ttm_drm_file *file, uint32_t handle);
+
+/* ttm_drm_bo.c, for the file code: what closing a file undoes */
+
+/**
+ * ttm_drm_bo_unmap_all() - drop the CPU maps a closing client held on a buffer.
+ * @dbo: the buffer.
+ * @maps: how many BO_MAPs the client held on it.
+ */
+void ttm_drm_bo_unmap_all(struct ttm_drm_bo *dbo, unsigned long maps);
+
+/**
+ * ttm_drm_file_drop_unfenced() - take a closing client's buffers off its
+ * unfenced list and drop the reference the list held on each (they keep
+ * whatever fences they have).
+ * @file: the client.
+ */
+void ttm_drm_file_drop_unfenced(struct ttm_drm_file *file);
+
 #endif /* TTM_DRM_PRIV_H */

@@ -69,24 +69,67 @@ struct ttm_drm_idr {
 	uint32_t hint;
 };
 
-void ttm_drm_idr_init(struct ttm_drm_idr *idr);
-/** ttm_drm_idr_fini() - free the table (the pointers are the caller's). */
-void ttm_drm_idr_fini(struct ttm_drm_idr *idr);
 /**
- * ttm_drm_idr_alloc() - store @ptr (non-NULL) at the lowest free id in
- * [@start, @end). Return: the id; -ENOSPC when the range is full; -ENOMEM;
- * -EINVAL for a NULL @ptr or an empty range.
+ * ttm_drm_idr_init() - an empty id table.
+ * @idr: the table (its memory is the caller's).
+ */
+void ttm_drm_idr_init(struct ttm_drm_idr *idr);
+
+/**
+ * ttm_drm_idr_fini() - free the table (the pointers are the caller's).
+ * @idr: the table.
+ */
+void ttm_drm_idr_fini(struct ttm_drm_idr *idr);
+
+/**
+ * ttm_drm_idr_alloc() - store a pointer at the lowest free id of a range.
+ * @idr: the table.
+ * @ptr: the pointer, not NULL.
+ * @start: the lowest id allowed.
+ * @end: the id past the highest allowed.
+ *
+ * The table has no lock of its own: its owner serializes every call.
+ *
+ * Return: the id; -ENOSPC when the range is full; -ENOMEM; -EINVAL for a
+ * NULL @ptr or an empty range.
  */
 int64_t ttm_drm_idr_alloc(struct ttm_drm_idr *idr, void *ptr, uint32_t start, uint32_t end);
-/** ttm_drm_idr_insert() - store @ptr at @id. Return: 0; -EEXIST; -ENOMEM; -EINVAL. */
-int ttm_drm_idr_insert(struct ttm_drm_idr *idr, uint32_t id, void *ptr);
-/** ttm_drm_idr_find() - the pointer at @id or NULL. */
-void *ttm_drm_idr_find(const struct ttm_drm_idr *idr, uint32_t id);
-/** ttm_drm_idr_remove() - free @id. Return: the pointer it held, or NULL. */
-void *ttm_drm_idr_remove(struct ttm_drm_idr *idr, uint32_t id);
+
 /**
- * ttm_drm_idr_next() - the first used id >= *@id: stores it in *@id and
- * returns its pointer, or NULL when there is none (iteration).
+ * ttm_drm_idr_insert() - store a pointer at a given id.
+ * @idr: the table.
+ * @id: the id.
+ * @ptr: the pointer, not NULL.
+ *
+ * Return: 0; -EEXIST when @id is used; -ENOMEM; -EINVAL for a NULL @ptr or
+ * @id UINT32_MAX.
+ */
+int ttm_drm_idr_insert(struct ttm_drm_idr *idr, uint32_t id, void *ptr);
+
+/**
+ * ttm_drm_idr_find() - look an id up.
+ * @idr: the table.
+ * @id: the id.
+ *
+ * Return: the pointer at @id, or NULL when it is free.
+ */
+void *ttm_drm_idr_find(const struct ttm_drm_idr *idr, uint32_t id);
+
+/**
+ * ttm_drm_idr_remove() - free an id.
+ * @idr: the table.
+ * @id: the id.
+ *
+ * Return: the pointer it held, or NULL when it was free.
+ */
+void *ttm_drm_idr_remove(struct ttm_drm_idr *idr, uint32_t id);
+
+/**
+ * ttm_drm_idr_next() - the first used id at or above a given one (iteration).
+ * @idr: the table.
+ * @id: in: where to start; out: the used id found.
+ *
+ * Return: the pointer at the id found, or NULL when there is none.
  */
 void *ttm_drm_idr_next(const struct ttm_drm_idr *idr, uint32_t *id);
 
@@ -178,6 +221,11 @@ struct ttm_drm_driver {
 /**
  * ttm_drm_copy_from_user() - read @n bytes at the caller's address @from
  * through @ddev's driver copy (see struct ttm_drm_driver).
+ * @ddev: the device whose driver copies.
+ * @to: the kernel-side buffer.
+ * @from: the caller's address.
+ * @n: bytes; 0 copies nothing and succeeds.
+ *
  * Return: 0; -EFAULT when any byte was not readable (@to is then partly
  * written).
  */
@@ -185,6 +233,11 @@ int ttm_drm_copy_from_user(const struct ttm_drm_device *ddev, void *to, const vo
 
 /**
  * ttm_drm_copy_to_user() - write @n bytes to the caller's address @to.
+ * @ddev: the device whose driver copies.
+ * @to: the caller's address.
+ * @from: the kernel-side buffer.
+ * @n: bytes; 0 copies nothing and succeeds.
+ *
  * Return: 0; -EFAULT when any byte was not writable (the bytes before it
  * may have been written).
  */
@@ -386,6 +439,12 @@ struct ttm_drm_fence {
 /**
  * ttm_drm_device_init() - ttm_device_init() @ddev->bdev with @funcs, set up
  * the uAPI state and register the device under @name for drmOpen().
+ * @ddev: the device (its memory is the driver's).
+ * @funcs: the TTM callbacks, passed to ttm_device_init().
+ * @driver: the uAPI hooks; must outlive the device.
+ * @name: the name drmOpen() finds the device by.
+ * @use_dma32: passed to ttm_device_init().
+ *
  * Return: 0; -EINVAL (NULL arguments, no fence_emit, bad fence class
  * count, empty or too long @name); -EEXIST (@name taken); errors of
  * ttm_device_init(). Nothing is left behind on failure.
@@ -395,19 +454,35 @@ int ttm_drm_device_init(struct ttm_drm_device *ddev, const struct ttm_device_fun
 
 /**
  * ttm_drm_device_fini() - unregister and tear down: takes down the memory
- * types MM_INIT created, then ttm_device_fini(). Return: 0; -EBUSY while
- * files are open or buffers alive (nothing torn down).
+ * types MM_INIT created, then ttm_device_fini().
+ * @ddev: the device.
+ *
+ * Return: 0; -EBUSY while files are open or buffers alive (nothing torn down).
  */
 int ttm_drm_device_fini(struct ttm_drm_device *ddev);
 
-/** ttm_drm_open() - open a client of @ddev. Return: the descriptor, or -errno. */
+/**
+ * ttm_drm_open() - open a client of a device.
+ * @ddev: the device.
+ *
+ * Return: the descriptor, or -errno.
+ */
 int ttm_drm_open(struct ttm_drm_device *ddev);
-/** ttm_drm_open_by_name() - as ttm_drm_open() for the device named @name; -ENODEV. */
+
+/**
+ * ttm_drm_open_by_name() - ttm_drm_open() for the device registered under a name.
+ * @name: the name given to ttm_drm_device_init().
+ *
+ * Return: the descriptor; -ENODEV when no device has that name; -errno.
+ */
 int ttm_drm_open_by_name(const char *name);
 /**
  * ttm_drm_close() - close @fd: every map, reference and unfenced entry of
  * the client is dropped (objects only it referenced go away). Calls in
- * flight on other threads finish first. Return: 0; -EBADF.
+ * flight on other threads finish first.
+ * @fd: the descriptor.
+ *
+ * Return: 0; -EBADF.
  */
 int ttm_drm_close(int fd);
 
@@ -416,7 +491,12 @@ int ttm_drm_close(int fd);
  * (or a driver command, DRM_COMMAND_BASE..END), @arg its argument struct,
  * copied in (the size and direction the request encodes) before the
  * request runs and copied back after it, as the kernel's drm_ioctl() does.
- * Every field is checked before anything changes. Return: 0; -EBADF (not
+ * Every field is checked before anything changes.
+ * @fd: the client's descriptor.
+ * @request: the request number.
+ * @arg: the caller's argument struct.
+ *
+ * Return: 0; -EBADF (not
  * an open descriptor); -EFAULT (@arg, or a pointer inside it, is not
  * readable or writable);
  * -ENOTTY (unknown request or size); -EINVAL (bad field, bad or invisible
@@ -431,16 +511,25 @@ int ttm_drm_ioctl(int fd, unsigned long request, void *arg);
  * would give: the buffer's ttm_bo_vm range, the same for every client of
  * the process. The client must hold a BO_MAP on it; the address stays
  * valid while the buffer lives (accesses after the last unmap fault the
- * content in again). Return: the address, or NULL with *@err set: -EINVAL
- * (unknown handle, zero or too large size, not mapped by this client);
- * -EBADF.
+ * content in again).
+ * @fd: the client's descriptor.
+ * @map_handle: the map handle BO_MAP reported.
+ * @size: bytes, at most the buffer's size.
+ * @err: out: 0, or the error when NULL is returned.
+ *
+ * Return: the address, or NULL with *@err set: -EINVAL (unknown handle,
+ * zero or too large size, not mapped by this client); -EBADF.
  */
 void *ttm_drm_mmap(int fd, uint64_t map_handle, uint64_t size, int *err);
 
 /**
  * ttm_drm_info_print() - the text form of MM_INFO: ttm_device_print() of
  * the device, then the uAPI's own state (memory types, open clients,
- * objects, per-client handle counts). Return: 0; -EBADF.
+ * objects, per-client handle counts).
+ * @fd: a client's descriptor.
+ * @f: the stream written to.
+ *
+ * Return: 0; -EBADF.
  */
 int ttm_drm_info_print(int fd, FILE *f);
 
@@ -452,15 +541,24 @@ int ttm_drm_info_print(int fd, FILE *f);
 /**
  * ttm_drm_object_add() - give @obj (ops/type/shareable filled, one
  * container reference transferred to the table) a handle and one usage
- * reference of @file. Return: 0; -ENOMEM/-ENOSPC (the reference is not
- * taken: the caller still owns it).
+ * reference of @file.
+ * @file: the client.
+ * @obj: the object.
+ *
+ * Return: 0; -ENOMEM/-ENOSPC (the reference is not taken: the caller still
+ * owns it).
  */
 int ttm_drm_object_add(struct ttm_drm_file *file, struct ttm_drm_object *obj);
 
 /**
  * ttm_drm_object_lookup() - the object @handle of @type that @file may use
  * (created or referenced by it), with a container reference for the
- * caller. Return: the object or NULL (-EINVAL for the caller).
+ * caller.
+ * @file: the client.
+ * @handle: the handle.
+ * @type: the object type expected (TTM_DRM_OBJECT_*).
+ *
+ * Return: the object or NULL (-EINVAL for the caller).
  */
 struct ttm_drm_object *ttm_drm_object_lookup(struct ttm_drm_file *file, uint32_t handle,
 					     uint32_t type);
@@ -469,7 +567,13 @@ struct ttm_drm_object *ttm_drm_object_lookup(struct ttm_drm_file *file, uint32_t
  * ttm_drm_object_reference() - add a usage reference of @file to @handle:
  * allowed for the owner, for a file that holds one, and for any file of
  * the device when the object is shareable. Returns with a container
- * reference in *@out. Return: 0; -EINVAL.
+ * reference in *@out.
+ * @file: the client.
+ * @handle: the handle.
+ * @type: the object type expected.
+ * @out: out: the object.
+ *
+ * Return: 0; -EINVAL.
  */
 int ttm_drm_object_reference(struct ttm_drm_file *file, uint32_t handle, uint32_t type,
 			     struct ttm_drm_object **out);
@@ -478,6 +582,10 @@ int ttm_drm_object_reference(struct ttm_drm_file *file, uint32_t handle, uint32_
  * ttm_drm_object_unreference() - drop one usage reference of @file to
  * @handle. The file's entry stays while it still maps the buffer (so it
  * can unmap it); the last entry of all files frees the handle.
+ * @file: the client.
+ * @handle: the handle.
+ * @type: the object type expected.
+ *
  * Return: 0; -EINVAL.
  */
 int ttm_drm_object_unreference(struct ttm_drm_file *file, uint32_t handle, uint32_t type);
@@ -501,6 +609,8 @@ static inline void ttm_drm_object_put(struct ttm_drm_object *obj)
  * ttm_drm_fence_alloc() - a fence object not yet emitted nor added, as
  * FENCE_CREATE makes one; a driver that emits fences itself (execbuffer)
  * sets @fence and @sequence before ttm_drm_object_add().
+ * @fence_class: the fence class.
+ * @type: the fence type mask.
  * @flags: stored as given (the caller strips EMIT/NO_USER if they must not
  * be reported); DRM_FENCE_FLAG_SHAREABLE makes the object shareable.
  * Drop it with ttm_drm_object_put(&f->base), which also puts @fence.
@@ -509,35 +619,33 @@ static inline void ttm_drm_object_put(struct ttm_drm_object *obj)
 struct ttm_drm_fence *ttm_drm_fence_alloc(uint32_t fence_class, uint32_t type, uint32_t flags);
 
 /**
- * ttm_drm_ref_map() - count one map (@delta +1) or unmap (-1) of @file on
- * @handle. Return: 0; -EINVAL (no reference, or unmap without a map).
- */
-int ttm_drm_ref_map(struct ttm_drm_file *file, uint32_t handle, int delta);
-
-/** ttm_drm_file_maps() - BO_MAPs @file holds on @handle (0 when none). */
-int ttm_drm_file_maps(struct ttm_drm_file *file, uint32_t handle);
-
-/**
  * ttm_drm_bo_map_stats() - the CPU-mapping counters of buffer @handle as
  * client @fd may use it: faults, pages installed, and the migrations
  * faults did (moves to CPU-reachable memory) with their bytes. For tests
  * and tools; reserves the buffer (blocking), so not from a thread that
- * holds its reservation. Return: 0; -EBADF; -EINVAL (@st NULL, handle
- * not usable by the client); -ENOENT (never mapped).
+ * holds its reservation.
+ * @fd: the client's descriptor.
+ * @handle: the buffer's handle.
+ * @st: out: the counters.
+ *
+ * Return: 0; -EBADF; -EINVAL (@st NULL, handle not usable by the client);
+ * -ENOENT (never mapped).
  */
 int ttm_drm_bo_map_stats(int fd, uint32_t handle, struct ttm_bo_vm_stats *st);
 
-/** ttm_drm_file_get_fd() - the open file of @fd with a reference, or NULL. */
-struct ttm_drm_file *ttm_drm_file_get_fd(int fd);
-/** ttm_drm_file_put() - drop a reference from ttm_drm_file_get_fd(). */
-void ttm_drm_file_put(struct ttm_drm_file *file);
-
-/*
- * Provided by ttm_drm_ioctl.c for the file code: what closing a file must
- * undo on a buffer it mapped (@maps times) and its unfenced list.
+/**
+ * ttm_drm_file_get_fd() - the client behind a descriptor.
+ * @fd: the descriptor.
+ *
+ * Return: the open file with a reference; NULL when @fd is not one.
  */
-void ttm_drm_bo_unmap_all(struct ttm_drm_bo *dbo, unsigned long maps);
-void ttm_drm_file_drop_unfenced(struct ttm_drm_file *file);
+struct ttm_drm_file *ttm_drm_file_get_fd(int fd);
+
+/**
+ * ttm_drm_file_put() - drop a reference from ttm_drm_file_get_fd().
+ * @file: the file.
+ */
+void ttm_drm_file_put(struct ttm_drm_file *file);
 
 /** to_ttm_drm_bo() - the uAPI buffer of a user object of type BO. */
 static inline struct ttm_drm_bo *to_ttm_drm_bo(struct ttm_drm_object *obj)
