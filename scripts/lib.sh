@@ -8,7 +8,7 @@ TTM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # and is installed by scripts/compare-igt.sh, not here.
 TTM_PACKAGES=(muon-meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 	libdrm-dev libudev-dev libkmod-dev libhwloc-dev hwloc libjson-c-dev gnuplot-nox systemtap-sdt-dev
-	valgrind linux-perf git jq libsqlite3-dev libpq-dev postgresql cppcheck clang-format)
+	valgrind linux-perf git jq libsqlite3-dev libpq-dev postgresql cppcheck clang-format clang-tidy)
 
 ttm_log() { printf '==> %s\n' "$*" >&2; }
 

@@ -10,7 +10,8 @@
 #
 # The gates run (first in the default list) counts one test per gate: the
 # kernel-doc completeness of the public headers (scripts/check-kernel-doc.sh),
-# cppcheck over the core (scripts/check-cppcheck.sh) and the formatting of the
+# cppcheck over the core (scripts/check-cppcheck.sh), clang-tidy over every
+# compiled file (scripts/check-clang-tidy.sh, checks in .clang-tidy), the formatting of the
 # files in scripts/format-files.txt (scripts/check-format.sh), and the layering
 # and include cycles of the tree (scripts/check-include-graph.sh).
 #
@@ -163,7 +164,7 @@ run_igt() {
 # run_gates: each static gate is one test; its findings go to the log and stderr.
 run_gates() {
 	local g
-	for g in check-kernel-doc check-cppcheck check-format check-include-graph; do
+	for g in check-kernel-doc check-cppcheck check-clang-tidy check-format check-include-graph; do
 		if scripts/$g.sh >"$logdir/$g.log" 2>&1; then
 			total_pass=$((total_pass + 1))
 			ttm_log "gates: $g: $(tail -n 1 "$logdir/$g.log")"
