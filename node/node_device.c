@@ -649,26 +649,46 @@ static bool node_slot_match(const char *norm)
 	return !strcmp(strrchr(norm, '/') + 1, node_dev.profile->pci_slot);
 }
 
-/* /proc/self/fd/N, /proc/thread-self/fd/N, /proc/<our pid>/fd/N: N, else -1. */
-static int node_procfd(const char *path)
+/*
+ * After "/proc/": "self/", "thread-self/", "<our pid>/" or "<our pid>/task/<tid>/",
+ * then "fd/N" (@info false) or "fdinfo/N" (@info true): N, else -1.
+ */
+static int node_procfd(const char *p, bool *info)
 {
-	const char *p = path + 6;
 	char *end;
 	long n;
 
-	if (!strncmp(p, "self/fd/", 8)) {
-		p += 8;
-	} else if (!strncmp(p, "thread-self/fd/", 15)) {
-		p += 15;
+	if (!strncmp(p, "self/", 5)) {
+		p += 5;
+	} else if (!strncmp(p, "thread-self/", 12)) {
+		p += 12;
 	} else {
 		long pid = strtol(p, &end, 10);
 
-		if (end == p || pid != getpid() || strncmp(end, "/fd/", 4))
+		if (end == p || pid != getpid() || *end != '/')
 			return -1;
-		p = end + 4;
+		p = end + 1;
+		if (!strncmp(p, "task/", 5)) {
+			long tid = strtol(p + 5, &end, 10);
+
+			if (end == p + 5 || tid <= 0 || *end != '/')
+				return -1;
+			p = end + 1;
+		}
 	}
+	if (!strncmp(p, "fd/", 3)) {
+		*info = false;
+		p += 3;
+	} else if (!strncmp(p, "fdinfo/", 7)) {
+		*info = true;
+		p += 7;
+	} else {
+		return -1;
+	}
+	if (*p < '0' || *p > '9')
+		return -1;
 	n = strtol(p, &end, 10);
-	if (end == p || *end || n < 0 || n > INT_MAX)
+	if (*end || n > INT_MAX)
 		return -1;
 	return (int)n;
 }
@@ -728,10 +748,11 @@ int node_path_resolve(int dirfd, const char *path, struct node_path *out)
 		if (n <= 0)
 			return 0;
 		abs[n] = '\0';
-		if (!node_tree_strip(abs))
+		/* Under /proc the link is the path itself (fdinfo of a descriptor). */
+		if (strncmp(abs, "/proc/", 6) && !node_tree_strip(abs))
 			return 0;
 		if (strlen(abs) + 1 + strlen(path) >= sizeof(abs))
-			return -ENAMETOOLONG;
+			return strncmp(abs, "/proc/", 6) ? -ENAMETOOLONG : 0;
 		strcat(abs, "/");
 		strcat(abs, path);
 	} else {
@@ -741,12 +762,13 @@ int node_path_resolve(int dirfd, const char *path, struct node_path *out)
 	}
 
 	if (!strncmp(abs, "/proc/", 6)) {
-		int fd = node_procfd(abs);
+		bool info = false;
+		int fd = node_procfd(abs + 6, &info);
 		struct node_obj *obj = fd >= 0 ? node_fd_get(fd) : NULL;
 
 		if (obj) {
 			if (obj->kind == NODE_FD_DEVICE) {
-				out->kind = NODE_PATH_PROCFD;
+				out->kind = info ? NODE_PATH_FDINFO : NODE_PATH_PROCFD;
 				out->fd = fd;
 				out->minor = obj->minor;
 			}

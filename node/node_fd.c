@@ -151,3 +151,45 @@ void node_fd_dup(int oldfd, int newfd)
 	else
 		node_fd_forget(newfd);
 }
+
+int node_drm_fdinfo(struct i915_gem_file *file, char **text, size_t *len)
+{
+	char *drv = NULL, *out, head[192];
+	size_t dlen = 0;
+	int n, ret;
+
+	*text = NULL;
+	*len = 0;
+	ret = NODE_DRIVER_CALL(i915_gem_file_show_fdinfo(file, &drv, &dlen));
+	if (ret)
+		return ret;
+	/* drm_show_fdinfo(): the core's lines, then the driver's. */
+	n = snprintf(head, sizeof(head), "drm-driver:\ti915\ndrm-client-id:\t%llu\ndrm-pdev:\t%s\n",
+		     (unsigned long long)i915_gem_file_client_id(file), node_dev.profile->pci_slot);
+	out = malloc((size_t)n + dlen + 1);
+	if (out) {
+		memcpy(out, head, (size_t)n);
+		if (dlen)
+			memcpy(out + n, drv, dlen);
+		*text = out;
+		*len = (size_t)n + dlen;
+	}
+	free(drv);
+	return out ? 0 : -ENOMEM;
+}
+
+int node_fdinfo_text(struct node_obj *obj, char **text, size_t *len)
+{
+	int ret;
+
+	*text = NULL;
+	*len = 0;
+	/* A forked child's copy of a file is the device server's (not told here). */
+	if (obj->kind != NODE_FD_DEVICE || !obj->file || atomic_load(&node_dev.forked))
+		return 0;
+	if (!node_call_begin())
+		return -EIO;
+	ret = node_drm_fdinfo(obj->file, text, len);
+	node_call_end();
+	return ret;
+}

@@ -215,16 +215,41 @@ static int node_open_device(int minor, int flags)
 }
 
 /*
+ * A read-only snapshot file: a memfd holding @len bytes of @text, reopened
+ * with the caller's access mode and @flags at offset 0.
+ * Return: the descriptor, or -1 with errno set.
+ */
+static int node_snapshot_open(const char *text, size_t len, int flags)
+{
+	char proc[64];
+	int mfd, fd;
+
+	mfd = memfd_create("i915-node", MFD_CLOEXEC);
+	if (mfd < 0)
+		return -1;
+	if (len && REAL(write)(mfd, text, len) != (ssize_t)len) {
+		REAL(close)(mfd);
+		errno = EIO;
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", mfd);
+	fd = REAL(openat)(AT_FDCWD, proc,
+			  flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_DIRECTORY | O_NOFOLLOW), 0);
+	REAL(close)(mfd);
+	return fd;
+}
+
+/*
  * A live debugfs file: a memfd holding what the driver says at open, with
  * the access mode asked for; writes through write() go to the driver.
  */
 static int node_open_debugfs(const char *name, int flags)
 {
 	int acc = flags & O_ACCMODE;
-	char *text = NULL, proc[64];
+	char *text = NULL;
 	size_t len = 0;
 	struct node_obj *obj;
-	int mfd, fd, ret;
+	int fd, ret;
 
 	if (node_fork_refuse())
 		return -1;
@@ -242,23 +267,8 @@ static int node_open_debugfs(const char *name, int flags)
 			return -1;
 		}
 	}
-	mfd = memfd_create("i915-debugfs", MFD_CLOEXEC);
-	if (mfd < 0) {
-		free(text);
-		return -1;
-	}
-	if (len && REAL(write)(mfd, text, len) != (ssize_t)len) {
-		free(text);
-		REAL(close)(mfd);
-		errno = EIO;
-		return -1;
-	}
+	fd = node_snapshot_open(text, len, flags);
 	free(text);
-	/* Reopen with the caller's access mode and flags, at offset 0. */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", mfd);
-	fd = REAL(openat)(AT_FDCWD, proc,
-			  flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_DIRECTORY | O_NOFOLLOW), 0);
-	REAL(close)(mfd);
 	if (fd < 0)
 		return -1;
 	obj = node_obj_new(NODE_FD_DEBUGFS);
@@ -277,6 +287,77 @@ static int node_open_debugfs(const char *name, int flags)
 		errno = -ret;
 		return -1;
 	}
+	return fd;
+}
+
+/*
+ * /proc/self/fdinfo/N of a device descriptor: what the kernel's procfs
+ * prints for the descriptor itself (pos, flags, mnt_id, ino: read from the
+ * real fdinfo, which also gives the open its errno), then what
+ * drm_show_fdinfo() adds for a drm file (node_fdinfo_text()). A snapshot
+ * taken at open, as a read of the kernel's seq_file at offset 0 is.
+ */
+static int node_open_fdinfo(int dirfd, const char *path, int devfd, int flags)
+{
+	struct node_obj *obj;
+	char *text = NULL, *drm = NULL;
+	size_t len = 0, cap = 4096, dlen = 0;
+	ssize_t n;
+	int rfd, fd, ret;
+
+	rfd = REAL(openat)(dirfd, path, flags & ~(O_CREAT | O_EXCL | O_TRUNC), 0);
+	if (rfd < 0)
+		return -1;
+	text = malloc(cap);
+	while (text) {
+		n = read(rfd, text + len, cap - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == cap) {
+			char *t = realloc(text, cap * 2);
+
+			if (!t) {
+				free(text);
+				text = NULL;
+				break;
+			}
+			text = t;
+			cap *= 2;
+		}
+	}
+	REAL(close)(rfd);
+	if (!text) {
+		errno = ENOMEM;
+		return -1;
+	}
+	obj = node_fd_get(devfd);
+	ret = obj && obj->kind == NODE_FD_DEVICE ? node_fdinfo_text(obj, &drm, &dlen) : 0;
+	node_obj_put(obj);
+	if (ret) {
+		free(text);
+		errno = -ret;
+		return -1;
+	}
+	if (dlen) {
+		char *t = realloc(text, len + dlen);
+
+		if (!t) {
+			free(text);
+			free(drm);
+			errno = ENOMEM;
+			return -1;
+		}
+		text = t;
+		memcpy(text + len, drm, dlen);
+		len += dlen;
+	}
+	free(drm);
+	fd = node_snapshot_open(text, len, flags);
+	free(text);
+	/* A descriptor number freed behind our back (close_range) is reused. */
+	if (fd >= 0)
+		node_fd_forget(fd);
 	return fd;
 }
 
@@ -299,6 +380,8 @@ static int node_openat(int dirfd, const char *path, int flags, mode_t mode)
 		return node_open_device(np.minor, flags);
 	case NODE_PATH_DEBUGFS:
 		return node_open_debugfs(np.debugfs_name, flags);
+	case NODE_PATH_FDINFO:
+		return node_open_fdinfo(dirfd, path, np.fd, flags);
 	case NODE_PATH_SW_SYNC:
 		/* A timeline of the drm layer (drm/sw_sync.c), a descriptor of its own. */
 		if (node_fork_refuse())
@@ -809,7 +892,7 @@ static int node_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 		errno = -ret;
 		return -1;
 	}
-	if (np.kind == NODE_PATH_REAL || np.kind == NODE_PATH_PROCFD)
+	if (node_path_native(&np))
 		ret = REAL(fstatat)(dirfd, path, st, flags);
 	else
 		ret = REAL(fstatat)(AT_FDCWD, np.tree, st, flags);
@@ -885,7 +968,7 @@ NODE_EXPORT int statx(int dirfd, const char *restrict path, int flags, unsigned 
 		errno = -ret;
 		return -1;
 	}
-	if (np.kind == NODE_PATH_REAL || np.kind == NODE_PATH_PROCFD)
+	if (node_path_native(&np))
 		ret = REAL(statx)(dirfd, path, flags, mask, stx);
 	else
 		ret = REAL(statx)(AT_FDCWD, np.tree, flags, mask, stx);
@@ -923,7 +1006,7 @@ static int node_faccessat(int dirfd, const char *path, int mode, int flags)
 		errno = -ret;
 		return -1;
 	}
-	if (np.kind == NODE_PATH_REAL || np.kind == NODE_PATH_PROCFD)
+	if (node_path_native(&np))
 		return REAL(faccessat)(dirfd, path, mode, flags);
 	return REAL(faccessat)(AT_FDCWD, np.tree, mode, flags);
 }
@@ -953,7 +1036,7 @@ static ssize_t node_readlinkat(int dirfd, const char *restrict path, char *restr
 		errno = -ret;
 		return -1;
 	}
-	if (np.kind == NODE_PATH_REAL || np.kind == NODE_PATH_PROCFD)
+	if (node_path_native(&np))
 		n = REAL(readlinkat)(dirfd, path, target, sizeof(target) - 1);
 	else
 		n = REAL(readlinkat)(AT_FDCWD, np.tree, target, sizeof(target) - 1);
@@ -1011,8 +1094,7 @@ NODE_EXPORT char *realpath(const char *restrict path, char *restrict resolved)
 		errno = -ret;
 		return NULL;
 	}
-	if (!REAL(realpath)(
-		np.kind == NODE_PATH_REAL || np.kind == NODE_PATH_PROCFD ? path : np.tree, out))
+	if (!REAL(realpath)(node_path_native(&np) ? path : np.tree, out))
 		return NULL;
 	node_tree_strip(out);
 	if (resolved)
@@ -1048,8 +1130,7 @@ NODE_EXPORT DIR *opendir(const char *path)
 		errno = -ret;
 		return NULL;
 	}
-	return REAL(opendir)(np.kind == NODE_PATH_REAL || np.kind == NODE_PATH_PROCFD ? path
-										      : np.tree);
+	return REAL(opendir)(node_path_native(&np) ? path : np.tree);
 }
 
 /* Is @path /sys/bus/pci/devices (the listing libpciaccess scans)? */
@@ -1115,7 +1196,7 @@ static int node_scandir(enum node_real_id id, const char *path, struct dirent **
 		errno = -ret;
 		return -1;
 	}
-	if (np.kind != NODE_PATH_REAL)
+	if (!node_path_native(&np))
 		return real(np.tree, list, filter, compar);
 	n = real(path, list, filter, compar);
 	if (n >= 0 && node_is_pci_devices(path) && node_device_get())

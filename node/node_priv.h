@@ -247,6 +247,7 @@ enum node_path_kind {
 	NODE_PATH_DEBUGFS, /* a live debugfs file of the driver */
 	NODE_PATH_BAR,	   /* the PCI function's resource0 */
 	NODE_PATH_PROCFD,  /* /proc/self/fd/N of a device descriptor */
+	NODE_PATH_FDINFO,  /* /proc/self/fdinfo/N of a device descriptor */
 	NODE_PATH_SW_SYNC, /* debugfs sync/sw_sync */
 };
 
@@ -255,9 +256,9 @@ enum node_path_kind {
  * @kind: see enum node_path_kind.
  * @tree: the path to use with libc (the tree path for tree kinds).
  * @virt: the virtual (lexically normalized) path, for classification.
- * @minor: for DEVNODE and PROCFD, the node's minor.
+ * @minor: for DEVNODE, PROCFD and FDINFO, the node's minor.
  * @debugfs_name: for DEBUGFS, the driver's name of the file.
- * @fd: for PROCFD, the device descriptor named.
+ * @fd: for PROCFD and FDINFO, the device descriptor named.
  */
 struct node_path {
 	enum node_path_kind kind;
@@ -267,6 +268,17 @@ struct node_path {
 	const char *debugfs_name;
 	int fd;
 };
+
+/**
+ * node_path_native() - @np names a file of the real filesystem, to be used
+ * as the caller gave it (not ours, or a /proc entry about a device
+ * descriptor, which only opening treats specially).
+ */
+static inline bool node_path_native(const struct node_path *np)
+{
+	return np->kind == NODE_PATH_REAL || np->kind == NODE_PATH_PROCFD ||
+	       np->kind == NODE_PATH_FDINFO;
+}
 
 /**
  * node_path_resolve() - resolve @path relative to @dirfd (AT_FDCWD or a
@@ -343,6 +355,31 @@ void node_fd_forget(int fd);
 
 /** node_fd_dup() - @newfd is now a duplicate of @oldfd. */
 void node_fd_dup(int oldfd, int newfd);
+
+/**
+ * node_fdinfo_text() - what drm_show_fdinfo() prints for the drm file of
+ * @obj (a DEVICE object): the core's drm-driver, drm-client-id and
+ * drm-pdev lines, then the driver's (i915_gem_file_show_fdinfo()).
+ * @obj: the descriptor's object.
+ * @text: set to the malloc()ed text, NULL when there is none (not a drm
+ *	file of this process).
+ * @len: its length.
+ *
+ * Return: 0; -ENOMEM; -EIO when the process is exiting.
+ */
+int node_fdinfo_text(struct node_obj *obj, char **text, size_t *len);
+
+/**
+ * node_drm_fdinfo() - drm_show_fdinfo() of the driver's file @file: the
+ * lines node_fdinfo_text() gives for a descriptor of it (the device server
+ * answers a forked child with them).
+ * @file: a file of this process's device.
+ * @text: set to the malloc()ed text (not NUL-terminated).
+ * @len: its length.
+ *
+ * Return: 0; -ENOMEM.
+ */
+int node_drm_fdinfo(struct i915_gem_file *file, char **text, size_t *len);
 
 /* ---- node_pci.c ------------------------------------------------------- */
 

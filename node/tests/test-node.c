@@ -1075,3 +1075,171 @@ KTEST(sw_sync_timeline_signals_in_order_and_on_close)
 	close(b.fence);
 	close(fd);
 }
+
+/* /proc/self/fdinfo/@fd read as igt does: openat() of the number under the directory. */
+static void fdinfo_read(int fd, char *buf, size_t len)
+{
+	char name[16];
+	int dir, f;
+	ssize_t n;
+
+	dir = open("/proc/self/fdinfo", O_DIRECTORY | O_RDONLY);
+	ASSERT_GE(dir, 0);
+	snprintf(name, sizeof(name), "%d", fd);
+	f = openat(dir, name, O_RDONLY);
+	ASSERT_GE(f, 0);
+	n = read(f, buf, len - 1);
+	ASSERT_GT(n, 0);
+	buf[n] = '\0';
+	close(f);
+	close(dir);
+}
+
+/* The value of "@key:\t..." in @text (sizes in bytes, KiB/MiB scaled); -1 when absent. */
+static long long fdinfo_value(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p;
+	char *end;
+	long long v;
+
+	for (p = text; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, key, kl) || p[kl] != ':')
+			continue;
+		v = strtoll(p + kl + 1, &end, 10);
+		if (!strncmp(end, " KiB", 4))
+			v *= 1024;
+		else if (!strncmp(end, " MiB", 4))
+			v *= 1024 * 1024;
+		return v;
+	}
+	return -1;
+}
+
+/* Run an empty batch (@bb) on the render engine of context @ctx and wait for it. */
+static void run_nop(int fd, uint32_t bb, uint32_t ctx)
+{
+	struct drm_i915_gem_exec_object2 obj = {.handle = bb};
+	struct drm_i915_gem_execbuffer2 eb = {
+	    .buffers_ptr = (uintptr_t)&obj,
+	    .buffer_count = 1,
+	    .flags = I915_EXEC_RENDER,
+	    .rsvd1 = ctx,
+	};
+	struct drm_i915_gem_wait wait = {.bo_handle = bb, .timeout_ns = -1};
+
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_WAIT, &wait), 0);
+}
+
+/*
+ * fdinfo of a device descriptor: procfs's own lines, then what the
+ * kernel's drm_show_fdinfo() and i915's show_fdinfo print: one client id
+ * per drm file (shared by dup()s), the PCI slot of the device, per region
+ * the sizes of the file's objects (total, then resident once it has pages,
+ * shared once exported, purgeable once idle and DONTNEED), and per engine
+ * class the time the file's contexts ran, kept after a context is destroyed.
+ */
+KTEST(fdinfo_shows_the_drm_client_its_memory_and_engine_time)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	int fd2 = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC), dup_fd = dup(fd), dmabuf = -1;
+	static char text[8192], before[8192];
+	char pdev[PATH_MAX], *slot, line[256];
+	uint64_t offset;
+	uint32_t handle, *map;
+	struct drm_i915_gem_madvise madv = {.madv = I915_MADV_DONTNEED};
+	struct drm_i915_gem_context_create cc = {0};
+	struct drm_i915_gem_context_destroy cd = {0};
+	struct drm_prime_handle prime = {.flags = DRM_CLOEXEC};
+	long long t0, r0, render, copy;
+	FILE *f;
+
+	ASSERT_GE(fd2, 0);
+	ASSERT_GE(dup_fd, 0);
+	fdinfo_read(fd, text, sizeof(text));
+	EXPECT_TRUE(!strncmp(text, "pos:\t", 5));
+	EXPECT_TRUE(strstr(text, "\ndrm-driver:\ti915\n") != NULL);
+	ASSERT_NOT_NULL(realpath("/sys/class/drm/renderD128/device", pdev));
+	slot = strrchr(pdev, '/') + 1;
+	snprintf(line, sizeof(line), "\ndrm-pdev:\t%s\n", slot);
+	EXPECT_TRUE(strstr(text, line) != NULL);
+	EXPECT_GT(fdinfo_value(text, "drm-client-id"), 0);
+	strcpy(before, text);
+	fdinfo_read(dup_fd, text, sizeof(text));
+	EXPECT_EQ(fdinfo_value(text, "drm-client-id"), fdinfo_value(before, "drm-client-id"));
+	fdinfo_read(fd2, text, sizeof(text));
+	EXPECT_NE(fdinfo_value(text, "drm-client-id"), fdinfo_value(before, "drm-client-id"));
+	/* Not a drm file: procfs's lines only. */
+	fdinfo_read(0, text, sizeof(text));
+	EXPECT_NULL(strstr(text, "drm-"));
+
+	/* Memory: a new object counts in total only; pages make it resident. */
+	t0 = fdinfo_value(before, "drm-total-system0");
+	r0 = fdinfo_value(before, "drm-resident-system0");
+	ASSERT_GE(t0, 0);
+	ASSERT_GE(r0, 0);
+	handle = object_with_offset(fd, 65536, &offset);
+	ASSERT_NE(handle, 0);
+	fdinfo_read(fd, text, sizeof(text));
+	EXPECT_EQ(fdinfo_value(text, "drm-total-system0"), t0 + 65536);
+	EXPECT_EQ(fdinfo_value(text, "drm-resident-system0"), r0);
+	EXPECT_EQ(fdinfo_value(text, "drm-shared-system0"), 0);
+	map = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+	ASSERT_TRUE(map != MAP_FAILED);
+	map[0] = 0x0a << 23; /* MI_BATCH_BUFFER_END */
+	map[1] = 0;
+	EXPECT_EQ(munmap(map, 65536), 0);
+	fdinfo_read(fd, text, sizeof(text));
+	EXPECT_EQ(fdinfo_value(text, "drm-resident-system0"), r0 + 65536);
+	/* The other file has none of it. */
+	fdinfo_read(fd2, before, sizeof(before));
+	EXPECT_EQ(fdinfo_value(before, "drm-total-system0"), 0);
+
+	/* Engine time: a batch on render adds to render only. */
+	render = fdinfo_value(text, "drm-engine-render");
+	copy = fdinfo_value(text, "drm-engine-copy");
+	ASSERT_GE(render, 0);
+	ASSERT_GE(copy, 0);
+	run_nop(fd, handle, 0);
+	fdinfo_read(fd, text, sizeof(text));
+	EXPECT_GT(fdinfo_value(text, "drm-engine-render"), render);
+	EXPECT_EQ(fdinfo_value(text, "drm-engine-copy"), copy);
+	EXPECT_TRUE(strstr(text, "drm-engine-render:\t") != NULL);
+	EXPECT_TRUE(strstr(strstr(text, "drm-engine-render:\t"), " ns\n") != NULL);
+	/* A destroyed context's time stays the file's. */
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &cc), 0);
+	run_nop(fd, handle, cc.ctx_id);
+	fdinfo_read(fd, before, sizeof(before));
+	render = fdinfo_value(before, "drm-engine-render");
+	cd.ctx_id = cc.ctx_id;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_CONTEXT_DESTROY, &cd), 0);
+	fdinfo_read(fd, text, sizeof(text));
+	EXPECT_GE(fdinfo_value(text, "drm-engine-render"), render);
+
+	/* Exported: shared. Idle and DONTNEED: purgeable. */
+	prime.handle = handle;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime), 0);
+	dmabuf = prime.fd;
+	fdinfo_read(fd, text, sizeof(text));
+	EXPECT_EQ(fdinfo_value(text, "drm-shared-system0"), 65536);
+	EXPECT_EQ(fdinfo_value(text, "drm-purgeable-system0"), 0);
+	madv.handle = handle;
+	ASSERT_EQ(ioctl(fd, DRM_IOCTL_I915_GEM_MADVISE, &madv), 0);
+	fdinfo_read(fd, text, sizeof(text));
+	EXPECT_EQ(fdinfo_value(text, "drm-purgeable-system0"), 65536);
+	EXPECT_EQ(fdinfo_value(text, "drm-active-system0"), 0);
+
+	/* Through stdio and an absolute path, the same client. */
+	snprintf(line, sizeof(line), "/proc/self/fdinfo/%d", fd);
+	f = fopen(line, "re");
+	ASSERT_NOT_NULL(f);
+	memset(before, 0, sizeof(before));
+	EXPECT_GT(fread(before, 1, sizeof(before) - 1, f), 0);
+	fclose(f);
+	EXPECT_EQ(fdinfo_value(before, "drm-client-id"), fdinfo_value(text, "drm-client-id"));
+	close(dmabuf);
+	close(dup_fd);
+	close(fd2);
+	close(fd);
+}
