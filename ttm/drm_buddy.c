@@ -102,8 +102,8 @@ static void propagate_max_free(struct drm_buddy_block *b)
 	}
 }
 
-/* Put @b on the free list of its clear state and order. */
-static void mark_free(struct drm_buddy *mm, struct drm_buddy_block *b)
+/* Put @b on the free list of its clear state and order; summaries above it are the caller's. */
+static void link_free(struct drm_buddy *mm, struct drm_buddy_block *b)
 {
 	unsigned int t = tree_of(b);
 
@@ -111,6 +111,12 @@ static void mark_free(struct drm_buddy *mm, struct drm_buddy_block *b)
 	b->max_free[t] = (int)b->order;
 	b->max_free[!t] = -1;
 	list_add(&b->link, &mm->free_trees[t][b->order]);
+}
+
+/* Put @b on the free list of its clear state and order. */
+static void mark_free(struct drm_buddy *mm, struct drm_buddy_block *b)
+{
+	link_free(mm, b);
 	propagate_max_free(b);
 }
 
@@ -141,8 +147,12 @@ static int split_block(struct drm_buddy *mm, struct drm_buddy_block *b)
 	/* The halves of a cleared block are cleared; a split block is neither. */
 	b->left->clear = b->right->clear = b->clear;
 	b->clear = false;
-	mark_free(mm, b->left);
-	mark_free(mm, b->right);
+	/* Both halves first, then one walk up: @b's summary is its halves' order. */
+	link_free(mm, b->left);
+	link_free(mm, b->right);
+	b->max_free[0] = b->left->max_free[0];
+	b->max_free[1] = b->left->max_free[1];
+	propagate_max_free(b);
 	return 0;
 }
 
