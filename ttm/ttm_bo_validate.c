@@ -587,10 +587,13 @@ static bool ttm_placement_valid(struct ttm_buffer_object *bo, const struct ttm_p
  * ttm_resource_compatible() with SYSTEM handled here: SYSTEM has no ranges
  * (its manager's size is 0, which the generic range check would reject),
  * so any SYSTEM place allowed in this pass fits. The manager is looked up
- * only once a place of the resource's type is allowed.
+ * only once a place of the resource's type is allowed. With @no_call, a
+ * place only the manager's own ->compatible can judge answers -1 instead
+ * of calling it (validate's hit path then makes no call at all).
  */
-static inline bool ttm_bo_res_compatible(struct ttm_device *bdev, struct ttm_resource *res,
-					 const struct ttm_placement *placement, bool evicting)
+static inline __attribute__((always_inline)) int
+ttm_bo_res_fits(struct ttm_device *bdev, struct ttm_resource *res,
+		const struct ttm_placement *placement, bool evicting, bool no_call)
 {
 	uint32_t skip = evicting ? TTM_PL_FLAG_DESIRED : TTM_PL_FLAG_FALLBACK;
 
@@ -601,14 +604,26 @@ static inline bool ttm_bo_res_compatible(struct ttm_device *bdev, struct ttm_res
 		if (place->mem_type != res->mem_type || (place->flags & skip))
 			continue;
 		if (res->mem_type == TTM_PL_SYSTEM)
-			return true;
+			return 1;
 		man = ttm_manager_type(bdev, res->mem_type);
 		if (!man)
-			return false;
-		if (ttm_resource_place_compatible(man, res, place))
-			return true;
+			return 0;
+		if (ttm_resource_has_own_compatible(man)) {
+			if (no_call)
+				return -1;
+			if (man->func->compatible(man, res, place, res->size))
+				return 1;
+		} else if (ttm_resource_range_compatible(man, res, place)) {
+			return 1;
+		}
 	}
-	return false;
+	return 0;
+}
+
+static inline bool ttm_bo_res_compatible(struct ttm_device *bdev, struct ttm_resource *res,
+					 const struct ttm_placement *placement, bool evicting)
+{
+	return ttm_bo_res_fits(bdev, res, placement, evicting, false) > 0;
 }
 
 /* The resource already fits: only a swapped-out tt has to come back. */
@@ -681,18 +696,22 @@ static inline int ttm_bo_validate_impl(struct ttm_buffer_object *bo,
 }
 
 /*
- * Everything but an in-place hit, @fits0 as found by the caller; with
- * @enomem, "nothing fits" reads -ENOMEM (ttm_bo_validate()). A tail call of
- * both entry points, so their hit path needs no frame.
+ * Everything but an in-place hit, @fits0 as found by the caller (-1 when
+ * the manager's own test is still to be asked); with @enomem, "nothing
+ * fits" reads -ENOMEM (ttm_bo_validate()). A tail call of both entry
+ * points, so their hit path needs no frame.
  */
 static __attribute__((noinline)) int ttm_bo_validate_miss(struct ttm_buffer_object *bo,
 							  const struct ttm_placement *placement,
-							  struct ttm_operation_ctx *ctx, bool fits0,
+							  struct ttm_operation_ctx *ctx, int fits0,
 							  bool enomem)
 {
 	uint64_t moved = ctx->bytes_moved;
-	int ret = ttm_bo_validate_impl(bo, placement, ctx, fits0);
+	int ret;
 
+	if (fits0 < 0)
+		fits0 = ttm_bo_res_compatible(bo->bdev, bo->resource, placement, false);
+	ret = ttm_bo_validate_impl(bo, placement, ctx, fits0 > 0);
 	if (enomem && ret == -ENOSPC)
 		ret = -ENOMEM;
 	TTM_PROBE3(validate_end, bo, ret, ctx->bytes_moved - moved);
@@ -709,16 +728,17 @@ static inline __attribute__((always_inline)) int
 ttm_bo_validate_common(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
 		       struct ttm_operation_ctx *ctx, bool enomem)
 {
-	bool fits0;
+	int fits0;
 
 	TTM_PROBE2(validate_begin, bo, bo->size);
 #if TTM_VALIDATE_DELAY
 	/* The regression the benchmarks must notice (-Dvalidate_delay_ns). */
 	bo = ttm_delay_after(TTM_VALIDATE_DELAY_NS, bo, bo->resource);
 #endif
-	fits0 = placement && placement->num_placement && placement->placement && bo->resource &&
-		ttm_bo_res_compatible(bo->bdev, bo->resource, placement, false);
-	if (__builtin_expect(fits0 && !(bo->ttm && ttm_tt_is_swapped(bo->ttm)), 1)) {
+	fits0 = placement && placement->num_placement && placement->placement && bo->resource
+		    ? ttm_bo_res_fits(bo->bdev, bo->resource, placement, false, true)
+		    : 0;
+	if (__builtin_expect(fits0 > 0 && !(bo->ttm && ttm_tt_is_swapped(bo->ttm)), 1)) {
 		int ret = 0;
 		uint64_t moved = 0;
 

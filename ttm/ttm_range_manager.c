@@ -69,8 +69,9 @@ static bool ttm_range_man_intersects(struct ttm_resource_manager *man, struct tt
 	return res->start < lpfn && end > place->fpfn;
 }
 
-static bool ttm_range_man_compatible(struct ttm_resource_manager *man, struct ttm_resource *res,
-				     const struct ttm_place *place, uint64_t size)
+/* Exported for ttm_resource_place_compatible(), which answers it inline. */
+bool ttm_range_man_compatible(struct ttm_resource_manager *man, struct ttm_resource *res,
+			      const struct ttm_place *place, uint64_t size)
 {
 	uint64_t lpfn = place->lpfn ? place->lpfn : man->size;
 	uint64_t end = res->start + (size >> TTM_PAGE_SHIFT);

@@ -264,24 +264,73 @@ int ttm_resource_alloc(struct ttm_resource_manager *man, struct ttm_buffer_objec
 void ttm_resource_free(struct ttm_resource_manager *man, struct ttm_resource **res);
 
 /**
+ * ttm_range_man_compatible() - the range manager's ->compatible (for
+ * drivers that wrap it): @res starts at or after @place's first page and
+ * its @size bytes end by @place's last page (the manager's end without one).
+ * @man: the range manager holding @res.
+ * @res: the resource.
+ * @place: a place of @res's memory type.
+ * @size: @res's size in bytes.
+ *
+ * Return: true when @res lies inside @place's range.
+ */
+bool ttm_range_man_compatible(struct ttm_resource_manager *man, struct ttm_resource *res,
+			      const struct ttm_place *place, uint64_t size);
+
+/**
+ * ttm_resource_range_compatible() - the generic part of
+ * ttm_resource_place_compatible(): @res lies in @place's page range (a
+ * manager without a size, SYSTEM, has no end) and is contiguous if @place
+ * asks for it.
+ * @man: the manager holding @res.
+ * @res: the resource.
+ * @place: a place of @res's memory type.
+ *
+ * Return: true when @res fits @place by range and contiguity.
+ */
+static inline bool ttm_resource_range_compatible(struct ttm_resource_manager *man,
+						 struct ttm_resource *res,
+						 const struct ttm_place *place)
+{
+	uint64_t lpfn = place->lpfn ? place->lpfn : man->size ? man->size : UINT64_MAX;
+
+	if (res->start < place->fpfn || res->start + (res->size >> TTM_PAGE_SHIFT) > lpfn)
+		return false;
+	return !(place->flags & TTM_PL_FLAG_CONTIGUOUS) ||
+	       (res->placement & TTM_PL_FLAG_CONTIGUOUS);
+}
+
+/**
+ * ttm_resource_has_own_compatible() - whether @man's ->compatible differs
+ * from ttm_resource_range_compatible(). The range manager's test is that
+ * same range test (its resources are always contiguous), so it does not.
+ * @man: the manager.
+ *
+ * Return: true when only the manager's callback can answer.
+ */
+static inline bool ttm_resource_has_own_compatible(struct ttm_resource_manager *man)
+{
+	return man->func->compatible && man->func->compatible != ttm_range_man_compatible;
+}
+
+/**
  * ttm_resource_place_compatible() - true when @res (of @man) lies where
  * @place, a place of @res's memory type, allows: the manager's own test,
- * else the page range (a manager without a size, SYSTEM, has no end) and
- * contiguity. Inline: validate asks it on every call.
+ * else ttm_resource_range_compatible(). Inline: validate asks it on every
+ * call; the range manager is answered without the indirect call.
+ * @man: the manager holding @res.
+ * @res: the resource.
+ * @place: a place of @res's memory type.
+ *
+ * Return: true when @res already satisfies @place.
  */
 static inline bool ttm_resource_place_compatible(struct ttm_resource_manager *man,
 						 struct ttm_resource *res,
 						 const struct ttm_place *place)
 {
-	uint64_t lpfn;
-
-	if (man->func->compatible)
+	if (ttm_resource_has_own_compatible(man))
 		return man->func->compatible(man, res, place, res->size);
-	lpfn = place->lpfn ? place->lpfn : man->size ? man->size : UINT64_MAX;
-	if (res->start < place->fpfn || res->start + (res->size >> TTM_PAGE_SHIFT) > lpfn)
-		return false;
-	return !(place->flags & TTM_PL_FLAG_CONTIGUOUS) ||
-	       (res->placement & TTM_PL_FLAG_CONTIGUOUS);
+	return ttm_resource_range_compatible(man, res, place);
 }
 
 /**
