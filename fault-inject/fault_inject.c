@@ -23,7 +23,9 @@
 #include "fault_inject.h"
 
 #include <errno.h>
+#include <dlfcn.h>
 #include <execinfo.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -463,12 +465,117 @@ out:
 	return ret;
 }
 
+/*
+ * The call sites failures were injected at: one entry per distinct return
+ * address of fault_should_fail() that fired, kept for the whole process
+ * (resets do not clear it), so a sweep can tell which of a point's sites
+ * its failures reached. Lock-free (an entry's address is claimed with a
+ * compare-and-swap), so fire() stays usable in a signal handler.
+ */
+#define FAULT_SITES_MAX 512
+
+struct fault_site {
+	_Atomic(const void *) pc;
+	_Atomic(struct fault_attr *) attr;
+	atomic_ulong fired;
+};
+
+static struct fault_site fault_sites[FAULT_SITES_MAX];
+static atomic_ulong fault_sites_lost;
+
+#if FAULT_INJECT_ENABLED
+static void site_record(struct fault_attr *a, const void *pc)
+{
+	for (unsigned i = 0; i < FAULT_SITES_MAX; i++) {
+		struct fault_site *s = &fault_sites[i];
+		const void *cur = atomic_load(&s->pc);
+
+		if (!cur && atomic_compare_exchange_strong(&s->pc, &cur, pc)) {
+			atomic_store(&s->attr, a);
+			atomic_fetch_add(&s->fired, 1);
+			return;
+		}
+		/* The same address under another point is another site. */
+		if (cur == pc && atomic_load(&s->attr) == a) {
+			atomic_fetch_add(&s->fired, 1);
+			return;
+		}
+	}
+	atomic_fetch_add(&fault_sites_lost, 1);
+}
+#endif
+
+void fault_for_each_site(void (*fn)(const struct fault_attr *attr, const void *pc,
+				    unsigned long fired, void *data),
+			 void *data)
+{
+	for (unsigned i = 0; i < FAULT_SITES_MAX; i++) {
+		const void *pc = atomic_load(&fault_sites[i].pc);
+		struct fault_attr *a = atomic_load(&fault_sites[i].attr);
+
+		if (!pc)
+			break;
+		if (a)
+			fn(a, pc, atomic_load(&fault_sites[i].fired), data);
+	}
+}
+
+unsigned long fault_sites_lost_count(void)
+{
+	return atomic_load(&fault_sites_lost);
+}
+
+static void print_site(const struct fault_attr *a, const void *pc, unsigned long fired, void *data)
+{
+	FILE *out = data;
+	/* The call instruction is just before the return address. */
+	uintptr_t call = (uintptr_t)pc - 1;
+	Dl_info info;
+
+	if (dladdr((const void *)call, &info) && info.dli_fname)
+		fprintf(out, "fault-site: %s %s 0x%" PRIxPTR " %lu\n", a->name, info.dli_fname,
+			call - (uintptr_t)info.dli_fbase, fired);
+	else
+		fprintf(out, "fault-site: %s ? 0x%" PRIxPTR " %lu\n", a->name, call, fired);
+}
+
+void fault_print_sites(FILE *out)
+{
+	fault_for_each_site(print_site, out);
+	if (fault_sites_lost_count())
+		fprintf(out, "fault-site: %lu injections beyond %u sites not recorded\n",
+			fault_sites_lost_count(), FAULT_SITES_MAX);
+}
+
+/* TTM_FAULTS_SITES: the file the sites are appended to at exit. */
+static const char *sites_path;
+
+static void sites_write_at_exit(void)
+{
+	FILE *out;
+
+	if (!atomic_load(&fault_sites[0].pc))
+		return;
+	out = fopen(sites_path, "a");
+	if (!out) {
+		fprintf(stderr, "TTM_FAULTS_SITES: %s: cannot append\n", sites_path);
+		return;
+	}
+	fault_print_sites(out);
+	fclose(out);
+}
+
 static void env_init_once(void)
 {
 	const char *spec = getenv("TTM_FAULTS");
 	const char *seed = getenv("TTM_FAULTS_SEED");
 	char err[256];
+	const char *sites = getenv("TTM_FAULTS_SITES");
 
+	if (sites && *sites) {
+		sites_path = sites;
+		atexit(sites_write_at_exit);
+	}
 	if (seed) {
 		char *end;
 		unsigned long long v;
@@ -559,6 +666,13 @@ static void atfork_child(void)
 {
 	struct fault_thread *t = thread_list, *next;
 
+	/* A child records only the sites it fires itself. */
+	for (unsigned i = 0; i < FAULT_SITES_MAX; i++) {
+		atomic_store(&fault_sites[i].pc, NULL);
+		atomic_store(&fault_sites[i].attr, NULL);
+		atomic_store(&fault_sites[i].fired, 0);
+	}
+	atomic_store(&fault_sites_lost, 0);
 	for (; t; t = next) {
 		next = t->next;
 		if (t == &self)
@@ -643,16 +757,17 @@ static void report(struct fault_attr *a)
 	}
 }
 
-static bool fire(struct fault_attr *a)
+static bool fire(struct fault_attr *a, const void *pc)
 {
 	atomic_fetch_add_explicit(&a->fired, 1, memory_order_relaxed);
+	site_record(a, pc);
 	report(a);
 	return true;
 }
 
 /* Steps 4 to 6, for a point with a times budget left. */
 static __attribute__((noinline)) bool should_fail_armed(struct fault_attr *a, size_t size,
-							long times)
+							long times, const void *pc)
 {
 	unsigned long interval, prob;
 
@@ -687,11 +802,12 @@ static __attribute__((noinline)) bool should_fail_armed(struct fault_attr *a, si
 		;
 	if (times == 0)
 		return false;
-	return fire(a);
+	return fire(a, pc);
 }
 
 /* Steps 1 to 3 for a call that found a countdown armed. */
-static __attribute__((noinline)) bool should_fail_nth(struct fault_attr *a, size_t size)
+static __attribute__((noinline)) bool should_fail_nth(struct fault_attr *a, size_t size,
+						      const void *pc)
 {
 	unsigned long nth;
 	long times;
@@ -700,7 +816,7 @@ static __attribute__((noinline)) bool should_fail_nth(struct fault_attr *a, size
 	if (thread_nth && (!thread_nth_only || thread_nth_only == a)) {
 		if (--thread_nth == 0) {
 			thread_nth_only = NULL;
-			return fire(a);
+			return fire(a, pc);
 		}
 	}
 	/* 2. The point's own one-shot countdown. */
@@ -711,37 +827,37 @@ static __attribute__((noinline)) bool should_fail_nth(struct fault_attr *a, size
 		while (left && !atomic_compare_exchange_weak(&a->nth, &left, left - 1))
 			;
 		if (left == 1)
-			return fire(a);
+			return fire(a, pc);
 	}
 	/* 3. Disabled unless a times budget is left. */
 	times = atomic_load_explicit(&a->times, memory_order_relaxed);
 	if (times == 0)
 		return false;
-	return should_fail_armed(a, size, times);
+	return should_fail_armed(a, size, times, pc);
 }
 
 /* The decision after the hit is counted: cheap checks first. */
 static inline __attribute__((always_inline)) bool should_fail_decide(struct fault_attr *a,
-								     size_t size)
+								     size_t size, const void *pc)
 {
 	long times;
 
 	/* Steps 1 and 2 only when a countdown is armed, on this thread or on
 	 * the point; otherwise straight to step 3. */
 	if (__builtin_expect(thread_nth || atomic_load_explicit(&a->nth, memory_order_relaxed), 0))
-		return should_fail_nth(a, size);
+		return should_fail_nth(a, size, pc);
 	times = atomic_load_explicit(&a->times, memory_order_relaxed);
 	if (__builtin_expect(times == 0, 1))
 		return false;
-	return should_fail_armed(a, size, times);
+	return should_fail_armed(a, size, times, pc);
 }
 
 /* A call whose hit the hot path cannot count. */
 static __attribute__((noinline, cold)) bool should_fail_first(struct fault_attr *a, size_t size,
-							      unsigned slot)
+							      unsigned slot, const void *pc)
 {
 	count_hit_slow(a, slot);
-	return should_fail_decide(a, size);
+	return should_fail_decide(a, size, pc);
 }
 
 bool fault_should_fail(struct fault_attr *a, size_t size)
@@ -752,11 +868,11 @@ bool fault_should_fail(struct fault_attr *a, size_t size)
 	/* Slot 0 (never registered) wraps to the largest value and so takes
 	 * the slow path too, as does every hit of an unlisted thread. */
 	if (__builtin_expect(slot - 1u >= self.nslots, 0))
-		return should_fail_first(a, size, slot);
+		return should_fail_first(a, size, slot, __builtin_return_address(0));
 	c = &self.counts[slot - 1];
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
-	return should_fail_decide(a, size);
+	return should_fail_decide(a, size, __builtin_return_address(0));
 }
 
 #endif /* FAULT_INJECT_ENABLED */

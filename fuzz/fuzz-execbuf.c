@@ -19,13 +19,17 @@
  * with -EIO when a relocation turned the batch into garbage) or one of the
  * documented errnos (with no fence); arguments that are wrong on their face
  * (unknown flag bits, a duplicated object, a relocation target outside the
- * list) are always -EINVAL; afterwards no pool object is left reserved or
- * pinned; the device tears down at exit with nothing alive.
+ * list) are always -EINVAL (or -ENOMEM when a fault fired before the check);
+ * afterwards no pool object is left reserved or pinned; the device tears down
+ * at exit with nothing alive. One call in four runs with this thread's Nth
+ * fault-point hit failing (fail-nth, N from the input), so the error paths
+ * of reservation, relocation and submission unwind under the same checks.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <fault_inject.h>
 #include <i915/i915_cmds.h>
 #include <i915/i915_drv.h>
 #include <i915/i915_engine.h>
@@ -52,7 +56,7 @@ static struct i915_context *fz_ctx;
 static struct i915_gem_object *fz_pool[POOL];
 static uint32_t *fz_fill;
 /* Outcomes over the run, printed at exit: how deep the inputs got. */
-static unsigned long fz_ok, fz_eio_fences, fz_einval, fz_other;
+static unsigned long fz_ok, fz_eio_fences, fz_einval, fz_other, fz_faults;
 
 static void fz_teardown(void)
 {
@@ -67,8 +71,8 @@ static void fz_teardown(void)
 	if (fz_ok + fz_einval + fz_other)
 		fprintf(stderr,
 			"fuzz-execbuf: %lu execbuffers submitted (%lu fences -EIO), %lu refused "
-			"-EINVAL, %lu refused otherwise\n",
-			fz_ok, fz_eio_fences, fz_einval, fz_other);
+			"-EINVAL, %lu refused otherwise, %lu with an injected fault\n",
+			fz_ok, fz_eio_fences, fz_einval, fz_other, fz_faults);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -188,6 +192,8 @@ static void fz_call(struct fuzz_input *in)
 	unsigned idx[MAX_OBJECTS];
 	uint64_t presumed[MAX_OBJECTS][MAX_RELOCS];
 	bool must_fail = false;
+	unsigned long nth;
+	bool faulted;
 	uint8_t b;
 	int ret;
 
@@ -251,7 +257,14 @@ static void fz_call(struct fuzz_input *in)
 	for (int i = 0; i < POOL; i++)
 		fuzz_check(i915_gem_object_access(fz_pool[i], 0, fz_fill, fz_pool_desc[i].size,
 						  true) == 0);
+	/* One call in four fails its Nth allocation or I/O point (this thread's). */
+	b = fuzz_u8(in);
+	nth = b < 0x40 ? 1 + b % 48 : 0;
+	fault_thread_fail_nth(NULL, nth);
 	ret = i915_gem_execbuffer(fz_i915, &eb);
+	faulted = nth && !fault_thread_nth_pending();
+	fault_thread_fail_nth(NULL, 0);
+	fz_faults += faulted;
 	if (ret == 0) {
 		fuzz_check(!must_fail);
 		fuzz_check(eb.out_fence);
@@ -271,8 +284,9 @@ static void fz_call(struct fuzz_input *in)
 			fz_einval++;
 		else
 			fz_other++;
+		/* An injected failure may come before the argument checks. */
 		if (must_fail)
-			fuzz_check(ret == -EINVAL);
+			fuzz_check(ret == -EINVAL || (faulted && ret == -ENOMEM));
 	}
 	/* Nothing left reserved or pinned, whatever the outcome. */
 	for (int i = 0; i < POOL; i++) {

@@ -312,7 +312,26 @@ for p in "$B"/stress/*; do
 		run 79 "$n --seed '$v'" "$p" --seed "$v"
 		run 79 "$n IGT_SEED='$v'" env "IGT_SEED=$v" "$p"
 	done
+	# The concurrency options: refused at parse time in every program.
+	for o in clients threads waiters; do
+		for v in 0 4097 abc -1 ''; do run 79 "$n --$o '$v'" "$p" "--$o" "$v"; done
+	done
 	for f in "${faults[@]}"; do run 79 "$n TTM_FAULTS='$f'" env "TTM_FAULTS=$f" "$p"; done
+done
+
+# Counts above a program's own bound: exit 79 for the whole run (also
+# when the subtest, not the parser, finds it), never a skip or a start.
+for c in "ttm_share reference-storm --clients 5" "ttm_evict_storm multi-client --clients 5" \
+	"i915_exec_storm multi-client --clients 5" "i915_mmap_close close-fd-threads --threads 17" \
+	"ttm_fuzz_threads basic --threads 17" "ttm_fence_storm many-waiters --waiters 1001"; do
+	set -- $c
+	[ -x "$B/stress/$1" ] || continue
+	run 79 "$1 --run-subtest $2 $3 $4" "$B/stress/$1" --run-subtest "$2" "$3" "$4"
+done
+for c in "i915_mmap_close TTM_MMAP_THREADS" "ttm_fuzz_threads TTM_FUZZ_THREADS"; do
+	set -- $c
+	[ -x "$B/stress/$1" ] || continue
+	for v in 0 17 abc -1; do run 79 "$1 $2=$v" env "$2=$v" "$B/stress/$1"; done
 done
 
 # ------------------------------------------------------------- ttm-faults

@@ -213,6 +213,38 @@ static void sweep_end(struct sweep_result *res, const struct sweep_baseline *bas
 }
 
 /*
+ * One BO released while its fence is pending: it waits on the device's
+ * delayed-destroy list and the worker watches its fence (worker_alloc: the
+ * fence snapshot and the wake callback's arrays; resv_reserve: the BO's
+ * fence snapshot). Waits until the worker has made its three allocations
+ * (more when one failed and it retried by polling), at most 2 s, then
+ * signals the fence; the final flush must free the BO either way.
+ */
+static void sweep_release_busy(struct ttm_mock_device *mdev, uint64_t context,
+			       struct sweep_result *res)
+{
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_mock_bo *bo;
+	struct dma_fence *f;
+	unsigned long before;
+	int ret;
+
+	ret = ttm_mock_bo_create(mdev, 4 * TTM_PAGE_SIZE, 3000, placement_for(0), &ctx, &bo);
+	sweep_check_ret(res, ret, "ttm_mock_bo_create");
+	if (ret)
+		return;
+	f = sweep_make_busy(bo, context, SWEEP_BOS + 1, res);
+	before = fault_hits(&ttm_fault_worker_alloc);
+	ttm_bo_put(&bo->base);
+	if (!f)
+		return;
+	for (int ms = 0; ms < 2000 && fault_hits(&ttm_fault_worker_alloc) < before + 3; ms++)
+		nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+	dma_fence_signal(f);
+	dma_fence_put(f);
+}
+
+/*
  * The fixed workload. Faults may fire anywhere in it; only the final
  * verification runs with every point disarmed.
  */
@@ -282,6 +314,7 @@ static void sweep_core(struct sweep_result *res)
 	ctx = (struct ttm_operation_ctx){0};
 	ttm_device_swapout(&mdev.base.bdev, &ctx, 1u << 20);
 	res->ops++;
+	sweep_release_busy(&mdev, context, res);
 
 	/* Rewrite half of them (swap-in for write), read all (swap-in). */
 	for (unsigned i = 0; i < SWEEP_BOS; i++) {
@@ -1177,6 +1210,11 @@ static void sweep_point(struct fault_attr *attr, struct sweep_totals *tot)
 		bytes += res.bytes_verified;
 		refused += res.failed_ops;
 	}
+	/* Where the failures landed, for scripts/check-fault-points-sweep.sh: this
+	 * process (one per dynamic subtest) fired only @attr. */
+	fflush(stdout);
+	fault_print_sites(stdout);
+	fflush(stdout);
 	if (hits_all == 0)
 		igt_skip("%s: not reached by any part of the workload\n", attr->name);
 	atomic_fetch_add(&tot->points, 1);

@@ -131,7 +131,9 @@ int dma_resv_get_fences(struct dma_resv *obj, enum dma_resv_usage usage, unsigne
 	ttm_lock(&obj->fences_lock);
 	cap = obj->num_fences;
 	if (cap) {
-		out = malloc(cap * sizeof(*out));
+		out = fault_should_fail(&ttm_fault_resv_reserve, cap * sizeof(*out))
+			  ? NULL
+			  : malloc(cap * sizeof(*out));
 		if (!out) {
 			ttm_unlock(&obj->fences_lock);
 			return -ENOMEM;

@@ -26,6 +26,7 @@
 
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_device.h>
+#include <ttm/ttm_faults.h>
 
 #include "ttm_bo_internal.h"
 
@@ -145,14 +146,17 @@ static int ttm_device_wakes_arm_one(struct ttm_device *bdev, struct ttm_device_w
 		return 0;
 	if (ws->n == ws->cap) {
 		unsigned cap = ws->cap ? 2 * ws->cap : 16;
-		struct ttm_device_wake **v = realloc(ws->v, cap * sizeof(*v));
+		struct ttm_device_wake **v =
+		    fault_should_fail(&ttm_fault_worker_alloc, cap * sizeof(*v))
+			? NULL
+			: realloc(ws->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		ws->v = v;
 		ws->cap = cap;
 	}
-	w = malloc(sizeof(*w));
+	w = fault_should_fail(&ttm_fault_worker_alloc, sizeof(*w)) ? NULL : malloc(sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->fence = dma_fence_get(fence);
@@ -196,7 +200,9 @@ static int ttm_device_wakes_arm(struct ttm_device *bdev, struct ttm_device_wakes
 
 			while (ncap < n + k)
 				ncap *= 2;
-			v = realloc(all, ncap * sizeof(*v));
+			v = fault_should_fail(&ttm_fault_worker_alloc, ncap * sizeof(*v))
+				? NULL
+				: realloc(all, ncap * sizeof(*v));
 			if (!v) {
 				dma_resv_put_fences(f, k);
 				ret = -ENOMEM;

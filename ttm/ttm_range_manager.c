@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <ttm/ttm_faults.h>
 #include <ttm/ttm_range_manager.h>
 
 static struct ttm_range_mgr_node *to_range_node(struct ttm_resource *res)
@@ -27,7 +28,9 @@ static int ttm_range_man_alloc(struct ttm_resource_manager *man, struct ttm_buff
 		return -ENOSPC;
 	if (place->flags & TTM_PL_FLAG_TOPDOWN)
 		mode = DRM_MM_INSERT_HIGH;
-	node = calloc(1, sizeof(*node));
+	node = fault_should_fail(&ttm_fault_resource_alloc, sizeof(*node))
+		   ? NULL
+		   : calloc(1, sizeof(*node));
 	if (!node)
 		return -ENOMEM;
 	ttm_lock(&rman->lock);

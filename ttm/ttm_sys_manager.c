@@ -6,13 +6,15 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <ttm/ttm_faults.h>
 #include <ttm/ttm_resource.h>
 
 static int ttm_sys_man_alloc(struct ttm_resource_manager *man, struct ttm_buffer_object *bo,
 			     const struct ttm_place *place, uint64_t size, uint64_t page_alignment,
 			     struct ttm_resource **res)
 {
-	struct ttm_resource *r = malloc(sizeof(*r));
+	struct ttm_resource *r =
+	    fault_should_fail(&ttm_fault_resource_alloc, sizeof(*r)) ? NULL : malloc(sizeof(*r));
 
 	(void)page_alignment;
 	if (!r)

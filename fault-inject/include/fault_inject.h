@@ -207,4 +207,28 @@ void fault_print(FILE *out);
 /* Total failures injected across all points since the last reset. */
 unsigned long fault_total_fired(void);
 
+/**
+ * fault_for_each_site - visit every call site a failure was injected at.
+ * @fn: called once per site with its point, the return address of the
+ *	site's fault_should_fail() call and the failures injected there.
+ * @data: passed to @fn.
+ *
+ * Sites are recorded for the life of the process (fault_reset() and
+ * fault_reset_all() keep them); a forked child starts with none. Two threads
+ * firing a new site at once may record it twice: sum entries by address.
+ */
+void fault_for_each_site(void (*fn)(const struct fault_attr *attr, const void *pc,
+				    unsigned long fired, void *data),
+			 void *data);
+/* Injections not recorded because more distinct sites fired than the table holds. */
+unsigned long fault_sites_lost_count(void);
+/*
+ * fault_print_sites - one line per site for scripts/check-fault-points-sweep.sh:
+ * "fault-site: POINT OBJECT 0xOFFSET FIRED", OFFSET being the call's address
+ * in OBJECT (the executable or shared object, as dladdr() names it) for
+ * addr2line. With TTM_FAULTS_SITES=PATH in the environment, a process that
+ * fired any site appends these lines to PATH when it exits (exit(), not _exit()).
+ */
+void fault_print_sites(FILE *out);
+
 #endif /* FAULT_INJECT_H */

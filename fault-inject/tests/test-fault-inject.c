@@ -11,6 +11,7 @@
 DEFINE_FAULT_POINT(pa, "test_a")
 DEFINE_FAULT_POINT(pb, "test_b")
 DEFINE_FAULT_POINT(pc, "test_c")
+DEFINE_FAULT_POINT(psite, "test_site")
 
 static unsigned count_failures(struct fault_attr *a, unsigned calls, size_t size)
 {
@@ -218,7 +219,7 @@ KTEST(fault_for_each_in_name_order)
 	char buf[128] = "";
 
 	fault_for_each(collect, buf);
-	EXPECT_STREQ(buf, "test_a test_b test_c ");
+	EXPECT_STREQ(buf, "test_a test_b test_c test_site ");
 	EXPECT_TRUE(fault_lookup("test_b") == &pb);
 	EXPECT_NULL(fault_lookup("test_zz"));
 	EXPECT_GE(fault_count(), 3);
@@ -486,4 +487,53 @@ KTEST(fault_hits_in_a_forked_child_keep_the_parents_threads)
 	pthread_barrier_destroy(&b1);
 	pthread_barrier_destroy(&b2);
 	pthread_barrier_destroy(&b3);
+}
+
+/* Two call sites of one point, each its own noinline function. */
+static __attribute__((noinline)) bool site_one(void)
+{
+	return fault_should_fail(&psite, 0);
+}
+
+static __attribute__((noinline)) bool site_two(void)
+{
+	return fault_should_fail(&psite, 0);
+}
+
+struct site_seen {
+	unsigned n;
+	unsigned long fired[4];
+};
+
+static void collect_site(const struct fault_attr *a, const void *ret, unsigned long fired,
+			 void *data)
+{
+	struct site_seen *s = data;
+
+	(void)ret;
+	if (a == &psite && s->n < 4)
+		s->fired[s->n++] = fired;
+}
+
+KTEST(fault_sites_recorded_per_call_site)
+{
+	struct site_seen seen = {0};
+	char err[128];
+
+	fault_reset_all();
+	/* Site one fails 3 times, site two once; hits that did not fire are not sites. */
+	ASSERT_EQ(fault_configure("test_site:probability=100,times=3", err, sizeof(err)), 0);
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(site_one());
+	EXPECT_FALSE(site_two());
+	ASSERT_EQ(fault_configure("test_site:probability=100,times=1", err, sizeof(err)), 0);
+	EXPECT_TRUE(site_two());
+	EXPECT_FALSE(site_one());
+	/* A reset keeps the record. */
+	fault_reset_all();
+	fault_for_each_site(collect_site, &seen);
+	ASSERT_EQ(seen.n, 2);
+	EXPECT_EQ(seen.fired[0], 3);
+	EXPECT_EQ(seen.fired[1], 1);
+	EXPECT_EQ(fault_sites_lost_count(), 0);
 }

@@ -107,12 +107,16 @@ static void *hw_fence_thread(void *arg)
 		n = w->num_pending;
 		if (n + 1 > cap) {
 			unsigned int want = (n + 1) * 2;
-			struct pollfd *np = realloc(pfd, want * sizeof(*np));
+			struct pollfd *np = fault_should_fail(&hw_fault_alloc, want * sizeof(*np))
+						? NULL
+						: realloc(pfd, want * sizeof(*np));
 			struct hw_fence **ns;
 
 			if (np)
 				pfd = np;
-			ns = np ? realloc(snap, want * sizeof(*ns)) : NULL;
+			ns = np && !fault_should_fail(&hw_fault_alloc, want * sizeof(*ns))
+				 ? realloc(snap, want * sizeof(*ns))
+				 : NULL;
 			if (ns)
 				snap = ns;
 			if (np && ns) {

@@ -178,6 +178,16 @@ double igt_stress_budget_s(void)
 	return igt.budget_s;
 }
 
+/*
+ * A subtest process that refused an option exits with this status (never the
+ * program's own): the parent then ends the whole run with IGT_EXIT_INVALID,
+ * as if the option had been refused at parse time, instead of counting a
+ * skip or a crash.
+ */
+#define IGT_CHILD_BAD_OPTION 80
+
+static igt_noreturn void igt_child_exit(int code);
+
 static const char *const igt_count_names[IGT_NUM_COUNTS] = {"clients", "threads", "waiters"};
 
 unsigned int igt_opt_count(enum igt_count_kind kind, unsigned int def, unsigned int max)
@@ -189,6 +199,8 @@ unsigned int igt_opt_count(enum igt_count_kind kind, unsigned int def, unsigned 
 	if (n > max) {
 		fprintf(stderr, "Invalid --%s: %u (this program takes 1..%u) (see --help)\n",
 			igt_count_names[kind], n, max);
+		if (igt.in_subtest)
+			igt_child_exit(IGT_CHILD_BAD_OPTION);
 		exit(IGT_EXIT_INVALID);
 	}
 	return n;
@@ -622,6 +634,12 @@ static bool igt_fork_run(enum igt_result *res, bool *abort_run)
 			*abort_run = false;
 			igt_unmatched = true;
 			break;
+		case IGT_CHILD_BAD_OPTION:
+			/* Its one line is out; a dynamic subtest's parent passes it up. */
+			if (igt.in_subtest)
+				igt_child_exit(IGT_CHILD_BAD_OPTION);
+			fflush(stdout);
+			exit(IGT_EXIT_INVALID);
 		case IGT_EXIT_FAILURE:
 			*res = IGT_R_FAIL;
 			break;

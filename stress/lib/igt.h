@@ -299,19 +299,20 @@ double igt_stress_budget_s(void);
 bool igt_soak(void);
 /**
  * enum igt_count_kind - the concurrency options every stress program takes.
- * : --clients N, clients (files, devices users) of a subtest.
- * : --threads N, worker threads of a subtest.
- * : --waiters N, threads blocking on fences in a subtest.
- * : how many there are.
+ * @IGT_CLIENTS: --clients N, clients (files, device users) of a subtest.
+ * @IGT_THREADS: --threads N, worker threads of a subtest.
+ * @IGT_WAITERS: --waiters N, threads blocking on fences in a subtest.
+ * @IGT_NUM_COUNTS: how many there are.
  */
 enum igt_count_kind { IGT_CLIENTS, IGT_THREADS, IGT_WAITERS, IGT_NUM_COUNTS };
 /**
- * igt_opt_count - the count the command line gave for  (1..4096 checked at
- * parse time), or  when it gave none. A count above , this program's
- * bound, ends the run with one line on stderr and IGT_EXIT_INVALID.
- * : which option.
- * : the program's default.
- * : the most the program supports.
+ * igt_opt_count - the count the command line gave for @kind (1..4096 checked at
+ * parse time), or @def when it gave none. A count above @max, this program's
+ * bound, ends the run with one line on stderr and IGT_EXIT_INVALID (called in
+ * a subtest, the whole run ends so, not just the subtest).
+ * @kind: which option.
+ * @def: the program's default.
+ * @max: the most the program supports.
  *
  * Return: the count to use.
  */

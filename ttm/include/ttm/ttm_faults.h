@@ -17,10 +17,12 @@ extern struct fault_attr ttm_fault_swapout_write; /* "swapout_write": writing a 
 extern struct fault_attr ttm_fault_swapin_read;	  /* "swapin_read": reading a BO back from shmem */
 extern struct fault_attr ttm_fault_move_copy;	  /* "move_copy": the memcpy move path */
 extern struct fault_attr ttm_fault_fence_alloc;	  /* "fence_alloc": dma_fence allocation */
-extern struct fault_attr ttm_fault_resv_reserve;  /* "resv_reserve": reserving fence slots */
+extern struct fault_attr ttm_fault_resv_reserve;  /* "resv_reserve": fence slots, fence snapshots */
 extern struct fault_attr ttm_fault_handle_alloc;  /* "handle_alloc": uAPI handle table growth */
 extern struct fault_attr ttm_fault_mmap_remap;	  /* "mmap_remap": installing a CPU mapping */
 extern struct fault_attr ttm_fault_map_alloc;	  /* "map_alloc": a CPU mapping's own state */
 extern struct fault_attr ttm_fault_uapi_alloc; /* "uapi_alloc": 2008 uAPI files, objects, copies */
+/* "worker_alloc": the delayed-destroy worker's fence snapshot and wake-callback arrays */
+extern struct fault_attr ttm_fault_worker_alloc;
 
 #endif /* TTM_FAULTS_H */
