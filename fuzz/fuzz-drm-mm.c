@@ -300,13 +300,7 @@ static void op_bad_args(struct mm_fuzz *f, struct fuzz_input *in)
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	fuzz_check_flags(*argc, *argv);
-	return 0;
-}
+FUZZ_DEFINE_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {

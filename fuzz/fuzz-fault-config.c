@@ -45,13 +45,7 @@ static void take(struct fault_attr *a, void *data)
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	fuzz_check_flags(*argc, *argv);
-	return 0;
-}
+FUZZ_DEFINE_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {

@@ -56,6 +56,7 @@
 #include <drmcore/drm_fd.h>
 
 #include "../i915/gem/gem_priv.h"
+#include "fuzz_gem.h"
 #include "fuzz_input.h"
 
 #define FZ_MAX_THREADS 4
@@ -697,14 +698,7 @@ static void fz_session_end(struct fz_session *s)
 				drm_fd_close(t->fences[f], close);
 	}
 	drm_fd_gc();
-	pthread_mutex_lock(&i915->gem_uapi->lock);
-	while (i915->gem_uapi->async_jobs)
-		pthread_cond_wait(&i915->gem_uapi->async_cond, &i915->gem_uapi->lock);
-	pthread_mutex_unlock(&i915->gem_uapi->lock);
-	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++)
-		i915_engine_wait_idle(&i915->engine[id], UINT32_MAX / 2);
-	ttm_device_flush_delayed(&i915->drm.bdev, true);
-	fuzz_check(atomic_load(&i915->drm.bdev.stats.bo_count) == 0);
+	fuzz_gem_check_quiet(i915);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -33,6 +33,7 @@
 #include <drmcore/drm_fd.h>
 
 #include "../i915/gem/gem_priv.h"
+#include "fuzz_gem.h"
 #include "fuzz_input.h"
 
 #define MAX_ARG 256
@@ -132,13 +133,7 @@ static void fz_mmap(struct i915_device *i915, struct i915_gem_file *file, uint64
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	fuzz_check_flags(*argc, *argv);
-	return 0;
-}
+FUZZ_DEFINE_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -210,13 +205,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fcntl(fd, F_GETFD) >= 0 && drm_fd_kind(fd) != DRM_FD_NONE)
 			drm_fd_close(fd, close);
 	/* Queued batches and the GPU finish; then nothing of the session is left. */
-	pthread_mutex_lock(&i915->gem_uapi->lock);
-	while (i915->gem_uapi->async_jobs)
-		pthread_cond_wait(&i915->gem_uapi->async_cond, &i915->gem_uapi->lock);
-	pthread_mutex_unlock(&i915->gem_uapi->lock);
-	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++)
-		i915_engine_wait_idle(&i915->engine[id], UINT32_MAX / 2);
-	ttm_device_flush_delayed(&i915->drm.bdev, true);
-	fuzz_check(atomic_load(&i915->drm.bdev.stats.bo_count) == 0);
+	fuzz_gem_check_quiet(i915);
 	return 0;
 }

@@ -217,4 +217,16 @@ static inline void fuzz_check_flags(int argc, char **argv)
 	}
 }
 
+/*
+ * FUZZ_DEFINE_INITIALIZE() - define LLVMFuzzerInitialize() for a target that
+ * sets nothing up: fuzz_check_flags() on the command line, then 0.
+ */
+#define FUZZ_DEFINE_INITIALIZE()                                                                   \
+	int LLVMFuzzerInitialize(int *argc, char ***argv);                                         \
+	int LLVMFuzzerInitialize(int *argc, char ***argv)                                          \
+	{                                                                                          \
+		fuzz_check_flags(*argc, *argv);                                                    \
+		return 0;                                                                          \
+	}
+
 #endif /* FUZZ_INPUT_H */
