@@ -16,10 +16,23 @@
 
 #include "gem_priv.h"
 
-const struct gem_uabi_engine gem_uabi_engines[GEM_NUM_UABI_ENGINES] = {
-    {.class = I915_ENGINE_CLASS_RENDER, .instance = 0, .id = I915_ENGINE_RCS},
-    {.class = I915_ENGINE_CLASS_COPY, .instance = 0, .id = I915_ENGINE_BCS},
-};
+const struct gem_uabi_engine *gem_engine_lookup(const struct i915_gem_dev *dev, uint16_t class,
+						uint16_t instance)
+{
+	for (unsigned int e = 0; e < dev->num_engines; e++)
+		if (dev->engines[e].class == class && dev->engines[e].instance == instance)
+			return &dev->engines[e];
+	return NULL;
+}
+
+uint32_t gem_engines_of_class(const struct i915_gem_dev *dev, uint16_t class)
+{
+	uint32_t n = 0;
+
+	for (unsigned int e = 0; e < dev->num_engines; e++)
+		n += dev->engines[e].class == class;
+	return n;
+}
 
 struct gem_ctx_full {
 	struct gem_ctx pub;
@@ -148,48 +161,224 @@ struct dma_fence *gem_context_pending_get(struct i915_gem_file *file, uint32_t i
 
 /* --- parameters --- */
 
+/* The engine map being built by CONTEXT_PARAM_ENGINES and its extensions. */
+struct gem_engines_set {
+	struct i915_gem_dev *dev;
+	uint32_t n;
+	uint16_t map[I915_EXEC_RING_MASK + 1];
+};
+
+/* The present engine the user names at @uptr, as a mask (0: no such engine). */
+static int gem_engine_from_user(struct i915_gem_dev *dev, uint64_t uptr, uint16_t *mask)
+{
+	struct i915_engine_class_instance ci;
+	const struct gem_uabi_engine *ue;
+
+	if (gem_copy_from_user(&ci, uptr, sizeof(ci)))
+		return -EFAULT;
+	ue = gem_engine_lookup(dev, ci.engine_class, ci.engine_instance);
+	*mask = ue ? (uint16_t)(1u << ue->id) : 0;
+	return 0;
+}
+
+/* The @n engines the user lists at @uptr, as one mask: -EINVAL for one the part lacks. */
+static int gem_engine_list_from_user(struct i915_gem_dev *dev, uint64_t uptr, uint32_t n,
+				     uint16_t *mask)
+{
+	uint16_t one;
+	int ret;
+
+	*mask = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		ret = gem_engine_from_user(
+		    dev, uptr + i * sizeof(struct i915_engine_class_instance), &one);
+		if (ret)
+			return ret;
+		if (!one)
+			return -EINVAL;
+		*mask |= one;
+	}
+	return 0;
+}
+
+/*
+ * I915_CONTEXT_ENGINES_EXT_LOAD_BALANCE: an empty slot becomes a virtual
+ * engine over its siblings (one sibling: that physical engine), with the
+ * kernel's checks in its order (set_proto_ctx_engines_balance()).
+ */
+static int gem_engines_ext_balance(uint64_t base, void *data)
+{
+	struct gem_engines_set *set = data;
+	struct i915_context_engines_load_balance ext;
+	uint16_t mask;
+	int ret;
+
+	if (gem_copy_from_user(&ext, base, sizeof(ext)))
+		return -EFAULT;
+	if (ext.engine_index >= set->n)
+		return -EINVAL;
+	if (set->map[ext.engine_index])
+		return -EEXIST;
+	if (ext.flags || ext.mbz64)
+		return -EINVAL;
+	ret = gem_engine_list_from_user(set->dev, base + sizeof(ext), ext.num_siblings, &mask);
+	if (!ret)
+		set->map[ext.engine_index] = mask;
+	return ret;
+}
+
+/*
+ * I915_CONTEXT_ENGINES_EXT_BOND: checked as the kernel checks it, then
+ * without effect, as there (execlists no longer pair submissions); gen12
+ * parts after Tiger Lake refuse it (set_proto_ctx_engines_bond()).
+ */
+static int gem_engines_ext_bond(uint64_t base, void *data)
+{
+	struct gem_engines_set *set = data;
+	struct i915_context_engines_bond ext;
+	uint16_t mask, slot;
+	int ret;
+
+	if (set->dev->info->graphics_ver_full > 1200)
+		return -ENODEV;
+	if (gem_copy_from_user(&ext, base, sizeof(ext)))
+		return -EFAULT;
+	if (ext.virtual_index >= set->n)
+		return -EINVAL;
+	/* Only a physical slot (one engine) may be bonded. */
+	slot = set->map[ext.virtual_index];
+	if (!slot || (slot & (slot - 1)))
+		return -EINVAL;
+	if (ext.flags)
+		return -EINVAL;
+	for (unsigned int i = 0; i < sizeof(ext.mbz64) / sizeof(ext.mbz64[0]); i++)
+		if (ext.mbz64[i])
+			return -EINVAL;
+	/* The master, then the engines bonded to it: each must exist. */
+	ret = gem_engine_list_from_user(
+	    set->dev, base + offsetof(struct i915_context_engines_bond, master), 1, &mask);
+	if (!ret)
+		ret = gem_engine_list_from_user(set->dev, base + sizeof(ext), ext.num_bonds, &mask);
+	return ret;
+}
+
+/*
+ * I915_CONTEXT_ENGINES_EXT_PARALLEL_SUBMIT needs GuC submission: without
+ * it the kernel takes one sibling per slot only (-EINVAL otherwise), and
+ * the execlists back end has no parallel engine to build (-ENODEV).
+ */
+static int gem_engines_ext_parallel(uint64_t base, void *data)
+{
+	struct i915_context_engines_parallel_submit ext;
+
+	(void)data;
+	if (gem_copy_from_user(&ext, base, sizeof(ext)))
+		return -EFAULT;
+	if (ext.num_siblings != 1)
+		return -EINVAL;
+	return -ENODEV;
+}
+
 static int gem_ctx_set_engines(struct i915_gem_file *file, struct gem_ctx *ctx,
 			       const struct drm_i915_gem_context_param *args)
 {
-	uint32_t n, map[64];
+	static const gem_ext_fn tbl[] = {
+	    [I915_CONTEXT_ENGINES_EXT_LOAD_BALANCE] = gem_engines_ext_balance,
+	    [I915_CONTEXT_ENGINES_EXT_BOND] = gem_engines_ext_bond,
+	    [I915_CONTEXT_ENGINES_EXT_PARALLEL_SUBMIT] = gem_engines_ext_parallel,
+	};
+	struct gem_engines_set set = {.dev = file->dev};
 	uint64_t ext;
+	int ret;
 
-	(void)file;
 	if (!args->size) {
 		ctx->nengines = 0;
 		return 0;
 	}
 	if (args->size < sizeof(uint64_t) || (args->size - sizeof(uint64_t)) % 4)
 		return -EINVAL;
-	n = (args->size - sizeof(uint64_t)) / 4;
-	if (n > I915_EXEC_RING_MASK + 1)
+	set.n = (args->size - sizeof(uint64_t)) / 4;
+	if (set.n > I915_EXEC_RING_MASK + 1)
 		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < set.n; i++) {
+		uint64_t at = args->value + sizeof(uint64_t) + 4ull * i;
 		struct i915_engine_class_instance ci;
-		bool found = false;
 
-		if (gem_copy_from_user(&ci, args->value + sizeof(uint64_t) + 4ull * i, sizeof(ci)))
+		if (gem_copy_from_user(&ci, at, sizeof(ci)))
 			return -EFAULT;
 		if (ci.engine_class == (uint16_t)I915_ENGINE_CLASS_INVALID &&
-		    ci.engine_instance == (uint16_t)I915_ENGINE_CLASS_INVALID_NONE) {
-			map[i] = ~0u;
+		    ci.engine_instance == (uint16_t)I915_ENGINE_CLASS_INVALID_NONE)
 			continue;
-		}
-		for (unsigned int e = 0; e < GEM_NUM_UABI_ENGINES; e++)
-			found |= gem_uabi_engines[e].class == ci.engine_class &&
-				 gem_uabi_engines[e].instance == ci.engine_instance;
-		if (!found)
+		ret = gem_engine_from_user(file->dev, at, &set.map[i]);
+		if (ret)
+			return ret;
+		if (!set.map[i])
 			return -ENOENT;
-		map[i] = (uint32_t)ci.engine_class << 16 | ci.engine_instance;
 	}
 	if (gem_copy_from_user(&ext, args->value, sizeof(ext)))
 		return -EFAULT;
-	/* Load balancing, bonding and parallel submission are not modelled. */
-	if (ext)
-		return -EINVAL;
-	memcpy(ctx->engines, map, n * sizeof(map[0]));
-	ctx->nengines = n;
+	ret = gem_user_extensions(ext, tbl, sizeof(tbl) / sizeof(tbl[0]), &set);
+	if (ret)
+		return ret;
+	memcpy(ctx->engines, set.map, set.n * sizeof(set.map[0]));
+	memset(ctx->engine_last, 0, sizeof(ctx->engine_last));
+	ctx->nengines = set.n;
 	return 0;
+}
+
+/* Requests not yet retired on engine @id: how busy it is. */
+static unsigned int gem_engine_queued(struct i915_device *i915, unsigned int id)
+{
+	struct i915_engine *e = &i915->engine[id];
+	struct list_head *pos;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&e->lock);
+	for (pos = e->requests.next; pos != &e->requests; pos = pos->next)
+		n++;
+	pthread_mutex_unlock(&e->lock);
+	return n;
+}
+
+int gem_context_slot_engine(struct i915_gem_file *file, uint32_t ctx_id, uint32_t idx,
+			    enum i915_engine_id *id)
+{
+	struct i915_device *i915 = file->dev->i915;
+	struct gem_ctx_full *c;
+	unsigned int best_n = ~0u, last;
+	uint16_t mask = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&file->lock);
+	c = ttm_drm_idr_find(&file->contexts, ctx_id);
+	if (c && idx < c->pub.nengines)
+		mask = c->pub.engines[idx];
+	if (!c) {
+		ret = -ENOENT;
+	} else if (!mask) {
+		ret = -EINVAL;
+	} else if (!(mask & (mask - 1))) {
+		*id = (enum i915_engine_id)__builtin_ctz(mask);
+	} else if ((mask & (1u << (last = c->pub.engine_last[idx]))) &&
+		   gem_engine_queued(i915, last)) {
+		/* The slot's earlier batches may still run there: stay behind them. */
+		*id = (enum i915_engine_id)last;
+	} else {
+		for (unsigned int e = 0; e < I915_NUM_ENGINES; e++) {
+			unsigned int n;
+
+			if (!(mask & (1u << e)))
+				continue;
+			n = gem_engine_queued(i915, e);
+			if (n < best_n) {
+				best_n = n;
+				*id = (enum i915_engine_id)e;
+			}
+		}
+		c->pub.engine_last[idx] = (uint8_t)*id;
+	}
+	pthread_mutex_unlock(&file->lock);
+	return ret;
 }
 
 /*
@@ -560,10 +749,9 @@ static int gem_query_topology(struct i915_gem_dev *dev, const struct drm_i915_qu
 static int gem_query_engines(struct i915_gem_dev *dev, const struct drm_i915_query_item *item)
 {
 	struct drm_i915_query_engine_info q;
-	uint32_t total = sizeof(q) + GEM_NUM_UABI_ENGINES * sizeof(struct drm_i915_engine_info);
+	uint32_t total = sizeof(q) + dev->num_engines * sizeof(struct drm_i915_engine_info);
 	int ret;
 
-	(void)dev;
 	if (item->flags)
 		return -EINVAL;
 	ret = gem_query_hdr(&q, sizeof(q), total, item);
@@ -571,17 +759,17 @@ static int gem_query_engines(struct i915_gem_dev *dev, const struct drm_i915_que
 		return ret;
 	if (q.num_engines || q.rsvd[0] || q.rsvd[1] || q.rsvd[2])
 		return -EINVAL;
-	for (unsigned int e = 0; e < GEM_NUM_UABI_ENGINES; e++) {
+	for (unsigned int e = 0; e < dev->num_engines; e++) {
 		struct drm_i915_engine_info ei = {0};
 
-		ei.engine.engine_class = gem_uabi_engines[e].class;
-		ei.engine.engine_instance = gem_uabi_engines[e].instance;
+		ei.engine.engine_class = dev->engines[e].class;
+		ei.engine.engine_instance = dev->engines[e].instance;
 		ei.flags = I915_ENGINE_INFO_HAS_LOGICAL_INSTANCE;
-		ei.logical_instance = gem_uabi_engines[e].instance;
+		ei.logical_instance = dev->engines[e].instance;
 		if (gem_copy_to_user(item->data_ptr + sizeof(q) + e * sizeof(ei), &ei, sizeof(ei)))
 			return -EFAULT;
 	}
-	q.num_engines = GEM_NUM_UABI_ENGINES;
+	q.num_engines = dev->num_engines;
 	if (gem_copy_to_user(item->data_ptr, &q, sizeof(q)))
 		return -EFAULT;
 	return (int)total;
@@ -670,15 +858,6 @@ enum gem_hwconfig_key {
 #define GEM_HWCONFIG_MEMORY_GDDR6 4u
 #define GEM_HWCONFIG_CACHE_L3 (1u << 0)
 
-static uint32_t gem_engines_of_class(uint16_t class)
-{
-	uint32_t n = 0;
-
-	for (unsigned int e = 0; e < GEM_NUM_UABI_ENGINES; e++)
-		n += gem_uabi_engines[e].class == class;
-	return n;
-}
-
 /*
  * DRM_I915_QUERY_HWCONFIG_BLOB: the table the GuC hands the kernel on parts
  * from Xe_HPG (12.55) on, describing this part as QUERY's topology and
@@ -693,11 +872,11 @@ static int gem_query_hwconfig(struct i915_gem_dev *dev, const struct drm_i915_qu
 	    {GEM_HWCONFIG_MAX_NUM_EU_PER_DSS, info->eu_total / info->subslice_total},
 	    {GEM_HWCONFIG_MEMORY_TYPE, GEM_HWCONFIG_MEMORY_GDDR6},
 	    {GEM_HWCONFIG_CACHE_TYPES, GEM_HWCONFIG_CACHE_L3},
-	    {GEM_HWCONFIG_MAX_RCS, gem_engines_of_class(I915_ENGINE_CLASS_RENDER)},
-	    {GEM_HWCONFIG_MAX_CCS, gem_engines_of_class(I915_ENGINE_CLASS_COMPUTE)},
-	    {GEM_HWCONFIG_MAX_VCS, gem_engines_of_class(I915_ENGINE_CLASS_VIDEO)},
-	    {GEM_HWCONFIG_MAX_VECS, gem_engines_of_class(I915_ENGINE_CLASS_VIDEO_ENHANCE)},
-	    {GEM_HWCONFIG_MAX_COPY_CS, gem_engines_of_class(I915_ENGINE_CLASS_COPY)},
+	    {GEM_HWCONFIG_MAX_RCS, gem_engines_of_class(dev, I915_ENGINE_CLASS_RENDER)},
+	    {GEM_HWCONFIG_MAX_CCS, gem_engines_of_class(dev, I915_ENGINE_CLASS_COMPUTE)},
+	    {GEM_HWCONFIG_MAX_VCS, gem_engines_of_class(dev, I915_ENGINE_CLASS_VIDEO)},
+	    {GEM_HWCONFIG_MAX_VECS, gem_engines_of_class(dev, I915_ENGINE_CLASS_VIDEO_ENHANCE)},
+	    {GEM_HWCONFIG_MAX_COPY_CS, gem_engines_of_class(dev, I915_ENGINE_CLASS_COPY)},
 	};
 	enum { N = sizeof(klv) / sizeof(klv[0]) };
 	uint32_t blob[N * 3];

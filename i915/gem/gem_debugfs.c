@@ -288,8 +288,8 @@ static void gem_engine_info(struct i915_gem_dev *dev, struct gem_text *t)
 
 	gem_printf(t, "GT awake? %s\n", gem_engines_idle(i915) ? "no" : "yes");
 	gem_printf(t, "CS timestamp frequency: 19200000 Hz, 52 ns\n");
-	for (unsigned int e = 0; e < GEM_NUM_UABI_ENGINES; e++) {
-		struct i915_engine *eng = &i915->engine[gem_uabi_engines[e].id];
+	for (unsigned int e = 0; e < dev->num_engines; e++) {
+		struct i915_engine *eng = &i915->engine[dev->engines[e].id];
 		uint32_t next;
 
 		pthread_mutex_lock(&eng->lock);

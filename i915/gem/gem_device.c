@@ -37,6 +37,7 @@ static const struct gem_profile_info gem_profiles[] = {
 	.has_relocs = true,
 	.eu_total = 96,
 	.subslice_total = 6,
+	.engine_mask = SIM_ENGINES_TGL,
     },
     {
 	.pub =
@@ -58,6 +59,7 @@ static const struct gem_profile_info gem_profiles[] = {
 	.subslice_total = 32,
 	.lmem_size = 512 * MiB,
 	.lmem_visible_size = 512 * MiB,
+	.engine_mask = SIM_ENGINES_DG2,
     },
     {
 	.pub =
@@ -79,6 +81,7 @@ static const struct gem_profile_info gem_profiles[] = {
 	.subslice_total = 32,
 	.lmem_size = 512 * MiB,
 	.lmem_visible_size = 128 * MiB,
+	.engine_mask = SIM_ENGINES_DG2,
     },
 };
 
@@ -200,6 +203,7 @@ int i915_gem_device_create_params(const char *profile, const char *params, struc
 	if (!dev)
 		return -ENOMEM;
 	sim_gpu_config_init(&cfg);
+	cfg.engine_mask = info->engine_mask;
 	cfg.lmem_size = info->lmem_size;
 	if (lmem_mib && lmem_mib * MiB < cfg.lmem_size)
 		cfg.lmem_size = lmem_mib * MiB;
@@ -239,6 +243,14 @@ int i915_gem_device_create_params(const char *profile, const char *params, struc
 	dev->lmem_size = cfg.lmem_size;
 	dev->lmem_visible_size = cfg.lmem_visible_size;
 	dev->param_lmem_mib = lmem_mib;
+	/* Physical ids run class by class: id order is the uAPI's order. */
+	for (unsigned int id = 0; id < I915_NUM_ENGINES; id++) {
+		const struct i915_engine *e = i915_engine_get(i915, id);
+
+		if (e)
+			dev->engines[dev->num_engines++] = (struct gem_uabi_engine){
+			    .class = e->class, .instance = e->uabi_instance, .id = e->id};
+	}
 	i915->gem_uapi = dev;
 	*out = i915;
 	return 0;
@@ -298,6 +310,7 @@ int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_fi
 		return -ENOMEM;
 	file->dev = dev;
 	file->render = render;
+	file->bsd_engine = -1;
 	pthread_mutex_init(&file->lock, NULL);
 	drm_file_init(&file->drm);
 	ttm_drm_idr_init(&file->handles);

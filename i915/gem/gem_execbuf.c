@@ -42,42 +42,67 @@
 /* Flags the kernel refuses on every part it drives (i915_gem_check_execbuffer). */
 #define GEM_EXEC_ILLEGAL (I915_EXEC_CONSTANTS_MASK | I915_EXEC_RESOURCE_STREAMER)
 
-/* The kernel's user_ring_map[] over this part's engines. */
-static int gem_eb_legacy_engine(uint64_t flags, enum i915_engine_id *id)
+/*
+ * The kernel's legacy ring selection (eb_select_legacy_ring() over the
+ * default engine map): RENDER, BLT, VEBOX the first engine of the class,
+ * BSD the first video engine or, on a part with two, the one BSD_RING1/2
+ * names, the file's own by default (gen8_dispatch_bsd_engine() picks one
+ * per file at random; here files take turns).
+ */
+static int gem_eb_legacy_engine(struct i915_gem_file *file, uint64_t flags, enum i915_engine_id *id)
 {
-	uint32_t ring = (uint32_t)(flags & I915_EXEC_RING_MASK);
+	struct i915_gem_dev *dev = file->dev;
+	uint32_t ring = (uint32_t)(flags & I915_EXEC_RING_MASK), bsd;
+	const struct gem_uabi_engine *ue = NULL;
+	uint32_t nvcs = gem_engines_of_class(dev, I915_ENGINE_CLASS_VIDEO);
 
-	if (ring != 2 && (flags & GEM_EXEC_BSD_MASK))
+	if (ring != I915_EXEC_BSD && (flags & GEM_EXEC_BSD_MASK))
 		return -EINVAL;
 	switch (ring) {
-	case 0: /* I915_EXEC_DEFAULT */
+	case I915_EXEC_DEFAULT:
 	case I915_EXEC_RENDER:
-		*id = I915_ENGINE_RCS;
-		return 0;
+		ue = gem_engine_lookup(dev, I915_ENGINE_CLASS_RENDER, 0);
+		break;
 	case I915_EXEC_BLT:
-		*id = I915_ENGINE_BCS;
-		return 0;
+		ue = gem_engine_lookup(dev, I915_ENGINE_CLASS_COPY, 0);
+		break;
+	case I915_EXEC_BSD:
+		bsd = (uint32_t)(flags & GEM_EXEC_BSD_MASK);
+		if (nvcs <= 1) {
+			bsd = 0;
+		} else if (bsd == I915_EXEC_BSD_DEFAULT) {
+			pthread_mutex_lock(&file->lock);
+			if (file->bsd_engine < 0)
+				file->bsd_engine =
+				    (int)(atomic_fetch_add(&dev->next_bsd, 1) % nvcs);
+			bsd = (uint32_t)file->bsd_engine;
+			pthread_mutex_unlock(&file->lock);
+		} else if (bsd == I915_EXEC_BSD_RING1 || bsd == I915_EXEC_BSD_RING2) {
+			bsd = (bsd >> I915_EXEC_BSD_SHIFT) - 1;
+		} else {
+			return -EINVAL;
+		}
+		ue = gem_engine_lookup(dev, I915_ENGINE_CLASS_VIDEO, (uint16_t)bsd);
+		break;
+	case I915_EXEC_VEBOX:
+		ue = gem_engine_lookup(dev, I915_ENGINE_CLASS_VIDEO_ENHANCE, 0);
+		break;
 	}
-	return -EINVAL; /* BSD, VEBOX: no such engine here; others unknown */
+	if (!ue)
+		return -EINVAL; /* an unknown ring, or none of that class here */
+	*id = ue->id;
+	return 0;
 }
 
-static int gem_eb_engine(const struct gem_ctx *ctx, uint64_t flags, enum i915_engine_id *id)
+static int gem_eb_engine(struct i915_gem_file *file, uint32_t ctx_id, const struct gem_ctx *ctx,
+			 uint64_t flags, enum i915_engine_id *id)
 {
-	uint32_t idx = (uint32_t)(flags & I915_EXEC_RING_MASK), slot;
+	int ret;
 
 	if (!ctx->nengines)
-		return gem_eb_legacy_engine(flags, id);
-	if (idx >= ctx->nengines || ctx->engines[idx] == ~0u)
-		return -EINVAL;
-	slot = ctx->engines[idx];
-	for (unsigned int e = 0; e < GEM_NUM_UABI_ENGINES; e++) {
-		if (gem_uabi_engines[e].class == slot >> 16 &&
-		    gem_uabi_engines[e].instance == (slot & 0xffff)) {
-			*id = gem_uabi_engines[e].id;
-			return 0;
-		}
-	}
-	return -EINVAL;
+		return gem_eb_legacy_engine(file, flags, id);
+	ret = gem_context_slot_engine(file, ctx_id, (uint32_t)(flags & I915_EXEC_RING_MASK), id);
+	return ret == -ENOENT ? -EINVAL : ret;
 }
 
 /* --- fences (syncobj arrays, timeline extension, sync_file in/out) --- */
@@ -777,7 +802,7 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 		ret = -EIO;
 		goto out;
 	}
-	ret = gem_eb_engine(&ctx, args->flags, &engine);
+	ret = gem_eb_engine(file, (uint32_t)args->rsvd1, &ctx, args->flags, &engine);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
@@ -853,18 +878,15 @@ int gem_execbuffer2_ioctl(struct i915_gem_file *file, void *data)
 	e.eb.batch_len = args->batch_len;
 	e.eb.flags = (uint32_t)(args->flags & (I915_EXEC_NO_RELOC | I915_EXEC_HANDLE_LUT |
 					       I915_EXEC_BATCH_FIRST));
-	e.eb.flags |= engine == I915_ENGINE_BCS ? I915_EXEC_BLT : I915_EXEC_RENDER;
+	e.eb.engine = i915_engine_get(file->dev->i915, engine);
 	e.eb.ctx = e.hw;
-	ret =
-	    gem_eb_pending(file, (uint32_t)args->rsvd1, &e, &fences, in,
-			   i915_engine_get(file->dev->i915, engine)->fence_context, &deps, &ndeps);
+	ret = gem_eb_pending(file, (uint32_t)args->rsvd1, &e, &fences, in,
+			     e.eb.engine->fence_context, &deps, &ndeps);
 	if (ret)
 		goto out;
 	if (deps) {
 		/* Something it must follow has not happened: queue it, as the kernel does. */
-		ret = gem_eb_queue(file, (uint32_t)args->rsvd1, &e, deps, ndeps,
-				   engine == I915_ENGINE_BCS ? I915_ENGINE_CLASS_COPY
-							     : I915_ENGINE_CLASS_RENDER,
+		ret = gem_eb_queue(file, (uint32_t)args->rsvd1, &e, deps, ndeps, e.eb.engine->class,
 				   &fence);
 		if (ret) {
 			for (unsigned int i = 0; i < ndeps; i++)

@@ -269,10 +269,16 @@ static int gem_getparam_value(struct i915_gem_dev *dev, int param, int *value)
 	case I915_PARAM_NUM_FENCES_AVAIL:
 		*value = info->has_aperture ? 32 : 0;
 		return 0;
-	case I915_PARAM_HAS_OVERLAY:
 	case I915_PARAM_HAS_BSD:
+		*value = gem_engine_lookup(dev, I915_ENGINE_CLASS_VIDEO, 0) != NULL;
+		return 0;
 	case I915_PARAM_HAS_BSD2:
+		*value = gem_engine_lookup(dev, I915_ENGINE_CLASS_VIDEO, 1) != NULL;
+		return 0;
 	case I915_PARAM_HAS_VEBOX:
+		*value = gem_engine_lookup(dev, I915_ENGINE_CLASS_VIDEO_ENHANCE, 0) != NULL;
+		return 0;
+	case I915_PARAM_HAS_OVERLAY:
 	case I915_PARAM_HAS_WT:
 	case I915_PARAM_HAS_SECURE_BATCHES:
 	case I915_PARAM_HAS_RESOURCE_STREAMER:

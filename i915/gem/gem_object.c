@@ -610,7 +610,7 @@ static uint32_t gem_busy_flag(struct dma_fence *fence, bool writer)
 		return 0;
 	if (!rq)
 		return writer ? 0xffffffffu : 0xffff0000u;
-	cls = rq->engine->id == I915_ENGINE_BCS ? I915_ENGINE_CLASS_COPY : I915_ENGINE_CLASS_RENDER;
+	cls = rq->engine->class;
 	return (0x10000u << cls) | (writer ? cls + 1 : 0);
 }
 

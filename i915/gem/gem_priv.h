@@ -101,6 +101,7 @@ struct gem_profile_info {
 	unsigned int subslice_total;
 	uint64_t lmem_size;
 	uint64_t lmem_visible_size;
+	uint32_t engine_mask;
 };
 
 /* The kernel's enum i915_mmap_type: one fake offset per object and type. */
@@ -187,8 +188,10 @@ struct gem_obj {
  * struct gem_ctx - a GEM context of a file.
  * @hw: the driver's context (one reference).
  * @priority, @bannable, @recoverable, @persistent: CONTEXT_SETPARAM state.
- * @nengines: 0 for the legacy ring map, else entries in @engines
- *	(I915_ENGINE_CLASS_* << 16 | instance, or ~0u for an invalid slot).
+ * @nengines: 0 for the legacy ring map, else entries in @engines: each a
+ *	mask of physical engines (1 << enum i915_engine_id): one bit for a
+ *	physical slot, the siblings of a load-balanced one, 0 for an invalid
+ *	slot; @engine_last the sibling a balanced slot used last.
  * @pending: the fence of its last batch queued behind fences (a
  *	reference, protected by the file's @lock), NULL when none.
  */
@@ -199,7 +202,8 @@ struct gem_ctx {
 	bool recoverable;
 	bool persistent;
 	uint32_t nengines;
-	uint32_t engines[64];
+	uint16_t engines[64];
+	uint8_t engine_last[64];
 	struct dma_fence *pending;
 };
 
@@ -218,6 +222,8 @@ struct gem_ctx {
  * @was_master: it has been the master: SET_MASTER needs no root then.
  * @recent, @recent_ns, @recent_next: its last batches' fences and
  *	submission times, for THROTTLE.
+ * @bsd_engine: the video engine (uAPI instance) its I915_EXEC_BSD batches
+ *	use, chosen at the first one; -1 before (gen8_dispatch_bsd_engine()).
  * @past_runtime: per uAPI engine class, the run time of its destroyed
  *	contexts (fdinfo drm-engine-<class>); protected by @lock.
  */
@@ -238,6 +244,19 @@ struct i915_gem_file {
 	int64_t recent_ns[GEM_THROTTLE_SLOTS];
 	unsigned int recent_next;
 	uint64_t past_runtime[I915_ENGINE_CLASS_COMPUTE + 1];
+	int bsd_engine;
+};
+
+/**
+ * struct gem_uabi_engine - an engine of the device in uAPI terms.
+ * @class: I915_ENGINE_CLASS_*.
+ * @instance: its uAPI instance (present engines of the class, densely).
+ * @id: the physical engine.
+ */
+struct gem_uabi_engine {
+	uint16_t class;
+	uint16_t instance;
+	enum i915_engine_id id;
 };
 
 #define GEM_MMO_HASH 256
@@ -261,6 +280,9 @@ struct i915_gem_file {
  * @proxy_seqno: their seqno allocator; atomic.
  * @async_jobs: batches queued behind fences, not submitted yet;
  *	@async_cond wakes a destroy waiting for them to reach 0.
+ * @engines: the present engines in uAPI order (class, then instance),
+ *	@num_engines of them; fixed after probe.
+ * @next_bsd: which video engine the next file's I915_EXEC_BSD goes to.
  * @debugfs: the names of i915_gem_debugfs_files().
  */
 struct i915_gem_dev {
@@ -285,6 +307,9 @@ struct i915_gem_dev {
 	atomic_ullong proxy_seqno;
 	unsigned int async_jobs;
 	pthread_cond_t async_cond;
+	struct gem_uabi_engine engines[I915_NUM_ENGINES];
+	unsigned int num_engines;
+	atomic_uint next_bsd;
 };
 
 /* --- fault points (gem_faults.c): the fault sweep fails every hit --- */
@@ -431,13 +456,18 @@ void gem_context_close_all(struct i915_gem_file *file);
 struct i915_context *gem_context_lookup(struct i915_gem_file *file, uint32_t id,
 					struct gem_ctx *snapshot);
 
-/* The engines of the device in uAPI terms. */
-#define GEM_NUM_UABI_ENGINES 2
-struct gem_uabi_engine {
-	uint16_t class;
-	uint16_t instance;
-	enum i915_engine_id id;
-};
-extern const struct gem_uabi_engine gem_uabi_engines[GEM_NUM_UABI_ENGINES];
+/* The engine @class:@instance of the device, or NULL (intel_engine_lookup_user()). */
+const struct gem_uabi_engine *gem_engine_lookup(const struct i915_gem_dev *dev, uint16_t class,
+						uint16_t instance);
+/* Present engines of @class. */
+uint32_t gem_engines_of_class(const struct i915_gem_dev *dev, uint16_t class);
+/*
+ * The engine of slot @idx of context @ctx_id of @file: a physical one, or
+ * for a load-balanced slot the sibling its last batch went to while that
+ * one is busy (a slot is one timeline), else the least loaded sibling.
+ * Return: 0 with *@id; -EINVAL for an empty slot, -ENOENT without context.
+ */
+int gem_context_slot_engine(struct i915_gem_file *file, uint32_t ctx_id, uint32_t idx,
+			    enum i915_engine_id *id);
 
 #endif /* I915_GEM_PRIV_H */

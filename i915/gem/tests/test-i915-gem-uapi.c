@@ -265,8 +265,16 @@ KTEST(query_engines_two_pass)
 	ASSERT_NOT_NULL(info);
 	item.data_ptr = (uintptr_t)info;
 	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
-	EXPECT_EQ(info->num_engines, 2u);
+	/* Tiger Lake GT2: rcs0, bcs0, vcs0, vcs1 (physical vcs2), vecs0, by class. */
+	ASSERT_EQ(info->num_engines, 5u);
 	EXPECT_EQ(info->engines[0].engine.engine_class, I915_ENGINE_CLASS_RENDER);
+	EXPECT_EQ(info->engines[1].engine.engine_class, I915_ENGINE_CLASS_COPY);
+	EXPECT_EQ(info->engines[2].engine.engine_class, I915_ENGINE_CLASS_VIDEO);
+	EXPECT_EQ(info->engines[2].engine.engine_instance, 0);
+	EXPECT_EQ(info->engines[3].engine.engine_class, I915_ENGINE_CLASS_VIDEO);
+	EXPECT_EQ(info->engines[3].engine.engine_instance, 1);
+	EXPECT_EQ(info->engines[3].logical_instance, 1u);
+	EXPECT_EQ(info->engines[4].engine.engine_class, I915_ENGINE_CLASS_VIDEO_ENHANCE);
 	item.length = 0;
 	item.query_id = 999;
 	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_QUERY, &q), 0);
@@ -323,7 +331,11 @@ KTEST(execbuffer2_store_dword_lands)
 	EXPECT_EQ(v, 0xc0ffeeu);
 
 	/* Bad selectors, bad exec list pointer, bad relocation pointer. */
-	eb.flags = 2; /* BSD: no video engine here */
+	eb.flags = 5; /* no such legacy ring */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	eb.flags = I915_EXEC_BSD | (3 << 13); /* no such video engine selector */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
+	eb.flags = I915_EXEC_RENDER | I915_EXEC_BSD_RING1; /* a selector on another ring */
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EINVAL);
 	eb.flags = I915_EXEC_RENDER;
 	eb.buffers_ptr = (uintptr_t)BAD_PTR;
@@ -594,8 +606,8 @@ KTEST(context_engines_map_selects_blitter)
 		EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb),
 			  i < 2 ? 0 : -EINVAL);
 	}
-	/* An engine the part does not have. */
-	map.engines[1].engine_class = I915_ENGINE_CLASS_VIDEO;
+	/* An engine the part does not have: Tiger Lake has no compute engine. */
+	map.engines[1].engine_class = I915_ENGINE_CLASS_COMPUTE;
 	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT, &cc), -ENOENT);
 	fx_close(&fx);
 }
@@ -1786,6 +1798,231 @@ KTEST(drop_caches_frees_the_objects_of_queued_batches)
 	EXPECT_UEQ(after.unallocated_size, before.unallocated_size);
 	pthread_join(thread, NULL);
 	i915_gem_munmap(fx.i915, (void *)end_map, 4096);
+	fx_close(&fx);
+}
+
+/* Batches submitted to engine @id so far. */
+static unsigned long engine_submitted(struct uapi_fx *fx, enum i915_engine_id id)
+{
+	return atomic_load(&fx->i915->engine[id].stats.submitted);
+}
+
+/* A store of @value into a new object through @flags on context @ctx; returns what landed. */
+static uint32_t store_through(struct uapi_fx *fx, uint32_t ctx, uint64_t flags, uint32_t value,
+			      int *err)
+{
+	struct drm_i915_gem_relocation_entry reloc;
+	struct drm_i915_gem_exec_object2 obj[2] = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_wait w = {.timeout_ns = -1};
+	struct drm_i915_gem_pread pr = {.size = 4};
+	uint32_t v = 0;
+
+	obj[0].handle = gem_create(fx->file, 4096);
+	obj[1].handle = gem_create(fx->file, 4096);
+	store_batch(fx->file, obj[1].handle, value, &reloc);
+	reloc.target_handle = obj[0].handle;
+	obj[1].relocation_count = 1;
+	obj[1].relocs_ptr = (uintptr_t)&reloc;
+	eb.buffers_ptr = (uintptr_t)obj;
+	eb.buffer_count = 2;
+	eb.flags = flags;
+	eb.rsvd1 = ctx;
+	*err = i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb);
+	if (!*err) {
+		w.bo_handle = obj[0].handle;
+		EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_WAIT, &w), 0);
+		pr.handle = obj[0].handle;
+		pr.data_ptr = (uintptr_t)&v;
+		EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_PREAD, &pr), 0);
+	}
+	gem_close(fx->file, obj[0].handle);
+	gem_close(fx->file, obj[1].handle);
+	return v;
+}
+
+static int getparam(struct uapi_fx *fx, int param)
+{
+	int value = -1;
+	drm_i915_getparam_t gp = {.param = param, .value = &value};
+
+	EXPECT_EQ(i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GETPARAM, &gp), 0);
+	return value;
+}
+
+/*
+ * Tiger Lake's engines through the legacy ring selectors: BSD_RING1/2 are
+ * vcs0 and the second video engine (physical vcs2), VEBOX is vecs0, and a
+ * file's plain BSD batches all go to one video engine.
+ */
+KTEST(legacy_rings_reach_every_tgl_engine)
+{
+	static const struct {
+		uint64_t flags;
+		enum i915_engine_id id;
+	} rings[] = {
+	    {I915_EXEC_RENDER, I915_ENGINE_RCS},
+	    {I915_EXEC_BLT, I915_ENGINE_BCS},
+	    {I915_EXEC_BSD | I915_EXEC_BSD_RING1, I915_ENGINE_VCS0},
+	    {I915_EXEC_BSD | I915_EXEC_BSD_RING2, I915_ENGINE_VCS2},
+	    {I915_EXEC_VEBOX, I915_ENGINE_VECS0},
+	};
+	struct uapi_fx fx;
+	unsigned long vcs0, vcs2;
+	int err;
+
+	fx_open(&fx, "tgl", true);
+	EXPECT_EQ(getparam(&fx, I915_PARAM_HAS_BSD), 1);
+	EXPECT_EQ(getparam(&fx, I915_PARAM_HAS_BSD2), 1);
+	EXPECT_EQ(getparam(&fx, I915_PARAM_HAS_VEBOX), 1);
+	for (unsigned int i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
+		unsigned long before = engine_submitted(&fx, rings[i].id);
+
+		EXPECT_EQ(store_through(&fx, 0, rings[i].flags, 0x100 + i, &err), 0x100 + i);
+		EXPECT_EQ(err, 0);
+		EXPECT_EQ(engine_submitted(&fx, rings[i].id), before + 1);
+	}
+	/* BSD without a selector: one engine per file, the same every time. */
+	vcs0 = engine_submitted(&fx, I915_ENGINE_VCS0);
+	vcs2 = engine_submitted(&fx, I915_ENGINE_VCS2);
+	for (unsigned int i = 0; i < 4; i++) {
+		EXPECT_EQ(store_through(&fx, 0, I915_EXEC_BSD, 7, &err), 7u);
+		EXPECT_EQ(err, 0);
+	}
+	vcs0 = engine_submitted(&fx, I915_ENGINE_VCS0) - vcs0;
+	vcs2 = engine_submitted(&fx, I915_ENGINE_VCS2) - vcs2;
+	EXPECT_TRUE((vcs0 == 4 && vcs2 == 0) || (vcs0 == 0 && vcs2 == 4));
+	fx_close(&fx);
+}
+
+/* CONTEXT_PARAM_ENGINES with extensions, as a create-time setparam. */
+struct engines_map {
+	uint64_t extensions;
+	struct i915_engine_class_instance engines[2];
+};
+
+static int create_with_engines(struct uapi_fx *fx, struct engines_map *map, uint32_t *ctx)
+{
+	struct drm_i915_gem_context_create_ext_setparam sp = {
+	    .base = {.name = I915_CONTEXT_CREATE_EXT_SETPARAM},
+	    .param = {.param = I915_CONTEXT_PARAM_ENGINES,
+		      .size = sizeof(*map),
+		      .value = (uintptr_t)map}};
+	struct drm_i915_gem_context_create_ext cc = {
+	    .flags = I915_CONTEXT_CREATE_FLAGS_USE_EXTENSIONS, .extensions = (uintptr_t)&sp};
+	int ret = i915_gem_ioctl(fx->file, DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT, &cc);
+
+	*ctx = cc.ctx_id;
+	return ret;
+}
+
+/*
+ * LOAD_BALANCE makes an empty slot a virtual engine over its siblings: its
+ * batches run on the sibling with the least queued work, with the
+ * kernel's errno for each malformed extension.
+ */
+KTEST(context_engines_load_balance_over_video_engines)
+{
+	I915_DEFINE_CONTEXT_ENGINES_LOAD_BALANCE(lb, 2) = {
+	    .base = {.name = I915_CONTEXT_ENGINES_EXT_LOAD_BALANCE},
+	    .engine_index = 0,
+	    .num_siblings = 2,
+	    .engines = {{I915_ENGINE_CLASS_VIDEO, 0}, {I915_ENGINE_CLASS_VIDEO, 1}}};
+	struct engines_map map = {(uintptr_t)&lb,
+				  {{I915_ENGINE_CLASS_INVALID, I915_ENGINE_CLASS_INVALID_NONE},
+				   {I915_ENGINE_CLASS_VIDEO, 0}}};
+	const uint64_t b_at = 0x200000;
+	uint32_t spin_cs[] = {MI_ARB_CHECK, MI_BATCH_BUFFER_START_GEN8 | MI_BATCH_PPGTT,
+			      (uint32_t)b_at, 0};
+	struct drm_i915_gem_exec_object2 spin = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	volatile uint32_t *spin_map;
+	struct uapi_fx fx;
+	unsigned long vcs2;
+	uint32_t ctx, bad;
+	int err;
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(create_with_engines(&fx, &map, &ctx), 0);
+	/* Slot 1 (vcs0) spins; slot 0's batch goes to the idle sibling. */
+	spin_map = map_wb(&fx, spin.handle = gem_create(fx.file, 4096));
+	ASSERT_TRUE(spin_map != NULL);
+	memcpy((void *)spin_map, spin_cs, sizeof(spin_cs));
+	spin.offset = b_at;
+	spin.flags = EXEC_OBJECT_PINNED;
+	eb.buffers_ptr = (uintptr_t)&spin;
+	eb.buffer_count = 1;
+	eb.rsvd1 = ctx;
+	eb.flags = 1;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	vcs2 = engine_submitted(&fx, I915_ENGINE_VCS2);
+	EXPECT_EQ(store_through(&fx, ctx, 0, 0x5a, &err), 0x5au);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(engine_submitted(&fx, I915_ENGINE_VCS2), vcs2 + 1);
+	spin_map[0] = MI_BATCH_BUFFER_END;
+	/* Slot 2 does not exist. */
+	EXPECT_EQ(store_through(&fx, ctx, 2, 1, &err), 0u);
+	EXPECT_EQ(err, -EINVAL);
+
+	/* Malformed: slot out of range, slot taken, unknown sibling, flags. */
+	lb.engine_index = 2;
+	EXPECT_EQ(create_with_engines(&fx, &map, &bad), -EINVAL);
+	lb.engine_index = 1;
+	EXPECT_EQ(create_with_engines(&fx, &map, &bad), -EEXIST);
+	lb.engine_index = 0;
+	lb.engines[1].engine_instance = 2;
+	EXPECT_EQ(create_with_engines(&fx, &map, &bad), -EINVAL);
+	lb.engines[1].engine_instance = 1;
+	lb.flags = 1;
+	EXPECT_EQ(create_with_engines(&fx, &map, &bad), -EINVAL);
+	i915_gem_munmap(fx.i915, (void *)spin_map, 4096);
+	fx_close(&fx);
+}
+
+/*
+ * BOND is accepted on Tiger Lake for a physical slot (and has no effect, as
+ * in the kernel), refused on DG2 (-ENODEV); PARALLEL_SUBMIT needs GuC.
+ */
+KTEST(context_engines_bond_and_parallel_as_the_kernel)
+{
+	I915_DEFINE_CONTEXT_ENGINES_BOND(bond,
+					 1) = {.base = {.name = I915_CONTEXT_ENGINES_EXT_BOND},
+					       .master = {I915_ENGINE_CLASS_VIDEO, 0},
+					       .virtual_index = 1,
+					       .num_bonds = 1,
+					       .engines = {{I915_ENGINE_CLASS_VIDEO, 1}}};
+	I915_DEFINE_CONTEXT_ENGINES_PARALLEL_SUBMIT(par, 2) = {
+	    .base = {.name = I915_CONTEXT_ENGINES_EXT_PARALLEL_SUBMIT},
+	    .engine_index = 0,
+	    .width = 2,
+	    .num_siblings = 1,
+	    .engines = {{I915_ENGINE_CLASS_VIDEO, 0}, {I915_ENGINE_CLASS_VIDEO, 1}}};
+	struct engines_map map = {(uintptr_t)&bond,
+				  {{I915_ENGINE_CLASS_VIDEO, 0}, {I915_ENGINE_CLASS_VIDEO, 1}}};
+	struct uapi_fx fx;
+	uint32_t ctx;
+	int err;
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(create_with_engines(&fx, &map, &ctx), 0);
+	EXPECT_EQ(store_through(&fx, ctx, 1, 0x77, &err), 0x77u);
+	EXPECT_EQ(err, 0);
+	bond.master.engine_instance = 3;
+	EXPECT_EQ(create_with_engines(&fx, &map, &ctx), -EINVAL);
+	bond.master.engine_instance = 0;
+	map.engines[1].engine_class = (uint16_t)I915_ENGINE_CLASS_INVALID;
+	map.engines[1].engine_instance = (uint16_t)I915_ENGINE_CLASS_INVALID_NONE;
+	EXPECT_EQ(create_with_engines(&fx, &map, &ctx), -EINVAL); /* an empty slot */
+	map.extensions = (uintptr_t)&par;
+	EXPECT_EQ(create_with_engines(&fx, &map, &ctx), -ENODEV);
+	par.num_siblings = 2;
+	EXPECT_EQ(create_with_engines(&fx, &map, &ctx), -EINVAL);
+	fx_close(&fx);
+
+	fx_open(&fx, "dg2", true);
+	map.extensions = (uintptr_t)&bond;
+	map.engines[1] = (struct i915_engine_class_instance){I915_ENGINE_CLASS_VIDEO, 1};
+	EXPECT_EQ(create_with_engines(&fx, &map, &ctx), -ENODEV);
 	fx_close(&fx);
 }
 
