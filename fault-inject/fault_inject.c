@@ -35,28 +35,6 @@
 #include <testlib/checksum.h>
 #include <testlib/prng.h>
 
-/* Points a thread counts on its own (the whole tree defines fewer than 20). */
-#define FAULT_THREAD_SLOTS 64
-
-/**
- * struct fault_thread - one thread's hit counters.
- * @counts: the point with slot s counts at [s - 1]; written by the owning
- *	thread only, with relaxed atomics.
- * @nslots: FAULT_THREAD_SLOTS while the thread is listed, 0 before: the one
- *	test the hot path makes.
- * @next: thread list link.
- *
- * @nslots changes only under registry_lock and only by the owner, so the
- * owner reads it without the lock; @next is protected by registry_lock. Only
- * a thread whose key is set is listed, so that its exit (or a fork, for the
- * threads it leaves behind) folds and unlists it.
- */
-struct fault_thread {
-	unsigned nslots;
-	struct fault_thread *next;
-	atomic_ulong counts[FAULT_THREAD_SLOTS];
-};
-
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Protected by registry_lock. */
 static struct fault_attr *registry;
@@ -79,8 +57,9 @@ static int env_result;
  */
 #define FAULT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
-/* Per-thread fail-nth countdown (the kernel's /proc/self/fail-nth). */
-static FAULT_TLS unsigned long thread_nth;
+/* Per-thread fail-nth countdown (the kernel's /proc/self/fail-nth); read by
+ * fault_should_fail() inline. */
+FAULT_TLS unsigned long fault_thread_nth_;
 static FAULT_TLS struct fault_attr *thread_nth_only;
 
 void fault_register(struct fault_attr *attr)
@@ -188,7 +167,7 @@ static void reset_one(struct fault_attr *a, void *data)
 void fault_reset_all(void)
 {
 	fault_for_each(reset_one, NULL);
-	thread_nth = 0;
+	fault_thread_nth_ = 0;
 	thread_nth_only = NULL;
 }
 
@@ -212,12 +191,12 @@ void fault_set_nth(struct fault_attr *attr, unsigned long nth)
 void fault_thread_fail_nth(struct fault_attr *only, unsigned long nth)
 {
 	thread_nth_only = only;
-	thread_nth = nth;
+	fault_thread_nth_ = nth;
 }
 
 unsigned long fault_thread_nth_pending(void)
 {
-	return thread_nth;
+	return fault_thread_nth_;
 }
 
 static void sum_fired(struct fault_attr *a, void *data)
@@ -605,7 +584,7 @@ int fault_init_from_env(void)
 
 #if FAULT_INJECT_ENABLED
 
-static FAULT_TLS struct fault_thread self;
+FAULT_TLS struct fault_thread fault_thread_self_;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static pthread_key_t thread_key;
 static bool thread_key_ok;
@@ -675,7 +654,7 @@ static void atfork_child(void)
 	atomic_store(&fault_sites_lost, 0);
 	for (; t; t = next) {
 		next = t->next;
-		if (t == &self)
+		if (t == &fault_thread_self_)
 			continue;
 		thread_fold_locked(t);
 	}
@@ -704,12 +683,12 @@ static bool thread_list_self(void)
 
 	pthread_once(&key_once, key_init_once);
 	pthread_mutex_lock(&registry_lock);
-	if (self.nslots) {
+	if (fault_thread_self_.nslots) {
 		ok = true;
-	} else if (thread_key_ok && !pthread_setspecific(thread_key, &self)) {
-		self.next = thread_list;
-		thread_list = &self;
-		self.nslots = FAULT_THREAD_SLOTS;
+	} else if (thread_key_ok && !pthread_setspecific(thread_key, &fault_thread_self_)) {
+		fault_thread_self_.next = thread_list;
+		thread_list = &fault_thread_self_;
+		fault_thread_self_.nslots = FAULT_THREAD_SLOTS;
 		ok = true;
 	}
 	pthread_mutex_unlock(&registry_lock);
@@ -727,7 +706,7 @@ static __attribute__((noinline, cold)) void count_hit_slow(struct fault_attr *a,
 {
 	fault_init_from_env();
 	if (slot && slot <= FAULT_THREAD_SLOTS && thread_list_self()) {
-		atomic_ulong *c = &self.counts[slot - 1];
+		atomic_ulong *c = &fault_thread_self_.counts[slot - 1];
 
 		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
 				      memory_order_relaxed);
@@ -813,8 +792,8 @@ static __attribute__((noinline)) bool should_fail_nth(struct fault_attr *a, size
 	long times;
 
 	/* 1. The per-thread countdown: deterministic sweeps. */
-	if (thread_nth && (!thread_nth_only || thread_nth_only == a)) {
-		if (--thread_nth == 0) {
+	if (fault_thread_nth_ && (!thread_nth_only || thread_nth_only == a)) {
+		if (--fault_thread_nth_ == 0) {
 			thread_nth_only = NULL;
 			return fire(a, pc);
 		}
@@ -844,7 +823,8 @@ static inline __attribute__((always_inline)) bool should_fail_decide(struct faul
 
 	/* Steps 1 and 2 only when a countdown is armed, on this thread or on
 	 * the point; otherwise straight to step 3. */
-	if (__builtin_expect(thread_nth || atomic_load_explicit(&a->nth, memory_order_relaxed), 0))
+	if (__builtin_expect(
+		fault_thread_nth_ || atomic_load_explicit(&a->nth, memory_order_relaxed), 0))
 		return should_fail_nth(a, size, pc);
 	times = atomic_load_explicit(&a->times, memory_order_relaxed);
 	if (__builtin_expect(times == 0, 1))
@@ -860,16 +840,21 @@ static __attribute__((noinline, cold)) bool should_fail_first(struct fault_attr 
 	return should_fail_decide(a, size, pc);
 }
 
-bool fault_should_fail(struct fault_attr *a, size_t size)
+/*
+ * Every call fault_should_fail() does not answer inline: the first of a
+ * thread, a point without a slot, or one with a countdown or a times budget.
+ * Its return address is the call site, as fault_should_fail()'s own was.
+ */
+bool fault_should_fail_slow_(struct fault_attr *a, size_t size)
 {
 	unsigned slot = atomic_load_explicit(&a->slot, memory_order_relaxed);
 	atomic_ulong *c;
 
 	/* Slot 0 (never registered) wraps to the largest value and so takes
 	 * the slow path too, as does every hit of an unlisted thread. */
-	if (__builtin_expect(slot - 1u >= self.nslots, 0))
+	if (__builtin_expect(slot - 1u >= fault_thread_self_.nslots, 0))
 		return should_fail_first(a, size, slot, __builtin_return_address(0));
-	c = &self.counts[slot - 1];
+	c = &fault_thread_self_.counts[slot - 1];
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 	return should_fail_decide(a, size, __builtin_return_address(0));

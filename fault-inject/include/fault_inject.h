@@ -126,14 +126,71 @@ void fault_register(struct fault_attr *attr);
 	}
 
 #if FAULT_INJECT_ENABLED
+/* Points a thread counts on its own (the whole tree defines fewer than 20). */
+#define FAULT_THREAD_SLOTS 64
+
+/**
+ * struct fault_thread - one thread's hit counters (fault_inject.c's; here
+ * for fault_should_fail()'s inline part only).
+ * @nslots: FAULT_THREAD_SLOTS while the thread is listed, 0 before: the one
+ *	test the hot path makes.
+ * @next: thread list link.
+ * @counts: the point with slot s counts at [s - 1]; written by the owning
+ *	thread only, with relaxed atomics.
+ *
+ * @nslots changes only under the registry lock and only by the owner, so the
+ * owner reads it without the lock; @next is protected by the registry lock.
+ * Only a thread whose key is set is listed, so that its exit (or a fork, for
+ * the threads it leaves behind) folds and unlists it.
+ */
+struct fault_thread {
+	unsigned nslots;
+	struct fault_thread *next;
+	atomic_ulong counts[FAULT_THREAD_SLOTS];
+};
+
+/*
+ * Initial-exec TLS, as in fault_inject.c: no library using this header is
+ * opened with dlopen().
+ */
+extern _Thread_local
+    __attribute__((tls_model("initial-exec"))) struct fault_thread fault_thread_self_;
+extern _Thread_local __attribute__((tls_model("initial-exec"))) unsigned long fault_thread_nth_;
+
+/* Everything fault_should_fail() does not answer inline. Not an API. */
+bool fault_should_fail_slow_(struct fault_attr *attr, size_t size);
+
 /**
  * fault_should_fail - should this call at @attr fail?
  * @attr: the point.
  * @size: bytes this call would allocate or transfer (for @space), 0 if n/a.
  *
- * Returns true when the caller must take its failure path. Never blocks.
+ * A point nobody armed (no countdown on this thread or the point, no times
+ * budget) on a listed thread is answered inline: its hit is counted on the
+ * thread's own counter and the call returns false, with no call and no
+ * shared write. Everything else goes to fault_should_fail_slow_().
+ *
+ * Return: true when the caller must take its failure path. Never blocks.
  */
-bool fault_should_fail(struct fault_attr *attr, size_t size);
+static inline __attribute__((always_inline)) bool fault_should_fail(struct fault_attr *attr,
+								    size_t size)
+{
+	unsigned slot = atomic_load_explicit(&attr->slot, memory_order_relaxed);
+
+	/* Slot 0 (never registered) wraps to the largest value. */
+	if (__builtin_expect(
+		slot - 1u < fault_thread_self_.nslots && !fault_thread_nth_ &&
+		    !(atomic_load_explicit(&attr->nth, memory_order_relaxed) |
+		      (unsigned long)atomic_load_explicit(&attr->times, memory_order_relaxed)),
+		1)) {
+		atomic_ulong *c = &fault_thread_self_.counts[slot - 1];
+
+		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		return false;
+	}
+	return fault_should_fail_slow_(attr, size);
+}
 #else
 static inline bool fault_should_fail(struct fault_attr *attr, size_t size)
 {
