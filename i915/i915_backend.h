@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <i915/i915_engine.h>
+#include <i915/i915_engine_types.h>
 
 struct i915_backend;
 struct i915_device;

@@ -9,8 +9,11 @@
 #include <time.h>
 
 #include <i915/i915_cmds.h>
-#include <i915/i915_drv.h>
+#include <i915/i915_drv_types.h>
+#include <i915/i915_engine.h>
 #include <i915/i915_faults.h>
+#include <i915/i915_ggtt.h>
+#include <i915/i915_vm.h>
 
 #include "i915_backend.h"
 #include "i915_priv.h"

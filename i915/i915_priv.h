@@ -3,8 +3,21 @@
 #ifndef I915_PRIV_H
 #define I915_PRIV_H
 
-#include <i915/i915_drv.h>
-#include <i915/i915_gem.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ttm/dma_fence.h>
+#include <ttm/dma_resv.h>
+
+#include <i915/i915_drv_types.h>
+#include <i915/i915_engine_types.h>
+
+struct i915_gem_object;
+struct ttm_buffer_object;
+struct ttm_drm_driver;
+struct ttm_place;
+struct ttm_resource;
+struct ttm_tt;
 
 /* Engine bring-up: ring and status page in the GGTT; 0 or negative errno. */
 int i915_engine_init(struct i915_engine *engine, struct i915_device *i915, enum i915_engine_id id);
