@@ -50,11 +50,7 @@ if [ -z "$shim" ]; then
 fi
 shim=$(readlink -f "$shim")
 
-wsim=${IGT_WSIM_DIR:-}
-if [ -z "$wsim" ]; then
-	bld=$("$here/igt-build.sh" -q 2>/dev/null) && wsim=$(dirname "$bld")/src/benchmarks/wsim
-	[ -d "$wsim" ] || { [ -n "${IGT_SRC:-}" ] && [ -d "$IGT_SRC/benchmarks/wsim" ] && wsim=$IGT_SRC/benchmarks/wsim; }
-fi
+wsim=$("$here/igt-wsim-check.sh" --dir 2>/dev/null)
 
 rm -rf "$out"
 mkdir -p "$out" || exit 1

@@ -420,6 +420,8 @@ static int gem_ctx_set_param(struct i915_gem_file *file, struct gem_ctx *ctx, bo
 		ctx->priority = (int64_t)args->value;
 		return 0;
 	case I915_CONTEXT_PARAM_SSEU:
+		if (args->size < sizeof(struct drm_i915_gem_context_param_sseu))
+			return -EINVAL;
 		/* Reconfiguring slices is a render-engine feature of gen11 only. */
 		return -ENODEV;
 	case I915_CONTEXT_PARAM_PERSISTENCE:
@@ -551,6 +553,59 @@ int gem_context_setparam_ioctl(struct i915_gem_file *file, void *data)
 	return ret;
 }
 
+/*
+ * CONTEXT_GETPARAM SSEU (the kernel's get_sseu()): the slice configuration
+ * of one engine of the context, named by class:instance on a legacy
+ * context or by slot (ENGINE_INDEX) on one with an engine map. The render
+ * engine runs with the whole part (one slice, every subslice, all EUs);
+ * the other engines have no EUs of their own and report zeros.
+ */
+static int gem_ctx_get_sseu(struct i915_gem_dev *dev, const struct gem_ctx *ctx,
+			    struct drm_i915_gem_context_param *args)
+{
+	struct drm_i915_gem_context_param_sseu u;
+	const struct gem_uabi_engine *ue = NULL;
+	bool by_index;
+
+	if (!args->size)
+		goto out;
+	if (args->size < sizeof(u))
+		return -EINVAL;
+	if (gem_copy_from_user(&u, args->value, sizeof(u)))
+		return -EFAULT;
+	if (u.rsvd || (u.flags & ~(uint64_t)I915_CONTEXT_SSEU_FLAG_ENGINE_INDEX))
+		return -EINVAL;
+	by_index = (u.flags & I915_CONTEXT_SSEU_FLAG_ENGINE_INDEX) != 0;
+	if (by_index != (ctx->nengines != 0))
+		return -EINVAL;
+	if (!by_index) {
+		ue = gem_engine_lookup(dev, u.engine.engine_class, u.engine.engine_instance);
+		if (!ue)
+			return -EINVAL;
+	} else if (u.engine.engine_instance >= ctx->nengines ||
+		   !ctx->engines[u.engine.engine_instance]) {
+		return -EINVAL;
+	}
+	memset(&u.slice_mask, 0,
+	       sizeof(u) - offsetof(struct drm_i915_gem_context_param_sseu, slice_mask));
+	/* A virtual slot has no render sibling: only a physical rcs has EUs. */
+	if (by_index ? ctx->engines[u.engine.engine_instance] == 1u << I915_ENGINE_RCS
+		     : ue->id == I915_ENGINE_RCS) {
+		u.slice_mask = 1;
+		u.subslice_mask = dev->info->subslice_total >= 64
+				      ? ~0ull
+				      : (1ull << dev->info->subslice_total) - 1;
+		u.min_eus_per_subslice =
+		    (uint16_t)(dev->info->eu_total / dev->info->subslice_total);
+		u.max_eus_per_subslice = u.min_eus_per_subslice;
+	}
+	if (gem_copy_to_user(args->value, &u, sizeof(u)))
+		return -EFAULT;
+out:
+	args->size = sizeof(u);
+	return 0;
+}
+
 int gem_context_getparam_ioctl(struct i915_gem_file *file, void *data)
 {
 	struct drm_i915_gem_context_param *args = data;
@@ -612,6 +667,8 @@ int gem_context_getparam_ioctl(struct i915_gem_file *file, void *data)
 		args->value = (uint64_t)id;
 		break;
 	case I915_CONTEXT_PARAM_SSEU:
+		ret = gem_ctx_get_sseu(file->dev, &c->pub, args);
+		break;
 	case I915_CONTEXT_PARAM_PROTECTED_CONTENT:
 		ret = -ENODEV;
 		break;

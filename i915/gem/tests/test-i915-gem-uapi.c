@@ -2026,6 +2026,46 @@ KTEST(context_engines_bond_and_parallel_as_the_kernel)
 	fx_close(&fx);
 }
 
+/*
+ * CONTEXT_GETPARAM SSEU reports the render engine's slices (Tiger Lake GT2:
+ * one slice, six subslices of 16 EUs) and zeros for the other engines;
+ * setting it is gen11-only (-ENODEV), after the size check.
+ */
+KTEST(context_sseu_get_as_the_kernel)
+{
+	struct drm_i915_gem_context_param_sseu u = {.engine = {I915_ENGINE_CLASS_RENDER, 0}};
+	struct drm_i915_gem_context_param p = {.param = I915_CONTEXT_PARAM_SSEU};
+	struct uapi_fx fx;
+
+	fx_open(&fx, "tgl", true);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), 0);
+	EXPECT_EQ(p.size, sizeof(u));
+	p.value = (uintptr_t)&u;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), 0);
+	EXPECT_UEQ(u.slice_mask, 1u);
+	EXPECT_UEQ(u.subslice_mask, 0x3fu);
+	EXPECT_EQ(u.min_eus_per_subslice, 16);
+	EXPECT_EQ(u.max_eus_per_subslice, 16);
+	u.engine = (struct i915_engine_class_instance){I915_ENGINE_CLASS_VIDEO, 1};
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), 0);
+	EXPECT_UEQ(u.slice_mask, 0u);
+	EXPECT_EQ(u.max_eus_per_subslice, 0);
+	u.engine.engine_instance = 2; /* no vcs2 in uAPI terms */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), -EINVAL);
+	u.engine.engine_instance = 0;
+	u.flags = I915_CONTEXT_SSEU_FLAG_ENGINE_INDEX; /* no engine map here */
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), -EINVAL);
+	u.flags = 2;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), -EINVAL);
+	p.size = 4;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p), -EINVAL);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), -EINVAL);
+	p.size = sizeof(u);
+	u.flags = 0;
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_CONTEXT_SETPARAM, &p), -ENODEV);
+	fx_close(&fx);
+}
+
 /* Ends another "execbuffer's" use of a vma after a while. */
 struct unpin_later {
 	struct i915_vma *vma;
