@@ -22,7 +22,8 @@ void dma_resv_fini(struct dma_resv *obj)
 {
 	for (unsigned i = 0; i < obj->num_fences; i++)
 		dma_fence_put(obj->fences[i]);
-	free(obj->fences);
+	if (obj->fences != obj->inline_fences)
+		free(obj->fences);
 	obj->fences = NULL;
 	obj->usages = NULL;
 	obj->num_fences = obj->max_fences = 0;
@@ -44,6 +45,18 @@ int dma_resv_reserve_fences(struct dma_resv *obj, unsigned num)
 		want = obj->max_fences * 2;
 	if (fault_should_fail(&ttm_fault_resv_reserve, want * sizeof(*nf)))
 		return -ENOMEM;
+	/*
+	 * The first slots are the object's own (the fault point still
+	 * decides, as for the kernel's first allocation).
+	 */
+	if (!obj->fences && want <= DMA_RESV_INLINE_FENCES) {
+		ttm_lock(&obj->fences_lock);
+		obj->fences = obj->inline_fences;
+		obj->usages = obj->inline_usages;
+		obj->max_fences = DMA_RESV_INLINE_FENCES;
+		ttm_unlock(&obj->fences_lock);
+		return 0;
+	}
 	/* One block, pointers then usages, as the kernel's one dma_resv_list. */
 	nf = malloc(want * (sizeof(*nf) + sizeof(*nu)));
 	if (!nf)
@@ -54,7 +67,8 @@ int dma_resv_reserve_fences(struct dma_resv *obj, unsigned num)
 		nf[i] = obj->fences[i];
 		nu[i] = obj->usages[i];
 	}
-	free(obj->fences);
+	if (obj->fences != obj->inline_fences)
+		free(obj->fences);
 	obj->fences = nf;
 	obj->usages = nu;
 	obj->max_fences = want;

@@ -29,6 +29,9 @@ enum dma_resv_usage {
 /* Every reservation lock belongs to this wait-die class (ticketed validate lists). */
 extern struct ww_class reservation_ww_class;
 
+/* Fence slots a reservation holds in itself (the kernel's first allocation holds 4). */
+#define DMA_RESV_INLINE_FENCES 4
+
 /**
  * struct dma_resv - the reservation object.
  * @lock: the ww_mutex; held while fences are added.
@@ -37,6 +40,10 @@ extern struct ww_class reservation_ww_class;
  * @usages: usage of each fence (in the same allocation as @fences).
  * @num_fences: entries in use.
  * @max_fences: entries allocated (reserved slots = max - num).
+ * @inline_fences: the first DMA_RESV_INLINE_FENCES slots: @fences points
+ *	at them until more are reserved, so a BO with a fence or two (most)
+ *	needs no allocation for them.
+ * @inline_usages: their usages.
  */
 struct dma_resv {
 	struct ww_mutex lock;
@@ -45,6 +52,8 @@ struct dma_resv {
 	uint8_t *usages;
 	unsigned num_fences;
 	unsigned max_fences;
+	struct dma_fence *inline_fences[DMA_RESV_INLINE_FENCES];
+	uint8_t inline_usages[DMA_RESV_INLINE_FENCES];
 };
 
 /**
