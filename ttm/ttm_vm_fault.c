@@ -989,10 +989,11 @@ static unsigned long vm_writeback(struct ttm_vm_range *r, const uint8_t *base)
 {
 	unsigned long i, n = 0;
 
-	if (!r->ops->writeback)
+	if (!r->ops->writeback || r->nr_present == r->nr_mapped)
 		return 0;
 	vm_tsan_ignore_begin();
-	for (i = 0; i < r->num_pages; i++) {
+	/* Copies are the present pages that are not mapped: stop at the last one. */
+	for (i = 0; i < r->num_pages && n < r->nr_present - r->nr_mapped; i++) {
 		if (r->state[i] != TTM_VM_PAGE_COPY)
 			continue;
 		r->ops->writeback(r, i, base + i * VM_PAGE_SIZE);
@@ -1005,9 +1006,9 @@ static unsigned long vm_writeback(struct ttm_vm_range *r, const uint8_t *base)
 /* Make the copied pages read-only, run by run (absent pages must keep faulting). */
 static void vm_revoke_writes(struct ttm_vm_range *r)
 {
-	unsigned long i = 0;
+	unsigned long i = 0, left = r->nr_present - r->nr_mapped;
 
-	while (i < r->num_pages) {
+	while (i < r->num_pages && left) {
 		unsigned long j = i + 1;
 
 		if (r->state[i] != TTM_VM_PAGE_COPY) {
@@ -1017,6 +1018,7 @@ static void vm_revoke_writes(struct ttm_vm_range *r)
 		while (j < r->num_pages && r->state[j] == TTM_VM_PAGE_COPY)
 			j++;
 		mprotect(r->addr + i * VM_PAGE_SIZE, (j - i) * VM_PAGE_SIZE, PROT_READ);
+		left -= j - i;
 		i = j;
 	}
 }
