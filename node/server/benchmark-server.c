@@ -18,8 +18,9 @@
  * goal: >= 0.5x).
  * --thrash SECONDS: eviction thrash instead: 4 client processes of a dg2
  * device with 64 MiB of lmem, each keeping 32 MiB of lmem objects in every
- * execbuffer (2x over-subscribed); bytes TTM moved per second against the
- * memcpy bandwidth of the same run (issue goal: >= 0.5x).
+ * execbuffer (2x over-subscribed) and waiting for each before the next;
+ * bytes TTM moved per second against the memcpy bandwidth of the same run
+ * (issue goal: >= 0.5x).
  * Prints one "name value unit" line per metric and the ratios.
  */
 #include <errno.h>
@@ -173,9 +174,20 @@ static int thrash_client(const char *path, int batch_fd, uint64_t deadline_ns)
 	if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph, NULL))
 		return 3;
 	obj[NBO].handle = ph.handle;
-	while (testlib_now_ns() < deadline_ns)
+	/*
+	 * One batch in flight, as a client that throttles on its last frame:
+	 * when implicit dependencies queue a batch, the execbuffer returns at
+	 * once, and a loop that never waits leaves a backlog the clock does
+	 * not see (the device drained it for minutes after the deadline).
+	 */
+	while (testlib_now_ns() < deadline_ns) {
+		struct drm_i915_gem_wait w = {.bo_handle = obj[0].handle, .timeout_ns = -1};
+
 		if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb, NULL))
 			return 4;
+		if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_WAIT, &w, NULL))
+			return 5;
+	}
 	return 0;
 }
 

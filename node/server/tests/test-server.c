@@ -634,3 +634,126 @@ KTEST_F(server, child_mappings)
 	close(from_parent[0]);
 	close(from_parent[1]);
 }
+
+/* ---- eviction thrash between client processes makes progress ---- */
+
+#define THRASH_CLIENTS 4
+#define THRASH_LMEM_MIB 16
+#define THRASH_BO_MIB 2
+#define THRASH_EXECS 60
+
+/*
+ * One client: half of local memory in every execbuffer, @THRASH_EXECS
+ * times, then a wait for the last. Exit status: 0, or the step that failed.
+ */
+static int thrash_child(const char *path, int batch_fd)
+{
+	struct drm_i915_gem_memory_class_instance lmem = {.memory_class = I915_MEMORY_CLASS_DEVICE};
+	struct drm_i915_gem_create_ext_memory_regions ext = {
+	    .base.name = I915_GEM_CREATE_EXT_MEMORY_REGIONS,
+	    .num_regions = 1,
+	    .regions = (uint64_t)(uintptr_t)&lmem,
+	};
+	enum { NBO = THRASH_LMEM_MIB / 2 / THRASH_BO_MIB };
+	struct drm_i915_gem_exec_object2 obj[NBO + 1];
+	struct drm_i915_gem_execbuffer2 eb = {.buffers_ptr = (uint64_t)(uintptr_t)obj,
+					      .buffer_count = NBO + 1};
+	struct drm_prime_handle ph = {.fd = batch_fd};
+	struct drm_i915_gem_wait w = {.timeout_ns = -1};
+	int conn = srv_connect(path), anchor;
+	uint64_t fid;
+
+	memset(obj, 0, sizeof(obj));
+	if (conn < 0 || srv_client_open(conn, 128, 1, &anchor, &fid))
+		return 1;
+	for (int i = 0; i < NBO; i++) {
+		struct drm_i915_gem_create_ext c = {.size = (uint64_t)THRASH_BO_MIB << 20,
+						    .extensions = (uint64_t)(uintptr_t)&ext};
+
+		if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_CREATE_EXT, &c, NULL))
+			return 2;
+		obj[i].handle = c.handle;
+	}
+	if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph, NULL))
+		return 3;
+	obj[NBO].handle = ph.handle;
+	for (int i = 0; i < THRASH_EXECS; i++)
+		if (srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb, NULL))
+			return 4;
+	w.bo_handle = obj[0].handle;
+	return srv_client_ioctl(conn, fid, -1, DRM_IOCTL_I915_GEM_WAIT, &w, NULL) ? 5 : 0;
+}
+
+/*
+ * Four client processes each keep half of a dg2's local memory in every
+ * execbuffer (2x over-subscribed, every batch evicts another client's
+ * objects): each finishes its batches and its wait within the bound.
+ */
+KTEST(thrash_clients_progress)
+{
+	char dir[] = "/tmp/ttm-srv-thrash.XXXXXX", path[96], params[32];
+	uint32_t bbe[2] = {0x0a << 23, 0};
+	struct drm_i915_gem_create c = {.size = 4096};
+	struct drm_i915_gem_mmap_offset mo = {.flags = I915_MMAP_OFFSET_FIXED};
+	struct drm_prime_handle ph = {.flags = DRM_CLOEXEC};
+	pid_t pids[THRASH_CLIENTS];
+	struct i915_device *i915;
+	struct i915_gem_file *file;
+	struct timespec ms = {0, 10000000};
+	struct srv *s;
+	int done = 0;
+	void *p;
+
+	ASSERT_NOT_NULL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	snprintf(params, sizeof(params), "lmem_size=%d", THRASH_LMEM_MIB);
+	ASSERT_EQ(i915_gem_device_create_params("dg2", params, &i915), 0);
+	ASSERT_EQ(srv_create(i915, path, NULL, &s), 0);
+	ASSERT_EQ(i915_gem_file_open(i915, true, &file), 0);
+	/* The shared batch: written through a CPU mapping, passed by PRIME. */
+	ASSERT_EQ(i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_CREATE, &c), 0);
+	mo.handle = c.handle;
+	ph.handle = c.handle;
+	ASSERT_EQ(i915_gem_ioctl(file, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+	ASSERT_EQ(i915_gem_mmap(file, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+				(off_t)mo.offset, &p),
+		  0);
+	memcpy(p, bbe, sizeof(bbe));
+	i915_gem_munmap(i915, p, 4096);
+	ASSERT_EQ(i915_gem_ioctl(file, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph), 0);
+	for (int i = 0; i < THRASH_CLIENTS; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			_exit(thrash_child(path, ph.fd));
+	}
+	/* 120 s: minutes more than a loaded machine needs; a livelock never ends. */
+	for (int t = 0; t < 12000 && done < THRASH_CLIENTS; t++) {
+		for (int i = 0; i < THRASH_CLIENTS; i++) {
+			int st;
+
+			if (pids[i] > 0 && waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+				EXPECT_TRUE(WIFEXITED(st));
+				EXPECT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+				pids[i] = 0;
+				done++;
+			}
+		}
+		nanosleep(&ms, NULL);
+	}
+	EXPECT_EQ(done, THRASH_CLIENTS);
+	for (int i = 0; i < THRASH_CLIENTS; i++) {
+		if (pids[i] > 0) {
+			kill(pids[i], SIGKILL);
+			waitpid(pids[i], NULL, 0);
+		}
+	}
+	close(ph.fd);
+	if (done == THRASH_CLIENTS) {
+		/* Torn down only when nothing is stuck in it. */
+		i915_gem_file_close(file);
+		srv_destroy(s);
+		i915_gem_device_destroy(i915);
+	}
+	unlink(path);
+	rmdir(dir);
+}
