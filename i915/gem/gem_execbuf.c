@@ -301,12 +301,22 @@ static void gem_eb_signal(struct gem_eb_fences *f, struct dma_fence *fence)
 	}
 }
 
+/*
+ * Where a translated relocation came from: its index in its object's user
+ * list, and the presumed offset the caller gave (written back only when
+ * the execbuffer changed it, as the kernel's eb_relocate_entry()).
+ */
+struct gem_eb_reloc_src {
+	uint32_t index;
+	uint64_t presumed;
+};
+
 struct gem_eb {
 	struct i915_execbuffer eb;
 	struct drm_i915_gem_exec_object2 *uobjs;
 	struct gem_obj **objs;
 	struct i915_exec_reloc *relocs;
-	uint32_t *reloc_src;
+	struct gem_eb_reloc_src *reloc_src;
 	uint64_t nrelocs;
 	struct i915_context *hw;
 };
@@ -594,8 +604,12 @@ static int gem_eb_pending(struct i915_gem_file *file, uint32_t ctx_id, struct ge
 }
 
 /* Relocations of every object, converted to list indices. */
+/* Relocation entries copied from the caller per copy (the kernel's N_RELOC chunks). */
+#define GEM_EB_RELOC_CHUNK 64
+
 static int gem_eb_relocs(struct i915_gem_file *file, struct gem_eb *e, uint64_t flags)
 {
+	struct drm_i915_gem_relocation_entry chunk[GEM_EB_RELOC_CHUNK];
 	uint32_t n = e->eb.count;
 	uint64_t at = 0;
 
@@ -620,12 +634,23 @@ static int gem_eb_relocs(struct i915_gem_file *file, struct gem_eb *e, uint64_t 
 		eo->relocs = o->relocation_count ? e->relocs + at : NULL;
 		eo->nreloc = o->relocation_count;
 		for (uint32_t r = 0; r < o->relocation_count; r++) {
+			const struct drm_i915_gem_relocation_entry *rp =
+			    &chunk[r % GEM_EB_RELOC_CHUNK];
 			struct drm_i915_gem_relocation_entry re;
 			uint32_t target = UINT32_MAX;
 
-			if (gem_copy_from_user(&re, o->relocs_ptr + (uint64_t)r * sizeof(re),
-					       sizeof(re)))
-				return -EFAULT;
+			/* One copy per chunk: a fault anywhere fails the call before any write. */
+			if (!(r % GEM_EB_RELOC_CHUNK)) {
+				uint32_t cnt = o->relocation_count - r;
+
+				if (cnt > GEM_EB_RELOC_CHUNK)
+					cnt = GEM_EB_RELOC_CHUNK;
+				if (gem_copy_from_user(chunk,
+						       o->relocs_ptr + (uint64_t)r * sizeof(re),
+						       cnt * sizeof(re)))
+					return -EFAULT;
+			}
+			re = *rp;
 			if (flags & I915_EXEC_HANDLE_LUT) {
 				if (re.target_handle < n)
 					target = re.target_handle;
@@ -652,7 +677,8 @@ static int gem_eb_relocs(struct i915_gem_file *file, struct gem_eb *e, uint64_t 
 				return -EINVAL;
 			if ((re.offset & 3) || re.offset > e->objs[i]->size - 8)
 				return -EINVAL;
-			e->reloc_src[at + r - skipped] = r;
+			e->reloc_src[at + r - skipped] =
+			    (struct gem_eb_reloc_src){.index = r, .presumed = re.presumed_offset};
 			e->relocs[at + r - skipped] = (struct i915_exec_reloc){
 			    .target = target,
 			    .delta = re.delta,
@@ -679,8 +705,10 @@ static void gem_eb_write_back(struct gem_eb *e)
 		for (uint32_t k = 0; k < e->eb.objects[i].nreloc; k++) {
 			uint64_t p = e->relocs[at + k].presumed_offset;
 
+			if (p == e->reloc_src[at + k].presumed)
+				continue; /* not relocated: the caller's entry already says so */
 			gem_copy_to_user(
-			    o->relocs_ptr + (uint64_t)e->reloc_src[at + k] * stride +
+			    o->relocs_ptr + (uint64_t)e->reloc_src[at + k].index * stride +
 				offsetof(struct drm_i915_gem_relocation_entry, presumed_offset),
 			    &p, sizeof(p));
 		}

@@ -2066,6 +2066,68 @@ KTEST(context_sseu_get_as_the_kernel)
 	fx_close(&fx);
 }
 
+/*
+ * Relocation lists longer than one copy chunk: every entry is applied and
+ * written back; a list whose tail faults fails the whole call with -EFAULT
+ * and nothing of its head is applied.
+ */
+KTEST(execbuffer2_long_relocation_lists)
+{
+	enum { N = 150 };
+	const size_t page = 4096, bytes = N * sizeof(struct drm_i915_gem_relocation_entry);
+	struct drm_i915_gem_exec_object2 obj[2] = {0};
+	struct drm_i915_gem_execbuffer2 eb = {0};
+	struct drm_i915_gem_relocation_entry *re;
+	uint32_t cs[2] = {MI_BATCH_BUFFER_END, 0};
+	struct drm_i915_gem_pwrite pw = {.size = sizeof(cs), .data_ptr = (uintptr_t)cs};
+	struct drm_i915_gem_pread pr = {.offset = 8, .size = N * 8};
+	uint64_t got[N];
+	struct uapi_fx fx;
+	size_t span = (bytes + page - 1) / page * page;
+	char *mem;
+
+	fx_open(&fx, "tgl", true);
+	mem = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(mem != MAP_FAILED);
+	re = (void *)(mem + span - bytes); /* the list ends where the guard page starts */
+	ASSERT_EQ(mprotect(mem + span, page, PROT_NONE), 0);
+	obj[0].handle = gem_create(fx.file, 4096);
+	obj[1].handle = pw.handle = pr.handle = gem_create(fx.file, 4096);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	for (unsigned int k = 0; k < N; k++)
+		re[k] =
+		    (struct drm_i915_gem_relocation_entry){.target_handle = obj[0].handle,
+							   .delta = k,
+							   .offset = 8 + 8ull * k,
+							   .presumed_offset = ~0ull,
+							   .read_domains = I915_GEM_DOMAIN_RENDER};
+	obj[1].relocation_count = N;
+	obj[1].relocs_ptr = (uintptr_t)re;
+	eb.buffers_ptr = (uintptr_t)obj;
+	eb.buffer_count = 2;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), 0);
+	pr.data_ptr = (uintptr_t)got;
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PREAD, &pr), 0);
+	for (unsigned int k = 0; k < N; k++) {
+		EXPECT_UEQ(got[k], obj[0].offset + k);
+		EXPECT_UEQ(re[k].presumed_offset, obj[0].offset);
+	}
+
+	/* Shift the list so its last entries lie in the guard page. */
+	memset(got, 0, sizeof(got));
+	pw.data_ptr = (uintptr_t)got;
+	pw.offset = 8;
+	pw.size = sizeof(got);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PWRITE, &pw), 0);
+	obj[1].relocs_ptr = (uintptr_t)re + 5 * sizeof(*re);
+	EXPECT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb), -EFAULT);
+	ASSERT_EQ(i915_gem_ioctl(fx.file, DRM_IOCTL_I915_GEM_PREAD, &pr), 0);
+	for (unsigned int k = 0; k < N; k++)
+		EXPECT_UEQ(got[k], 0u);
+	munmap(mem, span + page);
+	fx_close(&fx);
+}
+
 /* Ends another "execbuffer's" use of a vma after a while. */
 struct unpin_later {
 	struct i915_vma *vma;
