@@ -131,6 +131,38 @@ static bool node_range_remove(void *addr, size_t len)
 	return hit;
 }
 
+/*
+ * munmap(2) of a span holding device mappings unmaps the rest of it too:
+ * the parts of [@addr, @addr + @len) outside every recorded device mapping
+ * go to libc here, before the driver takes its own. Return: 0, or -1 with
+ * errno when libc refused a part.
+ */
+static int node_unmap_gaps(void *addr, size_t len)
+{
+	uintptr_t s = (uintptr_t)addr, e = s + len, cur = s;
+	int ret = 0;
+
+	pthread_mutex_lock(&node_range_lock);
+	while (cur < e && !ret) {
+		uintptr_t next = e, skip = 0;
+
+		/* The first recorded mapping at or after @cur: the gap ends there. */
+		for (size_t i = 0; i < node_nranges; i++) {
+			const struct node_range *r = &node_ranges[i];
+
+			if (r->end <= cur || r->start >= next)
+				continue;
+			next = r->start > cur ? r->start : cur;
+			skip = r->end;
+		}
+		if (next > cur)
+			ret = REAL(munmap)((void *)cur, next - cur);
+		cur = skip > next ? skip : e;
+	}
+	pthread_mutex_unlock(&node_range_lock);
+	return ret;
+}
+
 /* Whether [@addr, @addr + @len) overlaps a recorded driver mapping. */
 static bool node_range_overlaps(const void *addr, size_t len)
 {
@@ -804,6 +836,12 @@ NODE_EXPORT int munmap(void *addr, size_t len)
 	}
 	if (node_bar_munmap(addr, len, &ret))
 		return ret;
+	/* What the kernel refuses (unaligned, empty) it refuses before unmapping anything. */
+	if (((uintptr_t)addr & 4095) || !len || len > SIZE_MAX - 4095)
+		return REAL(munmap)(addr, len);
+	len = (len + 4095) & ~(size_t)4095;
+	if (node_range_overlaps(addr, len) && node_unmap_gaps(addr, len))
+		return -1;
 	if (node_range_remove(addr, len)) {
 		if (!node_call_begin())
 			return REAL(munmap)(addr, len);

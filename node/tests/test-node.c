@@ -1243,3 +1243,45 @@ KTEST(fdinfo_shows_the_drm_client_its_memory_and_engine_time)
 	close(fd2);
 	close(fd);
 }
+
+/*
+ * munmap(2) of a span holding a device mapping and other mappings takes
+ * the whole span, as the kernel's does: the device part, the anonymous
+ * page after it, and nothing beyond the span.
+ */
+KTEST(munmap_of_a_mixed_span_unmaps_all_of_it)
+{
+	int fd = open_node("/dev/dri/renderD128");
+	uint64_t offset;
+	uint32_t handle = object_with_offset(fd, 8192, &offset);
+	char *base, *p;
+
+	ASSERT_NE(handle, 0);
+	base = mmap(NULL, 4 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(base != MAP_FAILED);
+	p = mmap(base, 8192, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)offset);
+	ASSERT_TRUE(p == base);
+	p = mmap(base + 8192, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0);
+	ASSERT_TRUE(p == base + 8192);
+	base[0] = 1;
+	base[8192] = 2;
+	EXPECT_EQ(munmap(base, 3 * 4096 - 100), 0);
+	/* The three pages are free again, the fourth is still there. */
+	p = mmap(base + 8192, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0);
+	EXPECT_TRUE(p == base + 8192);
+	p = mmap(base, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	EXPECT_TRUE(p == base);
+	errno = 0;
+	p = mmap(base + 3 * 4096, 4096, PROT_READ,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	EXPECT_TRUE(p == MAP_FAILED);
+	EXPECT_EQ(errno, EEXIST);
+	/* What the kernel refuses stays mapped. */
+	errno = 0;
+	EXPECT_EQ(munmap(base + 1, 4096), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(munmap(base, 4 * 4096), 0);
+	close(fd);
+}
