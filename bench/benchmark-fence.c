@@ -61,6 +61,8 @@
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
 
+#include <testlib/fence_queue.h>
+
 /*
  * The uAPI's request numbers, taken while ttm_drm.h's DRM_IO* macros are in
  * force: libdrm's drm.h (through i915_drm.h below) defines the same macros
@@ -777,62 +779,24 @@ static int hw_main(struct bench_run *run, struct bench_hw *hw)
  * plain fence on the class's timeline, fence_flush signals what is queued,
  * which is where a 2008 driver would have asked the GPU for an interrupt.
  */
-struct ub_fence {
-	struct dma_fence base;
-	struct list_head link;
-	uint32_t fence_class;
-};
-
 struct ub_dev {
 	struct ttm_drm_device ddev;
-	pthread_mutex_t lock;
-	struct list_head pending;
-	uint64_t context;
-	uint64_t seqno[1];
+	struct testlib_fence_queue fences;
 };
 
 static struct dma_fence *ub_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
 				       uint32_t type, uint32_t *sequence)
 {
-	struct ub_dev *u = container_of(ddev, struct ub_dev, ddev);
-	struct ub_fence *f = dma_fence_alloc(sizeof(*f));
-
 	(void)type;
-	if (!f)
-		return NULL;
-	pthread_mutex_lock(&u->lock);
-	dma_fence_init(&f->base, &bops, u->context + fence_class, ++u->seqno[fence_class]);
-	f->fence_class = fence_class;
-	/* The queue's reference, dropped when flush signals it. */
-	dma_fence_get(&f->base);
-	list_add_tail(&f->link, &u->pending);
-	*sequence = (uint32_t)f->base.seqno;
-	pthread_mutex_unlock(&u->lock);
-	return &f->base;
-}
-
-static void ub_signal_all(struct ub_dev *u)
-{
-	struct ub_fence *f, *tmp;
-	struct list_head done;
-
-	INIT_LIST_HEAD(&done);
-	pthread_mutex_lock(&u->lock);
-	list_for_each_entry_safe (f, tmp, &u->pending, struct ub_fence, link)
-		list_move_tail(&f->link, &done);
-	pthread_mutex_unlock(&u->lock);
-	list_for_each_entry_safe (f, tmp, &done, struct ub_fence, link) {
-		list_del_init(&f->link);
-		dma_fence_signal(&f->base);
-		dma_fence_put(&f->base);
-	}
+	return testlib_fence_queue_emit(&container_of(ddev, struct ub_dev, ddev)->fences,
+					fence_class, sequence);
 }
 
 static void ub_fence_flush(struct ttm_drm_device *ddev, uint32_t fence_class, uint32_t type)
 {
 	(void)fence_class;
 	(void)type;
-	ub_signal_all(container_of(ddev, struct ub_dev, ddev));
+	testlib_fence_queue_signal(&container_of(ddev, struct ub_dev, ddev)->fences, UINT32_MAX);
 }
 
 static const struct ttm_place ub_place_sys = {.mem_type = TTM_PL_SYSTEM};
@@ -859,13 +823,11 @@ static struct ub_dev *ub_start(void)
 
 	if (!u)
 		return NULL;
-	pthread_mutex_init(&u->lock, NULL);
-	INIT_LIST_HEAD(&u->pending);
-	u->context = dma_fence_context_alloc(1);
+	testlib_fence_queue_init(&u->fences, ub_driver.num_fence_classes, &bops);
 	/* The name registry is process wide: make ours unique. */
 	snprintf(name, sizeof(name), "bench-fence-%ld", (long)getpid());
 	if (ttm_drm_device_init(&u->ddev, &ub_funcs, &ub_driver, name, false)) {
-		pthread_mutex_destroy(&u->lock);
+		testlib_fence_queue_fini(&u->fences);
 		free(u);
 		return NULL;
 	}
@@ -874,10 +836,10 @@ static struct ub_dev *ub_start(void)
 
 static void ub_stop(struct ub_dev *u)
 {
-	ub_signal_all(u);
+	testlib_fence_queue_signal(&u->fences, UINT32_MAX);
 	if (ttm_drm_device_fini(&u->ddev))
 		return; /* still referenced: leaking beats a use after free */
-	pthread_mutex_destroy(&u->lock);
+	testlib_fence_queue_fini(&u->fences);
 	free(u);
 }
 

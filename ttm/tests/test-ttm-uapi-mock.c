@@ -25,6 +25,8 @@
 #include <ttm/ttm_drm_device.h>
 #include <ttm_drm.h>
 
+#include <testlib/fence_queue.h>
+
 #include "test-ttm-uapi-mock.h"
 
 #define MOCK_FENCE_TYPE_RW 0x2u
@@ -35,18 +37,9 @@
  */
 static _Thread_local bool mock_in_copy_engine;
 
-struct mock_fence {
-	struct dma_fence base;
-	struct list_head link;
-	uint32_t fence_class;
-};
-
 struct mock_uapi {
 	struct ttm_drm_device ddev;
-	pthread_mutex_t lock;
-	struct list_head pending;
-	uint64_t context;
-	uint64_t seqno[2];
+	struct testlib_fence_queue fences;
 	char *vram;
 };
 
@@ -73,46 +66,12 @@ static const struct dma_fence_ops mock_fence_ops = {
 static struct dma_fence *mock_fence_emit(struct ttm_drm_device *ddev, uint32_t fence_class,
 					 uint32_t type, uint32_t *sequence)
 {
-	struct mock_uapi *m = to_mock(ddev);
-	struct mock_fence *f = dma_fence_alloc(sizeof(*f));
-
-	if (!f)
-		return NULL;
-	pthread_mutex_lock(&m->lock);
-	dma_fence_init(&f->base, &mock_fence_ops, m->context + fence_class,
-		       ++m->seqno[fence_class]);
-	f->fence_class = fence_class;
-	/* The pending list holds its own reference until the fence signals. */
-	dma_fence_get(&f->base);
-	list_add_tail(&f->link, &m->pending);
-	*sequence = (uint32_t)f->base.seqno;
-	pthread_mutex_unlock(&m->lock);
-	return &f->base;
-}
-
-/* Signal the pending fences of @fence_class (all classes for UINT32_MAX). */
-static void mock_signal(struct mock_uapi *m, uint32_t fence_class)
-{
-	struct mock_fence *f, *tmp;
-	struct list_head done;
-
-	INIT_LIST_HEAD(&done);
-	pthread_mutex_lock(&m->lock);
-	list_for_each_entry_safe (f, tmp, &m->pending, struct mock_fence, link) {
-		if (fence_class == UINT32_MAX || f->fence_class == fence_class)
-			list_move_tail(&f->link, &done);
-	}
-	pthread_mutex_unlock(&m->lock);
-	list_for_each_entry_safe (f, tmp, &done, struct mock_fence, link) {
-		list_del_init(&f->link);
-		dma_fence_signal(&f->base);
-		dma_fence_put(&f->base);
-	}
+	return testlib_fence_queue_emit(&to_mock(ddev)->fences, fence_class, sequence);
 }
 
 static void mock_fence_flush(struct ttm_drm_device *ddev, uint32_t fence_class, uint32_t type)
 {
-	mock_signal(to_mock(ddev), fence_class);
+	testlib_fence_queue_signal(&to_mock(ddev)->fences, fence_class);
 }
 
 static uint32_t mock_fence_type(struct ttm_drm_device *ddev, uint64_t access)
@@ -194,11 +153,9 @@ struct ttm_drm_device *mock_uapi_start(const char *name)
 		free(m);
 		return NULL;
 	}
-	pthread_mutex_init(&m->lock, NULL);
-	INIT_LIST_HEAD(&m->pending);
-	m->context = dma_fence_context_alloc(2);
+	testlib_fence_queue_init(&m->fences, mock_driver.num_fence_classes, &mock_fence_ops);
 	if (ttm_drm_device_init(&m->ddev, &mock_funcs, &mock_driver, name, false)) {
-		pthread_mutex_destroy(&m->lock);
+		testlib_fence_queue_fini(&m->fences);
 		free(m->vram);
 		free(m);
 		return NULL;
@@ -208,20 +165,12 @@ struct ttm_drm_device *mock_uapi_start(const char *name)
 
 void mock_uapi_signal_all(struct ttm_drm_device *ddev)
 {
-	mock_signal(to_mock(ddev), UINT32_MAX);
+	testlib_fence_queue_signal(&to_mock(ddev)->fences, UINT32_MAX);
 }
 
 unsigned long mock_uapi_pending(struct ttm_drm_device *ddev)
 {
-	struct mock_uapi *m = to_mock(ddev);
-	unsigned long n = 0;
-	struct mock_fence *f;
-
-	pthread_mutex_lock(&m->lock);
-	list_for_each_entry (f, &m->pending, struct mock_fence, link)
-		n++;
-	pthread_mutex_unlock(&m->lock);
-	return n;
+	return testlib_fence_queue_pending(&to_mock(ddev)->fences);
 }
 
 unsigned long mock_uapi_bo_count(struct ttm_drm_device *ddev)
@@ -253,7 +202,7 @@ int mock_uapi_stop(struct ttm_drm_device *ddev)
 	ret = ttm_drm_device_fini(ddev);
 	if (ret)
 		return ret;
-	pthread_mutex_destroy(&m->lock);
+	testlib_fence_queue_fini(&m->fences);
 	free(m->vram);
 	free(m);
 	return 0;
