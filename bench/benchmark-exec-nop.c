@@ -357,15 +357,13 @@ static int nop_loops(struct bench_run *run, const struct nop_target *t, struct n
 /**
  * struct nop_dev - the device of a run: the same objects on every back end.
  * @i915: the driver, over --backend's back end.
- * @ctx: a context on @vm.
- * @vm: the VM the batch sits in.
+ * @ctx: a context on a VM of its own, where the batch sits.
  * @batch: the batch memory (one page holding MI_BATCH_BUFFER_END).
  * @engine: the render engine.
  */
 struct nop_dev {
 	struct i915_device *i915;
 	struct i915_context *ctx;
-	struct i915_address_space *vm;
 	struct i915_mem *batch;
 	struct i915_engine *engine;
 };
@@ -395,7 +393,6 @@ static void nop_dev_fini(struct nop_dev *d)
 {
 	i915_mem_destroy(d->i915, d->batch);
 	i915_context_put(d->ctx);
-	i915_vm_put(d->vm);
 	if (d->i915) {
 		i915_gem_fini(d->i915);
 		i915_device_destroy(d->i915);
@@ -416,11 +413,7 @@ static int nop_dev_init(struct nop_dev *d, const struct i915_device_config *cfg)
 		return ret;
 	ret = i915_gem_init(d->i915);
 	if (!ret)
-		ret = i915_context_create(d->i915, &d->ctx);
-	if (!ret)
-		ret = i915_vm_create(d->i915, &d->vm);
-	if (!ret)
-		ret = i915_context_set_vm(d->ctx, d->vm);
+		ret = i915_context_create_vm(d->i915, &d->ctx);
 	if (!ret)
 		ret = i915_mem_create(d->i915, 4096, &d->batch);
 	if (!ret) {

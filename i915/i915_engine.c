@@ -107,6 +107,29 @@ void i915_context_put(struct i915_context *ctx)
 	}
 }
 
+int i915_context_create_vm(struct i915_device *i915, struct i915_context **out)
+{
+	struct i915_address_space *vm = NULL;
+	struct i915_context *ctx = NULL;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	ret = i915_context_create(i915, &ctx);
+	if (!ret)
+		ret = i915_vm_create(i915, &vm);
+	if (!ret)
+		ret = i915_context_set_vm(ctx, vm);
+	/* The context holds the VM's reference from here on. */
+	i915_vm_put(vm);
+	if (ret) {
+		i915_context_put(ctx);
+		return ret;
+	}
+	*out = ctx;
+	return 0;
+}
+
 struct i915_engine *i915_engine_get(struct i915_device *i915, enum i915_engine_id id)
 {
 	return i915 && (unsigned)id < I915_NUM_ENGINES && i915->engine[id].present

@@ -22,11 +22,7 @@ int backend_dev_open(struct backend_dev *d, const char *name, const struct hw_op
 		return ret;
 	ret = i915_gem_init(d->i915);
 	if (!ret)
-		ret = i915_context_create(d->i915, &d->ctx);
-	if (!ret)
-		ret = i915_vm_create(d->i915, &d->vm);
-	if (!ret)
-		ret = i915_context_set_vm(d->ctx, d->vm);
+		ret = i915_context_create_vm(d->i915, &d->ctx);
 	return ret;
 }
 
@@ -35,7 +31,6 @@ int backend_dev_close(struct backend_dev *d)
 	int ret = 0, r;
 
 	i915_context_put(d->ctx);
-	i915_vm_put(d->vm);
 	if (!d->i915)
 		return 0;
 	r = i915_gem_fini(d->i915);

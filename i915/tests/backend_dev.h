@@ -16,13 +16,11 @@
 /**
  * struct backend_dev - what backend_dev_open() made.
  * @i915: the device.
- * @ctx: a context.
- * @vm: its VM.
+ * @ctx: a context on a VM of its own (@ctx->vm).
  */
 struct backend_dev {
 	struct i915_device *i915;
 	struct i915_context *ctx;
-	struct i915_address_space *vm;
 };
 
 /**

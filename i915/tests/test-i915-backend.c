@@ -461,6 +461,39 @@ KTEST(mem_alloc_failures_leave_nothing)
 	fake_close(&fd);
 }
 
+/*
+ * i915_context_create_vm(): each context on a VM of its own, which only it
+ * holds; a failure at the context or at the VM leaves neither behind.
+ */
+KTEST(context_create_vm_gives_each_context_its_own_vm)
+{
+	struct i915_context *ctx = NULL, *other = NULL;
+	struct backend_dev d;
+
+	ASSERT_EQ(backend_dev_open(&d, "sim", NULL), 0);
+	ASSERT_EQ(i915_context_create_vm(d.i915, &ctx), 0);
+	ASSERT_TRUE(ctx->vm != NULL);
+	EXPECT_TRUE(ctx->vm != d.ctx->vm);
+	EXPECT_EQ(atomic_load(&ctx->vm->refcount), 1);
+	EXPECT_UEQ(atomic_load(&d.i915->vm_count), 2);
+
+	fault_thread_fail_nth(&i915_fault_vm_alloc, 1);
+	EXPECT_EQ(i915_context_create_vm(d.i915, &other), -ENOMEM);
+	EXPECT_EQ(fault_thread_nth_pending(), 0);
+	fault_thread_fail_nth(&i915_fault_ctx_alloc, 1);
+	EXPECT_EQ(i915_context_create_vm(d.i915, &other), -ENOMEM);
+	EXPECT_EQ(fault_thread_nth_pending(), 0);
+	fault_thread_fail_nth(NULL, 0);
+	EXPECT_TRUE(other == NULL);
+	EXPECT_EQ(i915_context_create_vm(d.i915, NULL), -EINVAL);
+	EXPECT_UEQ(atomic_load(&d.i915->vm_count), 2);
+
+	/* The context's put releases its VM. */
+	i915_context_put(ctx);
+	EXPECT_UEQ(atomic_load(&d.i915->vm_count), 1);
+	EXPECT_EQ(backend_dev_close(&d), 0);
+}
+
 struct pairs {
 	char keys[16][32];
 	char first_value[32];

@@ -53,6 +53,19 @@ struct i915_context *i915_context_get(struct i915_context *ctx);
 void i915_context_put(struct i915_context *ctx);
 
 /**
+ * i915_context_create_vm() - a new context on a ppGTT of its own, as the
+ * kernel creates a client's context on a part with full ppGTT.
+ * @i915: the device, with GEM initialised (i915_gem_init()).
+ * @out: the context; its VM is (*@out)->vm, whose only reference the
+ *	context holds: i915_context_put() releases both.
+ *
+ * Return: 0; the errors of i915_context_create() and i915_vm_create()
+ * (-EINVAL: NULL argument or GEM not initialised; -EOPNOTSUPP: the back
+ * end has no ppGTT; -ENOMEM); nothing is left behind on failure.
+ */
+int i915_context_create_vm(struct i915_device *i915, struct i915_context **out);
+
+/**
  * i915_context_runtime_ns() - how long @ctx has run on engine @id, as the
  * kernel's intel_context_get_total_runtime_ns(): its retired requests' time
  * there, plus the time so far of its request running there now. A request
