@@ -343,11 +343,15 @@ static int node_remote_attach(int conn, const struct node_obj *obj, uint64_t *id
  */
 struct node_rmap {
 	_Atomic uint64_t id;
+	/* The range's first page in the server's mapping (a piece left by a partial munmap). */
+	uint64_t pgoff;
 	struct ttm_vm_range range;
 	pthread_mutex_t lock;
 	uint64_t rev_seen;
 	pid_t pid;
 	bool adopted;
+	/* Being unmapped as its server mapping's last piece (node_remote_munmap()). */
+	bool release;
 	/* Inherited: mincore() of the copy at fork, one byte a page (node_adopt_child()). */
 	unsigned char *present;
 	struct node_rmap *next;
@@ -376,6 +380,7 @@ static void node_rmap_revoke(uint64_t id, uint64_t rev, void *ctx)
 {
 	(void)ctx;
 	pthread_mutex_lock(&node_rmap_lock);
+	/* Every piece of the mapping (node_remote_munmap() splits). */
 	for (struct node_rmap *m = node_rmaps; m; m = m->next) {
 		if (m->id != id)
 			continue;
@@ -384,7 +389,6 @@ static void node_rmap_revoke(uint64_t id, uint64_t rev, void *ctx)
 			m->rev_seen = rev;
 		ttm_vm_range_invalidate(&m->range);
 		pthread_mutex_unlock(&m->lock);
-		break;
 	}
 	pthread_mutex_unlock(&node_rmap_lock);
 }
@@ -526,13 +530,13 @@ static int node_rmap_fault(struct node_rmap *m, unsigned long page)
 			ret = node_remote_gone(conn);
 			break;
 		}
-		ret = srv_client_fault(conn, atomic_load(&m->id), (uint64_t)page * 4096, &rep,
+		ret = srv_client_fault(conn, atomic_load(&m->id), (m->pgoff + page) * 4096, &rep,
 				       &memfd);
 		if (ret)
 			break;
 		fd = node_memfd_get(rep.map_ino, memfd);
 		n = rep.map_pages;
-		if (fd < 0 || !n || n > range->num_pages - page) {
+		if (fd < 0 || !n) {
 			ret = -EIO;
 			break;
 		}
@@ -541,9 +545,16 @@ static int node_rmap_fault(struct node_rmap *m, unsigned long page)
 		for (unsigned long i = 0; i < n; i++)
 			pages[i] = (struct ttm_vm_page){.fd = fd, .offset = rep.map_off + i * 4096};
 		pthread_mutex_lock(&m->lock);
-		/* A revocation newer than the answer: its pages may be gone, ask again. */
-		if (rep.map_rev >= m->rev_seen) {
-			long r = ttm_vm_range_install(range, page, n, pages, ttm_cached);
+		if (page >= range->num_pages) {
+			/* Split under us (a partial munmap): the access is retried. */
+			ret = -EAGAIN;
+			done = true;
+		} else if (rep.map_rev >= m->rev_seen) {
+			/* Not older than a revocation seen (else its pages may be gone: ask again).
+			 */
+			long r = ttm_vm_range_install(
+			    range, page, n < range->num_pages - page ? n : range->num_pages - page,
+			    pages, ttm_cached);
 
 			ret = r < 0 ? (int)r : 0;
 			done = true;
@@ -677,30 +688,134 @@ static int node_remote_gem_mmap(int conn, uint64_t id, struct drm_i915_gem_mmap 
 	return 0;
 }
 
+/* Is another piece of @m's server mapping still listed? node_rmap_lock held. */
+static bool node_rmap_id_shared_locked(const struct node_rmap *m)
+{
+	for (const struct node_rmap *o = node_rmaps; o; o = o->next)
+		if (o != m && o->id == m->id && o->pid == m->pid)
+			return true;
+	return false;
+}
+
+/*
+ * Cut @m at page @page (0 < @page < its length): the pages from @page on
+ * become a new piece of the same server mapping, listed after @m.
+ * node_rmap_lock held. Return: 0; -ENOMEM.
+ */
+static int node_rmap_split_locked(struct node_rmap *m, unsigned long page)
+{
+	struct node_rmap *t = calloc(1, sizeof(*t));
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_mutex_lock(&m->lock);
+	t->id = atomic_load(&m->id);
+	t->pgoff = m->pgoff + page;
+	t->rev_seen = m->rev_seen;
+	t->pid = m->pid;
+	t->adopted = m->adopted;
+	ret = NODE_DRIVER_CALL(ttm_vm_range_split(&m->range, page, &t->range, t));
+	pthread_mutex_unlock(&m->lock);
+	if (ret) {
+		pthread_mutex_destroy(&t->lock);
+		free(t);
+		return ret;
+	}
+	t->next = m->next;
+	m->next = t;
+	return 0;
+}
+
+/* munmap(2) the parts of [@s, @e) that no range of @list holds. */
+static void node_unmap_gaps_of(const struct node_rmap *list, uintptr_t s, uintptr_t e)
+{
+	while (s < e) {
+		uintptr_t next = e;
+		bool ours = false;
+
+		for (const struct node_rmap *m = list; m; m = m->next) {
+			uintptr_t ms = (uintptr_t)m->range.addr,
+				  me = ms + m->range.num_pages * 4096;
+
+			if (ms <= s && s < me) {
+				ours = true;
+				next = me;
+				break;
+			}
+			if (s < ms && ms < next)
+				next = ms;
+		}
+		if (!ours)
+			syscall(SYS_munmap, s, next - s);
+		s = next;
+	}
+}
+
 bool node_remote_munmap(void *addr, size_t len, int *ret)
 {
-	struct node_rmap *m = NULL;
-	size_t pages = (len + 4095) / 4096;
-	int conn;
+	uintptr_t s = (uintptr_t)addr, e;
+	struct node_rmap *gone = NULL, **p;
+	bool hit = false;
+	int err = 0;
 
-	pthread_mutex_lock(&node_rmap_lock);
-	for (struct node_rmap **p = &node_rmaps; *p; p = &(*p)->next) {
-		if ((*p)->range.addr == addr && (*p)->range.num_pages == pages) {
-			m = *p;
-			*p = m->next;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&node_rmap_lock);
-	if (!m)
+	if (!len || (s & 4095) || len > SIZE_MAX - 4095 - s)
 		return false;
-	conn = node_conn();
-	if (conn >= 0 && m->pid == getpid() && atomic_load(&m->id))
-		srv_client_munmap(conn, atomic_load(&m->id));
-	NODE_DRIVER_CALL((ttm_vm_range_fini(&m->range), 0));
-	pthread_mutex_destroy(&m->lock);
-	free(m);
-	*ret = 0;
+	e = s + ((len + 4095) & ~(size_t)4095);
+	pthread_mutex_lock(&node_rmap_lock);
+	/*
+	 * As the kernel's munmap of part of a vma: the pieces outside
+	 * [s, e) stay mapped (split off first), the pieces inside go.
+	 */
+	for (p = &node_rmaps; *p && !err;) {
+		struct node_rmap *m = *p;
+		uintptr_t ms = (uintptr_t)m->range.addr, me = ms + m->range.num_pages * 4096;
+
+		if (me <= s || e <= ms) {
+			p = &m->next;
+			continue;
+		}
+		hit = true;
+		if (ms < s) {
+			/* The head stays: the rest is the next piece on the list. */
+			err = node_rmap_split_locked(m, (s - ms) / 4096);
+			p = &m->next;
+			continue;
+		}
+		if (e < me) {
+			err = node_rmap_split_locked(m, (e - ms) / 4096);
+			if (err)
+				break;
+		}
+		*p = m->next;
+		m->next = gone;
+		gone = m;
+	}
+	/* Each piece that was its server mapping's last releases it there. */
+	for (struct node_rmap *m = gone; m; m = m->next)
+		m->release = !node_rmap_id_shared_locked(m);
+	pthread_mutex_unlock(&node_rmap_lock);
+	if (!hit)
+		return false;
+	/* Whatever else the span holds (not ours) goes too; our pieces go below. */
+	if (!err)
+		node_unmap_gaps_of(gone, s, e);
+	while (gone) {
+		struct node_rmap *m = gone;
+		int conn = node_conn();
+
+		gone = m->next;
+		if (m->release && conn >= 0 && m->pid == getpid() && atomic_load(&m->id))
+			srv_client_munmap(conn, atomic_load(&m->id));
+		NODE_DRIVER_CALL((ttm_vm_range_fini(&m->range), 0));
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+	}
+	/* A failed split leaves what was unmapped before it unmapped (ENOMEM, as the kernel). */
+	*ret = err ? -1 : 0;
+	if (err)
+		errno = -err;
 	return true;
 }
 

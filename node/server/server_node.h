@@ -64,10 +64,14 @@ int node_remote_mmap(struct node_obj *obj, int dmabuf, size_t len, int prot, int
 		     off_t offset, void **out);
 
 /**
- * node_remote_munmap() - munmap(2) in a forked child: when [@addr, @addr +
- * @len) is exactly one mapping of node_remote_mmap() (or the legacy
- * GEM_MMAP ioctl), release it here and at the server.
- * Return: true with *@ret set when it was one; false (the caller unmaps).
+ * node_remote_munmap() - munmap(2) in a forked child of a span that holds
+ * mappings of node_remote_mmap() (or the legacy GEM_MMAP ioctl, or
+ * inherited ones): as the kernel's munmap, the parts of a mapping outside
+ * [@addr, @addr + @len) stay mapped, those inside are released (at the
+ * server with the mapping's last part), and the rest of the span is
+ * unmapped too.
+ * Return: true with *@ret set (0, or -1 with errno ENOMEM when a mapping
+ * could not be split) when the span held one; false (the caller unmaps).
  */
 bool node_remote_munmap(void *addr, size_t len, int *ret);
 

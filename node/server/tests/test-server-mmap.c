@@ -101,23 +101,29 @@ static int drop_caches(void)
 }
 
 /* The embedded server's counts (its socket is the creator's, this process's). */
-static int server_stats(struct srv_stats *st)
+/* The stats of the server of this process (or of its creator, @owner, in a child). */
+static int server_stats_of(pid_t owner, struct srv_stats *st)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	char path[160];
 	int conn, ret;
 
 	if (xdg && *xdg)
-		snprintf(path, sizeof(path), "%s/ttm-i915/node-%d.sock", xdg, (int)getpid());
+		snprintf(path, sizeof(path), "%s/ttm-i915/node-%d.sock", xdg, (int)owner);
 	else
 		snprintf(path, sizeof(path), "/tmp/ttm-i915-%u/node-%d.sock",
-			 (unsigned int)geteuid(), (int)getpid());
+			 (unsigned int)geteuid(), (int)owner);
 	conn = srv_connect(path);
 	if (conn < 0)
 		return conn;
 	ret = srv_client_stats(conn, st);
 	close(conn);
 	return ret;
+}
+
+static int server_stats(struct srv_stats *st)
+{
+	return server_stats_of(getpid(), st);
 }
 
 static int wait_child(pid_t pid)
@@ -488,5 +494,61 @@ KTEST(parent_ptraces_childs_inherited_mapping)
 	EXPECT_EQ((unsigned char)p[3 * 4096], 0x55);
 	EXPECT_EQ(munmap(p, BO_SIZE), 0);
 	free(buf);
+	close(fd);
+}
+
+/*
+ * munmap of part of a child's mapping, as the kernel's of part of a vma:
+ * the pages outside stay mapped with their content and keep faulting
+ * through the server, the server's mapping goes with the last part.
+ */
+static int child_partial_munmap(int fd, uint32_t handle, pid_t creator)
+{
+	struct srv_stats st0, st;
+	unsigned char v;
+	char *p;
+
+	if (server_stats_of(creator, &st0))
+		return 1;
+	p = map_offset(fd, handle);
+	if (!p)
+		return 2;
+	fill(p, 'p');
+	if (munmap(p + 8 * 4096, 8 * 4096))
+		return 3;
+	/* The hole is unmapped; the rest is there and still the object's. */
+	if (mincore(p + 8 * 4096, 4096, &v) == 0 || errno != ENOMEM)
+		return 4;
+	for (int i = 0; i < 64; i++)
+		if (i < 8 || i >= 16)
+			if (p[i * 4096] != (char)('p' + i % 16))
+				return 5;
+	memset(p + 20 * 4096, 'T', 16);
+	if (munmap(p, 8 * 4096) || server_stats_of(creator, &st) || st.maps != st0.maps + 1)
+		return 6;
+	if (munmap(p + 16 * 4096, BO_SIZE - 16 * 4096) || server_stats_of(creator, &st) ||
+	    st.maps != st0.maps)
+		return 7;
+	return 0;
+}
+
+KTEST(child_partial_munmap_keeps_the_rest)
+{
+	int fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
+	char buf[16];
+	uint32_t handle;
+	pid_t pid, self = getpid();
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(create_bo(fd, &handle), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(child_partial_munmap(fd, handle, self));
+	EXPECT_EQ(wait_child(pid), 0);
+	ASSERT_EQ(pread_bo(fd, handle, 20 * 4096, buf, sizeof(buf)), 0);
+	EXPECT_EQ(memcmp(buf, "TTTTTTTTTTTTTTTT", 16), 0);
+	ASSERT_EQ(pread_bo(fd, handle, 40 * 4096, buf, 1), 0);
+	EXPECT_EQ(buf[0], (char)('p' + 40 % 16));
 	close(fd);
 }
