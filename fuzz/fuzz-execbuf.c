@@ -259,7 +259,7 @@ static void fz_call(struct fuzz_input *in)
 						  true) == 0);
 	/* One call in four fails its Nth allocation or I/O point (this thread's). */
 	b = fuzz_u8(in);
-	nth = b < 0x40 ? 1 + b % 48 : 0;
+	nth = b >= 0xc0 ? 1 + b % 48 : 0; /* 0 once the input is used up: no fault */
 	fault_thread_fail_nth(NULL, nth);
 	ret = i915_gem_execbuffer(fz_i915, &eb);
 	faulted = nth && !fault_thread_nth_pending();

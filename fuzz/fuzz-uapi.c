@@ -11,15 +11,19 @@
  * first check. The only pointer in the uAPI, BO_CREATE's buffer_start, is
  * either 0 or a page of this program's own memory, because a userspace
  * callee cannot tell a wild pointer from a good one (the kernel would give
- * -EFAULT). Properties: every call returns 0 or a negative errno; nothing
+ * -EFAULT). One request in four runs with this thread's Nth fault-point hit
+ * failing (fail-nth, N from the input), as syzkaller's fault injection does.
+ * Properties: every call returns 0 or a negative errno; nothing
  * crashes, hangs or trips a sanitizer; after both clients close, the device
  * tears down (no buffer left alive) and no fence outlives the session.
  *
  * The driver's fences signal as they are emitted, so no wait can block.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include <fault_inject.h>
 #include <ttm/dma_fence.h>
 #include <ttm/ttm_global.h>
 #include <ttm_drm.h>
@@ -81,6 +85,14 @@ static size_t fz_arg_size(unsigned long nr)
 }
 
 static _Alignas(4096) uint8_t fz_user_mem[USER_PAGES * 4096];
+/* Requests that ran with a fault injected, over the run. */
+static unsigned long fz_faults;
+
+static void __attribute__((destructor)) fz_report(void)
+{
+	if (fz_faults)
+		fprintf(stderr, "fuzz-uapi: %lu requests ran with an injected fault\n", fz_faults);
+}
 
 static bool fz_errno_ok(int ret)
 {
@@ -124,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		unsigned long nr = rq->nr;
 		size_t size, n;
 		int f, ret;
+		unsigned long nth;
 
 		if (sel >= 0xf8) /* an unknown number, or a known one with a bad size */
 			nr = sel & 1 ? (unsigned long)fuzz_u64(&in) : nr + (1ul << 16);
@@ -147,7 +160,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			}
 		}
 		f = who % 8 == 7 ? (who & 8 ? -1 : 1000 + who) : fd[who & 1];
+		/* One request in four fails its Nth fault-point hit (this thread's). */
+		nth = (who & 0x30) == 0x30 ? 1 + fuzz_u8(&in) % 32 : 0;
+		fault_thread_fail_nth(NULL, nth);
 		ret = ttm_drm_ioctl(f, nr, (patch & 0x80) ? NULL : arg);
+		fz_faults += nth && !fault_thread_nth_pending();
+		fault_thread_fail_nth(NULL, 0);
 		fuzz_check(fz_errno_ok(ret));
 		if (!ret && rq->handle_out >= 0 && nr == rq->nr && nhandles < MAX_HANDLES)
 			memcpy(&handles[nhandles++], (uint8_t *)arg + rq->handle_out, 4);
