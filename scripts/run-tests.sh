@@ -126,6 +126,26 @@ run_igt() {
 		total_fail=$((total_fail + 1))
 		return
 	fi
+	# Debian's gem_wsim on igt's own workload files (video engines, load
+	# balancing, bonds), through the node: a program we did not write.
+	ttm_ensure_packages intel-gpu-tools >"$logdir/igt-wsim-apt.log" 2>&1
+	scripts/igt-wsim-check.sh -p tgl build/node/libttm-i915-node.so >"$logdir/igt-wsim.log" 2>&1
+	rc=$?
+	case $rc in
+	0)
+		total_pass=$((total_pass + 1))
+		ttm_log "igt: gem_wsim: $(tr '\n' ' ' <"$logdir/igt-wsim.log")"
+		;;
+	77)
+		total_skip=$((total_skip + 1))
+		ttm_log "igt: gem_wsim $(tail -n 1 "$logdir/igt-wsim.log")"
+		;;
+	*)
+		total_fail=$((total_fail + 1))
+		ttm_log "igt: gem_wsim failed (log: $logdir/igt-wsim.log)"
+		tail -n 20 "$logdir/igt-wsim.log" >&2
+		;;
+	esac
 	for p in tgl dg2; do
 		local what=acceptance list=()
 		if [ "${TTM_IGT:-}" = gate ]; then
