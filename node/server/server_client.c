@@ -363,3 +363,17 @@ int srv_client_close(int conn, uint64_t file)
 		srv_sys_close(fd);
 	return ret ? ret : rep.ret;
 }
+
+int srv_client_gem_rw(int conn, uint64_t file, uint32_t handle, void *buf, uint64_t size,
+		      bool write)
+{
+	struct drm_i915_gem_pwrite p = {
+	    .handle = handle,
+	    .size = size,
+	    .data_ptr = (uint64_t)(uintptr_t)buf,
+	};
+
+	/* struct drm_i915_gem_pread has the same layout. */
+	return srv_client_ioctl(
+	    conn, file, -1, write ? DRM_IOCTL_I915_GEM_PWRITE : DRM_IOCTL_I915_GEM_PREAD, &p, NULL);
+}

@@ -31,6 +31,7 @@
 
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -268,6 +269,20 @@ size_t srv_write_self(void *addr, const void *src, size_t n);
  */
 int srv_client_ioctl(int conn, uint64_t file, int target, unsigned long request, void *arg,
 		     int *not_mine);
+
+/**
+ * srv_client_gem_rw() - DRM_IOCTL_I915_GEM_PWRITE or _PREAD of @size bytes
+ * at offset 0 of object @handle on file @file (attached on @conn).
+ * @conn: the connection.
+ * @file: the file's id.
+ * @handle: the object's handle on that file.
+ * @buf: the client's bytes (read from for a write, written to for a read).
+ * @size: how many.
+ * @write: PWRITE when true, else PREAD.
+ * Return: as srv_client_ioctl().
+ */
+int srv_client_gem_rw(int conn, uint64_t file, uint32_t handle, void *buf, uint64_t size,
+		      bool write);
 
 /**
  * srv_client_gem_mmap() - the legacy DRM_IOCTL_I915_GEM_MMAP on file @file:

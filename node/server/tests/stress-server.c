@@ -40,18 +40,6 @@ static struct {
 
 static const char *sock_path;
 
-static int rw(int conn, uint64_t file, uint32_t handle, void *buf, size_t n, bool write)
-{
-	struct drm_i915_gem_pwrite p = {
-	    .handle = handle,
-	    .size = n,
-	    .data_ptr = (uint64_t)(uintptr_t)buf,
-	};
-
-	return srv_client_ioctl(
-	    conn, file, -1, write ? DRM_IOCTL_I915_GEM_PWRITE : DRM_IOCTL_I915_GEM_PREAD, &p, NULL);
-}
-
 static int create(int conn, uint64_t file, uint32_t *handle)
 {
 	struct drm_i915_gem_create c = {.size = BO_SIZE};
@@ -79,7 +67,7 @@ static void worker(uint64_t seed)
 
 	if (conn < 0 || srv_client_open(conn, 0, 1, &card_a, &card) ||
 	    srv_client_open(conn, 128, 1, &render_a, &render) || create(conn, render, &batch) ||
-	    rw(conn, render, batch, bbe, sizeof(bbe), true))
+	    srv_client_gem_rw(conn, render, batch, bbe, sizeof(bbe), true))
 		_exit(3);
 	for (;;) {
 		unsigned int i = (unsigned int)(prng_step(&seed) % SHARED);
@@ -102,7 +90,7 @@ static void worker(uint64_t seed)
 		}
 		if (ret)
 			_exit(4);
-		if (rw(conn, file, handle, buf, sizeof(buf), false))
+		if (srv_client_gem_rw(conn, file, handle, buf, sizeof(buf), false))
 			_exit(5);
 		if (testlib_checksum(buf, sizeof(buf)) != shared.sum[i]) {
 			fprintf(stderr,
@@ -125,7 +113,7 @@ static void worker(uint64_t seed)
 		}
 		if (!create(conn, file, &mine)) {
 			memset(buf, (int)(seed & 0xff), sizeof(buf));
-			if (rw(conn, file, mine, buf, sizeof(buf), true))
+			if (srv_client_gem_rw(conn, file, mine, buf, sizeof(buf), true))
 				_exit(7);
 			if (prng_step(&seed) & 1)
 				gem_close(conn, file, mine); /* else left for the kill to clean */
@@ -217,7 +205,7 @@ int main(int argc, char **argv)
 			buf[b] = (unsigned char)prng_step(&seed);
 		shared.sum[i] = testlib_checksum(buf, sizeof(buf));
 		if (create(conn, card, &handles[i]) ||
-		    rw(conn, card, handles[i], buf, sizeof(buf), true))
+		    srv_client_gem_rw(conn, card, handles[i], buf, sizeof(buf), true))
 			return 1;
 		fl.handle = handles[i];
 		p.handle = handles[i];
@@ -262,7 +250,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < SHARED; i++) {
 		static unsigned char buf[BO_SIZE];
 
-		if (rw(conn, card, handles[i], buf, sizeof(buf), false) ||
+		if (srv_client_gem_rw(conn, card, handles[i], buf, sizeof(buf), false) ||
 		    testlib_checksum(buf, sizeof(buf)) != shared.sum[i]) {
 			fprintf(stderr, "stress-server: shared object %d lost its content\n", i);
 			fails++;

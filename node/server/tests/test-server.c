@@ -88,25 +88,13 @@ static int bo_create(int conn, uint64_t file, uint64_t size, uint32_t *handle)
 	return ret;
 }
 
-static int bo_rw(int conn, uint64_t file, uint32_t handle, void *buf, uint64_t size, bool write)
-{
-	struct drm_i915_gem_pwrite p = {
-	    .handle = handle,
-	    .size = size,
-	    .data_ptr = (uint64_t)(uintptr_t)buf,
-	};
-
-	return srv_client_ioctl(
-	    conn, file, -1, write ? DRM_IOCTL_I915_GEM_PWRITE : DRM_IOCTL_I915_GEM_PREAD, &p, NULL);
-}
-
 /* A batch of MI_BATCH_BUFFER_END in a new object. */
 static int batch_create(int conn, uint64_t file, uint32_t *handle)
 {
 	uint32_t bbe[2] = {0x0a << 23, 0};
 	int ret = bo_create(conn, file, 4096, handle);
 
-	return ret ? ret : bo_rw(conn, file, *handle, bbe, sizeof(bbe), true);
+	return ret ? ret : srv_client_gem_rw(conn, file, *handle, bbe, sizeof(bbe), true);
 }
 
 static int submit(int conn, uint64_t file, uint32_t batch, uint64_t flags, uint64_t *rsvd2)
@@ -140,20 +128,20 @@ KTEST_F(server, open_create_rw_close)
 	ASSERT_EQ(srv_client_open(conn, 128, 1, &anchor, &file), 0);
 	EXPECT_UEQ(wait_files(f->s, 1), 1);
 	ASSERT_EQ(bo_create(conn, file, 4096, &handle), 0);
-	ASSERT_EQ(bo_rw(conn, file, handle, out, sizeof(out), true), 0);
-	ASSERT_EQ(bo_rw(conn, file, handle, in, sizeof(in), false), 0);
+	ASSERT_EQ(srv_client_gem_rw(conn, file, handle, out, sizeof(out), true), 0);
+	ASSERT_EQ(srv_client_gem_rw(conn, file, handle, in, sizeof(in), false), 0);
 	EXPECT_MEMEQ(in, out, sizeof(out));
 	/* A bad pointer is the kernel's -EFAULT, not a crash of the server. */
-	EXPECT_EQ(bo_rw(conn, file, handle, (void *)8, 64, false), -EFAULT);
+	EXPECT_EQ(srv_client_gem_rw(conn, file, handle, (void *)8, 64, false), -EFAULT);
 	/* A dup()ed anchor keeps the file; closing the last copy closes it. */
 	int dupd = dup(anchor);
 
 	close(anchor);
 	EXPECT_UEQ(wait_files(f->s, 1), 1);
-	EXPECT_EQ(bo_rw(conn, file, handle, in, sizeof(in), false), 0);
+	EXPECT_EQ(srv_client_gem_rw(conn, file, handle, in, sizeof(in), false), 0);
 	close(dupd);
 	EXPECT_UEQ(wait_files(f->s, 0), 0);
-	EXPECT_EQ(bo_rw(conn, file, handle, in, sizeof(in), false), -EBADF);
+	EXPECT_EQ(srv_client_gem_rw(conn, file, handle, in, sizeof(in), false), -EBADF);
 	close(conn);
 }
 
@@ -174,8 +162,8 @@ KTEST_F(server, child_process_client)
 			out[i] = (char)(i * 7 + getpid());
 		if (conn < 0 || srv_client_open(conn, 128, 1, &anchor, &file) ||
 		    bo_create(conn, file, 8192, &handle) ||
-		    bo_rw(conn, file, handle, out, sizeof(out), true) ||
-		    bo_rw(conn, file, handle, in, sizeof(in), false))
+		    srv_client_gem_rw(conn, file, handle, out, sizeof(out), true) ||
+		    srv_client_gem_rw(conn, file, handle, in, sizeof(in), false))
 			_exit(2);
 		bad = memcmp(in, out, sizeof(in)) != 0;
 		/* Exits with the file open: the server closes it. */
@@ -303,7 +291,7 @@ KTEST_F(server, prime_and_fence_descriptors)
 	ASSERT_EQ(srv_client_open(conn, 128, 1, &a1, &f1), 0);
 	ASSERT_EQ(srv_client_open(conn, 128, 1, &a2, &f2), 0);
 	ASSERT_EQ(bo_create(conn, f1, 4096, &h1), 0);
-	ASSERT_EQ(bo_rw(conn, f1, h1, out, sizeof(out), true), 0);
+	ASSERT_EQ(srv_client_gem_rw(conn, f1, h1, out, sizeof(out), true), 0);
 	ph.handle = h1;
 	ph.flags = DRM_CLOEXEC | DRM_RDWR;
 	ASSERT_EQ(srv_client_ioctl(conn, f1, -1, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph, NULL), 0);
@@ -312,7 +300,7 @@ KTEST_F(server, prime_and_fence_descriptors)
 	ph.handle = 0;
 	ASSERT_EQ(srv_client_ioctl(conn, f2, -1, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph, NULL), 0);
 	ASSERT_NE(ph.handle, 0u);
-	ASSERT_EQ(bo_rw(conn, f2, ph.handle, in, sizeof(in), false), 0);
+	ASSERT_EQ(srv_client_gem_rw(conn, f2, ph.handle, in, sizeof(in), false), 0);
 	EXPECT_MEMEQ(in, out, sizeof(out));
 	close(ph.fd);
 
@@ -377,7 +365,7 @@ static void killed_client(bool wait)
 	ASSERT_EQ(bo_create(conn, file, 4096, &handle), 0);
 	for (unsigned int i = 0; i < sizeof(out); i++)
 		out[i] = (char)(i ^ 0xa5);
-	ASSERT_EQ(bo_rw(conn, file, handle, out, sizeof(out), true), 0);
+	ASSERT_EQ(srv_client_gem_rw(conn, file, handle, out, sizeof(out), true), 0);
 	for (int round = 0; round < 8; round++) {
 		struct timespec d = {0, (long)(1 + round * 3) * 1000000};
 		pid_t pids[4];
@@ -395,7 +383,7 @@ static void killed_client(bool wait)
 		/* Only our own file is left, with our content. */
 		EXPECT_UEQ(wait_files(f->s, 1), 1);
 		memset(in, 0, sizeof(in));
-		ASSERT_EQ(bo_rw(conn, file, handle, in, sizeof(in), false), 0);
+		ASSERT_EQ(srv_client_gem_rw(conn, file, handle, in, sizeof(in), false), 0);
 		EXPECT_MEMEQ(in, out, sizeof(out));
 	}
 	close(anchor);
@@ -531,7 +519,8 @@ static int mapping_child(const char *path, int to_parent, int from_parent)
 	for (unsigned int i = 0; i < SIZE; i++)
 		buf[i] = (char)(i * 13);
 	if (conn < 0 || srv_client_open(conn, 128, 1, &anchor, &file) ||
-	    bo_create(conn, file, SIZE, &handle) || bo_rw(conn, file, handle, buf, SIZE, true))
+	    bo_create(conn, file, SIZE, &handle) ||
+	    srv_client_gem_rw(conn, file, handle, buf, SIZE, true))
 		return 1;
 	mo.handle = handle;
 	if (srv_client_ioctl(conn, file, -1, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo, NULL))
@@ -574,7 +563,8 @@ static int mapping_child(const char *path, int to_parent, int from_parent)
 	/* Our write through the mapping is the object's content. */
 	memcpy(rs.addr + 4096, "mapped", 6);
 	memset(buf, 0, SIZE);
-	if (bo_rw(conn, file, handle, buf, SIZE, false) || memcmp(buf + 4096, "mapped", 6))
+	if (srv_client_gem_rw(conn, file, handle, buf, SIZE, false) ||
+	    memcmp(buf + 4096, "mapped", 6))
 		return 12;
 	/* The parent swaps the object out: our pages are revoked first. */
 	if (write(to_parent, "m", 1) != 1 || read(from_parent, &c, 1) != 1)
