@@ -52,6 +52,7 @@
 #include <ttm/rbtree.h>
 #include <ttm/ttm_caching.h>
 #include <ttm/ttm_global.h>
+#include <ttm/ttm_lock.h>
 
 struct ttm_tt;
 struct ttm_operation_ctx;
@@ -114,7 +115,7 @@ struct ttm_pool {
 	bool use_dma_alloc;
 	bool use_dma32;
 	struct ttm_pool *shared;
-	pthread_mutex_t lock;
+	struct ttm_lock lock;
 	struct ttm_pool_type types[TTM_NUM_CACHING_TYPES][TTM_POOL_MAX_ORDER + 1];
 	unsigned long nr_free_pages;
 	struct ttm_global_shrinker shrinker;
