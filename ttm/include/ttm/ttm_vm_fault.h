@@ -84,7 +84,12 @@ enum ttm_vm_fault_mode {
 	TTM_VM_FAULT_SIGSEGV,
 };
 
-/** ttm_vm_fault_mode_name() - "uffd", "sigsegv" or "auto". */
+/**
+ * ttm_vm_fault_mode_name() - the name of a fault mode.
+ * @mode: the mode.
+ *
+ * Return: "uffd", "sigsegv" or "auto".
+ */
 const char *ttm_vm_fault_mode_name(enum ttm_vm_fault_mode mode);
 
 /**
@@ -219,6 +224,9 @@ struct ttm_vm_range {
  * TTM_VM_FAULT=uffd|sigsegv, else tries userfaultfd and falls back to
  * SIGSEGV. The SIGSEGV handler is installed once per process (chaining to
  * the previous handler for addresses outside every range).
+ * @eng: the engine (its memory is the caller's).
+ * @mode: UFFD, SIGSEGV or AUTO.
+ *
  * Return: 0; -EINVAL (bad mode or bad TTM_VM_FAULT value); for an explicit
  * UFFD (or TTM_VM_FAULT=uffd): -EPERM/-ENOSYS when the kernel refuses
  * userfaultfd; -ENOMEM/-EAGAIN. Nothing is left behind on failure.
@@ -227,16 +235,28 @@ int ttm_vm_fault_engine_init(struct ttm_vm_fault_engine *eng, enum ttm_vm_fault_
 
 /**
  * ttm_vm_fault_engine_fini() - stop the handler thread, close the fds.
+ * @eng: the engine.
+ *
  * Return: 0; -EBUSY while ranges of @eng are alive (nothing done).
  */
 int ttm_vm_fault_engine_fini(struct ttm_vm_fault_engine *eng);
 
-/** ttm_vm_fault_uffd_available() - whether userfaultfd can be opened here. */
+/**
+ * ttm_vm_fault_uffd_available() - whether userfaultfd can be opened here.
+ *
+ * Return: true when this process may open a userfaultfd.
+ */
 bool ttm_vm_fault_uffd_available(void);
 
 /**
  * ttm_vm_range_init() - reserve @num_pages pages of address space for
  * @range, every page absent, served by @eng.
+ * @eng: the fault engine.
+ * @range: the range (its memory is the owner's).
+ * @num_pages: its size in pages, not 0.
+ * @ops: the owner's callbacks (populate at least).
+ * @priv: the owner's data, handed to @ops.
+ *
  * Return: 0; -EINVAL (0 pages, NULL ops/populate); -ENOMEM; errors of
  * UFFDIO_REGISTER. Nothing is left behind on failure.
  */
@@ -246,6 +266,11 @@ int ttm_vm_range_init(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *rang
 /**
  * ttm_vm_range_init_at() - ttm_vm_range_init() at a chosen address, as
  * mmap(2) places a mapping.
+ * @eng: the fault engine.
+ * @range: the range (its memory is the owner's).
+ * @num_pages: its size in pages, not 0.
+ * @ops: the owner's callbacks (populate at least).
+ * @priv: the owner's data, handed to @ops.
  * @hint: where the range should start.
  * @flags: 0 (@hint is only a hint; NULL: anywhere), MAP_FIXED (the range
  *	replaces whatever is mapped at @hint; the caller has torn down its
@@ -266,6 +291,11 @@ int ttm_vm_range_init_at(struct ttm_vm_fault_engine *eng, struct ttm_vm_range *r
  * so no @populate installs meanwhile; a fault already waiting for the
  * owner lock on a page now in @tail gets -EAGAIN from its owner and is
  * retried. Each half is torn down with its own ttm_vm_range_fini().
+ * @range: the range cut; keeps the head.
+ * @page: the first page of the tail.
+ * @tail: the range taking the tail (its memory is the owner's).
+ * @tail_priv: the owner's data for @tail.
+ *
  * Return: 0; -EINVAL (@page 0 or past the end); -ENOMEM.
  */
 int ttm_vm_range_split(struct ttm_vm_range *range, unsigned long page, struct ttm_vm_range *tail,
@@ -277,6 +307,7 @@ int ttm_vm_range_split(struct ttm_vm_range *range, unsigned long page, struct tt
  * address space. Pages are dropped without write-back: invalidate first to
  * keep CPU writes. Must not be called with the owner lock held (a running
  * @populate may be waiting for it).
+ * @range: the range.
  */
 void ttm_vm_range_fini(struct ttm_vm_range *range);
 
@@ -288,9 +319,15 @@ void ttm_vm_range_fini(struct ttm_vm_range *range);
  * mode. Memfd pages are mapped with their page tables populated (see
  * "Backing"); copied pages are present once installed in both mechanisms.
  * Fault point "mmap_remap" fails it with -ENOMEM (nothing installed
- * by the failing step). Return: pages newly installed (>= 0); -EINVAL
- * (range outside @range, bad fd offset); -ENOMEM; errors of the kernel
- * calls.
+ * by the failing step).
+ * @range: the range.
+ * @first: the first page.
+ * @count: how many pages.
+ * @pages: their backing, one entry per page.
+ * @caching: the caching mode the range is mapped with.
+ *
+ * Return: pages newly installed (>= 0); -EINVAL (range outside @range, bad
+ * fd offset); -ENOMEM; errors of the kernel calls.
  */
 long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsigned long count,
 			  const struct ttm_vm_page *pages, enum ttm_caching caching);
@@ -306,6 +343,7 @@ long ttm_vm_range_install(struct ttm_vm_range *range, unsigned long first, unsig
  * registering it and only then making it accessible, so a racing access
  * faults too (stores to a memfd page before that land in the BO's own
  * storage, which has not moved yet).
+ * @range: the range.
  */
 void ttm_vm_range_invalidate(struct ttm_vm_range *range);
 
@@ -316,6 +354,9 @@ void ttm_vm_range_invalidate(struct ttm_vm_range *range);
  * pages stay. Owner lock held. An owner whose storage is mapped by
  * several ranges calls it on the others before installing a copy of the
  * same storage page, so no two private copies of one page ever diverge.
+ * @range: the range.
+ * @first: the first page.
+ * @count: how many pages.
  */
 void ttm_vm_range_drop_copies(struct ttm_vm_range *range, unsigned long first, unsigned long count);
 
@@ -323,18 +364,32 @@ void ttm_vm_range_drop_copies(struct ttm_vm_range *range, unsigned long first, u
  * ttm_vm_range_get() - the live range holding @addr, pinned: it is not torn
  * down (ttm_vm_range_fini() waits) until ttm_vm_range_put(). Must not be
  * held across a call that may tear the range down. Any context but a
- * signal handler. Return: the range, or NULL when no range holds @addr.
+ * signal handler.
+ * @addr: any address.
+ *
+ * Return: the range, or NULL when no range holds @addr.
  */
 struct ttm_vm_range *ttm_vm_range_get(const void *addr);
 
-/** ttm_vm_range_put() - drop a pin of ttm_vm_range_get(). */
+/**
+ * ttm_vm_range_put() - drop a pin of ttm_vm_range_get().
+ * @range: the pinned range.
+ */
 void ttm_vm_range_put(struct ttm_vm_range *range);
 
-/** ttm_vm_range_page_present() - whether page @page is installed now. */
+/**
+ * ttm_vm_range_page_present() - whether a page is installed now.
+ * @range: the range.
+ * @page: the page's index in @range.
+ *
+ * Return: true when the page is present (a snapshot).
+ */
 bool ttm_vm_range_page_present(struct ttm_vm_range *range, unsigned long page);
 
 /**
  * ttm_vm_fault_engine_print() - one line: mode, ranges and counters.
+ * @eng: the engine.
+ * @f: the stream written to.
  */
 void ttm_vm_fault_engine_print(struct ttm_vm_fault_engine *eng, FILE *f);
 
