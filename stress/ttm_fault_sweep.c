@@ -57,6 +57,7 @@
 #include <i915/i915_gem.h>
 #include <ttm/dma_fence.h>
 #include <ttm/ttm_bo.h>
+#include <ttm/ttm_bo_vm.h>
 #include <ttm/ttm_drm_device.h>
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_global.h>
@@ -212,6 +213,61 @@ static void sweep_end(struct sweep_result *res, const struct sweep_baseline *bas
 	igt_assert_eq_u64(gs.pages, base->pages);
 }
 
+static void sigbus_install(void);
+static int mapped_access(volatile uint64_t *ptr, uint64_t size, uint64_t seed, bool write);
+
+/*
+ * Process mappings of @mbo as mmap(2), munmap(2) and mremap(2) make them
+ * (ttm_bo_vm_mmap_vma() and friends; map_alloc: the mapping, its state,
+ * a split's tail, a moved part): map it whole, read the pattern through
+ * it (a page that cannot be installed raises SIGBUS, the clean failure),
+ * punch out the second page (a split), move the first page elsewhere and
+ * read it there, then unmap everything; the BO's release must still free
+ * it at the end of the part.
+ */
+static void sweep_vma(struct ttm_mock_bo *mbo, struct sweep_result *res)
+{
+	const uint64_t pg = TTM_PAGE_SIZE, size = mbo->base.size;
+	struct ttm_operation_ctx ctx = {0};
+	uint8_t *addr, *moved = NULL;
+	void *spare, *out;
+	int ret;
+
+	if (!mbo->filled || size < 3 * pg)
+		return;
+	sigbus_install();
+	ret =
+	    ttm_bo_vm_mmap_vma(&mbo->base, NULL, NULL, 0, size / pg, NULL, 0, &ctx, (void **)&addr);
+	sweep_check_ret(res, ret, "ttm_bo_vm_mmap_vma");
+	if (ret)
+		return;
+	ret = mapped_access((volatile uint64_t *)addr, size, mbo->seed, false);
+	igt_assert_f(ret != -EILSEQ, "content lost through a process mapping\n");
+	/* SIGBUS (-EFAULT): a page that could not be installed, the clean failure. */
+	sweep_check_ret(res, ret == -EFAULT ? -EIO : ret, "read through a process mapping");
+	ret = ttm_bo_vm_munmap_vma(addr + pg, pg);
+	sweep_check_ret(res, ret, "ttm_bo_vm_munmap_vma (split)");
+	/* A page of address space to move the first page to (MAP_FIXED-like). */
+	spare = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(spare != MAP_FAILED);
+	ret = ttm_bo_vm_move_vma(addr, pg, spare, &out);
+	sweep_check_ret(res, ret, "ttm_bo_vm_move_vma");
+	if (!ret) {
+		moved = out;
+		ret = mapped_access((volatile uint64_t *)moved, pg, mbo->seed, false);
+		igt_assert_f(ret != -EILSEQ, "content lost through a moved mapping\n");
+		sweep_check_ret(res, ret == -EFAULT ? -EIO : ret, "read through a moved mapping");
+	} else {
+		munmap(spare, pg);
+	}
+	/* The moved page first: it may sit in the hole the split left. */
+	if (moved)
+		igt_assert_eq(ttm_bo_vm_munmap_vma(moved, pg), 0);
+	/* Whatever is left: -ENOENT only when nothing of it was mapped. */
+	ret = ttm_bo_vm_munmap_vma(addr, size);
+	igt_assert_f(ret == 0 || ret == -ENOENT, "ttm_bo_vm_munmap_vma returned %d\n", ret);
+}
+
 /*
  * One BO released while its fence is pending: it waits on the device's
  * delayed-destroy list and the worker watches its fence (worker_alloc: the
@@ -306,6 +362,9 @@ static void sweep_core(struct sweep_result *res)
 			ttm_bo_unreserve(&bo[i]->base);
 		}
 	}
+	for (unsigned i = 0; i < SWEEP_BOS; i++)
+		if (bo[i] && i % 4 == 1)
+			sweep_vma(bo[i], res);
 
 	/* Evict VRAM entirely, then swap out what is in SYSTEM. */
 	ctx = (struct ttm_operation_ctx){0};
@@ -338,6 +397,8 @@ static void sweep_core(struct sweep_result *res)
 		igt_assert_eq(ttm_bo_reserve(&bo[i]->base, false, false, NULL), 0);
 		sweep_verify(bo[i], res, true);
 		ttm_bo_unreserve(&bo[i]->base);
+		/* The owner lets go of its mapping state (sweep_vma) first. */
+		ttm_bo_vm_release(&bo[i]->base);
 		ttm_bo_put(&bo[i]->base);
 		bo[i] = NULL;
 	}
