@@ -269,6 +269,51 @@ static void sweep_vma(struct ttm_mock_bo *mbo, struct sweep_result *res)
 }
 
 /*
+ * The 2007 libdrm mapping (ttm_bo_mmap(), BO_MAP) of @mbo with a CPU
+ * placement of its own (map_alloc: the mapping state and its placement
+ * copy): map, read the pattern, drop the map count. The range stays until
+ * the owner's ttm_bo_vm_release() at the end of the part.
+ */
+static void sweep_bo_map(struct ttm_mock_bo *mbo, struct sweep_result *res)
+{
+	struct ttm_operation_ctx ctx = {0};
+	void *p;
+	int ret;
+
+	if (!mbo->filled)
+		return;
+	sigbus_install();
+	ret = ttm_bo_mmap(&mbo->base, placement_for(1), &ctx, &p);
+	sweep_check_ret(res, ret, "ttm_bo_mmap");
+	if (ret)
+		return;
+	ret = mapped_access(p, mbo->base.size, mbo->seed, false);
+	igt_assert_f(ret != -EILSEQ, "content lost through a BO map\n");
+	sweep_check_ret(res, ret == -EFAULT ? -EIO : ret, "read through a BO map");
+	igt_assert_eq(ttm_bo_munmap(&mbo->base), 0);
+}
+
+/*
+ * A bounded wait on any of the pending @busy fences (fence_alloc: the
+ * callback array): none signals within 1 us, so it times out (0), or an
+ * injected failure refuses it (-ENOMEM).
+ */
+static void sweep_wait_any(struct dma_fence **busy, struct sweep_result *res)
+{
+	struct dma_fence *pending[SWEEP_BOS];
+	unsigned n = 0;
+	int64_t ret;
+
+	for (unsigned i = 0; i < SWEEP_BOS; i++)
+		if (busy[i])
+			pending[n++] = busy[i];
+	if (!n)
+		return;
+	ret = dma_fence_wait_any_timeout(pending, n, false, 1000, NULL);
+	sweep_check_ret(res, ret > 0 ? 0 : (int)ret, "dma_fence_wait_any_timeout");
+}
+
+/*
  * One BO released while its fence is pending: it waits on the device's
  * delayed-destroy list and the worker watches its fence (worker_alloc: the
  * fence snapshot and the wake callback's arrays; resv_reserve: the BO's
@@ -335,6 +380,7 @@ static void sweep_core(struct sweep_result *res)
 	context = dma_fence_context_alloc(1);
 	for (unsigned i = 0; i < SWEEP_BOS; i++)
 		busy[i] = bo[i] ? sweep_make_busy(bo[i], context, i + 1, res) : NULL;
+	sweep_wait_any(busy, res);
 
 	/* Validate round the types twice: VRAM and TT overflow, evictions. */
 	for (unsigned pass = 1; pass <= 2; pass++) {
@@ -365,6 +411,8 @@ static void sweep_core(struct sweep_result *res)
 	for (unsigned i = 0; i < SWEEP_BOS; i++)
 		if (bo[i] && i % 4 == 1)
 			sweep_vma(bo[i], res);
+		else if (bo[i] && i % 4 == 3)
+			sweep_bo_map(bo[i], res);
 
 	/* Evict VRAM entirely, then swap out what is in SYSTEM. */
 	ctx = (struct ttm_operation_ctx){0};
