@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <i915/i915_drv.h>
+#include <i915/i915_drv_types.h>
 #include <i915/i915_vm.h>
 #include <ttm/ttm_bo.h>
 #include <ttm/ttm_buddy_manager.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_priv.h - the simulator's internal state, shared by sim_gpu.c (device,
+ * sim_priv.h - the simulator's internal state, shared by sim_device.c (device,
  * GGTT, registers, threads) and sim_cs.c (the command parser).
  *
  * Lock order: there is one lock, sim_gpu.lock. The command parser runs

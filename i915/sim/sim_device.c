@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_gpu.c - the simulated device: memory, GGTT, registers, the streamer
+ * sim_device.c - the simulated device: memory, GGTT, registers, the streamer
  * and interrupt threads, hangcheck plumbing and error states. The command
  * parser itself lives in sim_cs.c.
  */
