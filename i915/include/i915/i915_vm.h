@@ -50,18 +50,27 @@ struct ttm_buffer_object;
 
 /**
  * i915_vm_create() - a new empty 48-bit VM with one reference.
+ * @i915: the device.
+ * @out: the VM.
+ *
  * Return: 0; -EINVAL (NULL argument); -ENOMEM; -EOPNOTSUPP (the back end
  * has no ppGTT).
  */
 int i915_vm_create(struct i915_device *i915, struct i915_address_space **out);
 
-/** i915_vm_get() - take a reference; returns @vm. */
+/**
+ * i915_vm_get() - take a reference.
+ * @vm: the VM.
+ *
+ * Return: @vm.
+ */
 struct i915_address_space *i915_vm_get(struct i915_address_space *vm);
 
 /**
  * i915_vm_put() - drop a reference; NULL is a no-op. The last one unbinds
  * every vma (their objects live on unbound) and frees the page table. No
  * request may still run in the VM: requests hold references.
+ * @vm: the VM, or NULL.
  */
 void i915_vm_put(struct i915_address_space *vm);
 
@@ -69,13 +78,18 @@ void i915_vm_put(struct i915_address_space *vm);
  * i915_context_set_vm() - run @ctx's future requests in @vm (a reference is
  * taken), or in the GGTT when @vm is NULL; the previous VM's reference is
  * dropped (requests already queued keep theirs).
+ * @ctx: the context.
+ * @vm: the VM, or NULL for the GGTT.
+ *
  * Return: 0; -EINVAL (NULL context, VM of another device).
  */
 int i915_context_set_vm(struct i915_context *ctx, struct i915_address_space *vm);
 
 /**
- * i915_context_get_vm() - @ctx's VM with a new reference, NULL when it runs
- * in the GGTT.
+ * i915_context_get_vm() - the VM a context's requests run in.
+ * @ctx: the context.
+ *
+ * Return: @ctx's VM with a new reference; NULL when it runs in the GGTT.
  */
 struct i915_address_space *i915_context_get_vm(struct i915_context *ctx);
 
@@ -83,6 +97,8 @@ struct i915_address_space *i915_context_get_vm(struct i915_context *ctx);
  * i915_vm_bind() - bind @bo (reserved by the caller, resource populated and
  * placed where the GPU reaches it: SYSTEM or TT with tt pages, VRAM,
  * stolen) into @vm and pin the vma for the caller.
+ * @vm: the VM.
+ * @bo: the object.
  * @offset: in: with @fixed, the address wanted (page aligned, in canonical
  *	form as the kernel requires); out: the address bound (non-canonical).
  * @fixed: softpin: exactly at *@offset. An unpinned vma of another object
@@ -92,6 +108,7 @@ struct i915_address_space *i915_context_get_vm(struct i915_context *ctx);
  *	without EXEC_OBJECT_SUPPORTS_48B_ADDRESS); with it, fail when it ends
  *	above.
  * @interruptible: waits for eviction may be interrupted.
+ * @out: the pinned vma.
  *
  * Without @fixed an existing vma keeps its range unless it violates
  * @zone_4g; a new one goes to *@offset when that range is free (the
@@ -110,6 +127,8 @@ int i915_vm_bind(struct i915_address_space *vm, struct ttm_buffer_object *bo, ui
 /**
  * i915_vma_unpin() - end the caller's use of @vma; with @fence (may be
  * NULL) recorded as its last use, which unbinding and eviction wait for.
+ * @vma: a vma the caller pinned.
+ * @fence: the last use, or NULL.
  */
 void i915_vma_unpin(struct i915_vma *vma, struct dma_fence *fence);
 
@@ -117,6 +136,9 @@ void i915_vma_unpin(struct i915_vma *vma, struct dma_fence *fence);
  * i915_vm_unbind_bo() - unbind @bo from every VM (its vmas keep their
  * ranges, marked unbound) after waiting for their last use; @destroy frees
  * the vmas too. Caller holds @bo's reservation or is its last user.
+ * @i915: the device.
+ * @bo: the object.
+ * @destroy: free the vmas as well.
  * @no_wait: return -EBUSY instead of waiting.
  * Return: 0; -EBUSY (@no_wait and still in use); -ENOSPC never.
  * A pinned vma (an execbuffer in flight under the reservation holder's own
@@ -126,26 +148,42 @@ int i915_vm_unbind_bo(struct i915_device *i915, struct ttm_buffer_object *bo, bo
 		      bool no_wait);
 
 /**
- * i915_vm_lookup() - where @bo is bound in @vm: 0 with *@offset (the
- * non-canonical address) and *@bound (PTEs written); -ENOENT (no vma).
+ * i915_vm_lookup() - where @bo is bound in @vm.
+ * @vm: the VM.
+ * @bo: the object.
+ * @offset: out: the non-canonical address.
+ * @bound: out: whether the PTEs are written.
+ *
+ * Return: 0 with *@offset and *@bound set; -ENOENT (no vma).
  */
 int i915_vm_lookup(struct i915_address_space *vm, struct ttm_buffer_object *bo, uint64_t *offset,
 		   bool *bound);
 
 /**
  * i915_vm_read_pte() - the entry for page @index (address >> 12) of @vm's
- * page table, 0 when not present; for tests and dumps.
+ * page table; for tests and dumps.
+ * @vm: the VM.
+ * @index: the page number.
+ *
+ * Return: the PTE; 0 when not present.
  */
 uint64_t i915_vm_read_pte(struct i915_address_space *vm, uint64_t index);
 
 /* "vm_alloc": i915_vm_create(), or i915_vm_bind() recording a new binding, fails with -ENOMEM. */
 extern struct fault_attr i915_fault_vm_alloc;
 
-/*
- * Driver-internal: the registry and @vm_lock of @i915, set up by
- * i915_gem_init() and torn down by i915_gem_fini() (no VM alive).
+/**
+ * i915_vm_registry_init() - driver-internal: set up the VM registry and
+ * vm_lock of @i915 (from i915_gem_init()).
+ * @i915: the device.
  */
 void i915_vm_registry_init(struct i915_device *i915);
+
+/**
+ * i915_vm_registry_fini() - driver-internal: tear the registry down (from
+ * i915_gem_fini(), with no VM alive).
+ * @i915: the device.
+ */
 void i915_vm_registry_fini(struct i915_device *i915);
 
 #endif /* I915_VM_H */
