@@ -161,6 +161,7 @@ struct ttm_bo_vm_stats {
 /**
  * ttm_bo_mmap() - map @bo for the CPU (the BO_MAP ioctl); not reserved by
  * the caller.
+ * @bo: the BO.
  * @cpu_placement: where a fault migrates the BO when its resource is not
  *	CPU-reachable or not in this placement; NULL: any CPU-reachable
  *	resource is fine and SYSTEM is the target. Copied; only the first
@@ -230,8 +231,13 @@ struct ttm_bo_vm_fault_ops {
  * @priv, where the BO may be for the CPU (see struct ttm_bo_vm_fault_ops)
  * instead of using a placement fixed at the first map. Only the first map
  * of a BO chooses: a later map of either kind shares the range as it is.
- * @ctx and @addr as for ttm_bo_mmap(). Return: as ttm_bo_mmap(); -EINVAL
- * also for a NULL @fops or hook.
+ * @bo: the BO.
+ * @fops: the owner's fault hooks.
+ * @priv: handed to @fops.
+ * @ctx: as for ttm_bo_mmap().
+ * @addr: as for ttm_bo_mmap().
+ *
+ * Return: as ttm_bo_mmap(); -EINVAL also for a NULL @fops or hook.
  */
 int ttm_bo_mmap_hooked(struct ttm_buffer_object *bo, const struct ttm_bo_vm_fault_ops *fops,
 		       void *priv, struct ttm_operation_ctx *ctx, void **addr);
@@ -239,7 +245,10 @@ int ttm_bo_mmap_hooked(struct ttm_buffer_object *bo, const struct ttm_bo_vm_faul
 /**
  * ttm_bo_munmap() - drop one map count (BO_UNMAP). The range stays while
  * the BO is not released. Not reserved by the caller; must not hold the
- * reservation. Return: 0; -EINVAL when the map count is already zero.
+ * reservation.
+ * @bo: the BO.
+ *
+ * Return: 0; -EINVAL when the map count is already zero.
  */
 int ttm_bo_munmap(struct ttm_buffer_object *bo);
 
@@ -248,6 +257,7 @@ int ttm_bo_munmap(struct ttm_buffer_object *bo);
  * ttm_bo_put()): the range, with its BO reference, goes now when the map
  * count is zero, else at the last ttm_bo_munmap(). CPU writes are written
  * back first. No-op for a BO that was never mapped. Not reserved.
+ * @bo: the BO.
  */
 void ttm_bo_vm_release(struct ttm_buffer_object *bo);
 
@@ -257,6 +267,7 @@ void ttm_bo_vm_release(struct ttm_buffer_object *bo);
  * ttm_bo_vm_vma_put() of its address, past ttm_bo_munmap() of every map
  * and ttm_bo_vm_release() (the handle or descriptor closed). @bo must have
  * a range (ttm_bo_mmap() first). Not reserved by the caller.
+ * @bo: the BO.
  * @addr: out: the first byte of the range.
  * Return: 0; -EINVAL (NULL argument, @bo not mapped); -EINTR.
  */
@@ -267,6 +278,8 @@ int ttm_bo_vm_vma_get(struct ttm_buffer_object *bo, void **addr);
  * @addr (the first byte of a BO's range); the range and its BO reference
  * go when it was the last thing holding them. Not reserved; must not be
  * called with any BO reservation held (it may reserve @addr's BO).
+ * @addr: the first byte of the mapping.
+ *
  * Return: 0; -EINVAL (no BO range starts at @addr, or it has no process
  * mapping left).
  */
@@ -281,13 +294,17 @@ int ttm_bo_vm_vma_put(void *addr);
  * another mapping installs it, so every mapping shows the same bytes. A
  * mapping holds the BO (through its mapping state) until the last of its
  * parts is unmapped (ttm_bo_vm_munmap_vma()), past ttm_bo_vm_release().
- * @fops, @priv: the owner's fault hooks (only the BO's first map, of any
- *	kind, sets the fault hooks) and its @open / @close hooks for this
- *	mapping (may be NULL: no hooks, faults migrate to SYSTEM as needed).
- * @hint, @flags: placement as mmap(2): @flags 0 (@hint a hint),
- *	MAP_FIXED (whatever was mapped there goes; process mappings of BOs
- *	are unmapped first, as by ttm_bo_vm_munmap_vma()) or
- *	MAP_FIXED_NOREPLACE.
+ * @bo: the BO.
+ * @fops: the owner's fault hooks (only the BO's first map, of any kind,
+ *	sets the fault hooks) and its @open / @close hooks for this mapping
+ *	(may be NULL: no hooks, faults migrate to SYSTEM as needed).
+ * @priv: handed to @fops.
+ * @pgoff: the first BO page mapped.
+ * @num_pages: how many pages.
+ * @hint: where the mapping should start, as mmap(2)'s address.
+ * @flags: 0 (@hint a hint), MAP_FIXED (whatever was mapped there goes;
+ *	process mappings of BOs are unmapped first, as by
+ *	ttm_bo_vm_munmap_vma()) or MAP_FIXED_NOREPLACE.
  * @ctx: @interruptible: the reservation may end with -EINTR.
  * @addr: out: the first byte.
  * Not reserved by the caller.
@@ -307,6 +324,9 @@ int ttm_bo_vm_mmap_vma(struct ttm_buffer_object *bo, const struct ttm_bo_vm_faul
  * the whole span is split in two (the parts keep their page offsets). CPU
  * writes to removed pages stay in the BO. A BO whose last mapping went and
  * whose owner released it goes. Not reserved; no BO reservation held.
+ * @addr: the first byte of the span, page aligned.
+ * @len: its length in bytes.
+ *
  * Return: 0 when some process mapping was there; -ENOENT when none was
  * (the caller unmaps the span itself); -EINVAL (unaligned @addr, @len 0
  * or wrapping); -ENOMEM (a split failed; parts done so far are unmapped).
@@ -317,6 +337,7 @@ int ttm_bo_vm_munmap_vma(void *addr, size_t len);
  * ttm_bo_vm_munmap_device() - unmap every process mapping of a BO of
  * @bdev (a device going away with mappings its program never unmapped).
  * Not reserved; no BO reservation held.
+ * @bdev: the device.
  */
 void ttm_bo_vm_munmap_device(struct ttm_device *bdev);
 
@@ -327,6 +348,9 @@ void ttm_bo_vm_munmap_device(struct ttm_device *bdev);
  * BO pages (CPU writes written back first; the new mapping faults them
  * in). What was mapped at @new_addr goes first, as for MAP_FIXED.
  * Not reserved; no BO reservation held.
+ * @old: the first byte of the part moved.
+ * @len: its length in bytes.
+ * @new_addr: where it goes.
  * @out: out: @new_addr.
  * Return: 0; -ENOENT (no process mapping at @old); -EFAULT (the range
  * is not inside one mapping); -EINVAL (unaligned, empty, overlapping
@@ -360,6 +384,9 @@ struct ttm_bo_vm_backing {
  * the local view), then, with the BO reserved, fill @out and mark the BO
  * shared, so its next ttm_bo_vm_unmap_virtual() calls the unmap hook. Not
  * reserved; no BO reservation held.
+ * @addr: the page's address.
+ * @out: out: where the page lives.
+ *
  * Return: 0; -EINVAL (NULL @out); -EFAULT (no BO map at @addr);
  * -EOPNOTSUPP (the page is not in a memfd: io memory, a CPU-cache copy);
  * errors of the fault (what a CPU access gets as SIGBUS).
@@ -379,12 +406,14 @@ typedef void (*ttm_bo_vm_unmap_hook_t)(const void *bo, uint64_t seq);
  * ttm_bo_vm_set_unmap_hook() - set the process-wide unmap hook (NULL:
  * none). ttm_bo_vm_flush() and ttm_bo_vm_flush_range() never call it:
  * memfd pages need no flush.
+ * @hook: the hook, or NULL.
  */
 void ttm_bo_vm_set_unmap_hook(ttm_bo_vm_unmap_hook_t hook);
 
 /**
  * ttm_bo_vm_unmap_virtual() - the ttm_device.unmap_virtual hook: write
  * CPU copies back and remove every CPU view of @bo. Reserved.
+ * @bo: the BO.
  */
 void ttm_bo_vm_unmap_virtual(struct ttm_buffer_object *bo);
 
@@ -395,6 +424,7 @@ void ttm_bo_vm_unmap_virtual(struct ttm_buffer_object *bo);
  * calls it before the GPU reads a mapped BO (execbuffer), and anything that
  * reads the BO's storage directly (ttm_bo_access()) sees mapped writes only
  * after it or after a move. Reserved. No-op for an unmapped BO.
+ * @bo: the BO.
  */
 void ttm_bo_vm_flush(struct ttm_buffer_object *bo);
 
@@ -405,6 +435,9 @@ void ttm_bo_vm_flush(struct ttm_buffer_object *bo);
  * the rest of the maps stay. What a driver calls before it reads or writes
  * part of a mapped BO's storage directly (PREAD / PWRITE). Reserved.
  * No-op for an unmapped BO or an empty span.
+ * @bo: the BO.
+ * @offset: the first byte of the span.
+ * @size: its length in bytes.
  */
 void ttm_bo_vm_flush_range(struct ttm_buffer_object *bo, uint64_t offset, uint64_t size);
 
@@ -413,6 +446,9 @@ void ttm_bo_vm_flush_range(struct ttm_buffer_object *bo, uint64_t offset, uint64
  * cache for @bdev's cached BOs (see "CPU cache model" above). Takes effect
  * for pages faulted afterwards; call it before mapping BOs of @bdev, and
  * with false before @bdev goes away. Any context, no locks needed.
+ * @bdev: the device.
+ * @model: model the cache (true) or stop (false).
+ *
  * Return: 0; -EINVAL (NULL @bdev); -ENOSPC (16 devices already modelled).
  */
 int ttm_bo_vm_set_cpu_cache(struct ttm_device *bdev, bool model);
@@ -422,26 +458,36 @@ int ttm_bo_vm_set_cpu_cache(struct ttm_device *bdev, bool model);
  * ttm_bo_mmap() does it too, but a device whose BOs move on other threads
  * while the first map happens should call this first (the core reads the
  * hook without a lock).
+ * @bdev: the device.
  */
 void ttm_bo_vm_init_device(struct ttm_device *bdev);
 
 /**
  * ttm_bo_vm_get_stats() - counters of @bo's mapping into @st.
+ * @bo: the BO.
+ * @st: out: the counters.
+ *
  * Return: 0; -ENOENT when @bo has no range.
  */
 int ttm_bo_vm_get_stats(struct ttm_buffer_object *bo, struct ttm_bo_vm_stats *st);
 
 /**
- * ttm_bo_vm_caching() - the caching mode recorded for @bo's mapping (of
- * the backing installed last); ttm_cached when not mapped.
+ * ttm_bo_vm_caching() - the caching mode recorded for a BO's mapping.
+ * @bo: the BO.
+ *
+ * Return: the mode of the backing installed last; ttm_cached when not mapped.
  */
 enum ttm_caching ttm_bo_vm_caching(struct ttm_buffer_object *bo);
 
 /**
  * ttm_bo_vm_set_mode() - choose the fault mechanism for the next engine
  * (TTM_VM_FAULT_AUTO: environment, then userfaultfd, then SIGSEGV) and
- * replace the current engine. Return: 0; -EBUSY while any BO has a range;
- * errors of ttm_vm_fault_engine_init() (the previous mode is set up again by the next map).
+ * replace the current engine.
+ * @mode: UFFD, SIGSEGV or AUTO.
+ *
+ * Return: 0; -EBUSY while any BO has a range; errors of
+ * ttm_vm_fault_engine_init() (the previous mode is set up again by the
+ * next map).
  */
 int ttm_bo_vm_set_mode(enum ttm_vm_fault_mode mode);
 
@@ -455,6 +501,7 @@ enum ttm_vm_fault_mode ttm_bo_vm_mode(void);
  * ttm_bo_vm_print() - the info dump of CPU mappings: a line "cpu mappings:
  * fault mode <uffd|sigsegv|none>" with live ranges and totals, then the
  * engine's counters.
+ * @f: the stream written to.
  */
 void ttm_bo_vm_print(FILE *f);
 
