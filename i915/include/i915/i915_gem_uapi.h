@@ -54,13 +54,18 @@ struct i915_gem_profile {
 
 /**
  * i915_gem_profile_names() - the profile names i915_gem_device_create()
- * accepts, NULL-terminated; the first is the default.
+ * accepts.
+ *
+ * Return: a NULL-terminated array; the first name is the default.
  */
 const char *const *i915_gem_profile_names(void);
 
 /**
  * i915_gem_device_create() - probe a simulated i915 of profile @profile
  * (NULL: the default) with its GEM uAPI ready.
+ * @profile: a name of i915_gem_profile_names(), or NULL.
+ * @out: the device.
+ *
  * Return: 0 with *@out set; -EINVAL (unknown profile); -ENOMEM; the
  * driver's probe errors. Nothing is left behind on failure.
  */
@@ -73,6 +78,10 @@ int i915_gem_device_create(const char *profile, struct i915_device **out);
  * effect at probe only; reset and enable_hangcheck as their
  * i915_params/ debugfs files. Unknown options are ignored, as the kernel
  * ignores unknown module parameters.
+ * @profile: as for i915_gem_device_create().
+ * @params: the options, space separated; NULL for none.
+ * @out: the device.
+ *
  * Return: as i915_gem_device_create(); -EINVAL (a value that does not
  * parse).
  */
@@ -82,16 +91,26 @@ int i915_gem_device_create_params(const char *profile, const char *params,
 /**
  * i915_gem_device_destroy() - close every file still open, wait for the
  * GPU and tear the device down.
+ * @i915: the device.
  */
 void i915_gem_device_destroy(struct i915_device *i915);
 
-/** i915_gem_device_profile() - the profile @i915 was created with. */
+/**
+ * i915_gem_device_profile() - the profile a device was created with.
+ * @i915: the device.
+ *
+ * Return: the profile (static data).
+ */
 const struct i915_gem_profile *i915_gem_device_profile(struct i915_device *i915);
 
 /**
  * i915_gem_file_open() - a new file of @i915, opened through the render
  * node (@render true) or the primary (card) node. Flink names can be
  * created and opened only through the primary node, as in the kernel.
+ * @i915: the device.
+ * @render: open through the render node (else the primary node).
+ * @out: the file.
+ *
  * Return: 0 with *@out set; -ENOMEM.
  */
 int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_file **out);
@@ -100,6 +119,7 @@ int i915_gem_file_open(struct i915_device *i915, bool render, struct i915_gem_fi
  * i915_gem_file_close() - release the file as the kernel releases a closed
  * drm_file: its handles, contexts, VMs and syncobjs; work in flight
  * finishes; nobody else's objects are touched.
+ * @file: the file.
  */
 void i915_gem_file_close(struct i915_gem_file *file);
 
@@ -132,6 +152,10 @@ int i915_gem_file_show_fdinfo(struct i915_gem_file *file, char **text, size_t *l
  * the DRM_IOCTL_* value, @arg the caller's pointer, read and written as
  * the kernel's drm_ioctl() does (the size encoded in @request is copied in
  * and out; a bad pointer is -EFAULT, never a crash).
+ * @file: the file.
+ * @request: the DRM_IOCTL_* request.
+ * @arg: the caller's argument.
+ *
  * Return: 0 or a non-negative value the ioctl returns; a negative errno,
  * the kernel's for the same call (as drm_ioctl(): -ENOTTY when the
  * request's type is not 'd', -EINVAL for an unknown number in the core or
@@ -148,6 +172,14 @@ int i915_gem_ioctl(struct i915_gem_file *file, unsigned long request, void *arg)
  * may be mapped many times, at any page offset); @hint and MAP_FIXED /
  * MAP_FIXED_NOREPLACE in @flags place it as mmap(2) does, and
  * i915_gem_munmap() of any part of it trims or splits it.
+ * @file: the file.
+ * @hint: the address wanted, as mmap(2)'s first argument.
+ * @len: bytes.
+ * @prot: PROT_* as mmap(2) (every mapping is read/write today).
+ * @flags: must include MAP_SHARED; MAP_FIXED or MAP_FIXED_NOREPLACE place it.
+ * @offset: the fake offset.
+ * @addr: out: the mapping's first byte.
+ *
  * Return: 0 with *@addr set; -EINVAL (bad offset, length, flags); -EACCES
  * (no grant for this file); -EEXIST (MAP_FIXED_NOREPLACE over a mapping);
  * -EPERM (a fixed address below mmap_min_addr); -ENOMEM.
@@ -161,6 +193,10 @@ int i915_gem_mmap(struct i915_gem_file *file, void *hint, size_t len, int prot, 
  * dma-buf exported from @i915 (drm_dma_buf_mmap()).
  * Mappings inside the range go, ones crossing its ends are trimmed, one
  * holding it is split, as munmap(2) does.
+ * @i915: the device.
+ * @addr: the first byte, page aligned.
+ * @len: bytes.
+ *
  * Return: 0 when the range held some of the driver's mappings; -ENOENT
  * when it holds none (the caller unmaps it itself); -EINVAL (unaligned
  * @addr, @len 0); -ENOMEM.
@@ -172,6 +208,9 @@ int i915_gem_munmap(struct i915_device *i915, void *addr, size_t len);
  * debugfs directory (dri/<minor>/), NULL-terminated: i915_gem_drop_caches,
  * i915_capabilities, i915_wedged, i915_gem_objects, i915_engine_info,
  * i915_params/<name>, ...
+ * @i915: the device.
+ *
+ * Return: the NULL-terminated array of names.
  */
 const char *const *i915_gem_debugfs_files(struct i915_device *i915);
 
@@ -188,6 +227,11 @@ void i915_gem_set_caller_euid(int64_t euid);
 
 /**
  * i915_gem_debugfs_read() - the current contents of debugfs file @name.
+ * @i915: the device.
+ * @name: a name of i915_gem_debugfs_files().
+ * @text: out: the malloc()ed text.
+ * @len: out: its length.
+ *
  * Return: 0 with *@text a malloc()ed NUL-terminated string (*@len bytes);
  * -ENOENT; -EACCES (write-only file); -ENOMEM.
  */
@@ -197,6 +241,11 @@ int i915_gem_debugfs_read(struct i915_device *i915, const char *name, char **tex
  * i915_gem_debugfs_write() - a write of @len bytes to debugfs file @name
  * (i915_gem_drop_caches idles, retires, evicts, frees and shrinks through
  * TTM as the kernel's does; i915_wedged wedges or resets).
+ * @i915: the device.
+ * @name: a name of i915_gem_debugfs_files().
+ * @buf: the bytes written.
+ * @len: how many.
+ *
  * Return: @len; -ENOENT; -EACCES (read-only file); -EINVAL (bad value).
  */
 ssize_t i915_gem_debugfs_write(struct i915_device *i915, const char *name, const char *buf,
@@ -206,6 +255,10 @@ ssize_t i915_gem_debugfs_write(struct i915_device *i915, const char *name, const
  * i915_gem_mmio_read32() - a 32-bit read of register @reg through BAR 0
  * (live registers such as RING_TIMESTAMP tick at the CS timestamp
  * frequency; unmodelled ones read 0).
+ * @i915: the device.
+ * @reg: the register's offset in BAR 0.
+ *
+ * Return: the register's value.
  */
 uint32_t i915_gem_mmio_read32(struct i915_device *i915, uint32_t reg);
 
