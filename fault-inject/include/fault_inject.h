@@ -112,6 +112,11 @@ struct fault_attr {
 		.hits_gone = 0, .hits_base = 0, .next = NULL                                       \
 	}
 
+/**
+ * fault_register() - add a point to the registry (DEFINE_FAULT_POINT()
+ * calls it from a constructor; not for direct use).
+ * @attr: the point; lives as long as the process.
+ */
 void fault_register(struct fault_attr *attr);
 
 /*
@@ -157,11 +162,18 @@ extern _Thread_local
     __attribute__((tls_model("initial-exec"))) struct fault_thread fault_thread_self_;
 extern _Thread_local __attribute__((tls_model("initial-exec"))) unsigned long fault_thread_nth_;
 
-/* Everything fault_should_fail() does not answer inline. Not an API. */
+/**
+ * fault_should_fail_slow_() - everything fault_should_fail() does not answer
+ * inline. Not an API: call fault_should_fail().
+ * @attr: the point.
+ * @size: as for fault_should_fail().
+ *
+ * Return: as fault_should_fail().
+ */
 bool fault_should_fail_slow_(struct fault_attr *attr, size_t size);
 
 /**
- * fault_should_fail - should this call at @attr fail?
+ * fault_should_fail() - should this call at @attr fail?
  * @attr: the point.
  * @size: bytes this call would allocate or transfer (for @space), 0 if n/a.
  *
@@ -201,71 +213,119 @@ static inline bool fault_should_fail(struct fault_attr *attr, size_t size)
 #endif
 
 /**
- * fault_configure - apply a TTM_FAULTS-syntax string.
+ * fault_configure() - apply a TTM_FAULTS-syntax string.
  * @spec: the string.
  * @err: buffer for a message naming the bad token, may be NULL.
  * @errlen: size of @err.
  *
- * Returns 0 on success, -EINVAL on a syntax error or unknown point/key (no
+ * Return: 0 on success, -EINVAL on a syntax error or unknown point/key (no
  * setting of @spec is applied then), -ENOTSUP when fault points are compiled
  * out and @spec is not empty.
  */
 int fault_configure(const char *spec, char *err, size_t errlen);
 
-/*
- * fault_init_from_env - read TTM_FAULTS / TTM_FAULTS_SEED once. Returns 0 or
- * the fault_configure() error; on error the message is printed to stderr.
+/**
+ * fault_init_from_env() - read TTM_FAULTS / TTM_FAULTS_SEED once.
+ *
+ * Return: 0 or the fault_configure() error; on error the message is printed
+ * to stderr.
  */
 int fault_init_from_env(void);
 
-/* Clear every point's configuration and counters (not the seed). */
+/** fault_reset_all() - clear every point's configuration and counters (not the seed). */
 void fault_reset_all(void);
-/* Clear one point's configuration and counters. */
+
+/**
+ * fault_reset() - clear one point's configuration and counters.
+ * @attr: the point.
+ */
 void fault_reset(struct fault_attr *attr);
 
-/* Seed of the PRNG deciding probabilistic failures; printed on first use. */
+/**
+ * fault_set_seed() - seed the PRNG deciding probabilistic failures.
+ * @seed: the seed (printed on first use, so a run can be repeated).
+ */
 void fault_set_seed(uint64_t seed);
+
+/**
+ * fault_get_seed() - the seed of the probabilistic failures.
+ *
+ * Return: the seed in use.
+ */
 uint64_t fault_get_seed(void);
 
 /**
- * fault_hits - calls that reached @attr since its last reset.
+ * fault_hits() - calls that reached @attr since its last reset.
  * @attr: the point.
  *
  * Sums the counters of exited threads and of every live thread under the
  * registry lock, so the count is exact for calls that returned before this
- * one started; calls running meanwhile may or may not be in it. Returns 0
- * when fault points are compiled out.
+ * one started; calls running meanwhile may or may not be in it.
+ *
+ * Return: the count; 0 when fault points are compiled out.
  */
 unsigned long fault_hits(struct fault_attr *attr);
 
-/* Look a point up by name; NULL when there is none. */
+/**
+ * fault_lookup() - look a point up by name.
+ * @name: the point's name.
+ *
+ * Return: the point; NULL when there is none.
+ */
 struct fault_attr *fault_lookup(const char *name);
 
-/* Call @fn for every registered point, in name order. */
+/**
+ * fault_for_each() - call @fn for every registered point, in name order.
+ * @fn: the callback.
+ * @data: passed to @fn.
+ */
 void fault_for_each(void (*fn)(struct fault_attr *attr, void *data), void *data);
-/* Number of registered points. */
+
+/**
+ * fault_count() - the number of registered points.
+ *
+ * Return: the count.
+ */
 size_t fault_count(void);
 
-/* Arm the point's one-shot nth countdown: the @nth next hit fails (0 disarms). */
+/**
+ * fault_set_nth() - arm the point's one-shot nth countdown.
+ * @attr: the point.
+ * @nth: the @nth next hit fails; 0 disarms.
+ */
 void fault_set_nth(struct fault_attr *attr, unsigned long nth);
 
-/*
- * Per-thread fail-nth (the kernel's /proc/self/fail-nth): the @nth next hit of
- * any point on the calling thread fails; 0 disarms. When @only is not NULL,
- * only hits of that point count.
+/**
+ * fault_thread_fail_nth() - per-thread fail-nth (the kernel's
+ * /proc/self/fail-nth): the @nth next hit of any point on the calling
+ * thread fails.
+ * @only: when not NULL, only hits of that point count.
+ * @nth: the countdown; 0 disarms.
  */
 void fault_thread_fail_nth(struct fault_attr *only, unsigned long nth);
-/* Remaining countdown on this thread (0 once it fired or when unarmed). */
+
+/**
+ * fault_thread_nth_pending() - the calling thread's remaining countdown.
+ *
+ * Return: the hits left before the failure; 0 once it fired or when unarmed.
+ */
 unsigned long fault_thread_nth_pending(void);
 
-/* Print every point with its configuration and counters, one per line. */
+/**
+ * fault_print() - every point with its configuration and counters, one per line.
+ * @out: the stream written to.
+ */
 void fault_print(FILE *out);
 
-/* Total failures injected across all points since the last reset. */
+/**
+ * fault_total_fired() - failures injected across all points since the last reset.
+ *
+ * Return: the total.
+ */
 unsigned long fault_total_fired(void);
 
 /**
- * fault_for_each_site - visit every call site a failure was injected at.
+ * fault_for_each_site() - visit every call site a failure was injected at.
  * @fn: called once per site with its point, the return address of the
  *	site's fault_should_fail() call and the failures injected there.
  * @data: passed to @fn.
@@ -277,14 +337,21 @@ unsigned long fault_total_fired(void);
 void fault_for_each_site(void (*fn)(const struct fault_attr *attr, const void *pc,
 				    unsigned long fired, void *data),
 			 void *data);
-/* Injections not recorded because more distinct sites fired than the table holds. */
+/**
+ * fault_sites_lost_count() - injections whose site was not recorded.
+ *
+ * Return: the injections not recorded because more distinct sites fired than
+ * the table holds.
+ */
 unsigned long fault_sites_lost_count(void);
-/*
- * fault_print_sites - one line per site for scripts/check-fault-points-sweep.sh:
+
+/**
+ * fault_print_sites() - one line per site for scripts/check-fault-points-sweep.sh:
  * "fault-site: POINT OBJECT 0xOFFSET FIRED", OFFSET being the call's address
  * in OBJECT (the executable or shared object, as dladdr() names it) for
  * addr2line. With TTM_FAULTS_SITES=PATH in the environment, a process that
  * fired any site appends these lines to PATH when it exits (exit(), not _exit()).
+ * @out: the stream written to.
  */
 void fault_print_sites(FILE *out);
 
