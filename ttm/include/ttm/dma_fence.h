@@ -150,17 +150,31 @@ struct dma_fence {
 	struct list_head cb_list;
 };
 
-/* Reserve @num consecutive timeline contexts; returns the first. Thread safe. */
+/**
+ * dma_fence_context_alloc() - reserve consecutive timeline contexts. Thread safe.
+ * @num: how many.
+ *
+ * Return: the first of them.
+ */
 uint64_t dma_fence_context_alloc(unsigned num);
 
-/* Initialise a caller-allocated fence with one reference, unsignalled. */
+/**
+ * dma_fence_init() - initialise a caller-allocated fence with one
+ * reference, unsignalled.
+ * @fence: the fence.
+ * @ops: its class; must outlive the fence.
+ * @context: its timeline (from dma_fence_context_alloc()).
+ * @seqno: its point on the timeline.
+ */
 void dma_fence_init(struct dma_fence *fence, const struct dma_fence_ops *ops, uint64_t context,
 		    uint64_t seqno);
 
-/*
- * Allocate @size bytes (>= sizeof(struct dma_fence), the fence first) for a
- * driver fence through the fence_alloc fault point. NULL on (injected)
- * failure; the default release frees it.
+/**
+ * dma_fence_alloc() - memory for a driver fence, through the fence_alloc
+ * fault point; the default release frees it.
+ * @size: bytes, at least sizeof(struct dma_fence), the fence first.
+ *
+ * Return: the block; NULL on (injected) failure.
  */
 void *dma_fence_alloc(size_t size);
 
@@ -171,6 +185,11 @@ static inline struct dma_fence *dma_fence_get(struct dma_fence *fence)
 	return fence;
 }
 
+/**
+ * dma_fence_release() - free a fence whose last reference went (through
+ * ops->release when the class has one); dma_fence_put() calls it.
+ * @fence: the fence.
+ */
 void dma_fence_release(struct dma_fence *fence);
 
 /**
@@ -194,23 +213,33 @@ static inline void dma_fence_put(struct dma_fence *fence)
 }
 
 /**
- * dma_fence_signal - mark the fence completed, wake waiters, run callbacks.
- * Returns 0, or -EINVAL when it had already been signalled (nothing runs)
+ * dma_fence_signal() - mark the fence completed, wake waiters, run callbacks.
+ * @fence: the fence.
+ *
+ * Return: 0, or -EINVAL when it had already been signalled (nothing runs)
  * or @fence is NULL. Callable from any thread, including from inside a
  * callback of another fence. The caller must hold a reference: waiters may
  * put theirs as soon as SIGNALED is visible, and the signaller still
  * writes the timestamp and wakes them after that.
  */
 int dma_fence_signal(struct dma_fence *fence);
-/* As dma_fence_signal() with an explicit CLOCK_MONOTONIC timestamp. */
+
+/**
+ * dma_fence_signal_timestamp() - dma_fence_signal() with an explicit timestamp.
+ * @fence: the fence.
+ * @timestamp_ns: the CLOCK_MONOTONIC time to record.
+ *
+ * Return: as dma_fence_signal().
+ */
 int dma_fence_signal_timestamp(struct dma_fence *fence, int64_t timestamp_ns);
 
 /**
- * dma_fence_get_timestamp - when @fence signalled.
+ * dma_fence_get_timestamp() - when @fence signalled.
+ * @fence: the fence.
  * @ts: set to the CLOCK_MONOTONIC ns taken by dma_fence_signal() (or given
  *	to dma_fence_signal_timestamp()).
  *
- * Returns 0, -EBUSY when the fence has not signalled (its SIGNALED bit is
+ * Return: 0, -EBUSY when the fence has not signalled (its SIGNALED bit is
  * tested, ops->signaled is not polled), -EINVAL on a NULL argument. Between
  * the signaller's CAS and its timestamp store this waits for the store, a
  * few instructions unless the signalling thread is preempted right there.
@@ -233,7 +262,13 @@ static inline bool dma_fence_test_callbacks_done(const struct dma_fence *fence)
 	       DMA_FENCE_FLAG_CALLBACKS_DONE;
 }
 
-/* Out of line: everything but the signalled fast path below. */
+/**
+ * dma_fence_is_signaled_slow() - dma_fence_is_signaled() out of line:
+ * everything but the signalled fast path.
+ * @fence: the fence.
+ *
+ * Return: as dma_fence_is_signaled().
+ */
 bool dma_fence_is_signaled_slow(struct dma_fence *fence);
 
 /**
@@ -249,27 +284,49 @@ static inline bool dma_fence_is_signaled(struct dma_fence *fence)
 	return dma_fence_test_signaled_flag(fence) || dma_fence_is_signaled_slow(fence);
 }
 
-/*
- * Record @error (negative errno) to be reported once the fence signals.
- * Returns -EINVAL when @error is not negative or the fence has signalled.
+/**
+ * dma_fence_set_error() - record an error to be reported once the fence signals.
+ * @fence: the fence, not signalled yet.
+ * @error: a negative errno.
+ *
+ * Return: 0; -EINVAL when @error is not negative or the fence has signalled.
  */
 int dma_fence_set_error(struct dma_fence *fence, int error);
 
-/* 0 while pending; after signal 1, or the error set before signal. */
+/**
+ * dma_fence_get_status() - the fence's state.
+ * @fence: the fence.
+ *
+ * Return: 0 while pending; after signal 1, or the error set before signal.
+ */
 int dma_fence_get_status(struct dma_fence *fence);
 
 /**
- * dma_fence_add_callback - run @func once @fence signals.
- * Returns 0 when queued, -ENOENT when the fence has already signalled (then
+ * dma_fence_add_callback() - run @func once @fence signals.
+ * @fence: the fence.
+ * @cb: the caller's callback record (queued on the fence).
+ * @func: the function.
+ *
+ * Return: 0 when queued, -ENOENT when the fence has already signalled (then
  * @func is never called, and every callback armed before the signal has
  * run, see the protocol above), -EINVAL on a NULL argument.
  */
 int dma_fence_add_callback(struct dma_fence *fence, struct dma_fence_cb *cb, dma_fence_func_t func);
 
-/* Remove a queued callback. Returns true when it was still pending. */
+/**
+ * dma_fence_remove_callback() - remove a queued callback.
+ * @fence: the fence.
+ * @cb: the record given to dma_fence_add_callback().
+ *
+ * Return: true when it was still pending (it will not run).
+ */
 bool dma_fence_remove_callback(struct dma_fence *fence, struct dma_fence_cb *cb);
 
-/* Ask the class to start signalling (calls ops->enable_signaling once). */
+/**
+ * dma_fence_enable_sw_signaling() - ask the class to start signalling
+ * (calls ops->enable_signaling once).
+ * @fence: the fence.
+ */
 void dma_fence_enable_sw_signaling(struct dma_fence *fence);
 
 /**
@@ -289,15 +346,47 @@ struct dma_fence_interrupt {
 	struct dma_fence *waiting_on;
 };
 
+/**
+ * dma_fence_interrupt_init() - an interrupt, not raised.
+ * @intr: the interrupt (its memory is the caller's).
+ */
 void dma_fence_interrupt_init(struct dma_fence_interrupt *intr);
-/* Install @intr for the calling thread (NULL uninstalls). */
+
+/**
+ * dma_fence_interrupt_install() - make @intr the calling thread's interrupt.
+ * @intr: the interrupt; NULL uninstalls.
+ */
 void dma_fence_interrupt_install(struct dma_fence_interrupt *intr);
+
+/**
+ * dma_fence_interrupt_raise() - end the owning thread's interruptible wait
+ * (and every later one) with -EINTR until cleared. Any thread.
+ * @intr: the interrupt.
+ */
 void dma_fence_interrupt_raise(struct dma_fence_interrupt *intr);
+
+/**
+ * dma_fence_interrupt_clear() - clear a raised interrupt.
+ * @intr: the interrupt.
+ */
 void dma_fence_interrupt_clear(struct dma_fence_interrupt *intr);
-/* True when the calling thread has a raised interrupt pending. */
+
+/**
+ * dma_fence_interrupt_pending() - whether the calling thread's interrupt is raised.
+ *
+ * Return: true when the calling thread has a raised interrupt pending.
+ */
 bool dma_fence_interrupt_pending(void);
 
-/* Out of line: everything but the signalled fast path below. */
+/**
+ * dma_fence_wait_timeout_slow() - dma_fence_wait_timeout() out of line:
+ * everything but the signalled fast path.
+ * @fence: the fence.
+ * @intr: as for dma_fence_wait_timeout().
+ * @timeout_ns: as for dma_fence_wait_timeout().
+ *
+ * Return: as dma_fence_wait_timeout().
+ */
 int64_t dma_fence_wait_timeout_slow(struct dma_fence *fence, bool intr, int64_t timeout_ns);
 
 /**
@@ -321,7 +410,7 @@ static inline int64_t dma_fence_wait_timeout(struct dma_fence *fence, bool intr,
 }
 
 /**
- * dma_fence_default_wait - the wait of a class without ops->wait.
+ * dma_fence_default_wait() - the wait of a class without ops->wait.
  * @fence: the fence; signalling is enabled first.
  * @intr: return -EINTR when the calling thread's interrupt is raised.
  * @timeout_ns: 0 polls; MAX_SCHEDULE_TIMEOUT waits forever.
@@ -331,20 +420,41 @@ static inline int64_t dma_fence_wait_timeout(struct dma_fence *fence, bool intr,
  */
 int64_t dma_fence_default_wait(struct dma_fence *fence, bool intr, int64_t timeout_ns);
 
-/* Wait forever: 0 or -EINTR. */
+/**
+ * dma_fence_wait() - wait for @fence without a timeout.
+ * @fence: the fence.
+ * @intr: return -EINTR when the calling thread's interrupt is raised.
+ *
+ * Return: 0 or -EINTR.
+ */
 int dma_fence_wait(struct dma_fence *fence, bool intr);
 
 /**
- * dma_fence_wait_any_timeout - wait until any of @fences signals.
+ * dma_fence_wait_any_timeout() - wait until any of @fences signals.
+ * @fences: the fences.
+ * @count: how many.
+ * @intr: return -EINTR when the calling thread's interrupt is raised.
+ * @timeout_ns: as for dma_fence_wait_timeout().
  * @idx: if not NULL, set to the index of a signalled fence.
- * Returns as dma_fence_wait_timeout(); -EINVAL for an empty array.
+ *
+ * Return: as dma_fence_wait_timeout(); -EINVAL for an empty array.
  */
 int64_t dma_fence_wait_any_timeout(struct dma_fence **fences, unsigned count, bool intr,
 				   int64_t timeout_ns, unsigned *idx);
 
-/* The always-signalled stub fence (a reference is taken). */
+/**
+ * dma_fence_get_stub() - the always-signalled stub fence.
+ *
+ * Return: the stub with a new reference.
+ */
 struct dma_fence *dma_fence_get_stub(void);
-/* A new signalled fence with @timestamp_ns, or NULL on allocation failure. */
+
+/**
+ * dma_fence_allocate_private_stub() - a new signalled fence.
+ * @timestamp_ns: its signal timestamp.
+ *
+ * Return: the fence with one reference; NULL on allocation failure.
+ */
 struct dma_fence *dma_fence_allocate_private_stub(int64_t timestamp_ns);
 
 /* Wrap-safe "a later than b" for 64-bit seqnos on one timeline. */
@@ -375,18 +485,22 @@ static inline int64_t dma_fence_now_ns(void)
 	return (int64_t)testlib_now_ns();
 }
 
-/*
- * Fences initialised and not yet released, summed over all threads (leak
- * checks in tests). Exact when no fence is being initialised or released
+/**
+ * dma_fence_live_count() - fences initialised and not yet released, summed
+ * over all threads (leak checks in tests). Exact when no fence is being initialised or released
  * concurrently and the threads that did so are ordered before the caller
  * (joined, or synchronised with it). Takes a mutex: not for hot paths.
+ *
+ * Return: the count.
  */
 long dma_fence_live_count(void);
 
-/*
- * Freed fence blocks the calling thread keeps for its next dma_fence_alloc()
- * of a bare struct dma_fence (at most 32; always 0 under AddressSanitizer).
- * They are not live fences. For tests.
+/**
+ * dma_fence_cache_count() - freed fence blocks the calling thread keeps for
+ * its next dma_fence_alloc() of a bare struct dma_fence. They are not live
+ * fences. For tests.
+ *
+ * Return: the count (at most 32; always 0 under AddressSanitizer).
  */
 unsigned dma_fence_cache_count(void);
 
