@@ -208,7 +208,7 @@ int testlib_mock_bo_create(struct ttm_device *bdev, uint64_t size,
 
 /**
  * testlib_mock_bo_create_type() - testlib_mock_bo_create() for a BO of any
- * type (kernel, sg as well as device).
+ * type (kernel and userptr as well as device).
  * @bdev: the device.
  * @size: bytes.
  * @type: the BO type ttm_bo_init_reserved() gets.

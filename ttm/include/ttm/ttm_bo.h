@@ -149,8 +149,16 @@ struct ttm_buffer_object {
  * ttm_bo_init_reserved() - initialise caller-allocated @bo of @size bytes
  * and place it according to @placement. @bo must be zeroed except for
  * @user_ptr (userptr type) and @priority/@drv_priv if wanted.
+ * @bdev: the device.
+ * @bo: the BO.
+ * @size: bytes.
+ * @type: the BO type (enum ttm_bo_type).
+ * @placement: where it may be placed.
+ * @page_alignment: the start's alignment in pages (0 or a power of two).
+ * @ctx: the operation context of the first validate.
  * @resv: a shared reservation (locked by the caller) or NULL for the BO's
- *	own. @destroy: frees @bo (required).
+ *	own.
+ * @destroy: frees @bo (required).
  * On success the BO is reserved, has one reference and a resource. On
  * failure @destroy has been called (as in the kernel), so the caller must
  * not touch @bo. Fault point "bo_alloc" fails it with -ENOMEM.
@@ -164,7 +172,20 @@ int ttm_bo_init_reserved(struct ttm_device *bdev, struct ttm_buffer_object *bo, 
 			 uint32_t page_alignment, struct ttm_operation_ctx *ctx,
 			 struct dma_resv *resv, void (*destroy)(struct ttm_buffer_object *bo));
 
-/** ttm_bo_init_validate() - ttm_bo_init_reserved(), returned unreserved. */
+/**
+ * ttm_bo_init_validate() - ttm_bo_init_reserved(), returned unreserved.
+ * @bdev: the device.
+ * @bo: the BO.
+ * @size: bytes.
+ * @type: the BO type (enum ttm_bo_type).
+ * @placement: where it may be placed.
+ * @page_alignment: the start's alignment in pages.
+ * @ctx: the operation context of the first validate.
+ * @resv: a shared reservation or NULL.
+ * @destroy: frees @bo (required).
+ *
+ * Return: as ttm_bo_init_reserved().
+ */
 int ttm_bo_init_validate(struct ttm_device *bdev, struct ttm_buffer_object *bo, uint64_t size,
 			 enum ttm_bo_type type, const struct ttm_placement *placement,
 			 uint32_t page_alignment, struct ttm_operation_ctx *ctx,
@@ -178,7 +199,10 @@ static inline void ttm_bo_get(struct ttm_buffer_object *bo)
 
 /**
  * ttm_bo_get_unless_zero() - take a reference unless the BO is already on
- * its way out (LRU walkers use it). Return: @bo or NULL.
+ * its way out (LRU walkers use it).
+ * @bo: the BO.
+ *
+ * Return: @bo or NULL.
  */
 struct ttm_buffer_object *ttm_bo_get_unless_zero(struct ttm_buffer_object *bo);
 
@@ -186,11 +210,13 @@ struct ttm_buffer_object *ttm_bo_get_unless_zero(struct ttm_buffer_object *bo);
  * ttm_bo_put() - drop a reference; the last one releases the BO (at once
  * when idle, through the delayed-destroy worker when busy). Must not be
  * called with @bo reserved by the caller or with the LRU lock held.
+ * @bo: the BO.
  */
 void ttm_bo_put(struct ttm_buffer_object *bo);
 
 /**
  * ttm_bo_reserve() - lock @bo's reservation.
+ * @bo: the BO.
  * @interruptible: the wait may end with -EINTR.
  * @no_wait: trylock only; not with a @ticket.
  * @ticket: ww acquire context, or NULL.
@@ -204,7 +230,12 @@ int ttm_bo_reserve(struct ttm_buffer_object *bo, bool interruptible, bool no_wai
 
 /**
  * ttm_bo_reserve_slowpath() - after -EDEADLK and releasing every other
- * reservation, sleep until @bo is free. Return: 0; -EINTR.
+ * reservation, sleep until @bo is free.
+ * @bo: the contended BO.
+ * @interruptible: the wait may end with -EINTR.
+ * @ticket: the ticket that got -EDEADLK.
+ *
+ * Return: 0; -EINTR.
  */
 int ttm_bo_reserve_slowpath(struct ttm_buffer_object *bo, bool interruptible,
 			    struct ww_acquire_ctx *ticket);
@@ -212,27 +243,43 @@ int ttm_bo_reserve_slowpath(struct ttm_buffer_object *bo, bool interruptible,
 /**
  * ttm_bo_unreserve() - move @bo to the tail of its LRU (most recently used;
  * pinned BOs stay off it) and unlock.
+ * @bo: a BO the caller reserved.
  */
 void ttm_bo_unreserve(struct ttm_buffer_object *bo);
 
-/** ttm_bo_move_to_lru_tail() - LRU bump without unlocking; LRU lock held. */
+/**
+ * ttm_bo_move_to_lru_tail() - LRU bump without unlocking; LRU lock held.
+ * @bo: the BO.
+ */
 void ttm_bo_move_to_lru_tail(struct ttm_buffer_object *bo);
 
 /**
  * ttm_bo_set_bulk_move() - make @bo's resources part of @bulk (NULL to
  * leave it). Reserved.
+ * @bo: the BO.
+ * @bulk: the bulk move, or NULL.
  */
 void ttm_bo_set_bulk_move(struct ttm_buffer_object *bo, struct ttm_lru_bulk_move *bulk);
 
 /**
  * ttm_bo_pin() - one more pin; the first takes the BO off the LRU. Reserved.
- * ttm_bo_unpin() - one less; the last puts it back on the LRU tail.
+ * @bo: the BO.
  */
 void ttm_bo_pin(struct ttm_buffer_object *bo);
+
+/**
+ * ttm_bo_unpin() - one pin less; the last puts the BO back on the LRU tail.
+ * Reserved.
+ * @bo: a pinned BO.
+ */
 void ttm_bo_unpin(struct ttm_buffer_object *bo);
 
 /**
  * ttm_bo_validate() - make @bo live in one place of @placement. Reserved.
+ * @bo: the BO.
+ * @placement: the places allowed, in preference order.
+ * @ctx: interruptible, no_wait_gpu, ticket, and the moves counter.
+ *
  * Places are tried in order (DESIRED-only places on the first pass,
  * FALLBACK-only places only after every other place failed or when
  * evicting); a resource already satisfying a place is a no-op (nothing
@@ -269,14 +316,23 @@ int ttm_bo_validate(struct ttm_buffer_object *bo, const struct ttm_placement *pl
  * eviction" as -ENOSPC, so that a driver can tell it from a failed
  * allocation (-ENOMEM, for instance the "resource_alloc" fault point) at its
  * own boundary. Same contract and returns otherwise.
+ * @bo: the BO.
+ * @placement: as for ttm_bo_validate().
+ * @ctx: as for ttm_bo_validate().
+ *
+ * Return: as ttm_bo_validate(), with -ENOSPC for no room.
  */
 int ttm_bo_validate_nospc(struct ttm_buffer_object *bo, const struct ttm_placement *placement,
 			  struct ttm_operation_ctx *ctx);
 
 /**
  * ttm_bo_wait_ctx() - wait until every fence of @bo signalled (any usage).
- * Reserved or not. Return: 0; -EBUSY with ctx->no_wait_gpu; -EINTR; the
- * first fence error (-EIO).
+ * Reserved or not.
+ * @bo: the BO.
+ * @ctx: interruptible, no_wait_gpu.
+ *
+ * Return: 0; -EBUSY with ctx->no_wait_gpu; -EINTR; the first fence error
+ * (-EIO).
  */
 int ttm_bo_wait_ctx(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx);
 
@@ -286,6 +342,10 @@ int ttm_bo_wait_ctx(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)
  * fini). Waits for busy BOs unless ctx->no_wait_gpu. Pinned BOs stay. BOs
  * reserved by someone else are treated as in ttm_bo_validate() (a deleted
  * one is waited for, live ones are looked at again a bounded number of times).
+ * @bdev: the device.
+ * @mem_type: the memory type emptied.
+ * @ctx: the operation context of the evictions.
+ *
  * Return: 0 when the type is empty of evictable BOs; -EBUSY when pinned BOs
  * remain (reported after evicting everything else), BOs held by others did
  * not come free or, with no_wait_gpu, busy ones; -EINVAL for an unregistered
@@ -296,7 +356,11 @@ int ttm_bo_evict_mem_type(struct ttm_device *bdev, unsigned mem_type,
 
 /**
  * ttm_bo_swapout() - write @bo's tt to shmem and free its pages. Reserved,
- * idle and unpinned. Return: pages freed (> 0); -EBUSY (busy, pinned, not
+ * idle and unpinned.
+ * @bo: the BO.
+ * @ctx: the operation context.
+ *
+ * Return: pages freed (> 0); -EBUSY (busy, pinned, not
  * swappable type); -EINVAL (no populated tt); -ENOMEM/-EIO (fault points:
  * nothing lost, the BO is still populated).
  */
@@ -307,6 +371,13 @@ long ttm_bo_swapout(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)
  * wherever @bo lives (tt pages, swapped tt: swapped in first, or a
  * CPU-reachable io resource). Reserved; waits for the BO to be idle for
  * writes and for pending writers for reads (ctx rules apply).
+ * @bo: the BO.
+ * @offset: the first byte in the BO.
+ * @buf: the caller's buffer.
+ * @len: bytes.
+ * @write: copy @buf into the BO (else the BO into @buf).
+ * @ctx: the operation context of the waits and of a swap-in.
+ *
  * Return: 0; -EINVAL (range outside the BO, no resource); -EIO (resource
  * not CPU-reachable); -EBUSY; -EINTR; -ENOMEM (swap-in).
  */
@@ -333,6 +404,8 @@ static inline void ttm_bo_unmap_virtual(struct ttm_buffer_object *bo)
 /**
  * ttm_bo_move_null() - the content does not need to move (for example a
  * SYSTEM <-> TT rebind, which keeps the tt pages): swap resources.
+ * @bo: the BO.
+ * @new_mem: the new resource.
  */
 void ttm_bo_move_null(struct ttm_buffer_object *bo, struct ttm_resource *new_mem);
 
@@ -341,7 +414,12 @@ void ttm_bo_move_null(struct ttm_buffer_object *bo, struct ttm_resource *new_mem
  * @new_mem, page by page, handling non-contiguous tt pages and io
  * resources (through the driver's io_mem_reserve), after waiting for the
  * BO to be idle. A source without content (new BO, no resource) gives a
- * zero-filled destination. Fault point "move_copy". Return: 0; -EIO when a
+ * zero-filled destination. Fault point "move_copy".
+ * @bo: the BO.
+ * @ctx: the operation context of the idle wait.
+ * @new_mem: the destination resource.
+ *
+ * Return: 0; -EIO when a
  * side is not CPU-reachable; -ENOMEM; -EBUSY/-EINTR from the wait. On
  * failure the BO keeps its old resource and content; @new_mem is still the
  * caller's.
@@ -359,6 +437,12 @@ int ttm_bo_move_memcpy(struct ttm_buffer_object *bo, struct ttm_operation_ctx *c
  * fence is another timeline's pending fence) the old resource goes to a
  * ghost object freed when the fence signals; without @pipeline the call
  * waits for @fence and frees the old resource then. @bo is reserved.
+ * @bo: the BO.
+ * @fence: the copy's fence.
+ * @evict: the move is an eviction.
+ * @pipeline: free the old resource without waiting (see above).
+ * @new_mem: the destination resource.
+ *
  * Return: 0; the fence error (only when it waited: @bo keeps its old
  * resource). A ghost that cannot be allocated falls back to waiting.
  */
@@ -370,13 +454,19 @@ int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fe
  * resource, and the busy fences, go to a ghost. A BO with a tt keeps its
  * pages (content preserved) in a new SYSTEM resource; a BO without one
  * loses its content (the kernel's behaviour for an empty evict placement).
+ * @bo: the BO, reserved.
+ *
  * Return: 0; -ENOMEM.
  */
 int ttm_bo_pipeline_gutting(struct ttm_buffer_object *bo);
 
 /**
  * ttm_bo_populate() - make sure @bo's tt exists and has pages (swapping
- * in when swapped). Reserved. Return: 0; -ENOMEM; -EIO.
+ * in when swapped). Reserved.
+ * @bo: the BO.
+ * @ctx: the operation context of the allocation.
+ *
+ * Return: 0; -ENOMEM; -EIO.
  */
 int ttm_bo_populate(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx);
 
@@ -384,6 +474,9 @@ int ttm_bo_populate(struct ttm_buffer_object *bo, struct ttm_operation_ctx *ctx)
  * ttm_bo_metadata_size() - bytes of core metadata per BO (the BO struct,
  * its resource and, when present, its tt struct and page array), for the
  * benchmark's per-BO overhead figure.
+ * @bo: the BO.
+ *
+ * Return: the bytes.
  */
 size_t ttm_bo_metadata_size(const struct ttm_buffer_object *bo);
 
