@@ -177,7 +177,12 @@ struct ttm_lru_bulk_move {
 
 /**
  * ttm_resource_manager_init() - initialise @man for @size pages with @func.
- * @use_type starts false. Return: 0; -EINVAL for a NULL @func/alloc/free.
+ * @use_type starts false.
+ * @man: the manager (embedded in the driver's manager struct).
+ * @func: its callbacks; must outlive it.
+ * @size: pages managed.
+ *
+ * Return: 0; -EINVAL for a NULL @func/alloc/free.
  */
 int ttm_resource_manager_init(struct ttm_resource_manager *man,
 			      const struct ttm_resource_manager_func *func, uint64_t size);
@@ -186,13 +191,25 @@ int ttm_resource_manager_init(struct ttm_resource_manager *man,
  * ttm_resource_manager_fini() - tear @man down: waits for and drops the move
  * fence. Return: 0; -EBUSY while usage is not zero (nothing is torn down, so
  * the call may be repeated after freeing).
+ * @man: the manager.
  */
 int ttm_resource_manager_fini(struct ttm_resource_manager *man);
 
-/** ttm_resource_manager_usage() - bytes currently allocated from @man. */
+/**
+ * ttm_resource_manager_usage() - bytes currently allocated from a manager.
+ * @man: the manager.
+ *
+ * Return: the bytes.
+ */
 uint64_t ttm_resource_manager_usage(struct ttm_resource_manager *man);
 
-/** ttm_resource_manager_lru_count() - resources on the LRU of @priority. */
+/**
+ * ttm_resource_manager_lru_count() - resources on one LRU of a manager.
+ * @man: the manager.
+ * @priority: the LRU's priority.
+ *
+ * Return: the count.
+ */
 unsigned long ttm_resource_manager_lru_count(const struct ttm_resource_manager *man,
 					     unsigned priority);
 
@@ -200,6 +217,8 @@ unsigned long ttm_resource_manager_lru_count(const struct ttm_resource_manager *
  * ttm_resource_manager_debug() - print type flags, size, usage and LRU
  * lengths, then the allocator's own state, to @f. Takes no lock on the
  * LRU lists: callers hold the LRU lock for exact numbers.
+ * @man: the manager.
+ * @f: the stream written to.
  */
 void ttm_resource_manager_debug(struct ttm_resource_manager *man, FILE *f);
 
@@ -209,6 +228,8 @@ void ttm_resource_manager_debug(struct ttm_resource_manager *man, FILE *f);
  * signals last). A fence of another context replaces the current one only
  * once that has signalled: one slot cannot carry two pending timelines.
  * Takes its own reference; a NULL @fence is a no-op.
+ * @man: the manager.
+ * @fence: the move's fence, or NULL.
  * Return: 0 when waiting for @man's move fence now implies @fence has
  * signalled; -EBUSY when another context's fence is still pending (nothing
  * recorded: the caller must not free memory that @fence still reads).
@@ -219,14 +240,24 @@ int ttm_resource_manager_set_move(struct ttm_resource_manager *man, struct dma_f
  * ttm_resource_manager_drop_move() - forget the move fence if it is still
  * @fence (for example once its error has been reported); a later fence
  * installed meanwhile stays.
+ * @man: the manager.
+ * @fence: the fence to forget.
  */
 void ttm_resource_manager_drop_move(struct ttm_resource_manager *man, struct dma_fence *fence);
 
-/** ttm_resource_manager_get_move() - a new reference to the move fence, or NULL. */
+/**
+ * ttm_resource_manager_get_move() - the manager's move fence.
+ * @man: the manager.
+ *
+ * Return: a new reference to the move fence, or NULL when there is none.
+ */
 struct dma_fence *ttm_resource_manager_get_move(struct ttm_resource_manager *man);
 
 /**
  * ttm_resource_manager_cleanup_move() - wait for the move fence and drop it.
+ * @man: the manager.
+ * @intr: the wait may end with -EINTR.
+ *
  * Return: 0; the fence's error, or the wait's (-EINTR with @intr).
  * The fence is dropped only when it signalled.
  */
@@ -235,18 +266,35 @@ int ttm_resource_manager_cleanup_move(struct ttm_resource_manager *man, bool int
 /**
  * ttm_resource_init() - for managers: fill @res for @place and charge its
  * size to @man's usage. @res->lru starts unlinked.
+ * @man: the manager.
+ * @bo: the BO the resource is for.
+ * @place: the place it satisfies.
+ * @size: bytes.
+ * @res: the resource (the manager's memory).
  */
 void ttm_resource_init(struct ttm_resource_manager *man, struct ttm_buffer_object *bo,
 		       const struct ttm_place *place, uint64_t size, struct ttm_resource *res);
 
-/** ttm_resource_fini() - for managers: uncharge @res. It must be off the LRU. */
+/**
+ * ttm_resource_fini() - for managers: uncharge @res. It must be off the LRU.
+ * @man: the manager.
+ * @res: the resource.
+ */
 void ttm_resource_fini(struct ttm_resource_manager *man, struct ttm_resource *res);
 
 /**
  * ttm_resource_alloc() - allocate @size bytes (rounded up to pages) from
  * @man inside @place. Fault point "resource_alloc" fails it with -ENOMEM
  * before the manager is asked. @place->mem_type should name @man's type
- * (the device picks the manager by it). Return: 0 with *@res set; -EINVAL
+ * (the device picks the manager by it).
+ * @man: the manager.
+ * @bo: the BO the resource is for.
+ * @place: where it must lie.
+ * @size: bytes.
+ * @page_alignment: the start's alignment in pages (0 or 1 for none).
+ * @res: out: the resource.
+ *
+ * Return: 0 with *@res set; -EINVAL
  * for a zero size or, in the range and buddy managers, an alignment that
  * is not a power of two (SYSTEM ignores alignment); -ENOSPC;
  * -ENOMEM. On failure *@res is NULL and the usage is unchanged.
@@ -260,6 +308,8 @@ int ttm_resource_alloc(struct ttm_resource_manager *man, struct ttm_buffer_objec
  * it back to @man; *@res becomes NULL. NULL is a no-op. The caller holds
  * the LRU lock when the resource may be on an LRU; the manager's own lock
  * is taken inside.
+ * @man: the manager.
+ * @res: in/out: the resource, NULL afterwards.
  */
 void ttm_resource_free(struct ttm_resource_manager *man, struct ttm_resource **res);
 
@@ -337,6 +387,12 @@ static inline bool ttm_resource_place_compatible(struct ttm_resource_manager *ma
  * ttm_resource_compatible() - true when @res (of @man) already satisfies
  * one place of @placement, so validate has nothing to move. When
  * @evicting, DESIRED places are skipped, else FALLBACK places are.
+ * @man: the manager holding @res.
+ * @res: the resource.
+ * @placement: the places.
+ * @evicting: the question is asked for an eviction.
+ *
+ * Return: true when no move is needed.
  */
 bool ttm_resource_compatible(struct ttm_resource_manager *man, struct ttm_resource *res,
 			     const struct ttm_placement *placement, bool evicting);
@@ -347,6 +403,12 @@ bool ttm_resource_compatible(struct ttm_resource_manager *man, struct ttm_resour
  * from there (see ttm_resource_manager_func.io_segment). For a linear
  * resource: @offset, and the rest of the resource. @offset must be below
  * @res->size (else 0 with *@len 0).
+ * @man: the manager holding @res.
+ * @res: the resource.
+ * @offset: the byte in @res.
+ * @len: out: contiguous bytes from there.
+ *
+ * Return: the byte's offset from page @res->start of the memory type.
  */
 uint64_t ttm_resource_io_segment(struct ttm_resource_manager *man, struct ttm_resource *res,
 				 uint64_t offset, uint64_t *len);
@@ -355,56 +417,102 @@ uint64_t ttm_resource_io_segment(struct ttm_resource_manager *man, struct ttm_re
  * ttm_resource_is_linear() - true when @res is one contiguous run from page
  * @res->start, so that [bus.addr, bus.addr + size) is all of it. Code that
  * maps a resource with one pointer (CPU mmap of io memory) must check it.
+ * @man: the manager holding @res.
+ * @res: the resource.
+ *
+ * Return: true when linear.
  */
 bool ttm_resource_is_linear(struct ttm_resource_manager *man, struct ttm_resource *res);
 
-/** ttm_resource_intersects() - see ttm_resource_manager_func.intersects. */
+/**
+ * ttm_resource_intersects() - see ttm_resource_manager_func.intersects.
+ * @man: the manager holding @res.
+ * @res: the resource.
+ * @place: the place asked about.
+ * @size: @res's size in bytes.
+ *
+ * Return: true when evicting @res could make room in @place (always without
+ * the manager's callback).
+ */
 bool ttm_resource_intersects(struct ttm_resource_manager *man, struct ttm_resource *res,
 			     const struct ttm_place *place, uint64_t size);
 
 /* LRU: the caller holds the LRU lock. */
 
-/** ttm_resource_lru_add() - put @res at the tail of its priority's LRU. */
+/**
+ * ttm_resource_lru_add() - put @res at the tail of its priority's LRU.
+ * @man: the manager holding @res.
+ * @res: the resource.
+ */
 void ttm_resource_lru_add(struct ttm_resource_manager *man, struct ttm_resource *res);
 
 /**
  * ttm_resource_lru_move_tail() - mark @res most recently used. A resource
  * in a bulk move goes to the end of its bulk range instead, keeping the
  * range adjacent.
+ * @man: the manager holding @res.
+ * @res: the resource.
  */
 void ttm_resource_lru_move_tail(struct ttm_resource_manager *man, struct ttm_resource *res);
 
-/** ttm_resource_lru_del() - take @res off its LRU and out of its bulk move. */
+/**
+ * ttm_resource_lru_del() - take @res off its LRU and out of its bulk move.
+ * @man: the manager holding @res.
+ * @res: the resource.
+ */
 void ttm_resource_lru_del(struct ttm_resource_manager *man, struct ttm_resource *res);
 
-/** ttm_lru_bulk_move_init() - an empty bulk move. */
+/**
+ * ttm_lru_bulk_move_init() - an empty bulk move.
+ * @bulk: the bulk move (its memory is the caller's).
+ */
 void ttm_lru_bulk_move_init(struct ttm_lru_bulk_move *bulk);
 
 /**
  * ttm_lru_bulk_move_add() - join @res (already on @man's LRU) to @bulk:
- * it is placed right after the range's last entry. Return: 0; -EBUSY when
- * @res already belongs to a bulk; -EINVAL when @res is not on an LRU.
+ * it is placed right after the range's last entry.
+ * @bulk: the bulk move.
+ * @man: the manager holding @res.
+ * @res: the resource.
+ *
+ * Return: 0; -EBUSY when @res already belongs to a bulk; -EINVAL when @res
+ * is not on an LRU.
  */
 int ttm_lru_bulk_move_add(struct ttm_lru_bulk_move *bulk, struct ttm_resource_manager *man,
 			  struct ttm_resource *res);
 
-/** ttm_lru_bulk_move_del() - take @res out of its bulk (it stays on the LRU). */
+/**
+ * ttm_lru_bulk_move_del() - take @res out of its bulk (it stays on the LRU).
+ * @res: the resource.
+ */
 void ttm_lru_bulk_move_del(struct ttm_resource *res);
 
 /**
  * ttm_lru_bulk_move_tail() - move every range of @bulk to the tail of its
  * LRU. @mans is indexed by memory type (TTM_NUM_MEM_TYPES entries, NULL
  * for types without a manager).
+ * @bulk: the bulk move.
+ * @mans: the device's managers by memory type.
  */
 void ttm_lru_bulk_move_tail(struct ttm_lru_bulk_move *bulk,
 			    struct ttm_resource_manager *const *mans);
 
 /* The SYSTEM manager: plain allocations, no space limit, no ranges. */
 
-/** ttm_sys_manager_init() - @man becomes a SYSTEM type (use_tt, use_type). */
+/**
+ * ttm_sys_manager_init() - @man becomes a SYSTEM type (use_tt, use_type).
+ * @man: the manager.
+ *
+ * Return: 0; errors of ttm_resource_manager_init().
+ */
 int ttm_sys_manager_init(struct ttm_resource_manager *man);
 
-/** ttm_sys_manager_fini() - Return: 0; -EBUSY while resources remain. */
+/**
+ * ttm_sys_manager_fini() - take down a SYSTEM manager with nothing left in it.
+ * @man: the manager.
+ *
+ * Return: 0; -EBUSY while resources remain.
+ */
 int ttm_sys_manager_fini(struct ttm_resource_manager *man);
 
 #endif /* TTM_RESOURCE_H */
