@@ -130,9 +130,13 @@ struct ttm_pool {
 	atomic_uint claims;
 };
 
-/*
- * ttm_pool_init - ttm_pool_init_dma(@pool, false, @use_dma32): a pool
+/**
+ * ttm_pool_init() - ttm_pool_init_dma(@pool, false, @use_dma32): a pool
  * without DMA allocation.
+ * @pool: the pool to set up.
+ * @use_dma32: charge the DMA32 cap.
+ *
+ * Return: as ttm_pool_init_dma().
  */
 int ttm_pool_init(struct ttm_pool *pool, bool use_dma32);
 
@@ -151,26 +155,31 @@ int ttm_pool_init(struct ttm_pool *pool, bool use_dma32);
  */
 int ttm_pool_init_dma(struct ttm_pool *pool, bool use_dma_alloc, bool use_dma32);
 
-/*
- * ttm_pool_fini - unregister and give every free page of @pool's own
+/**
+ * ttm_pool_fini() - unregister and give every free page of @pool's own
  * buckets back to the OS; the last pool using a global pool gives that's
  * back too.
+ * @pool: the pool.
  */
 void ttm_pool_fini(struct ttm_pool *pool);
 
-/*
- * ttm_pool_alloc - fill tt->pages (array already allocated, tt->orders too)
+/**
+ * ttm_pool_alloc() - fill tt->pages (array already allocated, tt->orders too)
  * in tt->caching, zeroing recycled pages when TTM_TT_FLAG_ZERO_ALLOC is set.
  * Fault point "pool_alloc" is asked once per block. When @tt has DMA
  * addresses (ttm_sg_tt_init()) they are filled too: a DMA-allocating pool's
  * page offsets in its arena, else the pages' CPU addresses (no IOMMU between
- * this process and its pages). Returns 0, or -ENOMEM with every page taken
- * given back (to the free lists).
+ * this process and its pages).
+ * @pool: the pool.
+ * @tt: the tt, with its arrays allocated.
+ * @ctx: the operation context of the reservation (reclaim may wait).
+ *
+ * Return: 0, or -ENOMEM with every page taken given back (to the free lists).
  */
 int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation_ctx *ctx);
 
-/*
- * ttm_pool_free - give tt->pages back: to their buckets, or to the OS (and
+/**
+ * ttm_pool_free() - give tt->pages back: to their buckets, or to the OS (and
  * uncharged) when @reclaim. A @reclaim free while an allocation of this pool
  * waits for room under the cap (a swap-out run by its reservation) parks the
  * blocks in their buckets instead, still charged, for that allocation to
@@ -178,14 +187,20 @@ int ttm_pool_alloc(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operatio
  * shrinkers give back before anything more is swapped. Clears the page
  * pointers (and DMA addresses). Write-combined and uncached blocks of a pool
  * without DMA allocation go to the global pool (@shared).
+ * @pool: the pool the pages came from.
+ * @tt: the tt.
+ * @reclaim: give the pages to the OS and uncharge them.
  */
 void ttm_pool_free(struct ttm_pool *pool, struct ttm_tt *tt, bool reclaim);
 
-/*
- * ttm_pool_shrink - give at least @nr_pages free pages back to the OS if the
+/**
+ * ttm_pool_shrink() - give at least @nr_pages free pages back to the OS if the
  * pool has them in its own buckets (highest orders first, whole blocks; a
  * global pool is shrunk through its own stage-1 shrinker, ttm_global_shrink()).
- * Returns the pages freed.
+ * @pool: the pool.
+ * @nr_pages: how many pages to free, at least.
+ *
+ * Return: the pages freed.
  */
 unsigned long ttm_pool_shrink(struct ttm_pool *pool, unsigned long nr_pages);
 
@@ -196,6 +211,11 @@ unsigned long ttm_pool_shrink(struct ttm_pool *pool, unsigned long nr_pages);
  * do not close; valid until ttm_pool_fini() of @pool) and *@offset,
  * page-aligned. Mapping that range
  * MAP_SHARED gives a second view of the same memory. Takes @arena_lock.
+ * @pool: the pool.
+ * @page: the page pointer.
+ * @fd: out: the arena memfd.
+ * @offset: out: the page's offset in it.
+ *
  * Return: 0; -ENOENT (the pool has no arena or @page is not one of its
  * pages); -EINVAL (@page not page aligned).
  */
@@ -205,6 +225,8 @@ int ttm_pool_page_backing(struct ttm_pool *pool, const void *page, int *fd, uint
  * ttm_pool_swap_file_get() - an empty memfd to swap a tt out to: one of the
  * spares @pool keeps, or a new one. The caller owns it until it gives it back
  * with ttm_pool_swap_file_put() (or closes it). Takes @arena_lock.
+ * @pool: the pool.
+ *
  * Return: the file descriptor, or -ENOMEM.
  */
 int ttm_pool_swap_file_get(struct ttm_pool *pool);
@@ -214,6 +236,8 @@ int ttm_pool_swap_file_get(struct ttm_pool *pool);
  * is truncated to nothing, which frees its pages as a close would, and kept
  * as a spare while @pool has room (TTM_POOL_SPARE_FILES), else closed. The
  * spares are closed by ttm_pool_fini(). Takes @arena_lock.
+ * @pool: the pool.
+ * @fd: the memfd from ttm_pool_swap_file_get().
  */
 void ttm_pool_swap_file_put(struct ttm_pool *pool, int fd);
 
@@ -233,6 +257,11 @@ void ttm_pool_swap_file_put(struct ttm_pool *pool, int fd);
  * through @tt->orders, so @tt's pages must be the ones this pool handed out.
  * What is read into a block is visible at once through every mapping of it.
  * Pipes come from a few spares the pool keeps (@arena_lock), else are made.
+ * @pool: the pool @tt's pages came from.
+ * @tt: the tt.
+ * @fd: the file.
+ * @to_file: copy @tt to @fd (else @fd to @tt).
+ *
  * Return: 0; -EOPNOTSUPP when the pool has no arena or pipe, or the kernel
  * cannot splice the two files (use pwrite()/pread() instead, nothing was
  * lost: the source is untouched and a retry rewrites every byte); -EINVAL
@@ -248,13 +277,21 @@ int ttm_pool_copy_file(struct ttm_pool *pool, struct ttm_tt *tt, int fd, bool to
  * times an allocation reads it before and after to tell recycled pages,
  * already faulted in, from new ones the kernel still has to allocate and
  * zero. Takes @lock.
+ * @pool: the pool.
+ *
+ * Return: the page count.
  */
 unsigned long ttm_pool_os_pages(struct ttm_pool *pool);
 
-/*
- * Free blocks in the bucket @pool takes [@caching][@order] blocks from (the
- * global pool's for WC and UC blocks of a pool without DMA allocation: shared
- * with every such pool); 0 for invalid arguments.
+/**
+ * ttm_pool_nr_free() - free blocks in the bucket @pool takes
+ * [@caching][@order] blocks from (the global pool's for WC and UC blocks of
+ * a pool without DMA allocation: shared with every such pool).
+ * @pool: the pool.
+ * @caching: the caching mode.
+ * @order: the block order.
+ *
+ * Return: the count; 0 for invalid arguments.
  */
 unsigned long ttm_pool_nr_free(struct ttm_pool *pool, enum ttm_caching caching, unsigned int order);
 
@@ -274,10 +311,19 @@ unsigned long ttm_pool_free_pages(struct ttm_pool *pool);
  * the OS has no such block, so free small blocks do not stop a fresh large
  * one: true when the bucket of that first order holds enough blocks for
  * the whole tt. Takes @lock.
+ * @pool: the pool.
+ * @tt: the tt to be populated.
+ *
+ * Return: true when the first order's bucket can serve all of @tt.
  */
 bool ttm_pool_can_serve(struct ttm_pool *pool, const struct ttm_tt *tt);
 
-/* The debugfs-like table: one line per non-empty bucket, then totals. */
+/**
+ * ttm_pool_print() - the debugfs-like table: one line per non-empty bucket,
+ * then totals.
+ * @pool: the pool.
+ * @out: the stream written to.
+ */
 void ttm_pool_print(struct ttm_pool *pool, FILE *out);
 
 #endif /* TTM_POOL_H */

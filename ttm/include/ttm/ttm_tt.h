@@ -84,13 +84,19 @@ struct ttm_tt {
 	bool dma32;
 };
 
-/*
- * ttm_tt_init - set up @tt for @size bytes (rounded up to whole pages) plus
+/**
+ * ttm_tt_init() - set up @tt for @size bytes (rounded up to whole pages) plus
  * @extra_pages pages, with its page array (all NULL; fault point
- * "tt_alloc"), as the kernel's does; no pages yet. Returns 0, -ENOMEM (then
- * nothing is held and ttm_tt_fini() is not needed), or -EINVAL when the size
- * is 0, too large for 32-bit page counts, @caching is invalid or @page_flags
- * has SWAPPED/POPULATED or unknown bits.
+ * "tt_alloc"), as the kernel's does; no pages yet.
+ * @tt: the tt to set up.
+ * @size: bytes, rounded up to whole pages.
+ * @page_flags: TTM_TT_FLAG_ZERO_ALLOC, EXTERNAL, EXTERNAL_MAPPABLE.
+ * @caching: caching mode of the pages.
+ * @extra_pages: pages past @size (the kernel's driver extra pages).
+ *
+ * Return: 0, -ENOMEM (then nothing is held and ttm_tt_fini() is not
+ * needed), or -EINVAL when the size is 0, too large for 32-bit page counts,
+ * @caching is invalid or @page_flags has SWAPPED/POPULATED or unknown bits.
  */
 int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching,
 		unsigned long extra_pages);
@@ -108,10 +114,13 @@ int ttm_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_ca
  */
 int ttm_sg_tt_init(struct ttm_tt *tt, size_t size, uint32_t page_flags, enum ttm_caching caching);
 
-/*
- * ttm_tt_fini - release everything @tt still holds: pages (back to @pool),
- * the page array (also of a tt never populated) and swap storage (back to @pool's spares, or closed
- * when @pool is NULL). @pool may be NULL only when @tt is not populated with pool pages.
+/**
+ * ttm_tt_fini() - release everything @tt still holds: pages (back to @pool),
+ * the page array (also of a tt never populated) and swap storage (back to
+ * @pool's spares, or closed when @pool is NULL).
+ * @pool: the pool the pages came from; NULL only when @tt is not populated
+ *	with pool pages.
+ * @tt: the tt.
  */
 void ttm_tt_fini(struct ttm_pool *pool, struct ttm_tt *tt);
 
@@ -125,23 +134,32 @@ static inline bool ttm_tt_is_swapped(const struct ttm_tt *tt)
 	return tt->page_flags & TTM_TT_FLAG_SWAPPED;
 }
 
-/*
- * ttm_tt_populate - give @tt its pages.
+/**
+ * ttm_tt_populate() - give @tt its pages.
+ * @pool: the pool the pages come from.
+ * @tt: the tt.
+ * @ctx: the operation context of the allocation (reclaim may wait).
+ *
  * Idempotent: a populated tt is left alone (returns 0). A swapped tt is
  * swapped in (see ttm_tt_swapin()). Otherwise takes the pages from @pool in
  * @tt's caching mode (fault point "pool_alloc", charged to ttm_global, may
  * reclaim). An EXTERNAL tt is only marked populated: its owner fills the
  * (zeroed) array.
- * Returns 0, -EINVAL for a NULL (or finished) @tt, -ENOMEM (no pages held
+ * Return: 0, -EINVAL for a NULL (or finished) @tt, -ENOMEM (no pages held
  * afterwards), or a swapin error.
  */
 int ttm_tt_populate(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation_ctx *ctx);
 
-/* ttm_tt_unpopulate - pages back to @pool, array entries cleared; no-op if not populated. */
+/**
+ * ttm_tt_unpopulate() - pages back to @pool, array entries cleared; no-op if
+ * not populated.
+ * @pool: the pool the pages came from.
+ * @tt: the tt.
+ */
 void ttm_tt_unpopulate(struct ttm_pool *pool, struct ttm_tt *tt);
 
-/*
- * ttm_tt_swapout - write the content of populated @tt to a new memfd (in
+/**
+ * ttm_tt_swapout() - write the content of populated @tt to a new memfd (in
  * the kernel, from the pool's arena: ttm_pool_copy_file(); through the pages
  * where that cannot be), then give its pages back to the OS through @pool (so
  * the ttm_global count drops at once: swapping out exists to free memory,
@@ -151,29 +169,58 @@ void ttm_tt_unpopulate(struct ttm_pool *pool, struct ttm_tt *tt);
  * count does not drop, it is handed over; ttm_pool_free()). Fault point
  * "swapout_write": on any failure nothing is lost, the tt stays populated
  * with its content.
- * Returns the number of pages freed (> 0), -EINVAL when @tt is not populated
+ * @pool: the pool the pages came from.
+ * @tt: the tt.
+ *
+ * Return: the number of pages freed (> 0), -EINVAL when @tt is not populated
  * or EXTERNAL, -ENOMEM/-EIO on failure.
  */
 long ttm_tt_swapout(struct ttm_pool *pool, struct ttm_tt *tt);
 
-/*
- * ttm_tt_swapin - populate swapped @tt from @pool and read its content back
+/**
+ * ttm_tt_swapin() - populate swapped @tt from @pool and read its content back
  * (fault point "swapin_read"). On success the swap memfd is closed and the
  * tt is populated with identical content. On failure the pages taken are
- * given back, the swap copy is kept, the tt stays SWAPPED and -ENOMEM or
- * -EIO is returned. Returns -EINVAL when @tt is not swapped.
+ * given back, the swap copy is kept and the tt stays SWAPPED.
+ * @pool: the pool the pages come from.
+ * @tt: the tt.
+ * @ctx: the operation context of the allocation.
+ *
+ * Return: 0; -ENOMEM or -EIO on failure; -EINVAL when @tt is not swapped.
  */
 int ttm_tt_swapin(struct ttm_pool *pool, struct ttm_tt *tt, struct ttm_operation_ctx *ctx);
 
-/* CPU pointer to page @i of populated @tt; NULL when out of range or unpopulated. */
+/**
+ * ttm_tt_page_ptr() - the CPU pointer to one page of a populated tt.
+ * @tt: the tt.
+ * @i: the page's index.
+ *
+ * Return: the pointer; NULL when out of range or unpopulated.
+ */
 void *ttm_tt_page_ptr(const struct ttm_tt *tt, unsigned long i);
 
-/*
- * ttm_tt_copy_to / ttm_tt_copy_from - copy @len bytes between a linear buffer
- * and byte @offset of populated @tt, across page boundaries. Return 0, or
- * -EINVAL when unpopulated or the range leaves the tt.
+/**
+ * ttm_tt_copy_to() - copy @len bytes from a linear buffer to byte @offset of
+ * populated @tt, across page boundaries.
+ * @tt: the tt.
+ * @offset: the first byte in @tt.
+ * @src: the buffer.
+ * @len: bytes.
+ *
+ * Return: 0, or -EINVAL when unpopulated or the range leaves the tt.
  */
 int ttm_tt_copy_to(struct ttm_tt *tt, size_t offset, const void *src, size_t len);
+
+/**
+ * ttm_tt_copy_from() - copy @len bytes from byte @offset of populated @tt to
+ * a linear buffer, across page boundaries.
+ * @tt: the tt.
+ * @offset: the first byte in @tt.
+ * @dst: the buffer.
+ * @len: bytes.
+ *
+ * Return: 0, or -EINVAL when unpopulated or the range leaves the tt.
+ */
 int ttm_tt_copy_from(const struct ttm_tt *tt, size_t offset, void *dst, size_t len);
 
 #endif /* TTM_TT_H */
