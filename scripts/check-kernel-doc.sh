@@ -7,7 +7,8 @@
 #   scripts/check-kernel-doc.sh --counts   "complete N incomplete M" (headers)
 #
 # Every function declared (a prototype, so an exported symbol) in
-# ttm/include/ttm/*.h, fault-inject/include/*.h and i915/include/i915/*.h
+# ttm/include/ttm/*.h, fault-inject/include/*.h, i915/include/i915/*.h and
+# testlib/include/testlib/*.h (drm/include/drmcore/*.h is not checked yet)
 # must be preceded by a /** kernel-doc */ block naming it ("name() - ...")
 # that documents each parameter with "@name:" and, unless it returns void,
 # has a "Return:" (or "Returns:") section.
@@ -22,7 +23,7 @@ cd "$top" || exit 1
 allow=scripts/kernel-doc-allowlist.txt
 mode=${1:-check}
 
-headers=$(ls ttm/include/ttm/*.h fault-inject/include/*.h i915/include/i915/*.h 2>/dev/null)
+headers=$(ls ttm/include/ttm/*.h fault-inject/include/*.h i915/include/i915/*.h testlib/include/testlib/*.h 2>/dev/null)
 
 # check_header FILE: prints "FILE:LINE: name(): missing ..." per incomplete function.
 check_header() {
