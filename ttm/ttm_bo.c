@@ -51,6 +51,7 @@ ttm_bo_init_common_inl(struct ttm_device *bdev, struct ttm_buffer_object *bo, ui
 	bo->ttm = NULL;
 	bo->pin_count = 0;
 	bo->deleted = false;
+	bo->queued = false;
 	bo->is_ghost = false;
 	INIT_LIST_HEAD(&bo->ddestroy);
 	atomic_fetch_add(&bdev->stats.bo_count, 1);
@@ -190,18 +191,20 @@ static void ttm_bo_notify_release(struct ttm_buffer_object *bo)
 static void ttm_bo_free(struct ttm_buffer_object *bo)
 {
 	struct ttm_device *bdev = bo->bdev;
-	bool deleted = bo->deleted;
+	bool queued = bo->queued;
 
 	dma_resv_fini(&bo->base_resv);
 	bo->destroy(bo);
 	/*
 	 * The counters drop only after destroy() ran (it may still look at the
 	 * device, as a ghost's does): ttm_device_fini() and a waiting
-	 * ttm_device_flush_delayed() go by them. For the same reason a deleted
+	 * ttm_device_flush_delayed() go by them. For the same reason a queued
 	 * BO leaves the ddestroy count here, not when it leaves the list, so a
 	 * flush cannot return while a cleaner still holds its last reference.
+	 * Only what the last put counted is uncounted: a BO may also have been
+	 * marked deleted by hand without ever being queued.
 	 */
-	if (deleted)
+	if (queued)
 		atomic_fetch_sub(&bdev->stats.ddestroy, 1);
 	atomic_fetch_sub(&bdev->stats.bo_count, 1);
 }
@@ -239,7 +242,11 @@ static void ttm_bo_release(struct ttm_buffer_object *bo)
 {
 	struct ttm_device *bdev = bo->bdev;
 
-	/* Only a BO coming off the delayed list is already deleted; it is empty. */
+	/*
+	 * A deleted BO is not released again: it comes off the delayed list
+	 * (empty), or its owner marked it deleted by hand and, as in the kernel,
+	 * answers for its memory (eviction releases a deleted BO's).
+	 */
 	if (bo->deleted) {
 		ttm_bo_free(bo);
 		return;
@@ -261,6 +268,7 @@ static void ttm_bo_release(struct ttm_buffer_object *bo)
 	 */
 	ttm_lock(&bdev->lru_lock);
 	bo->deleted = true;
+	bo->queued = true;
 	if (bo->pin_count) {
 		bo->pin_count = 0;
 		atomic_fetch_sub(&bdev->stats.pinned, 1);

@@ -838,6 +838,42 @@ KTEST(ttm_bo_validate_deleted_evict)
 	dev_fini();
 }
 
+/*
+ * The kernel's own ttm_bo_validate_deleted_evict: an idle BO the caller marks
+ * deleted by hand, never queued for delayed destroy, is released (not moved)
+ * to make room, and its final put frees it without touching the
+ * delayed-destroy count (which would underflow and keep a waiting flush and
+ * ttm_device_fini() spinning).
+ */
+KTEST(ttm_bo_validate_deleted_evict_unqueued)
+{
+	const uint64_t vram_pages = 16, big = (vram_pages - 1) * PAGE, small = 2 * PAGE;
+	struct ttm_operation_ctx ctx = {0};
+	struct ttm_buffer_object *bo_big, *bo_small;
+
+	dev_init(64, vram_pages, false);
+	bo_big = bo_in(big, TTM_PL_VRAM);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), big);
+	ttm_lock(&tdev.bdev.lru_lock);
+	bo_big->deleted = true;
+	ttm_unlock(&tdev.bdev.lru_lock);
+
+	bo_small = bo_in(small, TTM_PL_SYSTEM);
+	EXPECT_EQ(ttm_test_bo_validate_to(bo_small, TTM_PL_VRAM, 0, &ctx), 0);
+	EXPECT_EQ(ttm_test_bo_mem_type(bo_small), TTM_PL_VRAM);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), small);
+	EXPECT_NULL(bo_big->ttm);
+	EXPECT_NULL(bo_big->resource);
+	EXPECT_UEQ(ctx.evictions, 0);
+
+	ttm_bo_put(bo_small);
+	ttm_bo_put(bo_big);
+	/* Not 0 here means fini below would wait for it forever. */
+	ASSERT_UEQ(atomic_load(&tdev.bdev.stats.ddestroy), 0);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.bo_count), 0);
+	dev_fini();
+}
+
 KTEST(ttm_bo_validate_busy_domain_evict)
 {
 	struct ttm_operation_ctx nw = {.no_wait_gpu = true};

@@ -115,7 +115,11 @@ struct ttm_bo_vm;
  * @pin_count: pins; a pinned BO is off the LRU and never moves.
  *
  * Protected by the device's LRU lock:
- * @deleted: the last reference went; the BO awaits its fences.
+ * @deleted: the last reference went; the BO awaits its fences. A driver or
+ *	test may also set it by hand on a BO it still holds: eviction then
+ *	releases the BO instead of moving it.
+ * @queued: the last put queued the BO for delayed destroy and counted it in
+ *	the device's ddestroy statistic; freeing it uncounts it.
  * @ddestroy: link on the device's delayed-destroy list.
  * @is_ghost: the BO is a ghost holding an old resource behind a fence.
  */
@@ -141,6 +145,7 @@ struct ttm_buffer_object {
 
 	/* Protected by bdev->lru_lock. */
 	bool deleted;
+	bool queued;
 	bool is_ghost;
 	struct list_head ddestroy;
 };
