@@ -748,9 +748,13 @@ NODE_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 
 	/* MAP_FIXED replaces whatever is there, device mappings included. */
 	if (!node_in_driver && (flags & MAP_FIXED) && !(flags & MAP_FIXED_NOREPLACE) && len &&
-	    !((uintptr_t)addr & 4095) &&
-	    !atomic_load_explicit(&node_dev.forked, memory_order_relaxed))
-		node_unmap_device_span(addr, len);
+	    !((uintptr_t)addr & 4095)) {
+		if (!atomic_load_explicit(&node_dev.forked, memory_order_relaxed))
+			node_unmap_device_span(addr, len);
+		else if (node_remote_active())
+			/* A forked child's own mappings: the server drops the covered parts. */
+			node_remote_munmap(addr, len, &ret);
+	}
 	if (!node_in_driver && fd >= 0 && !(flags & MAP_ANONYMOUS))
 		obj = node_fd_get(fd);
 	if (!obj) {
