@@ -17,12 +17,13 @@ static inline void ttm_resource_move_set(struct ttm_resource_manager *man, struc
 	atomic_store_explicit(&man->move, f, memory_order_release);
 }
 
+/* What a manager initialised without callbacks gets: none of them. */
+static const struct ttm_resource_manager_func ttm_resource_manager_no_func;
+
 int ttm_resource_manager_init(struct ttm_resource_manager *man,
 			      const struct ttm_resource_manager_func *func, uint64_t size)
 {
-	if (!func || !func->alloc || !func->free)
-		return -EINVAL;
-	man->func = func;
+	man->func = func ? func : &ttm_resource_manager_no_func;
 	man->use_type = false;
 	man->use_tt = false;
 	man->size = size;
@@ -201,6 +202,8 @@ int ttm_resource_alloc(struct ttm_resource_manager *man, struct ttm_buffer_objec
 	size = (size + TTM_PAGE_SIZE - 1) & ~(TTM_PAGE_SIZE - 1);
 	if (fault_should_fail(&ttm_fault_resource_alloc, size))
 		return -ENOMEM;
+	if (!man->func->alloc)
+		return -EINVAL;
 	ret = man->func->alloc(man, bo, place, size, page_alignment, res);
 	if (ret)
 		*res = NULL;
@@ -212,7 +215,10 @@ void ttm_resource_free(struct ttm_resource_manager *man, struct ttm_resource **r
 	if (!*res)
 		return;
 	ttm_resource_lru_del(man, *res);
-	man->func->free(man, *res);
+	if (man->func->free)
+		man->func->free(man, *res);
+	else
+		ttm_resource_fini(man, *res);
 	*res = NULL;
 }
 

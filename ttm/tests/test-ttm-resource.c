@@ -40,6 +40,37 @@ KTEST(ttm_resource_manager_init_usage_starts_zero)
 	EXPECT_EQ(ttm_sys_manager_fini(&man), 0);
 }
 
+/*
+ * The kernel's ttm_resource_manager_init_basic: a manager initialises
+ * without any callbacks (the kernel's init takes none); every field starts
+ * defined. Without an alloc callback it allocates nothing; a resource set up
+ * on it directly is still charged and uncharged.
+ */
+KTEST(ttm_resource_manager_init_basic)
+{
+	struct ttm_resource_manager man;
+	struct ttm_resource res, *r = NULL, *p = &res;
+
+	memset(&man, 0xa5, sizeof(man));
+	ASSERT_EQ(ttm_resource_manager_init(&man, NULL, 4), 0);
+	EXPECT_UEQ(man.size, 4);
+	EXPECT_UEQ(ttm_resource_manager_usage(&man), 0);
+	EXPECT_FALSE(man.use_type);
+	EXPECT_FALSE(man.use_tt);
+	EXPECT_NULL(ttm_resource_manager_get_move(&man));
+	for (unsigned i = 0; i < TTM_MAX_BO_PRIORITY; i++)
+		EXPECT_TRUE(list_empty(&man.lru[i]));
+
+	EXPECT_EQ(ttm_resource_alloc(&man, NULL, &sys_place, PG, 0, &r), -EINVAL);
+	EXPECT_NULL(r);
+	ttm_resource_init(&man, NULL, &sys_place, PG, &res);
+	EXPECT_UEQ(ttm_resource_manager_usage(&man), PG);
+	ttm_resource_free(&man, &p);
+	EXPECT_NULL(p);
+	EXPECT_UEQ(ttm_resource_manager_usage(&man), 0);
+	EXPECT_EQ(ttm_resource_manager_fini(&man), 0);
+}
+
 KTEST(ttm_resource_alloc_zero_size_einval)
 {
 	struct ttm_resource_manager man;

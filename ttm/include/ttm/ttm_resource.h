@@ -179,10 +179,14 @@ struct ttm_lru_bulk_move {
  * ttm_resource_manager_init() - initialise @man for @size pages with @func.
  * @use_type starts false.
  * @man: the manager (embedded in the driver's manager struct).
- * @func: its callbacks; must outlive it.
+ * @func: its callbacks, which must outlive it; NULL, or a table without
+ *	some of them, for a manager that does not use them, as the kernel's
+ *	manager init requires none: without @alloc ttm_resource_alloc()
+ *	refuses with -EINVAL, without @free ttm_resource_free() only calls
+ *	ttm_resource_fini() (the resource's memory stays the caller's).
  * @size: pages managed.
  *
- * Return: 0; -EINVAL for a NULL @func/alloc/free.
+ * Return: 0.
  */
 int ttm_resource_manager_init(struct ttm_resource_manager *man,
 			      const struct ttm_resource_manager_func *func, uint64_t size);
@@ -295,9 +299,9 @@ void ttm_resource_fini(struct ttm_resource_manager *man, struct ttm_resource *re
  * @res: out: the resource.
  *
  * Return: 0 with *@res set; -EINVAL
- * for a zero size or, in the range and buddy managers, an alignment that
- * is not a power of two (SYSTEM ignores alignment); -ENOSPC;
- * -ENOMEM. On failure *@res is NULL and the usage is unchanged.
+ * for a zero size, a manager without an alloc callback or, in the range and buddy managers, an
+ * alignment that is not a power of two (SYSTEM ignores alignment); -ENOSPC; -ENOMEM. On failure
+ * *@res is NULL and the usage is unchanged.
  */
 int ttm_resource_alloc(struct ttm_resource_manager *man, struct ttm_buffer_object *bo,
 		       const struct ttm_place *place, uint64_t size, uint64_t page_alignment,
