@@ -451,7 +451,7 @@ out:
  * its failures reached. Lock-free (an entry's address is claimed with a
  * compare-and-swap), so fire() stays usable in a signal handler.
  */
-#define FAULT_SITES_MAX 512
+#define FAULT_SITES_MAX 512u
 
 struct fault_site {
 	_Atomic(const void *) pc;
