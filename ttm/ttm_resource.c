@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <ttm/ttm_bo.h>
 #include <ttm/ttm_faults.h>
 #include <ttm/ttm_resource.h>
 
@@ -181,10 +182,39 @@ void ttm_resource_init(struct ttm_resource_manager *man, struct ttm_buffer_objec
 	INIT_LIST_HEAD(&res->lru);
 	res->bulk_move = NULL;
 	atomic_fetch_add(&man->usage, size);
+	if (!bo)
+		return;
+	/*
+	 * As in the kernel, a BO's resource is on an LRU from birth. Walkers
+	 * find it there before it becomes bo->resource, but the allocating
+	 * caller holds the BO's reservation and they check bo->resource.
+	 */
+	ttm_lock(&bo->bdev->lru_lock);
+	res->priority = bo->priority;
+	if (bo->pin_count)
+		list_add_tail(&res->lru, &bo->bdev->pinned);
+	else
+		ttm_resource_lru_add(man, res);
+	ttm_unlock(&bo->bdev->lru_lock);
 }
 
 void ttm_resource_fini(struct ttm_resource_manager *man, struct ttm_resource *res)
 {
+	/*
+	 * ttm_resource_free() unlinks under the caller's LRU lock before the
+	 * manager's free gets here; only a resource finished without it (its
+	 * owner's reservation held, so no LRU write can unlink it meanwhile)
+	 * is still linked and taken off here.
+	 */
+	if (!list_empty(&res->lru)) {
+		if (res->bo) {
+			ttm_lock(&res->bo->bdev->lru_lock);
+			ttm_resource_lru_del(man, res);
+			ttm_unlock(&res->bo->bdev->lru_lock);
+		} else {
+			ttm_resource_lru_del(man, res);
+		}
+	}
 	atomic_fetch_sub(&man->usage, res->size);
 }
 

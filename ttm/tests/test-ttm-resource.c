@@ -633,3 +633,99 @@ KTEST(ttm_resource_manager_cleanup_move_reports_fence_error)
 	EXPECT_EQ(ttm_sys_manager_fini(&man), 0);
 	dma_fence_put(f);
 }
+
+static unsigned list_len_locked(struct ttm_device *bdev, struct list_head *head)
+{
+	struct list_head *e;
+	unsigned n = 0;
+
+	ttm_lock(&bdev->lru_lock);
+	for (e = head->next; e != head; e = e->next)
+		n++;
+	ttm_unlock(&bdev->lru_lock);
+	return n;
+}
+
+/* A device with VRAM and one BO (in SYSTEM, priority 2) for the cases below. */
+static struct ttm_buffer_object *lru_case_init(struct ttm_test_device *tdev)
+{
+	struct ttm_test_device_cfg cfg = {.tt_pages = 16, .vram_pages = 16};
+	struct ttm_buffer_object *bo = NULL;
+
+	if (ttm_test_device_init(tdev, &cfg))
+		ktest_abort_case();
+	ASSERT_EQ(ttm_test_bo_create_in(&tdev->bdev, 2 * PG, TTM_PL_SYSTEM, &bo), 0);
+	ttm_bo_reserve(bo, false, false, NULL);
+	ttm_lock(&tdev->bdev.lru_lock);
+	bo->priority = 2;
+	ttm_bo_move_to_lru_tail(bo);
+	ttm_unlock(&tdev->bdev.lru_lock);
+	ttm_bo_unreserve(bo);
+	return bo;
+}
+
+/*
+ * The kernel's ttm_resource_init_basic and ttm_resource_fini_basic: a BO's
+ * resource is filled in, charged and put on its manager's LRU for the BO's
+ * priority by ttm_resource_init(); ttm_resource_fini() takes it off and
+ * uncharges it.
+ */
+KTEST(ttm_resource_init_basic)
+{
+	const struct ttm_place vram = {.mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_TOPDOWN};
+	struct ttm_test_device tdev;
+	struct ttm_buffer_object *bo = lru_case_init(&tdev);
+	struct ttm_resource_manager *man = ttm_manager_type(&tdev.bdev, TTM_PL_VRAM);
+	struct ttm_resource res;
+
+	memset(&res, 0xa5, sizeof(res));
+	ASSERT_TRUE(list_empty(&man->lru[2]));
+	ttm_resource_init(man, bo, &vram, 2 * PG, &res);
+	EXPECT_UEQ(res.start, 0);
+	EXPECT_UEQ(res.size, 2 * PG);
+	EXPECT_UEQ(res.mem_type, TTM_PL_VRAM);
+	EXPECT_UEQ(res.placement, TTM_PL_FLAG_TOPDOWN);
+	EXPECT_TRUE(res.bo == bo);
+	EXPECT_NULL(res.bus.addr);
+	EXPECT_UEQ(res.bus.offset, 0);
+	EXPECT_FALSE(res.bus.is_iomem);
+	EXPECT_NULL(res.bulk_move);
+	EXPECT_UEQ(res.priority, 2);
+	EXPECT_UEQ(ttm_resource_manager_usage(man), 2 * PG);
+	EXPECT_UEQ(list_len_locked(&tdev.bdev, &man->lru[2]), 1);
+	EXPECT_TRUE(man->lru[2].next == &res.lru);
+
+	ttm_resource_fini(man, &res);
+	EXPECT_TRUE(list_empty(&res.lru));
+	EXPECT_TRUE(list_empty(&man->lru[2]));
+	EXPECT_UEQ(ttm_resource_manager_usage(man), 0);
+	ttm_bo_put(bo);
+	EXPECT_EQ(ttm_test_device_fini(&tdev), 0);
+}
+
+/* The kernel's ttm_resource_init_pinned: a pinned BO's goes on the pinned list. */
+KTEST(ttm_resource_init_pinned)
+{
+	const struct ttm_place vram = {.mem_type = TTM_PL_VRAM};
+	struct ttm_test_device tdev;
+	struct ttm_buffer_object *bo = lru_case_init(&tdev);
+	struct ttm_resource_manager *man = ttm_manager_type(&tdev.bdev, TTM_PL_VRAM);
+	struct ttm_resource res;
+	unsigned pinned;
+
+	ttm_bo_reserve(bo, false, false, NULL);
+	ttm_bo_pin(bo);
+	/* The BO's own SYSTEM resource is there already. */
+	pinned = list_len_locked(&tdev.bdev, &tdev.bdev.pinned);
+	ttm_resource_init(man, bo, &vram, 2 * PG, &res);
+	EXPECT_UEQ(list_len_locked(&tdev.bdev, &tdev.bdev.pinned), pinned + 1);
+	EXPECT_TRUE(list_empty(&man->lru[2]));
+	ttm_bo_unpin(bo);
+	ttm_resource_fini(man, &res);
+	ttm_bo_unreserve(bo);
+	EXPECT_UEQ(list_len_locked(&tdev.bdev, &tdev.bdev.pinned), pinned - 1);
+	EXPECT_TRUE(list_empty(&res.lru));
+	EXPECT_UEQ(ttm_resource_manager_usage(man), 0);
+	ttm_bo_put(bo);
+	EXPECT_EQ(ttm_test_device_fini(&tdev), 0);
+}

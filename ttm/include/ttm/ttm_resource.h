@@ -268,10 +268,13 @@ struct dma_fence *ttm_resource_manager_get_move(struct ttm_resource_manager *man
 int ttm_resource_manager_cleanup_move(struct ttm_resource_manager *man, bool intr);
 
 /**
- * ttm_resource_init() - for managers: fill @res for @place and charge its
- * size to @man's usage. @res->lru starts unlinked.
+ * ttm_resource_init() - for managers: fill @res for @place, charge its
+ * size to @man's usage and, for a BO's resource, link it at the tail of
+ * @man's LRU for the BO's priority, or on the device's pinned list when
+ * the BO is pinned (under the device's LRU lock, which the caller must not
+ * hold). A resource without a BO starts unlinked.
  * @man: the manager.
- * @bo: the BO the resource is for.
+ * @bo: the BO the resource is for, or NULL.
  * @place: the place it satisfies.
  * @size: bytes.
  * @res: the resource (the manager's memory).
@@ -280,7 +283,10 @@ void ttm_resource_init(struct ttm_resource_manager *man, struct ttm_buffer_objec
 		       const struct ttm_place *place, uint64_t size, struct ttm_resource *res);
 
 /**
- * ttm_resource_fini() - for managers: uncharge @res. It must be off the LRU.
+ * ttm_resource_fini() - for managers: take @res off its LRU or the pinned
+ * list if it is still linked (a BO's resource: under the device's LRU lock,
+ * which the caller must then not hold; ttm_resource_free() unlinks before
+ * the manager's free runs) and uncharge it.
  * @man: the manager.
  * @res: the resource.
  */
