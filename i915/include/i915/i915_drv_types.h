@@ -26,7 +26,7 @@
 
 #include <i915/i915_engine_types.h>
 #include <i915/i915_ggtt.h>
-#include <i915/i915_vm.h>
+#include <i915/i915_vm_types.h>
 
 /* Stolen memory: the first driver-private memory type. */
 #define I915_PL_STOLEN TTM_PL_PRIV
