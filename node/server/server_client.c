@@ -5,6 +5,7 @@
  * stress program, benchmark and fuzz target.
  */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -43,8 +44,9 @@ int srv_connect(const char *path)
 	return fd;
 }
 
-int srv_call(int conn, const struct srv_req *req, const int *fds, int nfds, struct srv_rep *rep,
-	     int *fd_out, int cloexec)
+/* srv_call() waiting at most @timeout_ms for the reply (-1: for ever); -ETIMEDOUT. */
+static int srv_call_timed(int conn, const struct srv_req *req, const int *fds, int nfds,
+			  struct srv_rep *rep, int *fd_out, int cloexec, int timeout_ms)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * SRV_MAX_FDS)];
@@ -83,8 +85,19 @@ int srv_call(int conn, const struct srv_req *req, const int *fds, int nfds, stru
 	mh.msg_controllen = sizeof(c.buf);
 	/*
 	 * The server is running the call: a signal cannot abandon it (the
-	 * reply would be read by the next call), so wait on.
+	 * reply would be read by the next call), so wait on. A caller with a
+	 * timeout closes the connection when it expires.
 	 */
+	if (timeout_ms >= 0) {
+		struct pollfd pfd = {.fd = conn, .events = POLLIN};
+		int r;
+
+		do
+			r = poll(&pfd, 1, timeout_ms);
+		while (r < 0 && errno == EINTR);
+		if (r == 0)
+			return -ETIMEDOUT;
+	}
 	do
 		n = recvmsg(conn, &mh, cloexec ? MSG_CMSG_CLOEXEC : 0);
 	while (n < 0 && errno == EINTR);
@@ -108,6 +121,12 @@ int srv_call(int conn, const struct srv_req *req, const int *fds, int nfds, stru
 		return -EIO;
 	}
 	return 0;
+}
+
+int srv_call(int conn, const struct srv_req *req, const int *fds, int nfds, struct srv_rep *rep,
+	     int *fd_out, int cloexec)
+{
+	return srv_call_timed(conn, req, fds, nfds, rep, fd_out, cloexec, -1);
 }
 
 size_t srv_read_self(void *dst, const void *addr, size_t n)
@@ -282,8 +301,14 @@ int srv_client_mmap(int conn, uint64_t file, int dmabuf, uint64_t offset, uint64
 
 int srv_client_fault(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, int *memfd)
 {
+	return srv_client_fault_timed(conn, map, off, rep, memfd, -1);
+}
+
+int srv_client_fault_timed(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, int *memfd,
+			   int timeout_ms)
+{
 	struct srv_req req = {.magic = SRV_MAGIC, .op = SRV_OP_FAULT, .file = map, .arg = off};
-	int fd, ret = srv_call(conn, &req, NULL, 0, rep, &fd, 1);
+	int fd, ret = srv_call_timed(conn, &req, NULL, 0, rep, &fd, 1, timeout_ms);
 
 	*memfd = -1;
 	if (ret)

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ttm/ttm_vm_fault.h>
@@ -506,10 +507,12 @@ static int node_rmap_adopt(struct node_rmap *m)
 
 /*
  * Install the run of pages around @page that the server names for mapping
- * @m (SRV_OP_FAULT: the object's own fault path). Return: 0 or -errno
- * (-EOPNOTSUPP: memory a child cannot share).
+ * @m (SRV_OP_FAULT: the object's own fault path), asked on @conn (-1: this
+ * thread's connection) within @timeout_ms (-1: no bound). Return: 0 or
+ * -errno (-EOPNOTSUPP: memory a child cannot share; -ETIMEDOUT).
  */
-static int node_rmap_fault(struct node_rmap *m, unsigned long page)
+static int node_rmap_fault_on(struct node_rmap *m, unsigned long page, int conn_fixed,
+			      int timeout_ms)
 {
 	struct ttm_vm_page pages[NODE_RMAP_RUN];
 	struct ttm_vm_range *range = &m->range;
@@ -521,7 +524,7 @@ static int node_rmap_fault(struct node_rmap *m, unsigned long page)
 			return ret;
 	}
 	for (;;) {
-		int conn = node_conn(), memfd, fd;
+		int conn = conn_fixed >= 0 ? conn_fixed : node_conn(), memfd, fd;
 		unsigned long n;
 		struct srv_rep rep;
 		bool done = false;
@@ -530,8 +533,8 @@ static int node_rmap_fault(struct node_rmap *m, unsigned long page)
 			ret = node_remote_gone(conn);
 			break;
 		}
-		ret = srv_client_fault(conn, atomic_load(&m->id), (m->pgoff + page) * 4096, &rep,
-				       &memfd);
+		ret = srv_client_fault_timed(conn, atomic_load(&m->id), (m->pgoff + page) * 4096,
+					     &rep, &memfd, timeout_ms);
 		if (ret)
 			break;
 		fd = node_memfd_get(rep.map_ino, memfd);
@@ -575,7 +578,7 @@ static int node_rmap_populate(struct ttm_vm_range *range, unsigned long page)
 	if (m->pid != getpid())
 		return -EFAULT;
 	node_in_driver++;
-	ret = node_rmap_fault(m, page);
+	ret = node_rmap_fault_on(m, page, -1, -1);
 	node_in_driver--;
 	if (node_trace && ret)
 		node_say("ttm-i915-node: pid %d remote fault map %llu page %lu: %d (%s)\n",
@@ -917,8 +920,17 @@ static void node_span_covered(uintptr_t start, uintptr_t end, void *ctx)
 		span->start = 0;
 }
 
-/* Adopt @m now and fault in the pages its copy had present at fork. */
-static void node_adopt_populate(struct node_rmap *m)
+/* Budget of the faults at fork: they may wait for the GPU to finish writing. */
+#define NODE_ADOPT_FAULT_MS 200
+
+/*
+ * Adopt @m now and fault in the pages its copy had present at fork, on
+ * *@conn (a connection of its own, closed when the budget ends at
+ * @deadline_ns: an object the GPU is still writing faults in only when
+ * that write is done, and the work the child is forked to do may be what
+ * ends it). Pages left out fault in at their first touch.
+ */
+static void node_adopt_populate(struct node_rmap *m, int *conn, uint64_t deadline_ns)
 {
 	unsigned char *present = m->present;
 
@@ -927,10 +939,24 @@ static void node_adopt_populate(struct node_rmap *m)
 		free(present);
 		return;
 	}
-	for (unsigned long i = 0; i < m->range.num_pages; i++) {
+	for (unsigned long i = 0; i < m->range.num_pages && *conn >= 0; i++) {
+		struct timespec now;
+		int64_t left;
+		int ret;
+
+		if (!(present[i] & 1) || ttm_vm_range_page_present(&m->range, i))
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (int64_t)(deadline_ns -
+				 ((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec)) /
+		       1000000;
+		ret = left > 0 ? node_rmap_fault_on(m, i, *conn, (int)left) : -ETIMEDOUT;
+		if (ret == -ETIMEDOUT || ret == -EIO) {
+			node_sys_close(*conn);
+			*conn = -1;
+		}
 		/* Memory the server cannot share stays reserved (SIGBUS at a touch). */
-		if ((present[i] & 1) && !ttm_vm_range_page_present(&m->range, i) &&
-		    node_rmap_fault(m, i))
+		if (ret)
 			break;
 	}
 	free(present);
@@ -938,6 +964,9 @@ static void node_adopt_populate(struct node_rmap *m)
 
 static void node_adopt_child(void)
 {
+	uint64_t deadline = 0;
+	int eager = -2;
+
 	if (node_srv_path[0] && atomic_load(&node_dev.created) && node_rmap_eng_pid != getpid()) {
 		if (NODE_DRIVER_CALL(ttm_vm_fault_engine_init(&node_rmap_eng, TTM_VM_FAULT_AUTO)))
 			node_rmap_eng_pid = 0;
@@ -966,9 +995,22 @@ static void node_adopt_child(void)
 	if (node_srv_path[0] && atomic_load(&node_dev.created))
 		node_range_foreach_unlocked(node_adopt_one, NULL);
 	node_in_driver++;
-	for (struct node_rmap *m = node_rmaps; m; m = m->next)
-		if (m->adopted && m->pid == getpid() && !atomic_load(&m->id))
-			node_adopt_populate(m);
+	for (struct node_rmap *m = node_rmaps; m; m = m->next) {
+		if (m->adopted && m->pid == getpid() && !atomic_load(&m->id)) {
+			if (eager == -2) {
+				struct timespec now;
+
+				clock_gettime(CLOCK_MONOTONIC, &now);
+				deadline = (uint64_t)now.tv_sec * 1000000000ull +
+					   (uint64_t)now.tv_nsec + NODE_ADOPT_FAULT_MS * 1000000ull;
+				eager = srv_connect(node_srv_path);
+				if (eager < 0)
+					eager = -1;
+			}
+			node_adopt_populate(m, &eager, deadline);
+		}
+	}
+	node_sys_close(eager);
 	node_in_driver--;
 }
 

@@ -328,6 +328,21 @@ int srv_client_mmap(int conn, uint64_t file, int dmabuf, uint64_t offset, uint64
  */
 int srv_client_fault(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, int *memfd);
 
+/**
+ * srv_client_fault_timed() - srv_client_fault() waiting at most
+ * @timeout_ms for the answer (the fault may wait for the GPU).
+ * @conn: the connection; unusable after -ETIMEDOUT (close it: the
+ *	answer would come later).
+ * @map: the mapping's id.
+ * @off: byte offset of the page in the mapping.
+ * @rep: the reply.
+ * @memfd: as srv_client_fault().
+ * @timeout_ms: the bound; -1 for none.
+ * Return: as srv_client_fault(); -ETIMEDOUT.
+ */
+int srv_client_fault_timed(int conn, uint64_t map, uint64_t off, struct srv_rep *rep, int *memfd,
+			   int timeout_ms);
+
 /** srv_client_munmap() - SRV_OP_MUNMAP of @map. Return: 0 or -errno. */
 int srv_client_munmap(int conn, uint64_t map);
 
