@@ -920,8 +920,11 @@ static void node_span_covered(uintptr_t start, uintptr_t end, void *ctx)
 		span->start = 0;
 }
 
-/* Budget of the faults at fork: they may wait for the GPU to finish writing. */
-#define NODE_ADOPT_FAULT_MS 200
+/*
+ * Budget of the faults at fork: they may wait for the GPU to finish writing;
+ * generous, so a loaded machine still makes them all in the common case.
+ */
+#define NODE_ADOPT_FAULT_MS 1000
 
 /*
  * Adopt @m now and fault in the pages its copy had present at fork, on
