@@ -51,16 +51,6 @@ static void ttm_bo_free_resource(struct ttm_buffer_object *bo)
 	ttm_unlock(&bdev->lru_lock);
 }
 
-/* Free a resource that was never linked anywhere (still the caller's). */
-static void ttm_bo_free_unlinked(struct ttm_buffer_object *bo, struct ttm_resource *res)
-{
-	struct ttm_device *bdev = bo->bdev;
-
-	ttm_lock(&bdev->lru_lock);
-	ttm_resource_free(ttm_bo_res_man(bo, res), &res);
-	ttm_unlock(&bdev->lru_lock);
-}
-
 int ttm_bo_tt_create(struct ttm_buffer_object *bo, bool zero_alloc)
 {
 	struct ttm_device *bdev = bo->bdev;
@@ -537,38 +527,53 @@ int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fe
 
 int ttm_bo_pipeline_gutting(struct ttm_buffer_object *bo)
 {
-	static const struct ttm_place sys_place = {.mem_type = TTM_PL_SYSTEM};
 	struct ttm_device *bdev = bo->bdev;
-	struct ttm_resource *sys_res = NULL;
-	bool keep = bo->ttm && bo->resource && ttm_bo_res_uses_tt(bo, bo->resource);
+	struct ttm_tt *old_tt, *new_tt;
 	int ret;
 
-	if (!bo->resource)
+	if (dma_resv_test_signaled(bo->resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		/* Idle: nothing to hand over; the pages go, the tt stays empty. */
+		if (!bo->ttm) {
+			ret = ttm_bo_tt_create(bo, true);
+			if (ret)
+				return ret;
+		} else {
+			ttm_tt_unpopulate(&bdev->pool, bo->ttm);
+			/* What a later populate hands out must not show old data. */
+			if (bo->type == ttm_bo_type_device)
+				bo->ttm->page_flags |= TTM_TT_FLAG_ZERO_ALLOC;
+		}
+		ttm_bo_unmap_virtual(bo);
+		if (bo->resource && bdev->funcs->delete_mem_notify)
+			bdev->funcs->delete_mem_notify(bo);
+		ttm_bo_free_resource(bo);
 		return 0;
-	if (keep) {
-		ret = ttm_resource_alloc(&bdev->sysman, bo, &sys_place, bo->size, 0, &sys_res);
-		if (ret)
-			return ret == -ENOSPC ? -ENOMEM : ret;
 	}
+
+	/*
+	 * Busy: the resource and the tt go to a ghost until the fences signal.
+	 * The BO gets a fresh empty tt, zero-filled when populated again, made
+	 * first because nothing may fail once the ghost has taken over.
+	 */
+	old_tt = bo->ttm;
+	bo->ttm = NULL;
+	ret = ttm_bo_tt_create(bo, true);
+	new_tt = bo->ttm;
+	bo->ttm = old_tt;
+	if (ret)
+		return ret;
 
 	ttm_bo_unmap_virtual(bo);
-	if (bdev->funcs->delete_mem_notify)
+	if (bo->resource && bdev->funcs->delete_mem_notify)
 		bdev->funcs->delete_mem_notify(bo);
-
-	if (dma_resv_test_signaled(bo->resv, DMA_RESV_USAGE_BOOKKEEP)) {
-		ttm_bo_free_resource(bo);
-	} else {
-		ret = ttm_bo_move_to_ghost(bo, NULL, false);
-		if (ret) {
-			if (sys_res)
-				ttm_bo_free_unlinked(bo, sys_res);
-			return ret;
-		}
-	}
-	if (sys_res)
-		ttm_bo_assign_mem(bo, sys_res);
-	else
+	ret = ttm_bo_move_to_ghost(bo, NULL, true);
+	if (ret) {
+		bo->ttm = new_tt;
 		ttm_bo_tt_destroy(bo);
+		bo->ttm = old_tt;
+		return ret;
+	}
+	bo->ttm = new_tt;
 	return 0;
 }
 

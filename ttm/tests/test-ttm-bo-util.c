@@ -711,25 +711,87 @@ KTEST(ttm_bo_move_accel_cleanup_no_pipeline)
 	dev_fini();
 }
 
-KTEST(ttm_bo_pipeline_gutting_keeps_tt_content)
+/*
+ * Gutting a busy BO, as the kernel's: the resource and the populated tt go
+ * to a ghost until the fence signals; the BO is left without a resource and
+ * with a fresh unpopulated tt that will be zero-filled.
+ */
+KTEST(ttm_bo_pipeline_gutting_busy_hands_tt_to_ghost)
 {
 	struct ttm_buffer_object *bo;
 	struct dma_fence *f = ttm_test_fence_create();
+	struct ttm_tt *old_tt;
 
 	ASSERT_NOT_NULL(f);
 	bo = busy_bo_reserved_in(TTM_PL_TT, 12, f, DMA_RESV_USAGE_BOOKKEEP);
+	old_tt = bo->ttm;
 
 	EXPECT_EQ(ttm_bo_pipeline_gutting(bo), 0);
-	EXPECT_EQ(mem_type(bo), TTM_PL_SYSTEM);
+	EXPECT_NULL(bo->resource);
+	ASSERT_NOT_NULL(bo->ttm);
+	EXPECT_TRUE(bo->ttm != old_tt);
+	EXPECT_FALSE(ttm_tt_is_populated(bo->ttm));
+	EXPECT_TRUE(bo->ttm->page_flags & TTM_TT_FLAG_ZERO_ALLOC);
 	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 1);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), BO_SIZE);
 	dma_fence_signal(f);
-	EXPECT_EQ(ttm_test_bo_verify(bo, 12), 0);
 	ttm_bo_unreserve(bo);
 	ttm_device_flush_delayed(&tdev.bdev, true);
 	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
 
+	/* Placed again, it reads as zeroes, not as the old content. */
+	ttm_bo_reserve(bo, false, false, NULL);
+	{
+		struct ttm_operation_ctx ctx = {0};
+
+		EXPECT_EQ(validate_locked(bo, TTM_PL_TT, &ctx), 0);
+	}
+	ttm_bo_unreserve(bo);
+	EXPECT_TRUE(bo_is_zero(bo));
+
 	dma_fence_put(f);
+	ttm_bo_put(bo);
+	dev_fini();
+}
+
+/*
+ * The kernel's ttm_bo_validate_no_placement_signaled (both params) through
+ * ttm_bo_pipeline_gutting() itself: an idle BO's resource is freed at once
+ * (usage drops, no ghost), its tt stays but unpopulated and marked for
+ * clear; a BO without a tt gets an unpopulated one.
+ */
+KTEST(ttm_bo_pipeline_gutting_idle_frees_resource)
+{
+	struct ttm_buffer_object *bo, *vbo;
+	struct ttm_tt *old_tt;
+
+	dev_init(64, 64);
+	bo = bo_reserved_in(BO_SIZE, TTM_PL_TT);
+	EXPECT_EQ(ttm_test_bo_fill(bo, 5), 0);
+	old_tt = bo->ttm;
+	ASSERT_NOT_NULL(old_tt);
+	ASSERT_TRUE(ttm_tt_is_populated(old_tt));
+	EXPECT_EQ(ttm_bo_pipeline_gutting(bo), 0);
+	EXPECT_NULL(bo->resource);
+	EXPECT_TRUE(bo->ttm == old_tt);
+	EXPECT_FALSE(ttm_tt_is_populated(bo->ttm));
+	EXPECT_TRUE(bo->ttm->page_flags & TTM_TT_FLAG_ZERO_ALLOC);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
+	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
+	ttm_bo_unreserve(bo);
+
+	vbo = bo_reserved_in(BO_SIZE, TTM_PL_VRAM);
+	EXPECT_NULL(vbo->ttm);
+	EXPECT_EQ(ttm_bo_pipeline_gutting(vbo), 0);
+	EXPECT_NULL(vbo->resource);
+	ASSERT_NOT_NULL(vbo->ttm);
+	EXPECT_FALSE(ttm_tt_is_populated(vbo->ttm));
+	EXPECT_TRUE(vbo->ttm->page_flags & TTM_TT_FLAG_ZERO_ALLOC);
+	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
+	ttm_bo_unreserve(vbo);
+
+	ttm_bo_put(vbo);
 	ttm_bo_put(bo);
 	dev_fini();
 }

@@ -457,19 +457,24 @@ KTEST(ttm_bo_validate_no_placement_signaled)
 	dma_fence_signal(f);
 	dma_fence_put(f);
 
-	/* With a tt the content stays, in SYSTEM. */
+	/* With a tt: the resource goes, the tt stays unpopulated, marked for clear. */
 	ttm_bo_reserve(tt_bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_validate(tt_bo, &empty, &ctx), 0);
 	ttm_bo_unreserve(tt_bo);
-	EXPECT_EQ(ttm_test_bo_mem_type(tt_bo), TTM_PL_SYSTEM);
+	EXPECT_NULL(tt_bo->resource);
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_TT)), 0);
-	EXPECT_EQ(ttm_test_bo_reserve_verify(tt_bo, 3), 0);
+	ASSERT_NOT_NULL(tt_bo->ttm);
+	EXPECT_FALSE(ttm_tt_is_populated(tt_bo->ttm));
+	EXPECT_TRUE(tt_bo->ttm->page_flags & TTM_TT_FLAG_ZERO_ALLOC);
+	EXPECT_UEQ(ctx.bytes_moved, 0);
 
-	/* Without one the BO is left with nothing. */
+	/* Without one it gets an unpopulated one. */
 	ttm_bo_reserve(vram_bo, false, false, NULL);
 	EXPECT_EQ(ttm_bo_validate(vram_bo, &empty, &ctx), 0);
 	ttm_bo_unreserve(vram_bo);
 	EXPECT_NULL(vram_bo->resource);
+	ASSERT_NOT_NULL(vram_bo->ttm);
+	EXPECT_FALSE(ttm_tt_is_populated(vram_bo->ttm));
 	EXPECT_UEQ(ttm_resource_manager_usage(man(TTM_PL_VRAM)), 0);
 	EXPECT_UEQ(atomic_load(&tdev.bdev.stats.ghost_count), 0);
 

@@ -455,13 +455,16 @@ int ttm_bo_move_accel_cleanup(struct ttm_buffer_object *bo, struct dma_fence *fe
 			      bool pipeline, struct ttm_resource *new_mem);
 
 /**
- * ttm_bo_pipeline_gutting() - drop @bo's resource without waiting: the old
- * resource, and the busy fences, go to a ghost. A BO with a tt keeps its
- * pages (content preserved) in a new SYSTEM resource; a BO without one
- * loses its content (the kernel's behaviour for an empty evict placement).
+ * ttm_bo_pipeline_gutting() - drop @bo's memory and content without
+ * waiting (an empty placement, as the kernel's): afterwards @bo has no
+ * resource and an unpopulated tt, which a later populate fills with zeroed
+ * pages (a device BO's is marked ZERO_ALLOC; one is created if @bo had
+ * none). Idle, the resource is freed and the tt's pages go back to the
+ * pool at once; busy, the resource, the old tt and the fences go to a
+ * ghost that releases them once the fences signal.
  * @bo: the BO, reserved.
  *
- * Return: 0; -ENOMEM.
+ * Return: 0; -ENOMEM (@bo unchanged); -EINVAL for a BO type without a tt.
  */
 int ttm_bo_pipeline_gutting(struct ttm_buffer_object *bo);
 
