@@ -43,13 +43,13 @@ int dma_resv_reserve_fences(struct dma_resv *obj, unsigned num)
 		want = 4;
 	if (want < obj->max_fences * 2)
 		want = obj->max_fences * 2;
-	if (fault_should_fail(&ttm_fault_resv_reserve, want * sizeof(*nf)))
-		return -ENOMEM;
 	/*
 	 * The first slots are the object's own (the fault point still
 	 * decides, as for the kernel's first allocation).
 	 */
 	if (!obj->fences && want <= DMA_RESV_INLINE_FENCES) {
+		if (fault_should_fail(&ttm_fault_resv_reserve, want * sizeof(*nf)))
+			return -ENOMEM;
 		ttm_lock(&obj->fences_lock);
 		obj->fences = obj->inline_fences;
 		obj->usages = obj->inline_usages;
@@ -58,7 +58,9 @@ int dma_resv_reserve_fences(struct dma_resv *obj, unsigned num)
 		return 0;
 	}
 	/* One block, pointers then usages, as the kernel's one dma_resv_list. */
-	nf = malloc(want * (sizeof(*nf) + sizeof(*nu)));
+	nf = fault_should_fail(&ttm_fault_resv_reserve, want * sizeof(*nf))
+		 ? NULL
+		 : malloc(want * (sizeof(*nf) + sizeof(*nu)));
 	if (!nf)
 		return -ENOMEM;
 	nu = (uint8_t *)(nf + want);
