@@ -265,7 +265,7 @@ static void fz_create(struct fz_thread *t)
 	struct fz_bo *b = fz_free_slot(t);
 	bool shareable = stress_rand_below(&t->rng, 2);
 	uint64_t pages = 1 + stress_rand_below(&t->rng, 4);
-	struct drm_bo_info_rep rep;
+	struct drm_bo_info_rep rep = {0};
 
 	if (!b || !fz_check(t,
 			    uapi_create_bo(t->fd,
@@ -308,7 +308,7 @@ static void fz_reference(struct fz_thread *t)
 {
 	struct fz_bo *b = fz_free_slot(t);
 	unsigned int i = (unsigned int)stress_rand_below(&t->rng, FZ_SHARED);
-	struct drm_bo_info_rep rep;
+	struct drm_bo_info_rep rep = {0};
 	struct fz_shared s;
 	int ret;
 
@@ -372,7 +372,7 @@ static void fz_reopen(struct fz_thread *t)
 static void fz_step(struct fz_thread *t)
 {
 	struct fz_bo *b = fz_pick(t);
-	struct drm_bo_info_rep info;
+	struct drm_bo_info_rep info = {0};
 	unsigned int op = (unsigned int)stress_rand_below(&t->rng, 100);
 
 	if (!b || op < 15) {

@@ -192,8 +192,7 @@ static bool srv_claim_close_locked(struct srv *s, struct srv_file *f)
 		return false;
 	f->closed = true;
 	srv_unlink_locked(s, f);
-	f->refs++;	     /* the closer's, until the close is done */
-	srv_unref_locked(f); /* the table's */
+	/* The table's reference becomes the closer's, until the close is done. */
 	return true;
 }
 

@@ -159,7 +159,7 @@ static int srv_client_ioctl_rep(int conn, uint64_t file, int target, unsigned lo
 	};
 	unsigned char head[SRV_FD_HEAD];
 	size_t size = _IOC_SIZE(request), n = 0;
-	int fds[SRV_MAX_FDS], nfds = 0, in_off, out_off, fd_out, ret;
+	int fds[SRV_MAX_FDS] = {0}, nfds = 0, in_off, out_off, fd_out, ret;
 	struct srv_rep rep;
 
 	if (not_mine)

@@ -674,6 +674,11 @@ KTEST(mremap_cannot_grow_a_device_mapping)
 
 static sigjmp_buf segv_env;
 static volatile sig_atomic_t segv_hits;
+/*
+ * An address in page 0, which no process maps: a read of it faults. Read
+ * through a volatile so the compiler sees no constant null dereference.
+ */
+static volatile uintptr_t segv_addr = 8;
 
 static void segv_trap(int sig)
 {
@@ -709,7 +714,7 @@ KTEST(fault_handlers_installed_after_an_ioctl_keep_efault)
 	EXPECT_EQ(errno, ENOENT);
 	EXPECT_EQ(segv_hits, 0);
 	if (!sigsetjmp(segv_env, 1))
-		(void)*(volatile int *)8;
+		(void)*(volatile int *)(uintptr_t)segv_addr;
 	EXPECT_EQ(segv_hits, 1);
 	signal(SIGSEGV, prev);
 
@@ -717,7 +722,7 @@ KTEST(fault_handlers_installed_after_an_ioctl_keep_efault)
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		signal(SIGSEGV, SIG_DFL);
-		(void)*(volatile int *)8;
+		(void)*(volatile int *)(uintptr_t)segv_addr;
 		_exit(0);
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -766,7 +771,7 @@ KTEST(raw_rt_sigaction_keeps_efault)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		(void)*(volatile int *)8;
+		(void)*(volatile int *)(uintptr_t)segv_addr;
 		_exit(2);
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
