@@ -115,10 +115,11 @@ void ttm_bo_assign_mem(struct ttm_buffer_object *bo, struct ttm_resource *new_me
 {
 	struct ttm_device *bdev = bo->bdev;
 
+	bo->resource = new_mem;
+	/* @new_mem may already be on an LRU (ttm_resource_init()): walkers read it. */
+	ttm_lock(&bdev->lru_lock);
 	new_mem->bo = bo;
 	new_mem->priority = bo->priority;
-	bo->resource = new_mem;
-	ttm_lock(&bdev->lru_lock);
 	ttm_bo_lru_update_locked(bo);
 	ttm_unlock(&bdev->lru_lock);
 }
@@ -127,10 +128,13 @@ void ttm_bo_move_null(struct ttm_buffer_object *bo, struct ttm_resource *new_mem
 {
 	struct ttm_device *bdev = bo->bdev;
 
-	/* The old resource's free and the new one's LRU entry in one LRU section. */
+	/*
+	 * The old resource's free and the new one's LRU entry in one LRU
+	 * section; @new_mem may already be on an LRU, where walkers read it.
+	 */
+	ttm_lock(&bdev->lru_lock);
 	new_mem->bo = bo;
 	new_mem->priority = bo->priority;
-	ttm_lock(&bdev->lru_lock);
 	if (bo->resource)
 		ttm_resource_free(ttm_bo_res_man(bo, bo->resource), &bo->resource);
 	bo->resource = new_mem;
