@@ -387,14 +387,15 @@ static inline bool ttm_bo_lru_bump_simple(struct ttm_buffer_object *bo, struct t
 	return true;
 }
 
-void ttm_bo_lru_update_locked(struct ttm_buffer_object *bo)
+/*
+ * Everything but the common bump, out of line: the common case then needs no
+ * register saves and ends in a tail call at worst.
+ */
+static __attribute__((noinline)) void ttm_bo_lru_update_slow_locked(struct ttm_buffer_object *bo,
+								    struct ttm_resource *res)
 {
-	struct ttm_resource *res = bo->resource;
-	struct ttm_resource_manager *man;
+	struct ttm_resource_manager *man = ttm_manager_type(bo->bdev, res->mem_type);
 
-	if (!res || ttm_bo_lru_bump_simple(bo, res))
-		return;
-	man = ttm_manager_type(bo->bdev, res->mem_type);
 	if (bo->pin_count) {
 		/* lru_del also leaves the bulk: a pinned BO is nobody's LRU entry. */
 		ttm_resource_lru_del(man, res);
@@ -414,6 +415,14 @@ void ttm_bo_lru_update_locked(struct ttm_buffer_object *bo)
 		return;
 	}
 	ttm_resource_lru_move_tail(man, res);
+}
+
+void ttm_bo_lru_update_locked(struct ttm_buffer_object *bo)
+{
+	struct ttm_resource *res = bo->resource;
+
+	if (res && !ttm_bo_lru_bump_simple(bo, res))
+		ttm_bo_lru_update_slow_locked(bo, res);
 }
 
 void ttm_bo_move_to_lru_tail(struct ttm_buffer_object *bo)
