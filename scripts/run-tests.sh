@@ -153,7 +153,7 @@ run_igt() {
 			list=(-l "scripts/igt/ci-gate-$p.txt")
 		fi
 		ttm_log "igt: $what list on $p"
-		scripts/igt-shim-run.sh -p "$p" -b build -t "${IGT_TIMEOUT:-60}" -o "$TTM_TOP/build-logs/igt-$p" \
+		scripts/igt-shim-run.sh -p "$p" -b build -t "${IGT_TIMEOUT:-120}" -o "$TTM_TOP/build-logs/igt-$p" \
 			"${list[@]}" >"$logdir/igt-$p.log" 2>&1
 		rc=$?
 		if [ $rc -eq 77 ]; then
