@@ -111,9 +111,12 @@ compare_once() {
 		awk '/ (REGRESSED|improved|within noise)$/ { n++; if (/REGRESSED$/) f++ }
 		     END { printf "%d/%d - -\n", f, n }' "$dir.txt"
 	else
-		awk -v m="$metric" '$2 == m && / (REGRESSED|improved|within noise)$/ {
+		# The metric is a field of its own; the benchmark's label before it may
+		# hold spaces (the eviction benchmark's does), so it is searched for.
+		awk -v m="$metric" '{ k = 0; for (i = 1; i <= NF; i++) if ($i == m) { k = i; break } }
+		     k && / (REGRESSED|improved|within noise)$/ {
 			v = $NF == "noise" ? "noise" : $NF
-			for (i = 1; i <= NF; i++) if ($i ~ /%$/ && !c) c = $i
+			c = ""; for (i = k + 1; i <= NF; i++) if ($i ~ /%$/) { c = $i; break }
 			print v, c, $(NF - (v == "noise" ? 2 : 1)); found = 1 }
 		     END { if (!found) print "missing - -" }' "$dir.txt"
 	fi
