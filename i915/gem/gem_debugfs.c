@@ -149,34 +149,19 @@ static void gem_reset_engines(struct i915_gem_dev *dev, uint64_t mask)
 	pthread_mutex_unlock(&dev->lock);
 }
 
-/* Every object some file has a handle on, with a reference each. */
+/*
+ * Every object some file has a handle on, with a reference each. An
+ * allocation that fails leaves out the rest of that file's objects.
+ */
 static struct gem_obj **gem_all_objects(struct i915_gem_dev *dev, size_t *count)
 {
-	struct gem_obj **v = NULL, **nv;
+	struct gem_obj **v = NULL;
 	struct i915_gem_file *f;
 	size_t n = 0, cap = 0;
 
 	pthread_mutex_lock(&dev->lock);
-	list_for_each_entry (f, &dev->files, struct i915_gem_file, link) {
-		struct gem_obj *obj;
-		uint32_t id = 0;
-
-		pthread_mutex_lock(&f->lock);
-		while ((obj = ttm_drm_idr_next(&f->handles, &id))) {
-			id++;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				nv = fault_should_fail(&gem_fault_buf_alloc, cap * sizeof(*v))
-					 ? NULL
-					 : realloc(v, cap * sizeof(*v));
-				if (!nv)
-					break;
-				v = nv;
-			}
-			v[n++] = gem_obj_get(obj);
-		}
-		pthread_mutex_unlock(&f->lock);
-	}
+	list_for_each_entry (f, &dev->files, struct i915_gem_file, link)
+		(void)gem_file_collect_objects(f, &v, &n, &cap);
 	pthread_mutex_unlock(&dev->lock);
 	*count = n;
 	return v;

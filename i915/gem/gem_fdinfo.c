@@ -103,33 +103,47 @@ static void gem_print_size(FILE *f, const char *stat, const char *region, uint64
 	fprintf(f, "drm-%s-%s:\t%llu%s\n", stat, region, (unsigned long long)sz, units[u]);
 }
 
-/* The file's objects into *@out, a reference each, *@count of them. Return: 0; -ENOMEM. */
-static int gem_file_objects(struct i915_gem_file *file, struct gem_obj ***out, size_t *count)
+int gem_file_collect_objects(struct i915_gem_file *file, struct gem_obj ***v, size_t *n,
+			     size_t *cap)
 {
-	struct gem_obj **v = NULL, **nv, *obj;
-	size_t n = 0, cap = 0;
+	struct gem_obj **nv, *obj;
 	uint32_t id = 0;
+	int ret = 0;
 
 	pthread_mutex_lock(&file->lock);
 	while ((obj = ttm_drm_idr_next(&file->handles, &id))) {
 		id++;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			nv = fault_should_fail(&gem_fault_buf_alloc, cap * sizeof(*v))
+		if (*n == *cap) {
+			size_t want = *cap ? *cap * 2 : 64;
+
+			nv = fault_should_fail(&gem_fault_buf_alloc, want * sizeof(**v))
 				 ? NULL
-				 : realloc(v, cap * sizeof(*v));
+				 : realloc(*v, want * sizeof(**v));
 			if (!nv) {
-				while (n)
-					gem_obj_put(v[--n]);
-				free(v);
-				pthread_mutex_unlock(&file->lock);
-				return -ENOMEM;
+				ret = -ENOMEM;
+				break;
 			}
-			v = nv;
+			*v = nv;
+			*cap = want;
 		}
-		v[n++] = gem_obj_get(obj);
+		(*v)[(*n)++] = gem_obj_get(obj);
 	}
 	pthread_mutex_unlock(&file->lock);
+	return ret;
+}
+
+/* The file's objects into *@out, a reference each, *@count of them. Return: 0; -ENOMEM. */
+static int gem_file_objects(struct i915_gem_file *file, struct gem_obj ***out, size_t *count)
+{
+	struct gem_obj **v = NULL;
+	size_t n = 0, cap = 0;
+
+	if (gem_file_collect_objects(file, &v, &n, &cap)) {
+		while (n)
+			gem_obj_put(v[--n]);
+		free(v);
+		return -ENOMEM;
+	}
 	*out = v;
 	*count = n;
 	return 0;

@@ -366,6 +366,18 @@ int gem_user_extensions(uint64_t ext, const gem_ext_fn *tbl, unsigned int count,
 
 /* --- objects (gem_object.c) --- */
 
+/**
+ * gem_file_collect_objects() - append @file's objects, a reference each, to
+ * the growing array *@v of *@n entries and *@cap slots.
+ * @file: the file whose handles are walked (its lock is taken).
+ * @v: the array, reallocated as it grows; NULL with *@cap 0 to start one.
+ * @n: entries in use.
+ * @cap: slots allocated.
+ *
+ * Return: 0; -ENOMEM when the array could not grow (what fit is kept).
+ */
+int gem_file_collect_objects(struct i915_gem_file *file, struct gem_obj ***v, size_t *n,
+			     size_t *cap);
 struct gem_obj *gem_obj_get(struct gem_obj *obj);
 void gem_obj_put(struct gem_obj *obj);
 
